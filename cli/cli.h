@@ -1,0 +1,25 @@
+/* cli — the only code that prints or exits. One file per subcommand (cli/cmd_<name>.c),
+ * each exporting `int ez_cmd_<name>(int argc, char **argv)` that returns an exit code. */
+#ifndef EZ_CLI_H
+#define EZ_CLI_H
+
+#include "lib/util.h"
+
+/* Exit codes (DESIGN.md §4). */
+enum {
+    EZ_EXIT_OK = 0,       /* success, proof accepted */
+    EZ_EXIT_REJECT = 1,   /* proof rejected, including malformed or truncated proofs */
+    EZ_EXIT_USAGE = 2,    /* bad command line */
+    EZ_EXIT_SOURCE = 3,   /* error in the .ein source */
+    EZ_EXIT_INPUT = 4,    /* input or I/O error */
+    EZ_EXIT_NUMERIC = 5,  /* value outside its proven range, quantization overflow */
+    EZ_EXIT_INTERNAL = 70 /* a bug */
+};
+
+/* The exit code for a library status (EZ_ERR_REJECT -> 1, EZ_ERR_SOURCE -> 3, ...). */
+int ez_exit_for_status(ez_status st);
+
+/* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status). */
+void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
+
+#endif

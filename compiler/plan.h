@@ -1,0 +1,3 @@
+#ifndef EZ_COMPILER_PLAN_H
+#define EZ_COMPILER_PLAN_H
+#endif

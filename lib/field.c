@@ -1,0 +1,135 @@
+/* field — see field.h. */
+#include "lib/field.h"
+
+#include <stdlib.h>
+
+ez_fe ez_fe_pow(ez_fe a, uint64_t e)
+{
+    ez_fe r = 1;
+    while (e) {
+        if (e & 1)
+            r = ez_fe_mul(r, a);
+        a = ez_fe_sqr(a);
+        e >>= 1;
+    }
+    return r;
+}
+
+ez_fe ez_fe_inv(ez_fe a)
+{
+    return ez_fe_pow(a, EZ_P - 2); /* 0^(p-2) = 0, as specified */
+}
+
+bool ez_fe_batch_inv(ez_fe *out, const ez_fe *a, size_t n, ez_fe *scratch)
+{
+    ez_fe *pre = scratch ? scratch : malloc(n ? n * sizeof *pre : 1);
+    if (pre == NULL)
+        return false;
+    /* pre[i] = product of the non-zero a[0..i-1]. */
+    ez_fe acc = 1;
+    for (size_t i = 0; i < n; i++) {
+        pre[i] = acc;
+        if (a[i] != 0)
+            acc = ez_fe_mul(acc, a[i]);
+    }
+    ez_fe inv = ez_fe_inv(acc);
+    for (size_t i = n; i-- > 0;) {
+        ez_fe ai = a[i];
+        if (ai == 0) {
+            out[i] = 0;
+            continue;
+        }
+        out[i] = ez_fe_mul(inv, pre[i]);
+        inv = ez_fe_mul(inv, ai);
+    }
+    if (scratch == NULL)
+        free(pre);
+    return true;
+}
+
+void ez_fe_encode(uint8_t out[8], ez_fe a)
+{
+    for (int i = 0; i < 8; i++)
+        out[i] = (uint8_t)(a >> (8 * i));
+}
+
+bool ez_fe_decode(ez_fe *out, const uint8_t in[8])
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)in[i] << (8 * i);
+    if (v >= EZ_P) {
+        *out = 0;
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+ez_fe ez_fe_root_of_unity(unsigned k)
+{
+    if (k > 32)
+        return 0;
+    /* g^((p-1)/2^k) has order exactly 2^k because g generates the whole group. */
+    return ez_fe_pow(EZ_FE_GENERATOR, (EZ_P - 1) >> k);
+}
+
+ez_fe2 ez_fe2_pow(ez_fe2 a, uint64_t e)
+{
+    ez_fe2 r = ez_fe2_one();
+    while (e) {
+        if (e & 1)
+            r = ez_fe2_mul(r, a);
+        a = ez_fe2_sqr(a);
+        e >>= 1;
+    }
+    return r;
+}
+
+ez_fe2 ez_fe2_inv(ez_fe2 a)
+{
+    /* (a0 + a1 X)(a0 - a1 X) = a0^2 - 7 a1^2, a base-field norm; non-zero for a != 0
+     * because X^2 - 7 is irreducible. */
+    ez_fe norm = ez_fe_sub(ez_fe_sqr(a.c0), ez_fe_mul_w(ez_fe_sqr(a.c1)));
+    ez_fe ninv = ez_fe_inv(norm);
+    return ez_fe2_make(ez_fe_mul(a.c0, ninv), ez_fe_neg(ez_fe_mul(a.c1, ninv)));
+}
+
+bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch)
+{
+    ez_fe2 *pre = scratch ? scratch : malloc(n ? n * sizeof *pre : 1);
+    if (pre == NULL)
+        return false;
+    ez_fe2 acc = ez_fe2_one();
+    for (size_t i = 0; i < n; i++) {
+        pre[i] = acc;
+        if (!ez_fe2_is_zero(a[i]))
+            acc = ez_fe2_mul(acc, a[i]);
+    }
+    ez_fe2 inv = ez_fe2_inv(acc);
+    for (size_t i = n; i-- > 0;) {
+        ez_fe2 ai = a[i];
+        if (ez_fe2_is_zero(ai)) {
+            out[i] = ai;
+            continue;
+        }
+        out[i] = ez_fe2_mul(inv, pre[i]);
+        inv = ez_fe2_mul(inv, ai);
+    }
+    if (scratch == NULL)
+        free(pre);
+    return true;
+}
+
+void ez_fe2_encode(uint8_t out[16], ez_fe2 a)
+{
+    ez_fe_encode(out, a.c0);
+    ez_fe_encode(out + 8, a.c1);
+}
+
+bool ez_fe2_decode(ez_fe2 *out, const uint8_t in[16])
+{
+    bool ok0 = ez_fe_decode(&out->c0, in);
+    bool ok1 = ez_fe_decode(&out->c1, in + 8);
+    return ok0 && ok1;
+}

@@ -1,0 +1,204 @@
+/* field — the Goldilocks prime field p = 2^64 - 2^32 + 1 and its quadratic extension
+ * F_p[X]/(X^2 - 7) (DESIGN.md §3 "Field and transcript").
+ *
+ * Representation: an ez_fe is a uint64_t that is ALWAYS canonical (< p) on entry to
+ * and exit from every function here. An ez_fe2 {c0, c1} is c0 + c1*X with X^2 = 7;
+ * 7 is a quadratic non-residue mod p (the same extension Plonky2 uses), so the
+ * extension has p^2 ~ 2^128 elements and verifier challenges drawn from it make
+ * sumcheck/GKR soundness errors about deg*rounds/2^127.
+ *
+ * Reduction is branch-free (conditional moves), using 2^64 = 2^32 - 1 (mod p) and
+ * 2^96 = -1 (mod p). Constant time is not a goal (no secrets), speed is.
+ * All functions are pure; outputs may alias inputs. */
+#ifndef EZ_FIELD_H
+#define EZ_FIELD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t ez_fe;
+typedef struct {
+    ez_fe c0, c1;
+} ez_fe2;
+
+#define EZ_P UINT64_C(0xFFFFFFFF00000001)
+#define EZ_EPSILON UINT64_C(0xFFFFFFFF) /* 2^64 mod p */
+#define EZ_FE2_W 7                       /* X^2 = W */
+
+/* ---- base field ------------------------------------------------------------------ */
+
+static inline ez_fe ez_fe_add(ez_fe a, ez_fe b)
+{
+    ez_fe s = a + b;
+    ez_fe carry = s < a;
+    /* s + 2^64 = s + EPSILON (mod p); with a, b < p this never overflows again. */
+    s += carry * EZ_EPSILON;
+    ez_fe t = s - EZ_P;
+    return s >= EZ_P ? t : s;
+}
+
+static inline ez_fe ez_fe_sub(ez_fe a, ez_fe b)
+{
+    ez_fe d = a - b;
+    ez_fe borrow = a < b;
+    /* d wrapped by 2^64; subtracting EPSILON turns +2^64 into +p. */
+    return d - borrow * EZ_EPSILON;
+}
+
+static inline ez_fe ez_fe_neg(ez_fe a)
+{
+    return ez_fe_sub(0, a);
+}
+
+/* Reduce a 128-bit value modulo p; result canonical. */
+static inline ez_fe ez_fe_reduce128(unsigned __int128 x)
+{
+    uint64_t lo = (uint64_t)x;
+    uint64_t hi = (uint64_t)(x >> 64);
+    uint64_t hi_hi = hi >> 32;
+    uint64_t hi_lo = hi & EZ_EPSILON;
+    /* x = lo + hi_lo*2^64 + hi_hi*2^96 = lo + hi_lo*(2^32-1) - hi_hi (mod p) */
+    uint64_t t0 = lo - hi_hi;
+    t0 -= (lo < hi_hi) * EZ_EPSILON;
+    uint64_t t1 = hi_lo * EZ_EPSILON; /* < 2^64 */
+    uint64_t t2 = t0 + t1;
+    t2 += (t2 < t1) * EZ_EPSILON;
+    uint64_t t3 = t2 - EZ_P;
+    return t2 >= EZ_P ? t3 : t2;
+}
+
+static inline ez_fe ez_fe_mul(ez_fe a, ez_fe b)
+{
+    return ez_fe_reduce128((unsigned __int128)a * b);
+}
+
+static inline ez_fe ez_fe_sqr(ez_fe a)
+{
+    return ez_fe_mul(a, a);
+}
+
+/* Any uint64 to its canonical residue. */
+static inline ez_fe ez_fe_from_u64(uint64_t v)
+{
+    return v >= EZ_P ? v - EZ_P : v;
+}
+
+/* A signed integer to its residue (negative v maps to p - |v| mod p). */
+static inline ez_fe ez_fe_from_i64(int64_t v)
+{
+    return v >= 0 ? ez_fe_from_u64((uint64_t)v) : ez_fe_neg(ez_fe_from_u64((uint64_t)0 - (uint64_t)v));
+}
+
+/* The centered representative in (-p/2, p/2] as int64 when it fits (|v| < 2^63),
+ * which is every value the bound analysis admits. */
+static inline int64_t ez_fe_to_i64(ez_fe a)
+{
+    return a > EZ_P / 2 ? -(int64_t)(EZ_P - a) : (int64_t)a;
+}
+
+/* a^e by square-and-multiply (64 squarings). */
+ez_fe ez_fe_pow(ez_fe a, uint64_t e);
+/* a^(p-2): the inverse for a != 0; ez_fe_inv(0) = 0 by specification. */
+ez_fe ez_fe_inv(ez_fe a);
+/* out[i] = a[i]^-1 with Montgomery's trick: 3(n-1) multiplies and one inversion.
+ * Zeros map to zero (they are skipped). out may equal a. scratch: n elements or NULL
+ * (then allocated; returns false only if that allocation fails). */
+bool ez_fe_batch_inv(ez_fe *out, const ez_fe *a, size_t n, ez_fe *scratch);
+
+/* Canonical 8-byte little-endian encoding. Decoding rejects values >= p. */
+void ez_fe_encode(uint8_t out[8], ez_fe a);
+bool ez_fe_decode(ez_fe *out, const uint8_t in[8]);
+
+/* A generator of the multiplicative group (order p - 1 = 2^32 * 3 * 5 * 17 * 257 * 65537). */
+#define EZ_FE_GENERATOR 7
+/* A primitive 2^k-th root of unity, k <= 32. */
+ez_fe ez_fe_root_of_unity(unsigned k);
+
+/* ---- quadratic extension --------------------------------------------------------- */
+
+static inline ez_fe2 ez_fe2_make(ez_fe c0, ez_fe c1)
+{
+    ez_fe2 r = {c0, c1};
+    return r;
+}
+
+static inline ez_fe2 ez_fe2_from_fe(ez_fe a)
+{
+    return ez_fe2_make(a, 0);
+}
+
+static inline ez_fe2 ez_fe2_zero(void) { return ez_fe2_make(0, 0); }
+static inline ez_fe2 ez_fe2_one(void) { return ez_fe2_make(1, 0); }
+
+static inline bool ez_fe2_eq(ez_fe2 a, ez_fe2 b)
+{
+    return a.c0 == b.c0 && a.c1 == b.c1;
+}
+
+static inline bool ez_fe2_is_zero(ez_fe2 a)
+{
+    return (a.c0 | a.c1) == 0;
+}
+
+static inline ez_fe2 ez_fe2_add(ez_fe2 a, ez_fe2 b)
+{
+    return ez_fe2_make(ez_fe_add(a.c0, b.c0), ez_fe_add(a.c1, b.c1));
+}
+
+static inline ez_fe2 ez_fe2_sub(ez_fe2 a, ez_fe2 b)
+{
+    return ez_fe2_make(ez_fe_sub(a.c0, b.c0), ez_fe_sub(a.c1, b.c1));
+}
+
+static inline ez_fe2 ez_fe2_neg(ez_fe2 a)
+{
+    return ez_fe2_make(ez_fe_neg(a.c0), ez_fe_neg(a.c1));
+}
+
+/* 7*a without a multiply: 8a - a, reduced. */
+static inline ez_fe ez_fe_mul_w(ez_fe a)
+{
+    ez_fe a2 = ez_fe_add(a, a);
+    ez_fe a4 = ez_fe_add(a2, a2);
+    ez_fe a8 = ez_fe_add(a4, a4);
+    return ez_fe_sub(a8, a);
+}
+
+/* (a0 + a1 X)(b0 + b1 X) = (a0 b0 + 7 a1 b1) + (a0 b1 + a1 b0) X.
+ * a1 b1 is reduced first so that a0 b0 + 7 t stays below 2^128 and the constant
+ * coefficient needs one reduction. */
+static inline ez_fe2 ez_fe2_mul(ez_fe2 a, ez_fe2 b)
+{
+    ez_fe t = ez_fe_mul(a.c1, b.c1);
+    unsigned __int128 c0 = (unsigned __int128)a.c0 * b.c0 + (unsigned __int128)t * EZ_FE2_W;
+    /* a0 b0 <= (p-1)^2 < 2^128 - 2^96 and 7 t < 2^67: the sum fits in 128 bits. */
+    unsigned __int128 x = (unsigned __int128)a.c0 * b.c1;
+    unsigned __int128 y = (unsigned __int128)a.c1 * b.c0;
+    ez_fe c1a = ez_fe_reduce128(x);
+    ez_fe c1b = ez_fe_reduce128(y);
+    return ez_fe2_make(ez_fe_reduce128(c0), ez_fe_add(c1a, c1b));
+}
+
+static inline ez_fe2 ez_fe2_sqr(ez_fe2 a)
+{
+    return ez_fe2_mul(a, a);
+}
+
+/* base x extension: two base multiplies. */
+static inline ez_fe2 ez_fe2_mul_fe(ez_fe2 a, ez_fe b)
+{
+    return ez_fe2_make(ez_fe_mul(a.c0, b), ez_fe_mul(a.c1, b));
+}
+
+ez_fe2 ez_fe2_pow(ez_fe2 a, uint64_t e);
+/* (a0 - a1 X) / (a0^2 - 7 a1^2); ez_fe2_inv(0) = 0 by specification. */
+ez_fe2 ez_fe2_inv(ez_fe2 a);
+/* Montgomery batch inversion in the extension; zeros map to zero. out may equal a. */
+bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch);
+
+/* 16 bytes: c0 then c1, each canonical little-endian. */
+void ez_fe2_encode(uint8_t out[16], ez_fe2 a);
+bool ez_fe2_decode(ez_fe2 *out, const uint8_t in[16]);
+
+#endif

@@ -1,0 +1,358 @@
+/* util — see util.h. */
+#include "lib/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+const char *ez_status_str(ez_status s)
+{
+    switch (s) {
+    case EZ_OK: return "ok";
+    case EZ_ERR_NOMEM: return "out of memory";
+    case EZ_ERR_INVALID: return "invalid argument";
+    case EZ_ERR_IO: return "I/O error";
+    case EZ_ERR_FORMAT: return "malformed data";
+    case EZ_ERR_INPUT: return "input error";
+    case EZ_ERR_SOURCE: return "error in model source";
+    case EZ_ERR_NUMERIC: return "numeric error";
+    case EZ_ERR_UNSUPPORTED: return "unsupported";
+    case EZ_ERR_REJECT: return "proof rejected";
+    case EZ_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+void ez_diag_vset(ez_diag *d, const char *fmt, va_list ap)
+{
+    if (d == NULL)
+        return;
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+}
+
+void ez_diag_set(ez_diag *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ez_diag_vset(d, fmt, ap);
+    va_end(ap);
+}
+
+_Noreturn void ez_verify_fail(const char *expr, const char *file, int line)
+{
+    fprintf(stderr, "%s:%d: invariant failed: %s\n", file, line, expr);
+    abort();
+}
+
+void *ez_alloc_array(size_t n, size_t size)
+{
+    if (n == 0 || size == 0)
+        return calloc(1, 1);
+    return calloc(n, size);
+}
+
+void *ez_realloc_array(void *p, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = n * size;
+    return realloc(p, bytes ? bytes : 1);
+}
+
+void *ez_alloc_aligned(size_t n, size_t size)
+{
+    if (size != 0 && n > (SIZE_MAX - 64) / size)
+        return NULL;
+    size_t bytes = n * size;
+    bytes = (bytes + 63) & ~(size_t)63;
+    void *p = NULL;
+    if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
+        return NULL;
+    return p;
+}
+
+char *ez_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}
+
+double ez_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t ez_peak_rss_bytes(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (uint64_t)ru.ru_maxrss * 1024u; /* Linux reports KiB */
+}
+
+/* ---- writer ---- */
+
+void ez_writer_init(ez_writer *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+void ez_writer_clear(ez_writer *w)
+{
+    free(w->data);
+    memset(w, 0, sizeof *w);
+}
+
+static bool writer_grow(ez_writer *w, size_t n)
+{
+    if (w->failed)
+        return false;
+    if (n > SIZE_MAX - w->len) {
+        w->failed = true;
+        return false;
+    }
+    size_t need = w->len + n;
+    if (need <= w->cap)
+        return true;
+    size_t cap = w->cap ? w->cap : 256;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    uint8_t *p = realloc(w->data, cap);
+    if (p == NULL) {
+        w->failed = true;
+        return false;
+    }
+    w->data = p;
+    w->cap = cap;
+    return true;
+}
+
+void ez_writer_bytes(ez_writer *w, const void *p, size_t n)
+{
+    if (n == 0 || !writer_grow(w, n))
+        return;
+    memcpy(w->data + w->len, p, n);
+    w->len += n;
+}
+
+static void put_le(ez_writer *w, uint64_t v, size_t n)
+{
+    uint8_t b[8];
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(v >> (8 * i));
+    ez_writer_bytes(w, b, n);
+}
+
+void ez_writer_u8(ez_writer *w, uint8_t v) { put_le(w, v, 1); }
+void ez_writer_u32(ez_writer *w, uint32_t v) { put_le(w, v, 4); }
+void ez_writer_u64(ez_writer *w, uint64_t v) { put_le(w, v, 8); }
+void ez_writer_i64(ez_writer *w, int64_t v) { put_le(w, (uint64_t)v, 8); }
+
+void ez_writer_f64(ez_writer *w, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    put_le(w, u, 8);
+}
+
+void ez_writer_str(ez_writer *w, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > UINT32_MAX) {
+        w->failed = true;
+        return;
+    }
+    ez_writer_u32(w, (uint32_t)n);
+    ez_writer_bytes(w, s, n);
+}
+
+size_t ez_writer_reserve(ez_writer *w, size_t n)
+{
+    if (!writer_grow(w, n))
+        return SIZE_MAX;
+    size_t off = w->len;
+    memset(w->data + off, 0, n);
+    w->len += n;
+    return off;
+}
+
+void ez_writer_patch_u64(ez_writer *w, size_t off, uint64_t v)
+{
+    if (w->failed || off > w->len || w->len - off < 8)
+        return;
+    for (size_t i = 0; i < 8; i++)
+        w->data[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- reader ---- */
+
+void ez_reader_init(ez_reader *r, const void *data, size_t len)
+{
+    r->data = data;
+    r->len = data ? len : 0;
+    r->pos = 0;
+    r->failed = false;
+}
+
+const uint8_t *ez_reader_view(ez_reader *r, size_t n)
+{
+    if (r->failed || n > r->len - r->pos) {
+        r->failed = true;
+        return NULL;
+    }
+    const uint8_t *p = r->data + r->pos;
+    r->pos += n;
+    return p;
+}
+
+bool ez_reader_bytes(ez_reader *r, void *out, size_t n)
+{
+    const uint8_t *p = ez_reader_view(r, n);
+    if (p == NULL) {
+        if (n)
+            memset(out, 0, n);
+        return false;
+    }
+    if (n)
+        memcpy(out, p, n);
+    return true;
+}
+
+static uint64_t get_le(ez_reader *r, size_t n)
+{
+    const uint8_t *p = ez_reader_view(r, n);
+    if (p == NULL)
+        return 0;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+uint8_t ez_reader_u8(ez_reader *r) { return (uint8_t)get_le(r, 1); }
+uint32_t ez_reader_u32(ez_reader *r) { return (uint32_t)get_le(r, 4); }
+uint64_t ez_reader_u64(ez_reader *r) { return get_le(r, 8); }
+int64_t ez_reader_i64(ez_reader *r) { return (int64_t)get_le(r, 8); }
+
+double ez_reader_f64(ez_reader *r)
+{
+    uint64_t u = get_le(r, 8);
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+char *ez_reader_str(ez_reader *r, size_t max_len)
+{
+    uint32_t n = ez_reader_u32(r);
+    if (r->failed || n > max_len) {
+        r->failed = true;
+        return NULL;
+    }
+    const uint8_t *p = ez_reader_view(r, n);
+    if (p == NULL || memchr(p, 0, n) != NULL) {
+        r->failed = true;
+        return NULL;
+    }
+    char *s = malloc((size_t)n + 1);
+    if (s == NULL) {
+        r->failed = true;
+        return NULL;
+    }
+    memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
+uint64_t ez_reader_count(ez_reader *r, uint64_t max, size_t elem_size)
+{
+    uint64_t n = ez_reader_u64(r);
+    if (r->failed || n > max || (elem_size && n > ez_reader_remaining(r) / elem_size)) {
+        r->failed = true;
+        return 0;
+    }
+    return n;
+}
+
+size_t ez_reader_remaining(const ez_reader *r)
+{
+    return r->failed ? 0 : r->len - r->pos;
+}
+
+bool ez_reader_done(const ez_reader *r)
+{
+    return !r->failed && r->pos == r->len;
+}
+
+ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d)
+{
+    ez_status st = EZ_ERR_IO;
+    uint8_t *buf = NULL;
+    FILE *f = fopen(path, "rb");
+    *out = NULL;
+    *out_len = 0;
+    if (f == NULL) {
+        ez_diag_set(d, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    size_t cap = 1 << 16, len = 0;
+    buf = malloc(cap);
+    if (buf == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (;;) {
+        if (len == cap) {
+            uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (nb == NULL) {
+                st = EZ_ERR_NOMEM;
+                ez_diag_set(d, "%s: file too large to read into memory", path);
+                goto out;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                ez_diag_set(d, "%s: read error: %s", path, strerror(errno));
+                goto out;
+            }
+            break;
+        }
+    }
+    *out = buf;
+    *out_len = len;
+    buf = NULL;
+    st = EZ_OK;
+out:
+    free(buf);
+    if (f)
+        fclose(f);
+    return st;
+}
+
+ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        ez_diag_set(d, "%s: %s", path, strerror(errno));
+        return EZ_ERR_IO;
+    }
+    size_t put = len ? fwrite(data, 1, len, f) : 0;
+    int closed = fclose(f);
+    if (put != len || closed != 0) {
+        ez_diag_set(d, "%s: write failed: %s", path, strerror(errno));
+        return EZ_ERR_IO;
+    }
+    return EZ_OK;
+}

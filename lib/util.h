@@ -1,0 +1,119 @@
+/* util — status codes, diagnostics, checked allocation, and the byte writer / strict
+ * reader that every binary format of einzk is built on.
+ *
+ * Library code never prints or exits: it returns ez_status and, when a user needs a
+ * sentence, fills an ez_diag. Untrusted bytes are read only through ez_reader, which
+ * can never read out of bounds: after the first failure every read fails. */
+#ifndef EZ_UTIL_H
+#define EZ_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    EZ_OK = 0,
+    EZ_ERR_NOMEM,       /* allocation failed or a size overflowed */
+    EZ_ERR_INVALID,     /* a caller broke a precondition (bad argument) */
+    EZ_ERR_IO,          /* a file could not be read or written */
+    EZ_ERR_FORMAT,      /* untrusted bytes are malformed (truncated, bad magic, ...) */
+    EZ_ERR_INPUT,       /* user data does not fit the model (names, shapes, JSON) */
+    EZ_ERR_SOURCE,      /* the .ein source has errors */
+    EZ_ERR_NUMERIC,     /* a value is outside its range (quantization, bounds) */
+    EZ_ERR_UNSUPPORTED, /* a feature the current build cannot do yet */
+    EZ_ERR_REJECT,      /* a verifier rejected a proof */
+    EZ_ERR_INTERNAL     /* a bug */
+} ez_status;
+
+/* A short English name for a status ("out of memory", "malformed data", ...). */
+const char *ez_status_str(ez_status s);
+
+/* A user-facing message a library function may leave for the CLI to print. */
+typedef struct {
+    char msg[1024];
+} ez_diag;
+
+/* Format into d->msg (truncating). d may be NULL: then nothing happens. */
+void ez_diag_set(ez_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ez_diag_vset(ez_diag *d, const char *fmt, va_list ap);
+
+/* Invariants: active when configured with verify checks (the default and the test
+ * build), compiled out with --disable-verify-checks. A failure is a bug: abort. */
+#ifdef EZ_VERIFY
+#define EZ_VERIFY_CHECK(x) ((x) ? (void)0 : ez_verify_fail(#x, __FILE__, __LINE__))
+#else
+#define EZ_VERIFY_CHECK(x) ((void)0)
+#endif
+_Noreturn void ez_verify_fail(const char *expr, const char *file, int line);
+
+/* Checked allocation: n * size with overflow check; NULL on failure or overflow.
+ * ez_alloc_array zero-fills. Free with free(). */
+void *ez_alloc_array(size_t n, size_t size);
+void *ez_realloc_array(void *p, size_t n, size_t size);
+/* 64-byte aligned, uninitialised; free with free(). NULL on failure. */
+void *ez_alloc_aligned(size_t n, size_t size);
+char *ez_strdup(const char *s);
+
+/* Seconds since an arbitrary epoch (monotonic clock). */
+double ez_now(void);
+/* Peak resident set size of this process in bytes (0 if unknown). */
+uint64_t ez_peak_rss_bytes(void);
+
+/* ---- byte writer: a growable little-endian buffer --------------------------------
+ * Writes never fail visibly: an allocation failure sets w->failed and later writes are
+ * ignored, so a sequence of writes is checked once at the end. */
+typedef struct {
+    uint8_t *data;
+    size_t len, cap;
+    bool failed;
+} ez_writer;
+
+void ez_writer_init(ez_writer *w);
+void ez_writer_clear(ez_writer *w);
+void ez_writer_bytes(ez_writer *w, const void *p, size_t n);
+void ez_writer_u8(ez_writer *w, uint8_t v);
+void ez_writer_u32(ez_writer *w, uint32_t v);
+void ez_writer_u64(ez_writer *w, uint64_t v);
+void ez_writer_i64(ez_writer *w, int64_t v);
+void ez_writer_f64(ez_writer *w, double v);
+/* u32 length then the bytes (no terminator). */
+void ez_writer_str(ez_writer *w, const char *s);
+/* Reserve n bytes and return their offset (to patch a length in later); SIZE_MAX on failure. */
+size_t ez_writer_reserve(ez_writer *w, size_t n);
+void ez_writer_patch_u64(ez_writer *w, size_t off, uint64_t v);
+
+/* ---- strict reader over untrusted bytes -------------------------------------------
+ * Every read checks the remaining length; the first short read sets r->failed and all
+ * later reads fail too and return zeros, so parsers may read a whole record and check
+ * once. Reading never touches memory outside [data, data + len). */
+typedef struct {
+    const uint8_t *data;
+    size_t len, pos;
+    bool failed;
+} ez_reader;
+
+void ez_reader_init(ez_reader *r, const void *data, size_t len);
+bool ez_reader_bytes(ez_reader *r, void *out, size_t n);
+/* Borrow n bytes in place (NULL if short). */
+const uint8_t *ez_reader_view(ez_reader *r, size_t n);
+uint8_t ez_reader_u8(ez_reader *r);
+uint32_t ez_reader_u32(ez_reader *r);
+uint64_t ez_reader_u64(ez_reader *r);
+int64_t ez_reader_i64(ez_reader *r);
+double ez_reader_f64(ez_reader *r);
+/* A u32-length-prefixed string of at most max_len bytes without NUL bytes; returns a
+ * new NUL-terminated copy (free()) or NULL and sets failed. */
+char *ez_reader_str(ez_reader *r, size_t max_len);
+/* A u64 count that must be <= max (a sanity cap against absurd allocations) and whose
+ * elem_size-byte payload must fit in what remains; 0 and failed otherwise. */
+uint64_t ez_reader_count(ez_reader *r, uint64_t max, size_t elem_size);
+size_t ez_reader_remaining(const ez_reader *r);
+/* True iff nothing failed and every byte was consumed. */
+bool ez_reader_done(const ez_reader *r);
+
+/* Whole-file helpers. ez_file_read returns EZ_ERR_IO with a diag naming the file. */
+ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d);
+ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d);
+
+#endif

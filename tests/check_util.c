@@ -1,0 +1,86 @@
+/* util: the strict reader never reads past its end; the writer round-trips. */
+#include <string.h>
+
+#include "lib/util.h"
+#include "tests/testutil.h"
+
+START_TEST(test_roundtrip)
+{
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_writer_u8(&w, 0xAB);
+    ez_writer_u32(&w, 0xDEADBEEF);
+    ez_writer_u64(&w, UINT64_C(0x0123456789ABCDEF));
+    ez_writer_i64(&w, -5);
+    ez_writer_f64(&w, 1.5);
+    ez_writer_str(&w, "hello");
+    size_t off = ez_writer_reserve(&w, 8);
+    ez_writer_patch_u64(&w, off, 42);
+    ck_assert(!w.failed);
+
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    ck_assert_uint_eq(ez_reader_u8(&r), 0xAB);
+    ck_assert_uint_eq(ez_reader_u32(&r), 0xDEADBEEF);
+    ck_assert_uint_eq(ez_reader_u64(&r), UINT64_C(0x0123456789ABCDEF));
+    ck_assert_int_eq(ez_reader_i64(&r), -5);
+    ck_assert(ez_reader_f64(&r) == 1.5);
+    char *s = ez_reader_str(&r, 100);
+    ck_assert_str_eq(s, "hello");
+    free(s);
+    ck_assert_uint_eq(ez_reader_u64(&r), 42);
+    ck_assert(ez_reader_done(&r));
+    ez_writer_clear(&w);
+}
+END_TEST
+
+/* Every prefix of a record fails cleanly, and once failed the reader stays failed. */
+START_TEST(test_truncation)
+{
+    uint8_t buf[32];
+    for (int i = 0; i < 32; i++)
+        buf[i] = (uint8_t)i;
+    for (size_t n = 0; n < 12; n++) {
+        ez_reader r;
+        ez_reader_init(&r, buf, n);
+        (void)ez_reader_u32(&r);
+        uint64_t v = ez_reader_u64(&r);
+        ck_assert(r.failed);
+        ck_assert_uint_eq(v, 0);
+        ck_assert_uint_eq(ez_reader_u8(&r), 0); /* sticky */
+        ck_assert(!ez_reader_done(&r));
+    }
+    /* a string length beyond the buffer, and one past the cap */
+    ez_reader r;
+    uint8_t s[8] = {200, 0, 0, 0, 'a', 'b', 'c', 'd'};
+    ez_reader_init(&r, s, sizeof s);
+    ck_assert_ptr_null(ez_reader_str(&r, 1000));
+    s[0] = 4;
+    ez_reader_init(&r, s, sizeof s);
+    ck_assert_ptr_null(ez_reader_str(&r, 3));
+    /* an absurd count is refused before anything is allocated */
+    uint8_t c[8];
+    memset(c, 0xFF, 8);
+    ez_reader_init(&r, c, 8);
+    ck_assert_uint_eq(ez_reader_count(&r, 1000, 8), 0);
+    ck_assert(r.failed);
+}
+END_TEST
+
+START_TEST(test_overflowing_alloc)
+{
+    ck_assert_ptr_null(ez_alloc_aligned(SIZE_MAX / 2, 4));
+    ck_assert_ptr_null(ez_realloc_array(NULL, SIZE_MAX / 2, 4));
+}
+END_TEST
+
+Suite *ez_suite_util(void)
+{
+    Suite *s = suite_create("util");
+    TCase *tc = tcase_create("bytes");
+    tcase_add_test(tc, test_roundtrip);
+    tcase_add_test(tc, test_truncation);
+    tcase_add_test(tc, test_overflowing_alloc);
+    suite_add_tcase(s, tc);
+    return s;
+}
