@@ -9,5 +9,12 @@ typedef struct {
 } ez_bench_opts;
 
 void ez_bench_kernel_protocols(const ez_bench_opts *o);
+/* bench/bench_logup.c: "logup", "logup_mt" */
+void ez_bench_logup(const ez_bench_opts *o);
+/* bench/bench_sumcheck.c: "sumcheck_deg2", "sumcheck_deg3_eq" and their "_mt" forms */
+void ez_bench_sumcheck(const ez_bench_opts *o);
+/* bench/bench_pcs.c: "ligero_commit", "ligero_commit_mt", "ligero_open", "ligero_verify",
+ * "ligero_proof_bytes", "ligero_open_direct" */
+void ez_bench_pcs(const ez_bench_opts *o);
 
 #endif

@@ -4,4 +4,7 @@
 void ez_bench_kernel_protocols(const ez_bench_opts *o)
 {
     (void)o;
+    ez_bench_logup(o);
+    ez_bench_sumcheck(o);
+    ez_bench_pcs(o);
 }

@@ -22,4 +22,14 @@ int ez_exit_for_status(ez_status st);
 /* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status). */
 void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
 
+/* Subcommands, one file each (cli/cmd_<name>.c). argv[0] is the command name. */
+int ez_cmd_check(int argc, char **argv);
+int ez_cmd_compile(int argc, char **argv);
+int ez_cmd_info(int argc, char **argv);
+int ez_cmd_gen(int argc, char **argv);
+int ez_cmd_run(int argc, char **argv);
+int ez_cmd_setup(int argc, char **argv);
+int ez_cmd_prove(int argc, char **argv);
+int ez_cmd_verify(int argc, char **argv);
+
 #endif

@@ -36,6 +36,14 @@ typedef struct {
 } ez_command;
 
 static const ez_command commands[] = {
+    {"check", ez_cmd_check, "check   MODEL.ein [-D NAME=VALUE]...              parse and check, no output"},
+    {"compile", ez_cmd_compile, "compile MODEL.ein [-D NAME=VALUE]... -o MODEL.einc"},
+    {"info", ez_cmd_info, "info    MODEL.einc [--json]                       per-op plan table"},
+    {"gen", ez_cmd_gen, "gen     MODEL.einc --seed N --weights W.safetensors --input IN.json"},
+    {"run", ez_cmd_run, "run     MODEL.einc --weights W.safetensors --input IN.json [-o OUT.json] [--compare-float]"},
+    {"setup", ez_cmd_setup, "setup   MODEL.einc --weights W.safetensors --vk MODEL.vk --pk MODEL.pk"},
+    {"prove", ez_cmd_prove, "prove   MODEL.einc (--pk MODEL.pk | --weights W.safetensors) --input IN.json -o PROOF [--json]"},
+    {"verify", ez_cmd_verify, "verify  --vk MODEL.vk PROOF [--input IN.json] [-o OUT.json] [--json]"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,143 @@
+/* Ligero PCS benchmark (DESIGN §6: a commitment <= 80 ns per element on one core):
+ * one polynomial of 2^22 random entries (2^16 with --quick).
+ *   ligero_commit       ns per committed element, one thread (RS encoding + hashing);
+ *                       "cpu_ns" is the same in thread CPU time (robust on a busy host)
+ *   ligero_commit_mt    the same with all threads
+ *   ligero_open         ms for an opening of two claims at different points (the
+ *                       batched path: claim table, sumcheck, Ligero opening), one thread
+ *   ligero_verify       ms to verify it, one thread
+ *   ligero_proof_bytes  its size
+ *   ligero_open_direct  one claim on the whole polynomial (no batching sumcheck):
+ *                       open/verify ms and bytes */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bench/bench.h"
+#include "lib/mle.h"
+#include "lib/pcs.h"
+
+static void set_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+}
+
+static int max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_procs();
+#else
+    return 1;
+#endif
+}
+
+static double thread_cpu(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t mix(uint64_t *s)
+{
+    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Open and verify claims; returns false on any failure. */
+static bool open_verify(ez_pcs_prover *p, const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
+                        double *open_ms, double *verify_ms, size_t *bytes)
+{
+    ez_transcript t;
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_transcript_init(&t, "einzk/bench/pcs");
+    ez_pcs_commitment_absorb(&t, com);
+    double t0 = ez_now();
+    ez_status st = ez_pcs_open(p, &t, cl, n, &w);
+    double t1 = ez_now();
+    bool ok = st == EZ_OK && !w.failed;
+    if (ok) {
+        ez_transcript_init(&t, "einzk/bench/pcs");
+        ez_pcs_commitment_absorb(&t, com);
+        ez_reader r;
+        ez_reader_init(&r, w.data, w.len);
+        double t2 = ez_now();
+        ok = ez_pcs_verify(com, &t, cl, n, &r) == EZ_OK && ez_reader_done(&r);
+        *verify_ms = (ez_now() - t2) * 1e3;
+    }
+    *open_ms = (t1 - t0) * 1e3;
+    *bytes = w.len;
+    ez_writer_clear(&w);
+    return ok;
+}
+
+void ez_bench_pcs(const ez_bench_opts *o)
+{
+    unsigned lg = o->quick ? 16 : 22;
+    uint64_t n = (uint64_t)1 << lg;
+    ez_fe *v = malloc((size_t)n * sizeof *v);
+    ez_pcs_prover *p = NULL;
+    ez_pcs_commitment com = {0};
+    if (v == NULL)
+        return;
+    uint64_t s = 0xC0FFEE;
+    for (uint64_t i = 0; i < n; i++)
+        v[i] = ez_fe_from_u64(mix(&s));
+    const ez_fe *polys[1] = {v};
+    int thr[2] = {1, max_threads()};
+    const char *names[2] = {"ligero_commit", "ligero_commit_mt"};
+    for (int k = 0; k < 2; k++) {
+        set_threads(thr[k]);
+        ez_pcs_prover_free(p);
+        ez_pcs_commitment_clear(&com);
+        p = NULL;
+        double t0 = ez_now(), c0 = thread_cpu();
+        ez_status st = ez_pcs_commit(&p, &com, polys, &n, 1);
+        double t = ez_now() - t0, c = thread_cpu() - c0;
+        if (st != EZ_OK)
+            goto out;
+        printf("{\"bench\":\"%s\",\"ns\":%.1f,", names[k], t * 1e9 / (double)n);
+        if (thr[k] == 1)
+            printf("\"cpu_ns\":%.1f,", c * 1e9 / (double)n);
+        printf("\"elements\":%llu,\"threads\":%d,\"rows\":%llu,\"cols\":%llu}\n", (unsigned long long)n, thr[k],
+               (unsigned long long)com.rows, (unsigned long long)1 << com.log_cols);
+        fflush(stdout);
+    }
+    set_threads(1);
+    ez_fe2 pts[2][64];
+    ez_pcs_claim cl[2];
+    for (int k = 0; k < 2; k++) {
+        for (unsigned j = 0; j < lg; j++)
+            pts[k][j] = ez_fe2_make(ez_fe_from_u64(mix(&s)), ez_fe_from_u64(mix(&s)));
+        cl[k].poly = 0;
+        cl[k].point = pts[k];
+        cl[k].value = ez_mle_eval_fe(v, (size_t)n, pts[k], lg);
+    }
+    double om, vm;
+    size_t bytes;
+    bool ok = open_verify(p, &com, cl, 2, &om, &vm, &bytes);
+    printf("{\"bench\":\"ligero_open\",\"ms\":%.2f,\"claims\":2,\"elements\":%llu,\"accepted\":%s}\n", om,
+           (unsigned long long)n, ok ? "true" : "false");
+    printf("{\"bench\":\"ligero_verify\",\"ms\":%.3f,\"claims\":2,\"accepted\":%s}\n", vm, ok ? "true" : "false");
+    printf("{\"bench\":\"ligero_proof_bytes\",\"bytes\":%zu,\"claims\":2,\"queries\":%u}\n", bytes, EZ_PCS_QUERIES);
+    ok = open_verify(p, &com, cl, 1, &om, &vm, &bytes);
+    printf("{\"bench\":\"ligero_open_direct\",\"ms\":%.2f,\"verify_ms\":%.3f,\"bytes\":%zu,\"claims\":1,"
+           "\"accepted\":%s}\n",
+           om, vm, bytes, ok ? "true" : "false");
+    fflush(stdout);
+out:
+    set_threads(max_threads());
+    ez_pcs_prover_free(p);
+    ez_pcs_commitment_clear(&com);
+    free(v);
+}

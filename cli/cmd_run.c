@@ -1,0 +1,311 @@
+/* einzk run MODEL.einc --weights W.safetensors --input IN.json [-o OUT.json]
+ *                       [--compare-float] [--profile] [--threads N]
+ * einzk run MODEL.einc --dump-plan
+ *
+ * Runs the model in exact integer arithmetic (runtime/exec.h) and writes the outputs,
+ * dequantized, as {"name": {"shape": [...], "data": [...]}} to OUT.json or stdout.
+ *   --compare-float  also evaluates the plan in float64 with the true functions
+ *                    (runtime/floatref.h) on the unquantized weights and inputs and
+ *                    prints, on stderr, a table with per-op max absolute and relative
+ *                    error (relative = max abs error / max |float value| of the tensor)
+ *                    and the worst op.
+ *   --profile        per-op wall time, MACs and MAC/s on stderr.
+ *   --repeat N       run the integer inference N times (benchmarking on a noisy
+ *                    machine): --profile then reports each op's fastest run.
+ *   --dump-plan      print the plan as JSON on stdout (everything the executor reads:
+ *                    index spaces, axes, multipliers, shifts, scales) and exit; used by
+ *                    the numpy oracle (tests/oracle/oracle.py).
+ * Timing of the whole run ("exec ... s") is printed to stderr with --profile. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "cli/cli.h"
+#include "compiler/einc.h"
+#include "runtime/exec.h"
+#include "runtime/exec_io.h"
+#include "runtime/floatref.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: einzk run MODEL.einc --weights W.safetensors --input IN.json [-o OUT.json]\n"
+               "                 [--compare-float] [--profile] [--repeat N] [--threads N]\n"
+               "       einzk run MODEL.einc --dump-plan\n");
+}
+
+/* ---- --dump-plan ---------------------------------------------------------------------- */
+
+static json_t *dims_json(const uint64_t *dims, unsigned rank)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; i < rank; i++)
+        json_array_append_new(a, json_integer((json_int_t)dims[i]));
+    return a;
+}
+
+static json_t *plan_json(const ez_plan *p)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "model", json_string(p->model));
+    json_t *ts = json_array();
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(t->name));
+        json_object_set_new(o, "source_name", json_string(t->source_name));
+        json_object_set_new(o, "kind", json_string(ez_tensor_kind_name(t->kind)));
+        json_object_set_new(o, "shape", dims_json(t->dims, t->rank));
+        json_object_set_new(o, "scale", json_integer(t->scale));
+        json_object_set_new(o, "bits", json_integer(t->bits));
+        json_object_set_new(o, "bound", json_integer((json_int_t)t->bound));
+        json_object_set_new(o, "token_limit", json_integer(t->token_limit));
+        json_object_set_new(o, "output", json_boolean(t->is_output));
+        json_array_append_new(ts, o);
+    }
+    json_object_set_new(root, "tensors", ts);
+    json_t *os = json_array();
+    for (size_t oi = 0; oi < p->nops; oi++) {
+        const ez_plan_op *op = &p->ops[oi];
+        json_t *o = json_object();
+        json_object_set_new(o, "kind", json_string(ez_op_kind_name(op->kind)));
+        json_object_set_new(o, "label", json_string(op->label));
+        json_object_set_new(o, "equation", json_string(op->equation));
+        json_object_set_new(o, "out", json_integer(op->out));
+        json_t *idx = json_array();
+        for (unsigned i = 0; i < op->nidx; i++) {
+            json_t *x = json_object();
+            json_object_set_new(x, "name", json_string(op->idx_name[i]));
+            json_object_set_new(x, "size", json_integer((json_int_t)op->idx_size[i]));
+            json_array_append_new(idx, x);
+        }
+        json_object_set_new(o, "indices", idx);
+        /* operand axes: an index id, or {"pos": p} for an axis fixed at a position;
+         * axis 0 of a gather table is null (addressed by the token) */
+        json_t *ins = json_array();
+        for (unsigned k = 0; k < op->nin; k++) {
+            const ez_plan_tensor *t = &p->tensors[op->in[k]];
+            json_t *in = json_object(), *axes = json_array();
+            json_object_set_new(in, "tensor", json_integer(op->in[k]));
+            json_object_set_new(in, "coef", json_integer(op->coef[k]));
+            for (unsigned a = 0; a < t->rank; a++) {
+                if (op->kind == EZ_OP_GATHER && k == 0 && a == 0) {
+                    json_array_append_new(axes, json_null());
+                } else if ((op->in_fixed[k] >> a) & 1) {
+                    json_t *f = json_object();
+                    json_object_set_new(f, "pos", json_integer((json_int_t)op->in_pos[k][a]));
+                    json_array_append_new(axes, f);
+                } else {
+                    json_array_append_new(axes, json_integer(op->in_axes[k][a]));
+                }
+            }
+            json_object_set_new(in, "axes", axes);
+            json_array_append_new(ins, in);
+        }
+        json_object_set_new(o, "inputs", ins);
+        json_t *oa = json_array();
+        for (unsigned a = 0; a < p->tensors[op->out].rank; a++)
+            json_array_append_new(oa, json_integer(op->out_axes[a]));
+        json_object_set_new(o, "out_axes", oa);
+        json_object_set_new(o, "mul", json_integer(op->mul));
+        json_object_set_new(o, "shift", json_integer(op->shift));
+        json_object_set_new(o, "axis", json_integer(op->axis));
+        json_object_set_new(o, "masked", json_boolean(op->masked));
+        json_object_set_new(o, "mask_row", json_integer(op->mask_row));
+        json_object_set_new(o, "mask_col", json_integer(op->mask_col));
+        json_object_set_new(o, "func", json_string(ez_func_name(op->func)));
+        json_object_set_new(o, "in_scale", json_integer(op->in_scale));
+        json_object_set_new(o, "out_scale", json_integer(op->out_scale));
+        json_array_append_new(os, o);
+    }
+    json_object_set_new(root, "ops", os);
+    return root;
+}
+
+/* ---- reports on stderr -------------------------------------------------------------------- */
+
+static void print_profile(const ez_plan *p, const ez_trace *tr, const double *best, double total)
+{
+    fprintf(stderr, "%3s  %-12s %-10s %14s %10s %10s  %s\n", "#", "op", "kind", "MACs", "ms",
+            "GMAC/s", "kernel");
+    uint64_t macs = 0;
+    double csec = 0;
+    for (size_t oi = 0; oi < p->nops; oi++) {
+        const ez_plan_op *op = &p->ops[oi];
+        const ez_op_trace *ot = &tr->ops[oi];
+        double sec = best[oi];
+        if (op->kind == EZ_OP_EINSUM) {
+            macs += ot->macs;
+            csec += sec;
+        }
+        fprintf(stderr, "%3zu  %-12.12s %-10s %14" PRIu64 " %10.3f %10.2f  %s\n", oi, op->label,
+                ez_op_kind_name(op->kind), ot->macs, sec * 1e3,
+                ot->macs && sec > 0 ? (double)ot->macs / sec * 1e-9 : 0.0,
+                op->kind != EZ_OP_EINSUM ? "" : ot->exact_f64 ? "f64-exact" : "int64");
+    }
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    fprintf(stderr, "exec %.6f s total (fastest run); contractions %" PRIu64 " MACs in %.6f s = %.2f GMAC/s "
+                    "(%d thread%s, %.2f GMAC/s per thread)\n",
+            total, macs, csec, csec > 0 ? (double)macs / csec * 1e-9 : 0.0, threads,
+            threads == 1 ? "" : "s", csec > 0 ? (double)macs / csec * 1e-9 / threads : 0.0);
+}
+
+static void print_compare(const ez_plan *p, const ez_trace *tr, const ez_ftrace *ft)
+{
+    fprintf(stderr, "integer trace vs float64 reference (relative = max abs error / max |float|)\n");
+    fprintf(stderr, "%3s  %-12s %-10s %12s %12s %12s  %s\n", "#", "tensor", "kind", "max_abs",
+            "max|float|", "relative", "worst element");
+    double worst_rel = -1;
+    size_t worst_op = 0;
+    for (size_t oi = 0; oi < p->nops; oi++) {
+        const ez_plan_op *op = &p->ops[oi];
+        const ez_plan_tensor *t = &p->tensors[op->out];
+        ez_float_err e;
+        ez_floatref_compare(&e, tr->t[op->out], t->scale, ft->t[op->out], ez_plan_tensor_numel(t));
+        char where[256];
+        ez_exec_format_elem(where, sizeof where, t, e.worst);
+        fprintf(stderr, "%3zu  %-12.12s %-10s %12.4g %12.4g %12.4g  %s%s\n", oi, t->name,
+                ez_op_kind_name(op->kind), e.max_abs, e.max_ref, e.rel, where,
+                op->kind == EZ_OP_ARGMAX ? " (index; ties/near-ties may differ)" : "");
+        if (op->kind != EZ_OP_ARGMAX && e.rel > worst_rel)
+            worst_rel = e.rel, worst_op = oi;
+    }
+    if (worst_rel >= 0)
+        fprintf(stderr, "worst op: #%zu '%s' (%s), relative error %.4g\n", worst_op,
+                p->ops[worst_op].label, ez_op_kind_name(p->ops[worst_op].kind), worst_rel);
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+int ez_cmd_run(int argc, char **argv)
+{
+    const char *model = NULL, *wpath = NULL, *ipath = NULL, *opath = NULL;
+    bool compare = false, profile = false, dump = false;
+    long repeat = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EZ_EXIT_OK;
+        } else if (!strcmp(a, "--weights") && has_next) {
+            wpath = argv[++i];
+        } else if (!strcmp(a, "--input") && has_next) {
+            ipath = argv[++i];
+        } else if (!strcmp(a, "-o") && has_next) {
+            opath = argv[++i];
+        } else if (!strcmp(a, "--threads") && has_next) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 1024) {
+                fprintf(stderr, "einzk run: error: --threads needs a positive number\n");
+                return EZ_EXIT_USAGE;
+            }
+#ifdef _OPENMP
+            omp_set_num_threads((int)n);
+#endif
+        } else if (!strcmp(a, "--repeat") && has_next) {
+            char *end;
+            repeat = strtol(argv[++i], &end, 10);
+            if (*end || repeat < 1 || repeat > 1000000) {
+                fprintf(stderr, "einzk run: error: --repeat needs a positive number\n");
+                return EZ_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--compare-float")) {
+            compare = true;
+        } else if (!strcmp(a, "--profile")) {
+            profile = true;
+        } else if (!strcmp(a, "--dump-plan")) {
+            dump = true;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "einzk run: error: unknown option or missing value '%s'\n", a);
+            usage(stderr);
+            return EZ_EXIT_USAGE;
+        } else if (model == NULL) {
+            model = a;
+        } else {
+            fprintf(stderr, "einzk run: error: more than one model file ('%s', '%s')\n", model, a);
+            return EZ_EXIT_USAGE;
+        }
+    }
+    if (model == NULL || (!dump && (wpath == NULL || ipath == NULL))) {
+        usage(stderr);
+        return EZ_EXIT_USAGE;
+    }
+
+    ez_diag d = {{0}};
+    ez_plan plan;
+    ez_trace tr;
+    ez_ftrace ft;
+    double *best = NULL;
+    memset(&tr, 0, sizeof tr);
+    memset(&ft, 0, sizeof ft);
+    int rc = EZ_EXIT_OK;
+    ez_plan_init(&plan);
+    ez_status st = ez_einc_read_file(&plan, model, &d);
+    if (st != EZ_OK)
+        goto fail;
+    if ((st = ez_exec_check_plan(&plan, &d)) != EZ_OK) {
+        st = EZ_ERR_FORMAT; /* a plan the executor cannot run: a bad .einc */
+        goto fail;
+    }
+    if (dump) {
+        json_t *j = plan_json(&plan);
+        if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0) {
+            json_decref(j);
+            st = EZ_ERR_NOMEM;
+            goto fail;
+        }
+        json_decref(j);
+        fputc('\n', stdout);
+        goto out;
+    }
+    if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
+        goto fail;
+    if (compare && (st = ez_ftrace_init(&ft, &plan, &d)) != EZ_OK)
+        goto fail;
+    if ((st = ez_exec_load(&tr, compare ? &ft : NULL, &plan, wpath, ipath, &d)) != EZ_OK)
+        goto fail;
+    if ((best = ez_alloc_array(plan.nops + 1, sizeof *best)) == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto fail;
+    }
+    double total = 0;
+    for (long r = 0; r < repeat; r++) {
+        double t0 = ez_now();
+        if ((st = ez_exec_run(&plan, &tr, &d)) != EZ_OK)
+            goto fail;
+        double t = ez_now() - t0;
+        total = r == 0 || t < total ? t : total;
+        for (size_t oi = 0; oi < plan.nops; oi++)
+            if (r == 0 || tr.ops[oi].seconds < best[oi])
+                best[oi] = tr.ops[oi].seconds;
+    }
+    if (profile)
+        print_profile(&plan, &tr, best, total);
+    if (compare) {
+        if ((st = ez_floatref_run(&plan, &ft, &d)) != EZ_OK)
+            goto fail;
+        print_compare(&plan, &tr, &ft);
+    }
+    if ((st = ez_exec_write_outputs(stdout, opath, &plan, &tr, &d)) != EZ_OK)
+        goto fail;
+    goto out;
+fail:
+    ez_cli_error("run", st, &d);
+    rc = ez_exit_for_status(st);
+out:
+    free(best);
+    ez_trace_clear(&tr);
+    ez_ftrace_clear(&ft);
+    ez_plan_clear(&plan);
+    return rc;
+}

@@ -1,0 +1,281 @@
+/* diag — recording and rendering source diagnostics (see diag.h for the format). */
+#include "compiler/diag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ez_diag_list_init(ez_diag_list *l, const char *path, const char *src, size_t len)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path ? path : "<input>";
+    l->src = src ? src : "";
+    l->len = src ? len : 0;
+}
+
+void ez_diag_list_clear(ez_diag_list *l)
+{
+    if (l == NULL)
+        return;
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->items[i].msg);
+        free(l->items[i].help);
+        free(l->items[i].note);
+    }
+    free(l->items);
+    l->items = NULL;
+    l->n = l->cap = 0;
+    l->nerrors = 0;
+    l->nomem = false;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0)
+        return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (s)
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+ez_diag_item *ez_diag_verror(ez_diag_list *l, ez_span sp, const char *fmt, va_list ap)
+{
+    l->nerrors++;
+    if (l->n >= EZ_DIAG_MAX_ERRORS)
+        return NULL;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        ez_diag_item *it = ez_realloc_array(l->items, cap, sizeof *it);
+        if (it == NULL) {
+            l->nomem = true;
+            return NULL;
+        }
+        l->items = it;
+        l->cap = cap;
+    }
+    char *msg = vformat(fmt, ap);
+    if (msg == NULL) {
+        l->nomem = true;
+        return NULL;
+    }
+    ez_diag_item *it = &l->items[l->n++];
+    memset(it, 0, sizeof *it);
+    it->span = sp;
+    it->msg = msg;
+    return it;
+}
+
+ez_diag_item *ez_diag_error(ez_diag_list *l, ez_span sp, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ez_diag_item *it = ez_diag_verror(l, sp, fmt, ap);
+    va_end(ap);
+    return it;
+}
+
+void ez_diag_help(ez_diag_list *l, ez_diag_item *it, const char *fmt, ...)
+{
+    if (it == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    if (s == NULL) {
+        l->nomem = true;
+        return;
+    }
+    free(it->help);
+    it->help = s;
+}
+
+void ez_diag_note(ez_diag_list *l, ez_diag_item *it, ez_span sp, const char *fmt, ...)
+{
+    if (it == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = vformat(fmt, ap);
+    va_end(ap);
+    if (s == NULL) {
+        l->nomem = true;
+        return;
+    }
+    free(it->note);
+    it->note = s;
+    it->note_span = sp;
+}
+
+ez_span ez_span_join(ez_span a, ez_span b)
+{
+    if (a.first_line == 0)
+        return b;
+    if (b.first_line == 0)
+        return a;
+    ez_span r = a;
+    r.last_line = b.last_line;
+    r.last_column = b.last_column;
+    return r;
+}
+
+/* ---- rendering -------------------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} strbuf;
+
+static void sb_put(strbuf *b, const char *p, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *s = realloc(b->s, cap);
+        if (s == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(strbuf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        sb_put(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (big == NULL) {
+        b->failed = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_put(b, big, (size_t)n);
+    free(big);
+}
+
+/* Find line `line` (1-based) of the source: start offset and length (without '\n'). */
+static bool find_line(const ez_diag_list *l, int line, size_t *start, size_t *len)
+{
+    if (line < 1)
+        return false;
+    size_t pos = 0;
+    for (int cur = 1; cur < line; cur++) {
+        const char *nl = memchr(l->src + pos, '\n', l->len - pos);
+        if (nl == NULL)
+            return false;
+        pos = (size_t)(nl - l->src) + 1;
+    }
+    if (pos > l->len)
+        return false;
+    const char *nl = memchr(l->src + pos, '\n', l->len - pos);
+    size_t end = nl ? (size_t)(nl - l->src) : l->len;
+    if (end > pos && l->src[end - 1] == '\r')
+        end--;
+    *start = pos;
+    *len = end - pos;
+    return true;
+}
+
+/* Echo the source line of sp and a caret line under the span (^ then ~ for the rest of
+ * the span on that line). Non-printable bytes are shown as '?' so a stray control byte
+ * cannot garble the terminal; tabs are kept in both lines so the caret lines up. */
+static void render_snippet(strbuf *b, const ez_diag_list *l, ez_span sp)
+{
+    size_t start, len;
+    if (!find_line(l, sp.first_line, &start, &len))
+        return;
+    char num[24];
+    int w = snprintf(num, sizeof num, "%d", sp.first_line);
+    if (w < 4)
+        w = 4;
+    sb_printf(b, " %*d | ", w, sp.first_line);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)l->src[start + i];
+        char o = (c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80) ? (char)c : '?';
+        sb_put(b, &o, 1);
+    }
+    sb_put(b, "\n", 1);
+    sb_printf(b, " %*s | ", w, "");
+    size_t c0 = sp.first_column >= 1 ? (size_t)sp.first_column - 1 : 0;
+    if (c0 > len)
+        c0 = len;
+    size_t c1 = (sp.last_line == sp.first_line && sp.last_column >= sp.first_column)
+                    ? (size_t)sp.last_column
+                    : len;
+    if (c1 > len)
+        c1 = len;
+    for (size_t i = 0; i < c0; i++)
+        sb_put(b, l->src[start + i] == '\t' ? "\t" : " ", 1);
+    sb_put(b, "^", 1);
+    for (size_t i = c0 + 1; i < c1; i++)
+        sb_put(b, "~", 1);
+    sb_put(b, "\n", 1);
+}
+
+ez_status ez_diag_render(const ez_diag_list *l, char **out)
+{
+    strbuf b = {0};
+    *out = NULL;
+    for (size_t i = 0; i < l->n; i++) {
+        const ez_diag_item *it = &l->items[i];
+        if (it->span.first_line > 0)
+            sb_printf(&b, "%s:%d:%d: error: %s\n", l->path, it->span.first_line,
+                      it->span.first_column, it->msg);
+        else
+            sb_printf(&b, "%s: error: %s\n", l->path, it->msg);
+        render_snippet(&b, l, it->span);
+        if (it->note) {
+            if (it->note_span.first_line > 0)
+                sb_printf(&b, "%s:%d:%d: note: %s\n", l->path, it->note_span.first_line,
+                          it->note_span.first_column, it->note);
+            else
+                sb_printf(&b, "%s: note: %s\n", l->path, it->note);
+            render_snippet(&b, l, it->note_span);
+        }
+        if (it->help)
+            sb_printf(&b, "help: %s\n", it->help);
+    }
+    if (l->nerrors > l->n)
+        sb_printf(&b, "%s: too many errors: %zu more not shown (stopped after %d)\n", l->path,
+                  l->nerrors - l->n, EZ_DIAG_MAX_ERRORS);
+    if (l->nerrors > 0)
+        sb_printf(&b, "%zu error%s\n", l->nerrors, l->nerrors == 1 ? "" : "s");
+    if (b.failed) {
+        free(b.s);
+        return EZ_ERR_NOMEM;
+    }
+    if (b.s == NULL) {
+        b.s = malloc(1);
+        if (b.s == NULL)
+            return EZ_ERR_NOMEM;
+        b.s[0] = '\0';
+    }
+    *out = b.s;
+    return EZ_OK;
+}

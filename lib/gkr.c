@@ -1,0 +1,395 @@
+/* gkr — see gkr.h; protocol and soundness in docs/protocol-kernel-logup.md §3. */
+#include "lib/gkr.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "lib/sumcheck.h"
+
+/* Loops shorter than this run serially: thread start-up costs more. */
+#define GKR_PAR_MIN 4096
+
+struct ez_gkr_frac_tree {
+    unsigned n;
+    const ez_fe *leaf_pb;  /* borrowed leaves: at most one of leaf_pb / leaf_pe, */
+    const ez_fe2 *leaf_pe; /* neither for unit numerators */
+    const ez_fe2 *leaf_q;
+    ez_fe2 *pbuf, *qbuf; /* layers 0..n-1; layer k at offset 2^k - 1 (2^k entries) */
+    ez_fe2 root_p, root_q;
+    bool spent; /* proven: the layers were reused as scratch */
+};
+
+static ez_fe2 *layer_p(const ez_gkr_frac_tree *t, unsigned k)
+{
+    return t->pbuf + ((UINT64_C(1) << k) - 1);
+}
+
+static ez_fe2 *layer_q(const ez_gkr_frac_tree *t, unsigned k)
+{
+    return t->qbuf + ((UINT64_C(1) << k) - 1);
+}
+
+void *ez_gkr_alloc(size_t n, size_t size)
+{
+    const size_t huge = (size_t)1 << 21;
+    if (size != 0 && n > (SIZE_MAX - huge) / size)
+        return NULL;
+    size_t bytes = n * size;
+    if (bytes < 2 * huge)
+        return ez_alloc_aligned(n, size);
+    void *p = NULL;
+    bytes = (bytes + huge - 1) & ~(huge - 1);
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#endif
+    return p;
+}
+
+/* Leaf numerator i as an extension element. */
+static ez_fe2 leaf_p(const ez_gkr_frac_tree *t, uint64_t i)
+{
+    if (t->leaf_pb)
+        return ez_fe2_from_fe(t->leaf_pb[i]);
+    return t->leaf_pe ? t->leaf_pe[i] : ez_fe2_one();
+}
+
+static void put_fe2(ez_writer *w, ez_fe2 v)
+{
+    uint8_t b[16];
+    ez_fe2_encode(b, v);
+    ez_writer_bytes(w, b, sizeof b);
+}
+
+/* false on a short read or a non-canonical encoding. */
+static bool get_fe2(ez_reader *r, ez_fe2 *v)
+{
+    const uint8_t *b = ez_reader_view(r, 16);
+    return b && ez_fe2_decode(v, b);
+}
+
+unsigned ez_gkr_frac_tree_nvars(const ez_gkr_frac_tree *t)
+{
+    return t->n;
+}
+
+bool ez_gkr_frac_tree_unit(const ez_gkr_frac_tree *t)
+{
+    return !t->leaf_pb && !t->leaf_pe;
+}
+
+void ez_gkr_frac_tree_free(ez_gkr_frac_tree *t)
+{
+    if (!t)
+        return;
+    free(t->pbuf);
+    free(t->qbuf);
+    free(t);
+}
+
+ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *p_base, const ez_fe2 *p_ext,
+                               const ez_fe2 *q_ext)
+{
+    ez_status st = EZ_OK;
+    ez_gkr_frac_tree *t = NULL;
+    *out = NULL;
+    if (n > EZ_GKR_MAX_VARS || !q_ext || (p_base && p_ext))
+        return EZ_ERR_INVALID;
+    t = calloc(1, sizeof *t);
+    if (!t)
+        return EZ_ERR_NOMEM;
+    t->n = n;
+    t->leaf_pb = p_base;
+    t->leaf_pe = p_ext;
+    t->leaf_q = q_ext;
+    if (n > 0) {
+        size_t total = (size_t)((UINT64_C(1) << n) - 1);
+        t->pbuf = ez_gkr_alloc(total, sizeof(ez_fe2));
+        t->qbuf = ez_gkr_alloc(total, sizeof(ez_fe2));
+        if (!t->pbuf || !t->qbuf) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        /* The layer above the leaves, by numerator kind: unit numerators add the two
+         * denominators; base numerators cost two base multiplies, not an extension one. */
+        int64_t h = (int64_t)(UINT64_C(1) << (n - 1));
+        ez_fe2 *pp = layer_p(t, n - 1), *pq = layer_q(t, n - 1);
+        if (p_base) {
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+            for (int64_t x = 0; x < h; x++) {
+                ez_fe2 qL = q_ext[x], qR = q_ext[x + h];
+                pp[x] = ez_fe2_add(ez_fe2_mul_fe(qR, p_base[x]), ez_fe2_mul_fe(qL, p_base[x + h]));
+                pq[x] = ez_fe2_mul(qL, qR);
+            }
+        } else if (p_ext) {
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+            for (int64_t x = 0; x < h; x++) {
+                ez_fe2 qL = q_ext[x], qR = q_ext[x + h];
+                pp[x] = ez_fe2_add(ez_fe2_mul(p_ext[x], qR), ez_fe2_mul(p_ext[x + h], qL));
+                pq[x] = ez_fe2_mul(qL, qR);
+            }
+        } else {
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+            for (int64_t x = 0; x < h; x++) {
+                ez_fe2 qL = q_ext[x], qR = q_ext[x + h];
+                pp[x] = ez_fe2_add(qL, qR);
+                pq[x] = ez_fe2_mul(qL, qR);
+            }
+        }
+        for (unsigned k = n - 1; k-- > 0;) {
+            int64_t hk = (int64_t)(UINT64_C(1) << k);
+            const ez_fe2 *cp = layer_p(t, k + 1), *cq = layer_q(t, k + 1);
+            ez_fe2 *op = layer_p(t, k), *oq = layer_q(t, k);
+#pragma omp parallel for schedule(static) if (hk >= GKR_PAR_MIN)
+            for (int64_t x = 0; x < hk; x++) {
+                ez_fe2 qL = cq[x], qR = cq[x + hk];
+                op[x] = ez_fe2_add(ez_fe2_mul(cp[x], qR), ez_fe2_mul(cp[x + hk], qL));
+                oq[x] = ez_fe2_mul(qL, qR);
+            }
+        }
+    }
+    if (n == 0) {
+        t->root_p = leaf_p(t, 0);
+        t->root_q = q_ext[0];
+    } else {
+        t->root_p = layer_p(t, 0)[0];
+        t->root_q = layer_q(t, 0)[0];
+    }
+    *out = t;
+    t = NULL;
+out:
+    ez_gkr_frac_tree_free(t);
+    return st;
+}
+
+void ez_gkr_frac_tree_root(const ez_gkr_frac_tree *t, ez_fe2 *p, ez_fe2 *q)
+{
+    *p = t->root_p;
+    *q = t->root_q;
+}
+
+uint64_t ez_gkr_frac_proof_bytes(unsigned n, bool unit)
+{
+    if (n == 0)
+        return 0;
+    uint64_t b = 64;
+    for (unsigned k = 1; k < n; k++)
+        b += 16 * (3 * (uint64_t)k + (unit && k + 1 == n ? 2 : 4));
+    return b;
+}
+
+/* The layer-k sumcheck shapes (both sides build them identically). Variables are bound
+ * most significant first, which matches the halves layout of the layers.
+ *
+ * General layer, with A = pL + lambda qL (a multilinear table the prover builds):
+ *   P_k(r) + lambda Q_k(r) = sum_y eq(r, y) [pL qR + pR qL + lambda qL qR](y)
+ *                          = sum_y eq(r, y) [A qR + pR qL](y)
+ * factors 0..3 = A, qR, pR, qL: two products with unit coefficients instead of three
+ * products and three coefficient multiplies per point.
+ *
+ * Leaf layer of a unit tree (pL = pR = 1), with B = mu + q (mu = the layer's random
+ * challenge) and sum_y eq(r, y) = 1:
+ *   mu^2 + mu P_k(r) + Q_k(r) = sum_y eq(r, y) [BL BR](y)
+ * factors 0, 1 = BL, BR: a single product, and B costs an addition per entry. */
+static void layer_desc(ez_sumcheck_desc *d, unsigned k, bool unit_leaf)
+{
+    ez_sumcheck_desc_init(d, k, unit_leaf ? 2 : 4);
+    if (!unit_leaf) {
+        d->nterms = 2;
+        d->term[0].nf = 2;
+        d->term[0].f[0] = 0;
+        d->term[0].f[1] = 1;
+        d->term[1].nf = 2;
+        d->term[1].f[0] = 2;
+        d->term[1].f[1] = 3;
+    }
+    d->eq_vars = (UINT64_C(1) << k) - 1; /* k < EZ_GKR_MAX_VARS < 64 */
+    for (unsigned j = 0; j < k; j++)
+        d->order[j] = j;
+}
+
+/* The layer's claim from (P_k(r), Q_k(r)); lambda is mu on the unit leaf layer. */
+static ez_fe2 layer_claim(bool unit_leaf, ez_fe2 lambda, ez_fe2 P, ez_fe2 Q)
+{
+    if (unit_leaf)
+        return ez_fe2_add(ez_fe2_mul(lambda, ez_fe2_add(lambda, P)), Q);
+    return ez_fe2_add(P, ez_fe2_mul(lambda, Q));
+}
+
+/* The sumcheck's evals back to e[4] = pL, pR, qL, qR at r'. */
+static void layer_evals(ez_fe2 e[4], const ez_fe2 *ev, bool unit_leaf, ez_fe2 lambda)
+{
+    if (unit_leaf) {
+        e[0] = ez_fe2_one();
+        e[1] = ez_fe2_one();
+        e[2] = ez_fe2_sub(ev[0], lambda);
+        e[3] = ez_fe2_sub(ev[1], lambda);
+    } else {
+        e[0] = ez_fe2_sub(ev[0], ez_fe2_mul(lambda, ev[3]));
+        e[1] = ev[2];
+        e[2] = ev[3];
+        e[3] = ev[1];
+    }
+}
+
+/* From the four child values at r' and the challenge c, the claims on the child layer
+ * at (c, r'): the child's most significant variable selects the half. */
+static void fold_claims(const ez_fe2 e[4], ez_fe2 c, ez_fe2 *P, ez_fe2 *Q)
+{
+    *P = ez_fe2_add(e[0], ez_fe2_mul(c, ez_fe2_sub(e[1], e[0])));
+    *Q = ez_fe2_add(e[2], ez_fe2_mul(c, ez_fe2_sub(e[3], e[2])));
+}
+
+ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *proof, ez_fe2 *point,
+                            ez_fe2 *p_claim, ez_fe2 *q_claim)
+{
+    ez_status st = EZ_OK;
+    ez_sumcheck_proof scp = {0};
+    const unsigned n = t->n;
+    const bool unit = ez_gkr_frac_tree_unit(t);
+    ez_fe2 P, Q;
+    if (t->spent)
+        return EZ_ERR_INVALID;
+    ez_gkr_frac_tree_root(t, &P, &Q);
+    /* The step for layer k reads layer k+1 only; layer k itself is done with, so its
+     * memory holds A (2^k entries, in layer k's p) or BL, BR (layer n-1's p and q). */
+    t->spent = true;
+    if (n > 0) {
+        /* Layer 1 has two nodes: send them; the verifier checks the root identity
+         * directly (a zero-variable "sumcheck"). */
+        ez_fe2 e[4];
+        if (n == 1) {
+            e[0] = leaf_p(t, 0);
+            e[1] = leaf_p(t, 1);
+            e[2] = t->leaf_q[0];
+            e[3] = t->leaf_q[1];
+        } else {
+            e[0] = layer_p(t, 1)[0];
+            e[1] = layer_p(t, 1)[1];
+            e[2] = layer_q(t, 1)[0];
+            e[3] = layer_q(t, 1)[1];
+        }
+        for (int i = 0; i < 4; i++)
+            put_fe2(proof, e[i]);
+        ez_transcript_absorb_fe2(tr, "gkr/layer1", e, 4);
+        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
+        point[0] = c;
+        fold_claims(e, c, &P, &Q);
+    }
+    for (unsigned k = 1; k < n; k++) {
+        /* Layer k -> k+1 (the GKR step of eprint 2023/1284: one sumcheck per layer,
+         * the numerator and denominator claims batched by lambda). */
+        const bool leaf = k + 1 == n, unit_leaf = leaf && unit;
+        ez_fe2 lambda = ez_transcript_challenge_fe2(tr, "gkr/lambda");
+        ez_fe2 claim = layer_claim(unit_leaf, lambda, P, Q);
+        ez_sumcheck_desc d;
+        layer_desc(&d, k, unit_leaf);
+        const int64_t h = (int64_t)(UINT64_C(1) << k);
+        const ez_fe2 *cq = leaf ? t->leaf_q : layer_q(t, k + 1);
+        ez_sumcheck_factor f[4];
+        memset(f, 0, sizeof f);
+        if (unit_leaf) {
+            ez_fe2 *BL = layer_p(t, k), *BR = layer_q(t, k);
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+            for (int64_t x = 0; x < h; x++) {
+                BL[x] = ez_fe2_add(lambda, cq[x]);
+                BR[x] = ez_fe2_add(lambda, cq[x + h]);
+            }
+            f[0].ext = BL;
+            f[1].ext = BR;
+        } else {
+            ez_fe2 *A = layer_p(t, k);
+            if (leaf && t->leaf_pb) {
+                const ez_fe *pb = t->leaf_pb;
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+                for (int64_t x = 0; x < h; x++)
+                    A[x] = ez_fe2_add(ez_fe2_from_fe(pb[x]), ez_fe2_mul(lambda, cq[x]));
+                f[2].base = pb + h;
+            } else {
+                const ez_fe2 *cp = leaf ? t->leaf_pe : layer_p(t, k + 1);
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+                for (int64_t x = 0; x < h; x++)
+                    A[x] = ez_fe2_add(cp[x], ez_fe2_mul(lambda, cq[x]));
+                f[2].ext = cp + h;
+            }
+            f[0].ext = A;
+            f[1].ext = cq + h;
+            f[3].ext = cq;
+        }
+        ez_fe2 rnew[EZ_GKR_MAX_VARS], ev[4], e[4];
+        st = ez_sumcheck_prove(tr, &d, NULL, point, f, claim, &scp, rnew, ev);
+        if (st != EZ_OK) {
+            st = st == EZ_ERR_NOMEM ? EZ_ERR_NOMEM : EZ_ERR_INTERNAL;
+            goto out;
+        }
+        ez_sumcheck_proof_write(proof, &scp);
+        ez_sumcheck_proof_clear(&scp);
+        layer_evals(e, ev, unit_leaf, lambda);
+        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
+        point[0] = c;
+        memcpy(point + 1, rnew, k * sizeof *rnew);
+        fold_claims(e, c, &P, &Q);
+    }
+    *p_claim = P;
+    *q_claim = Q;
+out:
+    ez_sumcheck_proof_clear(&scp);
+    return st;
+}
+
+ez_status ez_gkr_frac_verify(ez_transcript *tr, unsigned n, bool unit, ez_fe2 p_root, ez_fe2 q_root,
+                             ez_reader *proof, ez_fe2 *point, ez_fe2 *p_claim, ez_fe2 *q_claim)
+{
+    ez_status st = EZ_OK;
+    ez_sumcheck_proof scp = {0};
+    ez_fe2 P = p_root, Q = q_root;
+    if (n > EZ_GKR_MAX_VARS)
+        return EZ_ERR_INVALID;
+    if (n > 0) {
+        ez_fe2 e[4];
+        for (int i = 0; i < 4; i++)
+            if (!get_fe2(proof, &e[i]))
+                return EZ_ERR_REJECT;
+        /* The root must be the sum of the two layer-1 fractions, projectively. */
+        ez_fe2 pr = ez_fe2_add(ez_fe2_mul(e[0], e[3]), ez_fe2_mul(e[1], e[2]));
+        ez_fe2 qr = ez_fe2_mul(e[2], e[3]);
+        if (!ez_fe2_eq(pr, P) || !ez_fe2_eq(qr, Q))
+            return EZ_ERR_REJECT;
+        ez_transcript_absorb_fe2(tr, "gkr/layer1", e, 4);
+        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
+        point[0] = c;
+        fold_claims(e, c, &P, &Q);
+    }
+    for (unsigned k = 1; k < n; k++) {
+        const bool unit_leaf = unit && k + 1 == n;
+        ez_fe2 lambda = ez_transcript_challenge_fe2(tr, "gkr/lambda");
+        ez_fe2 claim = layer_claim(unit_leaf, lambda, P, Q);
+        ez_sumcheck_desc d;
+        layer_desc(&d, k, unit_leaf);
+        st = ez_sumcheck_proof_read(proof, &d, &scp);
+        if (st != EZ_OK) {
+            st = st == EZ_ERR_NOMEM ? EZ_ERR_NOMEM : EZ_ERR_REJECT;
+            goto out;
+        }
+        ez_fe2 rnew[EZ_GKR_MAX_VARS], ev[4], e[4];
+        /* Checks every round and the final value eq(r, r') * (the layer's products). */
+        st = ez_sumcheck_verify(tr, &d, NULL, point, claim, &scp, rnew, ev);
+        ez_sumcheck_proof_clear(&scp);
+        if (st != EZ_OK) {
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
+        layer_evals(e, ev, unit_leaf, lambda);
+        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
+        point[0] = c;
+        memcpy(point + 1, rnew, k * sizeof *rnew);
+        fold_claims(e, c, &P, &Q);
+    }
+    *p_claim = P;
+    *q_claim = Q;
+out:
+    ez_sumcheck_proof_clear(&scp);
+    return st;
+}

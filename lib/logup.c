@@ -1,0 +1,776 @@
+/* logup — see logup.h; protocol, layout and soundness in docs/protocol-kernel-logup.md. */
+#include "lib/logup.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "lib/gkr.h"
+#include "lib/mle.h"
+
+/* Loops shorter than this run serially. */
+#define LU_PAR_MIN 8192
+
+/* ---- tables and columns ------------------------------------------------------------ */
+
+static bool table_ok(const ez_logup_table *t)
+{
+    if (!t)
+        return false;
+    if (t->kind == EZ_TABLE_RANGE)
+        return t->bits <= EZ_LOGUP_MAX_TABLE_BITS;
+    if (t->kind != EZ_TABLE_EXPLICIT || t->ncols < 1 || t->ncols > EZ_LOGUP_MAX_WIDTH || t->nrows < 1 ||
+        t->nrows > (UINT64_C(1) << EZ_LOGUP_MAX_TABLE_BITS))
+        return false;
+    for (unsigned w = 0; w < t->ncols; w++)
+        if (!t->cols[w])
+            return false;
+    return true;
+}
+
+uint64_t ez_logup_table_size(const ez_logup_table *t)
+{
+    if (!table_ok(t))
+        return 0;
+    return t->kind == EZ_TABLE_RANGE ? UINT64_C(1) << t->bits : t->nrows;
+}
+
+unsigned ez_logup_table_width(const ez_logup_table *t)
+{
+    if (!table_ok(t))
+        return 0;
+    return t->kind == EZ_TABLE_RANGE ? 1 : t->ncols;
+}
+
+static bool columns_ok(const ez_logup_column *c, size_t nc, unsigned width)
+{
+    if (!c || nc == 0)
+        return false;
+    for (size_t i = 0; i < nc; i++) {
+        if (c[i].len < 1 || c[i].len > EZ_LOGUP_MAX_LEN)
+            return false;
+        for (unsigned w = 0; w < width; w++)
+            if (!c[i].cols[w])
+                return false;
+    }
+    return true;
+}
+
+void ez_logup_claims_clear(ez_logup_claims *c)
+{
+    if (!c)
+        return;
+    if (c->col)
+        for (size_t i = 0; i < c->ncolumns * c->width; i++)
+            free(c->col[i].point);
+    free(c->col);
+    free(c->mult.point);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- multiplicities ------------------------------------------------------------------ */
+
+/* An open-addressing index from a table row to its first position. */
+typedef struct {
+    uint32_t *slot; /* row index or UINT32_MAX (empty) */
+    uint64_t mask;
+} lu_index;
+
+static uint64_t row_hash(const ez_fe *v, unsigned width)
+{
+    uint64_t h = UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned w = 0; w < width; w++) {
+        h ^= v[w];
+        h *= UINT64_C(0xBF58476D1CE4E5B9);
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+static void table_row(ez_fe *v, const ez_logup_table *t, uint64_t j)
+{
+    for (unsigned w = 0; w < t->ncols; w++)
+        v[w] = t->cols[w][j];
+}
+
+static bool row_eq(const ez_logup_table *t, uint64_t j, const ez_fe *v)
+{
+    for (unsigned w = 0; w < t->ncols; w++)
+        if (t->cols[w][j] != v[w])
+            return false;
+    return true;
+}
+
+static ez_status index_build(lu_index *ix, const ez_logup_table *t)
+{
+    uint64_t cap = UINT64_C(1) << (ez_log2_ceil(t->nrows) + 1);
+    ix->slot = ez_alloc_array((size_t)cap, sizeof *ix->slot);
+    if (!ix->slot)
+        return EZ_ERR_NOMEM;
+    memset(ix->slot, 0xFF, (size_t)cap * sizeof *ix->slot);
+    ix->mask = cap - 1;
+    ez_fe v[EZ_LOGUP_MAX_WIDTH];
+    for (uint64_t j = 0; j < t->nrows; j++) {
+        table_row(v, t, j);
+        uint64_t s = row_hash(v, t->ncols) & ix->mask;
+        for (;; s = (s + 1) & ix->mask) {
+            if (ix->slot[s] == UINT32_MAX) {
+                ix->slot[s] = (uint32_t)j;
+                break;
+            }
+            if (row_eq(t, ix->slot[s], v))
+                break; /* a repeated row: keep the first occurrence */
+        }
+    }
+    return EZ_OK;
+}
+
+/* Position of row v in the table, or UINT64_MAX. */
+static uint64_t index_find(const lu_index *ix, const ez_logup_table *t, const ez_fe *v)
+{
+    for (uint64_t s = row_hash(v, t->ncols) & ix->mask;; s = (s + 1) & ix->mask) {
+        uint32_t j = ix->slot[s];
+        if (j == UINT32_MAX)
+            return UINT64_MAX;
+        if (row_eq(t, j, v))
+            return j;
+    }
+}
+
+/* Table position of row i of column c, or UINT64_MAX if it is not in the table. */
+static inline uint64_t lookup_pos(const ez_logup_table *t, const lu_index *ix, const ez_logup_column *c,
+                                  uint64_t i)
+{
+    if (t->kind == EZ_TABLE_RANGE) {
+        ez_fe v = c->cols[0][i];
+        return v < (UINT64_C(1) << t->bits) ? v : UINT64_MAX;
+    }
+    ez_fe v[EZ_LOGUP_MAX_WIDTH];
+    for (unsigned w = 0; w < t->ncols; w++)
+        v[w] = c->cols[w][i];
+    return index_find(ix, t, v);
+}
+
+static void diag_bad_row(ez_diag *d, const ez_logup_table *t, const ez_logup_column *cols, size_t ci, uint64_t i)
+{
+    const ez_logup_column *c = &cols[ci];
+    if (t->kind == EZ_TABLE_RANGE) {
+        ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": value %" PRId64 " is outside the range [0, 2^%u)", ci,
+                    i, ez_fe_to_i64(c->cols[0][i]), t->bits);
+        return;
+    }
+    char buf[160];
+    size_t n = 0;
+    for (unsigned w = 0; w < t->ncols && n < sizeof buf; w++) {
+        int k = snprintf(buf + n, sizeof buf - n, "%s%" PRId64, w ? ", " : "", ez_fe_to_i64(c->cols[w][i]));
+        if (k < 0)
+            break;
+        n += (size_t)k;
+    }
+    ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": (%s) is not a row of the table", ci, i, buf);
+}
+
+ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
+                                  ez_diag *d)
+{
+    ez_status st = EZ_OK;
+    lu_index ix = {0};
+    uint64_t *counts = NULL;
+    if (!table_ok(t) || !m || !columns_ok(c, nc, ez_logup_table_width(t)))
+        return EZ_ERR_INVALID;
+    uint64_t tsize = ez_logup_table_size(t);
+    if (t->kind == EZ_TABLE_EXPLICIT && (st = index_build(&ix, t)) != EZ_OK)
+        goto out;
+    int nthr = 1;
+#ifdef _OPENMP
+    nthr = omp_get_max_threads();
+#endif
+    /* One private count array per thread (no atomics in the hot loop), merged below. */
+    counts = ez_alloc_array((size_t)nthr * (size_t)tsize, sizeof *counts);
+    if (!counts) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    int bad = 0;
+    for (size_t ci = 0; ci < nc; ci++) {
+        int64_t len = (int64_t)c[ci].len;
+#pragma omp parallel num_threads(nthr) if (len >= LU_PAR_MIN) reduction(| : bad)
+        {
+            int tid = 0;
+#ifdef _OPENMP
+            tid = omp_get_thread_num();
+#endif
+            uint64_t *my = counts + (size_t)tid * (size_t)tsize;
+#pragma omp for schedule(static)
+            for (int64_t i = 0; i < len; i++) {
+                uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i);
+                if (j == UINT64_MAX)
+                    bad = 1;
+                else
+                    my[j]++;
+            }
+        }
+    }
+#pragma omp parallel for schedule(static) if (tsize >= LU_PAR_MIN)
+    for (int64_t j = 0; j < (int64_t)tsize; j++) {
+        uint64_t s = 0;
+        for (int k = 0; k < nthr; k++)
+            s += counts[(size_t)k * (size_t)tsize + (size_t)j];
+        m[j] = ez_fe_from_u64(s);
+    }
+    if (bad) {
+        /* Rare path: find the first offending row for the message. */
+        st = EZ_ERR_NUMERIC;
+        for (size_t ci = 0; ci < nc; ci++)
+            for (uint64_t i = 0; i < c[ci].len; i++)
+                if (lookup_pos(t, &ix, &c[ci], i) == UINT64_MAX) {
+                    diag_bad_row(d, t, c, ci, i);
+                    goto out;
+                }
+    }
+out:
+    free(ix.slot);
+    free(counts);
+    return st;
+}
+
+/* ---- the leaf layout ------------------------------------------------------------------
+ * Segments: the table (2^kT leaves) and each looked-up column c (2^k_c leaves,
+ * k_c = ceil(log2 len_c)), sorted by size (largest first; ties: the table, then columns
+ * in order) and laid end to end. Total S = sum of the segment sizes. The leaves are cut
+ * into one tree per set bit of S, largest first ("instances"): because the sizes are
+ * decreasing powers of two, every segment lies inside one instance at an offset that is
+ * a multiple of its size, and no instance has padding beyond its segments' own.
+ *
+ * Leaves: a looked-up row i is (1, alpha - f_i); a column's padding rows look up table
+ * row 0, i.e. they are (1, alpha - t_0), and the table's numerator at row 0 is
+ * -(m_0 + npad) with npad the total number of padding rows (public). So every leaf of
+ * an instance without the table has numerator 1 (a unit tree, lib/gkr.h), and m stays
+ * the count of real rows. Table rows j >= nrows are padding leaves (0, 1). */
+typedef struct {
+    int64_t col;  /* looked-up column index, or -1 for the table */
+    unsigned k;   /* log2 of the segment size */
+    uint64_t len; /* real rows */
+    uint64_t off; /* offset inside its instance */
+} lu_seg;
+
+typedef struct {
+    unsigned b;   /* the instance's tree has 2^b leaves */
+    size_t first; /* its segments are seg[first .. first + nseg - 1] */
+    size_t nseg;
+    bool unit;    /* no table segment: every numerator is 1 */
+} lu_inst;
+
+typedef struct {
+    lu_seg *seg;
+    size_t nseg;
+    lu_inst inst[64];
+    size_t ninst;
+    uint64_t npad; /* padding rows of all looked-up columns */
+} lu_layout;
+
+static int seg_cmp(const void *pa, const void *pb)
+{
+    const lu_seg *a = pa, *b = pb;
+    if (a->k != b->k)
+        return a->k > b->k ? -1 : 1;
+    return a->col < b->col ? -1 : a->col > b->col;
+}
+
+static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens, size_t nc)
+{
+    memset(L, 0, sizeof *L);
+    L->nseg = nc + 1;
+    L->seg = ez_alloc_array(L->nseg, sizeof *L->seg);
+    if (!L->seg)
+        return EZ_ERR_NOMEM;
+    L->seg[0] = (lu_seg){.col = -1, .k = ez_log2_ceil(tsize), .len = tsize};
+    for (size_t i = 0; i < nc; i++) {
+        L->seg[i + 1] = (lu_seg){.col = (int64_t)i, .k = ez_log2_ceil(lens[i]), .len = lens[i]};
+        L->npad += (UINT64_C(1) << L->seg[i + 1].k) - lens[i];
+    }
+    qsort(L->seg, L->nseg, sizeof *L->seg, seg_cmp);
+    /* Every tree must fit the sumcheck engine: S < 2^EZ_GKR_MAX_VARS. */
+    const uint64_t cap = UINT64_C(1) << EZ_GKR_MAX_VARS;
+    uint64_t S = 0;
+    for (size_t i = 0; i < L->nseg; i++) {
+        S += UINT64_C(1) << L->seg[i].k;
+        if (S >= cap)
+            return EZ_ERR_INVALID;
+    }
+    size_t s = 0;
+    for (unsigned b = EZ_GKR_MAX_VARS; b-- > 0;) {
+        if (!((S >> b) & 1))
+            continue;
+        lu_inst *in = &L->inst[L->ninst++];
+        in->b = b;
+        in->first = s;
+        in->unit = true;
+        uint64_t off = 0;
+        while (off < (UINT64_C(1) << b)) {
+            EZ_VERIFY_CHECK(s < L->nseg);
+            if (L->seg[s].col < 0)
+                in->unit = false;
+            L->seg[s].off = off;
+            off += UINT64_C(1) << L->seg[s].k;
+            s++;
+        }
+        EZ_VERIFY_CHECK(off == (UINT64_C(1) << b));
+        in->nseg = s - in->first;
+    }
+    EZ_VERIFY_CHECK(s == L->nseg);
+    return EZ_OK;
+}
+
+static void layout_clear(lu_layout *L)
+{
+    free(L->seg);
+    memset(L, 0, sizeof *L);
+}
+
+/* ---- shared protocol pieces -------------------------------------------------------- */
+
+static void put_fe2(ez_writer *w, ez_fe2 v)
+{
+    uint8_t b[16];
+    ez_fe2_encode(b, v);
+    ez_writer_bytes(w, b, sizeof b);
+}
+
+static bool get_fe2(ez_reader *r, ez_fe2 *v)
+{
+    const uint8_t *b = ez_reader_view(r, 16);
+    return b && ez_fe2_decode(v, b);
+}
+
+/* Bind the public statement, then draw alpha and gamma (after the caller absorbed the
+ * commitment to m: LogUp's soundness needs m fixed before alpha). */
+static void begin_transcript(ez_transcript *tr, const ez_logup_table *t, const uint64_t *lens, size_t nc,
+                             ez_fe2 *alpha, ez_fe2 *gamma)
+{
+    ez_transcript_absorb_u64(tr, "logup/kind", (uint64_t)t->kind);
+    ez_transcript_absorb_u64(tr, "logup/table_size", ez_logup_table_size(t));
+    ez_transcript_absorb_u64(tr, "logup/width", ez_logup_table_width(t));
+    ez_transcript_absorb_u64(tr, "logup/ncolumns", (uint64_t)nc);
+    for (size_t i = 0; i < nc; i++)
+        ez_transcript_absorb_u64(tr, "logup/len", lens[i]);
+    *alpha = ez_transcript_challenge_fe2(tr, "logup/alpha");
+    *gamma = ez_transcript_challenge_fe2(tr, "logup/gamma");
+}
+
+/* Number of leaf values the prover sends for an instance: width per column segment,
+ * one (m) for the table. */
+static size_t inst_nvalues(const lu_layout *L, const lu_inst *in, unsigned width)
+{
+    size_t n = 0;
+    for (size_t s = in->first; s < in->first + in->nseg; s++)
+        n += L->seg[s].col < 0 ? 1 : width;
+    return n;
+}
+
+/* eq(r, idx) for a Boolean idx over n variables (bit n-1-j of idx is variable j). */
+static ez_fe2 eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx)
+{
+    ez_fe2 acc = ez_fe2_one();
+    for (unsigned j = 0; j < n; j++) {
+        bool bit = (idx >> (n - 1 - j)) & 1;
+        acc = ez_fe2_mul(acc, bit ? r[j] : ez_fe2_sub(ez_fe2_one(), r[j]));
+    }
+    return acc;
+}
+
+/* The table's combined MLE T(r) = sum_w gamma^w table_w~(r) over kT variables.
+ * RANGE: table_0[j] = j, whose MLE is sum_i 2^(bits-1-i) r_i (O(bits));
+ * EXPLICIT: O(nrows) per column. */
+static ez_fe2 table_mle(const ez_logup_table *t, const ez_fe2 *r, unsigned kT, ez_fe2 gamma)
+{
+    if (t->kind == EZ_TABLE_RANGE) {
+        ez_fe2 acc = ez_fe2_zero();
+        for (unsigned i = 0; i < t->bits; i++)
+            acc = ez_fe2_add(ez_fe2_add(acc, acc), r[i]);
+        return acc;
+    }
+    ez_fe2 acc = ez_fe2_zero(), g = ez_fe2_one();
+    for (unsigned w = 0; w < t->ncols; w++) {
+        acc = ez_fe2_add(acc, ez_fe2_mul(g, ez_mle_eval_fe(t->cols[w], (size_t)t->nrows, r, kT)));
+        g = ez_fe2_mul(g, gamma);
+    }
+    return acc;
+}
+
+/* t_0 = sum_w gamma^w table_w[0]: the row the padding rows of a column look up. */
+static ez_fe2 table_row0(const ez_logup_table *t, ez_fe2 gamma)
+{
+    if (t->kind == EZ_TABLE_RANGE)
+        return ez_fe2_zero();
+    ez_fe2 acc = ez_fe2_zero(), g = ez_fe2_one();
+    for (unsigned w = 0; w < t->ncols; w++) {
+        acc = ez_fe2_add(acc, ez_fe2_mul_fe(g, t->cols[w][0]));
+        g = ez_fe2_mul(g, gamma);
+    }
+    return acc;
+}
+
+/* The leaf MLEs of one instance at r (b coordinates) from the prover's leaf values
+ * vals[] (in segment order), the verifier's own table evaluation and the prefix
+ * selectors sel_s of the real rows:
+ *   P(r) = sum_s eq(r_hi, off_s) * P_s(r_lo),  Q(r) = sum_s eq(r_hi, off_s) * Q_s(r_lo)
+ *   column: P_s = 1,                          Q_s = alpha - F_s - (1 - sel_s) t_0
+ *   table:  P_s = -(m~ + npad eq(., 0)),      Q_s = 1 + (alpha - 1) sel_s - T
+ * with F_s = sum_w gamma^w col_w~ (from vals), T = sum_w gamma^w table_w~ and t_0 its
+ * row 0, r_lo the last k_s coordinates (the segment's own point), r_hi the first
+ * b - k_s. */
+static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table *t, unsigned width,
+                     const ez_fe2 *r, const ez_fe2 *vals, ez_fe2 alpha, ez_fe2 gamma, ez_fe2 *P, ez_fe2 *Q)
+{
+    ez_fe2 accP = ez_fe2_zero(), accQ = ez_fe2_zero();
+    ez_fe2 am1 = ez_fe2_sub(alpha, ez_fe2_one());
+    ez_fe2 t0 = table_row0(t, gamma);
+    size_t v = 0;
+    for (size_t s = in->first; s < in->first + in->nseg; s++) {
+        const lu_seg *sg = &L->seg[s];
+        unsigned hi = in->b - sg->k;
+        const ez_fe2 *rlo = r + hi;
+        ez_fe2 e = eq_bool(r, hi, sg->off >> sg->k);
+        ez_fe2 sel = ez_mle_prefix(rlo, sg->k, sg->len);
+        ez_fe2 p, q;
+        if (sg->col < 0) {
+            ez_fe2 pad = ez_fe2_mul_fe(eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad));
+            p = ez_fe2_neg(ez_fe2_add(vals[v++], pad));
+            q = ez_fe2_sub(ez_fe2_add(ez_fe2_one(), ez_fe2_mul(am1, sel)), table_mle(t, rlo, sg->k, gamma));
+        } else {
+            p = ez_fe2_one();
+            ez_fe2 F = ez_fe2_zero(), g = ez_fe2_one();
+            for (unsigned w = 0; w < width; w++) {
+                F = ez_fe2_add(F, ez_fe2_mul(g, vals[v++]));
+                g = ez_fe2_mul(g, gamma);
+            }
+            ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
+            q = ez_fe2_sub(alpha, ez_fe2_add(F, padf));
+        }
+        accP = ez_fe2_add(accP, ez_fe2_mul(e, p));
+        accQ = ez_fe2_add(accQ, ez_fe2_mul(e, q));
+    }
+    *P = accP;
+    *Q = accQ;
+}
+
+static ez_status claims_alloc(ez_logup_claims *out, const lu_layout *L, size_t nc, unsigned width)
+{
+    memset(out, 0, sizeof *out);
+    out->col = ez_alloc_array(nc * width, sizeof *out->col);
+    if (!out->col)
+        return EZ_ERR_NOMEM;
+    out->ncolumns = nc;
+    out->width = width;
+    for (size_t s = 0; s < L->nseg; s++) {
+        const lu_seg *sg = &L->seg[s];
+        size_t n = sg->k ? sg->k : 1;
+        if (sg->col < 0) {
+            out->mult.nvars = sg->k;
+            if (!(out->mult.point = ez_alloc_array(n, sizeof(ez_fe2))))
+                return EZ_ERR_NOMEM;
+        } else {
+            for (unsigned w = 0; w < width; w++) {
+                ez_logup_claim *c = &out->col[(size_t)sg->col * width + w];
+                c->nvars = sg->k;
+                if (!(c->point = ez_alloc_array(n, sizeof(ez_fe2))))
+                    return EZ_ERR_NOMEM;
+            }
+        }
+    }
+    return EZ_OK;
+}
+
+/* Record one instance's leaf values as claims at the segments' own points. */
+static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst *in, unsigned width,
+                        const ez_fe2 *r, const ez_fe2 *vals)
+{
+    size_t v = 0;
+    for (size_t s = in->first; s < in->first + in->nseg; s++) {
+        const lu_seg *sg = &L->seg[s];
+        const ez_fe2 *rlo = r + (in->b - sg->k);
+        if (sg->col < 0) {
+            memcpy(out->mult.point, rlo, sg->k * sizeof *rlo);
+            out->mult.value = vals[v++];
+        } else {
+            for (unsigned w = 0; w < width; w++) {
+                ez_logup_claim *c = &out->col[(size_t)sg->col * width + w];
+                memcpy(c->point, rlo, sg->k * sizeof *rlo);
+                c->value = vals[v++];
+            }
+        }
+    }
+}
+
+/* ---- prover --------------------------------------------------------------------------- */
+
+/* Fill the leaves of one segment (layout above). p is NULL in a unit instance (every
+ * numerator 1, nothing to store). t0 = the combined table row 0. */
+static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_table *t, const ez_logup_column *c,
+                        const ez_fe *m, uint64_t npad, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0)
+{
+    int64_t size = (int64_t)(UINT64_C(1) << sg->k), len = (int64_t)sg->len;
+    if (sg->col < 0) {
+#pragma omp parallel for schedule(static) if (size >= LU_PAR_MIN)
+        for (int64_t j = 0; j < size; j++) {
+            if (j >= len) {
+                p[j] = 0;
+                q[j] = ez_fe2_one();
+                continue;
+            }
+            p[j] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
+            ez_fe2 f;
+            if (t->kind == EZ_TABLE_RANGE) {
+                f = ez_fe2_from_fe((ez_fe)j);
+            } else {
+                f = ez_fe2_from_fe(t->cols[0][j]);
+                for (unsigned w = 1; w < width; w++)
+                    f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], t->cols[w][j]));
+            }
+            q[j] = ez_fe2_sub(alpha, f);
+        }
+        return;
+    }
+    const ez_logup_column *col = &c[sg->col];
+    if (width == 1) {
+        /* alpha - v keeps alpha's X coefficient: one base subtraction per row. */
+        const ez_fe *v = col->cols[0];
+#pragma omp parallel for schedule(static) if (len >= LU_PAR_MIN)
+        for (int64_t i = 0; i < len; i++)
+            q[i] = ez_fe2_make(ez_fe_sub(alpha.c0, v[i]), alpha.c1);
+    } else {
+#pragma omp parallel for schedule(static) if (len >= LU_PAR_MIN)
+        for (int64_t i = 0; i < len; i++) {
+            ez_fe2 f = ez_fe2_from_fe(col->cols[0][i]);
+            for (unsigned w = 1; w < width; w++)
+                f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], col->cols[w][i]));
+            q[i] = ez_fe2_sub(alpha, f);
+        }
+    }
+    ez_fe2 qpad = ez_fe2_sub(alpha, t0);
+    for (int64_t i = len; i < size; i++)
+        q[i] = qpad;
+    if (p)
+        for (int64_t i = 0; i < size; i++)
+            p[i] = 1;
+}
+
+ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
+                         const ez_fe *m, ez_writer *proof, ez_logup_claims *out)
+{
+    ez_status st = EZ_OK;
+    lu_layout L = {0};
+    uint64_t *lens = NULL;
+    ez_fe *pleaf[64] = {0};
+    ez_fe2 *qleaf[64] = {0};
+    ez_gkr_frac_tree *tree[64] = {0};
+    ez_fe2 *vals = NULL;
+    memset(out, 0, sizeof *out);
+    if (!table_ok(t) || !m || !proof || !columns_ok(c, nc, ez_logup_table_width(t)))
+        return EZ_ERR_INVALID;
+    unsigned width = ez_logup_table_width(t);
+    uint64_t tsize = ez_logup_table_size(t);
+    lens = ez_alloc_array(nc, sizeof *lens);
+    if (!lens) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nc; i++)
+        lens[i] = c[i].len;
+    if ((st = layout_build(&L, tsize, lens, nc)) != EZ_OK)
+        goto out;
+    if ((st = claims_alloc(out, &L, nc, width)) != EZ_OK)
+        goto out;
+    size_t maxvals = 0;
+    for (size_t k = 0; k < L.ninst; k++) {
+        size_t nv = inst_nvalues(&L, &L.inst[k], width);
+        maxvals = nv > maxvals ? nv : maxvals;
+    }
+    vals = ez_alloc_array(maxvals, sizeof *vals);
+    if (!vals) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+
+    ez_fe2 alpha, gamma;
+    begin_transcript(tr, t, lens, nc, &alpha, &gamma);
+    ez_fe2 gpow[EZ_LOGUP_MAX_WIDTH];
+    gpow[0] = ez_fe2_one();
+    for (unsigned w = 1; w < EZ_LOGUP_MAX_WIDTH; w++)
+        gpow[w] = ez_fe2_mul(gpow[w - 1], gamma);
+    ez_fe2 t0 = table_row0(t, gamma);
+
+    /* Leaves and trees of every instance; the roots go first (LogUp-GKR: the verifier
+     * checks that the root fractions add up to zero). */
+    ez_fe2 roots[2 * 64];
+    for (size_t k = 0; k < L.ninst; k++) {
+        const lu_inst *in = &L.inst[k];
+        size_t n = (size_t)1 << in->b;
+        pleaf[k] = in->unit ? NULL : ez_gkr_alloc(n, sizeof(ez_fe));
+        qleaf[k] = ez_gkr_alloc(n, sizeof(ez_fe2));
+        if ((!in->unit && !pleaf[k]) || !qleaf[k]) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        for (size_t s = in->first; s < in->first + in->nseg; s++) {
+            const lu_seg *sg = &L.seg[s];
+            leaves_fill(pleaf[k] ? pleaf[k] + sg->off : NULL, qleaf[k] + sg->off, sg, t, c, m, L.npad, width,
+                        alpha, gpow, t0);
+        }
+        if ((st = ez_gkr_frac_tree_new(&tree[k], in->b, pleaf[k], NULL, qleaf[k])) != EZ_OK)
+            goto out;
+        ez_gkr_frac_tree_root(tree[k], &roots[2 * k], &roots[2 * k + 1]);
+        put_fe2(proof, roots[2 * k]);
+        put_fe2(proof, roots[2 * k + 1]);
+    }
+    ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
+
+    for (size_t k = 0; k < L.ninst; k++) {
+        const lu_inst *in = &L.inst[k];
+        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
+        if ((st = ez_gkr_frac_prove(tr, tree[k], proof, r, &P, &Q)) != EZ_OK)
+            goto out;
+        /* The tree is no longer needed: free it before the next one grows the peak. */
+        ez_gkr_frac_tree_free(tree[k]);
+        tree[k] = NULL;
+        size_t v = 0;
+        const lu_seg *sg0 = &L.seg[in->first];
+        if (in->nseg == 1 && sg0->col < 0) {
+            /* A lone segment fills the tree, so the GKR's own leaf claim gives its value
+             * in O(b) (leaf_mle solved for it) instead of an O(rows) evaluation. */
+            ez_fe2 pad = ez_fe2_mul_fe(eq_bool(r, in->b, 0), ez_fe_from_u64(L.npad));
+            vals[v++] = ez_fe2_neg(ez_fe2_add(P, pad));
+        } else if (in->nseg == 1 && width == 1) {
+            ez_fe2 sel = ez_mle_prefix(r, in->b, sg0->len);
+            ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
+            vals[v++] = ez_fe2_sub(ez_fe2_sub(alpha, padf), Q);
+        } else {
+            for (size_t s = in->first; s < in->first + in->nseg; s++) {
+                const lu_seg *sg = &L.seg[s];
+                const ez_fe2 *rlo = r + (in->b - sg->k);
+                if (sg->col < 0) {
+                    vals[v++] = ez_mle_eval_fe(m, (size_t)tsize, rlo, sg->k);
+                } else {
+                    for (unsigned w = 0; w < width; w++)
+                        vals[v++] = ez_mle_eval_fe(c[sg->col].cols[w], (size_t)sg->len, rlo, sg->k);
+                }
+            }
+        }
+        for (size_t i = 0; i < v; i++)
+            put_fe2(proof, vals[i]);
+        ez_transcript_absorb_fe2(tr, "logup/leaf", vals, v);
+        claims_fill(out, &L, in, width, r, vals);
+        free(pleaf[k]);
+        free(qleaf[k]);
+        pleaf[k] = NULL;
+        qleaf[k] = NULL;
+    }
+    if (proof->failed)
+        st = EZ_ERR_NOMEM;
+out:
+    for (size_t k = 0; k < 64; k++) {
+        ez_gkr_frac_tree_free(tree[k]);
+        free(pleaf[k]);
+        free(qleaf[k]);
+    }
+    if (st != EZ_OK)
+        ez_logup_claims_clear(out);
+    layout_clear(&L);
+    free(lens);
+    free(vals);
+    return st;
+}
+
+/* ---- verifier ------------------------------------------------------------------------- */
+
+ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens, size_t nc,
+                          ez_reader *proof, ez_logup_claims *out)
+{
+    ez_status st = EZ_OK;
+    lu_layout L = {0};
+    ez_fe2 *vals = NULL;
+    memset(out, 0, sizeof *out);
+    if (!table_ok(t) || !proof || !col_lens || nc == 0)
+        return EZ_ERR_INVALID;
+    for (size_t i = 0; i < nc; i++)
+        if (col_lens[i] < 1 || col_lens[i] > EZ_LOGUP_MAX_LEN)
+            return EZ_ERR_INVALID;
+    unsigned width = ez_logup_table_width(t);
+    uint64_t tsize = ez_logup_table_size(t);
+    if ((st = layout_build(&L, tsize, col_lens, nc)) != EZ_OK)
+        goto out;
+    if ((st = claims_alloc(out, &L, nc, width)) != EZ_OK)
+        goto out;
+    size_t maxvals = 0;
+    for (size_t k = 0; k < L.ninst; k++) {
+        size_t nv = inst_nvalues(&L, &L.inst[k], width);
+        maxvals = nv > maxvals ? nv : maxvals;
+    }
+    vals = ez_alloc_array(maxvals, sizeof *vals);
+    if (!vals) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+
+    ez_fe2 alpha, gamma;
+    begin_transcript(tr, t, col_lens, nc, &alpha, &gamma);
+
+    /* The roots: every denominator nonzero and the fractions sum to zero, i.e.
+     * sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp, eprint 2022/1530). */
+    ez_fe2 roots[2 * 64];
+    for (size_t k = 0; k < 2 * L.ninst; k++)
+        if (!get_fe2(proof, &roots[k])) {
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
+    ez_fe2 sp = ez_fe2_zero(), sq = ez_fe2_one();
+    for (size_t k = 0; k < L.ninst; k++) {
+        ez_fe2 p = roots[2 * k], q = roots[2 * k + 1];
+        if (ez_fe2_is_zero(q)) {
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
+        sp = ez_fe2_add(ez_fe2_mul(sp, q), ez_fe2_mul(p, sq));
+        sq = ez_fe2_mul(sq, q);
+    }
+    if (!ez_fe2_is_zero(sp)) {
+        st = EZ_ERR_REJECT;
+        goto out;
+    }
+    ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
+
+    for (size_t k = 0; k < L.ninst; k++) {
+        const lu_inst *in = &L.inst[k];
+        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
+        st = ez_gkr_frac_verify(tr, in->b, in->unit, roots[2 * k], roots[2 * k + 1], proof, r, &P, &Q);
+        if (st != EZ_OK)
+            goto out;
+        size_t nv = inst_nvalues(&L, in, width);
+        for (size_t i = 0; i < nv; i++)
+            if (!get_fe2(proof, &vals[i])) {
+                st = EZ_ERR_REJECT;
+                goto out;
+            }
+        /* The GKR's last claim must match the leaves: our own table MLE and selectors,
+         * the prover's column and multiplicity values (returned as claims below). */
+        ez_fe2 eP, eQ;
+        leaf_mle(&L, in, t, width, r, vals, alpha, gamma, &eP, &eQ);
+        if (!ez_fe2_eq(eP, P) || !ez_fe2_eq(eQ, Q)) {
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
+        ez_transcript_absorb_fe2(tr, "logup/leaf", vals, nv);
+        claims_fill(out, &L, in, width, r, vals);
+    }
+out:
+    if (st != EZ_OK)
+        ez_logup_claims_clear(out);
+    layout_clear(&L);
+    free(vals);
+    return st;
+}

@@ -1,0 +1,111 @@
+/* logup — lookups into fixed tables: LogUp (Haböck, "Multivariate lookups based on
+ * logarithmic derivatives", eprint 2022/1530) with the fractional sums proven by a GKR
+ * tree (Papini and Haböck, eprint 2023/1284; lib/gkr.h). DESIGN.md §3 "Lookups".
+ *
+ * Statement: every row of every looked-up column is a row of the table. With
+ * alpha, gamma random (extension field) and f_i = sum_w gamma^w col_w[i],
+ * t_j = sum_w gamma^w table_w[j], the prover shows
+ *     sum_i 1 / (alpha - f_i) - sum_j m_j / (alpha - t_j) = 0
+ * where m (the multiplicities) is committed by the CALLER before prove/verify. Only m
+ * is committed: the proof ends in claims on the MLEs of the looked-up base columns and
+ * of m at random points, which the caller discharges (PCS openings, or the GKR-style
+ * claim flow of DESIGN §3). The verifier evaluates the table's MLE itself: O(bits) for
+ * a range table, O(nrows) for an explicit one.
+ *
+ * Layout, proof format, transcript order and soundness error:
+ * docs/protocol-kernel-logup.md. */
+#ifndef EZ_LOGUP_H
+#define EZ_LOGUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/transcript.h"
+#include "lib/util.h"
+
+#define EZ_LOGUP_MAX_WIDTH 4
+#define EZ_LOGUP_MAX_TABLE_BITS 16
+/* Longest looked-up column (rows); a sanity bound well above any model tensor. */
+#define EZ_LOGUP_MAX_LEN (UINT64_C(1) << 40)
+
+typedef enum { EZ_TABLE_RANGE, EZ_TABLE_EXPLICIT } ez_table_kind;
+
+typedef struct {
+    ez_table_kind kind;
+    unsigned bits;        /* RANGE: table = {0..2^bits-1}, bits <= 16 */
+    unsigned ncols;       /* EXPLICIT: width of a row (1..4) */
+    uint64_t nrows;       /* EXPLICIT: rows (1..2^16) */
+    const ez_fe *cols[4]; /* EXPLICIT: column c has nrows entries (borrowed) */
+} ez_logup_table;
+
+/* Rows of the table: 2^bits (RANGE) or nrows (EXPLICIT); 0 for a malformed table. */
+uint64_t ez_logup_table_size(const ez_logup_table *t);
+/* Row width: 1 (RANGE) or ncols (EXPLICIT); 0 for a malformed table. */
+unsigned ez_logup_table_width(const ez_logup_table *t);
+
+/* A looked-up vector of len rows (1 <= len <= EZ_LOGUP_MAX_LEN); cols[w] for
+ * w < table width are its base columns (borrowed), the rest are ignored. */
+typedef struct {
+    uint64_t len;
+    const ez_fe *cols[4];
+} ez_logup_column;
+
+/* Multiplicities.
+ * In:  t, c[0..nc-1] (nc >= 1, widths as above).
+ * Out: m[j] (ez_logup_table_size(t) entries) = how many looked-up rows equal table row j.
+ *      A row that occurs several times in an explicit table is counted at its first
+ *      occurrence.
+ * Returns EZ_OK; EZ_ERR_NUMERIC if some looked-up row is not in the table (d names the
+ *      first such: column, index and value; m then holds the counts of the other rows);
+ *      EZ_ERR_INVALID for a malformed table or column; EZ_ERR_NOMEM.
+ * Cost: RANGE: one increment per row; EXPLICIT: one hash probe per row after an
+ *      O(nrows) index. OpenMP (per-thread counts, merged). */
+ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
+                                  ez_diag *d);
+
+/* One claim the caller must discharge: MLE(point) == value, point has nvars coords. */
+typedef struct {
+    unsigned nvars;
+    ez_fe2 *point;
+    ez_fe2 value;
+} ez_logup_claim;
+
+typedef struct {
+    size_t ncolumns;
+    unsigned width;
+    ez_logup_claim *col; /* ncolumns * width claims: col[c * width + w] is on column c's
+                            base column w (nvars = ez_log2_ceil(len_c)) */
+    ez_logup_claim mult; /* on m (nvars = ez_log2_ceil(table size)) */
+} ez_logup_claims;
+
+/* Free the points and arrays and zero c (c may be zeroed already). */
+void ez_logup_claims_clear(ez_logup_claims *c);
+
+/* Prove.
+ * In:  tr — the transcript, after the caller absorbed its commitment to m (alpha and
+ *      gamma are drawn here, after that); t, c[0..nc-1] as for ez_logup_multiplicities;
+ *      m — the multiplicities (table size entries). The witness is NOT checked: rows
+ *      outside the table or wrong m give a proof that ez_logup_verify rejects (call
+ *      ez_logup_multiplicities first to get a diagnosis).
+ * Out: appends the proof to proof; *out — the claims (allocated; clear with
+ *      ez_logup_claims_clear; zeroed on failure), identical to the verifier's.
+ * Cost: O(total padded rows) field work — the leaves, the fraction tree and one
+ *      sumcheck per tree layer (lib/gkr.h); memory about 80 bytes per padded row.
+ * Returns EZ_OK, EZ_ERR_INVALID (malformed table/columns) or EZ_ERR_NOMEM. */
+ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
+                         const ez_fe *m, ez_writer *proof, ez_logup_claims *out);
+
+/* Verify.
+ * In:  tr — as for the prover; t — the table; col_lens[0..nc-1] — the lengths of the
+ *      looked-up columns (public shape); proof — the prover's bytes (read exactly).
+ * Out: on EZ_OK, *out — the claims the caller MUST discharge (each column claim and the
+ *      claim on m against the commitments/claim flow); zeroed otherwise.
+ * Returns EZ_OK, EZ_ERR_REJECT (any check failed, the proof is short or malformed),
+ *      EZ_ERR_INVALID (malformed table or lengths) or EZ_ERR_NOMEM.
+ * Cost: O(log^2 of the rows) field operations and hashes, plus O(nrows) for an
+ *      explicit table and O(log) per column. */
+ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens, size_t nc,
+                          ez_reader *proof, ez_logup_claims *out);
+
+#endif

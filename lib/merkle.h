@@ -1,0 +1,79 @@
+/* merkle — a SHA-256 (nettle) Merkle tree over column hashes, with single
+ * authentication paths and pruned batch openings (DESIGN.md §3 "Polynomial
+ * commitment").
+ *
+ * Hashing (domain-separated, so a leaf can never be read as an inner node):
+ *     leaf(col) = SHA256(0x00 || col[0] || ... || col[m-1])   (8-byte little-endian each)
+ *     node(l,r) = SHA256(0x01 || l || r)
+ * A tree has 2^depth leaves (depth <= EZ_MERKLE_MAX_DEPTH); leaf i sits at position i,
+ * the root is the node over all of them (depth 0: the root is the only leaf).
+ *
+ * Batch opening of a sorted set of distinct leaf positions: the verifier hashes level
+ * by level; at each level, a node whose sibling is also known pairs with it, otherwise
+ * the sibling is the next hash of the proof. The proof lists exactly those siblings in
+ * that order (level by level from the leaves up, left to right), so shared upper path
+ * segments are sent once. Its length follows from the positions alone
+ * (ez_merkle_batch_count), so no length is sent.
+ *
+ * Verification reads only the arrays it is given with the lengths it is given. */
+#ifndef EZ_MERKLE_H
+#define EZ_MERKLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/util.h"
+
+#define EZ_MERKLE_MAX_DEPTH 40u
+
+typedef struct {
+    uint8_t h[32];
+} ez_digest;
+
+/* leaf(col[0..m-1]) as above. Cost: SHA-256 over 8m + 1 bytes. */
+void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m);
+/* node(l, r) as above. out may alias l or r. */
+void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r);
+
+typedef struct ez_merkle ez_merkle;
+
+/* Build the tree over 2^depth leaf digests (copied).
+ * Out: *out (free with ez_merkle_free). Cost: 2^depth - 1 node hashes (OpenMP for large
+ * trees), 64 * 2^depth bytes. Returns EZ_OK, EZ_ERR_INVALID (depth too large) or
+ * EZ_ERR_NOMEM. */
+ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth);
+void ez_merkle_free(ez_merkle *t); /* NULL-safe */
+unsigned ez_merkle_depth(const ez_merkle *t);
+const ez_digest *ez_merkle_root(const ez_merkle *t);
+/* The leaf digests, 2^depth of them in order. */
+const ez_digest *ez_merkle_leaves(const ez_merkle *t);
+
+/* Authentication path of leaf idx < 2^depth: path[0..depth-1] = the siblings from the
+ * leaf level up. */
+void ez_merkle_path(const ez_merkle *t, uint64_t idx, ez_digest *path);
+
+/* True iff leaf, hashed up along path (depth siblings) from position idx, gives root.
+ * False if idx >= 2^depth or depth > EZ_MERKLE_MAX_DEPTH. */
+bool ez_merkle_path_verify(const ez_digest *root, unsigned depth, uint64_t idx, const ez_digest *leaf,
+                           const ez_digest *path);
+
+/* Number of sibling digests in the batch opening of positions idx[0..n-1] (which must be
+ * strictly increasing and < 2^depth; returns SIZE_MAX otherwise, or if n == 0).
+ * Cost: O(n depth) comparisons, no allocation. */
+size_t ez_merkle_batch_count(unsigned depth, const uint64_t *idx, size_t n);
+
+/* The batch opening of positions idx[0..n-1] (strictly increasing, < 2^depth).
+ * Out: out[0..ez_merkle_batch_count()-1]. Cost: O(n depth) copies, allocates O(n). */
+ez_status ez_merkle_batch_open(const ez_merkle *t, const uint64_t *idx, size_t n, ez_digest *out);
+
+/* Verify a batch opening: leaves[k] is the claimed digest at position idx[k]
+ * (strictly increasing, < 2^depth), proof[0..nproof-1] the siblings.
+ * Returns EZ_OK if they hash to root using exactly nproof siblings, EZ_ERR_REJECT
+ * otherwise (bad positions, wrong count, wrong hashes), EZ_ERR_NOMEM.
+ * Cost: at most n depth node hashes; allocates O(n). */
+ez_status ez_merkle_batch_verify(const ez_digest *root, unsigned depth, const uint64_t *idx,
+                                 const ez_digest *leaves, size_t n, const ez_digest *proof, size_t nproof);
+
+#endif

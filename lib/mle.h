@@ -1,0 +1,82 @@
+/* mle — multilinear extensions and the eq polynomial (DESIGN.md §3 "Multilinear
+ * conventions").
+ *
+ * Convention (project-wide): a table of 2^n entries is the MLE over n variables where
+ * variable 0 is the MOST significant bit of the index, index(x) = sum_j x_j 2^(n-1-j);
+ * a point r[0..n-1] lists variables in that order. eq(r, x) = prod_j (r_j x_j +
+ * (1 - r_j)(1 - x_j)). A table shorter than 2^n is zero-padded (padding is a view).
+ *
+ * A tensor with real extents d_1..d_k (row-major in memory) is the MLE over
+ * ez_log2_ceil(d_1) + ... + ez_log2_ceil(d_k) variables, one block per axis, axis 1's
+ * block most significant, each axis zero-padded to a power of two.
+ *
+ * Unless stated otherwise outputs must not alias inputs. Nothing here allocates except
+ * the fold functions (which return EZ_ERR_NOMEM on failure). Large loops use OpenMP. */
+#ifndef EZ_MLE_H
+#define EZ_MLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/util.h"
+
+/* ceil(log2 n); 0 for n <= 1. */
+unsigned ez_log2_ceil(uint64_t n);
+
+/* The eq table of r over n variables.
+ * In:  r[0..n-1] (variable 0 first); n <= 62.
+ * Out: out[x] = eq(r, x) for all x < 2^n (out has 2^n entries; must not alias r).
+ * Cost: 2^n - 1 extension multiplies (one per produced entry, built by doubling);
+ *       OpenMP for large n. sum_x out[x] = 1. */
+void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n);
+
+/* eq(a, b) = prod_j (a_j b_j + (1 - a_j)(1 - b_j)) in O(n). */
+ez_fe2 ez_eq_eval(const ez_fe2 *a, const ez_fe2 *b, unsigned n);
+
+/* Evaluate the MLE of t (len entries, entries len..2^n-1 are zero) at r[0..n-1].
+ * Precondition: len <= 2^n (n <= 62). Cost: about 2 len base multiplies (fe) or len
+ * extension multiplies (fe2); no heap allocation (O(n) recursion and a small eq table
+ * for the low variables on the stack). */
+ez_fe2 ez_mle_eval_fe(const ez_fe *t, size_t len, const ez_fe2 *r, unsigned n);
+ez_fe2 ez_mle_eval_fe2(const ez_fe2 *t, size_t len, const ez_fe2 *r, unsigned n);
+
+/* Bind the first (most significant) variable of p to r, in place.
+ * In:  p has 2n entries (the table over m+1 variables, n = 2^m).
+ * Out: p[0..n-1] = p[i] + r (p[n+i] - p[i]) — the table over the remaining variables.
+ * Cost: n extension multiplies; OpenMP for large n. */
+void ez_mle_bind_top(ez_fe2 *p, size_t n, const ez_fe2 *r);
+
+/* Bind the last (least significant) variable of p to r, in place.
+ * In:  p has 2n entries.
+ * Out: p[0..n-1] = p[2i] + r (p[2i+1] - p[2i]). Cost: n extension multiplies
+ *      (sequential: the in-place update reads ahead of where it writes). */
+void ez_mle_bind_bottom(ez_fe2 *p, size_t n, const ez_fe2 *r);
+
+/* Tensor MLEs with per-axis padding (DESIGN §3).
+ * In:  in — row-major data with real extents dims[0..k-1] (each >= 1), k >= 1;
+ *      points[a] — NULL for a kept axis, else a point of ez_log2_ceil(dims[a])
+ *      coordinates for a folded axis (points may be NULL: nothing folded, a copy).
+ * Out: out — the folded tensor over the kept axes, real extents, row-major:
+ *      out[kept idx] = sum over folded axes' real indices i of
+ *                      prod_a eq(points[a], i_a) * in[...].
+ *      out has prod_{kept a} dims[a] entries (1 if every axis is folded); must not
+ *      alias in.
+ * Cost: O(size of in) multiplies plus the eq tables of the folded axes (their real
+ *       extents only); allocates O(sum of folded extents + size of out) scratch.
+ * Returns EZ_OK, EZ_ERR_INVALID (k == 0, a zero extent, size overflow) or EZ_ERR_NOMEM. */
+ez_status ez_mle_fold_fe(ez_fe2 *out, const ez_fe *in, const size_t *dims, unsigned k,
+                         const ez_fe2 *const *points);
+ez_status ez_mle_fold_fe2(ez_fe2 *out, const ez_fe2 *in, const size_t *dims, unsigned k,
+                          const ez_fe2 *const *points);
+
+/* The tensor's MLE at point = the concatenation of the axis blocks (axis 0's block
+ * first, ez_log2_ceil(dims[a]) coordinates each). Returns zero if scratch allocation
+ * fails (never for tensors whose leading-axes fold fits memory). */
+ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point);
+
+/* The MLE of the prefix selector s(x) = [index(x) < len] over n variables at r, in O(n)
+ * multiplies. Precondition: len <= 2^n (n <= 63). len == 0 gives 0, len == 2^n gives 1. */
+ez_fe2 ez_mle_prefix(const ez_fe2 *r, unsigned n, uint64_t len);
+
+#endif

@@ -1,0 +1,533 @@
+/* ntt — see ntt.h.
+ *
+ * Two in-place kernels do all the work:
+ *   dif: Gentleman–Sande (decimation in frequency), natural order in, bit-reversed out;
+ *        stages with half-width h = n/2, n/4, ..., 1: (u, v) -> (u + v, (u - v) w^j).
+ *   dit: Cooley–Tukey (decimation in time), bit-reversed in, natural out; stages
+ *        h = 1, 2, ..., n/2: (u, v) -> (u + v w^j, u - v w^j).
+ * Pairing them (dif with inverse twiddles, then dit with forward twiddles) gives the
+ * low-degree extension without any bit-reversal permutation.
+ *
+ * Twiddle layout: tw[h + j] = w_{2h}^j for every power of two h < 2^max_log and j < h,
+ * so the stage of half-width h reads tw[h .. 2h-1] sequentially (tw[0] is unused).
+ *
+ * Large transforms are cache-blocked: the stages with h >= EZ_NTT_BLOCK are whole-array
+ * passes (parallel over butterflies), the rest run block by block inside a cache-sized
+ * block (parallel over blocks). */
+#include "lib/ntt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define EZ_NTT_AVX512 1
+#else
+#define EZ_NTT_AVX512 0
+#endif
+
+/* 2^14 entries = 128 KiB: one block stays in L2 for all its stages. */
+#define EZ_NTT_LOG_BLOCK 14u
+#define EZ_NTT_BLOCK (1u << EZ_NTT_LOG_BLOCK)
+/* Transforms at least this large use OpenMP (outside parallel regions). */
+#define EZ_NTT_PAR_MIN (1u << 14)
+
+struct ez_ntt {
+    unsigned max_log;
+    ez_fe *tw;  /* forward twiddles, 2^max_log entries */
+    ez_fe *itw; /* inverse twiddles */
+};
+
+struct ez_ntt_lde {
+    unsigned logn, logb;
+    ez_ntt *ntt;  /* tables for size 2^logn */
+    ez_fe *scale; /* (B-1) n entries: scale[(k-1) n + m] = (w_{Bn}^k)^brev(m) / n */
+};
+
+/* ---- butterflies ---------------------------------------------------------------- */
+
+#if EZ_NTT_AVX512
+/* Eight Goldilocks elements per register. Same arithmetic as lib/field.h, lane-wise;
+ * carries and borrows become mask registers (AVX-512 has unsigned compares). */
+static inline __m512i v_add(__m512i a, __m512i b)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    __m512i s = _mm512_add_epi64(a, b);
+    /* carry: s + 2^64 = s + EPS; s >= p: s - p = s + EPS (mod 2^64). Never both. */
+    __mmask8 m = _mm512_cmplt_epu64_mask(s, a) | _mm512_cmpge_epu64_mask(s, p);
+    return _mm512_mask_add_epi64(s, m, s, eps);
+}
+
+static inline __m512i v_sub(__m512i a, __m512i b)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    __m512i d = _mm512_sub_epi64(a, b);
+    /* borrow: d + 2^64 - EPS = a - b + p. */
+    return _mm512_mask_sub_epi64(d, _mm512_cmplt_epu64_mask(a, b), d, eps);
+}
+
+static inline __m512i v_mul(__m512i a, __m512i b)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
+    /* 128-bit product from four 32x32 products (vpmuludq reads the low halves). */
+    __m512i ah = _mm512_srli_epi64(a, 32), bh = _mm512_srli_epi64(b, 32);
+    __m512i ll = _mm512_mul_epu32(a, b);
+    __m512i lh = _mm512_mul_epu32(a, bh);
+    __m512i hl = _mm512_mul_epu32(ah, b);
+    __m512i hh = _mm512_mul_epu32(ah, bh);
+    __m512i t = _mm512_add_epi64(hl, _mm512_srli_epi64(ll, 32));  /* <= 2^64 - 2^32 */
+    __m512i t2 = _mm512_add_epi64(lh, _mm512_and_si512(t, m32)); /* < 2^64 */
+    /* (t2 << 32) | (ll & m32) in one ternary-logic op: bits from ll where m32 is set. */
+    __m512i lo = _mm512_ternarylogic_epi64(m32, ll, _mm512_slli_epi64(t2, 32), 0xCA);
+    __m512i hi = _mm512_add_epi64(hh, _mm512_add_epi64(_mm512_srli_epi64(t, 32), _mm512_srli_epi64(t2, 32)));
+    /* lo + hi_lo 2^64 + hi_hi 2^96 = lo + hi_lo (2^32 - 1) - hi_hi (mod p), as in
+     * ez_fe_reduce128. */
+    __m512i hhi = _mm512_srli_epi64(hi, 32);
+    __m512i t0 = _mm512_sub_epi64(lo, hhi);
+    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, hhi), t0, eps);
+    __m512i t1 = _mm512_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
+    __m512i r = _mm512_add_epi64(t0, t1);
+    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t1), r, eps);
+    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+}
+
+static inline __m512i v_load(const ez_fe *p)
+{
+    return _mm512_loadu_si512((const void *)p);
+}
+
+static inline void v_store(ez_fe *p, __m512i v)
+{
+    _mm512_storeu_si512((void *)p, v);
+}
+
+/* Lane permutations for the three smallest stages (h = 4, 2, 1), where a butterfly's
+ * two inputs share one 8-lane register: two registers (16 entries) are split into
+ * the u-halves and v-halves of their blocks, and merged back afterwards. Index 0-7
+ * selects from the first register, 8-15 from the second (vpermt2q). */
+static const uint64_t perm_u[3][8] = {
+    {0, 1, 2, 3, 8, 9, 10, 11}, /* h = 4 */
+    {0, 1, 4, 5, 8, 9, 12, 13}, /* h = 2 */
+    {0, 2, 4, 6, 8, 10, 12, 14} /* h = 1 */
+};
+static const uint64_t perm_v[3][8] = {
+    {4, 5, 6, 7, 12, 13, 14, 15},
+    {2, 3, 6, 7, 10, 11, 14, 15},
+    {1, 3, 5, 7, 9, 11, 13, 15},
+};
+static const uint64_t perm_lo[3][8] = {
+    {0, 1, 2, 3, 8, 9, 10, 11},
+    {0, 1, 8, 9, 2, 3, 10, 11},
+    {0, 8, 1, 9, 2, 10, 3, 11},
+};
+static const uint64_t perm_hi[3][8] = {
+    {4, 5, 6, 7, 12, 13, 14, 15},
+    {4, 5, 12, 13, 6, 7, 14, 15},
+    {4, 12, 5, 13, 6, 14, 7, 15},
+};
+
+/* One small stage (s = 0: h = 4, 1: h = 2, 2: h = 1) on the 16 entries in (*x, *y). */
+static inline void v_small_stage(__m512i *x, __m512i *y, int s, __m512i w, int dif)
+{
+    __m512i iu = v_load(perm_u[s]), iv = v_load(perm_v[s]);
+    __m512i u = _mm512_permutex2var_epi64(*x, iu, *y);
+    __m512i v = _mm512_permutex2var_epi64(*x, iv, *y);
+    __m512i nu, nv;
+    if (dif) {
+        nu = v_add(u, v);
+        nv = s == 2 ? v_sub(u, v) : v_mul(v_sub(u, v), w); /* h = 1: w = 1 */
+    } else {
+        __m512i vw = s == 2 ? v : v_mul(v, w);
+        nu = v_add(u, vw);
+        nv = v_sub(u, vw);
+    }
+    *x = _mm512_permutex2var_epi64(nu, v_load(perm_lo[s]), nv);
+    *y = _mm512_permutex2var_epi64(nu, v_load(perm_hi[s]), nv);
+}
+
+static inline __m512i small_tw(const ez_fe *tw, int s)
+{
+    if (s == 0)
+        return _mm512_setr_epi64((long long)tw[4], (long long)tw[5], (long long)tw[6], (long long)tw[7],
+                                 (long long)tw[4], (long long)tw[5], (long long)tw[6], (long long)tw[7]);
+    return _mm512_setr_epi64((long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3],
+                             (long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3]);
+}
+#endif
+
+/* One stage of half-width h over butterflies [q0, q1) of an array (q numbers the n/2
+ * butterflies of the stage: block q / h, offset q % h). */
+static void dif_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
+{
+    const ez_fe *w = tw + h;
+    size_t q = q0;
+    while (q < q1) {
+        size_t j = q % h, s = (q / h) * 2 * h;
+        size_t jend = h - j < q1 - q ? h : j + (q1 - q);
+        ez_fe *u = a + s, *v = a + s + h;
+#if EZ_NTT_AVX512
+        for (; j + 8 <= jend; j += 8) {
+            __m512i x = v_load(u + j), y = v_load(v + j);
+            v_store(u + j, v_add(x, y));
+            v_store(v + j, v_mul(v_sub(x, y), v_load(w + j)));
+        }
+#endif
+        for (; j < jend; j++) {
+            ez_fe x = u[j], y = v[j];
+            u[j] = ez_fe_add(x, y);
+            v[j] = ez_fe_mul(ez_fe_sub(x, y), w[j]);
+        }
+        q = s / 2 + jend;
+    }
+}
+
+static void dit_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
+{
+    const ez_fe *w = tw + h;
+    size_t q = q0;
+    while (q < q1) {
+        size_t j = q % h, s = (q / h) * 2 * h;
+        size_t jend = h - j < q1 - q ? h : j + (q1 - q);
+        ez_fe *u = a + s, *v = a + s + h;
+#if EZ_NTT_AVX512
+        for (; j + 8 <= jend; j += 8) {
+            __m512i x = v_load(u + j), y = v_mul(v_load(v + j), v_load(w + j));
+            v_store(u + j, v_add(x, y));
+            v_store(v + j, v_sub(x, y));
+        }
+#endif
+        for (; j < jend; j++) {
+            ez_fe x = u[j], y = ez_fe_mul(v[j], w[j]);
+            u[j] = ez_fe_add(x, y);
+            v[j] = ez_fe_sub(x, y);
+        }
+        q = s / 2 + jend;
+    }
+}
+
+/* All stages of a block of n = 2^logn <= EZ_NTT_BLOCK entries (h = n/2 .. 1). */
+static void dif_block(ez_fe *a, unsigned logn, const ez_fe *tw)
+{
+    size_t n = (size_t)1 << logn;
+#if EZ_NTT_AVX512
+    if (n >= 16) {
+        for (size_t h = n / 2; h >= 8; h /= 2)
+            dif_stage(a, h, tw, 0, n / 2);
+        __m512i w4 = small_tw(tw, 0), w2 = small_tw(tw, 1);
+        for (size_t i = 0; i < n; i += 16) {
+            __m512i x = v_load(a + i), y = v_load(a + i + 8);
+            v_small_stage(&x, &y, 0, w4, 1);
+            v_small_stage(&x, &y, 1, w2, 1);
+            v_small_stage(&x, &y, 2, w2, 1);
+            v_store(a + i, x);
+            v_store(a + i + 8, y);
+        }
+        return;
+    }
+#endif
+    for (size_t h = n / 2; h >= 1; h /= 2)
+        dif_stage(a, h, tw, 0, n / 2);
+}
+
+/* dit on a block; if scale != NULL the input is src[m] * scale[m] (fused into the first
+ * pass, which then reads src and writes a), else src must be NULL and a is the input. */
+static void dit_block(ez_fe *a, unsigned logn, const ez_fe *tw, const ez_fe *src, const ez_fe *scale)
+{
+    size_t n = (size_t)1 << logn;
+#if EZ_NTT_AVX512
+    if (n >= 16) {
+        __m512i w4 = small_tw(tw, 0), w2 = small_tw(tw, 1);
+        for (size_t i = 0; i < n; i += 16) {
+            __m512i x, y;
+            if (scale) {
+                x = v_mul(v_load(src + i), v_load(scale + i));
+                y = v_mul(v_load(src + i + 8), v_load(scale + i + 8));
+            } else {
+                x = v_load(a + i);
+                y = v_load(a + i + 8);
+            }
+            v_small_stage(&x, &y, 2, w2, 0);
+            v_small_stage(&x, &y, 1, w2, 0);
+            v_small_stage(&x, &y, 0, w4, 0);
+            v_store(a + i, x);
+            v_store(a + i + 8, y);
+        }
+        for (size_t h = 8; h < n; h *= 2)
+            dit_stage(a, h, tw, 0, n / 2);
+        return;
+    }
+#endif
+    if (scale)
+        for (size_t i = 0; i < n; i++)
+            a[i] = ez_fe_mul(src[i], scale[i]);
+    for (size_t h = 1; h < n; h *= 2)
+        dit_stage(a, h, tw, 0, n / 2);
+}
+
+static int use_threads(size_t n)
+{
+#ifdef _OPENMP
+    return n >= EZ_NTT_PAR_MIN && !omp_in_parallel() && omp_get_max_threads() > 1;
+#else
+    (void)n;
+    return 0;
+#endif
+}
+
+/* Whole-array stage, split into chunks of butterflies for the threads. */
+static void stage_par(ez_fe *a, size_t n, size_t h, const ez_fe *tw, int dif, int par)
+{
+    const size_t chunk = 2048;
+    size_t nq = n / 2, nchunks = (nq + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t q0 = c * chunk, q1 = q0 + chunk < nq ? q0 + chunk : nq;
+        if (dif)
+            dif_stage(a, h, tw, q0, q1);
+        else
+            dit_stage(a, h, tw, q0, q1);
+    }
+}
+
+static void dif_full(ez_fe *a, unsigned logn, const ez_fe *tw)
+{
+    if (logn <= EZ_NTT_LOG_BLOCK) {
+        dif_block(a, logn, tw);
+        return;
+    }
+    size_t n = (size_t)1 << logn;
+    int par = use_threads(n);
+    for (size_t h = n / 2; h >= EZ_NTT_BLOCK; h /= 2)
+        stage_par(a, n, h, tw, 1, par);
+    size_t nb = n >> EZ_NTT_LOG_BLOCK;
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t b = 0; b < nb; b++)
+        dif_block(a + (b << EZ_NTT_LOG_BLOCK), EZ_NTT_LOG_BLOCK, tw);
+}
+
+/* dit of a (see dit_block for src/scale: the input scaling is fused into the block pass). */
+static void dit_full(ez_fe *a, unsigned logn, const ez_fe *tw, const ez_fe *src, const ez_fe *scale)
+{
+    if (logn <= EZ_NTT_LOG_BLOCK) {
+        dit_block(a, logn, tw, src, scale);
+        return;
+    }
+    size_t n = (size_t)1 << logn;
+    int par = use_threads(n);
+    size_t nb = n >> EZ_NTT_LOG_BLOCK;
+#pragma omp parallel for schedule(static) if (par)
+    for (size_t b = 0; b < nb; b++) {
+        size_t o = b << EZ_NTT_LOG_BLOCK;
+        dit_block(a + o, EZ_NTT_LOG_BLOCK, tw, scale ? src + o : NULL, scale ? scale + o : NULL);
+    }
+    for (size_t h = EZ_NTT_BLOCK; h < n; h *= 2)
+        stage_par(a, n, h, tw, 0, par);
+}
+
+static uint64_t bitrev(uint64_t x, unsigned bits)
+{
+    if (bits == 0)
+        return 0;
+    x = ((x >> 1) & UINT64_C(0x5555555555555555)) | ((x & UINT64_C(0x5555555555555555)) << 1);
+    x = ((x >> 2) & UINT64_C(0x3333333333333333)) | ((x & UINT64_C(0x3333333333333333)) << 2);
+    x = ((x >> 4) & UINT64_C(0x0F0F0F0F0F0F0F0F)) | ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4);
+    x = __builtin_bswap64(x);
+    return x >> (64 - bits);
+}
+
+static void bitrev_permute(ez_fe *a, unsigned logn)
+{
+    size_t n = (size_t)1 << logn;
+    /* Each swap pair (i, brev(i)) is handled only by its smaller index: disjoint writes. */
+#pragma omp parallel for schedule(static) if (use_threads(n))
+    for (size_t i = 0; i < n; i++) {
+        size_t r = (size_t)bitrev(i, logn);
+        if (i < r) {
+            ez_fe t = a[i];
+            a[i] = a[r];
+            a[r] = t;
+        }
+    }
+}
+
+static void scale_all(ez_fe *a, size_t n, ez_fe c)
+{
+#pragma omp parallel for schedule(static) if (use_threads(n))
+    for (size_t i = 0; i < n; i++)
+        a[i] = ez_fe_mul(a[i], c);
+}
+
+/* ---- public --------------------------------------------------------------------- */
+
+static void fill_twiddles(ez_fe *tw, unsigned max_log, ez_fe root)
+{
+    size_t n = (size_t)1 << max_log;
+    tw[0] = 0;
+    if (max_log == 0)
+        return;
+    /* Top stage (h = n/2): powers of the primitive n-th root; every smaller stage takes
+     * every other entry of the one above (w_{2h}^j = w_{4h}^{2j}). */
+    size_t h = n / 2;
+    ez_fe x = 1;
+    for (size_t j = 0; j < h; j++) {
+        tw[h + j] = x;
+        x = ez_fe_mul(x, root);
+    }
+    for (h = n / 4; h >= 1; h /= 2)
+        for (size_t j = 0; j < h; j++)
+            tw[h + j] = tw[2 * h + 2 * j];
+}
+
+ez_status ez_ntt_new(ez_ntt **out, unsigned max_log)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    *out = NULL;
+    if (max_log > EZ_NTT_MAX_LOG)
+        return EZ_ERR_INVALID;
+    ez_ntt *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        goto out;
+    size_t n = (size_t)1 << max_log;
+    t->max_log = max_log;
+    t->tw = ez_alloc_aligned(n < 8 ? 8 : n, sizeof(ez_fe));
+    t->itw = ez_alloc_aligned(n < 8 ? 8 : n, sizeof(ez_fe));
+    if (t->tw == NULL || t->itw == NULL)
+        goto out;
+    ez_fe w = ez_fe_root_of_unity(max_log);
+    fill_twiddles(t->tw, max_log, w);
+    fill_twiddles(t->itw, max_log, ez_fe_inv(w));
+    *out = t;
+    t = NULL;
+    st = EZ_OK;
+out:
+    ez_ntt_free(t);
+    return st;
+}
+
+void ez_ntt_free(ez_ntt *t)
+{
+    if (t == NULL)
+        return;
+    free(t->tw);
+    free(t->itw);
+    free(t);
+}
+
+unsigned ez_ntt_max_log(const ez_ntt *t)
+{
+    return t->max_log;
+}
+
+void ez_ntt_forward(const ez_ntt *t, ez_fe *a, unsigned logn)
+{
+    EZ_VERIFY_CHECK(logn <= t->max_log);
+    dif_full(a, logn, t->tw);
+    bitrev_permute(a, logn);
+}
+
+void ez_ntt_inverse(const ez_ntt *t, ez_fe *a, unsigned logn)
+{
+    EZ_VERIFY_CHECK(logn <= t->max_log);
+    dif_full(a, logn, t->itw);
+    bitrev_permute(a, logn);
+    scale_all(a, (size_t)1 << logn, ez_fe_inv((ez_fe)1 << logn));
+}
+
+void ez_ntt_coset_forward(const ez_ntt *t, ez_fe *a, unsigned logn, ez_fe shift)
+{
+    size_t n = (size_t)1 << logn;
+    /* a[i] *= shift^i; chunks start from their own power so threads are independent. */
+    const size_t chunk = 4096;
+    size_t nchunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (use_threads(n))
+    for (size_t c = 0; c < nchunks; c++) {
+        size_t i0 = c * chunk, i1 = i0 + chunk < n ? i0 + chunk : n;
+        ez_fe x = ez_fe_pow(shift, i0);
+        for (size_t i = i0; i < i1; i++) {
+            a[i] = ez_fe_mul(a[i], x);
+            x = ez_fe_mul(x, shift);
+        }
+    }
+    ez_ntt_forward(t, a, logn);
+}
+
+ez_status ez_ntt_lde_new(ez_ntt_lde **out, unsigned logn, unsigned log_blowup)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    *out = NULL;
+    if (logn < 1 || log_blowup < 1 || log_blowup > 4 || logn + log_blowup > EZ_NTT_MAX_LOG)
+        return EZ_ERR_INVALID;
+    ez_ntt_lde *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        goto out;
+    p->logn = logn;
+    p->logb = log_blowup;
+    size_t n = (size_t)1 << logn, nb = ((size_t)1 << log_blowup) - 1;
+    if ((st = ez_ntt_new(&p->ntt, logn)) != EZ_OK)
+        goto out;
+    st = EZ_ERR_NOMEM;
+    p->scale = ez_alloc_aligned(nb * n, sizeof(ez_fe));
+    if (p->scale == NULL)
+        goto out;
+    ez_fe g = ez_fe_root_of_unity(logn + log_blowup), ninv = ez_fe_inv((ez_fe)n);
+    ez_fe gk = 1;
+    for (size_t k = 1; k <= nb; k++) {
+        gk = ez_fe_mul(gk, g);
+        /* pw[i] = gk^i / n in natural order, stored at the bit-reversed position. */
+        ez_fe x = ninv;
+        ez_fe *s = p->scale + (k - 1) * n;
+        for (size_t i = 0; i < n; i++) {
+            s[bitrev(i, logn)] = x;
+            x = ez_fe_mul(x, gk);
+        }
+    }
+    *out = p;
+    p = NULL;
+    st = EZ_OK;
+out:
+    ez_ntt_lde_free(p);
+    return st;
+}
+
+void ez_ntt_lde_free(ez_ntt_lde *p)
+{
+    if (p == NULL)
+        return;
+    ez_ntt_free(p->ntt);
+    free(p->scale);
+    free(p);
+}
+
+unsigned ez_ntt_lde_logn(const ez_ntt_lde *p)
+{
+    return p->logn;
+}
+
+unsigned ez_ntt_lde_log_blowup(const ez_ntt_lde *p)
+{
+    return p->logb;
+}
+
+void ez_ntt_lde_apply(const ez_ntt_lde *p, ez_fe *out, const ez_fe *in, ez_fe *scratch)
+{
+    size_t n = (size_t)1 << p->logn, nb = ((size_t)1 << p->logb) - 1;
+    /* scratch = bit-reversed n * coefficients (unnormalised inverse DFT). */
+    memcpy(scratch, in, n * sizeof *scratch);
+    dif_full(scratch, p->logn, p->ntt->itw);
+    if (out != in)
+        memcpy(out, in, n * sizeof *out);
+    /* Coset k: coefficients c_i = a_i g^(k i) (the 1/n folded into the scale table),
+     * then a forward dit from bit-reversed coefficients to natural evaluations. */
+    for (size_t k = 1; k <= nb; k++) {
+        ez_fe *dst = out + k * n;
+        const ez_fe *sc = p->scale + (k - 1) * n;
+        dit_full(dst, p->logn, p->ntt->tw, scratch, sc);
+    }
+}

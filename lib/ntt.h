@@ -1,0 +1,80 @@
+/* ntt — radix-2 number-theoretic transforms over Goldilocks and the Reed–Solomon
+ * low-degree extension used by the polynomial commitment (DESIGN.md §3 "Polynomial
+ * commitment").
+ *
+ * Conventions. For n = 2^k, w_n = ez_fe_root_of_unity(k) (a fixed primitive 2^k-th
+ * root; w_{2n}^2 = w_n). The forward transform maps coefficients a[0..n-1] to
+ * evaluations A[i] = sum_j a[j] w_n^(i j), both in natural order; the inverse undoes it
+ * (including the 1/n factor).
+ *
+ * Twiddles are precomputed once per ez_ntt (one table per direction, 2^max_log entries
+ * each, laid out stage by stage so every butterfly pass reads them sequentially).
+ * An ez_ntt is immutable after creation and may be shared by any number of threads.
+ * The butterflies use AVX-512 when the compiler targets it (-march=native on a machine
+ * that has it) and portable scalar code otherwise; both give identical results.
+ * Transforms of 2^14 entries or more use OpenMP when called outside a parallel region.
+ * Nothing here allocates except the constructors. */
+#ifndef EZ_NTT_H
+#define EZ_NTT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/util.h"
+
+/* Largest supported transform: 2^24 entries (the tables of a 2^24 ez_ntt take 256 MiB). */
+#define EZ_NTT_MAX_LOG 24u
+
+typedef struct ez_ntt ez_ntt;
+
+/* Precompute forward and inverse twiddles for all sizes up to 2^max_log.
+ * In:  max_log <= EZ_NTT_MAX_LOG.
+ * Out: *out (free with ez_ntt_free); NULL on failure.
+ * Cost: 2 * 2^max_log multiplies, 16 * 2^max_log bytes.
+ * Returns EZ_OK, EZ_ERR_INVALID (max_log too large) or EZ_ERR_NOMEM. */
+ez_status ez_ntt_new(ez_ntt **out, unsigned max_log);
+void ez_ntt_free(ez_ntt *t); /* NULL-safe */
+unsigned ez_ntt_max_log(const ez_ntt *t);
+
+/* In-place forward transform of a[0..2^logn-1] (coefficients -> evaluations on the
+ * subgroup <w_n>, natural order). Precondition: logn <= ez_ntt_max_log(t).
+ * Cost: (n/2) logn butterflies plus one bit-reversal permutation. */
+void ez_ntt_forward(const ez_ntt *t, ez_fe *a, unsigned logn);
+
+/* In-place inverse transform (evaluations -> coefficients, natural order, scaled by
+ * 1/n). Precondition and cost as ez_ntt_forward, plus n multiplies. */
+void ez_ntt_inverse(const ez_ntt *t, ez_fe *a, unsigned logn);
+
+/* In-place coset evaluation: a holds coefficients; afterwards a[i] = P(shift * w_n^i).
+ * Precondition as ez_ntt_forward. Cost: ez_ntt_forward plus 2n multiplies. */
+void ez_ntt_coset_forward(const ez_ntt *t, ez_fe *a, unsigned logn, ez_fe shift);
+
+/* ---- Reed–Solomon low-degree extension (systematic) ------------------------------
+ * For a message of n = 2^logn values, viewed as the evaluations of the unique
+ * polynomial P of degree < n on H = <w_n>, the codeword is P on the domain
+ * D = <w_{Bn}> of B = 2^log_blowup times as many points, listed coset by coset:
+ *     out[k n + j] = P(w_{Bn}^k * w_n^j),   0 <= k < B, 0 <= j < n,
+ * so out[0..n-1] is the message itself (k = 0). This is RS[F, D, n], rate 1/B: any two
+ * distinct codewords differ in at least (B-1) n + 1 positions. */
+typedef struct ez_ntt_lde ez_ntt_lde;
+
+/* Precompute the plan for one message size and blowup.
+ * In:  1 <= logn, logn + log_blowup <= EZ_NTT_MAX_LOG, 1 <= log_blowup <= 4.
+ * Out: *out (free with ez_ntt_lde_free). Cost: O(B n) multiplies, (B + 1) n * 8 bytes.
+ * Returns EZ_OK, EZ_ERR_INVALID or EZ_ERR_NOMEM. */
+ez_status ez_ntt_lde_new(ez_ntt_lde **out, unsigned logn, unsigned log_blowup);
+void ez_ntt_lde_free(ez_ntt_lde *p); /* NULL-safe */
+unsigned ez_ntt_lde_logn(const ez_ntt_lde *p);
+unsigned ez_ntt_lde_log_blowup(const ez_ntt_lde *p);
+
+/* Encode one message.
+ * In:  in[0..n-1]; scratch: n entries (must not alias in or out).
+ * Out: out[0..B n - 1] as above. out may equal in (in place: in must then have room for
+ *      B n entries); otherwise they must not overlap.
+ * Cost: one inverse and B-1 forward transforms of size n, (B-1) n extra multiplies; no
+ *      allocation; single-threaded for logn <= 14 or inside a parallel region (callers
+ *      parallelise over messages). */
+void ez_ntt_lde_apply(const ez_ntt_lde *p, ez_fe *out, const ez_fe *in, ez_fe *scratch);
+
+#endif

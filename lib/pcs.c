@@ -1,0 +1,934 @@
+/* pcs — see pcs.h; protocol and parameters in docs/protocol-kernel-pcs.md.
+ *
+ * Memory layout of the prover: the codewords of all rows, column-major
+ * (enc[j * rows + i] = codeword of row i at position j, j < 4 cols), so a Merkle leaf
+ * and an opened column are one contiguous run, and the message (systematic code:
+ * positions j < cols) is the first cols columns. */
+#include "lib/pcs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/merkle.h"
+#include "lib/mle.h"
+#include "lib/ntt.h"
+#include "lib/sumcheck.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+/* Field elements go to and from proofs as raw memory: an ez_fe is its little-endian
+ * encoding and an ez_fe2 is c0 then c1 with no padding. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "pcs serialization assumes a little-endian host");
+_Static_assert(sizeof(ez_fe2) == 16, "ez_fe2 must be two packed ez_fe");
+
+#define EZ_PCS_SCHEME_LIGERO_V1 1u
+/* Rows encoded together before their columns are transposed into place. */
+#define EZ_PCS_ROW_BLOCK 8u
+
+struct ez_pcs_prover {
+    ez_pcs_commitment com;
+    ez_fe *enc;       /* (cols << EZ_PCS_LOG_BLOWUP) * rows entries, column-major */
+    ez_merkle *tree;  /* over the column hashes */
+};
+
+/* ---- layout ------------------------------------------------------------------------ */
+
+void ez_pcs_commitment_clear(ez_pcs_commitment *c)
+{
+    if (c == NULL)
+        return;
+    free(c->lens);
+    free(c->offsets);
+    free(c->nvars);
+    memset(c, 0, sizeof *c);
+}
+
+unsigned ez_pcs_log_cols_rule(uint64_t total)
+{
+    unsigned best = 1;
+    double best_bytes = 0;
+    for (unsigned lc = 1; lc <= EZ_NTT_MAX_LOG - EZ_PCS_LOG_BLOWUP; lc++) {
+        uint64_t rows = (total + ((uint64_t)1 << lc) - 1) >> lc;
+        double bytes = 32.0 * (double)((uint64_t)1 << lc) + 8.0 * (double)rows * EZ_PCS_QUERIES +
+                       32.0 * EZ_PCS_QUERIES * (lc + EZ_PCS_LOG_BLOWUP);
+        if (lc == 1 || bytes < best_bytes) {
+            best = lc;
+            best_bytes = bytes;
+        }
+    }
+    return best;
+}
+
+/* Sort key for slots: larger slots first, then by polynomial index (stable). */
+typedef struct {
+    unsigned nv;
+    uint64_t i;
+} slot_key;
+
+static int slot_cmp(const void *a, const void *b)
+{
+    const slot_key *x = a, *y = b;
+    if (x->nv != y->nv)
+        return x->nv > y->nv ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+ez_status ez_pcs_layout(ez_pcs_commitment *c)
+{
+    ez_status st = EZ_ERR_INVALID;
+    slot_key *keys = NULL;
+    free(c->offsets);
+    free(c->nvars);
+    c->offsets = NULL;
+    c->nvars = NULL;
+    if (c->npolys == 0 || c->npolys > EZ_PCS_MAX_POLYS || c->lens == NULL)
+        return EZ_ERR_INVALID;
+    size_t np = (size_t)c->npolys;
+    st = EZ_ERR_NOMEM;
+    c->offsets = ez_alloc_array(np, sizeof *c->offsets);
+    c->nvars = ez_alloc_array(np, sizeof *c->nvars);
+    keys = ez_alloc_array(np, sizeof *keys);
+    if (c->offsets == NULL || c->nvars == NULL || keys == NULL)
+        goto out;
+    st = EZ_ERR_INVALID;
+    for (size_t i = 0; i < np; i++) {
+        if (c->lens[i] == 0 || c->lens[i] > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG))
+            goto out;
+        c->nvars[i] = ez_log2_ceil(c->lens[i]);
+        keys[i].nv = c->nvars[i];
+        keys[i].i = i;
+    }
+    qsort(keys, np, sizeof *keys, slot_cmp);
+    /* Decreasing power-of-two sizes: each offset is a sum of larger powers of two, hence
+     * a multiple of the slot's own size (aligned, no gaps). */
+    uint64_t off = 0;
+    for (size_t k = 0; k < np; k++) {
+        c->offsets[keys[k].i] = off;
+        off += (uint64_t)1 << keys[k].nv;
+        if (off > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG))
+            goto out;
+    }
+    c->log_cols = ez_pcs_log_cols_rule(off);
+    c->rows = (off + ((uint64_t)1 << c->log_cols) - 1) >> c->log_cols;
+    c->nvars_total = ez_log2_ceil(c->rows) + c->log_cols;
+    st = EZ_OK;
+out:
+    free(keys);
+    if (st != EZ_OK) {
+        free(c->offsets);
+        free(c->nvars);
+        c->offsets = NULL;
+        c->nvars = NULL;
+    }
+    return st;
+}
+
+ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment *src)
+{
+    memset(dst, 0, sizeof *dst);
+    memcpy(dst->root, src->root, 32);
+    dst->npolys = src->npolys;
+    dst->lens = ez_alloc_array((size_t)src->npolys, sizeof *dst->lens);
+    if (dst->lens == NULL)
+        return EZ_ERR_NOMEM;
+    memcpy(dst->lens, src->lens, (size_t)src->npolys * sizeof *dst->lens);
+    ez_status st = ez_pcs_layout(dst);
+    if (st != EZ_OK)
+        ez_pcs_commitment_clear(dst);
+    return st;
+}
+
+void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c)
+{
+    ez_writer_u8(w, EZ_PCS_SCHEME_LIGERO_V1);
+    ez_writer_u32(w, c->log_cols);
+    ez_writer_u64(w, c->npolys);
+    for (uint64_t i = 0; i < c->npolys; i++)
+        ez_writer_u64(w, c->lens[i]);
+    ez_writer_bytes(w, c->root, 32);
+}
+
+ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
+{
+    ez_status st = EZ_ERR_FORMAT;
+    memset(c, 0, sizeof *c);
+    uint8_t scheme = ez_reader_u8(r);
+    uint32_t lc = ez_reader_u32(r);
+    uint64_t np = ez_reader_count(r, EZ_PCS_MAX_POLYS, 8);
+    if (r->failed || scheme != EZ_PCS_SCHEME_LIGERO_V1 || np == 0)
+        goto out;
+    c->npolys = np;
+    c->lens = ez_alloc_array((size_t)np, sizeof *c->lens);
+    if (c->lens == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (uint64_t i = 0; i < np; i++)
+        c->lens[i] = ez_reader_u64(r);
+    if (!ez_reader_bytes(r, c->root, 32))
+        goto out;
+    st = ez_pcs_layout(c);
+    if (st == EZ_ERR_INVALID)
+        st = EZ_ERR_FORMAT;
+    if (st != EZ_OK)
+        goto out;
+    /* The layout is derived, never chosen by the bytes: a stored row length other than
+     * the rule's (which bounds the verifier's work) is malformed. */
+    if (lc != c->log_cols)
+        st = EZ_ERR_FORMAT;
+out:
+    if (st != EZ_OK) {
+        r->failed = true;
+        ez_pcs_commitment_clear(c);
+    }
+    return st;
+}
+
+void ez_pcs_commitment_absorb(ez_transcript *t, const ez_pcs_commitment *c)
+{
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_pcs_commitment_write(&w, c);
+    /* A failed writer (out of memory) absorbs a marker no honest commitment has. */
+    if (w.failed)
+        ez_transcript_absorb_bytes(t, "pcs/commitment-oom", NULL, 0);
+    else
+        ez_transcript_absorb_bytes(t, "pcs/commitment", w.data, w.len);
+    ez_writer_clear(&w);
+}
+
+/* ---- field helpers ------------------------------------------------------------------ */
+
+/* sum_i e[i] * x[i] with ext e and base x. Each coordinate accumulates the 128-bit
+ * products in 192 bits and reduces once: 2^128 = -2^32 (mod p) since 2^96 = -1. */
+static ez_fe2 dot_ext_base(const ez_fe2 *e, const ez_fe *x, size_t m)
+{
+    unsigned __int128 a0 = 0, a1 = 0;
+    uint64_t t0 = 0, t1 = 0;
+    for (size_t i = 0; i < m; i++) {
+        unsigned __int128 p0 = (unsigned __int128)e[i].c0 * x[i];
+        unsigned __int128 p1 = (unsigned __int128)e[i].c1 * x[i];
+        a0 += p0;
+        t0 += a0 < p0;
+        a1 += p1;
+        t1 += a1 < p1;
+    }
+    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0), (ez_fe)1 << 32);
+    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1), (ez_fe)1 << 32);
+    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
+}
+
+/* Read n canonical base elements into out (REJECT-style false on short/non-canonical). */
+static bool read_fe_array(ez_reader *r, ez_fe *out, size_t n)
+{
+    if (n > SIZE_MAX / 8)
+        return false;
+    const uint8_t *b = ez_reader_view(r, n * 8);
+    if (b == NULL)
+        return false;
+    memcpy(out, b, n * 8);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= out[i] >= EZ_P;
+    return bad == 0;
+}
+
+/* ---- commit ------------------------------------------------------------------------- */
+
+void ez_pcs_prover_free(ez_pcs_prover *p)
+{
+    if (p == NULL)
+        return;
+    ez_pcs_commitment_clear(&p->com);
+    free(p->enc);
+    ez_merkle_free(p->tree);
+    free(p);
+}
+
+const ez_pcs_commitment *ez_pcs_prover_commitment(const ez_pcs_prover *p)
+{
+    return &p->com;
+}
+
+/* Slots in increasing offset order, for filling rows. */
+typedef struct {
+    uint64_t off, len;
+    const ez_fe *data;
+} slot_ref;
+
+static int slot_ref_cmp(const void *a, const void *b)
+{
+    const slot_ref *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* msg[0..cols-1] = S[row * cols ..]: real entries of the slots it overlaps, else 0. */
+static void fill_row(ez_fe *msg, uint64_t row, size_t cols, const slot_ref *slots, size_t ns)
+{
+    uint64_t lo = row * cols, hi = lo + cols;
+    memset(msg, 0, cols * sizeof *msg);
+    /* First slot whose real data ends after lo (offsets increase; data ends increase
+     * too, because slots are disjoint and in order). */
+    size_t a = 0, b = ns;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (slots[m].off + slots[m].len <= lo)
+            a = m + 1;
+        else
+            b = m;
+    }
+    for (size_t k = a; k < ns && slots[k].off < hi; k++) {
+        uint64_t s = slots[k].off > lo ? slots[k].off : lo;
+        uint64_t e = slots[k].off + slots[k].len < hi ? slots[k].off + slots[k].len : hi;
+        if (s < e)
+            memcpy(msg + (s - lo), slots[k].data + (s - slots[k].off), (size_t)(e - s) * sizeof *msg);
+    }
+}
+
+/* Scatter nr encoded rows (buf[r * ncode + j]) into the column-major matrix: column j
+ * gets the run dst[j * rows + 0..nr-1]. Full blocks of 8 rows move as 8x8 register
+ * transposes (one 64-byte store per column). */
+static void scatter_rows(ez_fe *dst, size_t rows, const ez_fe *buf, size_t ncode, size_t nr)
+{
+    size_t j = 0;
+#if defined(__AVX512F__)
+    if (nr == 8) {
+        const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+        const __m512i i1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+        bool aligned = ((uintptr_t)dst % 64) == 0 && rows % 8 == 0;
+        for (; j + 8 <= ncode; j += 8) {
+            __m512i r[8], t[8], s[8];
+            for (int k = 0; k < 8; k++)
+                r[k] = _mm512_loadu_si512((const void *)(buf + k * ncode + j));
+            /* t: pairs of rows interleaved; s: quads; then 128-bit lanes give columns. */
+            for (int k = 0; k < 8; k += 2) {
+                t[k] = _mm512_unpacklo_epi64(r[k], r[k + 1]);
+                t[k + 1] = _mm512_unpackhi_epi64(r[k], r[k + 1]);
+            }
+            s[0] = _mm512_permutex2var_epi64(t[0], i0, t[2]); /* cols 0,4 of rows 0-3 */
+            s[1] = _mm512_permutex2var_epi64(t[0], i1, t[2]); /* cols 2,6 */
+            s[2] = _mm512_permutex2var_epi64(t[1], i0, t[3]); /* cols 1,5 */
+            s[3] = _mm512_permutex2var_epi64(t[1], i1, t[3]); /* cols 3,7 */
+            s[4] = _mm512_permutex2var_epi64(t[4], i0, t[6]); /* rows 4-7 likewise */
+            s[5] = _mm512_permutex2var_epi64(t[4], i1, t[6]);
+            s[6] = _mm512_permutex2var_epi64(t[5], i0, t[7]);
+            s[7] = _mm512_permutex2var_epi64(t[5], i1, t[7]);
+            __m512i c[8];
+            c[0] = _mm512_shuffle_i64x2(s[0], s[4], 0x44);
+            c[4] = _mm512_shuffle_i64x2(s[0], s[4], 0xEE);
+            c[2] = _mm512_shuffle_i64x2(s[1], s[5], 0x44);
+            c[6] = _mm512_shuffle_i64x2(s[1], s[5], 0xEE);
+            c[1] = _mm512_shuffle_i64x2(s[2], s[6], 0x44);
+            c[5] = _mm512_shuffle_i64x2(s[2], s[6], 0xEE);
+            c[3] = _mm512_shuffle_i64x2(s[3], s[7], 0x44);
+            c[7] = _mm512_shuffle_i64x2(s[3], s[7], 0xEE);
+            ez_fe *d = dst + j * rows;
+            /* Aligned runs (rows a multiple of 8) bypass the cache: the matrix is far
+             * larger than it and is next read column by column for hashing. */
+            if (aligned)
+                for (int k = 0; k < 8; k++)
+                    _mm512_stream_si512((void *)(d + k * rows), c[k]);
+            else
+                for (int k = 0; k < 8; k++)
+                    _mm512_storeu_si512((void *)(d + k * rows), c[k]);
+        }
+        _mm_sfence();
+    }
+#endif
+    for (; j < ncode; j++)
+        for (size_t r = 0; r < nr; r++)
+            dst[j * rows + r] = buf[r * ncode + j];
+}
+
+static ez_status build_tree(ez_pcs_prover *p)
+{
+    size_t cols = (size_t)1 << p->com.log_cols, ncode = cols << EZ_PCS_LOG_BLOWUP;
+    size_t rows = (size_t)p->com.rows;
+    ez_digest *leaves = ez_alloc_aligned(ncode, sizeof *leaves);
+    if (leaves == NULL)
+        return EZ_ERR_NOMEM;
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < ncode; j++)
+        ez_merkle_hash_leaf(&leaves[j], p->enc + j * rows, rows);
+    ez_status st = ez_merkle_new(&p->tree, leaves, p->com.log_cols + EZ_PCS_LOG_BLOWUP);
+    free(leaves);
+    if (st == EZ_OK)
+        memcpy(p->com.root, ez_merkle_root(p->tree)->h, 32);
+    return st;
+}
+
+ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                        const uint64_t *lens, size_t npolys)
+{
+    ez_status st = EZ_ERR_INVALID;
+    ez_pcs_prover *p = NULL;
+    slot_ref *slots = NULL;
+    ez_ntt_lde *lde = NULL;
+    *out = NULL;
+    memset(com, 0, sizeof *com);
+    if (polys == NULL || lens == NULL || npolys == 0 || npolys > EZ_PCS_MAX_POLYS)
+        return EZ_ERR_INVALID;
+    for (size_t i = 0; i < npolys; i++)
+        if (polys[i] == NULL)
+            return EZ_ERR_INVALID;
+    st = EZ_ERR_NOMEM;
+    p = calloc(1, sizeof *p);
+    if (p == NULL)
+        goto out;
+    p->com.npolys = npolys;
+    p->com.lens = ez_alloc_array(npolys, sizeof *p->com.lens);
+    if (p->com.lens == NULL)
+        goto out;
+    memcpy(p->com.lens, lens, npolys * sizeof *lens);
+    if ((st = ez_pcs_layout(&p->com)) != EZ_OK)
+        goto out;
+    st = EZ_ERR_NOMEM;
+    size_t cols = (size_t)1 << p->com.log_cols, ncode = cols << EZ_PCS_LOG_BLOWUP;
+    size_t rows = (size_t)p->com.rows;
+    if (rows > SIZE_MAX / ncode)
+        goto out;
+    slots = ez_alloc_array(npolys, sizeof *slots);
+    p->enc = ez_alloc_aligned(ncode * rows, sizeof *p->enc);
+    if (slots == NULL || p->enc == NULL)
+        goto out;
+    for (size_t i = 0; i < npolys; i++) {
+        slots[i].off = p->com.offsets[i];
+        slots[i].len = lens[i];
+        slots[i].data = polys[i];
+    }
+    qsort(slots, npolys, sizeof *slots, slot_ref_cmp);
+    if ((st = ez_ntt_lde_new(&lde, p->com.log_cols, EZ_PCS_LOG_BLOWUP)) != EZ_OK)
+        goto out;
+
+    /* Rows in blocks: encode EZ_PCS_ROW_BLOCK rows, then scatter them column by column
+     * so each column receives a contiguous run (the transposition that makes columns
+     * contiguous for hashing and opening). */
+    size_t nblocks = (rows + EZ_PCS_ROW_BLOCK - 1) / EZ_PCS_ROW_BLOCK;
+    int failed = 0;
+#pragma omp parallel
+    {
+        ez_fe *buf = ez_alloc_aligned(EZ_PCS_ROW_BLOCK * ncode + cols, sizeof *buf);
+        if (buf == NULL) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (size_t b = 0; b < nblocks; b++) {
+            if (buf == NULL)
+                continue;
+            ez_fe *scratch = buf + EZ_PCS_ROW_BLOCK * ncode;
+            size_t i0 = b * EZ_PCS_ROW_BLOCK;
+            size_t nr = rows - i0 < EZ_PCS_ROW_BLOCK ? rows - i0 : EZ_PCS_ROW_BLOCK;
+            for (size_t r = 0; r < nr; r++) {
+                /* the message is the codeword's first cols entries: encode in place */
+                fill_row(buf + r * ncode, i0 + r, cols, slots, npolys);
+                ez_ntt_lde_apply(lde, buf + r * ncode, buf + r * ncode, scratch);
+            }
+            scatter_rows(p->enc + i0, rows, buf, ncode, nr);
+        }
+        free(buf);
+    }
+    if (failed)
+        goto out;
+    if ((st = build_tree(p)) != EZ_OK)
+        goto out;
+    if ((st = ez_pcs_commitment_copy(com, &p->com)) != EZ_OK)
+        goto out;
+    *out = p;
+    p = NULL;
+out:
+    ez_ntt_lde_free(lde);
+    free(slots);
+    ez_pcs_prover_free(p);
+    return st;
+}
+
+void ez_pcs_prover_write(ez_writer *w, const ez_pcs_prover *p)
+{
+    size_t ncode = (size_t)1 << (p->com.log_cols + EZ_PCS_LOG_BLOWUP);
+    ez_pcs_commitment_write(w, &p->com);
+    ez_writer_u64(w, (uint64_t)(ncode * p->com.rows));
+    ez_writer_bytes(w, p->enc, ncode * (size_t)p->com.rows * sizeof *p->enc);
+    ez_writer_bytes(w, ez_merkle_leaves(p->tree), ncode * sizeof(ez_digest));
+}
+
+ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    ez_digest *leaves = NULL;
+    *out = NULL;
+    ez_pcs_prover *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        goto out;
+    if ((st = ez_pcs_commitment_read(r, &p->com)) != EZ_OK)
+        goto out;
+    st = EZ_ERR_FORMAT;
+    unsigned depth = p->com.log_cols + EZ_PCS_LOG_BLOWUP;
+    size_t ncode = (size_t)1 << depth, rows = (size_t)p->com.rows;
+    uint64_t count = ez_reader_u64(r);
+    if (r->failed || rows > SIZE_MAX / 8 / ncode || count != (uint64_t)ncode * rows ||
+        ez_reader_remaining(r) / 8 < count)
+        goto out;
+    st = EZ_ERR_NOMEM;
+    p->enc = ez_alloc_aligned(ncode * rows, sizeof *p->enc);
+    leaves = ez_alloc_array(ncode, sizeof *leaves);
+    if (p->enc == NULL || leaves == NULL)
+        goto out;
+    st = EZ_ERR_FORMAT;
+    if (!read_fe_array(r, p->enc, ncode * rows))
+        goto out;
+    if (!ez_reader_bytes(r, leaves, ncode * sizeof *leaves))
+        goto out;
+    if ((st = ez_merkle_new(&p->tree, leaves, depth)) != EZ_OK)
+        goto out;
+    st = EZ_ERR_FORMAT;
+    if (memcmp(ez_merkle_root(p->tree)->h, p->com.root, 32) != 0)
+        goto out;
+    *out = p;
+    p = NULL;
+    st = EZ_OK;
+out:
+    if (st != EZ_OK)
+        r->failed = true;
+    free(leaves);
+    ez_pcs_prover_free(p);
+    return st;
+}
+
+/* ---- the Ligero opening at one point of S ---------------------------------------------
+ * (Ligero §4, in the tensor form of Brakedown §4.) With r = (r_row, r_col):
+ * S(r) = sum_i eq(r_row, i) sum_j eq(r_col, j) M[i][j] = <eq(r_col), y>,
+ * y = eq(r_row)^T M. The prover sends y and the proximity row w = a^T M for random a;
+ * the verifier checks <eq(r_col), y> = value, then at EZ_PCS_QUERIES random codeword
+ * positions that Enc(y) and Enc(w) agree with the combinations of the opened column. */
+
+/* Sorted distinct query positions (n_out of them) drawn from the transcript. */
+static size_t draw_queries(ez_transcript *t, uint64_t ncode, uint64_t *q)
+{
+    for (size_t k = 0; k < EZ_PCS_QUERIES; k++)
+        q[k] = ez_transcript_challenge_index(t, "pcs/query", ncode);
+    /* insertion sort: 148 entries */
+    for (size_t k = 1; k < EZ_PCS_QUERIES; k++) {
+        uint64_t v = q[k];
+        size_t j = k;
+        while (j > 0 && q[j - 1] > v) {
+            q[j] = q[j - 1];
+            j--;
+        }
+        q[j] = v;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < EZ_PCS_QUERIES; k++)
+        if (m == 0 || q[m - 1] != q[k])
+            q[m++] = q[k];
+    return m;
+}
+
+static ez_status ligero_open(const ez_pcs_prover *p, ez_transcript *t, const ez_fe2 *r, ez_writer *w)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    const ez_pcs_commitment *c = &p->com;
+    unsigned lc = c->log_cols, lr = c->nvars_total - lc;
+    size_t cols = (size_t)1 << lc, rows = (size_t)c->rows, ncode = cols << EZ_PCS_LOG_BLOWUP;
+    ez_fe2 *e = ez_alloc_aligned((size_t)1 << lr, sizeof *e);
+    ez_fe2 *a = ez_alloc_aligned(rows, sizeof *a);
+    ez_fe2 *y = ez_alloc_aligned(cols, sizeof *y);
+    ez_fe2 *pw = ez_alloc_aligned(cols, sizeof *pw);
+    ez_digest *mp = NULL;
+    uint64_t q[EZ_PCS_QUERIES];
+    if (e == NULL || a == NULL || y == NULL || pw == NULL)
+        goto out;
+    ez_eq_table(e, r, lr);
+    ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < cols; j++) {
+        y[j] = dot_ext_base(e, p->enc + j * rows, rows);
+        pw[j] = dot_ext_base(a, p->enc + j * rows, rows);
+    }
+    ez_writer_bytes(w, y, cols * sizeof *y);
+    ez_writer_bytes(w, pw, cols * sizeof *pw);
+    ez_transcript_absorb_fe2(t, "pcs/eval-row", y, cols);
+    ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
+    size_t nq = draw_queries(t, ncode, q);
+    for (size_t k = 0; k < nq; k++)
+        ez_writer_bytes(w, p->enc + (size_t)q[k] * rows, rows * sizeof *p->enc);
+    size_t nmp = ez_merkle_batch_count(lc + EZ_PCS_LOG_BLOWUP, q, nq);
+    mp = ez_alloc_array(nmp, sizeof *mp);
+    if (mp == NULL)
+        goto out;
+    if ((st = ez_merkle_batch_open(p->tree, q, nq, mp)) != EZ_OK)
+        goto out;
+    ez_writer_bytes(w, mp, nmp * sizeof *mp);
+    st = EZ_OK;
+out:
+    free(e);
+    free(a);
+    free(y);
+    free(pw);
+    free(mp);
+    return st;
+}
+
+/* Enc of an extension vector: the code is F_p-linear, so encode both coordinates. */
+static void encode_ext(const ez_ntt_lde *lde, const ez_fe2 *v, size_t cols, ez_fe *out0, ez_fe *out1,
+                       ez_fe *scratch)
+{
+    for (size_t j = 0; j < cols; j++) {
+        out0[j] = v[j].c0;
+        out1[j] = v[j].c1;
+    }
+    ez_ntt_lde_apply(lde, out0, out0, scratch);
+    ez_ntt_lde_apply(lde, out1, out1, scratch);
+}
+
+static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, const ez_fe2 *r, ez_fe2 value,
+                               ez_reader *rd)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    unsigned lc = c->log_cols, lr = c->nvars_total - lc, depth = lc + EZ_PCS_LOG_BLOWUP;
+    size_t cols = (size_t)1 << lc, rows = (size_t)c->rows, ncode = cols << EZ_PCS_LOG_BLOWUP;
+    ez_fe2 *e = ez_alloc_aligned((size_t)1 << lr, sizeof *e);
+    ez_fe2 *ec = ez_alloc_aligned(cols, sizeof *ec);
+    ez_fe2 *a = ez_alloc_aligned(rows, sizeof *a);
+    ez_fe2 *y = ez_alloc_aligned(cols, sizeof *y);
+    ez_fe2 *pw = ez_alloc_aligned(cols, sizeof *pw);
+    ez_fe *code = ez_alloc_aligned(4 * ncode + cols, sizeof *code);
+    ez_fe *colv = ez_alloc_aligned(EZ_PCS_QUERIES * rows, sizeof *colv);
+    ez_digest *leaves = ez_alloc_array(EZ_PCS_QUERIES, sizeof *leaves);
+    ez_ntt_lde *lde = NULL;
+    uint64_t q[EZ_PCS_QUERIES];
+    if (!e || !ec || !a || !y || !pw || !code || !colv || !leaves)
+        goto out;
+    if ((st = ez_ntt_lde_new(&lde, lc, EZ_PCS_LOG_BLOWUP)) != EZ_OK)
+        goto out;
+    ez_eq_table(e, r, lr);
+    ez_eq_table(ec, r + lr, lc);
+    ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
+    st = EZ_ERR_REJECT;
+    if (!read_fe_array(rd, (ez_fe *)y, 2 * cols) || !read_fe_array(rd, (ez_fe *)pw, 2 * cols))
+        goto out;
+    /* The evaluation equation: S(r) = <eq(r_col), y>. */
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t j = 0; j < cols; j++)
+        acc = ez_fe2_add(acc, ez_fe2_mul(ec[j], y[j]));
+    if (!ez_fe2_eq(acc, value))
+        goto out;
+    ez_transcript_absorb_fe2(t, "pcs/eval-row", y, cols);
+    ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
+    size_t nq = draw_queries(t, ncode, q);
+    if (!read_fe_array(rd, colv, nq * rows))
+        goto out;
+    for (size_t k = 0; k < nq; k++)
+        ez_merkle_hash_leaf(&leaves[k], colv + k * rows, rows);
+    size_t nmp = ez_merkle_batch_count(depth, q, nq);
+    if (nmp == SIZE_MAX || nmp > SIZE_MAX / 32)
+        goto out;
+    const uint8_t *mp = ez_reader_view(rd, nmp * sizeof(ez_digest));
+    if (mp == NULL)
+        goto out;
+    ez_digest root;
+    memcpy(root.h, c->root, 32);
+    /* The proof bytes may be unaligned: ez_digest is a byte array, alignment 1. */
+    st = ez_merkle_batch_verify(&root, depth, q, leaves, nq, (const ez_digest *)mp, nmp);
+    if (st != EZ_OK)
+        goto out;
+    st = EZ_ERR_REJECT;
+    /* Column checks: at each opened position the combinations of the column equal the
+     * encodings of y and w (the code is linear, so an honest prover always passes). */
+    ez_fe *y0 = code, *y1 = code + ncode, *w0 = code + 2 * ncode, *w1 = code + 3 * ncode;
+    ez_fe *scratch = code + 4 * ncode;
+    encode_ext(lde, y, cols, y0, y1, scratch);
+    encode_ext(lde, pw, cols, w0, w1, scratch);
+    for (size_t k = 0; k < nq; k++) {
+        const ez_fe *col = colv + k * rows;
+        ez_fe2 ye = dot_ext_base(e, col, rows), we = dot_ext_base(a, col, rows);
+        if (!ez_fe2_eq(ye, ez_fe2_make(y0[q[k]], y1[q[k]])) || !ez_fe2_eq(we, ez_fe2_make(w0[q[k]], w1[q[k]])))
+            goto out;
+    }
+    st = EZ_OK;
+out:
+    ez_ntt_lde_free(lde);
+    free(e);
+    free(ec);
+    free(a);
+    free(y);
+    free(pw);
+    free(code);
+    free(colv);
+    free(leaves);
+    return st;
+}
+
+/* ---- batching all claims into one (sumcheck over the stacked vector) -----------------
+ * Q(x) = sum_k rho^k [x in slot_k, local(x) < len_k] eq(z_k, local(x)), so
+ * sum_x S(x) Q(x) = sum_k rho^k poly_k(z_k): a wrong claim survives the combination
+ * with probability <= n/|F| (Schwartz–Zippel in rho), and the sumcheck (Thaler §4.1)
+ * reduces the sum to S(r) and Q(r), the latter computed by the verifier in O(n_vars)
+ * per claim. */
+
+static ez_status check_claims(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n)
+{
+    if (n > 0 && claims == NULL)
+        return EZ_ERR_INVALID;
+    for (size_t k = 0; k < n; k++)
+        if (claims[k].poly >= c->npolys || (claims[k].point == NULL && c->nvars[claims[k].poly] > 0))
+            return EZ_ERR_INVALID;
+    return EZ_OK;
+}
+
+/* Absorb the claims, draw rho, return the combined claim sum_k rho^k v_k. */
+static ez_fe2 absorb_claims(ez_transcript *t, const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n,
+                            ez_fe2 *rho)
+{
+    ez_transcript_absorb_u64(t, "pcs/nclaims", n);
+    for (size_t k = 0; k < n; k++) {
+        ez_transcript_absorb_u64(t, "pcs/claim-poly", claims[k].poly);
+        ez_transcript_absorb_fe2(t, "pcs/claim-point", claims[k].point, c->nvars[claims[k].poly]);
+        ez_transcript_absorb_fe2(t, "pcs/claim-value", &claims[k].value, 1);
+    }
+    *rho = ez_transcript_challenge_fe2(t, "pcs/rho");
+    ez_fe2 sum = ez_fe2_zero(), pw = ez_fe2_one();
+    for (size_t k = 0; k < n; k++) {
+        sum = ez_fe2_add(sum, ez_fe2_mul(pw, claims[k].value));
+        pw = ez_fe2_mul(pw, *rho);
+    }
+    return sum;
+}
+
+/* sum_{j < len} prod_m f_m(j_m) over nv variables (j's top bit is variable 0), with
+ * f_m(0) = (1 - r_m)(1 - z_m), f_m(1) = r_m z_m: the prefix of the slot's eq product,
+ * in O(nv). */
+static ez_fe2 prefix_eq2(const ez_fe2 *r, const ez_fe2 *z, unsigned nv, uint64_t len)
+{
+    ez_fe2 f0[64], f1[64], suf[65];
+    ez_fe2 one = ez_fe2_one();
+    for (unsigned m = 0; m < nv; m++) {
+        f1[m] = ez_fe2_mul(r[m], z[m]);
+        f0[m] = ez_fe2_mul(ez_fe2_sub(one, r[m]), ez_fe2_sub(one, z[m]));
+    }
+    suf[nv] = one;
+    for (unsigned m = nv; m-- > 0;)
+        suf[m] = ez_fe2_mul(suf[m + 1], ez_fe2_add(f0[m], f1[m]));
+    if (len >= ((uint64_t)1 << nv))
+        return suf[0];
+    /* j < len iff at the first bit where they differ len has 1 and j has 0. */
+    ez_fe2 acc = ez_fe2_zero(), pre = one;
+    for (unsigned m = 0; m < nv; m++) {
+        if ((len >> (nv - 1 - m)) & 1) {
+            acc = ez_fe2_add(acc, ez_fe2_mul(pre, ez_fe2_mul(f0[m], suf[m + 1])));
+            pre = ez_fe2_mul(pre, f1[m]);
+        } else {
+            pre = ez_fe2_mul(pre, f0[m]);
+        }
+    }
+    return acc;
+}
+
+/* Q(r) for the verifier. */
+static ez_fe2 claim_table_eval(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                               const ez_fe2 *r)
+{
+    unsigned nt = c->nvars_total;
+    ez_fe2 one = ez_fe2_one(), acc = ez_fe2_zero(), pw = one;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = claims[k].poly;
+        unsigned nv = c->nvars[i], top = nt - nv;
+        uint64_t slot = c->offsets[i] >> nv;
+        ez_fe2 w = pw;
+        for (unsigned l = 0; l < top; l++)
+            w = ez_fe2_mul(w, ((slot >> (top - 1 - l)) & 1) ? r[l] : ez_fe2_sub(one, r[l]));
+        w = ez_fe2_mul(w, prefix_eq2(r + top, claims[k].point, nv, c->lens[i]));
+        acc = ez_fe2_add(acc, w);
+        pw = ez_fe2_mul(pw, rho);
+    }
+    return acc;
+}
+
+/* One claim on a polynomial that fills its slot (len = 2^nvars): poly(z) = S(slot, z)
+ * exactly, so the opening needs no sumcheck. With padding this shortcut would let the
+ * padding entries contribute, so it is taken only without padding. */
+static bool direct_point(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 *point)
+{
+    if (n != 1)
+        return false;
+    size_t i = claims[0].poly;
+    unsigned nv = c->nvars[i], top = c->nvars_total - nv;
+    if (c->lens[i] != ((uint64_t)1 << nv))
+        return false;
+    uint64_t slot = c->offsets[i] >> nv;
+    for (unsigned l = 0; l < top; l++)
+        point[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
+    for (unsigned l = 0; l < nv; l++)
+        point[top + l] = claims[0].point[l];
+    return true;
+}
+
+/* out[x] = scale * eq(r, x) for x < 2^n (lib/mle.h convention), by doubling from
+ * out[0] = scale: one extension multiply per entry, so the claim weight costs nothing. */
+static void eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 scale)
+{
+    out[0] = scale;
+    for (unsigned jj = n; jj-- > 0;) {
+        size_t h = (size_t)1 << (n - 1 - jj);
+        ez_fe2 rj = r[jj];
+#pragma omp parallel for schedule(static) if (h >= 16384)
+        for (size_t i = 0; i < h; i++) {
+            ez_fe2 hi = ez_fe2_mul(out[i], rj);
+            out[h + i] = hi;
+            out[i] = ez_fe2_sub(out[i], hi);
+        }
+    }
+}
+
+/* End of the last slot: the stacked entries before row padding. */
+static uint64_t stacked_len(const ez_pcs_commitment *c)
+{
+    uint64_t end = 0;
+    for (uint64_t i = 0; i < c->npolys; i++) {
+        uint64_t e = c->offsets[i] + ((uint64_t)1 << c->nvars[i]);
+        end = e > end ? e : end;
+    }
+    return end;
+}
+
+static void batch_desc(ez_sumcheck_desc *d, unsigned nvars)
+{
+    /* One term S(x) * Q(x), no eq factor, variables bound in index order. */
+    ez_sumcheck_desc_init(d, nvars, 2);
+}
+
+ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                      ez_writer *proof)
+{
+    const ez_pcs_commitment *c = &p->com;
+    ez_status st = check_claims(c, claims, n);
+    ez_fe *s = NULL;
+    ez_fe2 *qt = NULL, *eqk = NULL;
+    bool *seen = NULL;
+    ez_sumcheck_proof sp;
+    memset(&sp, 0, sizeof sp);
+    if (st != EZ_OK || n == 0)
+        return st;
+    ez_fe2 rho;
+    ez_fe2 claim = absorb_claims(t, c, claims, n, &rho);
+    ez_fe2 point[EZ_SC_MAX_VARS], evals[2];
+    if (direct_point(c, claims, n, point))
+        return ligero_open(p, t, point, proof);
+    unsigned nt = c->nvars_total, lc = c->log_cols;
+    size_t full = (size_t)1 << nt, cols = (size_t)1 << lc, rows = (size_t)c->rows;
+    unsigned maxnv = 0;
+    for (size_t k = 0; k < n; k++)
+        if (c->nvars[claims[k].poly] > maxnv)
+            maxnv = c->nvars[claims[k].poly];
+    st = EZ_ERR_NOMEM;
+    s = ez_alloc_aligned(full, sizeof *s);
+    qt = ez_alloc_aligned(full, sizeof *qt);
+    if (s == NULL || qt == NULL)
+        goto out;
+    /* S row-major from the systematic part of the column-major codewords, 8 rows at a
+     * time (one cache line of each column, eight sequential output streams). */
+#pragma omp parallel for schedule(static)
+    for (size_t i0 = 0; i0 < rows; i0 += 8) {
+        size_t nr = rows - i0 < 8 ? rows - i0 : 8;
+        for (size_t j = 0; j < cols; j++)
+            for (size_t r = 0; r < nr; r++)
+                s[(i0 + r) * cols + j] = p->enc[j * rows + i0 + r];
+    }
+    memset(s + rows * cols, 0, (full - rows * cols) * sizeof *s);
+    /* Q: the first claim on a slot writes rho^k eq(z_k, .) straight into it (zeroing
+     * the padding), later ones add theirs; slots without claims are zero. */
+    seen = ez_alloc_array((size_t)c->npolys, sizeof *seen);
+    if (seen == NULL)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        seen[claims[k].poly] = true;
+    for (uint64_t i = 0; i < c->npolys; i++)
+        if (!seen[i])
+            memset(qt + c->offsets[i], 0, ((size_t)1 << c->nvars[i]) * sizeof *qt);
+    size_t used = (size_t)stacked_len(c);
+    memset(qt + used, 0, (full - used) * sizeof *qt);
+    for (uint64_t i = 0; i < c->npolys; i++)
+        seen[i] = false;
+    ez_fe2 pw = ez_fe2_one();
+    for (size_t k = 0; k < n; k++) {
+        size_t i = claims[k].poly;
+        size_t len = (size_t)c->lens[i], slot = (size_t)1 << c->nvars[i];
+        ez_fe2 *dst = qt + c->offsets[i];
+        if (!seen[i]) {
+            eq_table_scaled(dst, claims[k].point, c->nvars[i], pw);
+            memset(dst + len, 0, (slot - len) * sizeof *dst);
+            seen[i] = true;
+        } else {
+            if (eqk == NULL && (eqk = ez_alloc_aligned((size_t)1 << maxnv, sizeof *eqk)) == NULL)
+                goto out;
+            eq_table_scaled(eqk, claims[k].point, c->nvars[i], pw);
+#pragma omp parallel for schedule(static) if (len >= 16384)
+            for (size_t j = 0; j < len; j++)
+                dst[j] = ez_fe2_add(dst[j], eqk[j]);
+        }
+        pw = ez_fe2_mul(pw, rho);
+    }
+    ez_sumcheck_desc d;
+    batch_desc(&d, nt);
+    ez_sumcheck_factor f[2] = {{s, NULL}, {NULL, qt}};
+    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, f, claim, &sp, point, evals)) != EZ_OK)
+        goto out;
+    ez_sumcheck_proof_write(proof, &sp);
+    free(s);
+    free(qt);
+    s = NULL;
+    qt = NULL;
+    st = ligero_open(p, t, point, proof);
+out:
+    ez_sumcheck_proof_clear(&sp);
+    free(s);
+    free(qt);
+    free(eqk);
+    free(seen);
+    return st;
+}
+
+ez_status ez_pcs_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                        ez_reader *proof)
+{
+    ez_status st = EZ_ERR_INVALID;
+    ez_sumcheck_proof sp;
+    memset(&sp, 0, sizeof sp);
+    if (com == NULL || com->offsets == NULL || com->nvars == NULL || com->nvars_total > EZ_SC_MAX_VARS)
+        return EZ_ERR_INVALID;
+    if ((st = check_claims(com, claims, n)) != EZ_OK || n == 0)
+        return st;
+    ez_fe2 rho;
+    ez_fe2 claim = absorb_claims(t, com, claims, n, &rho);
+    ez_fe2 point[EZ_SC_MAX_VARS], evals[2];
+    if (direct_point(com, claims, n, point)) {
+        st = ligero_verify(com, t, point, claims[0].value, proof);
+        goto out;
+    }
+    ez_sumcheck_desc d;
+    batch_desc(&d, com->nvars_total);
+    st = ez_sumcheck_proof_read(proof, &d, &sp);
+    if (st == EZ_OK)
+        st = ez_sumcheck_verify(t, &d, NULL, NULL, claim, &sp, point, evals);
+    if (st != EZ_OK) {
+        if (st != EZ_ERR_NOMEM)
+            st = EZ_ERR_REJECT;
+        goto out;
+    }
+    /* The sumcheck left the claims S(r) = evals[0] and Q(r) = evals[1]; Q is public. */
+    if (!ez_fe2_eq(evals[1], claim_table_eval(com, claims, n, rho, point))) {
+        st = EZ_ERR_REJECT;
+        goto out;
+    }
+    st = ligero_verify(com, t, point, evals[0], proof);
+out:
+    if (st == EZ_ERR_REJECT)
+        proof->failed = true;
+    ez_sumcheck_proof_clear(&sp);
+    return st;
+}

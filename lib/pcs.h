@@ -1,0 +1,134 @@
+/* pcs — a Ligero-style multilinear polynomial commitment over Goldilocks (DESIGN.md §3
+ * "Polynomial commitment"; Ames, Hazay, Ishai, Venkitasubramaniam, "Ligero", CCS 2017,
+ * in the multilinear "tensor" form of Brakedown, Golovnev et al., CRYPTO 2023, §4).
+ * The full protocol, the choice of the number of column queries (>= 100 bits) and the
+ * proof-size rule are in docs/protocol-kernel-pcs.md.
+ *
+ * Stacking. Many base-field vectors are committed at once. Vector i has lens[i] >= 1
+ * entries and is the MLE over ez_log2_ceil(lens[i]) variables (zero-padded, lib/mle.h
+ * convention). Slots of 2^nvars[i] entries are laid out by decreasing size, so every
+ * offset is a multiple of its slot size; the stacked vector S (total length rounded up
+ * to a multiple of the row length) is a matrix of `rows` x 2^log_cols, row-major, and is
+ * the MLE over nvars_total = ez_log2_ceil(rows) + log_cols variables (rows beyond the
+ * last are zero). Slot padding is never trusted: openings weight only the first
+ * lens[i] entries of a slot, so whatever a prover puts in the padding is irrelevant.
+ *
+ * Commitment. Every row is Reed–Solomon encoded at rate 1/4 (lib/ntt.h, systematic),
+ * the encoded columns are hashed into a SHA-256 Merkle tree (lib/merkle.h); the
+ * commitment is the root plus the public layout.
+ *
+ * Opening. All claims on one commitment are batched into one: a random combination
+ * with powers of rho and one sumcheck (lib/sumcheck.h) of sum_x S(x) Q(x), then one
+ * Ligero opening of S at the sumcheck's point. */
+#ifndef EZ_PCS_H
+#define EZ_PCS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/transcript.h"
+#include "lib/util.h"
+
+/* Column queries per opening: (5/8)^148 < 2^-100 (docs/protocol-kernel-pcs.md §3). */
+#define EZ_PCS_QUERIES 148u
+/* log2 of the RS blowup (rate 1/4). */
+#define EZ_PCS_LOG_BLOWUP 2u
+/* Limits a commitment may have (the reader rejects anything larger). */
+#define EZ_PCS_MAX_POLYS (1u << 20)
+#define EZ_PCS_MAX_TOTAL_LOG 40u
+
+typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle tree */
+
+typedef struct {
+    uint8_t root[32];
+    uint64_t npolys;
+    uint64_t *lens; /* real length of each stacked polynomial (base-field entries) */
+    /* Layout, derived from lens by ez_pcs_layout (never trusted from bytes): */
+    uint64_t *offsets;    /* slot offset of each polynomial in S */
+    unsigned *nvars;      /* ez_log2_ceil(lens[i]) */
+    unsigned log_cols;    /* row length 2^log_cols (the proof-size rule) */
+    uint64_t rows;        /* number of rows, >= 1 */
+    unsigned nvars_total; /* ez_log2_ceil(rows) + log_cols */
+} ez_pcs_commitment;
+
+/* Free the arrays and zero *c (NULL-safe on a zeroed struct). */
+void ez_pcs_commitment_clear(ez_pcs_commitment *c);
+
+/* Fill the layout of c from c->npolys and c->lens (root untouched). Allocates offsets
+ * and nvars (freeing previous ones). Returns EZ_OK, EZ_ERR_INVALID (npolys == 0 or above
+ * EZ_PCS_MAX_POLYS, a zero length, total slot size above 2^EZ_PCS_MAX_TOTAL_LOG) or
+ * EZ_ERR_NOMEM. Deterministic: prover and verifier derive the same layout. */
+ez_status ez_pcs_layout(ez_pcs_commitment *c);
+
+/* The row length rule: the log_cols in [1, EZ_NTT_MAX_LOG - 2] that minimises the
+ * estimated proof bytes 32 * cols + 8 * rows * EZ_PCS_QUERIES + 32 * EZ_PCS_QUERIES *
+ * (log_cols + 2) for a stacked total of `total` entries (smallest on ties). */
+unsigned ez_pcs_log_cols_rule(uint64_t total);
+
+/* Deep copy (layout included). Returns EZ_OK or EZ_ERR_NOMEM (dst zeroed then). */
+ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment *src);
+
+/* Serialize: u8 scheme id, u32 log_cols, u64 npolys, npolys x u64 lens, 32-byte root. */
+void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
+/* Parse from untrusted bytes; recomputes the layout and requires the stored log_cols
+ * to equal the rule's. Out: *c (clear with ez_pcs_commitment_clear; zeroed on failure).
+ * Returns EZ_OK, EZ_ERR_FORMAT (malformed, limits exceeded) or EZ_ERR_NOMEM. */
+ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c);
+
+/* Commit to npolys base-field vectors at once; poly i has lens[i] entries.
+ * Out: *out — the prover data (free with ez_pcs_prover_free); *com — the commitment
+ *      (clear with ez_pcs_commitment_clear). Both zeroed/NULL on failure.
+ * Cost: per stacked entry one inverse and three coset NTT butterfly sets of the row
+ *      length (~2 log2(cols) butterflies) and SHA-256 over 32 bytes; memory 4x the
+ *      stacked size for the codewords. OpenMP over rows and columns.
+ * Returns EZ_OK, EZ_ERR_INVALID (bad lengths, NULL polys) or EZ_ERR_NOMEM. */
+ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                        const uint64_t *lens, size_t npolys);
+void ez_pcs_prover_free(ez_pcs_prover *p); /* NULL-safe */
+/* The commitment this prover opens (owned by the prover). */
+const ez_pcs_commitment *ez_pcs_prover_commitment(const ez_pcs_prover *p);
+
+/* The prover data (the pk part): the commitment, the encoded matrix and the Merkle
+ * leaves, so an opening needs no re-encoding. The reader checks every field element is
+ * canonical, every size is consistent and that the leaves hash to the stored root
+ * (it does not rehash the columns: a pk is the prover's own data, and a corrupted one
+ * only yields proofs the verifier rejects). Returns EZ_OK, EZ_ERR_FORMAT, EZ_ERR_NOMEM. */
+void ez_pcs_prover_write(ez_writer *w, const ez_pcs_prover *p);
+ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out);
+
+/* One evaluation claim: MLE of poly `poly` at point (ez_log2_ceil(lens[poly]) coords)
+ * equals value. */
+typedef struct {
+    size_t poly;
+    const ez_fe2 *point;
+    ez_fe2 value;
+} ez_pcs_claim;
+
+/* Prove all n claims with ONE opening, appended to proof. The caller must have absorbed
+ * the commitment (root and layout) into t already; the claims (poly, point, value) are
+ * absorbed here. The claimed values are the caller's: a wrong one yields a proof the
+ * verifier rejects. n == 0 writes nothing.
+ * Cost: O(2^nvars_total) for the batching sumcheck and the two row combinations,
+ *       O(sum over claims of 2^nvars[poly]) for the claim table; allocates about
+ *       40 * 2^nvars_total bytes of scratch.
+ * Returns EZ_OK, EZ_ERR_INVALID (poly out of range, NULL point) or EZ_ERR_NOMEM. */
+ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                      ez_writer *proof);
+
+/* Verify an opening read from proof (consumes exactly its bytes). com comes from
+ * ez_pcs_commitment_read or ez_pcs_commit (layout filled); the caller must check that
+ * com->lens are what it expects and have absorbed com into t.
+ * Returns EZ_OK (all claims hold), EZ_ERR_REJECT (anything wrong with the proof: short,
+ * non-canonical, failed check), EZ_ERR_INVALID (claims malformed by the caller) or
+ * EZ_ERR_NOMEM. Never reads outside the reader's bytes.
+ * Cost: O(EZ_PCS_QUERIES * rows + cols log cols + n * nvars_total) field operations
+ *       and EZ_PCS_QUERIES column hashes. */
+ez_status ez_pcs_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims,
+                        size_t n, ez_reader *proof);
+
+/* Absorb the commitment (scheme id, layout, root) into t: what callers absorb before
+ * opening or verifying. */
+void ez_pcs_commitment_absorb(ez_transcript *t, const ez_pcs_commitment *c);
+
+#endif

@@ -1,0 +1,319 @@
+/* exec_einsum — EINSUM ops: out = floor(mul * sum_{summed} prod_k in_k / 2^shift)
+ * (docs/semantics.md "einsum").
+ *
+ * Two operands with enough work go to the packed matrix kernel (exec_gemm.h): indices
+ * are grouped by class (DESIGN §3 table) into batch b, free-A m, free-B n, contracted k;
+ * summed-A/B indices are summed while packing, broadcast indices are replicated when
+ * the tiles are stored. Everything else (one operand, elementwise products, tiny or
+ * matrix-vector shapes) runs a direct strided loop. Both are exact: products and sums
+ * are bounded before anything runs (max|A| * max|B| * terms * |mul| < 2^62), and the
+ * double kernel is used only under the 2^53 exactness limit. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/exec_gemm.h"
+#include "runtime/exec_internal.h"
+
+typedef unsigned __int128 ez_u128;
+
+#define LIMIT62 ((ez_u128)1 << 62)
+
+/* ---- the packed path ---------------------------------------------------------------- */
+
+typedef struct {
+    int64_t *out, *rem;
+    int64_t mul;
+    unsigned shift;
+    const int64_t *ob, *om, *on, *orr;
+    uint64_t nr;
+} store_ctx;
+
+/* The common case: no broadcast index and the free-B columns contiguous in the output
+ * (on[j] = j), so a tile row is a contiguous run the compiler vectorises. */
+static void store_f64_rows(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0,
+                           unsigned nr, const double *c)
+{
+    const store_ctx *s = ctx;
+    const int64_t mul = s->mul;
+    const unsigned sh = s->shift;
+    for (unsigned i = 0; i < mr; i++) {
+        int64_t base = s->ob[b] + s->om[m0 + i] + (int64_t)n0;
+        int64_t *o = s->out + base;
+        const double *ci = c + i * EZ_GEMM_NR;
+        if (s->rem == NULL) {
+            for (unsigned j = 0; j < nr; j++)
+                o[j] = (int64_t)ci[j] * mul;
+        } else if (mul == 1) {
+            int64_t *rm = s->rem + base;
+            for (unsigned j = 0; j < nr; j++) {
+                int64_t v = (int64_t)ci[j];
+                int64_t q = v >> sh;
+                o[j] = q;
+                rm[j] = v - (int64_t)((uint64_t)q << sh);
+            }
+        } else {
+            int64_t *rm = s->rem + base;
+            for (unsigned j = 0; j < nr; j++) {
+                int64_t v = (int64_t)ci[j] * mul;
+                int64_t q = v >> sh;
+                o[j] = q;
+                rm[j] = v - (int64_t)((uint64_t)q << sh);
+            }
+        }
+    }
+}
+
+static inline void store_one(const store_ctx *s, int64_t base, int64_t acc)
+{
+    int64_t v = acc * s->mul, r = 0;
+    int64_t q = s->shift ? ez_exec_floor_shift(v, s->shift, &r) : v;
+    for (uint64_t j = 0; j < s->nr; j++) {
+        s->out[base + s->orr[j]] = q;
+        if (s->rem)
+            s->rem[base + s->orr[j]] = r;
+    }
+}
+
+static void store_f64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nr,
+                      const double *c)
+{
+    const store_ctx *s = ctx;
+    for (unsigned i = 0; i < mr; i++) {
+        int64_t row = s->ob[b] + s->om[m0 + i];
+        for (unsigned j = 0; j < nr; j++)
+            store_one(s, row + s->on[n0 + j], (int64_t)c[i * EZ_GEMM_NR + j]);
+    }
+}
+
+static void store_i64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nr,
+                      const int64_t *c)
+{
+    const store_ctx *s = ctx;
+    for (unsigned i = 0; i < mr; i++) {
+        int64_t row = s->ob[b] + s->om[m0 + i];
+        for (unsigned j = 0; j < nr; j++)
+            store_one(s, row + s->on[n0 + j], c[i * EZ_GEMM_NR + j]);
+    }
+}
+
+static ez_status run_packed(ez_exec_ctx *c, const ez_exec_groups *g, const int64_t *A,
+                            const int64_t *B, const int64_t *sa, const int64_t *sb,
+                            const int64_t *so, bool exact_f64, int64_t *rem)
+{
+    const ez_plan_op *op = c->op;
+    int64_t *ab = NULL, *am = NULL, *ak = NULL, *as = NULL;
+    int64_t *bb = NULL, *bn = NULL, *bk = NULL, *bs = NULL;
+    int64_t *ob = NULL, *om = NULL, *on = NULL, *orr = NULL;
+    void *ap = NULL, *bp = NULL;
+    ez_status st = EZ_ERR_NOMEM;
+    if (ez_exec_group_offsets(&ab, op->idx_size, g->b, g->nb, sa) ||
+        ez_exec_group_offsets(&am, op->idx_size, g->m, g->nm, sa) ||
+        ez_exec_group_offsets(&ak, op->idx_size, g->k, g->nk, sa) ||
+        ez_exec_group_offsets(&as, op->idx_size, g->sa, g->nsa, sa) ||
+        ez_exec_group_offsets(&bb, op->idx_size, g->b, g->nb, sb) ||
+        ez_exec_group_offsets(&bn, op->idx_size, g->n, g->nn, sb) ||
+        ez_exec_group_offsets(&bk, op->idx_size, g->k, g->nk, sb) ||
+        ez_exec_group_offsets(&bs, op->idx_size, g->sb, g->nsb, sb) ||
+        ez_exec_group_offsets(&ob, op->idx_size, g->b, g->nb, so) ||
+        ez_exec_group_offsets(&om, op->idx_size, g->m, g->nm, so) ||
+        ez_exec_group_offsets(&on, op->idx_size, g->n, g->nn, so) ||
+        ez_exec_group_offsets(&orr, op->idx_size, g->r, g->nr, so))
+        goto out;
+    uint64_t alen = ez_gemm_apack_len(g->M, g->K) * g->B;
+    uint64_t blen = ez_gemm_bpack_len(g->N, g->K) * g->B;
+    ap = ez_alloc_aligned(alen ? alen : 1, 8);
+    bp = ez_alloc_aligned(blen ? blen : 1, 8);
+    if (ap == NULL || bp == NULL)
+        goto out;
+    store_ctx s = {.out = c->tr->t[op->out], .rem = rem, .mul = op->mul, .shift = op->shift,
+                   .ob = ob, .om = om, .on = on, .orr = orr, .nr = g->R};
+    bool rows_contiguous = g->R == 1 && orr[0] == 0;
+    for (uint64_t j = 0; rows_contiguous && j < g->N; j++)
+        rows_contiguous = on[j] == (int64_t)j;
+    if (exact_f64) {
+        ez_gemm_pack_i64_f64(ap, EZ_GEMM_MR, A, g->B, g->M, g->K, ab, am, ak, as, g->SA);
+        ez_gemm_pack_i64_f64(bp, EZ_GEMM_NR, B, g->B, g->N, g->K, bb, bn, bk, bs, g->SB);
+        st = ez_gemm_f64(g->B, g->M, g->N, g->K, ap, bp, rows_contiguous ? store_f64_rows : store_f64, &s);
+    } else {
+        ez_gemm_pack_i64_i64(ap, EZ_GEMM_MR, A, g->B, g->M, g->K, ab, am, ak, as, g->SA);
+        ez_gemm_pack_i64_i64(bp, EZ_GEMM_NR, B, g->B, g->N, g->K, bb, bn, bk, bs, g->SB);
+        st = ez_gemm_i64(g->B, g->M, g->N, g->K, ap, bp, store_i64, &s);
+    }
+out:
+    if (st == EZ_ERR_NOMEM)
+        ez_diag_set(c->d, "out of memory in contraction '%s'", op->label);
+    free(ab), free(am), free(ak), free(as), free(bb), free(bn), free(bk), free(bs);
+    free(ob), free(om), free(on), free(orr), free(ap), free(bp);
+    return st;
+}
+
+/* ---- the direct path ---------------------------------------------------------------- */
+
+/* Walk every index of the op (output, contracted, summed, broadcast): the outermost
+ * loop runs over one output index in parallel (distinct values write distinct output
+ * elements), the innermost over the largest remaining index. acc gets the exact sums. */
+static void run_direct(const ez_plan *p, const ez_plan_op *op, const int64_t *A, const int64_t *B,
+                       const int64_t *sa, const int64_t *sb, const int64_t *so, const bool *used,
+                       const bool *po, int64_t *acc)
+{
+    unsigned order[EZ_MAX_IDX], n = 0;
+    int par = -1, inner = -1;
+    for (unsigned i = 0; i < op->nidx; i++) {
+        if (!used[i])
+            continue;
+        if (po[i] && (par < 0 || op->idx_size[i] > op->idx_size[par]))
+            par = (int)i;
+    }
+    for (unsigned i = 0; i < op->nidx; i++) {
+        if (!used[i] || (int)i == par)
+            continue;
+        if (inner < 0 || op->idx_size[i] > op->idx_size[inner] ||
+            (op->idx_size[i] == op->idx_size[inner] && (sa[i] == 1 || sb[i] == 1)))
+            inner = (int)i;
+    }
+    for (unsigned i = 0; i < op->nidx; i++)
+        if (used[i] && (int)i != par && (int)i != inner)
+            order[n++] = i;
+    const uint64_t npar = par >= 0 ? op->idx_size[par] : 1;
+    const int64_t pa_s = par >= 0 ? sa[par] : 0, pb_s = par >= 0 ? sb[par] : 0;
+    const int64_t po_s = par >= 0 ? so[par] : 0;
+    const uint64_t nin = inner >= 0 ? op->idx_size[inner] : 1;
+    const int64_t ia = inner >= 0 ? sa[inner] : 0, ib = inner >= 0 ? sb[inner] : 0;
+    const int64_t io = inner >= 0 ? so[inner] : 0;
+    uint64_t nmid = 1;
+    for (unsigned j = 0; j < n; j++)
+        nmid *= op->idx_size[order[j]];
+
+#pragma omp parallel for schedule(static) if (npar * nmid * nin > 32768)
+    for (uint64_t pi = 0; pi < npar; pi++) {
+        uint64_t coord[EZ_MAX_IDX] = {0};
+        int64_t oa = (int64_t)pi * pa_s, ob = (int64_t)pi * pb_s, oo = (int64_t)pi * po_s;
+        for (uint64_t mi = 0; mi < nmid; mi++) {
+            if (B == NULL) {
+                if (io == 0) {
+                    int64_t s = 0;
+                    for (uint64_t t = 0; t < nin; t++)
+                        s += A[oa + (int64_t)t * ia];
+                    acc[oo] += s;
+                } else {
+                    for (uint64_t t = 0; t < nin; t++)
+                        acc[oo + (int64_t)t * io] += A[oa + (int64_t)t * ia];
+                }
+            } else if (io == 0) {
+                int64_t s = 0;
+                for (uint64_t t = 0; t < nin; t++)
+                    s += A[oa + (int64_t)t * ia] * B[ob + (int64_t)t * ib];
+                acc[oo] += s;
+            } else {
+                for (uint64_t t = 0; t < nin; t++)
+                    acc[oo + (int64_t)t * io] += A[oa + (int64_t)t * ia] * B[ob + (int64_t)t * ib];
+            }
+            /* odometer over the middle indices, last one fastest */
+            for (unsigned j = n; j-- > 0;) {
+                unsigned i = order[j];
+                coord[i]++;
+                oa += sa[i], ob += sb[i], oo += so[i];
+                if (coord[i] < op->idx_size[i])
+                    break;
+                oa -= (int64_t)coord[i] * sa[i], ob -= (int64_t)coord[i] * sb[i];
+                oo -= (int64_t)coord[i] * so[i];
+                coord[i] = 0;
+            }
+        }
+    }
+}
+
+/* ---- the op ---------------------------------------------------------------------------- */
+
+ez_status ez_exec_einsum(ez_exec_ctx *c)
+{
+    const ez_plan *p = c->p;
+    const ez_plan_op *op = c->op;
+    const ez_plan_tensor *to = &p->tensors[op->out];
+    int64_t *out = c->tr->t[op->out];
+    const uint64_t nout = ez_plan_tensor_numel(to);
+    int64_t sa[EZ_MAX_IDX], sb[EZ_MAX_IDX] = {0}, so[EZ_MAX_IDX], basea = 0, baseb = 0;
+    bool pa[EZ_MAX_IDX], pb[EZ_MAX_IDX] = {false}, po[EZ_MAX_IDX];
+    ez_exec_strides(p, op, 0, sa, pa, &basea);
+    if (op->nin == 2)
+        ez_exec_strides(p, op, 1, sb, pb, &baseb);
+    ez_exec_strides(p, op, EZ_EXEC_OUT, so, po, NULL);
+    /* a fixed axis (layer slice) just moves the operand's origin */
+    const int64_t *A = c->tr->t[op->in[0]] + basea;
+    const int64_t *B = op->nin == 2 ? c->tr->t[op->in[1]] + baseb : NULL;
+    ez_exec_groups g;
+    ez_exec_classify(p, op, pa, pb, po, &g);
+
+    /* Bound every partial sum before running: exactness and no int64 overflow. The
+     * tensors' declared bounds (checked when set or computed) usually suffice; when
+     * they do not, the actual maxima recorded in the trace decide. */
+    const uint64_t terms = g.K * g.SA * g.SB;
+    const uint64_t amul = op->mul < 0 ? -(uint64_t)op->mul : (uint64_t)op->mul;
+    uint64_t maxa = p->tensors[op->in[0]].bound;
+    uint64_t maxb = B ? p->tensors[op->in[1]].bound : 1;
+    for (int pass = 0; pass < 2; pass++) {
+        ez_u128 worst = (ez_u128)maxa * maxb;
+        bool overflow = worst >= LIMIT62 || (worst * terms) >= LIMIT62 ||
+                        (worst * terms) * (amul ? amul : 1) >= LIMIT62;
+        bool inexact = !overflow && (ez_u128)maxa * g.SA * maxb * g.SB * g.K > EZ_GEMM_F64_EXACT;
+        if (!overflow && !inexact)
+            break;
+        if (pass == 1) {
+            if (!overflow)
+                break;
+            ez_diag_set(c->d,
+                        "contraction '%s' (line %u) could leave the safe range 2^62: max|A| = %" PRIu64
+                        ", max|B| = %" PRIu64 ", %" PRIu64 " terms, multiplier %" PRId64,
+                        op->label, op->line, maxa, maxb, terms, op->mul);
+            return EZ_ERR_NUMERIC;
+        }
+        /* the whole tensors' maxima (a superset of a layer slice: a valid upper bound),
+         * recorded when they were set or computed */
+        uint64_t sa_max = c->tr->maxabs[op->in[0]];
+        maxa = sa_max < maxa ? sa_max : maxa;
+        if (B) {
+            uint64_t sb_max = c->tr->maxabs[op->in[1]];
+            maxb = sb_max < maxb ? sb_max : maxb;
+        }
+    }
+    c->tr->ops[c->oi].macs = g.B * g.M * g.N * g.K * g.SA * g.SB * g.R;
+
+    int64_t *rem = NULL;
+    if (op->shift > 0 && (rem = ez_exec_aux(c, EZ_AUX_REM, nout)) == NULL)
+        return EZ_ERR_NOMEM;
+
+    bool packed = B != NULL && g.M >= 4 && g.N >= 4 && g.K >= 8 && g.B * g.M * g.N * g.K >= 16384;
+    if (packed) {
+        /* packing sums the summed indices first: bound the packed values */
+        ez_u128 pa_max = (ez_u128)maxa * g.SA, pb_max = (ez_u128)maxb * g.SB;
+        bool exact = pa_max * pb_max * g.K <= EZ_GEMM_F64_EXACT;
+        c->tr->ops[c->oi].exact_f64 = exact;
+        return run_packed(c, &g, A, B, sa, sb, so, exact, rem);
+    }
+
+    bool used[EZ_MAX_IDX];
+    for (unsigned i = 0; i < op->nidx; i++)
+        used[i] = pa[i] || pb[i] || po[i];
+    int64_t *acc = ez_alloc_array(nout ? nout : 1, sizeof *acc);
+    if (acc == NULL) {
+        ez_diag_set(c->d, "out of memory in contraction '%s'", op->label);
+        return EZ_ERR_NOMEM;
+    }
+    run_direct(p, op, A, B, sa, sb, so, used, po, acc);
+    const int64_t mul = op->mul;
+    const unsigned shift = op->shift;
+#pragma omp parallel for schedule(static) if (nout > 65536)
+    for (uint64_t i = 0; i < nout; i++) {
+        int64_t v = acc[i] * mul, r = 0;
+        out[i] = shift ? ez_exec_floor_shift(v, shift, &r) : v;
+        if (rem)
+            rem[i] = r;
+    }
+    free(acc);
+    return EZ_OK;
+}

@@ -1,0 +1,71 @@
+/* rangecheck — range checks by 16-bit limbs and the "atoms" mechanism that ties lookup
+ * claims back to advice polynomials and plan tensors (DESIGN.md §3 "Lookups", the
+ * rescale paragraph of "Einsum"; docs/protocol.md §4).
+ *
+ * A range check of a quantity X (X + offset in [0, 2^bits)) is registered in the advice
+ * layout (runtime/advice.h) as:
+ *   - one lookup column per 16-bit limb into the range table [0, 2^16), and for a top
+ *     limb of width j < 16 a second column limb * 2^(16-j) (both in [0, 2^16) <=> the
+ *     limb is in [0, 2^j)), so every limb is exact and X + offset = sum 2^(16 i) limb_i
+ *     is in [0, 2^bits) as an integer — hence X is the unique integer of its width;
+ *   - if X is a plan tensor of at most 16 bits: the columns ARE the tensor (atom = the
+ *     tensor, cst = offset): nothing is committed, the lookup claims join the tensor's
+ *     claim list and are proven by its producer like any other claim;
+ *   - otherwise the limbs are committed advice; if X is a plan tensor, a link
+ *     X + offset - sum 2^(16 i) limb_i = 0 is checked at the (random) point of limb 0's
+ *     lookup claim: the prover sends the limbs' values there, the verifier derives X's
+ *     value and adds that claim to X's list (so the committed, range-checked limbs and
+ *     the tensor the claim flow proves are the same tensor, w.p. 1 - n/|F_p^2|);
+ *   - a committed value that is not a tensor (a rescale remainder R) is DEFINED as the
+ *     combination of its limbs; a claim on it (from the op's reduction) becomes limb
+ *     claims with ez_rc_value_claim.
+ * All limbs cover the whole padded layout, padding included, so padding entries are
+ * range-checked too (this is what forces a remainder's padding to be 0; docs/protocol.md).
+ */
+#ifndef EZ_RUNTIME_RANGECHECK_H
+#define EZ_RUNTIME_RANGECHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/logup.h"
+#include "runtime/advice.h"
+#include "runtime/prove.h"
+
+/* Number of 16-bit limbs of a `bits`-bit quantity (>= 1). */
+unsigned ez_rc_nlimbs(unsigned bits);
+
+/* Register a committed value (advice limbs + their lookup columns) in L.
+ * In:  v — src, op, tensor, aux, offset, bits (1..64); nlimbs and first_poly are set here.
+ * Out: *idx — the value's index in L->values.
+ * Returns EZ_OK, EZ_ERR_UNSUPPORTED (sizes beyond limits; d says which) or EZ_ERR_NOMEM. */
+ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv_value *v, size_t *idx,
+                             ez_diag *d);
+
+/* Register a range check of plan tensor `tensor` (produced by op `op`):
+ * tensor + offset in [0, 2^bits) on every entry of its padded layout (padding = 0). */
+ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op, unsigned tensor, int64_t offset,
+                             unsigned bits, ez_diag *d);
+
+/* The prover's concrete column arrays for the columns of table `table` (in layout
+ * order): cols[j] points into advice (borrowed; owned[j] = NULL) or into a new array
+ * (owned[j], caller frees). ncols_out gets the count; idx[j] the layout column index.
+ * Arrays cols/owned/idx must have L->ncols entries. */
+ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
+                        unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ncols_out,
+                        ez_diag *d);
+
+/* Both sides, right after the logup of table `table` returned its claims lc (columns in
+ * the order of ez_rc_columns, idx[] their layout indices): turn each column claim into
+ * its atom's claim (advice -> c->aclaims, tensor -> c->tclaims), the multiplicity claim
+ * into an advice claim, and run every link anchored at one of these columns (the prover
+ * sends the non-derived atoms' values; everything is absorbed).
+ * Returns EZ_OK, EZ_ERR_REJECT (verifier: short or non-canonical bytes), EZ_ERR_NOMEM. */
+ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_logup_claims *lc);
+
+/* Both sides: a claim V~(point) = claim->value on committed value `value` (e.g. a rescale
+ * remainder from ez_einsum_prove) becomes claims on its limbs: the prover sends limbs
+ * 1..n-1 at the point, limb 0 is derived from V + offset * sel = sum 2^(16 i) limb_i. */
+ez_status ez_rc_value_claim(ez_pctx *c, size_t value, const ez_claim *claim);
+
+#endif

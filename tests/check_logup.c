@@ -1,0 +1,683 @@
+/* logup and gkr: honest proofs for range and explicit tables of several widths and
+ * column lengths, the fraction-tree GKR on its own, and malicious provers (values
+ * outside the table, wrong multiplicities, tampered, truncated and substituted
+ * proofs). A verifier "accepts" only if ez_logup_verify returns EZ_OK AND the claims it
+ * returns agree with the true column and multiplicity MLEs — what the caller checks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/gkr.h"
+#include "lib/logup.h"
+#include "lib/mle.h"
+#include "lib/transcript.h"
+#include "tests/testutil.h"
+
+/* ---- helpers -------------------------------------------------------------------------- */
+
+/* The transcript both sides start from: in the product the caller absorbs its PCS
+ * commitment to m; here a digest of m stands in for it. */
+static void start(ez_transcript *tr, const ez_fe *m, uint64_t tsize)
+{
+    ez_transcript_init(tr, "einzk/test/logup");
+    ez_transcript_absorb_fe(tr, "test/m", m, (size_t)tsize);
+}
+
+/* Do the claims hold for these columns and this m? */
+static bool claims_true(const ez_logup_claims *cl, const ez_logup_column *c, size_t nc, unsigned width,
+                        const ez_fe *m, uint64_t tsize)
+{
+    if (cl->ncolumns != nc || cl->width != width)
+        return false;
+    for (size_t i = 0; i < nc; i++)
+        for (unsigned w = 0; w < width; w++) {
+            const ez_logup_claim *k = &cl->col[i * width + w];
+            if (k->nvars != ez_log2_ceil(c[i].len))
+                return false;
+            ez_fe2 v = ez_mle_eval_fe(c[i].cols[w], (size_t)c[i].len, k->point, k->nvars);
+            if (!ez_fe2_eq(v, k->value))
+                return false;
+        }
+    if (cl->mult.nvars != ez_log2_ceil(tsize))
+        return false;
+    return ez_fe2_eq(ez_mle_eval_fe(m, (size_t)tsize, cl->mult.point, cl->mult.nvars), cl->mult.value);
+}
+
+static bool claims_equal(const ez_logup_claims *a, const ez_logup_claims *b)
+{
+    if (a->ncolumns != b->ncolumns || a->width != b->width)
+        return false;
+    for (size_t i = 0; i < a->ncolumns * a->width; i++) {
+        if (a->col[i].nvars != b->col[i].nvars || !ez_fe2_eq(a->col[i].value, b->col[i].value))
+            return false;
+        for (unsigned j = 0; j < a->col[i].nvars; j++)
+            if (!ez_fe2_eq(a->col[i].point[j], b->col[i].point[j]))
+                return false;
+    }
+    if (a->mult.nvars != b->mult.nvars || !ez_fe2_eq(a->mult.value, b->mult.value))
+        return false;
+    for (unsigned j = 0; j < a->mult.nvars; j++)
+        if (!ez_fe2_eq(a->mult.point[j], b->mult.point[j]))
+            return false;
+    return true;
+}
+
+/* Prove with m_prover, write the proof into *w (caller clears). */
+static void prove(const ez_logup_table *t, const ez_logup_column *c, size_t nc, const ez_fe *m_prover,
+                  ez_writer *w, ez_logup_claims *pc)
+{
+    uint64_t tsize = ez_logup_table_size(t);
+    ez_transcript tr;
+    start(&tr, m_prover, tsize);
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_logup_prove(&tr, t, c, nc, m_prover, w, pc), EZ_OK);
+    ck_assert(!w->failed);
+}
+
+/* Verify bytes against the columns and the committed m; true iff the verifier accepts
+ * and every returned claim is true (reject otherwise, as the caller would). */
+static bool accepts(const ez_logup_table *t, const ez_logup_column *c, size_t nc, const ez_fe *m,
+                    const uint8_t *bytes, size_t len, ez_status *st_out)
+{
+    uint64_t tsize = ez_logup_table_size(t);
+    uint64_t lens[64];
+    ck_assert(nc <= 64);
+    for (size_t i = 0; i < nc; i++)
+        lens[i] = c[i].len;
+    ez_transcript tr;
+    start(&tr, m, tsize);
+    ez_reader r;
+    ez_reader_init(&r, bytes, len);
+    ez_logup_claims vc;
+    ez_status st = ez_logup_verify(&tr, t, lens, nc, &r, &vc);
+    if (st_out)
+        *st_out = st;
+    bool ok = st == EZ_OK && ez_reader_done(&r) && claims_true(&vc, c, nc, ez_logup_table_width(t), m, tsize);
+    ez_logup_claims_clear(&vc);
+    return ok;
+}
+
+/* Full honest round trip: multiplicities, prove, verify, claims agree and hold. */
+static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, size_t nc)
+{
+    uint64_t tsize = ez_logup_table_size(t);
+    unsigned width = ez_logup_table_width(t);
+    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ck_assert_ptr_nonnull(m);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_logup_multiplicities(m, t, c, nc, &d), EZ_OK);
+    uint64_t total = 0, rows = 0;
+    for (uint64_t j = 0; j < tsize; j++)
+        total += m[j];
+    for (size_t i = 0; i < nc; i++)
+        rows += c[i].len;
+    ck_assert_uint_eq(total, rows);
+
+    ez_writer w;
+    ez_logup_claims pc;
+    ez_transcript tp;
+    start(&tp, m, tsize);
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_logup_prove(&tp, t, c, nc, m, &w, &pc), EZ_OK);
+    ck_assert(!w.failed);
+    ck_assert(claims_true(&pc, c, nc, width, m, tsize));
+
+    uint64_t lens[64];
+    for (size_t i = 0; i < nc; i++)
+        lens[i] = c[i].len;
+    ez_transcript tr;
+    start(&tr, m, tsize);
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    ez_logup_claims vc;
+    ck_assert_int_eq(ez_logup_verify(&tr, t, lens, nc, &r, &vc), EZ_OK);
+    ck_assert(ez_reader_done(&r));
+    ck_assert(claims_equal(&pc, &vc));
+    /* Both sides end in the same transcript state: the caller continues from it. */
+    ck_assert(!memcmp(tp.state, tr.state, sizeof tr.state) && tp.nmsg == tr.nmsg);
+    ck_assert(claims_true(&vc, c, nc, width, m, tsize));
+    ez_logup_claims_clear(&vc);
+    ez_logup_claims_clear(&pc);
+    ez_writer_clear(&w);
+    free(m);
+}
+
+static ez_fe *range_values(ez_rng *rng, uint64_t len, unsigned bits)
+{
+    ez_fe *v = malloc((size_t)len * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (uint64_t i = 0; i < len; i++)
+        v[i] = ez_rng_next(rng) & ((UINT64_C(1) << bits) - 1);
+    return v;
+}
+
+/* ---- the fraction tree on its own ----------------------------------------------------- */
+
+START_TEST(test_gkr_tree)
+{
+    ez_rng rng = ez_rng_for("gkr_tree");
+    for (unsigned n = 0; n <= 9; n++) {
+        size_t N = (size_t)1 << n;
+        ez_fe *pb = malloc(N * sizeof *pb);
+        ez_fe2 *pe = malloc(N * sizeof *pe), *q = malloc(N * sizeof *q);
+        for (size_t i = 0; i < N; i++) {
+            pb[i] = ez_rng_fe(&rng);
+            pe[i] = ez_rng_fe2(&rng);
+            q[i] = ez_rng_fe2(&rng);
+        }
+        /* Numerators: 0 base, 1 extension, 2 unit (all one). */
+        for (int kind = 0; kind < 3; kind++) {
+            const bool unit = kind == 2;
+            ez_gkr_frac_tree *t;
+            ck_assert_int_eq(ez_gkr_frac_tree_new(&t, n, kind == 0 ? pb : NULL, kind == 1 ? pe : NULL, q), EZ_OK);
+            ck_assert(ez_gkr_frac_tree_unit(t) == unit);
+            ez_fe2 rp, rq;
+            ez_gkr_frac_tree_root(t, &rp, &rq);
+            /* The root is the sum of the leaf fractions: rp/rq == sum p_i/q_i. */
+            ez_fe2 sum = ez_fe2_zero();
+            for (size_t i = 0; i < N; i++) {
+                ez_fe2 p = kind == 0 ? ez_fe2_from_fe(pb[i]) : kind == 1 ? pe[i] : ez_fe2_one();
+                sum = ez_fe2_add(sum, ez_fe2_mul(p, ez_fe2_inv(q[i])));
+            }
+            ck_assert(ez_fe2_eq(sum, ez_fe2_mul(rp, ez_fe2_inv(rq))));
+
+            ez_transcript tp, tv;
+            ez_transcript_init(&tp, "gkr");
+            tv = tp;
+            ez_writer w;
+            ez_writer_init(&w);
+            ez_fe2 pt[EZ_GKR_MAX_VARS], P, Q, vpt[EZ_GKR_MAX_VARS], vP, vQ;
+            ck_assert_int_eq(ez_gkr_frac_prove(&tp, t, &w, pt, &P, &Q), EZ_OK);
+            ck_assert_uint_eq(w.len, ez_gkr_frac_proof_bytes(n, unit));
+            ez_fe2 want_p = kind == 0 ? ez_mle_eval_fe(pb, N, pt, n)
+                            : kind == 1 ? ez_mle_eval_fe2(pe, N, pt, n)
+                                        : ez_fe2_one();
+            ck_assert(ez_fe2_eq(P, want_p));
+            ck_assert(ez_fe2_eq(Q, ez_mle_eval_fe2(q, N, pt, n)));
+
+            ez_reader r;
+            ez_reader_init(&r, w.data, w.len);
+            ck_assert_int_eq(ez_gkr_frac_verify(&tv, n, unit, rp, rq, &r, vpt, &vP, &vQ), EZ_OK);
+            ck_assert(ez_reader_done(&r));
+            ck_assert(ez_fe2_eq(vP, P) && ez_fe2_eq(vQ, Q));
+            for (unsigned j = 0; j < n; j++)
+                ck_assert(ez_fe2_eq(vpt[j], pt[j]));
+            ck_assert(!memcmp(tp.state, tv.state, sizeof tp.state));
+
+            /* A wrong root is rejected. */
+            if (n > 0) {
+                ez_transcript_init(&tv, "gkr");
+                ez_reader_init(&r, w.data, w.len);
+                ck_assert_int_eq(ez_gkr_frac_verify(&tv, n, unit, ez_fe2_add(rp, ez_fe2_one()), rq, &r, vpt, &vP, &vQ),
+                                 EZ_ERR_REJECT);
+            }
+            ez_writer_clear(&w);
+            ez_gkr_frac_tree_free(t);
+        }
+        free(pb);
+        free(pe);
+        free(q);
+    }
+}
+END_TEST
+
+/* ---- honest provers ------------------------------------------------------------------- */
+
+START_TEST(test_range_honest)
+{
+    ez_rng rng = ez_rng_for("range_honest");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 8};
+    const uint64_t lens[] = {1000, 3, 1, 256, 100, 257};
+    ez_logup_column c[6];
+    ez_fe *vals[6];
+    for (int i = 0; i < 6; i++) {
+        vals[i] = range_values(&rng, lens[i], 8);
+        c[i] = (ez_logup_column){.len = lens[i], .cols = {vals[i]}};
+    }
+    honest_roundtrip(&t, c, 6);
+    /* Extremes of the table: 0 and 255 only. */
+    for (uint64_t i = 0; i < lens[0]; i++)
+        vals[0][i] = (i & 1) ? 255 : 0;
+    honest_roundtrip(&t, c, 1);
+    for (int i = 0; i < 6; i++)
+        free(vals[i]);
+}
+END_TEST
+
+START_TEST(test_range16)
+{
+    /* The production table size: one column of exactly 2^12 rows (no padding at all),
+     * one of 20000 rows (large enough for the threaded loops); and a bits = 0 table. */
+    ez_rng rng = ez_rng_for("range16");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 16};
+    ez_fe *v = range_values(&rng, 20000, 16);
+    ez_logup_column c = {.len = 4096, .cols = {v}};
+    honest_roundtrip(&t, &c, 1);
+    c.len = 20000;
+    honest_roundtrip(&t, &c, 1);
+    ez_logup_table t0 = {.kind = EZ_TABLE_RANGE, .bits = 0};
+    memset(v, 0, 5 * sizeof *v);
+    ez_logup_column c0 = {.len = 5, .cols = {v}};
+    honest_roundtrip(&t0, &c0, 1);
+    free(v);
+}
+END_TEST
+
+/* An explicit table of nrows distinct random rows of the given width. */
+static void random_table(ez_rng *rng, ez_logup_table *t, ez_fe **cols, unsigned width, uint64_t nrows)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = EZ_TABLE_EXPLICIT;
+    t->ncols = width;
+    t->nrows = nrows;
+    for (unsigned w = 0; w < width; w++) {
+        cols[w] = malloc((size_t)nrows * sizeof(ez_fe));
+        ck_assert_ptr_nonnull(cols[w]);
+        for (uint64_t j = 0; j < nrows; j++)
+            cols[w][j] = w == 0 ? (ez_fe)j * 3 + 1 : ez_rng_fe(rng); /* column 0 distinct */
+        t->cols[w] = cols[w];
+    }
+}
+
+/* A column of len rows sampled from the table's rows. */
+static void sample_rows(ez_rng *rng, ez_fe **out, const ez_logup_table *t, uint64_t len)
+{
+    for (unsigned w = 0; w < t->ncols; w++) {
+        out[w] = malloc((size_t)len * sizeof(ez_fe));
+        ck_assert_ptr_nonnull(out[w]);
+    }
+    for (uint64_t i = 0; i < len; i++) {
+        uint64_t j = ez_rng_next(rng) % t->nrows;
+        for (unsigned w = 0; w < t->ncols; w++)
+            out[w][i] = t->cols[w][j];
+    }
+}
+
+START_TEST(test_explicit_1col)
+{
+    ez_rng rng = ez_rng_for("explicit_1col");
+    ez_logup_table t;
+    ez_fe *tc[4];
+    random_table(&rng, &t, tc, 1, 300);
+    const uint64_t lens[] = {17, 512, 1};
+    ez_fe *cv[3][4];
+    ez_logup_column c[3];
+    for (int i = 0; i < 3; i++) {
+        sample_rows(&rng, cv[i], &t, lens[i]);
+        c[i] = (ez_logup_column){.len = lens[i], .cols = {cv[i][0]}};
+    }
+    honest_roundtrip(&t, c, 3);
+    for (int i = 0; i < 3; i++)
+        free(cv[i][0]);
+    free(tc[0]);
+}
+END_TEST
+
+START_TEST(test_explicit_2col)
+{
+    ez_rng rng = ez_rng_for("explicit_2col");
+    ez_logup_table t;
+    ez_fe *tc[4];
+    random_table(&rng, &t, tc, 2, 1000);
+    const uint64_t lens[] = {5, 77, 513, 1024};
+    ez_fe *cv[4][4];
+    ez_logup_column c[4];
+    for (int i = 0; i < 4; i++) {
+        sample_rows(&rng, cv[i], &t, lens[i]);
+        c[i] = (ez_logup_column){.len = lens[i], .cols = {cv[i][0], cv[i][1]}};
+    }
+    honest_roundtrip(&t, c, 4);
+    for (int i = 0; i < 4; i++)
+        for (int w = 0; w < 2; w++)
+            free(cv[i][w]);
+    for (int w = 0; w < 2; w++)
+        free(tc[w]);
+}
+END_TEST
+
+START_TEST(test_explicit_4col_dups)
+{
+    /* Width 4, a table with repeated rows (counted at the first occurrence) and a
+     * one-row table (a tree of zero variables). */
+    ez_rng rng = ez_rng_for("explicit_4col");
+    ez_logup_table t;
+    ez_fe *tc[4];
+    random_table(&rng, &t, tc, 4, 40);
+    for (unsigned w = 0; w < 4; w++)
+        tc[w][39] = tc[w][7];
+    ez_fe *cv[2][4];
+    ez_logup_column c[2];
+    sample_rows(&rng, cv[0], &t, 90);
+    sample_rows(&rng, cv[1], &t, 33);
+    for (int i = 0; i < 2; i++)
+        c[i] = (ez_logup_column){.len = i ? 33 : 90, .cols = {cv[i][0], cv[i][1], cv[i][2], cv[i][3]}};
+    honest_roundtrip(&t, c, 2);
+    ez_fe m[40];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_OK);
+    ck_assert_uint_eq(m[39], 0);
+
+    ez_logup_table t1 = t;
+    t1.nrows = 1;
+    for (int i = 0; i < 2; i++)
+        for (unsigned w = 0; w < 4; w++)
+            for (int k = 0; k < 3; k++)
+                cv[i][w][k] = tc[w][0];
+    c[0].len = 3;
+    c[1].len = 1;
+    honest_roundtrip(&t1, c, 2);
+    for (int i = 0; i < 2; i++)
+        for (int w = 0; w < 4; w++)
+            free(cv[i][w]);
+    for (int w = 0; w < 4; w++)
+        free(tc[w]);
+}
+END_TEST
+
+START_TEST(test_many_columns)
+{
+    /* Many columns of mixed sizes: several trees (one per set bit of the total), some
+     * of zero variables, columns of length 1. */
+    ez_rng rng = ez_rng_for("many_columns");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 5};
+    enum { NC = 23 };
+    ez_logup_column c[NC];
+    ez_fe *v[NC];
+    for (int i = 0; i < NC; i++) {
+        uint64_t len = 1 + ez_rng_next(&rng) % (i < 5 ? 2 : 70);
+        v[i] = range_values(&rng, len, 5);
+        c[i] = (ez_logup_column){.len = len, .cols = {v[i]}};
+    }
+    honest_roundtrip(&t, c, NC);
+    for (int i = 0; i < NC; i++)
+        free(v[i]);
+}
+END_TEST
+
+/* ---- malicious provers ----------------------------------------------------------------- */
+
+START_TEST(test_value_outside_table)
+{
+    ez_rng rng = ez_rng_for("outside_table");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 8};
+    ez_fe *a = range_values(&rng, 100, 8), *b = range_values(&rng, 50, 8);
+    b[5] = 256; /* just outside */
+    ez_logup_column c[2] = {{.len = 100, .cols = {a}}, {.len = 50, .cols = {b}}};
+    ez_fe m[256];
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_NUMERIC);
+    ck_assert_str_eq(d.msg, "lookup column 1, row 5: value 256 is outside the range [0, 2^8)");
+    uint64_t total = 0;
+    for (int j = 0; j < 256; j++)
+        total += m[j];
+    ck_assert_uint_eq(total, 149); /* every other row counted */
+
+    /* An honest prover on this witness is rejected ... */
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, c, 2, m, &w, &pc);
+    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    /* ... and so is one that fudges m to make the counts add up (the bad row counted at
+     * 255, at 0, or a negative value that hides as p - 1). */
+    const int fudge[] = {255, 0};
+    for (int k = 0; k < 2; k++) {
+        ez_fe mf[256];
+        memcpy(mf, m, sizeof mf);
+        mf[fudge[k]] = ez_fe_add(mf[fudge[k]], 1);
+        prove(&t, c, 2, mf, &w, &pc);
+        ez_status st;
+        ck_assert(!accepts(&t, c, 2, mf, w.data, w.len, &st));
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+        ez_writer_clear(&w);
+        ez_logup_claims_clear(&pc);
+    }
+    b[5] = EZ_P - 1;
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_NUMERIC);
+    ck_assert_str_eq(d.msg, "lookup column 1, row 5: value -1 is outside the range [0, 2^8)");
+    prove(&t, c, 2, m, &w, &pc);
+    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_outside_explicit)
+{
+    ez_rng rng = ez_rng_for("outside_explicit");
+    ez_logup_table t;
+    ez_fe *tc[4];
+    random_table(&rng, &t, tc, 2, 64);
+    ez_fe *cv[4];
+    sample_rows(&rng, cv, &t, 20);
+    cv[1][12] = ez_fe_add(cv[1][12], 1); /* right key, wrong value: not a row */
+    ez_logup_column c = {.len = 20, .cols = {cv[0], cv[1]}};
+    ez_fe m[64];
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, &d), EZ_ERR_NUMERIC);
+    ck_assert_ptr_nonnull(strstr(d.msg, "lookup column 0, row 12: ("));
+    ck_assert_ptr_nonnull(strstr(d.msg, "is not a row of the table"));
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, &c, 1, m, &w, &pc);
+    ck_assert(!accepts(&t, &c, 1, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    for (int k = 0; k < 2; k++) {
+        free(cv[k]);
+        free(tc[k]);
+    }
+}
+END_TEST
+
+START_TEST(test_wrong_multiplicity)
+{
+    ez_rng rng = ez_rng_for("wrong_mult");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 6};
+    ez_fe *a = range_values(&rng, 200, 6);
+    ez_logup_column c = {.len = 200, .cols = {a}};
+    ez_fe m[64];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, NULL), EZ_OK);
+    /* One count too many; one moved to another row (same total). */
+    for (int k = 0; k < 2; k++) {
+        ez_fe mf[64];
+        memcpy(mf, m, sizeof mf);
+        mf[a[0]] = ez_fe_add(mf[a[0]], 1);
+        if (k == 1)
+            mf[(a[0] + 1) % 64] = ez_fe_sub(mf[(a[0] + 1) % 64], 1);
+        ez_writer w;
+        ez_logup_claims pc;
+        prove(&t, &c, 1, mf, &w, &pc);
+        ez_status st;
+        ck_assert(!accepts(&t, &c, 1, mf, w.data, w.len, &st));
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+        /* The honest proof does not verify against the fudged commitment either. */
+        ez_writer_clear(&w);
+        ez_logup_claims_clear(&pc);
+    }
+    {
+        ez_writer w;
+        ez_logup_claims pc;
+        prove(&t, &c, 1, m, &w, &pc);
+        ck_assert(accepts(&t, &c, 1, m, w.data, w.len, NULL));
+        ez_fe mf[64];
+        memcpy(mf, m, sizeof mf);
+        mf[3] = ez_fe_add(mf[3], 1);
+        ck_assert(!accepts(&t, &c, 1, mf, w.data, w.len, NULL)); /* other transcript and claim */
+        ez_writer_clear(&w);
+        ez_logup_claims_clear(&pc);
+    }
+    free(a);
+}
+END_TEST
+
+/* Offsets into the proof of a single-column range lookup with a 2^kT table and a
+ * 2^kc column, kc > kT: [roots: 2 trees x 32][column tree][its 1 leaf value]
+ * [table tree][its 1 leaf value]. */
+START_TEST(test_tamper_messages)
+{
+    ez_rng rng = ez_rng_for("tamper_messages");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 4};
+    ez_fe *a = range_values(&rng, 100, 4); /* kc = 7 */
+    ez_logup_column c = {.len = 100, .cols = {a}};
+    ez_fe m[16];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, NULL), EZ_OK);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, &c, 1, m, &w, &pc);
+    size_t col_tree = 64, col_leaf = col_tree + (size_t)ez_gkr_frac_proof_bytes(7, true);
+    size_t tab_tree = col_leaf + 16, tab_leaf = tab_tree + (size_t)ez_gkr_frac_proof_bytes(4, false);
+    ck_assert_uint_eq(w.len, tab_leaf + 16);
+    ck_assert(accepts(&t, &c, 1, m, w.data, w.len, NULL));
+
+    /* Replace one field element by another valid one (so parsing succeeds) at: a root,
+     * a layer-1 value, a sumcheck round message of a middle layer, a final sumcheck
+     * eval, the column's leaf value (the final claim), the table tree, m's value. */
+    const size_t at[] = {0, 16, 48, col_tree, col_tree + 64 + 16 * 7, col_tree + 64 + 16 * (3 + 4) + 16 * 6,
+                         col_leaf - 16, col_leaf, tab_tree + 80, tab_leaf};
+    uint8_t *buf = malloc(w.len);
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        memcpy(buf, w.data, w.len);
+        ez_fe2 v;
+        ck_assert(ez_fe2_decode(&v, buf + at[k]));
+        ez_fe2_encode(buf + at[k], ez_fe2_add(v, ez_fe2_make(1, 0)));
+        ez_status st;
+        ck_assert_msg(!accepts(&t, &c, 1, m, buf, w.len, &st), "tamper at %zu accepted", at[k]);
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+    }
+    /* Every single-byte change anywhere is rejected. */
+    for (size_t off = 0; off < w.len; off++) {
+        memcpy(buf, w.data, w.len);
+        buf[off] ^= (uint8_t)(1u << (off % 8));
+        ck_assert_msg(!accepts(&t, &c, 1, m, buf, w.len, NULL), "flip at %zu accepted", off);
+    }
+    free(buf);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(a);
+}
+END_TEST
+
+START_TEST(test_substituted_column)
+{
+    /* A prover that runs the protocol on a different column b (also in the table, same
+     * multiplicities) than the column a the caller holds: every check inside logup
+     * passes, but the returned claim on a's MLE is false and the caller rejects. */
+    ez_rng rng = ez_rng_for("substituted");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 4};
+    ez_fe *a = range_values(&rng, 40, 4), *b = malloc(40 * sizeof *b);
+    for (int i = 0; i < 40; i++)
+        b[i] = a[39 - i]; /* a permutation: identical multiplicities */
+    ez_logup_column ca = {.len = 40, .cols = {a}}, cb = {.len = 40, .cols = {b}};
+    ez_fe m[16];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &ca, 1, NULL), EZ_OK);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, &cb, 1, m, &w, &pc);
+    ez_status st;
+    ck_assert(!accepts(&t, &ca, 1, m, w.data, w.len, &st));
+    ck_assert_int_eq(st, EZ_OK); /* logup itself accepted: the claim check caught it */
+    ck_assert(accepts(&t, &cb, 1, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_truncated_and_garbage)
+{
+    ez_rng rng = ez_rng_for("truncated");
+    ez_logup_table t;
+    ez_fe *tc[4];
+    random_table(&rng, &t, tc, 2, 20);
+    ez_fe *cv[2][4];
+    sample_rows(&rng, cv[0], &t, 30);
+    sample_rows(&rng, cv[1], &t, 3);
+    ez_logup_column c[2] = {{.len = 30, .cols = {cv[0][0], cv[0][1]}}, {.len = 3, .cols = {cv[1][0], cv[1][1]}}};
+    ez_fe m[20];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_OK);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, c, 2, m, &w, &pc);
+    for (size_t len = 0; len < w.len; len++) {
+        ez_status st;
+        ck_assert(!accepts(&t, c, 2, m, w.data, len, &st));
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+    }
+    /* Random bytes of the right length. */
+    uint8_t *g = malloc(w.len);
+    for (int k = 0; k < 20; k++) {
+        for (size_t i = 0; i < w.len; i++)
+            g[i] = (uint8_t)ez_rng_next(&rng);
+        ck_assert(!accepts(&t, c, 2, m, g, w.len, NULL));
+    }
+    free(g);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++)
+            free(cv[i][k]);
+    free(tc[0]);
+    free(tc[1]);
+}
+END_TEST
+
+START_TEST(test_invalid_arguments)
+{
+    ez_fe v[4] = {0, 1, 2, 3}, m[8];
+    ez_logup_column c = {.len = 4, .cols = {v}};
+    ez_logup_table big = {.kind = EZ_TABLE_RANGE, .bits = 17};
+    ez_logup_table ex0 = {.kind = EZ_TABLE_EXPLICIT, .ncols = 1, .nrows = 4};       /* no column */
+    ez_logup_table ex5 = {.kind = EZ_TABLE_EXPLICIT, .ncols = 5, .nrows = 4};       /* too wide */
+    ez_logup_table ok = {.kind = EZ_TABLE_RANGE, .bits = 3};
+    ck_assert_uint_eq(ez_logup_table_size(&big), 0);
+    ck_assert_uint_eq(ez_logup_table_size(&ok), 8);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &big, &c, 1, NULL), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &ex0, &c, 1, NULL), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &ex5, &c, 1, NULL), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &ok, &c, 0, NULL), EZ_ERR_INVALID);
+    ez_logup_column c0 = {.len = 0, .cols = {v}};
+    ck_assert_int_eq(ez_logup_multiplicities(m, &ok, &c0, 1, NULL), EZ_ERR_INVALID);
+
+    ez_transcript tr;
+    ez_transcript_init(&tr, "x");
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_logup_claims cl;
+    ck_assert_int_eq(ez_logup_prove(&tr, &big, &c, 1, m, &w, &cl), EZ_ERR_INVALID);
+    ck_assert_ptr_null(cl.col);
+    uint64_t lens[2] = {4, 0};
+    ez_reader r;
+    ez_reader_init(&r, NULL, 0);
+    ck_assert_int_eq(ez_logup_verify(&tr, &ok, lens, 2, &r, &cl), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_logup_verify(&tr, &ok, lens, 0, &r, &cl), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_logup_verify(&tr, &ok, lens, 1, &r, &cl), EZ_ERR_REJECT);
+    ck_assert_ptr_null(cl.col);
+    ez_writer_clear(&w);
+}
+END_TEST
+
+Suite *ez_suite_logup(void)
+{
+    Suite *s = suite_create("logup");
+    TCase *tc = tcase_create("logup");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_gkr_tree);
+    tcase_add_test(tc, test_range_honest);
+    tcase_add_test(tc, test_range16);
+    tcase_add_test(tc, test_explicit_1col);
+    tcase_add_test(tc, test_explicit_2col);
+    tcase_add_test(tc, test_explicit_4col_dups);
+    tcase_add_test(tc, test_many_columns);
+    tcase_add_test(tc, test_value_outside_table);
+    tcase_add_test(tc, test_outside_explicit);
+    tcase_add_test(tc, test_wrong_multiplicity);
+    tcase_add_test(tc, test_tamper_messages);
+    tcase_add_test(tc, test_substituted_column);
+    tcase_add_test(tc, test_truncated_and_garbage);
+    tcase_add_test(tc, test_invalid_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,362 @@
+/* mle: eq tables, evaluation, binding, tensor folds with per-axis padding and the
+ * prefix selector, each against a direct brute-force definition. */
+#include <stdlib.h>
+
+#include "lib/mle.h"
+#include "tests/testutil.h"
+
+/* eq(r, x) for x a hypercube point given by its index (variable 0 = top bit),
+ * straight from the definition. */
+static ez_fe2 eq_at(const ez_fe2 *r, unsigned n, uint64_t x)
+{
+    ez_fe2 acc = ez_fe2_one();
+    for (unsigned j = 0; j < n; j++) {
+        unsigned bit = (x >> (n - 1 - j)) & 1;
+        acc = ez_fe2_mul(acc, bit ? r[j] : ez_fe2_sub(ez_fe2_one(), r[j]));
+    }
+    return acc;
+}
+
+/* sum_x eq(r, x) t[x] over x < len, one eq_at per entry: O(n 2^n), independent. */
+static ez_fe2 brute_eval(const ez_fe *tb, const ez_fe2 *te, size_t len, const ez_fe2 *r, unsigned n)
+{
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t x = 0; x < len; x++) {
+        ez_fe2 v = tb ? ez_fe2_from_fe(tb[x]) : te[x];
+        acc = ez_fe2_add(acc, ez_fe2_mul(eq_at(r, n, x), v));
+    }
+    return acc;
+}
+
+static void bit_point(ez_fe2 *pt, unsigned n, uint64_t x)
+{
+    for (unsigned j = 0; j < n; j++)
+        pt[j] = ez_fe2_from_fe((x >> (n - 1 - j)) & 1);
+}
+
+START_TEST(test_log2_ceil)
+{
+    ck_assert_uint_eq(ez_log2_ceil(0), 0);
+    ck_assert_uint_eq(ez_log2_ceil(1), 0);
+    ck_assert_uint_eq(ez_log2_ceil(2), 1);
+    ck_assert_uint_eq(ez_log2_ceil(3), 2);
+    ck_assert_uint_eq(ez_log2_ceil(4), 2);
+    ck_assert_uint_eq(ez_log2_ceil(5), 3);
+    ck_assert_uint_eq(ez_log2_ceil(12), 4);
+    ck_assert_uint_eq(ez_log2_ceil(768), 10);
+    ck_assert_uint_eq(ez_log2_ceil(UINT64_C(1) << 40), 40);
+    ck_assert_uint_eq(ez_log2_ceil((UINT64_C(1) << 40) + 1), 41);
+    ck_assert_uint_eq(ez_log2_ceil(UINT64_MAX), 64);
+}
+END_TEST
+
+START_TEST(test_eq_table)
+{
+    ez_rng rng = ez_rng_for("eq_table");
+    for (unsigned n = 0; n <= 16; n++) {
+        ez_fe2 r[16], x[16];
+        for (unsigned j = 0; j < n; j++)
+            r[j] = ez_rng_fe2(&rng);
+        size_t N = (size_t)1 << n;
+        ez_fe2 *t = ez_alloc_array(N, sizeof *t);
+        ez_eq_table(t, r, n);
+        ez_fe2 sum = ez_fe2_zero();
+        for (size_t i = 0; i < N; i++)
+            sum = ez_fe2_add(sum, t[i]);
+        ck_assert(ez_fe2_eq(sum, ez_fe2_one()));
+        /* Spot-check entries against the definition, and eq_eval at bit points. */
+        for (int k = 0; k < 20; k++) {
+            size_t i = (size_t)(ez_rng_next(&rng) & (N - 1));
+            ck_assert(ez_fe2_eq(t[i], eq_at(r, n, i)));
+            if (n > 0) {
+                bit_point(x, n, i);
+                ck_assert(ez_fe2_eq(ez_eq_eval(r, x, n), t[i]));
+                ck_assert(ez_fe2_eq(ez_eq_eval(x, r, n), t[i]));
+            }
+        }
+        free(t);
+    }
+    /* eq_eval at two random points is symmetric; eq(x, x) = 1 on the hypercube. */
+    ez_fe2 a[9], b[9];
+    for (int j = 0; j < 9; j++) {
+        a[j] = ez_rng_fe2(&rng);
+        b[j] = ez_rng_fe2(&rng);
+    }
+    ck_assert(ez_fe2_eq(ez_eq_eval(a, b, 9), ez_eq_eval(b, a, 9)));
+    bit_point(a, 9, 0x155);
+    ck_assert(ez_fe2_eq(ez_eq_eval(a, a, 9), ez_fe2_one()));
+    bit_point(b, 9, 0x154);
+    ck_assert(ez_fe2_is_zero(ez_eq_eval(a, b, 9)));
+}
+END_TEST
+
+START_TEST(test_eval_hypercube_and_random)
+{
+    ez_rng rng = ez_rng_for("eval");
+    /* n up to 17 covers the leaf recursion and the parallel split. */
+    static const unsigned ns[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 17};
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        unsigned n = ns[ni];
+        size_t N = (size_t)1 << n;
+        ez_fe *tb = ez_alloc_array(N, sizeof *tb);
+        ez_fe2 *te = ez_alloc_array(N, sizeof *te);
+        for (size_t i = 0; i < N; i++) {
+            tb[i] = ez_rng_fe(&rng);
+            te[i] = ez_rng_fe2(&rng);
+        }
+        ez_fe2 r[17];
+        /* lengths: full, one short, about a third (zero padding beyond len) */
+        size_t lens[3] = {N, N > 1 ? N - 1 : N, N / 3 + 1};
+        for (int li = 0; li < 3; li++) {
+            size_t len = lens[li];
+            for (int k = 0; k < 4; k++) {
+                size_t i = (size_t)(ez_rng_next(&rng) & (N - 1));
+                bit_point(r, n, i);
+                ez_fe2 want_b = i < len ? ez_fe2_from_fe(tb[i]) : ez_fe2_zero();
+                ez_fe2 want_e = i < len ? te[i] : ez_fe2_zero();
+                ck_assert(ez_fe2_eq(ez_mle_eval_fe(tb, len, r, n), want_b));
+                ck_assert(ez_fe2_eq(ez_mle_eval_fe2(te, len, r, n), want_e));
+            }
+            if (n <= 13) {
+                for (unsigned j = 0; j < n; j++)
+                    r[j] = ez_rng_fe2(&rng);
+                ck_assert(ez_fe2_eq(ez_mle_eval_fe(tb, len, r, n), brute_eval(tb, NULL, len, r, n)));
+                ck_assert(ez_fe2_eq(ez_mle_eval_fe2(te, len, r, n), brute_eval(NULL, te, len, r, n)));
+            } else {
+                /* Large: against the eq table (itself checked above). */
+                for (unsigned j = 0; j < n; j++)
+                    r[j] = ez_rng_fe2(&rng);
+                ez_fe2 *eq = ez_alloc_array(N, sizeof *eq);
+                ez_eq_table(eq, r, n);
+                ez_fe2 sb = ez_fe2_zero(), se = ez_fe2_zero();
+                for (size_t i = 0; i < len; i++) {
+                    sb = ez_fe2_add(sb, ez_fe2_mul_fe(eq[i], tb[i]));
+                    se = ez_fe2_add(se, ez_fe2_mul(eq[i], te[i]));
+                }
+                ck_assert(ez_fe2_eq(ez_mle_eval_fe(tb, len, r, n), sb));
+                ck_assert(ez_fe2_eq(ez_mle_eval_fe2(te, len, r, n), se));
+                free(eq);
+            }
+        }
+        ck_assert(ez_fe2_is_zero(ez_mle_eval_fe(tb, 0, r, n)));
+        free(tb);
+        free(te);
+    }
+}
+END_TEST
+
+START_TEST(test_bind_agrees_with_eval)
+{
+    ez_rng rng = ez_rng_for("bind");
+    static const unsigned ns[] = {1, 2, 4, 7, 15};
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+        unsigned n = ns[ni];
+        size_t N = (size_t)1 << n;
+        ez_fe2 *t = ez_alloc_array(N, sizeof *t), *top = ez_alloc_array(N, sizeof *t),
+               *bot = ez_alloc_array(N, sizeof *t);
+        for (size_t i = 0; i < N; i++)
+            top[i] = bot[i] = t[i] = ez_rng_fe2(&rng);
+        ez_fe2 r[15];
+        for (unsigned j = 0; j < n; j++)
+            r[j] = ez_rng_fe2(&rng);
+        ez_fe2 want = ez_mle_eval_fe2(t, N, r, n);
+        /* Bind all variables top-down, and all bottom-up: both end at f(r). */
+        for (unsigned j = 0; j < n; j++) {
+            ez_mle_bind_top(top, N >> (j + 1), &r[j]);
+            ez_mle_bind_bottom(bot, N >> (j + 1), &r[n - 1 - j]);
+            /* The partially bound tables are the right restrictions. */
+            ck_assert(ez_fe2_eq(ez_mle_eval_fe2(top, N >> (j + 1), r + j + 1, n - 1 - j), want));
+            ck_assert(ez_fe2_eq(ez_mle_eval_fe2(bot, N >> (j + 1), r, n - 1 - j), want));
+        }
+        ck_assert(ez_fe2_eq(top[0], want));
+        ck_assert(ez_fe2_eq(bot[0], want));
+        free(t);
+        free(top);
+        free(bot);
+    }
+}
+END_TEST
+
+/* Brute-force fold: for each output (kept) index, sum over the folded axes' real
+ * indices of prod eq(points[a], i_a) * in[...], with eq from the definition. */
+static void brute_fold(ez_fe2 *out, const ez_fe *inb, const ez_fe2 *ine, const size_t *dims, unsigned k,
+                       const ez_fe2 *const *points)
+{
+    size_t size = 1, osize = 1;
+    for (unsigned a = 0; a < k; a++) {
+        size *= dims[a];
+        if (!points[a])
+            osize *= dims[a];
+    }
+    for (size_t o = 0; o < osize; o++)
+        out[o] = ez_fe2_zero();
+    for (size_t idx = 0; idx < size; idx++) {
+        size_t rest = idx, oi = 0, ostride = 1;
+        ez_fe2 w = ez_fe2_one();
+        for (unsigned a = k; a-- > 0;) {
+            size_t ia = rest % dims[a];
+            rest /= dims[a];
+            if (points[a]) {
+                w = ez_fe2_mul(w, eq_at(points[a], ez_log2_ceil(dims[a]), ia));
+            } else {
+                oi += ia * ostride;
+                ostride *= dims[a];
+            }
+        }
+        ez_fe2 v = inb ? ez_fe2_from_fe(inb[idx]) : ine[idx];
+        out[oi] = ez_fe2_add(out[oi], ez_fe2_mul(w, v));
+    }
+}
+
+START_TEST(test_fold_vs_brute)
+{
+    ez_rng rng = ez_rng_for("fold");
+    static const size_t extents[] = {1, 2, 3, 4, 5, 6, 7, 8, 12};
+    for (int iter = 0; iter < 120; iter++) {
+        unsigned k = 1 + (unsigned)(ez_rng_next(&rng) % 4);
+        size_t dims[4], size = 1;
+        for (unsigned a = 0; a < k; a++) {
+            dims[a] = extents[ez_rng_next(&rng) % (sizeof extents / sizeof extents[0])];
+            size *= dims[a];
+        }
+        ez_fe2 pts[4][4];
+        const ez_fe2 *points[4];
+        unsigned mask = (unsigned)(ez_rng_next(&rng) % (1u << k));
+        for (unsigned a = 0; a < k; a++) {
+            for (int j = 0; j < 4; j++)
+                pts[a][j] = ez_rng_fe2(&rng);
+            points[a] = (mask >> a) & 1 ? pts[a] : NULL;
+        }
+        ez_fe *inb = ez_alloc_array(size, sizeof *inb);
+        ez_fe2 *ine = ez_alloc_array(size, sizeof *ine);
+        ez_fe2 *out = ez_alloc_array(size, sizeof *out), *want = ez_alloc_array(size, sizeof *want);
+        for (size_t i = 0; i < size; i++) {
+            inb[i] = ez_rng_fe(&rng);
+            ine[i] = ez_rng_fe2(&rng);
+        }
+        size_t osize = 1;
+        for (unsigned a = 0; a < k; a++)
+            if (!points[a])
+                osize *= dims[a];
+        ck_assert_int_eq(ez_mle_fold_fe(out, inb, dims, k, points), EZ_OK);
+        brute_fold(want, inb, NULL, dims, k, points);
+        for (size_t i = 0; i < osize; i++)
+            ck_assert(ez_fe2_eq(out[i], want[i]));
+        ck_assert_int_eq(ez_mle_fold_fe2(out, ine, dims, k, points), EZ_OK);
+        brute_fold(want, NULL, ine, dims, k, points);
+        for (size_t i = 0; i < osize; i++)
+            ck_assert(ez_fe2_eq(out[i], want[i]));
+
+        /* Full evaluation = the padded, flattened MLE at the concatenated point. */
+        ez_fe2 cat[16];
+        unsigned nv = 0;
+        size_t padded = 1;
+        for (unsigned a = 0; a < k; a++) {
+            unsigned b = ez_log2_ceil(dims[a]);
+            for (unsigned j = 0; j < b; j++)
+                cat[nv + j] = pts[a][j];
+            nv += b;
+            padded <<= b;
+        }
+        ez_fe *pad = ez_alloc_array(padded, sizeof *pad);
+        for (size_t idx = 0; idx < size; idx++) {
+            size_t rest = idx, pidx = 0, pstride = 1;
+            for (unsigned a = k; a-- > 0;) {
+                pidx += (rest % dims[a]) * pstride;
+                rest /= dims[a];
+                pstride <<= ez_log2_ceil(dims[a]);
+            }
+            pad[pidx] = inb[idx];
+        }
+        ez_fe2 full = ez_mle_eval_fe(pad, padded, cat, nv);
+        ck_assert(ez_fe2_eq(ez_mle_eval_tensor_fe(inb, dims, k, cat), full));
+        const ez_fe2 *allp[4] = {pts[0], pts[1], pts[2], pts[3]};
+        ez_fe2 one;
+        ck_assert_int_eq(ez_mle_fold_fe(&one, inb, dims, k, allp), EZ_OK);
+        ck_assert(ez_fe2_eq(one, full));
+        free(pad);
+        free(inb);
+        free(ine);
+        free(out);
+        free(want);
+    }
+    /* Bad shapes are refused. */
+    size_t bad[2] = {3, 0};
+    ez_fe in[3] = {1, 2, 3};
+    ez_fe2 o[3];
+    ck_assert_int_eq(ez_mle_fold_fe(o, in, bad, 2, NULL), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_mle_fold_fe(o, in, bad, 0, NULL), EZ_ERR_INVALID);
+    /* No folded axis: a lift. */
+    ck_assert_int_eq(ez_mle_fold_fe(o, in, bad, 1, NULL), EZ_OK);
+    ck_assert(ez_fe2_eq(o[2], ez_fe2_from_fe(3)));
+}
+END_TEST
+
+/* A large tensor exercises the parallel paths of the fold and the evaluation. */
+START_TEST(test_fold_large)
+{
+    ez_rng rng = ez_rng_for("fold_large");
+    size_t dims[3] = {12, 100, 77}, size = 12 * 100 * 77;
+    ez_fe *in = ez_alloc_array(size, sizeof *in);
+    for (size_t i = 0; i < size; i++)
+        in[i] = ez_rng_fe(&rng);
+    ez_fe2 p0[4], p2[7], cat[4 + 7 + 7];
+    for (int j = 0; j < 4; j++)
+        cat[j] = p0[j] = ez_rng_fe2(&rng);
+    for (int j = 0; j < 7; j++)
+        cat[4 + j] = ez_rng_fe2(&rng);
+    for (int j = 0; j < 7; j++)
+        cat[11 + j] = p2[j] = ez_rng_fe2(&rng);
+    const ez_fe2 *points[3] = {p0, NULL, p2};
+    ez_fe2 out[100];
+    ck_assert_int_eq(ez_mle_fold_fe(out, in, dims, 3, points), EZ_OK);
+    /* Folding the middle axis of the result at cat[4..10] = evaluating the tensor. */
+    ez_fe2 want = ez_mle_eval_tensor_fe(in, dims, 3, cat);
+    ck_assert(ez_fe2_eq(ez_mle_eval_fe2(out, 100, cat + 4, 7), want));
+    /* And against the brute fold. */
+    ez_fe2 bf[100];
+    brute_fold(bf, in, NULL, dims, 3, points);
+    for (int i = 0; i < 100; i++)
+        ck_assert(ez_fe2_eq(bf[i], out[i]));
+    free(in);
+}
+END_TEST
+
+START_TEST(test_prefix)
+{
+    ez_rng rng = ez_rng_for("prefix");
+    for (unsigned n = 0; n <= 6; n++) {
+        ez_fe2 r[6];
+        for (unsigned j = 0; j < n; j++)
+            r[j] = ez_rng_fe2(&rng);
+        for (uint64_t len = 0; len <= (UINT64_C(1) << n); len++) {
+            ez_fe2 want = ez_fe2_zero();
+            for (uint64_t x = 0; x < len; x++)
+                want = ez_fe2_add(want, eq_at(r, n, x));
+            ck_assert(ez_fe2_eq(ez_mle_prefix(r, n, len), want));
+        }
+    }
+    /* Large n, spot check: len = 2^(n-1) selects x_0 = 0, i.e. 1 - r_0. */
+    ez_fe2 r[40];
+    for (int j = 0; j < 40; j++)
+        r[j] = ez_rng_fe2(&rng);
+    ck_assert(ez_fe2_eq(ez_mle_prefix(r, 40, UINT64_C(1) << 39), ez_fe2_sub(ez_fe2_one(), r[0])));
+    ck_assert(ez_fe2_eq(ez_mle_prefix(r, 40, UINT64_C(1) << 40), ez_fe2_one()));
+}
+END_TEST
+
+Suite *ez_suite_mle(void)
+{
+    Suite *s = suite_create("mle");
+    TCase *tc = tcase_create("mle");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_log2_ceil);
+    tcase_add_test(tc, test_eq_table);
+    tcase_add_test(tc, test_eval_hypercube_and_random);
+    tcase_add_test(tc, test_bind_agrees_with_eval);
+    tcase_add_test(tc, test_fold_vs_brute);
+    tcase_add_test(tc, test_fold_large);
+    tcase_add_test(tc, test_prefix);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,230 @@
+/* ntt: forward/inverse against a naive O(n^2) DFT on small sizes, round trips and
+ * Horner spot checks on large sizes, coset evaluation, and the systematic RS
+ * low-degree extension (message preserved, codeword of degree < n, coset layout). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/ntt.h"
+#include "tests/testutil.h"
+
+/* P(x) = sum_i a[i] x^i by Horner. */
+static ez_fe horner(const ez_fe *a, size_t n, ez_fe x)
+{
+    ez_fe acc = 0;
+    for (size_t i = n; i-- > 0;)
+        acc = ez_fe_add(ez_fe_mul(acc, x), a[i]);
+    return acc;
+}
+
+/* out[i] = sum_j a[j] (shift w^i)^j with w the primitive n-th root. */
+static void naive_dft(ez_fe *out, const ez_fe *a, unsigned logn, ez_fe shift)
+{
+    size_t n = (size_t)1 << logn;
+    ez_fe w = ez_fe_root_of_unity(logn), x = shift;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = horner(a, n, x);
+        x = ez_fe_mul(x, w);
+    }
+}
+
+static ez_fe *rand_vec(ez_rng *r, size_t n)
+{
+    ez_fe *v = malloc(n * sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = ez_rng_fe(r);
+    return v;
+}
+
+START_TEST(test_ntt_vs_naive)
+{
+    ez_rng r = ez_rng_for("ntt_vs_naive");
+    ez_ntt *t = NULL;
+    ck_assert_int_eq(ez_ntt_new(&t, 10), EZ_OK);
+    ck_assert_uint_eq(ez_ntt_max_log(t), 10);
+    for (unsigned lg = 0; lg <= 10; lg++) {
+        size_t n = (size_t)1 << lg;
+        ez_fe *a = rand_vec(&r, n), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+        naive_dft(b, a, lg, 1);
+        memcpy(c, a, n * sizeof *c);
+        ez_ntt_forward(t, c, lg);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_uint_eq(c[i], b[i]);
+        ez_ntt_inverse(t, c, lg);
+        for (size_t i = 0; i < n; i++)
+            ck_assert_uint_eq(c[i], a[i]);
+        free(a);
+        free(b);
+        free(c);
+    }
+    /* Known answer: the transform of (1, 1, 0, ...) is 1 + w^i; of e_1 it is w^i. */
+    ez_fe v[16] = {0, 1};
+    ez_ntt_forward(t, v, 4);
+    ez_fe w = ez_fe_root_of_unity(4);
+    for (size_t i = 0; i < 16; i++)
+        ck_assert_uint_eq(v[i], ez_fe_pow(w, i));
+    ez_ntt_free(t);
+}
+END_TEST
+
+START_TEST(test_ntt_special_values)
+{
+    /* Edge values (0, 1, p-1) through every butterfly path. */
+    ez_ntt *t = NULL;
+    ck_assert_int_eq(ez_ntt_new(&t, 6), EZ_OK);
+    const ez_fe vals[3] = {0, 1, EZ_P - 1};
+    for (int v = 0; v < 3; v++) {
+        ez_fe a[64], b[64], c[64];
+        for (size_t i = 0; i < 64; i++)
+            a[i] = (i % 3 == (size_t)v) ? EZ_P - 1 : vals[v];
+        naive_dft(b, a, 6, 1);
+        memcpy(c, a, sizeof c);
+        ez_ntt_forward(t, c, 6);
+        ck_assert_mem_eq(c, b, sizeof c);
+        ez_ntt_inverse(t, c, 6);
+        ck_assert_mem_eq(c, a, sizeof c);
+    }
+    ez_ntt_free(t);
+}
+END_TEST
+
+START_TEST(test_ntt_large_roundtrip)
+{
+    ez_rng r = ez_rng_for("ntt_large_roundtrip");
+    const unsigned lg = 20;
+    size_t n = (size_t)1 << lg;
+    ez_ntt *t = NULL;
+    ck_assert_int_eq(ez_ntt_new(&t, lg), EZ_OK);
+    ez_fe *a = rand_vec(&r, n), *c = malloc(n * sizeof *c);
+    memcpy(c, a, n * sizeof *c);
+    ez_ntt_forward(t, c, lg);
+    /* Spot checks against Horner (independent of the transform). */
+    ez_fe w = ez_fe_root_of_unity(lg);
+    const size_t spots[4] = {0, 1, 12345, n - 1};
+    for (int k = 0; k < 4; k++)
+        ck_assert_uint_eq(c[spots[k]], horner(a, n, ez_fe_pow(w, spots[k])));
+    ez_ntt_inverse(t, c, lg);
+    ck_assert_mem_eq(c, a, n * sizeof *c);
+    /* Smaller sizes with the same tables (the strided twiddle reuse). */
+    for (unsigned l2 = 13; l2 <= 16; l2++) {
+        size_t m = (size_t)1 << l2;
+        memcpy(c, a, m * sizeof *c);
+        ez_ntt_forward(t, c, l2);
+        ck_assert_uint_eq(c[3], horner(a, m, ez_fe_pow(ez_fe_root_of_unity(l2), 3)));
+        ez_ntt_inverse(t, c, l2);
+        ck_assert_mem_eq(c, a, m * sizeof *c);
+    }
+    free(a);
+    free(c);
+    ez_ntt_free(t);
+}
+END_TEST
+
+START_TEST(test_ntt_coset)
+{
+    ez_rng r = ez_rng_for("ntt_coset");
+    ez_ntt *t = NULL;
+    ck_assert_int_eq(ez_ntt_new(&t, 9), EZ_OK);
+    for (unsigned lg = 0; lg <= 9; lg += 3) {
+        size_t n = (size_t)1 << lg;
+        ez_fe shift = ez_rng_fe(&r);
+        ez_fe *a = rand_vec(&r, n), *b = malloc(n * sizeof *b);
+        naive_dft(b, a, lg, shift);
+        ez_ntt_coset_forward(t, a, lg, shift);
+        ck_assert_mem_eq(a, b, n * sizeof *a);
+        free(a);
+        free(b);
+    }
+    ez_ntt_free(t);
+}
+END_TEST
+
+/* The codeword of a message: coset k position j is P(g^k w^j), P interpolating the
+ * message on <w>; checked by Horner on the interpolated coefficients. */
+static void check_lde(ez_rng *r, unsigned lg, unsigned lb, bool spot_only)
+{
+    size_t n = (size_t)1 << lg, B = (size_t)1 << lb;
+    ez_ntt_lde *p = NULL;
+    ez_ntt *t = NULL;
+    ck_assert_int_eq(ez_ntt_lde_new(&p, lg, lb), EZ_OK);
+    ck_assert_uint_eq(ez_ntt_lde_logn(p), lg);
+    ck_assert_uint_eq(ez_ntt_lde_log_blowup(p), lb);
+    ck_assert_int_eq(ez_ntt_new(&t, lg + lb), EZ_OK);
+    ez_fe *msg = rand_vec(r, n), *out = malloc(B * n * sizeof *out), *scratch = malloc(n * sizeof *scratch);
+    ez_fe *coef = malloc(B * n * sizeof *coef), *inpl = malloc(B * n * sizeof *inpl);
+    ez_ntt_lde_apply(p, out, msg, scratch);
+    /* systematic */
+    ck_assert_mem_eq(out, msg, n * sizeof *out);
+    memcpy(coef, msg, n * sizeof *coef);
+    ez_ntt_inverse(t, coef, lg);
+    ez_fe g = ez_fe_root_of_unity(lg + lb), w = ez_fe_root_of_unity(lg);
+    for (size_t k = 0; k < B; k++) {
+        for (size_t j = 0; j < n; j += spot_only ? n / 4 + 1 : 1) {
+            ez_fe x = ez_fe_mul(ez_fe_pow(g, k), ez_fe_pow(w, j));
+            ck_assert_uint_eq(out[k * n + j], horner(coef, n, x));
+        }
+    }
+    /* a codeword: interpolated over the whole domain it has degree < n */
+    if (!spot_only) {
+        /* The domain in coset order is w_{Bn}^(k + B j); reorder to natural order. */
+        for (size_t k = 0; k < B; k++)
+            for (size_t j = 0; j < n; j++)
+                coef[k + B * j] = out[k * n + j];
+        ez_ntt_inverse(t, coef, lg + lb);
+        for (size_t i = n; i < B * n; i++)
+            ck_assert_uint_eq(coef[i], 0);
+    }
+    /* in place gives the same */
+    memcpy(inpl, msg, n * sizeof *inpl);
+    ez_ntt_lde_apply(p, inpl, inpl, scratch);
+    ck_assert_mem_eq(inpl, out, B * n * sizeof *out);
+    free(msg);
+    free(out);
+    free(scratch);
+    free(coef);
+    free(inpl);
+    ez_ntt_free(t);
+    ez_ntt_lde_free(p);
+}
+
+START_TEST(test_ntt_lde)
+{
+    ez_rng r = ez_rng_for("ntt_lde");
+    for (unsigned lg = 1; lg <= 11; lg++)
+        check_lde(&r, lg, 2, false);
+    check_lde(&r, 5, 1, false);
+    check_lde(&r, 5, 3, false);
+    /* above the cache block: the multi-pass path */
+    check_lde(&r, 15, 2, true);
+}
+END_TEST
+
+START_TEST(test_ntt_invalid)
+{
+    ez_ntt *t = (ez_ntt *)1;
+    ck_assert_int_eq(ez_ntt_new(&t, EZ_NTT_MAX_LOG + 1), EZ_ERR_INVALID);
+    ck_assert_ptr_null(t);
+    ez_ntt_lde *p = (ez_ntt_lde *)1;
+    ck_assert_int_eq(ez_ntt_lde_new(&p, 0, 2), EZ_ERR_INVALID);
+    ck_assert_ptr_null(p);
+    ck_assert_int_eq(ez_ntt_lde_new(&p, 10, 0), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_ntt_lde_new(&p, 23, 2), EZ_ERR_INVALID);
+    ez_ntt_free(NULL);
+    ez_ntt_lde_free(NULL);
+}
+END_TEST
+
+Suite *ez_suite_ntt(void)
+{
+    Suite *s = suite_create("ntt");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_ntt_vs_naive);
+    tcase_add_test(tc, test_ntt_special_values);
+    tcase_add_test(tc, test_ntt_large_roundtrip);
+    tcase_add_test(tc, test_ntt_coset);
+    tcase_add_test(tc, test_ntt_lde);
+    tcase_add_test(tc, test_ntt_invalid);
+    suite_add_tcase(s, tc);
+    return s;
+}

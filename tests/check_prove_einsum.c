@@ -1,0 +1,900 @@
+/* prove_einsum and claim: honest proofs for a table of einsums covering every index
+ * class (batch, contracted, free-A/B, summed-A/B, broadcast), rank-0 tensors, size-1
+ * and non-power-of-two extents, a multiplier and a fused rescale with negative values;
+ * malicious provers (changed operand, changed remainder, tampered bytes, wrong output
+ * claim, truncation); the fan-out merge. The verifier "accepts" only if it returns
+ * EZ_OK AND every claim it hands out is true for the honest operands and remainder
+ * (that is how the claim flow catches a lie downstream). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/plan.h"
+#include "lib/mle.h"
+#include "lib/transcript.h"
+#include "runtime/claim.h"
+#include "runtime/prove_einsum.h"
+#include "tests/testutil.h"
+
+/* ---- the equation table ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    const char *out, *a, *b; /* index letters; b NULL for one operand; "" = rank 0 */
+    const char *sizes;       /* letter then extent, e.g. "h3s4t6e5" */
+    int64_t mul;
+    unsigned shift;
+    int64_t lo, hi; /* operand values uniform in [lo, hi] */
+} eq_case;
+
+static const eq_case cases[] = {
+    /* attention scores, h and e not powers of two; h batch, s free-A, t free-B, e contracted */
+    {"attn_scores", "hst", "she", "the", "h3s4t6e5", 1, 3, -50, 50},
+    /* value mixing: h batch, s free-A, e free-B, t contracted */
+    {"value_mix", "she", "hst", "the", "h3s4t6e5", 1, 0, -50, 50},
+    /* output projection: h and e contracted in ONE sumcheck */
+    {"out_proj", "sn", "she", "hen", "s4h3e5n7", 1, 0, -50, 50},
+    /* grouped-query attention: g batch, r s free-A, t free-B, e contracted */
+    {"gqa", "grst", "sgre", "tge", "g2r3s4t5e3", 1, 2, -50, 50},
+    {"elementwise", "ij", "ij", "ij", "i5j6", 1, 0, -50, 50},
+    {"matvec", "i", "ij", "j", "i7j9", 1, 0, -50, 50},
+    /* one operand: sum, transpose, broadcast, full reduction */
+    {"sum", "i", "ij", NULL, "i5j6", 1, 0, -50, 50},
+    {"transpose", "ji", "ij", NULL, "i5j3", 1, 0, -50, 50},
+    {"broadcast", "ij", "i", NULL, "i5j3", 1, 0, -50, 50},
+    {"sum_all_rescale", "", "ij", NULL, "i5j6", 5, 3, -50, 50},
+    /* a shift of 12 with negative values (floor) and a multiplier */
+    {"rescale12", "ik", "ij", "jk", "i4j6k5", 3, 12, -3000, 3000},
+    {"summed_b", "i", "ij", "jk", "i4j5k3", 1, 0, -50, 50},
+    {"summed_a", "k", "ij", "jk", "i4j5k3", -2, 1, -50, 50},
+    {"broadcast2", "imj", "ij", "j", "i4j5m3", -2, 4, -50, 50},
+    {"outer", "ij", "i", "j", "i5j3", 1, 0, -50, 50},
+    {"dot", "", "i", "i", "i6", 1, 0, -50, 50},
+    {"scalar_b", "i", "i", "", "i6", 7, 2, -50, 50},
+    {"pow2_batched", "bij", "bik", "bkj", "b2i4j8k4", 1, 5, -50, 50},
+    {"size1", "ij", "ij", "j", "i1j5", 1, 0, -50, 50},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+/* One op (A = tensor 0, B = tensor 1, C = tensor 2) with its data. */
+typedef struct {
+    const eq_case *c;
+    ez_plan_op op;
+    ez_plan_tensor tn[3];
+    size_t numel[3];
+    int64_t *data[2]; /* honest operands */
+    int64_t *out, *rem;
+} fixture;
+
+static unsigned letter_size(const char *sizes, char l)
+{
+    for (const char *p = sizes; *p; p++)
+        if (*p == l)
+            return (unsigned)strtoul(p + 1, NULL, 10);
+    ck_abort_msg("no size for index %c", l);
+    return 0;
+}
+
+static void set_tensor(fixture *f, unsigned ti, const char *letters, unsigned *axes)
+{
+    ez_plan_tensor *t = &f->tn[ti];
+    t->kind = ti == 2 ? EZ_TENSOR_ACT : EZ_TENSOR_WEIGHT;
+    t->rank = (unsigned)strlen(letters);
+    t->producer = ti == 2 ? 0 : -1;
+    f->numel[ti] = 1;
+    for (unsigned a = 0; a < t->rank; a++) {
+        unsigned i = 0;
+        while (f->op.idx_name[i][0] != letters[a])
+            i++;
+        axes[a] = i;
+        t->dims[a] = f->op.idx_size[i];
+        f->numel[ti] *= (size_t)t->dims[a];
+    }
+}
+
+static void add_letters(fixture *f, const char *letters)
+{
+    for (const char *p = letters; p && *p; p++) {
+        unsigned i = 0;
+        while (i < f->op.nidx && f->op.idx_name[i][0] != *p)
+            i++;
+        if (i == f->op.nidx) {
+            f->op.idx_name[i][0] = *p;
+            f->op.idx_size[i] = letter_size(f->c->sizes, *p);
+            f->op.nidx++;
+        }
+    }
+}
+
+/* acc over every index assignment (exact, 128-bit), then C = floor(acc / 2^shift) and
+ * R = acc - 2^shift C. */
+static void reference(const fixture *f, int64_t *const *data, int64_t *out, int64_t *rem)
+{
+    const ez_plan_op *op = &f->op;
+    __int128 *acc = calloc(f->numel[2], sizeof *acc);
+    ck_assert_ptr_nonnull(acc);
+    uint64_t idx[EZ_MAX_IDX] = {0};
+    for (;;) {
+        __int128 prod = op->mul;
+        for (unsigned k = 0; k < op->nin; k++) {
+            size_t off = 0;
+            for (unsigned a = 0; a < f->tn[k].rank; a++)
+                off = off * f->tn[k].dims[a] + idx[op->in_axes[k][a]];
+            prod *= data[k][off];
+        }
+        size_t o = 0;
+        for (unsigned a = 0; a < f->tn[2].rank; a++)
+            o = o * f->tn[2].dims[a] + idx[op->out_axes[a]];
+        acc[o] += prod;
+        unsigned i = 0;
+        while (i < op->nidx && ++idx[i] == op->idx_size[i])
+            idx[i++] = 0;
+        if (i == op->nidx)
+            break;
+    }
+    for (size_t o = 0; o < f->numel[2]; o++) {
+        __int128 q = acc[o] >> op->shift; /* arithmetic shift: floor */
+        out[o] = (int64_t)q;
+        rem[o] = (int64_t)(acc[o] - q * ((__int128)1 << op->shift));
+        ck_assert(rem[o] >= 0 && rem[o] < ((int64_t)1 << op->shift));
+    }
+    free(acc);
+}
+
+static void fixture_build(fixture *f, const eq_case *c, ez_rng *rng)
+{
+    memset(f, 0, sizeof *f);
+    f->c = c;
+    f->op.kind = EZ_OP_EINSUM;
+    f->op.nin = c->b ? 2 : 1;
+    f->op.in[0] = 0;
+    f->op.in[1] = 1;
+    f->op.out = 2;
+    f->op.mul = c->mul;
+    f->op.shift = c->shift;
+    snprintf(f->op.label, sizeof f->op.label, "%s", c->name);
+    add_letters(f, c->a);
+    add_letters(f, c->b);
+    add_letters(f, c->out);
+    set_tensor(f, 0, c->a, f->op.in_axes[0]);
+    if (c->b)
+        set_tensor(f, 1, c->b, f->op.in_axes[1]);
+    set_tensor(f, 2, c->out, f->op.out_axes);
+    for (unsigned k = 0; k < f->op.nin; k++) {
+        f->data[k] = malloc(f->numel[k] * sizeof(int64_t));
+        ck_assert_ptr_nonnull(f->data[k]);
+        for (size_t i = 0; i < f->numel[k]; i++)
+            f->data[k][i] = c->lo + (int64_t)(ez_rng_next(rng) % (uint64_t)(c->hi - c->lo + 1));
+    }
+    f->out = malloc(f->numel[2] * sizeof(int64_t));
+    f->rem = malloc(f->numel[2] * sizeof(int64_t));
+    ck_assert(f->out && f->rem);
+    reference(f, f->data, f->out, f->rem);
+}
+
+static void fixture_free(fixture *f)
+{
+    free(f->data[0]);
+    free(f->data[1]);
+    free(f->out);
+    free(f->rem);
+}
+
+/* ---- MLE helpers --------------------------------------------------------------------------- */
+
+static ez_fe2 mle_i64(const int64_t *v, const ez_plan_tensor *t, const ez_fe2 *point)
+{
+    if (t->rank == 0)
+        return ez_fe2_from_fe(ez_fe_from_i64(v[0]));
+    size_t n = ez_plan_tensor_numel(t), dims[EZ_MAX_RANK];
+    ez_fe *f = malloc(n * sizeof *f);
+    ck_assert_ptr_nonnull(f);
+    for (size_t i = 0; i < n; i++)
+        f[i] = ez_fe_from_i64(v[i]);
+    for (unsigned a = 0; a < t->rank; a++)
+        dims[a] = (size_t)t->dims[a];
+    ez_fe2 r = ez_mle_eval_tensor_fe(f, dims, t->rank, point);
+    free(f);
+    return r;
+}
+
+static unsigned tensor_nv(const ez_plan_tensor *t)
+{
+    return ez_claim_tensor_nvars(t->dims, t->rank);
+}
+
+/* A random claim on the output C (its true MLE at a random point). */
+static void output_claim(const fixture *f, const int64_t *out, ez_rng *rng, ez_claim *c)
+{
+    unsigned nv = tensor_nv(&f->tn[2]);
+    ck_assert_int_eq(ez_claim_init(c, nv), EZ_OK);
+    for (unsigned j = 0; j < nv; j++)
+        c->point[j] = ez_rng_fe2(rng);
+    c->value = mle_i64(out, &f->tn[2], c->point);
+}
+
+/* Are the claims true for the honest operands and remainder? */
+static bool claims_true(const fixture *f, const ez_claim *in, const ez_claim *rem)
+{
+    for (unsigned k = 0; k < f->op.nin; k++) {
+        if (in[k].nvars != tensor_nv(&f->tn[k]))
+            return false;
+        if (!ez_fe2_eq(in[k].value, mle_i64(f->data[k], &f->tn[k], in[k].point)))
+            return false;
+    }
+    if (f->op.shift > 0) {
+        if (rem->nvars != tensor_nv(&f->tn[2]))
+            return false;
+        if (!ez_fe2_eq(rem->value, mle_i64(f->rem, &f->tn[2], rem->point)))
+            return false;
+    }
+    return true;
+}
+
+static bool claim_equal(const ez_claim *a, const ez_claim *b)
+{
+    if (a->nvars != b->nvars || !ez_fe2_eq(a->value, b->value))
+        return false;
+    for (unsigned j = 0; j < a->nvars; j++)
+        if (!ez_fe2_eq(a->point[j], b->point[j]))
+            return false;
+    return true;
+}
+
+static void start(ez_transcript *t)
+{
+    ez_transcript_init(t, "einzk/test/einsum");
+    ez_transcript_absorb_bytes(t, "test/statement", "x", 1);
+}
+
+/* Prove with the given operands / remainder; the proof bytes go to *w (caller clears),
+ * the prover's claims to in / rem (caller clears). */
+static void prove(const fixture *f, int64_t *const *data, const int64_t *remv, const ez_claim *oc, ez_writer *w,
+                  ez_claim *in, ez_claim *rem)
+{
+    ez_transcript t;
+    start(&t);
+    ez_writer_init(w);
+    const int64_t *d[2] = {data[0], data[1]};
+    ck_assert_int_eq(ez_einsum_prove(&t, &f->op, f->tn, d, f->op.shift ? remv : NULL, oc, w, in, rem), EZ_OK);
+    ck_assert(!w->failed);
+}
+
+static ez_status verify(const fixture *f, const ez_claim *oc, const uint8_t *bytes, size_t len, ez_claim *in,
+                        ez_claim *rem, size_t *consumed)
+{
+    ez_transcript t;
+    start(&t);
+    ez_reader r;
+    ez_reader_init(&r, bytes, len);
+    ez_status st = ez_einsum_verify(&t, &f->op, f->tn, oc, &r, in, rem);
+    if (consumed)
+        *consumed = r.pos;
+    return st;
+}
+
+/* The verdict a downstream caller reaches: accept iff OK and every claim true. */
+static bool accepts(const fixture *f, const ez_claim *oc, const uint8_t *bytes, size_t len, ez_status *stp)
+{
+    ez_claim in[2], rem;
+    memset(&rem, 0, sizeof rem);
+    ez_status st = verify(f, oc, bytes, len, in, &rem, NULL);
+    if (stp)
+        *stp = st;
+    bool ok = st == EZ_OK && claims_true(f, in, &rem);
+    if (st == EZ_OK) {
+        for (unsigned k = 0; k < f->op.nin; k++)
+            ez_claim_clear(&in[k]);
+        ez_claim_clear(&rem);
+    } else {
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+        for (unsigned k = 0; k < f->op.nin; k++)
+            ck_assert_ptr_null(in[k].point);
+    }
+    return ok;
+}
+
+static void clear3(const fixture *f, ez_claim *in, ez_claim *rem)
+{
+    for (unsigned k = 0; k < f->op.nin; k++)
+        ez_claim_clear(&in[k]);
+    ez_claim_clear(rem);
+}
+
+/* ---- honest ------------------------------------------------------------------------------ */
+
+START_TEST(test_honest_table)
+{
+    ez_rng rng = ez_rng_for("einsum_honest");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        for (int rep = 0; rep < 3; rep++) {
+            ez_claim oc, pin[2], prem, vin[2], vrem;
+            memset(&prem, 0, sizeof prem);
+            memset(&vrem, 0, sizeof vrem);
+            output_claim(&f, f.out, &rng, &oc);
+            ez_writer w;
+            prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+            ez_status est;
+            ck_assert_uint_eq(w.len, ez_einsum_proof_size(&f.op, f.tn, &est));
+            ck_assert_int_eq(est, EZ_OK);
+            size_t used = 0;
+            ck_assert_msg(verify(&f, &oc, w.data, w.len, vin, &vrem, &used) == EZ_OK, "%s rejected", f.c->name);
+            ck_assert_uint_eq(used, w.len);
+            ck_assert_msg(claims_true(&f, vin, &vrem), "%s: false claims", f.c->name);
+            for (unsigned k = 0; k < f.op.nin; k++)
+                ck_assert(claim_equal(&pin[k], &vin[k]));
+            if (f.op.shift > 0) {
+                ck_assert(claim_equal(&prem, &vrem));
+                ck_assert_uint_eq(vrem.nvars, oc.nvars);
+            }
+            clear3(&f, pin, &prem);
+            clear3(&f, vin, &vrem);
+            ez_claim_clear(&oc);
+            ez_writer_clear(&w);
+        }
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+/* The plan's bind order, when filled, is the one used (here: reversed A order). */
+START_TEST(test_sched_bind_order)
+{
+    ez_rng rng = ez_rng_for("einsum_sched");
+    fixture f;
+    fixture_build(&f, &cases[2], &rng); /* out_proj: h, e contracted */
+    unsigned h = f.op.in_axes[0][1], e = f.op.in_axes[0][2];
+    size_t def_size = ez_einsum_proof_size(&f.op, f.tn, NULL);
+    f.op.sched.nbind = 2;
+    f.op.sched.bind_order[0] = e;
+    f.op.sched.bind_order[1] = h;
+    ck_assert_uint_eq(ez_einsum_proof_size(&f.op, f.tn, NULL), def_size);
+    ez_claim oc, pin[2], prem = {0};
+    output_claim(&f, f.out, &rng, &oc);
+    ez_writer w;
+    prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+    ck_assert(accepts(&f, &oc, w.data, w.len, NULL));
+    /* e's block comes first in the sumcheck point: B = wo[h,e,n] gets p[0..2] on e */
+    ck_assert(ez_fe2_eq(pin[1].point[2], pin[0].point[4]));
+    /* the verifier with another order sees a different statement */
+    f.op.sched.bind_order[0] = h;
+    f.op.sched.bind_order[1] = e;
+    ck_assert(!accepts(&f, &oc, w.data, w.len, NULL));
+    /* a bind order that is not exactly the sumcheck indices is a bad op */
+    f.op.sched.nbind = 1;
+    ez_status st;
+    ck_assert_uint_eq(ez_einsum_proof_size(&f.op, f.tn, &st), 0);
+    ck_assert_int_eq(st, EZ_ERR_INVALID);
+    f.op.sched.nbind = 2;
+    f.op.sched.bind_order[1] = f.op.in_axes[0][0]; /* s is free-A */
+    ez_claim vin[2], vrem = {0};
+    ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, NULL), EZ_ERR_INVALID);
+    clear3(&f, pin, &prem);
+    ez_claim_clear(&oc);
+    ez_writer_clear(&w);
+    fixture_free(&f);
+}
+END_TEST
+
+/* ---- malicious ---------------------------------------------------------------------------- */
+
+/* The prover changes one operand value and proves its own output consistently: the
+ * proof verifies, but the claim on that operand is false (caught downstream), while the
+ * other operand's claim stays true. */
+START_TEST(test_changed_operand_consistent)
+{
+    ez_rng rng = ez_rng_for("einsum_operand_consistent");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        for (unsigned k = 0; k < f.op.nin; k++) {
+            int64_t *mod[2] = {f.data[0], f.data[1]};
+            mod[k] = malloc(f.numel[k] * sizeof(int64_t));
+            memcpy(mod[k], f.data[k], f.numel[k] * sizeof(int64_t));
+            mod[k][ez_rng_next(&rng) % f.numel[k]] += 1 + (int64_t)(ez_rng_next(&rng) % 5);
+            int64_t *out2 = malloc(f.numel[2] * sizeof(int64_t)), *rem2 = malloc(f.numel[2] * sizeof(int64_t));
+            reference(&f, mod, out2, rem2);
+            ez_claim oc, pin[2], prem = {0}, vin[2], vrem = {0};
+            output_claim(&f, out2, &rng, &oc);
+            ez_writer w;
+            prove(&f, mod, rem2, &oc, &w, pin, &prem);
+            ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, NULL), EZ_OK);
+            ck_assert_msg(!ez_fe2_eq(vin[k].value, mle_i64(f.data[k], &f.tn[k], vin[k].point)),
+                          "%s: changed operand %u not caught", f.c->name, k);
+            ck_assert(!claims_true(&f, vin, &vrem));
+            if (f.op.nin == 2)
+                ck_assert(ez_fe2_eq(vin[1 - k].value, mle_i64(f.data[1 - k], &f.tn[1 - k], vin[1 - k].point)));
+            clear3(&f, pin, &prem);
+            clear3(&f, vin, &vrem);
+            ez_claim_clear(&oc);
+            ez_writer_clear(&w);
+            free(mod[k]);
+            free(out2);
+            free(rem2);
+        }
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+/* The prover changes one operand value but the output claim is the honest one: reject
+ * (a two-operand sumcheck fails) or a false input claim. A one-operand proof does not
+ * depend on the operand at all (the claim is a linear map of the output claim), so
+ * there it must stay the honest proof and be accepted. */
+START_TEST(test_changed_operand_inconsistent)
+{
+    ez_rng rng = ez_rng_for("einsum_operand_inconsistent");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        for (unsigned k = 0; k < f.op.nin; k++) {
+            int64_t *mod[2] = {f.data[0], f.data[1]};
+            mod[k] = malloc(f.numel[k] * sizeof(int64_t));
+            memcpy(mod[k], f.data[k], f.numel[k] * sizeof(int64_t));
+            mod[k][ez_rng_next(&rng) % f.numel[k]] -= 1 + (int64_t)(ez_rng_next(&rng) % 5);
+            ez_claim oc, pin[2], prem = {0};
+            output_claim(&f, f.out, &rng, &oc);
+            ez_writer w;
+            prove(&f, mod, f.rem, &oc, &w, pin, &prem);
+            bool ok = accepts(&f, &oc, w.data, w.len, NULL);
+            ck_assert_msg(ok == (f.op.nin == 1), "%s: operand %u", f.c->name, k);
+            clear3(&f, pin, &prem);
+            ez_claim_clear(&oc);
+            ez_writer_clear(&w);
+            free(mod[k]);
+        }
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+/* One remainder value changed. (a) alone: reject or false claims. (b) with the output
+ * adjusted so that acc = 2^k C' + R' still holds (R' = R + 2^k, C' = C - 1, which only
+ * the range check on R excludes): verifies, and the rem claim is false for the honest R
+ * — it is exactly R'~(r), the value the advice opening and range check see. */
+START_TEST(test_changed_remainder)
+{
+    ez_rng rng = ez_rng_for("einsum_remainder");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        if (cases[ci].shift == 0)
+            continue;
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        size_t j = ez_rng_next(&rng) % f.numel[2];
+        int64_t *rem2 = malloc(f.numel[2] * sizeof(int64_t)), *out2 = malloc(f.numel[2] * sizeof(int64_t));
+        memcpy(rem2, f.rem, f.numel[2] * sizeof(int64_t));
+        memcpy(out2, f.out, f.numel[2] * sizeof(int64_t));
+        /* (a) */
+        rem2[j] ^= 1;
+        ez_claim oc, pin[2], prem = {0};
+        output_claim(&f, f.out, &rng, &oc);
+        ez_writer w;
+        prove(&f, f.data, rem2, &oc, &w, pin, &prem);
+        ck_assert_msg(!accepts(&f, &oc, w.data, w.len, NULL), "%s (a)", f.c->name);
+        clear3(&f, pin, &prem);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w);
+        /* (b) */
+        rem2[j] = f.rem[j] + ((int64_t)1 << f.op.shift);
+        out2[j] = f.out[j] - 1;
+        output_claim(&f, out2, &rng, &oc);
+        prove(&f, f.data, rem2, &oc, &w, pin, &prem);
+        ez_claim vin[2], vrem = {0};
+        ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, NULL), EZ_OK);
+        ck_assert(!ez_fe2_eq(vrem.value, mle_i64(f.rem, &f.tn[2], vrem.point)));
+        ck_assert(ez_fe2_eq(vrem.value, mle_i64(rem2, &f.tn[2], vrem.point)));
+        for (unsigned k = 0; k < f.op.nin; k++) /* the operands are honest */
+            ck_assert(ez_fe2_eq(vin[k].value, mle_i64(f.data[k], &f.tn[k], vin[k].point)));
+        clear3(&f, pin, &prem);
+        clear3(&f, vin, &vrem);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w);
+        free(rem2);
+        free(out2);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+/* Every single-byte change of an honest proof: two-operand proofs are rejected outright;
+ * one-operand proofs (only rho) give REJECT or false claims. */
+START_TEST(test_tampered_bytes)
+{
+    ez_rng rng = ez_rng_for("einsum_tamper");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        ez_claim oc, pin[2], prem = {0};
+        output_claim(&f, f.out, &rng, &oc);
+        ez_writer w;
+        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+        uint8_t *buf = malloc(w.len + 1);
+        for (size_t i = 0; i < w.len; i++) {
+            memcpy(buf, w.data, w.len);
+            buf[i] ^= (uint8_t)(1u << (ez_rng_next(&rng) % 8));
+            ez_status st;
+            bool ok = accepts(&f, &oc, buf, w.len, &st);
+            ck_assert_msg(!ok, "%s: byte %zu", f.c->name, i);
+            if (f.op.nin == 2)
+                ck_assert_int_eq(st, EZ_ERR_REJECT);
+        }
+        free(buf);
+        clear3(&f, pin, &prem);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+/* A wrong claimed output value: reject, or (one operand: a linear map) false claims. */
+START_TEST(test_wrong_output)
+{
+    ez_rng rng = ez_rng_for("einsum_wrong_output");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        ez_claim oc, pin[2], prem = {0};
+        output_claim(&f, f.out, &rng, &oc);
+        oc.value = ez_fe2_add(oc.value, ez_fe2_one());
+        ez_writer w;
+        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+        ez_status st;
+        ck_assert_msg(!accepts(&f, &oc, w.data, w.len, &st), "%s", f.c->name);
+        if (f.op.nin == 2)
+            ck_assert_int_eq(st, EZ_ERR_REJECT);
+        clear3(&f, pin, &prem);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+/* Every truncation is rejected (no crash; ASan build checks bounds); trailing bytes are
+ * left unread for the caller. */
+START_TEST(test_truncated)
+{
+    ez_rng rng = ez_rng_for("einsum_truncated");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        ez_claim oc, pin[2], prem = {0}, vin[2], vrem = {0};
+        output_claim(&f, f.out, &rng, &oc);
+        ez_writer w;
+        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+        for (size_t len = 0; len < w.len; len++) {
+            uint8_t *cut = malloc(len ? len : 1); /* exact-size copy: ASan sees overreads */
+            memcpy(cut, w.data, len);
+            ck_assert_int_eq(verify(&f, &oc, cut, len, vin, &vrem, NULL), EZ_ERR_REJECT);
+            ck_assert_ptr_null(vin[0].point);
+            free(cut);
+        }
+        ez_writer_bytes(&w, "\0\0\0", 3);
+        size_t used = 0;
+        ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, &used), EZ_OK);
+        ck_assert_uint_eq(used, w.len - 3);
+        clear3(&f, pin, &prem);
+        clear3(&f, vin, &vrem);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(test_invalid_ops)
+{
+    ez_rng rng = ez_rng_for("einsum_invalid");
+    fixture f;
+    fixture_build(&f, &cases[0], &rng);
+    ez_claim oc, in[2], rem = {0};
+    memset(in, 0, sizeof in);
+    output_claim(&f, f.out, &rng, &oc);
+    ez_writer w;
+    ez_writer_init(&w);
+    const int64_t *d[2] = {f.data[0], f.data[1]};
+    ez_transcript t;
+    ez_reader r;
+    ez_plan_op good = f.op;
+#define EXPECT_INVALID()                                                                                   \
+    do {                                                                                                   \
+        start(&t);                                                                                         \
+        ck_assert_int_eq(ez_einsum_prove(&t, &f.op, f.tn, d, f.rem, &oc, &w, in, &rem), EZ_ERR_INVALID);   \
+        start(&t);                                                                                         \
+        ez_reader_init(&r, w.data, w.len);                                                                 \
+        ck_assert_int_eq(ez_einsum_verify(&t, &f.op, f.tn, &oc, &r, in, &rem), EZ_ERR_INVALID);            \
+        ck_assert_ptr_null(in[0].point);                                                                   \
+        f.op = good;                                                                                       \
+    } while (0)
+    f.op.mul = 0;
+    EXPECT_INVALID();
+    f.op.nin = 3;
+    EXPECT_INVALID();
+    f.op.kind = EZ_OP_ADD;
+    EXPECT_INVALID();
+    f.op.in_axes[0][1] = f.op.in_axes[0][0]; /* q[s,s,e]: repeated index, wrong extent */
+    EXPECT_INVALID();
+    f.op.idx_size[0] += 1; /* extents no longer match the tensors */
+    EXPECT_INVALID();
+    f.op.shift = 63;
+    EXPECT_INVALID();
+    f.op.nidx++; /* an index no tensor names */
+    f.op.idx_size[f.op.nidx - 1] = 2;
+    EXPECT_INVALID();
+    /* the claim must have the output's variable count */
+    oc.nvars--;
+    EXPECT_INVALID();
+    oc.nvars++;
+#undef EXPECT_INVALID
+    /* rem must be given iff shift > 0 */
+    start(&t);
+    ck_assert_int_eq(ez_einsum_prove(&t, &f.op, f.tn, d, NULL, &oc, &w, in, &rem), EZ_ERR_INVALID);
+    ck_assert_uint_eq(w.len, 0);
+    ez_claim_clear(&oc);
+    ez_writer_clear(&w);
+    fixture_free(&f);
+}
+END_TEST
+
+/* ---- claims and the fan-out merge -------------------------------------------------------- */
+
+START_TEST(test_claim_list)
+{
+    ez_claim_list l;
+    ez_claim_list_init(&l);
+    ez_fe2 pt[3] = {{1, 2}, {3, 4}, {5, 6}};
+    for (unsigned i = 0; i < 9; i++) {
+        ez_claim c;
+        ck_assert_int_eq(ez_claim_set(&c, pt, i % 4, ez_fe2_make(i, 0)), EZ_OK);
+        if (i % 2) {
+            ck_assert_int_eq(ez_claim_list_add_owned(&l, &c), EZ_OK);
+            ck_assert_ptr_null(c.point);
+        } else {
+            ck_assert_int_eq(ez_claim_list_add(&l, &c), EZ_OK);
+            ez_claim_clear(&c);
+        }
+    }
+    ck_assert_uint_eq(l.n, 9);
+    for (unsigned i = 0; i < 9; i++) {
+        ck_assert_uint_eq(l.items[i].nvars, i % 4);
+        ck_assert(ez_fe2_eq(l.items[i].value, ez_fe2_make(i, 0)));
+        if (i % 4 == 3)
+            ck_assert(ez_fe2_eq(l.items[i].point[2], pt[2]));
+    }
+    ez_claim_list_clear(&l);
+    ck_assert_uint_eq(l.n, 0);
+    ez_claim_list_clear(&l);
+    ez_claim_clear(NULL);
+}
+END_TEST
+
+typedef struct {
+    uint64_t dims[3];
+    unsigned rank;
+} merge_shape;
+
+static int64_t *random_tensor(ez_rng *rng, const merge_shape *m, size_t *n)
+{
+    *n = 1;
+    for (unsigned a = 0; a < m->rank; a++)
+        *n *= m->dims[a];
+    int64_t *v = malloc(*n * sizeof *v);
+    for (size_t i = 0; i < *n; i++)
+        v[i] = (int64_t)(ez_rng_next(rng) % 2001) - 1000;
+    return v;
+}
+
+static ez_fe2 merge_mle(const int64_t *v, const merge_shape *m, const ez_fe2 *pt)
+{
+    ez_plan_tensor t;
+    memset(&t, 0, sizeof t);
+    t.rank = m->rank;
+    memcpy(t.dims, m->dims, sizeof m->dims);
+    return mle_i64(v, &t, pt);
+}
+
+START_TEST(test_merge)
+{
+    ez_rng rng = ez_rng_for("claim_merge");
+    const merge_shape shapes[] = {{{3, 5, 6}, 3}, {{8, 4, 0}, 2}, {{7, 0, 0}, 1}, {{0, 0, 0}, 0}};
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const merge_shape *m = &shapes[si];
+        size_t n;
+        int64_t *v = random_tensor(&rng, m, &n);
+        unsigned nv = ez_claim_tensor_nvars(m->dims, m->rank);
+        for (size_t nc = 1; nc <= 3; nc++) {
+            ez_claim cl[3];
+            for (size_t i = 0; i < nc; i++) {
+                ck_assert_int_eq(ez_claim_init(&cl[i], nv), EZ_OK);
+                for (unsigned j = 0; j < nv; j++)
+                    cl[i].point[j] = ez_rng_fe2(&rng);
+                cl[i].value = merge_mle(v, m, cl[i].point);
+            }
+            for (int bad = -1; bad < (int)nc; bad++) {
+                ez_fe2 saved = ez_fe2_zero();
+                if (bad >= 0) { /* one wrong claim value */
+                    saved = cl[bad].value;
+                    cl[bad].value = ez_fe2_add(saved, ez_fe2_make(0, 1));
+                }
+                ez_transcript tp, tv;
+                ez_transcript_init(&tp, "einzk/test/merge");
+                tv = tp;
+                ez_writer w;
+                ez_writer_init(&w);
+                ez_claim po, vo;
+                ck_assert_int_eq(ez_claim_merge_prove(&tp, v, m->dims, m->rank, cl, nc, &w, &po), EZ_OK);
+                ck_assert_uint_eq(w.len, nc == 1 ? 0 : 16 * (2 * (size_t)nv + 2));
+                ez_reader r;
+                ez_reader_init(&r, w.data, w.len);
+                ez_status st = ez_claim_merge_verify(&tv, nv, cl, nc, &r, &vo);
+                if (bad < 0) {
+                    ck_assert_int_eq(st, EZ_OK);
+                    ck_assert(ez_reader_done(&r));
+                    ck_assert(claim_equal(&po, &vo));
+                    ck_assert(ez_fe2_eq(vo.value, merge_mle(v, m, vo.point)));
+                    /* tampering with any byte (W(p), T(p) or a round) is rejected */
+                    for (size_t i = 0; i < w.len; i++) {
+                        ez_transcript t2;
+                        ez_transcript_init(&t2, "einzk/test/merge");
+                        w.data[i] ^= 0x10;
+                        ez_claim o2;
+                        ez_reader_init(&r, w.data, w.len);
+                        ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_REJECT);
+                        ck_assert_ptr_null(o2.point);
+                        w.data[i] ^= 0x10;
+                    }
+                    for (size_t len = 0; len < w.len; len++) {
+                        ez_transcript t2;
+                        ez_transcript_init(&t2, "einzk/test/merge");
+                        ez_claim o2;
+                        ez_reader_init(&r, w.data, len);
+                        ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_REJECT);
+                    }
+                    ez_claim_clear(&vo);
+                } else if (nc == 1) {
+                    /* no merge: the (false) claim passes through unchanged */
+                    ck_assert_int_eq(st, EZ_OK);
+                    ck_assert(!ez_fe2_eq(vo.value, merge_mle(v, m, vo.point)));
+                    ez_claim_clear(&vo);
+                } else {
+                    ck_assert_int_eq(st, EZ_ERR_REJECT);
+                    ck_assert_ptr_null(vo.point);
+                }
+                ez_claim_clear(&po);
+                ez_writer_clear(&w);
+                if (bad >= 0)
+                    cl[bad].value = saved;
+            }
+            /* a claim with the wrong variable count is a caller error */
+            if (nv > 0) {
+                ez_transcript t2;
+                ez_transcript_init(&t2, "x");
+                ez_writer w;
+                ez_writer_init(&w);
+                ez_claim o2;
+                cl[0].nvars--;
+                ck_assert_int_eq(ez_claim_merge_prove(&t2, v, m->dims, m->rank, cl, nc, &w, &o2), EZ_ERR_INVALID);
+                ez_reader r;
+                ez_reader_init(&r, NULL, 0);
+                ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_INVALID);
+                cl[0].nvars++;
+                ez_writer_clear(&w);
+            }
+            for (size_t i = 0; i < nc; i++)
+                ez_claim_clear(&cl[i]);
+        }
+        free(v);
+    }
+}
+END_TEST
+
+/* A merge whose claims come from two einsum proofs on one shared operand (x used by
+ * y = W x and z = x x elementwise): the flow the runtime will run. */
+START_TEST(test_merge_after_einsum)
+{
+    ez_rng rng = ez_rng_for("claim_merge_flow");
+    fixture f1, f2;
+    fixture_build(&f1, &cases[5], &rng); /* matvec: y[i] = W[i,j] x[j] */
+    fixture_build(&f2, &cases[5], &rng);
+    /* f2 reuses f1's x as its B operand */
+    memcpy(f2.data[1], f1.data[1], f1.numel[1] * sizeof(int64_t));
+    reference(&f2, f2.data, f2.out, f2.rem);
+    ez_claim oc1, oc2, in1[2], in2[2], r1 = {0}, r2 = {0};
+    output_claim(&f1, f1.out, &rng, &oc1);
+    output_claim(&f2, f2.out, &rng, &oc2);
+    ez_transcript tp, tv;
+    ez_transcript_init(&tp, "einzk/test/flow");
+    tv = tp;
+    ez_writer w;
+    ez_writer_init(&w);
+    const int64_t *d1[2] = {f1.data[0], f1.data[1]}, *d2[2] = {f2.data[0], f2.data[1]};
+    ck_assert_int_eq(ez_einsum_prove(&tp, &f1.op, f1.tn, d1, NULL, &oc1, &w, in1, &r1), EZ_OK);
+    ck_assert_int_eq(ez_einsum_prove(&tp, &f2.op, f2.tn, d2, NULL, &oc2, &w, in2, &r2), EZ_OK);
+    ez_claim xs[2], merged;
+    ck_assert_int_eq(ez_claim_copy(&xs[0], &in1[1]), EZ_OK);
+    ck_assert_int_eq(ez_claim_copy(&xs[1], &in2[1]), EZ_OK);
+    ck_assert_int_eq(ez_claim_merge_prove(&tp, f1.data[1], f1.tn[1].dims, 1, xs, 2, &w, &merged), EZ_OK);
+    ez_claim_clear(&merged);
+    clear3(&f1, in1, &r1);
+    clear3(&f2, in2, &r2);
+    ez_claim_clear(&xs[0]);
+    ez_claim_clear(&xs[1]);
+
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    ck_assert_int_eq(ez_einsum_verify(&tv, &f1.op, f1.tn, &oc1, &r, in1, &r1), EZ_OK);
+    ck_assert_int_eq(ez_einsum_verify(&tv, &f2.op, f2.tn, &oc2, &r, in2, &r2), EZ_OK);
+    ck_assert_int_eq(ez_claim_copy(&xs[0], &in1[1]), EZ_OK);
+    ck_assert_int_eq(ez_claim_copy(&xs[1], &in2[1]), EZ_OK);
+    ck_assert_int_eq(ez_claim_merge_verify(&tv, xs[0].nvars, xs, 2, &r, &merged), EZ_OK);
+    ck_assert(ez_reader_done(&r));
+    ck_assert(ez_fe2_eq(merged.value, mle_i64(f1.data[1], &f1.tn[1], merged.point)));
+    ck_assert(claims_true(&f1, in1, &r1));
+    ck_assert(claims_true(&f2, in2, &r2));
+    ez_claim_clear(&merged);
+    clear3(&f1, in1, &r1);
+    clear3(&f2, in2, &r2);
+    ez_claim_clear(&xs[0]);
+    ez_claim_clear(&xs[1]);
+    ez_claim_clear(&oc1);
+    ez_claim_clear(&oc2);
+    ez_writer_clear(&w);
+    fixture_free(&f1);
+    fixture_free(&f2);
+}
+END_TEST
+
+/* Larger instances (the OpenMP paths of the folds and the sumcheck) with a loose time
+ * bound: y[s,n] = x[s,d] W[d,n] (64 x 200 x 300) and an elementwise 256 x 384 product,
+ * both with a shift of 12. */
+START_TEST(test_larger)
+{
+    ez_rng rng = ez_rng_for("einsum_larger");
+    static const eq_case big[] = {
+        {"proj", "sn", "sd", "dn", "s64d200n300", 1, 12, -2000, 2000},
+        {"elem", "ij", "ij", "ij", "i256j384", 1, 12, -2000, 2000},
+    };
+    for (size_t ci = 0; ci < 2; ci++) {
+        fixture f;
+        fixture_build(&f, &big[ci], &rng);
+        ez_claim oc, pin[2], prem = {0};
+        output_claim(&f, f.out, &rng, &oc);
+        ez_writer w;
+        double t0 = ez_now();
+        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+        double t1 = ez_now();
+        ck_assert(accepts(&f, &oc, w.data, w.len, NULL));
+        double t2 = ez_now();
+        ck_assert_msg(t1 - t0 < 5 && t2 - t1 < 1, "prove %.3f s verify %.3f s", t1 - t0, t2 - t1);
+        clear3(&f, pin, &prem);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
+Suite *ez_suite_prove_einsum(void)
+{
+    Suite *s = suite_create("prove_einsum");
+    TCase *tc = tcase_create("prove_einsum");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_honest_table);
+    tcase_add_test(tc, test_sched_bind_order);
+    tcase_add_test(tc, test_changed_operand_consistent);
+    tcase_add_test(tc, test_changed_operand_inconsistent);
+    tcase_add_test(tc, test_changed_remainder);
+    tcase_add_test(tc, test_tampered_bytes);
+    tcase_add_test(tc, test_wrong_output);
+    tcase_add_test(tc, test_truncated);
+    tcase_add_test(tc, test_invalid_ops);
+    tcase_add_test(tc, test_claim_list);
+    tcase_add_test(tc, test_merge);
+    tcase_add_test(tc, test_merge_after_einsum);
+    tcase_add_test(tc, test_larger);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,521 @@
+/* sumcheck: random instances of many shapes (degrees 1..4, eq on none/some/all
+ * variables, identity/reversed/random binding orders, several terms with coefficients,
+ * base/extension/mixed factors) prove and verify, with the claimed sum and the final
+ * evaluations checked by brute force; malicious provers and malformed proofs are
+ * rejected. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
+#include "tests/testutil.h"
+
+typedef struct {
+    ez_sumcheck_desc d;
+    ez_fe2 coeffs[EZ_SC_MAX_TERMS];
+    bool use_coeffs;
+    ez_fe2 eqp[EZ_SC_MAX_VARS];
+    ez_fe *fb[EZ_SC_MAX_FACTORS];
+    ez_fe2 *fe[EZ_SC_MAX_FACTORS];
+    ez_sumcheck_factor f[EZ_SC_MAX_FACTORS];
+} inst;
+
+enum { ORD_ID, ORD_REV, ORD_RAND };
+enum { F_BASE, F_EXT, F_MIXED };
+
+static void inst_free(inst *I)
+{
+    for (int j = 0; j < EZ_SC_MAX_FACTORS; j++) {
+        free(I->fb[j]);
+        free(I->fe[j]);
+    }
+    memset(I, 0, sizeof *I);
+}
+
+/* Fill tables and points; the desc's terms must already be set. */
+static void inst_fill(inst *I, ez_rng *r, int ordk, int fk, uint64_t eq_vars)
+{
+    ez_sumcheck_desc *d = &I->d;
+    unsigned n = d->nvars;
+    size_t N = (size_t)1 << n;
+    d->eq_vars = eq_vars;
+    for (unsigned j = 0; j < n; j++)
+        d->order[j] = ordk == ORD_REV ? n - 1 - j : j;
+    if (ordk == ORD_RAND)
+        for (unsigned j = n; j > 1; j--) {
+            unsigned k = (unsigned)(ez_rng_next(r) % j), tmp = d->order[j - 1];
+            d->order[j - 1] = d->order[k];
+            d->order[k] = tmp;
+        }
+    for (unsigned j = 0; j < d->nfactors; j++) {
+        bool base = fk == F_BASE || (fk == F_MIXED && (j & 1) == 0);
+        if (base) {
+            I->fb[j] = ez_alloc_array(N, sizeof(ez_fe));
+            for (size_t i = 0; i < N; i++)
+                I->fb[j][i] = ez_rng_fe(r);
+            I->f[j].base = I->fb[j];
+        } else {
+            I->fe[j] = ez_alloc_array(N, sizeof(ez_fe2));
+            for (size_t i = 0; i < N; i++)
+                I->fe[j][i] = ez_rng_fe2(r);
+            I->f[j].ext = I->fe[j];
+        }
+    }
+    for (int i = 0; i < __builtin_popcountll(eq_vars); i++)
+        I->eqp[i] = ez_rng_fe2(r);
+    for (unsigned t = 0; t < d->nterms; t++)
+        I->coeffs[t] = ez_rng_fe2(r);
+}
+
+static ez_fe2 fval(const inst *I, unsigned j, size_t x)
+{
+    return I->fb[j] ? ez_fe2_from_fe(I->fb[j][x]) : I->fe[j][x];
+}
+
+/* The sum from its definition, one hypercube point at a time. */
+static ez_fe2 brute_claim(const inst *I)
+{
+    const ez_sumcheck_desc *d = &I->d;
+    unsigned n = d->nvars;
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t x = 0; x < ((size_t)1 << n); x++) {
+        ez_fe2 w = ez_fe2_one();
+        unsigned k = 0;
+        for (unsigned v = 0; v < n; v++) {
+            if (!((d->eq_vars >> v) & 1))
+                continue;
+            unsigned bit = (x >> (n - 1 - v)) & 1;
+            ez_fe2 r = I->eqp[k++];
+            w = ez_fe2_mul(w, bit ? r : ez_fe2_sub(ez_fe2_one(), r));
+        }
+        ez_fe2 s = ez_fe2_zero();
+        for (unsigned t = 0; t < d->nterms; t++) {
+            ez_fe2 p = I->use_coeffs ? I->coeffs[t] : ez_fe2_one();
+            for (unsigned i = 0; i < d->term[t].nf; i++)
+                p = ez_fe2_mul(p, fval(I, d->term[t].f[i], x));
+            s = ez_fe2_add(s, p);
+        }
+        acc = ez_fe2_add(acc, ez_fe2_mul(w, s));
+    }
+    return acc;
+}
+
+/* Prove the true claim, verify with a fresh transcript, and check the claims the
+ * caller would discharge against direct MLE evaluations. */
+static void prove_verify_ok(const inst *I)
+{
+    const ez_sumcheck_desc *d = &I->d;
+    ck_assert_int_eq(ez_sumcheck_desc_check(d), EZ_OK);
+    ez_fe2 claim = brute_claim(I);
+    const ez_fe2 *co = I->use_coeffs ? I->coeffs : NULL;
+    ez_transcript tp, tv;
+    ez_transcript_init(&tp, "check_sumcheck");
+    ez_transcript_init(&tv, "check_sumcheck");
+    ez_sumcheck_proof pf;
+    ez_fe2 pp[EZ_SC_MAX_VARS], pe[EZ_SC_MAX_FACTORS], vp[EZ_SC_MAX_VARS], ve[EZ_SC_MAX_FACTORS];
+    ck_assert_int_eq(ez_sumcheck_prove(&tp, d, co, I->eqp, I->f, claim, &pf, pp, pe), EZ_OK);
+    ck_assert_uint_eq(pf.degree, ez_sumcheck_degree(d));
+    ck_assert_int_eq(ez_sumcheck_verify(&tv, d, co, I->eqp, claim, &pf, vp, ve), EZ_OK);
+    ck_assert_mem_eq(tp.state, tv.state, 32);
+    ck_assert_mem_eq(pp, vp, d->nvars * sizeof *pp);
+    ck_assert_mem_eq(pe, ve, d->nfactors * sizeof *pe);
+    for (unsigned j = 0; j < d->nfactors; j++) {
+        ez_fe2 want = I->fb[j] ? ez_mle_eval_fe(I->fb[j], (size_t)1 << d->nvars, vp, d->nvars)
+                               : ez_mle_eval_fe2(I->fe[j], (size_t)1 << d->nvars, vp, d->nvars);
+        ck_assert(ez_fe2_eq(ve[j], want));
+    }
+    ez_sumcheck_proof_clear(&pf);
+}
+
+static void one_term(ez_sumcheck_desc *d, unsigned n, unsigned nf)
+{
+    ez_sumcheck_desc_init(d, n, nf);
+}
+
+START_TEST(test_shapes)
+{
+    ez_rng r = ez_rng_for("shapes");
+    static const unsigned ns[] = {1, 2, 3, 6};
+    for (size_t ni = 0; ni < 4; ni++)
+        for (unsigned nf = 1; nf <= 4; nf++)
+            for (int eqk = 0; eqk < 3; eqk++)
+                for (int ordk = 0; ordk < 3; ordk++)
+                    for (int fk = 0; fk < 3; fk++) {
+                        unsigned n = ns[ni];
+                        inst I;
+                        memset(&I, 0, sizeof I);
+                        one_term(&I.d, n, nf);
+                        uint64_t all = (UINT64_C(1) << n) - 1;
+                        uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+                        I.use_coeffs = (fk == F_MIXED);
+                        inst_fill(&I, &r, ordk, fk, eqv);
+                        prove_verify_ok(&I);
+                        inst_free(&I);
+                    }
+}
+END_TEST
+
+/* Several terms, repeated factors (f^2), unused factors, coefficients. */
+START_TEST(test_multi_term)
+{
+    ez_rng r = ez_rng_for("multi_term");
+    for (int iter = 0; iter < 60; iter++) {
+        inst I;
+        memset(&I, 0, sizeof I);
+        ez_sumcheck_desc *d = &I.d;
+        unsigned n = 1 + (unsigned)(ez_rng_next(&r) % 7);
+        ez_sumcheck_desc_init(d, n, 1);
+        d->nfactors = 1 + (unsigned)(ez_rng_next(&r) % EZ_SC_MAX_FACTORS);
+        d->nterms = 1 + (unsigned)(ez_rng_next(&r) % EZ_SC_MAX_TERMS);
+        for (unsigned t = 0; t < d->nterms; t++) {
+            d->term[t].nf = 1 + (unsigned)(ez_rng_next(&r) % EZ_SC_MAX_TERM_FACTORS);
+            for (unsigned i = 0; i < d->term[t].nf; i++)
+                d->term[t].f[i] = (unsigned)(ez_rng_next(&r) % d->nfactors);
+        }
+        I.use_coeffs = iter % 3 != 0;
+        uint64_t all = (UINT64_C(1) << n) - 1;
+        inst_fill(&I, &r, iter % 3, (iter / 3) % 3, iter % 4 == 0 ? 0 : (ez_rng_next(&r) & all));
+        prove_verify_ok(&I);
+        inst_free(&I);
+    }
+}
+END_TEST
+
+/* Every binding order and every eq subset on 3 variables, degree 2 and 3. */
+START_TEST(test_exhaustive_tiny)
+{
+    ez_rng r = ez_rng_for("exhaustive_tiny");
+    static const unsigned perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (int p = 0; p < 6; p++)
+        for (uint64_t eqv = 0; eqv < 8; eqv++)
+            for (unsigned nf = 2; nf <= 3; nf++)
+                for (int fk = 0; fk < 2; fk++) {
+                    inst I;
+                    memset(&I, 0, sizeof I);
+                    one_term(&I.d, 3, nf);
+                    inst_fill(&I, &r, ORD_ID, fk, eqv);
+                    memcpy(I.d.order, perms[p], sizeof perms[p]);
+                    prove_verify_ok(&I);
+                    inst_free(&I);
+                }
+}
+END_TEST
+
+/* Sizes where rounds run in parallel and the specialised kernels fire (two and three
+ * base or extension factors, with and without eq, each order kind). */
+START_TEST(test_larger)
+{
+    ez_rng r = ez_rng_for("larger");
+    for (unsigned nf = 2; nf <= 3; nf++)
+        for (int eqk = 0; eqk < 3; eqk++)
+            for (int ordk = 0; ordk < 3; ordk++)
+                for (int fk = 0; fk < 2; fk++) {
+                    unsigned n = (ordk == ORD_ID && eqk == 2) ? 14 : 11;
+                    inst I;
+                    memset(&I, 0, sizeof I);
+                    one_term(&I.d, n, nf);
+                    uint64_t all = (UINT64_C(1) << n) - 1;
+                    uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+                    I.use_coeffs = eqk == 1;
+                    inst_fill(&I, &r, ordk, fk, eqv);
+                    prove_verify_ok(&I);
+                    inst_free(&I);
+                }
+}
+END_TEST
+
+/* eq points with coordinates 0 and 1 (the prover cannot derive q(1) when r_v = 0). */
+START_TEST(test_degenerate_eq_point)
+{
+    ez_rng r = ez_rng_for("degenerate_eq");
+    for (int iter = 0; iter < 12; iter++) {
+        inst I;
+        memset(&I, 0, sizeof I);
+        one_term(&I.d, 5, 2 + (unsigned)(iter % 2));
+        inst_fill(&I, &r, iter % 3, iter % 2, 0x1F);
+        for (int k = 0; k < 5; k++)
+            if ((ez_rng_next(&r) & 1) || k == iter % 5)
+                I.eqp[k] = ez_fe2_from_fe(ez_rng_next(&r) & 1);
+        prove_verify_ok(&I);
+        inst_free(&I);
+    }
+}
+END_TEST
+
+/* No variables: the sum is the single term value; zero factors tables are fine. */
+START_TEST(test_zero_vars_and_zero_tables)
+{
+    ez_rng r = ez_rng_for("zero_vars");
+    inst I;
+    memset(&I, 0, sizeof I);
+    one_term(&I.d, 0, 2);
+    inst_fill(&I, &r, ORD_ID, F_MIXED, 0);
+    I.use_coeffs = true;
+    prove_verify_ok(&I);
+    inst_free(&I);
+    memset(&I, 0, sizeof I);
+    one_term(&I.d, 6, 2);
+    inst_fill(&I, &r, ORD_ID, F_BASE, 0x3F);
+    memset(I.fb[0], 0, 64 * sizeof(ez_fe));
+    ck_assert(ez_fe2_is_zero(brute_claim(&I)));
+    prove_verify_ok(&I);
+    inst_free(&I);
+}
+END_TEST
+
+START_TEST(test_desc)
+{
+    ez_sumcheck_desc d;
+    ez_sumcheck_desc_init(&d, 10, 3);
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_OK);
+    ck_assert_uint_eq(ez_sumcheck_degree(&d), 3);
+    d.eq_vars = 1;
+    ck_assert_uint_eq(ez_sumcheck_degree(&d), 4);
+    d.eq_vars = UINT64_C(1) << 10;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.eq_vars = 0;
+    d.order[3] = 4; /* 4 twice */
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.order[3] = 10;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.order[3] = 3;
+    d.term[0].f[1] = 3;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.term[0].f[1] = 1;
+    d.nterms = 0;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.nterms = EZ_SC_MAX_TERMS + 1;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.nterms = 2;
+    d.term[1].nf = 0;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    d.term[1].nf = 1;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_OK);
+    d.nvars = EZ_SC_MAX_VARS + 1;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    ez_sumcheck_desc_init(&d, 4, 2);
+    d.nfactors = 0;
+    ck_assert_int_eq(ez_sumcheck_desc_check(&d), EZ_ERR_INVALID);
+    /* The prover refuses a factor with both or neither table. */
+    ez_sumcheck_desc_init(&d, 1, 1);
+    ez_fe tb[2] = {1, 2};
+    ez_fe2 te[2] = {{1, 0}, {2, 0}};
+    ez_sumcheck_factor f = {tb, te};
+    ez_transcript t;
+    ez_transcript_init(&t, "x");
+    ez_sumcheck_proof pf;
+    ck_assert_int_eq(ez_sumcheck_prove(&t, &d, NULL, NULL, &f, ez_fe2_from_fe(3), &pf, NULL, NULL), EZ_ERR_INVALID);
+    f.base = NULL;
+    f.ext = NULL;
+    ck_assert_int_eq(ez_sumcheck_prove(&t, &d, NULL, NULL, &f, ez_fe2_from_fe(3), &pf, NULL, NULL), EZ_ERR_INVALID);
+    /* eq variables but no eq point */
+    f.base = tb;
+    d.eq_vars = 1;
+    ck_assert_int_eq(ez_sumcheck_prove(&t, &d, NULL, NULL, &f, ez_fe2_from_fe(3), &pf, NULL, NULL), EZ_ERR_INVALID);
+}
+END_TEST
+
+/* A fixed instance used by the malicious-prover tests. */
+static void make_fixed(inst *I, ez_rng *r)
+{
+    memset(I, 0, sizeof *I);
+    ez_sumcheck_desc *d = &I->d;
+    ez_sumcheck_desc_init(d, 6, 3);
+    d->nterms = 2;
+    d->term[0].nf = 2; /* f0 f1 */
+    d->term[1].nf = 2;
+    d->term[1].f[0] = 2; /* f2 f2 */
+    d->term[1].f[1] = 2;
+    I->use_coeffs = true;
+    inst_fill(I, r, ORD_RAND, F_MIXED, 0x2B);
+}
+
+static ez_status verify_fixed(const inst *I, ez_fe2 claim, const ez_sumcheck_proof *pf)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "malicious");
+    return ez_sumcheck_verify(&t, &I->d, I->coeffs, I->eqp, claim, pf, NULL, NULL);
+}
+
+static void prove_fixed(const inst *I, ez_fe2 claim, ez_sumcheck_proof *pf)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "malicious");
+    ck_assert_int_eq(ez_sumcheck_prove(&t, &I->d, I->coeffs, I->eqp, I->f, claim, pf, NULL, NULL), EZ_OK);
+}
+
+START_TEST(test_malicious_round_value)
+{
+    ez_rng r = ez_rng_for("malicious_round");
+    inst I;
+    make_fixed(&I, &r);
+    ez_fe2 claim = brute_claim(&I);
+    ez_sumcheck_proof pf;
+    prove_fixed(&I, claim, &pf);
+    ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_OK);
+    size_t nr = (size_t)pf.nvars * pf.degree;
+    ck_assert_uint_eq(nr, 6 * 3);
+    for (size_t i = 0; i < nr; i++) {
+        ez_fe2 keep = pf.rounds[i];
+        pf.rounds[i] = ez_fe2_add(keep, ez_fe2_from_fe(1));
+        ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_ERR_REJECT);
+        pf.rounds[i] = ez_fe2_make(keep.c0, ez_fe_add(keep.c1, 1));
+        ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_ERR_REJECT);
+        pf.rounds[i] = keep;
+    }
+    ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_OK);
+    ez_sumcheck_proof_clear(&pf);
+    inst_free(&I);
+}
+END_TEST
+
+START_TEST(test_malicious_claim)
+{
+    ez_rng r = ez_rng_for("malicious_claim");
+    inst I;
+    make_fixed(&I, &r);
+    ez_fe2 claim = brute_claim(&I), wrong = ez_fe2_add(claim, ez_fe2_one());
+    ez_sumcheck_proof pf;
+    /* A prover that runs the protocol on a wrong sum. */
+    prove_fixed(&I, wrong, &pf);
+    ck_assert_int_eq(verify_fixed(&I, wrong, &pf), EZ_ERR_REJECT);
+    ez_sumcheck_proof_clear(&pf);
+    /* An honest proof presented for a different claim. */
+    prove_fixed(&I, claim, &pf);
+    ck_assert_int_eq(verify_fixed(&I, wrong, &pf), EZ_ERR_REJECT);
+    ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_OK);
+    /* ... or for a different eq point or coefficient (the statement is bound). */
+    ez_transcript t;
+    ez_fe2 eqp2[EZ_SC_MAX_VARS], co2[EZ_SC_MAX_TERMS];
+    memcpy(eqp2, I.eqp, sizeof eqp2);
+    memcpy(co2, I.coeffs, sizeof co2);
+    eqp2[1] = ez_fe2_add(eqp2[1], ez_fe2_one());
+    ez_transcript_init(&t, "malicious");
+    ck_assert_int_eq(ez_sumcheck_verify(&t, &I.d, I.coeffs, eqp2, claim, &pf, NULL, NULL), EZ_ERR_REJECT);
+    co2[1] = ez_fe2_add(co2[1], ez_fe2_one());
+    ez_transcript_init(&t, "malicious");
+    ck_assert_int_eq(ez_sumcheck_verify(&t, &I.d, co2, I.eqp, claim, &pf, NULL, NULL), EZ_ERR_REJECT);
+    /* A different transcript history gives different challenges. */
+    ez_transcript_init(&t, "another");
+    ck_assert_int_eq(ez_sumcheck_verify(&t, &I.d, I.coeffs, I.eqp, claim, &pf, NULL, NULL), EZ_ERR_REJECT);
+    ez_sumcheck_proof_clear(&pf);
+    inst_free(&I);
+}
+END_TEST
+
+START_TEST(test_malicious_final_eval)
+{
+    ez_rng r = ez_rng_for("malicious_eval");
+    inst I;
+    make_fixed(&I, &r);
+    ez_fe2 claim = brute_claim(&I);
+    ez_sumcheck_proof pf;
+    prove_fixed(&I, claim, &pf);
+    for (unsigned j = 0; j < pf.nfactors; j++) {
+        ez_fe2 keep = pf.evals[j];
+        pf.evals[j] = ez_fe2_add(keep, ez_fe2_from_fe(1));
+        ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_ERR_REJECT);
+        pf.evals[j] = keep;
+    }
+    /* A proof of the wrong shape. */
+    pf.degree--;
+    ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_ERR_REJECT);
+    pf.degree++;
+    pf.nfactors--;
+    ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_ERR_REJECT);
+    pf.nfactors++;
+    ck_assert_int_eq(verify_fixed(&I, claim, &pf), EZ_OK);
+    ez_sumcheck_proof_clear(&pf);
+    inst_free(&I);
+}
+END_TEST
+
+START_TEST(test_proof_bytes)
+{
+    ez_rng r = ez_rng_for("proof_bytes");
+    inst I;
+    make_fixed(&I, &r);
+    ez_fe2 claim = brute_claim(&I);
+    ez_sumcheck_proof pf, back;
+    prove_fixed(&I, claim, &pf);
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_writer_bytes(&w, "pre", 3);
+    ez_sumcheck_proof_write(&w, &pf);
+    ez_writer_u8(&w, 0xAB);
+    ck_assert(!w.failed);
+    size_t plen = w.len - 4;
+    ck_assert_uint_eq(plen, 16 * (6 * 3 + 3));
+    /* Round trip: exactly the proof's bytes are consumed. */
+    ez_reader rd;
+    ez_reader_init(&rd, w.data, w.len);
+    ck_assert(ez_reader_view(&rd, 3) != NULL);
+    ck_assert_int_eq(ez_sumcheck_proof_read(&rd, &I.d, &back), EZ_OK);
+    ck_assert_uint_eq(ez_reader_u8(&rd), 0xAB);
+    ck_assert(ez_reader_done(&rd));
+    ck_assert_mem_eq(back.rounds, pf.rounds, 18 * sizeof(ez_fe2));
+    ck_assert_mem_eq(back.evals, pf.evals, 3 * sizeof(ez_fe2));
+    ck_assert_int_eq(verify_fixed(&I, claim, &back), EZ_OK);
+    ez_sumcheck_proof_clear(&back);
+    /* Every truncation is rejected. */
+    for (size_t len = 0; len < plen; len++) {
+        ez_reader_init(&rd, w.data + 3, len);
+        ck_assert_int_eq(ez_sumcheck_proof_read(&rd, &I.d, &back), EZ_ERR_REJECT);
+        ck_assert_ptr_null(back.rounds);
+    }
+    /* Non-canonical encodings (>= p) are rejected wherever they are. */
+    uint8_t *bad = malloc(plen);
+    for (size_t at = 0; at < plen; at += 8) {
+        memcpy(bad, w.data + 3, plen);
+        memset(bad + at, 0xFF, 8);
+        ez_reader_init(&rd, bad, plen);
+        ck_assert_int_eq(ez_sumcheck_proof_read(&rd, &I.d, &back), EZ_ERR_REJECT);
+    }
+    /* Random canonical garbage parses but does not verify; a flipped bit in any
+     * value of a real proof either fails to parse or fails to verify. */
+    for (int k = 0; k < 20; k++) {
+        for (size_t i = 0; i < plen; i += 8) {
+            ez_fe v = ez_rng_fe(&r);
+            ez_fe_encode(bad + i, v);
+        }
+        ez_reader_init(&rd, bad, plen);
+        ck_assert_int_eq(ez_sumcheck_proof_read(&rd, &I.d, &back), EZ_OK);
+        ck_assert_int_eq(verify_fixed(&I, claim, &back), EZ_ERR_REJECT);
+        ez_sumcheck_proof_clear(&back);
+    }
+    for (size_t i = 0; i < plen; i += 5) {
+        memcpy(bad, w.data + 3, plen);
+        bad[i] ^= (uint8_t)(1u << (i % 8));
+        ez_reader_init(&rd, bad, plen);
+        ez_status st = ez_sumcheck_proof_read(&rd, &I.d, &back);
+        if (st == EZ_OK)
+            st = verify_fixed(&I, claim, &back);
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+        ez_sumcheck_proof_clear(&back);
+    }
+    free(bad);
+    ez_writer_clear(&w);
+    ez_sumcheck_proof_clear(&pf);
+    inst_free(&I);
+}
+END_TEST
+
+Suite *ez_suite_sumcheck(void)
+{
+    Suite *s = suite_create("sumcheck");
+    TCase *tc = tcase_create("sumcheck");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_desc);
+    tcase_add_test(tc, test_shapes);
+    tcase_add_test(tc, test_multi_term);
+    tcase_add_test(tc, test_exhaustive_tiny);
+    tcase_add_test(tc, test_larger);
+    tcase_add_test(tc, test_degenerate_eq_point);
+    tcase_add_test(tc, test_zero_vars_and_zero_tables);
+    tcase_add_test(tc, test_malicious_round_value);
+    tcase_add_test(tc, test_malicious_claim);
+    tcase_add_test(tc, test_malicious_final_eval);
+    tcase_add_test(tc, test_proof_bytes);
+    suite_add_tcase(s, tc);
+    return s;
+}

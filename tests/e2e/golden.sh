@@ -1,0 +1,48 @@
+#!/bin/sh
+# Golden diagnostics: every tests/golden/NAME.ein must make `einzk check` exit 3 with
+# exactly the stderr in tests/golden/NAME.err. A first line `# args: ...` gives extra
+# command-line arguments (e.g. -D X=3). Runs from the source tree so the file names in
+# the messages are the relative paths tests/golden/NAME.ein.
+#   top_srcdir, top_builddir: set by `make check`; default to this script's tree and cwd.
+#   EZ_GOLDEN_UPDATE=1 rewrites the .err files from the current output (review the diff!).
+set -u
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${top_builddir:-.}
+einzk=$(cd "$builddir" && pwd)/einzk
+[ -x "$einzk" ] || { echo "golden.sh: $einzk not built" >&2; exit 99; }
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$srcdir" || exit 99
+
+pass=0 fail=0
+for ein in tests/golden/*.ein; do
+    name=${ein%.ein}
+    args=$(sed -n '1s/^# args: //p' "$ein")
+    # shellcheck disable=SC2086 # args are split on purpose
+    "$einzk" check "$ein" $args >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "${EZ_GOLDEN_UPDATE:-0}" = 1 ]; then
+        cp "$tmp/err" "$name.err"
+    fi
+    ok=1
+    if [ $rc -ne 3 ]; then
+        echo "FAIL $ein: exit code $rc, expected 3"
+        ok=0
+    fi
+    if [ -s "$tmp/out" ]; then
+        echo "FAIL $ein: unexpected output on stdout:"
+        cat "$tmp/out"
+        ok=0
+    fi
+    if [ ! -f "$name.err" ]; then
+        echo "FAIL $ein: missing $name.err"
+        ok=0
+    elif ! diff -u "$name.err" "$tmp/err" >"$tmp/diff"; then
+        echo "FAIL $ein: stderr differs from $name.err:"
+        cat "$tmp/diff"
+        ok=0
+    fi
+    if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+echo "golden diagnostics: $pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $pass -gt 0 ]

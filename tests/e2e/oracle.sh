@@ -1,0 +1,56 @@
+#!/bin/sh
+# oracle — `einzk run` against numpy (tests/oracle/oracle.py):
+#   1. every example model: compile, `einzk gen` random weights/inputs, `einzk run`,
+#      then a generic float64 numpy evaluation of the same plan; outputs must agree
+#      within 2 % of each output's largest magnitude (observed: about 0.1-0.3 %);
+#      argmax outputs may differ only at numpy near-ties. `--compare-float` must run.
+#   2. random einsum equations at scale 0 (batch, contracted, free, summed indices,
+#      three-operand products) must equal numpy.einsum exactly.
+# Needs Debian's numpy (/usr/bin/python3); skipped (77) without it.
+set -eu
+
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+einzk="$top_builddir/einzk"
+oracle="$top_srcdir/tests/oracle/oracle.py"
+
+py=""
+for cand in /usr/bin/python3 "${PYTHON3:-}"; do
+    if [ -n "$cand" ] && [ -x "$cand" ] && "$cand" -c 'import numpy' 2>/dev/null; then
+        py=$cand
+        break
+    fi
+done
+if [ -z "$py" ]; then
+    echo "oracle: no python3 with numpy (apt-get install python3-numpy); skipped" >&2
+    exit 77
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ezoracle.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+
+fail=0
+for ein in "$top_srcdir"/examples/*.ein; do
+    m=$(basename "$ein" .ein)
+    echo "== $m"
+    if ! "$einzk" compile "$ein" -o "$work/$m.einc" >/dev/null; then
+        echo "oracle: $m does not compile" >&2
+        fail=1
+        continue
+    fi
+    "$einzk" gen "$work/$m.einc" --seed 7 --weights "$work/$m.safetensors" --input "$work/$m.json" 2>/dev/null
+    if ! "$einzk" run "$work/$m.einc" --weights "$work/$m.safetensors" --input "$work/$m.json" \
+        -o "$work/$m.out.json" --compare-float 2>"$work/$m.cmp"; then
+        cat "$work/$m.cmp" >&2
+        fail=1
+        continue
+    fi
+    grep -q '^worst op' "$work/$m.cmp" || { echo "oracle: $m: no --compare-float table" >&2; fail=1; }
+    "$py" "$oracle" model "$einzk" "$work/$m.einc" "$work/$m.safetensors" "$work/$m.json" \
+        "$work/$m.out.json" || fail=1
+done
+
+echo "== random einsum equations"
+"$py" "$oracle" random "$einzk" "$work/random" --count 40 --seed 11 || fail=1
+
+exit $fail
