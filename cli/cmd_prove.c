@@ -1,12 +1,227 @@
-/* einzk prove — not implemented yet in this build. */
+/* einzk prove MODEL.einc (--pk MODEL.pk | --weights W.safetensors) --input IN.json -o PROOF [--json]
+ *                        [--threads N]
+ *
+ * Runs the model in exact integer arithmetic (runtime/exec.h) and proves the run
+ * (runtime/prove.h). The proof file carries the public input and the claimed outputs.
+ * With --weights the weights are committed here (the same commitment `setup` makes);
+ * with --pk they come from the proving key.
+ *
+ * --json prints one object on stdout:
+ *   {"model", "proof_bytes" (the argument), "statement_bytes" (public input and output),
+ *    "prove_seconds", "peak_rss_bytes",
+ *    "phases": {"witness", "commit", "lookups", "sumchecks", "openings"} (seconds),
+ *    "ops": [{"name", "kind", "seconds", "bytes"}]}
+ * Progress goes to stderr when it is a terminal. */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli/cli.h"
+#include "compiler/einc.h"
+#include "runtime/exec.h"
+#include "runtime/exec_io.h"
+#include "runtime/proofio.h"
+#include "runtime/prove.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: einzk prove MODEL.einc (--pk MODEL.pk | --weights W.safetensors) --input IN.json -o PROOF\n"
+               "                   [--json] [--threads N]\n");
+}
+
+static void show_progress(void *ctx, const char *phase, double frac)
+{
+    (void)ctx;
+    fprintf(stderr, "\reinzk prove: %-10s %3.0f%%", phase, frac * 100);
+    if (!strcmp(phase, "done"))
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds, double exec_s, double wcommit_s)
+{
+    json_t *o = json_object(), *ph = json_object(), *ops = json_array();
+    json_object_set_new(o, "model", json_string(p->model));
+    json_object_set_new(o, "proof_bytes", json_integer((json_int_t)s->proof_bytes));
+    json_object_set_new(o, "statement_bytes", json_integer((json_int_t)s->statement_bytes));
+    json_object_set_new(o, "prove_seconds", json_real(seconds));
+    json_object_set_new(o, "peak_rss_bytes", json_integer((json_int_t)ez_peak_rss_bytes()));
+    json_object_set_new(ph, "witness", json_real(exec_s + s->witness));
+    json_object_set_new(ph, "commit", json_real(wcommit_s + s->commit));
+    json_object_set_new(ph, "lookups", json_real(s->lookups));
+    json_object_set_new(ph, "sumchecks", json_real(s->sumchecks));
+    json_object_set_new(ph, "openings", json_real(s->openings));
+    json_object_set_new(o, "phases", ph);
+    for (size_t i = 0; i < p->nops; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "name", json_string(p->ops[i].label));
+        json_object_set_new(x, "kind", json_string(ez_op_kind_name(p->ops[i].kind)));
+        json_object_set_new(x, "seconds", json_real(s->ops[i].seconds));
+        json_object_set_new(x, "bytes", json_integer((json_int_t)s->ops[i].bytes));
+        json_array_append_new(ops, x);
+    }
+    json_object_set_new(o, "ops", ops);
+    int r = json_dumpf(o, stdout, JSON_COMPACT);
+    json_decref(o);
+    fputc('\n', stdout);
+    return r;
+}
 
 int ez_cmd_prove(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "einzk prove: not implemented yet in this version\n");
-    return EZ_EXIT_INTERNAL;
+    const char *model = NULL, *wpath = NULL, *pkpath = NULL, *ipath = NULL, *opath = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return EZ_EXIT_OK;
+        } else if (!strcmp(a, "--weights") && has_next) {
+            wpath = argv[++i];
+        } else if (!strcmp(a, "--pk") && has_next) {
+            pkpath = argv[++i];
+        } else if (!strcmp(a, "--input") && has_next) {
+            ipath = argv[++i];
+        } else if (!strcmp(a, "-o") && has_next) {
+            opath = argv[++i];
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--threads") && has_next) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 1024) {
+                fprintf(stderr, "einzk prove: error: --threads needs a positive number\n");
+                return EZ_EXIT_USAGE;
+            }
+#ifdef _OPENMP
+            omp_set_num_threads((int)n);
+#endif
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "einzk prove: error: unknown option or missing value '%s'\n", a);
+            usage(stderr);
+            return EZ_EXIT_USAGE;
+        } else if (model == NULL) {
+            model = a;
+        } else {
+            fprintf(stderr, "einzk prove: error: more than one model file ('%s', '%s')\n", model, a);
+            return EZ_EXIT_USAGE;
+        }
+    }
+    if (model == NULL || ipath == NULL || opath == NULL || (wpath == NULL) == (pkpath == NULL)) {
+        if (wpath && pkpath)
+            fprintf(stderr, "einzk prove: error: give either --pk or --weights, not both\n");
+        usage(stderr);
+        return EZ_EXIT_USAGE;
+    }
+    bool progress = isatty(2) && !json;
+    ez_diag d = {{0}};
+    ez_plan plan;
+    ez_trace tr;
+    ez_pk pk;
+    ez_proof proof;
+    ez_prove_stats stats;
+    ez_pcs_prover *own = NULL;
+    ez_pcs_commitment com;
+    ez_writer out;
+    uint8_t *pkbytes = NULL;
+    size_t pklen = 0;
+    memset(&tr, 0, sizeof tr);
+    memset(&stats, 0, sizeof stats);
+    memset(&com, 0, sizeof com);
+    ez_pk_init(&pk);
+    ez_proof_init(&proof);
+    ez_writer_init(&out);
+    ez_plan_init(&plan);
+    int rc = EZ_EXIT_OK;
+    double wcommit_s = 0, exec_s = 0;
+    ez_status st = ez_einc_read_file(&plan, model, &d);
+    if (st != EZ_OK)
+        goto fail;
+    if ((st = ez_exec_check_plan(&plan, &d)) != EZ_OK) {
+        st = EZ_ERR_FORMAT;
+        goto fail;
+    }
+    if ((st = ez_prove_check_plan(&plan, &d)) != EZ_OK)
+        goto fail;
+    if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
+        goto fail;
+    ez_pcs_prover *weights = NULL;
+    if (pkpath) {
+        if ((st = ez_file_read(pkpath, &pkbytes, &pklen, &d)) != EZ_OK)
+            goto fail;
+        if ((st = ez_pk_decode(&pk, &plan, pkbytes, pklen, &d)) != EZ_OK) {
+            st = st == EZ_ERR_FORMAT ? EZ_ERR_INPUT : st;
+            goto fail;
+        }
+        free(pkbytes); /* the decoded key owns copies: keep peak memory down */
+        pkbytes = NULL;
+        for (size_t k = 0; k < pk.nweights; k++) {
+            if ((st = ez_trace_set(&tr, pk.weights[k].tensor, pk.weights[k].v, pk.weights[k].n, &d)) != EZ_OK)
+                goto fail;
+            free(pk.weights[k].v);
+            pk.weights[k].v = NULL;
+        }
+        weights = pk.pcs;
+    } else {
+        if ((st = ez_exec_load_weights(&tr, NULL, &plan, wpath, &d)) != EZ_OK)
+            goto fail;
+    }
+    if ((st = ez_exec_load_inputs(&tr, NULL, &plan, ipath, &d)) != EZ_OK)
+        goto fail;
+    double t0 = ez_now();
+    if (wpath) {
+        if (progress)
+            fprintf(stderr, "einzk prove: committing the weights\n");
+        if ((st = ez_weights_commit(&own, &com, &plan, &tr, &d)) != EZ_OK)
+            goto fail;
+        weights = own;
+        wcommit_s = ez_now() - t0;
+    }
+    double te = ez_now();
+    if ((st = ez_exec_run(&plan, &tr, &d)) != EZ_OK)
+        goto fail;
+    exec_s = ez_now() - te;
+    ez_prove_opts opts = {.progress = progress, .progress_fn = show_progress};
+    if ((st = ez_prove(&plan, &tr, weights, &opts, &proof, &stats, &d)) != EZ_OK)
+        goto fail;
+    size_t stmt_bytes = 0;
+    if ((st = ez_proof_encode(&out, &proof, &stmt_bytes)) != EZ_OK)
+        goto fail;
+    double seconds = ez_now() - t0;
+    stats.statement_bytes = stmt_bytes;
+    stats.proof_bytes = out.len - stmt_bytes;
+    if ((st = ez_file_write(opath, out.data, out.len, &d)) != EZ_OK)
+        goto fail;
+    if (json) {
+        if (print_json(&plan, &stats, seconds, exec_s, wcommit_s) != 0) {
+            st = EZ_ERR_NOMEM;
+            goto fail;
+        }
+    } else {
+        printf("proved %s: %s — argument %llu bytes, statement %llu bytes, %.3f s\n", plan.model, opath,
+               (unsigned long long)stats.proof_bytes, (unsigned long long)stats.statement_bytes, seconds);
+    }
+    goto out;
+fail:
+    if (progress)
+        fputc('\n', stderr);
+    ez_cli_error("prove", st, &d);
+    rc = ez_exit_for_status(st);
+out:
+    ez_writer_clear(&out);
+    ez_proof_clear(&proof);
+    ez_prove_stats_clear(&stats);
+    ez_pcs_prover_free(own);
+    ez_pcs_commitment_clear(&com);
+    ez_pk_clear(&pk);
+    free(pkbytes);
+    ez_trace_clear(&tr);
+    ez_plan_clear(&plan);
+    return rc;
 }

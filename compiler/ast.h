@@ -98,6 +98,7 @@ typedef struct {
     bool nomem;
     int last_token;      /* kind of the last token the scanner returned (for help lines) */
     int prev_token;      /* and of the one before it */
+    int stmt_first;      /* the first token of the current statement */
     int open_paren;      /* scanner: ( and [ opened and not closed in the current statement */
     int open_bracket;
     bool eof_newline;    /* scanner: the final newline before end of input was sent */

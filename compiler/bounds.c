@@ -76,22 +76,36 @@ static void func_bound(const ez_stmt *st, ez_node *n)
         mpz_set_ui(n->bound, len - 1);
         mpz_set(n->raw_bound, in->bound);
         return;
-    case EZ_OP_SOFTMAX:
-        /* p in [0, 2^s]; the row sum of the exponentials is at most len * 2^s. */
+    case EZ_OP_SOFTMAX: {
+        /* p in [0, 2^s]. Inside (docs/semantics.md): exponentials e <= 2^16 (the exp
+         * table's scale), their row sum <= len * 2^16, and e * 2^s before the division. */
         mpz_set_ui(n->bound, 0);
         mpz_setbit(n->bound, s);
-        mpz_mul_ui(n->raw_bound, n->bound, len);
+        mpz_set_ui(n->raw_bound, len);
+        mpz_mul_2exp(n->raw_bound, n->raw_bound, 16);
+        mpz_t es;
+        mpz_init(es);
+        mpz_setbit(es, 16 + s);
+        if (mpz_cmp(es, n->raw_bound) > 0)
+            mpz_set(n->raw_bound, es);
+        mpz_clear(es);
         return;
+    }
     case EZ_OP_LAYERNORM:
     case EZ_OP_RMSNORM:
-        /* |y_i| <= sqrt(len) for a normalised row; the sum of squares of the row is at
-         * most len * B^2 (the largest intermediate of the norm). */
+        /* |y_i| <= sqrt(len) for a normalised row. The largest intermediate is the sum
+         * of squares of the (centred) row: at most len * B^2 for rmsnorm, and for
+         * layernorm, centred on the floor of the mean, len * (B^2 + 1) (the floor moves
+         * the centre by less than 1: sum (x - mu)^2 = sum (x - m)^2 + len (m - mu)^2
+         * <= len * B^2 + len). The row sum len * B is smaller. */
         mpz_set_ui(n->bound, len);
         mpz_mul_2exp(n->bound, n->bound, 2 * s);
         mpz_sqrt(n->bound, n->bound);
         mpz_add_ui(n->bound, n->bound, 2);
         clamp_width(n->bound, n->bits);
         mpz_mul(n->raw_bound, in->bound, in->bound);
+        if (n->op == EZ_OP_LAYERNORM)
+            mpz_add_ui(n->raw_bound, n->raw_bound, 1);
         mpz_mul_ui(n->raw_bound, n->raw_bound, len);
         return;
     default:
@@ -198,6 +212,14 @@ static void explain(const ez_program *p, const ez_stmt *st, const ez_node *n, ch
 {
     size_t o = 0;
     buf[0] = '\0';
+    if (n->kind == EZ_NODE_FUNC && (n->op == EZ_OP_LAYERNORM || n->op == EZ_OP_RMSNORM)) {
+        char b[32];
+        fmt_pow2(n->in[0]->bound, b, sizeof b);
+        snprintf(buf, cap, "its operand is up to %s, over rows of %llu (%s); an unchecked sum such as a residual "
+                           "stream grows with every layer", b, (unsigned long long)st->idx[n->axis].size,
+                 st->idx[n->axis].name);
+        return;
+    }
     if (n->kind == EZ_NODE_PRODUCT) {
         for (unsigned k = 0; k < n->nin && o < cap; k++) {
             char b[32];
@@ -257,7 +279,14 @@ ez_status ez_bounds_compute(ez_program *p, ez_diag_list *diags)
         explain(p, st, n, why, sizeof why);
         const ez_tensor *t = &p->tensors[st->def];
         ez_diag_item *it;
-        if (ov.raw && n->shift > 0)
+        if (ov.raw && n->kind == EZ_NODE_FUNC)
+            it = ez_diag_error(diags, n->span,
+                               "the %s inside %s in the definition of '%s'%s%s can reach %s, beyond the field's "
+                               "safe range 2^%d",
+                               n->op == EZ_OP_SOFTMAX ? "row sum" : "sum of squares",
+                               ez_op_kind_name(n->op), t->source_name, st->iter[0] ? " at " : "", st->iter, b,
+                               EZ_BOUND_LIMIT_BITS);
+        else if (ov.raw && n->shift > 0)
             it = ez_diag_error(diags, n->span,
                                "values in the definition of '%s'%s%s can reach %s before the rescale, beyond the "
                                "field's safe range 2^%d", t->source_name, st->iter[0] ? " at " : "", st->iter, b,
@@ -269,12 +298,17 @@ ez_status ez_bounds_compute(ez_program *p, ez_diag_list *diags)
         double excess = ceil(ez_bounds_log2(ov.raw ? n->raw_bound : n->bound) - EZ_BOUND_LIMIT_BITS + 1e-9);
         if (excess < 1)
             excess = 1;
-        if (why[0])
-            ez_diag_help(diags, it, "%s; remove at least %.0f bits: narrow the operands' widths (e.g. @bits(16) on a "
-                                    "weight), or use a smaller scale (scale 8, or @scale(8))", why, excess);
+        const char *bits_word = excess == 1 ? "bit" : "bits";
+        if (n->kind == EZ_NODE_FUNC && (n->op == EZ_OP_LAYERNORM || n->op == EZ_OP_RMSNORM)) {
+            double lim = (EZ_BOUND_LIMIT_BITS - log2((double)st->idx[n->axis].size)) / 2;
+            ez_diag_help(diags, it, "%s; values entering the norm must stay below about 2^%.1f: lower the default "
+                                    "width (e.g. bits 16) or narrow the weights (@bits(16))", why, lim);
+        } else if (why[0])
+            ez_diag_help(diags, it, "%s; remove at least %.0f %s: narrow the operands' widths (e.g. @bits(16) on a "
+                                    "weight), or use a smaller scale (scale 8, or @scale(8))", why, excess, bits_word);
         else
-            ez_diag_help(diags, it, "remove at least %.0f bits: narrow the input's width with @bits(N), or use a "
-                                    "smaller scale", excess);
+            ez_diag_help(diags, it, "remove at least %.0f %s: narrow the input's width with @bits(N), or use a "
+                                    "smaller scale", excess, bits_word);
     }
     mpz_clear(limit);
     free(reported);

@@ -222,16 +222,24 @@ static void render_snippet(strbuf *b, const ez_diag_list *l, ez_span sp)
     }
     sb_put(b, "\n", 1);
     sb_printf(b, " %*s | ", w, "");
-    size_t c0 = sp.first_column >= 1 ? (size_t)sp.first_column - 1 : 0;
+    /* The scanner gives a leading byte-order mark no column. */
+    bool bom = start == 0 && len >= 3 && memcmp(l->src, "\xef\xbb\xbf", 3) == 0;
+    size_t c0 = (sp.first_column >= 1 ? (size_t)sp.first_column - 1 : 0) + (bom ? 3 : 0);
     if (c0 > len)
         c0 = len;
     size_t c1 = (sp.last_line == sp.first_line && sp.last_column >= sp.first_column)
-                    ? (size_t)sp.last_column
+                    ? (size_t)sp.last_column + (bom ? 3 : 0)
                     : len;
     if (c1 > len)
         c1 = len;
-    for (size_t i = 0; i < c0; i++)
-        sb_put(b, l->src[start + i] == '\t' ? "\t" : " ", 1);
+    for (size_t i = 0; i < c0; i++) {
+        unsigned char ch = (unsigned char)l->src[start + i];
+        /* tabs are kept; UTF-8 continuation bytes and a byte-order mark take no column */
+        if (ch == '\t')
+            sb_put(b, "\t", 1);
+        else if ((ch & 0xc0) != 0x80 && !(bom && i == 0))
+            sb_put(b, " ", 1);
+    }
     sb_put(b, "^", 1);
     for (size_t i = c0 + 1; i < c1; i++)
         sb_put(b, "~", 1);

@@ -87,6 +87,12 @@ typedef struct {
     tensor_extra *tx;
     size_t txcap;
 
+    /* source name -> id of its latest version: open addressing, ids + 1 (0 = empty),
+     * so that unrolling many layers stays linear */
+    unsigned *latest;
+    size_t latest_cap, latest_n;
+    size_t capstmts;
+
     loopvar loops[EZ_MAX_LOOP_DEPTH];
     unsigned nloops;
     size_t unrolled;
@@ -112,6 +118,8 @@ typedef struct {
     /* the statement being checked */
     ez_stmt *st;
     const char *cur_lhs;
+    const char *cur_param;   /* the param whose value is being evaluated */
+    uint32_t lhs_set;
     char idx_desc[EZ_MAX_IDX][192];
     pn **arena;
     size_t narena, caparena;
@@ -307,12 +315,58 @@ static int find_loop(const sctx *c, const char *name)
     return -1;
 }
 
+static size_t name_hash(const char *s)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * UINT64_C(1099511628211);
+    return (size_t)h;
+}
+
 static int find_tensor(const sctx *c, const char *name)
 {
-    for (size_t i = c->p->ntensors; i-- > 0;)
-        if (strcmp(c->p->tensors[i].source_name, name) == 0)
-            return (int)i;
-    return -1;
+    if (c->latest_cap == 0)
+        return -1;
+    for (size_t i = name_hash(name) & (c->latest_cap - 1);; i = (i + 1) & (c->latest_cap - 1)) {
+        unsigned v = c->latest[i];
+        if (v == 0)
+            return -1;
+        if (strcmp(c->p->tensors[v - 1].source_name, name) == 0)
+            return (int)(v - 1);
+    }
+}
+
+/* Record tensor id as the latest version of its source name. */
+static bool set_latest(sctx *c, unsigned id)
+{
+    if (2 * (c->latest_n + 1) > c->latest_cap) {
+        size_t cap = c->latest_cap ? 2 * c->latest_cap : 64;
+        unsigned *t = ez_alloc_array(cap, sizeof *t);
+        if (t == NULL) {
+            c->nomem = true;
+            return false;
+        }
+        for (size_t k = 0; k < c->latest_cap; k++) {
+            unsigned v = c->latest[k];
+            if (v == 0)
+                continue;
+            size_t i = name_hash(c->p->tensors[v - 1].source_name) & (cap - 1);
+            while (t[i])
+                i = (i + 1) & (cap - 1);
+            t[i] = v;
+        }
+        free(c->latest);
+        c->latest = t;
+        c->latest_cap = cap;
+    }
+    const char *name = c->p->tensors[id].source_name;
+    size_t i = name_hash(name) & (c->latest_cap - 1);
+    while (c->latest[i] && strcmp(c->p->tensors[c->latest[i] - 1].source_name, name) != 0)
+        i = (i + 1) & (c->latest_cap - 1);
+    if (c->latest[i] == 0)
+        c->latest_n++;
+    c->latest[i] = id + 1;
+    return true;
 }
 
 static const fwd_def *find_fwd(const sctx *c, const char *name, bool is_param)
@@ -460,6 +514,11 @@ static bool const_eval(sctx *c, const ez_ast *e, cval *out, const char *what)
         if (p >= 0) {
             *out = (cval){true, c->p->params[p].value, (double)c->p->params[p].value};
             return true;
+        }
+        if (c->cur_param && strcmp(c->cur_param, e->name) == 0) {
+            ez_diag_item *it = err(c, e->span, "param '%s' is defined in terms of itself", e->name);
+            ez_diag_help(c->d, it, "define it from other params or a number");
+            return false;
         }
         if (find_poisoned(c, e->name) >= 0)
             return false;
@@ -662,6 +721,8 @@ static int add_tensor(sctx *c, const char *source_name, ez_tensor_kind kind, ez_
     t->def_stmt = -1;
     t->span = sp;
     p->ntensors++;
+    if (!set_latest(c, t->id))
+        return -1;
     return (int)t->id;
 }
 
@@ -731,8 +792,10 @@ static void do_params(sctx *c, const ez_ast *s)
         if (!check_new_name(c, d->name, d->span, "param"))
             continue;
         int64_t v = 0;
-        poison(c, d->name); /* until it is defined below */
+        c->cur_param = d->name;
         bool ok = const_int(c, d->kids[0], "a param value", &v);
+        c->cur_param = NULL;
+        poison(c, d->name); /* until it is defined below */
         bool over = false;
         const ez_define *def = NULL;
         for (size_t k = 0; k < c->ndefs; k++)
@@ -1214,6 +1277,27 @@ static pn *build_call(sctx *c, const ez_ast *e)
             return NULL;
         }
         it = err(c, e->name_span, "unknown function '%s'", e->name);
+        static const struct {
+            const char *name, *help;
+        } hints[] = {
+            {"sum", "summation is implicit: an index on the right that is not on the left is summed, "
+                    "e.g. y[s] = x[s, d]"},
+            {"mean", "sum by leaving the index out of the left side and divide by its size: y[s] = x[s, d] / D"},
+            {"matmul", "write the product with a shared index: y[s, n] = x[s, d] * w[d, n]"},
+            {"dot", "write the product with a shared index: y[s, n] = x[s, d] * w[d, n]"},
+            {"einsum", "every statement is an einsum: y[s, n] = x[s, d] * w[d, n]"},
+            {"transpose", "indices are matched by name, so a transpose is y[n, s] = x[s, n]"},
+            {"reshape", "declare weights in split form instead, e.g. weight wq[D, H, E]"},
+            {"concat", "declare weights in split form (wq[D, H, E]) and contract over both axes: "
+                       "y[s, n] = c[s, h, e] * wo[h, e, n]"},
+            {"swish", "swish is silu: silu(x[i])"},
+            {"mask", "the causal mask is causal[i, j](e)"},
+        };
+        for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++)
+            if (strcmp(hints[h].name, e->name) == 0) {
+                ez_diag_help(c->d, it, "%s", hints[h].help);
+                return NULL;
+            }
         suggest s = {NULL, 99, e->name};
         for (const char *const *p = builtin_names; *p; p++)
             suggest_try(&s, *p);
@@ -1719,6 +1803,24 @@ static unsigned bitlen(uint64_t v)
     return b;
 }
 
+/* True iff some product inside x (not looking into nested calls) has index i in two or
+ * more factors, i.e. would contract i if i were summed there. */
+static bool contracts_inside(const pn *x, unsigned i)
+{
+    if (x->kind == PN_PROD) {
+        unsigned with = 0;
+        for (unsigned k = 0; k < x->nk; k++)
+            with += x->k[k]->cnt[i] > 0;
+        if (with >= 2)
+            return true;
+    }
+    if (x->kind == PN_PROD || x->kind == PN_SUM)
+        for (unsigned k = 0; k < x->nk; k++)
+            if (contracts_inside(x->k[k], i))
+                return true;
+    return false;
+}
+
 /* Lower the pre-tree under `allowed` (the indices this subtree may keep). */
 static ez_node *reduce(sctx *c, const pn *x, uint32_t allowed, const uint16_t *total)
 {
@@ -1775,6 +1877,28 @@ static ez_node *reduce(sctx *c, const pn *x, uint32_t allowed, const uint16_t *t
         break;
     }
     case PN_CALL: {
+        /* DESIGN §2 keeps an index that also occurs outside a function's argument. When
+         * the argument multiplies two tensors over that index and the index is summed
+         * later anyway (SwiGLU written as silu(x[s,d]*wg[d,f]) * (x[s,d]*wu[d,f])), the
+         * literal reading applies the function before the sum: almost never what was
+         * meant, and a large intermediate. Refuse it with both spellings in the help. */
+        for (unsigned i = 0; i < c->st->nidx; i++) {
+            const pn *a = x->k[0];
+            bool is_axis = false;
+            for (unsigned k = 0; k < x->naxes; k++)
+                is_axis |= x->axis[k] == i;
+            if (a->cnt[i] == 0 || a->cnt[i] >= total[i] || (c->lhs_set & (1u << i)) || is_axis ||
+                !contracts_inside(a, i))
+                continue;
+            const char *nm = c->st->idx[i].name;
+            ez_diag_item *it = err(c, x->span, "index '%s' is multiplied inside the argument of %s and also used "
+                                               "outside it, so %s would be applied before the sum over '%s'",
+                                   nm, x->fname, x->fname, nm);
+            ez_diag_help(c->d, it, "to sum '%s' inside %s, give its other uses another index name (e.g. '%s2'); "
+                                   "to apply %s first, compute its argument in a separate statement",
+                         nm, x->fname, nm, x->fname);
+            return NULL;
+        }
         ez_node *arg = reduce(c, x->k[0], ~0u, total);
         if (arg == NULL)
             return NULL;
@@ -2005,6 +2129,7 @@ static void do_assign(sctx *c, const ez_ast *s)
     if (!ok)
         goto out;
 
+    c->lhs_set = lhs_set;
     uint16_t total[EZ_MAX_IDX];
     for (unsigned i = 0; i < EZ_MAX_IDX; i++)
         total[i] = (uint16_t)(root->cnt[i] + ((lhs_set >> i) & 1));
@@ -2079,13 +2204,17 @@ static void do_assign(sctx *c, const ez_ast *s)
             o += (size_t)w;
         }
     }
-    ez_stmt *ns = ez_realloc_array(c->p->stmts, c->p->nstmts + 1, sizeof *ns);
-    if (ns == NULL) {
-        c->nomem = true;
-        goto out;
+    if (c->p->nstmts == c->capstmts) {
+        size_t cap = c->capstmts ? 2 * c->capstmts : 16;
+        ez_stmt *ns = ez_realloc_array(c->p->stmts, cap, sizeof *ns);
+        if (ns == NULL) {
+            c->nomem = true;
+            goto out;
+        }
+        c->p->stmts = ns;
+        c->capstmts = cap;
     }
-    c->p->stmts = ns;
-    ns[c->p->nstmts++] = st;
+    c->p->stmts[c->p->nstmts++] = st;
     unpoison(c, lhs->name);
     c->st = NULL;
     c->cur_lhs = NULL;
@@ -2263,6 +2392,12 @@ static void finish(sctx *c)
         o[p->noutputs++] = (unsigned)t;
         p->tensors[t].is_output = true;
     }
+    /* Every silent failure (a use of a name whose definition failed) follows a reported
+     * error; if none was reported, say so rather than accept a partial program. */
+    if (c->npoisoned > 0 && !ez_diag_any(c->d)) {
+        ez_span none = {0};
+        err(c, none, "internal error: '%s' could not be defined, but no reason was reported", c->poisoned[0]);
+    }
     if (c->nouts == 0 && !ez_diag_any(c->d)) {
         ez_span none = {0};
         ez_diag_item *it = err(c, none, "the model has no output");
@@ -2342,6 +2477,7 @@ out:
     free(c.outs);
     free(c.fwd);
     free(c.poisoned);
+    free(c.latest);
     free(c.def_used);
     return st;
 }

@@ -16,8 +16,8 @@
  *    computed tensor: `h = ...` defined three times gives tensors "h", "h'1", "h'2"
  *    (name unique, source_name "h"), each with its own shape/scale/bits/bound. A
  *    reference in a statement points at the version current at that point.
- *  - Every tensor has rank <= EZ_MAX_RANK, dims[] >= 1, scale in [0, 62], bits in
- *    [2, 62], bound < 2^62 (mpz). Inputs/weights: bound = 2^(bits-1). TOKENS tensors:
+ *  - Every tensor has rank <= EZ_MAX_RANK, 1 <= dims[] <= 2^32 (at most 2^48
+ *    elements), scale in [0, 60], bits in [2, 62], bound < 2^62 (mpz). Inputs/weights: bound = 2^(bits-1). TOKENS tensors:
  *    token_limit = the smallest table size (axis 0 of every table it indexes), >= 1.
  *  - Every statement has <= EZ_MAX_IDX distinct indices, each with a resolved size
  *    (idx[i].size >= 1); every use of an index name in the statement has that size.
@@ -27,13 +27,16 @@
  *               axis a of the tensor; FIXED comes from a loop variable or a constant
  *               expression (`wq[l, d, h, e]` after unrolling l=2 -> FIXED(2)), and is
  *               < dims[a]. out[] = the INDEX axes in axis order (no index twice).
- *               Never the root of a statement; TOKENS tensors never appear as REF.
+ *               Never the root of a statement. A TOKENS tensor appears only as the
+ *               token REF in[1] of a GATHER.
  *      GATHER   table[tok[i..], j..]: in[0] is the table REF (a weight, axes[0] unused
  *               and marked EZ_AXIS_GATHER), in[1] the token REF (a TOKENS tensor, all
  *               axes INDEX). Output indices = the token's indices then the table's
  *               remaining INDEX axes, in that order. Scale/bits/bound = the table's.
  *      PRODUCT  out = floor(mul * sum_{sum[]} prod_k in[k] / 2^shift), nin = 1 or 2
- *               (never more: longer products are split; intermediates have split_tmp).
+ *               (never more: longer products are split; intermediates have split_tmp
+ *               and are rescaled and range-checked like any product). mul may be
+ *               negative (a minus sign folds into it).
  *               One operand: a reduction, a transpose/copy or a constant scaling.
  *               Indices of the operands not in out[] are exactly sum[].
  *      ADD      out = floor(sum_k coef[k] * in[k] / 2^shift), 2..EZ_MAX_OPERANDS terms;
@@ -66,7 +69,10 @@
  *    bound the stored value. With shift > 0 the value is range-checked to bits
  *    (range_checked = true) and bound = min(2^(bits-1), ceil(raw_bound / 2^shift));
  *    every raw_bound and bound is < 2^62 (otherwise compilation failed with a
- *    diagnostic naming the statement).
+ *    diagnostic naming the statement). For FUNC nodes raw_bound is the largest
+ *    internal sum the function needs (softmax: row sum of the exponentials, n * 2^s;
+ *    layernorm/rmsnorm: sum of squares, n * B^2), otherwise the operand's bound;
+ *    range_checked is false for FUNC, REF and GATHER nodes.
  *  - outputs: every `output` name resolved to the LAST version of that name; its
  *    tensor has is_output set.
  *
@@ -132,7 +138,7 @@ typedef struct ez_node {
     unsigned out[EZ_MAX_IDX];       /* output axes -> statement index ids */
 
     unsigned scale, bits;
-    mpz_t raw_bound;                /* before the rescale (PRODUCT/ADD accumulator); = bound otherwise */
+    mpz_t raw_bound;                /* PRODUCT/ADD: the accumulator before the rescale; FUNC: see above */
     mpz_t bound;                    /* of the node's values */
     bool range_checked;             /* values proven to fit `bits` (shift > 0) */
 

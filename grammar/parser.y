@@ -77,6 +77,9 @@ stmt:
 |   lhs attrs '=' expr             { $$ = ez_ast_node(ctx, EZ_AST_ASSIGN, &@$, 3, $1, $2, $4); }
 |   FOR IDENT IN expr DOTDOT expr '{' block '}'
                                    { $$ = ez_ast_named(ctx, EZ_AST_FOR, $2, &@$, 3, $4, $6, $8); }
+    /* A broken loop header: keep parsing the body so its errors are reported and its
+     * closing brace is not an error of its own. */
+|   FOR error '{' block '}'        { $$ = ez_ast_node(ctx, EZ_AST_BLOCK, &@$, 1, $4, NULL, NULL); }
 ;
 
 params:
@@ -201,7 +204,11 @@ void yyerror(YYLTYPE *loc, void *scanner, ez_parse_ctx *ctx, const char *msg)
         ez_diag_help(ctx->diags, it, "%s", reserved_help);
     if (it && it->help)
         return;
-    if (ctx->open_paren > 0 && (ctx->last_token == TOK_NEWLINE || ctx->last_token == '='
+    if (ctx->last_token == '[' && ctx->prev_token == ']')
+        ez_diag_help(ctx->diags, it, "write all indices in one pair of brackets: x[s, d]");
+    else if (ctx->stmt_first == TOK_FOR && (ctx->last_token == '{' || ctx->last_token == TOK_NEWLINE))
+        ez_diag_help(ctx->diags, it, "a loop is written for l in 0..L { ... }, with '{' on the same line");
+    else if (ctx->open_paren > 0 && (ctx->last_token == TOK_NEWLINE || ctx->last_token == '='
                                 || ctx->last_token == ']' || ctx->last_token == ','))
         ez_diag_help(ctx->diags, it, "a '(' is not closed");
     else if (ctx->open_bracket > 0 && (ctx->last_token == TOK_NEWLINE || ctx->last_token == '='

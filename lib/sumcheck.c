@@ -10,7 +10,10 @@
  * later round FUSES the binding of the previous challenge with the evaluation of the
  * current round: it reads the old table, writes the bound entries it needs into a
  * scratch buffer and evaluates the round polynomial from them, one pass over memory per
- * round. Two scratch buffers per factor (2^(n-1) and 2^(n-2) entries) ping-pong.
+ * round. Two scratch buffers per factor (2^(n-1) and 2^(n-2) entries) ping-pong. For
+ * one term f*g of two base inputs, round 1 is computed from base products without any
+ * table (small-value round, block_sv2) and round 2 binds two challenges at once, which
+ * halves the scratch.
  *
  * Round j binds variable v = order[j]. In the current table (2^m entries over the m
  * unbound variables, original order) v has bit weight w = 2^lw; pair y in [0, 2^(m-1))
@@ -19,9 +22,13 @@
  *     g(X) = s * e(X) * q(X),  e(X) = eq1(r_v, X) if v in B else 1,
  *     q(X) = sum_y E(y) * sum_t c_t prod_{f in T_t} f(i0 + X (i1 - i0)),
  * with E(y) = eq over the remaining eq variables = E_hi[y_hi] * E_lo[y_lo]. The prover
- * evaluates q at 0, 2, ..., D (D = largest term) and derives q(1) from the running
- * claim, since claim = s * ((1 - r_v) q(0) + r_v q(1)) (or s * (q(0) + q(1))). It keeps
- * c' = claim / s implicitly (c' becomes q(rho)), so it never inverts s. */
+ * evaluates q at 0, 2, ..., D-1 and its X^D coefficient (the "point at infinity",
+ * sum of products of differences; D = largest term), derives q(1) from the running
+ * claim, since claim = s * ((1 - r_v) q(0) + r_v q(1)) (or s * (q(0) + q(1))), and
+ * recovers q(D) by finite differences. It keeps c' = claim / s implicitly (c' becomes
+ * q(rho)), so it never inverts s.
+ *
+ * Sums are accumulated unreduced (sc_acc) and reduced once per block of pairs. */
 #include "config.h"
 
 #include "lib/sumcheck.h"
@@ -296,6 +303,7 @@ typedef struct {
     unsigned L;  /* pair index y = (y_hi << L) | y_lo */
     size_t nhi;
     const ez_fe2 *elo, *ehi;
+    const ez_fe *elow; /* 7 * elo[i].c1, so an E_lo-weighted c0 needs one accumulator */
     bool elo_on, ehi_on;
     /* terms (generic path) */
     unsigned nt, tnf[EZ_SC_MAX_TERMS], tf[EZ_SC_MAX_TERMS][EZ_SC_MAX_TERM_FACTORS];
@@ -367,6 +375,15 @@ static inline void acc2_mul_fe(sc_acc2 *a, ez_fe2 x, ez_fe y)
 {
     acc_add(&a->x00, (sc_u128)x.c0 * y);
     acc_add(&a->x01, (sc_u128)x.c1 * y);
+}
+
+/* x * E for an E_lo entry with ew = 7 E.c1: c0 into x00 alone, so x11 stays zero. */
+static inline void acc2_mul_e(sc_acc2 *a, ez_fe2 e, ez_fe ew, ez_fe2 x)
+{
+    acc_add(&a->x00, (sc_u128)x.c0 * e.c0);
+    acc_add(&a->x00, (sc_u128)x.c1 * ew);
+    acc_add(&a->x01, (sc_u128)x.c0 * e.c1);
+    acc_add(&a->x01, (sc_u128)x.c1 * e.c0);
 }
 
 static inline void acc2_add(sc_acc2 *a, ez_fe2 x)
@@ -484,7 +501,7 @@ SC_ALWAYS_INLINE void block_base(const sc_round *R, size_t yh, ez_fe2 *acc, unsi
             }
             if (ext_q) {
                 if (ELO)
-                    acc2_mul(&ae[k], R->elo[yl], qe);
+                    acc2_mul_e(&ae[k], R->elo[yl], R->elow[yl], qe);
                 else
                     acc2_add(&ae[k], qe);
             } else if (ELO) {
@@ -695,7 +712,7 @@ SC_ALWAYS_INLINE void eval_ext(const sc_round *R, size_t yh, ez_fe2 *acc, unsign
                 for (unsigned j = 1; j < last; j++)
                     p = fe2_mulr(p, v[j]);
                 if (ELO)
-                    acc2_mul(&ae, R->elo[yl], p);
+                    acc2_mul_e(&ae, R->elo[yl], R->elow[yl], p);
                 else if (NF == 1)
                     acc2_add(&ae, p);
                 else
@@ -712,7 +729,7 @@ SC_ALWAYS_INLINE void eval_ext(const sc_round *R, size_t yh, ez_fe2 *acc, unsign
                 q = ez_fe2_add(q, R->coef_one ? p : fe2_mulr(R->coef[t], p));
             }
             if (ELO)
-                acc2_mul(&ae, R->elo[yl], q);
+                acc2_mul_e(&ae, R->elo[yl], R->elow[yl], q);
             else
                 acc2_add(&ae, q);
         }
@@ -801,7 +818,9 @@ static void run_round(const sc_round *R, sc_block_fn fn, ez_fe2 *q)
         ez_fe2 part[SC_NPTS_MAX];
         for (unsigned k = 0; k <= R->D; k++)
             part[k] = ez_fe2_zero();
-#pragma omp for schedule(static) nowait
+        /* Dynamic: on a shared machine one thread may run at half speed; blocks are
+         * large (2^L pairs), so the scheduling cost is negligible. */
+#pragma omp for schedule(dynamic, 1) nowait
         for (size_t yh = 0; yh < R->nhi; yh++)
             fn(R, yh, part);
 #pragma omp critical(ez_sumcheck_round)
@@ -859,6 +878,7 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
     ez_status st = EZ_OK;
     ez_fe2 *bufs[EZ_SC_MAX_FACTORS][2] = {{NULL}};
     ez_fe2 *elo = NULL, *ehi = NULL;
+    ez_fe *elow = NULL;
     if (!t || !proof || ez_sumcheck_desc_check(d) != EZ_OK || !factors || (d->eq_vars && !eq_point))
         return EZ_ERR_INVALID;
     const unsigned n = d->nvars, nf = d->nfactors, D = max_term(d), deg = ez_sumcheck_degree(d);
@@ -922,8 +942,9 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
     /* Split-eq tables (see the choice of L below): E_lo has 2^L <= 2^max(n/2, 7)
      * entries, E_hi 2^(bits - L) <= 2^(n/2). */
     elo = sc_alloc((size_t)1 << (n / 2 > 7 ? n / 2 : 7));
+    elow = ez_alloc_aligned((size_t)1 << (n / 2 > 7 ? n / 2 : 7), sizeof(ez_fe));
     ehi = sc_alloc((size_t)1 << (n / 2));
-    if (!elo || !ehi) {
+    if (!elo || !elow || !ehi) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -960,7 +981,11 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
         R.nhi = (size_t)1 << (bits - R.L);
         R.elo_on = build_eq_part(elo, yv + (bits - R.L), R.L, d->eq_vars, rb);
         R.ehi_on = build_eq_part(ehi, yv, bits - R.L, d->eq_vars, rb);
+        if (R.elo_on)
+            for (size_t i = 0; i < ((size_t)1 << R.L); i++)
+                elow[i] = ez_fe_mul_w(elo[i].c1);
         R.elo = elo;
+        R.elow = elow;
         R.ehi = ehi;
 
         bool writes = npend > 0;
@@ -1095,6 +1120,7 @@ out:
         free(bufs[j][1]);
     }
     free(elo);
+    free(elow);
     free(ehi);
     if (st != EZ_OK)
         ez_sumcheck_proof_clear(proof);

@@ -51,8 +51,8 @@ typedef struct {
  * send one redundant value). */
 unsigned ez_sumcheck_degree(const ez_sumcheck_desc *d);
 
-/* EZ_OK if d is well formed: 1 <= nvars <= 48 (nvars == 0 is allowed: a sum with one
- * term and no rounds), 1 <= nfactors <= 8, 1 <= nterms <= 4, every term has 1..4
+/* EZ_OK if d is well formed: nvars <= 48 (0 is allowed: no rounds, the sum is the
+ * single point's value), 1 <= nfactors <= 8, 1 <= nterms <= 4, every term has 1..4
  * factors < nfactors, eq_vars only has bits < nvars, order is a permutation of
  * 0..nvars-1. Else EZ_ERR_INVALID. */
 ez_status ez_sumcheck_desc_check(const ez_sumcheck_desc *d);
@@ -98,7 +98,11 @@ ez_status ez_sumcheck_proof_read(ez_reader *r, const ez_sumcheck_desc *d, ez_sum
  *      freed); point[nvars] indexed BY VARIABLE (not by round); evals[nfactors] =
  *      f_j(point) (also stored in the proof). point/evals may be NULL.
  * Cost: O(2^n * (nfactors + term products * d)) field work, the first round on base
- *      data directly; scratch of about 2^(n-1) extension entries per factor. OpenMP.
+ *      data directly (no table is lifted to the extension up front); scratch of
+ *      1.5 * 2^(n-1) extension entries per factor (half that for one term f*g of two
+ *      base factors), plus two eq tables of about 2^(n/2) entries. OpenMP over blocks
+ *      of pairs; about 22 ns per element for f*g and 34 ns for eq*f*g at 2^20 on one
+ *      core of the development machine (bench/kernel).
  * Returns EZ_OK, EZ_ERR_INVALID (bad desc or arguments) or EZ_ERR_NOMEM. */
 ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
                             const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,

@@ -151,6 +151,11 @@ void ez_advice_layout_clear(ez_advice_layout *L);
  * EZ_ERR_NOMEM. On failure L is cleared. */
 ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
 
+/* The layout of the weight range proof (runtime/prove.h): every WEIGHT tensor range-
+ * checked to its signed width (weight + 2^(bits-1) in [0, 2^bits)), then the
+ * multiplicity polys. Same errors as ez_advice_layout_build. */
+ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
+
 /* Builders (used by the per-op layout functions, runtime/rangecheck.c). Each returns
  * EZ_OK or EZ_ERR_NOMEM and writes the new element's index to *idx (may be NULL). */
 ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const ez_plan *p, size_t *idx);

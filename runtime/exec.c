@@ -68,6 +68,8 @@ void ez_trace_clear(ez_trace *tr)
     for (size_t i = 0; i < tr->ntables; i++)
         ez_table_clear(&tr->tables[i]);
     free(tr->tables);
+    free(tr->work[0]);
+    free(tr->work[1]);
     free(tr->t);
     free(tr->ready);
     free(tr->maxabs);
@@ -182,7 +184,7 @@ const int64_t *ez_trace_aux(const ez_trace *tr, size_t op, ez_aux_kind k, uint64
     return tr->ops[op].aux[k];
 }
 
-const ez_table *ez_trace_table(const ez_trace *tr, ez_table_kind kind, ez_func f,
+const ez_table *ez_trace_table(const ez_trace *tr, ez_fn_table_kind kind, ez_func f,
                                unsigned in_scale, unsigned out_scale)
 {
     for (size_t i = 0; i < tr->ntables; i++) {
@@ -219,7 +221,7 @@ int64_t *ez_exec_aux(ez_exec_ctx *c, ez_aux_kind k, uint64_t n)
     return ot->aux[k];
 }
 
-ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_table_kind kind, ez_func f,
+ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_fn_table_kind kind, ez_func f,
                         unsigned in_scale, unsigned out_scale)
 {
     ez_trace *tr = c->tr;
@@ -247,6 +249,21 @@ ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_table_kind kind
     tr->ntables++;
     *out = t;
     return EZ_OK;
+}
+
+void *ez_exec_scratch(ez_exec_ctx *c, int slot, size_t bytes)
+{
+    ez_trace *tr = c->tr;
+    if (tr->work_bytes[slot] < bytes) {
+        free(tr->work[slot]);
+        tr->work_bytes[slot] = 0;
+        if ((tr->work[slot] = ez_alloc_aligned(bytes, 1)) == NULL) {
+            ez_diag_set(c->d, "out of memory (%zu bytes of scratch) in op '%s'", bytes, c->op->label);
+            return NULL;
+        }
+        tr->work_bytes[slot] = bytes;
+    }
+    return tr->work[slot];
 }
 
 uint64_t ez_exec_maxabs(const int64_t *v, uint64_t n)

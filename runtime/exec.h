@@ -76,6 +76,8 @@ typedef struct {
     ez_op_trace *ops;     /* nops entries */
     ez_table *tables;     /* every table the run used, built once */
     size_t ntables;
+    void *work[2];        /* scratch of the contraction kernel, kept warm between ops */
+    size_t work_bytes[2];
 } ez_trace;
 
 /* Allocate a zeroed trace for plan p (all tensor arrays, no aux yet).
@@ -117,7 +119,7 @@ ez_status ez_exec_op(const ez_plan *p, size_t op, ez_trace *tr, ez_diag *d);
 const int64_t *ez_trace_aux(const ez_trace *tr, size_t op, ez_aux_kind k, uint64_t *n);
 
 /* The table of (kind, func, in_scale, out_scale) built by the last run, or NULL. */
-const ez_table *ez_trace_table(const ez_trace *tr, ez_table_kind kind, ez_func f,
+const ez_table *ez_trace_table(const ez_trace *tr, ez_fn_table_kind kind, ez_func f,
                                unsigned in_scale, unsigned out_scale);
 
 /* Format "name[i, j, k]" for flat row-major element `flat` of tensor t (for messages). */

@@ -43,13 +43,15 @@ static void store_f64_rows(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint
     const unsigned sh = s->shift;
     for (unsigned i = 0; i < mr; i++) {
         int64_t base = s->ob[b] + s->om[m0 + i] + (int64_t)n0;
-        int64_t *o = s->out + base;
-        const double *ci = c + i * EZ_GEMM_NR;
+        int64_t *restrict o = s->out + base;
+        const double *restrict ci = c + i * EZ_GEMM_NR;
         if (s->rem == NULL) {
+#pragma omp simd
             for (unsigned j = 0; j < nr; j++)
                 o[j] = (int64_t)ci[j] * mul;
         } else if (mul == 1) {
-            int64_t *rm = s->rem + base;
+            int64_t *restrict rm = s->rem + base;
+#pragma omp simd
             for (unsigned j = 0; j < nr; j++) {
                 int64_t v = (int64_t)ci[j];
                 int64_t q = v >> sh;
@@ -57,7 +59,8 @@ static void store_f64_rows(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint
                 rm[j] = v - (int64_t)((uint64_t)q << sh);
             }
         } else {
-            int64_t *rm = s->rem + base;
+            int64_t *restrict rm = s->rem + base;
+#pragma omp simd
             for (unsigned j = 0; j < nr; j++) {
                 int64_t v = (int64_t)ci[j] * mul;
                 int64_t q = v >> sh;
@@ -126,8 +129,8 @@ static ez_status run_packed(ez_exec_ctx *c, const ez_exec_groups *g, const int64
         goto out;
     uint64_t alen = ez_gemm_apack_len(g->M, g->K) * g->B;
     uint64_t blen = ez_gemm_bpack_len(g->N, g->K) * g->B;
-    ap = ez_alloc_aligned(alen ? alen : 1, 8);
-    bp = ez_alloc_aligned(blen ? blen : 1, 8);
+    ap = ez_exec_scratch(c, 0, (alen ? alen : 1) * 8);
+    bp = ez_exec_scratch(c, 1, (blen ? blen : 1) * 8);
     if (ap == NULL || bp == NULL)
         goto out;
     store_ctx s = {.out = c->tr->t[op->out], .rem = rem, .mul = op->mul, .shift = op->shift,
@@ -148,7 +151,7 @@ out:
     if (st == EZ_ERR_NOMEM)
         ez_diag_set(c->d, "out of memory in contraction '%s'", op->label);
     free(ab), free(am), free(ak), free(as), free(bb), free(bn), free(bk), free(bs);
-    free(ob), free(om), free(on), free(orr), free(ap), free(bp);
+    free(ob), free(om), free(on), free(orr);
     return st;
 }
 
@@ -252,6 +255,9 @@ ez_status ez_exec_einsum(ez_exec_ctx *c)
     /* Bound every partial sum before running: exactness and no int64 overflow. The
      * tensors' declared bounds (checked when set or computed) usually suffice; when
      * they do not, the actual maxima recorded in the trace decide. */
+    /* the trace's recorded maxima respect the declared bounds (checked on entry/exit) */
+    EZ_VERIFY_CHECK(c->tr->maxabs[op->in[0]] <= p->tensors[op->in[0]].bound);
+    EZ_VERIFY_CHECK(B == NULL || c->tr->maxabs[op->in[1]] <= p->tensors[op->in[1]].bound);
     const uint64_t terms = g.K * g.SA * g.SB;
     const uint64_t amul = op->mul < 0 ? -(uint64_t)op->mul : (uint64_t)op->mul;
     uint64_t maxa = p->tensors[op->in[0]].bound;
@@ -309,6 +315,7 @@ ez_status ez_exec_einsum(ez_exec_ctx *c)
     const unsigned shift = op->shift;
 #pragma omp parallel for schedule(static) if (nout > 65536)
     for (uint64_t i = 0; i < nout; i++) {
+        EZ_VERIFY_CHECK(acc[i] < ((int64_t)1 << 62) && acc[i] > -((int64_t)1 << 62));
         int64_t v = acc[i] * mul, r = 0;
         out[i] = shift ? ez_exec_floor_shift(v, shift, &r) : v;
         if (rem)

@@ -117,42 +117,68 @@ EZ_GEMM_KERNEL(kernel_i64, int64_t, ez_vi)
 EZ_GEMM_DRIVER(ez_gemm_f64, double, kernel_f64, ez_gemm_store_f64)
 EZ_GEMM_DRIVER(ez_gemm_i64, int64_t, kernel_i64, ez_gemm_store_i64)
 
-/* Packers (see exec_gemm.h), one macro over destination and source types. The loop
- * runs k outer and the panel's rows inner, so a source whose row index is contiguous
- * (a weight [d][n] packed as B) is read in runs of w, and one whose k is contiguous
- * (an activation [s][d] packed as A) is read as w sequential streams. */
+/* Packers (see exec_gemm.h), one macro over destination and source types. Two loop
+ * orders, chosen by the source layout, so the source is always read sequentially:
+ *  - rows adjacent in memory (a weight [d][n] packed as B: orow[1] = orow[0] + 1):
+ *    k outer, every panel's rows inner -- each source row is one sequential run;
+ *  - otherwise (an activation [s][d] packed as A, k contiguous): panel outer, then
+ *    each row's k run read sequentially into the panel (K x w, cache resident).
+ * (Walking a [d][n] weight panel by panel would jump a whole row per element: a TLB
+ * and cache miss each, as slow as the product itself.) */
+#define EZ_PACK_ONE(DT, ST, d, bk, rowoff, r)                                                  \
+    do {                                                                                       \
+        if (plain) {                                                                           \
+            d = (DT)bk[rowoff[r]];                                                             \
+        } else {                                                                               \
+            ST acc_ = 0;                                                                       \
+            for (uint64_t s_ = 0; s_ < ns; s_++)                                               \
+                acc_ += bk[rowoff[r] + os[s_]];                                                \
+            d = (DT)acc_;                                                                      \
+        }                                                                                      \
+    } while (0)
+
 #define EZ_PACK(NAME, DT, ST)                                                                  \
     void NAME(DT *dst, unsigned w, const ST *src, uint64_t nb, uint64_t rows, uint64_t k,     \
               const int64_t *ob, const int64_t *orow, const int64_t *ok, const int64_t *os,    \
               uint64_t ns)                                                                     \
     {                                                                                          \
-        uint64_t np = (rows + w - 1) / w;                                                      \
+        const uint64_t np = (rows + w - 1) / w;                                                \
         const bool plain = ns == 1 && os[0] == 0;                                              \
-        _Pragma("omp parallel for collapse(2) schedule(static)") for (uint64_t b = 0; b < nb; b++) \
-            for (uint64_t p = 0; p < np; p++)                                                  \
-        {                                                                                      \
-            DT *d = dst + (b * np + p) * k * w;                                                \
-            const unsigned valid = (unsigned)(rows - p * w < w ? rows - p * w : w);            \
-            const int64_t *rowoff = orow + p * w;                                              \
-            const ST *base = src + ob[b];                                                      \
-            for (uint64_t kk = 0; kk < k; kk++) {                                              \
-                const ST *bk = base + ok[kk];                                                  \
-                DT *dk = d + kk * w;                                                           \
-                if (plain) {                                                                   \
-                    for (unsigned r = 0; r < valid; r++)                                       \
-                        dk[r] = (DT)bk[rowoff[r]];                                             \
-                } else {                                                                       \
-                    for (unsigned r = 0; r < valid; r++) {                                     \
-                        ST acc = 0;                                                            \
-                        for (uint64_t s = 0; s < ns; s++)                                      \
-                            acc += bk[rowoff[r] + os[s]];                                      \
-                        dk[r] = (DT)acc;                                                       \
+        const bool rows_adjacent = rows > 1 && orow[1] == orow[0] + 1;                         \
+        if (rows_adjacent) {                                                                   \
+            _Pragma("omp parallel for collapse(2) schedule(static)")                           \
+            for (uint64_t b = 0; b < nb; b++)                                                  \
+                for (uint64_t kk = 0; kk < k; kk++) {                                          \
+                    const ST *bk = src + ob[b] + ok[kk];                                       \
+                    for (uint64_t p = 0; p < np; p++) {                                        \
+                        DT *dk = dst + ((b * np + p) * k + kk) * w;                            \
+                        const int64_t *rowoff = orow + p * w;                                  \
+                        const unsigned valid = (unsigned)(rows - p * w < w ? rows - p * w : w); \
+                        for (unsigned r = 0; r < valid; r++)                                   \
+                            EZ_PACK_ONE(DT, ST, dk[r], bk, rowoff, r);                         \
+                        for (unsigned r = valid; r < w; r++)                                   \
+                            dk[r] = 0;                                                         \
                     }                                                                          \
                 }                                                                              \
-                for (unsigned r = valid; r < w; r++)                                           \
-                    dk[r] = 0;                                                                 \
-            }                                                                                  \
+            return;                                                                            \
         }                                                                                      \
+        _Pragma("omp parallel for collapse(2) schedule(static)")                               \
+        for (uint64_t b = 0; b < nb; b++)                                                      \
+            for (uint64_t p = 0; p < np; p++) {                                                \
+                DT *d = dst + (b * np + p) * k * w;                                            \
+                const unsigned valid = (unsigned)(rows - p * w < w ? rows - p * w : w);        \
+                const int64_t *rowoff = orow + p * w;                                          \
+                for (unsigned r = 0; r < w; r++) {                                             \
+                    if (r >= valid) {                                                          \
+                        for (uint64_t kk = 0; kk < k; kk++)                                    \
+                            d[kk * w + r] = 0;                                                 \
+                        continue;                                                              \
+                    }                                                                          \
+                    const ST *bk = src + ob[b];                                                \
+                    for (uint64_t kk = 0; kk < k; kk++)                                        \
+                        EZ_PACK_ONE(DT, ST, d[kk * w + r], (bk + ok[kk]), rowoff, r);          \
+                }                                                                              \
+            }                                                                                  \
     }
 
 EZ_PACK(ez_gemm_pack_i64_f64, double, int64_t)

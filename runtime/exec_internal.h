@@ -22,8 +22,13 @@ typedef struct {
 int64_t *ez_exec_aux(ez_exec_ctx *c, ez_aux_kind k, uint64_t n);
 
 /* The table (built on first use and kept in the trace). */
-ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_table_kind kind, ez_func f,
+ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_fn_table_kind kind, ez_func f,
                         unsigned in_scale, unsigned out_scale);
+
+/* Scratch slot 0 or 1 of at least `bytes` bytes, 64-byte aligned, owned by the trace
+ * and reused by later ops (fresh pages cost a fault each: reusing them matters as much
+ * as the kernel). Contents undefined. NULL with a diag on allocation failure. */
+void *ez_exec_scratch(ez_exec_ctx *c, int slot, size_t bytes);
 
 /* Largest |v| over v[0..n) (as uint64, so INT64_MIN is fine). OpenMP-parallel. */
 uint64_t ez_exec_maxabs(const int64_t *v, uint64_t n);

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/logup.h"
+#include "runtime/lookup.h"
 #include "runtime/advice.h"
 #include "runtime/prove.h"
 
@@ -47,6 +47,12 @@ ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv
 ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op, unsigned tensor, int64_t offset,
                              unsigned bits, ez_diag *d);
 
+/* The fused rescale of op `op` by 2^shift (shift >= 1): commit its remainder (the op's
+ * aux REM array, shaped like the output) in [0, 2^shift) and range-check the output
+ * (the quotient) to its signed width: out + 2^(bits-1) in [0, 2^bits) — BOTH, so the
+ * floor division is unique (DESIGN §3). Sets L->op_rem[op]. */
+ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d);
+
 /* The prover's concrete column arrays for the columns of table `table` (in layout
  * order): cols[j] points into advice (borrowed; owned[j] = NULL) or into a new array
  * (owned[j], caller frees). ncols_out gets the count; idx[j] the layout column index.
@@ -61,7 +67,7 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
  * into an advice claim, and run every link anchored at one of these columns (the prover
  * sends the non-derived atoms' values; everything is absorbed).
  * Returns EZ_OK, EZ_ERR_REJECT (verifier: short or non-canonical bytes), EZ_ERR_NOMEM. */
-ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_logup_claims *lc);
+ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_lookup_claims *lc);
 
 /* Both sides: a claim V~(point) = claim->value on committed value `value` (e.g. a rescale
  * remainder from ez_einsum_prove) becomes claims on its limbs: the prover sends limbs

@@ -55,10 +55,10 @@ typedef enum {
     EZ_TABLE_FUNC = 0,        /* elementwise f(x) */
     EZ_TABLE_SOFTMAX_EXP = 1, /* exp(-d) for softmax */
     EZ_TABLE_RSQRT = 2        /* 2^23 / sqrt(M) for normalisation */
-} ez_table_kind;
+} ez_fn_table_kind;
 
 typedef struct {
-    ez_table_kind kind;
+    ez_fn_table_kind kind;
     ez_func func;           /* EZ_TABLE_FUNC: the function; EXP for SOFTMAX_EXP; RSQRT */
     unsigned in_scale, out_scale;
     unsigned in_shift;      /* table input x' = floor(x / 2^in_shift) */

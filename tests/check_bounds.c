@@ -116,10 +116,15 @@ START_TEST(test_functions)
                                "output p, m, n, r, g, e, h\n",
                                &d);
     expect_pow2(p->stmts[0].root->bound, 12);           /* probabilities in [0, 2^12] */
+    /* inside: e * 2^12 with e <= 2^16 (2^28) dominates the row sum 96 * 2^16 */
+    expect_pow2(p->stmts[0].root->raw_bound, 28);
+    /* layernorm's sum of squares: 96 * (2^30 + 1) */
     mpz_t w;
-    mpz_init_set_ui(w, 96);
-    mpz_mul_2exp(w, w, 12);
-    ck_assert(mpz_cmp(p->stmts[0].root->raw_bound, w) == 0);
+    mpz_init_set_ui(w, 0);
+    mpz_setbit(w, 30);
+    mpz_add_ui(w, w, 1);
+    mpz_mul_ui(w, w, 96);
+    ck_assert(mpz_cmp(p->stmts[2].root->raw_bound, w) == 0);
     expect_mpz(p->stmts[1].root->bound, "95");           /* a position in [0, 96) */
     /* floor(sqrt(96) * 2^12) + 2 = 40132 + 2 */
     expect_mpz(p->stmts[2].root->bound, "40134");

@@ -130,6 +130,16 @@ START_TEST(test_summation_rules)
     expect_dump(&c, 4, "product[d,s|](x[s,d])");
     expect_dump(&c, 5, "max[s|d](x[s,d])");
     done(&c);
+    /* SwiGLU with distinct names sums inside silu; an elementwise sum in an argument
+     * may share its index with the outside */
+    c = compile_ok(HDR "input x[S, D], b[S, D]\nweight wg[D, E], wu[D, E], w[D]\n"
+                       "u[s, f] = silu(x[s, d] * wg[d, f]) * (x[s, k] * wu[k, f])\n"
+                       "r[s] = relu(x[s, d] + b[s, d]) * w[d]\n"
+                       "output u, r\n");
+    expect_dump(&c, 0, "product[s,f|](silu[s,f](product[s,f|d](x[s,d], wg[d,f])>>12), "
+                       "product~[s,f|k](x[s,k], wu[k,f])>>12)>>12");
+    expect_dump(&c, 1, "product[s|d](relu[s,d](add[s,d](x[s,d], b[s,d])), w[d])>>12");
+    done(&c);
 }
 END_TEST
 
@@ -208,6 +218,8 @@ START_TEST(test_params_and_defines)
     expect_error_defs(src, zero, 1, "param 'S' must be between 1 and 2^32, but -D S=0 sets it to 0");
     expect_error("param S = 5, E = S / 2\n", "a param value must be a whole number, but this is 2.5");
     expect_error("param S = 4\nparam S = 5\n", "param 'S' is defined twice");
+    expect_error("param H = 2, E = E / H\ninput x[E]\ny[e] = x[e]\noutput y\n",
+                 "param 'E' is defined in terms of itself");
 }
 END_TEST
 
@@ -275,6 +287,10 @@ START_TEST(test_semantic_errors)
     expect_error(HDR "input x[S, D]\ny[s] = x[s, S]\noutput y\n", "'S' is a param, not an index");
     expect_error(HDR "input x[S, D]\nweight w[2, D]\ny[s] = x[s, d] * w[2, d]\noutput y\n",
                  "position 2 is outside axis 1 of 'w' (size 2)");
+    expect_error(HDR "input x[S, D]\nweight wg[D, E], wu[D, E]\n"
+                     "u[s, f] = silu(x[s, d] * wg[d, f]) * (x[s, d] * wu[d, f])\noutput u\n",
+                 "index 'd' is multiplied inside the argument of silu and also used outside it, so silu would "
+                 "be applied before the sum over 'd'");
 }
 END_TEST
 

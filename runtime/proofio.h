@@ -1,0 +1,124 @@
+/* proofio — the binary formats of proofs, verifying keys and proving keys
+ * (DESIGN.md §4 "Binary artifacts"; byte layout in docs/protocol.md §9).
+ *
+ * Every file: 4-byte magic | u16 major | u16 minor | sections, each
+ *     u32 tag | u64 payload length | payload          (little-endian)
+ * with the tags of the file kind in increasing order, each exactly once. Readers treat
+ * the bytes as untrusted: an unknown major version, a missing, repeated or out-of-order
+ * section, a length beyond the file, a section not consumed exactly, trailing bytes,
+ * or a non-canonical field element is EZ_ERR_FORMAT with a reason, never a crash.
+ * (Unknown tags are skipped only in a vk or pk of a newer minor version; a proof of a
+ * newer minor version is refused, since a verifier must not skip argument bytes.)
+ *
+ *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers)
+ *                 2 advice commitment | 3 lookups | 4 walk | 5 weight opening
+ *                 6 advice opening      (2..6: opaque argument bytes, parsed by verify)
+ *   vk    "EZVK": 1 plan (the .einc bytes; the digest is re-derived) | 2 weight commitment
+ *                 | 3 weight range proof (opaque here; checked by ez_verify)
+ *   pk    "EZPK": 1 plan digest | 2 weights (quantized) | 3 PCS prover data */
+#ifndef EZ_RUNTIME_PROOFIO_H
+#define EZ_RUNTIME_PROOFIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/plan.h"
+#include "lib/pcs.h"
+#include "lib/util.h"
+
+#define EZ_PROOF_MAGIC "EZPF"
+#define EZ_VK_MAGIC "EZVK"
+#define EZ_PK_MAGIC "EZPK"
+#define EZ_PROOF_MAJOR 1
+#define EZ_PROOF_MINOR 0
+
+enum {
+    EZ_PF_SEC_STATEMENT = 1,
+    EZ_PF_SEC_ADVICE = 2,
+    EZ_PF_SEC_LOOKUPS = 3,
+    EZ_PF_SEC_WALK = 4,
+    EZ_PF_SEC_OPEN_W = 5,
+    EZ_PF_SEC_OPEN_A = 6,
+    EZ_PF_NSEC = 6
+};
+
+/* The public statement: for every INPUT and TOKENS tensor, then every output tensor, in
+ * plan order, its integer values (row-major, real extents). */
+typedef struct {
+    unsigned tensor;
+    uint64_t n;
+    int64_t *v;
+} ez_stmt_tensor;
+
+typedef struct {
+    size_t n;
+    ez_stmt_tensor *t;
+} ez_statement;
+
+void ez_statement_clear(ez_statement *s);
+
+/* Build the statement of plan p from a trace's tensor arrays (t[i] = values of tensor i).
+ * Returns EZ_OK or EZ_ERR_NOMEM. */
+ez_status ez_statement_from_trace(ez_statement *s, const ez_plan *p, int64_t *const *t);
+
+/* Check a (decoded, untrusted) statement against the plan: exactly the inputs and tokens
+ * then the outputs, in plan order, with their element counts; inputs within their signed
+ * width, tokens in [0, token_limit). EZ_ERR_FORMAT with a reason otherwise. */
+ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d);
+
+/* The values of tensor `tensor` in s, or NULL. */
+const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor);
+
+typedef struct {
+    ez_statement stmt;
+    ez_writer sec[EZ_PF_NSEC + 1]; /* sec[1..6]: raw payloads (sec[1] unused: stmt) */
+} ez_proof;
+
+void ez_proof_init(ez_proof *p);
+void ez_proof_clear(ez_proof *p);
+
+/* Encode; *stmt_bytes (may be NULL) gets the size of the statement section incl. its
+ * 12-byte header. Errors only EZ_ERR_NOMEM. */
+ez_status ez_proof_encode(ez_writer *w, const ez_proof *p, size_t *stmt_bytes);
+/* Decode untrusted bytes (copies everything it keeps). EZ_ERR_FORMAT with a reason. */
+ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag *d);
+
+/* ---- verifying key ---- */
+typedef struct {
+    ez_plan plan;
+    bool has_weights;
+    ez_pcs_commitment wcom;
+    uint8_t *wrange;        /* the weight range proof (runtime/prove.h), owned */
+    size_t wrange_len;
+} ez_vk;
+
+void ez_vk_init(ez_vk *vk);
+void ez_vk_clear(ez_vk *vk);
+/* Encode plan p (re-encoded as .einc; its digest is set), the weight commitment (NULL
+ * when the model has no weights) and the weight range proof bytes. */
+ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, const uint8_t *wrange,
+                       size_t wrange_len, ez_diag *d);
+/* Decode: the plan through ez_einc_decode (digest checked), the commitment through
+ * ez_pcs_commitment_read; its lens must equal the plan's weight layout
+ * (ez_weights_lens). EZ_ERR_FORMAT with a reason, EZ_ERR_NOMEM. */
+ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d);
+
+/* ---- proving key ---- */
+typedef struct {
+    uint8_t digest[32];
+    size_t nweights;
+    ez_stmt_tensor *weights;   /* every WEIGHT tensor in plan order */
+    ez_pcs_prover *pcs;        /* NULL when the model has no weights */
+} ez_pk;
+
+void ez_pk_init(ez_pk *pk);
+void ez_pk_clear(ez_pk *pk);
+/* Encode from a plan, a trace holding its weights, and the weight prover. */
+ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs);
+/* Decode and check against plan p: digest equal, the weights and their counts in plan
+ * order within their widths, the PCS prover's lens equal to the weight layout.
+ * EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of another model) with a reason. */
+ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d);
+
+#endif

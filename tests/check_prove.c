@@ -1,0 +1,769 @@
+/* Suite "prove": the whole-plan prover and verifier (runtime/prove.h, runtime/verify.h)
+ * on small plans compiled from .ein sources or built by hand: honest proofs verify;
+ * malicious provers — a changed activation, a remainder out of range, a quotient outside
+ * its width paired with the remainder that satisfies the field equation, a changed round
+ * message, a changed claimed output or public input — are rejected; unsupported ops are
+ * refused by name; the causal mask's structured MLE equals its brute-force MLE. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/diag.h"
+#include "compiler/einc.h"
+#include "compiler/lower.h"
+#include "compiler/schedule.h"
+#include "compiler/sema.h"
+#include "lib/mle.h"
+#include "runtime/exec.h"
+#include "runtime/proofio.h"
+#include "runtime/prove.h"
+#include "runtime/verify.h"
+#include "tests/plan_fixture.h"
+#include "tests/testutil.h"
+
+typedef struct {
+    ez_plan plan;
+    ez_trace tr;
+    ez_pcs_prover *w;
+    ez_pcs_commitment wcom;
+    ez_writer wrange; /* the weight range proof of the vk */
+} fx;
+
+static void fx_compile(fx *f, const char *src)
+{
+    memset(f, 0, sizeof *f);
+    ez_plan_init(&f->plan);
+    ez_diag_list diags;
+    ez_program *prog = NULL;
+    ez_diag d = {{0}};
+    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
+    if (st != EZ_OK) {
+        char *text = NULL;
+        if (ez_diag_render(&diags, &text) == EZ_OK && text)
+            fprintf(stderr, "%s", text);
+        free(text);
+    }
+    ck_assert_int_eq(st, EZ_OK);
+    ck_assert_int_eq(ez_lower(&f->plan, prog, "test", &d), EZ_OK);
+    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
+    ez_program_free(prog);
+    ez_diag_list_clear(&diags);
+}
+
+/* Random quantized inputs and weights (small, so no op leaves its range), then run. */
+static void fx_run(fx *f, const char *seed)
+{
+    ez_rng rng = ez_rng_for(seed);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f->plan.tensors[i];
+        if (t->kind == EZ_TENSOR_ACT)
+            continue;
+        uint64_t n = ez_plan_tensor_numel(t);
+        int64_t *v = malloc((n ? n : 1) * sizeof *v);
+        int64_t lim = INT64_C(1) << 9;
+        if (lim > (int64_t)t->bound)
+            lim = (int64_t)t->bound;
+        for (uint64_t e = 0; e < n; e++) {
+            uint64_t r = ez_rng_next(&rng);
+            v[e] = t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
+                                               : (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
+        }
+        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        free(v);
+    }
+    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_weights_commit(&f->w, &f->wcom, &f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ez_writer_init(&f->wrange);
+    ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+}
+
+/* A vk borrowing f's plan and commitment (not to be cleared). */
+static ez_vk fx_vk(fx *f)
+{
+    ez_vk vk;
+    ez_vk_init(&vk);
+    vk.plan = f->plan;
+    vk.has_weights = f->w != NULL;
+    if (f->w)
+        vk.wcom = *ez_pcs_prover_commitment(f->w);
+    vk.wrange = f->wrange.data;
+    vk.wrange_len = f->wrange.len;
+    return vk;
+}
+
+static void fx_free(fx *f)
+{
+    ez_trace_clear(&f->tr);
+    ez_pcs_prover_free(f->w);
+    ez_pcs_commitment_clear(&f->wcom);
+    ez_writer_clear(&f->wrange);
+    ez_plan_clear(&f->plan);
+}
+
+/* Prove (unchecked when asked) into *pf. */
+static void fx_prove(fx *f, bool unchecked, ez_proof *pf)
+{
+    ez_diag d = {{0}};
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);
+}
+
+/* Verify pf through the byte format; returns the verdict, reason in why. */
+static bool fx_verify(fx *f, const ez_proof *pf, ez_diag *why)
+{
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_proof_encode(&w, pf, NULL), EZ_OK);
+    ez_vk vk = fx_vk(f); /* borrowed: not cleared below */
+    bool ok = false;
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
+    ez_writer_clear(&w);
+    return ok;
+}
+
+static bool fx_prove_verify(fx *f, bool unchecked, ez_diag *why)
+{
+    ez_proof pf;
+    fx_prove(f, unchecked, &pf);
+    bool ok = fx_verify(f, &pf, why);
+    ez_proof_clear(&pf);
+    return ok;
+}
+
+static const char *linear_src = "model linear\n"
+                                "param S = 8, D = 32, F = 64\n"
+                                "scale 12\n"
+                                "input x[S, D]\n"
+                                "weight w1[D, F], b1[F]\n"
+                                "weight w2[F, D], b2[D]\n"
+                                "h[s, f] = x[s, d] * w1[d, f] + b1[f]\n"
+                                "y[s, n] = h[s, f] * w2[f, n] + b2[n]\n"
+                                "y[s, n] = y[s, n] + x[s, n]\n"
+                                "output y\n";
+
+/* E = 12: padded layouts with interior padding (masked merge of the weights). */
+static const char *masked_src = "model masked\n"
+                                "param S = 6, D = 16, E = 12\n"
+                                "scale 12\n"
+                                "input x[S, D]\n"
+                                "weight wq[D, E], wk[D, E], wv[D, E]\n"
+                                "q[s, e] = x[s, d] * wq[d, e]\n"
+                                "k[t, e] = x[t, d] * wk[d, e]\n"
+                                "v[t, e] = x[t, d] * wv[d, e]\n"
+                                "a[s, t] = q[s, e] * k[t, e] / 4\n"
+                                "m[s, t] = causal[s, t](a[s, t])\n"
+                                "y[s, e] = m[s, t] * v[t, e]\n"
+                                "output y\n";
+
+/* A rescaled contraction last: its output is public, so advice tampering stays local. */
+static const char *proj_src = "model proj\n"
+                              "param S = 4, D = 24, N = 8\n"
+                              "scale 12\n"
+                              "input x[S, D]\n"
+                              "weight w[D, N]\n"
+                              "y[s, n] = x[s, d] * w[d, n]\n"
+                              "output y\n";
+
+static const char *proj16_src = "model proj16\n"
+                                "param S = 4, D = 24, N = 8\n"
+                                "scale 12\n"
+                                "bits 16\n"
+                                "input x[S, D]\n"
+                                "weight w[D, N]\n"
+                                "y[s, n] = x[s, d] * w[d, n]\n"
+                                "output y\n";
+
+static const char *gather_src = "model emb\n"
+                                "param V = 20, S = 5, D = 8, N = 4\n"
+                                "scale 12\n"
+                                "input tok[S] : token\n"
+                                "weight wte[V, D], wpe[S, D], w[D, N]\n"
+                                "x[s, d] = wte[tok[s], d] + wpe[s, d]\n"
+                                "y[s, n] = x[s, d] * w[d, n]\n"
+                                "output y\n";
+
+static const char *layers_src = "model layers\n"
+                                "param L = 3, S = 4, D = 8\n"
+                                "scale 12\n"
+                                "input x[S, D]\n"
+                                "weight w[L, D, D], b[L, D]\n"
+                                "for l in 0..L {\n"
+                                "  x[s, e] = x[s, d] * w[l, d, e] + b[l, e] + x[s, e]\n"
+                                "}\n"
+                                "output x\n";
+
+/* ---- structured MLE ------------------------------------------------------------------- */
+
+START_TEST(test_mle_causal_bruteforce)
+{
+    ez_rng rng = ez_rng_for("mle_causal");
+    const unsigned shapes[][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {3, 1}, {1, 3}, {4, 2}, {0, 3}, {2, 0}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        unsigned ni = shapes[s][0], nj = shapes[s][1], n = ni + nj;
+        size_t N = (size_t)1 << n;
+        ez_fe *m = malloc(N * sizeof *m);
+        for (size_t x = 0; x < N; x++) {
+            uint64_t i = x >> nj, j = x & ((UINT64_C(1) << nj) - 1);
+            m[x] = j <= i;
+        }
+        for (int rep = 0; rep < 4; rep++) {
+            ez_fe2 r[16];
+            for (unsigned v = 0; v < n; v++)
+                r[v] = ez_rng_fe2(&rng);
+            ez_fe2 want = ez_mle_eval_fe(m, N, r, n);
+            ez_fe2 got = ez_mle_causal(r, ni, r + ni, nj);
+            ck_assert_msg(ez_fe2_eq(want, got), "causal MLE differs at ni=%u nj=%u", ni, nj);
+        }
+        /* on the cube it is the mask itself */
+        for (size_t x = 0; x < N; x++) {
+            ez_fe2 b[16];
+            for (unsigned v = 0; v < n; v++)
+                b[v] = ez_fe2_from_fe((x >> (n - 1 - v)) & 1);
+            ck_assert(ez_fe2_eq(ez_mle_causal(b, ni, b + ni, nj), ez_fe2_from_fe(m[x])));
+        }
+        free(m);
+    }
+}
+END_TEST
+
+/* ---- honest provers ---------------------------------------------------------------------- */
+
+static void honest(const char *src, const char *seed)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, src);
+    fx_run(&f, seed);
+    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
+    fx_free(&f);
+}
+
+START_TEST(test_honest_linear)
+{
+    honest(linear_src, "honest_linear");
+}
+END_TEST
+
+START_TEST(test_honest_masked)
+{
+    honest(masked_src, "honest_masked");
+}
+END_TEST
+
+START_TEST(test_honest_gather)
+{
+    honest(gather_src, "honest_gather");
+    /* a prover claiming another public token than the one its embedding used: the
+     * verifier's own one-hot evaluation rejects */
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, gather_src);
+    fx_run(&f, "gather_token");
+    int tok = ez_plan_find_tensor(&f.plan, "tok");
+    f.tr.t[tok][2] = (f.tr.t[tok][2] + 1) % f.plan.tensors[tok].token_limit;
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "(gather)") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+END_TEST
+
+/* A masked entry (t > s) given a value, everything downstream recomputed from it: the
+ * causal reduction rejects. */
+START_TEST(test_changed_masked_entry)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "changed_masked");
+    int m = ez_plan_find_tensor(&f.plan, "m");
+    ck_assert_int_ge(m, 0);
+    uint64_t S = f.plan.tensors[m].dims[1];
+    ck_assert_int_eq(f.tr.t[m][0 * S + 3], 0); /* row s = 0, column t = 3: masked */
+    f.tr.t[m][0 * S + 3] = 77;
+    for (size_t i = (size_t)f.plan.tensors[m].producer + 1; i < f.plan.nops; i++)
+        ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "op 'm' (causal)") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_honest_layer_slices)
+{
+    honest(layers_src, "honest_layers");
+}
+END_TEST
+
+START_TEST(test_honest_proj16)
+{
+    honest(proj16_src, "honest_proj16");
+}
+END_TEST
+
+/* ADD with broadcasting, negative and power-of-two coefficients and a shift; CAUSAL
+ * moving the scale down (a remainder) — built by hand. */
+START_TEST(test_honest_add_shift_hand)
+{
+    fx f;
+    memset(&f, 0, sizeof f);
+    ez_plan_init(&f.plan);
+    snprintf(f.plan.model, sizeof f.plan.model, "hand");
+    const char *sz = "s=5 t=5 n=6";
+    unsigned a = ez_fx_op(&f.plan, EZ_OP_ADD, "y[s,n] = x[s,n] + b[n] + c[s]", sz);
+    f.plan.ops[a].coef[1] = -2;
+    f.plan.ops[a].coef[2] = 4;
+    f.plan.ops[a].shift = 3;
+    unsigned c = ez_fx_op(&f.plan, EZ_OP_CAUSAL, "z[s,t] = g[s,t]", sz);
+    f.plan.ops[c].mask_row = ez_fx_idx(&f.plan.ops[c], "s");
+    f.plan.ops[c].mask_col = ez_fx_idx(&f.plan.ops[c], "t");
+    f.plan.ops[c].in_scale = 12;
+    f.plan.ops[c].out_scale = 10;
+    f.plan.tensors[f.plan.ops[c].out].scale = 10;
+    f.plan.tensors[f.plan.ops[a].out].is_output = true;
+    f.plan.tensors[f.plan.ops[c].out].is_output = true;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_plan_schedule(&f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(ez_plan_compute_digest(&f.plan, &d), EZ_OK);
+    fx_run(&f, "add_shift_hand");
+    ez_diag why = {{0}};
+    ck_assert_msg(fx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    fx_free(&f);
+}
+END_TEST
+
+/* ---- unsupported ops ----------------------------------------------------------------------- */
+
+START_TEST(test_unsupported_named)
+{
+    fx f;
+    fx_compile(&f, "model sm\nparam S = 4\ninput a[S, S]\np[s, t] = softmax[t](a[s, t])\noutput p\n");
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_prove_check_plan(&f.plan, &d), EZ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(d.msg, "op 'p' (softmax) is not provable yet") != NULL, "%s", d.msg);
+    ez_plan_clear(&f.plan);
+    fx_compile(&f, "model r\nparam S = 4\ninput a[S]\nr[s] = relu(a[s])\noutput r\n");
+    ck_assert_int_eq(ez_prove_check_plan(&f.plan, &d), EZ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(d.msg, "(unary) is not provable yet") != NULL, "%s", d.msg);
+    /* the prover itself refuses too, before touching the trace */
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ez_trace tr;
+    ck_assert_int_eq(ez_trace_init(&tr, &f.plan, &d), EZ_OK);
+    ck_assert_int_eq(ez_prove(&f.plan, &tr, NULL, NULL, &pf, NULL, &d), EZ_ERR_UNSUPPORTED);
+    ez_trace_clear(&tr);
+    ez_proof_clear(&pf);
+    ez_plan_clear(&f.plan);
+}
+END_TEST
+
+/* ---- malicious provers ------------------------------------------------------------------- */
+
+/* One activation changed, everything downstream recomputed from it: only the producer's
+ * relation is violated. */
+START_TEST(test_changed_activation)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_compile(&f, linear_src);
+    fx_run(&f, "changed_activation");
+    int h = ez_plan_find_tensor(&f.plan, "h");
+    ck_assert_int_ge(h, 0);
+    f.tr.t[h][5] += 1;
+    for (size_t i = (size_t)f.plan.tensors[h].producer + 1; i < f.plan.nops; i++)
+        ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "op 'h' (add)") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+END_TEST
+
+/* The einsum's output value changed in the trace without recomputing anything. */
+START_TEST(test_changed_einsum_output)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "changed_einsum_out");
+    int q = ez_plan_find_tensor(&f.plan, "q");
+    ck_assert_int_ge(q, 0);
+    f.tr.t[q][3] -= 7;
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    fx_free(&f);
+}
+END_TEST
+
+/* Find an element whose remainder satisfies pred; returns its index. */
+static uint64_t find_rem(const fx *f, size_t op, int64_t lo, int64_t hi)
+{
+    uint64_t n = 0;
+    const int64_t *rem = ez_trace_aux(&f->tr, op, EZ_AUX_REM, &n);
+    ck_assert_ptr_nonnull(rem);
+    for (uint64_t e = 0; e < n; e++)
+        if (rem[e] >= lo && rem[e] <= hi)
+            return e;
+    ck_abort_msg("no suitable remainder");
+    return 0;
+}
+
+/* R' = R + 2^k (out of range) with C' = C - 1: acc = 2^k C' + R' still holds. */
+static void remainder_out_of_range(const char *src, const char *seed)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, src);
+    fx_run(&f, seed);
+    size_t op = f.plan.nops - 1;
+    unsigned k = f.plan.ops[op].shift;
+    ck_assert_uint_gt(k, 0);
+    uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << k) - 1);
+    int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
+    rem[e] += INT64_C(1) << k;
+    f.tr.t[f.plan.ops[op].out][e] -= 1;
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+
+START_TEST(test_remainder_out_of_range)
+{
+    remainder_out_of_range(proj_src, "rem_out_of_range");
+    remainder_out_of_range(proj16_src, "rem_out_of_range16");
+}
+END_TEST
+
+/* R' = R + 1 (in range) and C' = (acc - R') / 2^k in the field: the quotient is no
+ * integer of its width — only the quotient's range check can catch it. */
+static void quotient_out_of_width(const char *src, const char *seed)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, src);
+    fx_run(&f, seed);
+    size_t op = f.plan.nops - 1;
+    unsigned k = f.plan.ops[op].shift;
+    uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << k) - 2);
+    int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
+    rem[e] += 1;
+    int64_t *out = f.tr.t[f.plan.ops[op].out];
+    ez_fe c = ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, k)));
+    out[e] = ez_fe_to_i64(c);
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+
+START_TEST(test_quotient_out_of_width)
+{
+    quotient_out_of_width(proj_src, "quot_out_of_width");
+    quotient_out_of_width(proj16_src, "quot_out_of_width16");
+}
+END_TEST
+
+/* The checked prover refuses such a witness with a numeric error instead. */
+START_TEST(test_checked_prover_refuses)
+{
+    fx f;
+    ez_diag d = {{0}};
+    fx_compile(&f, proj_src);
+    fx_run(&f, "checked_refuses");
+    size_t op = f.plan.nops - 1;
+    uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << 12) - 1);
+    int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
+    rem[e] += INT64_C(1) << 12;
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, "outside") != NULL, "%s", d.msg);
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
+/* Add 1 to one field element of a section (keeping it canonical). */
+static void bump(ez_writer *w, size_t off)
+{
+    ck_assert_uint_ge(w->len, off + 16);
+    ez_fe2 v;
+    ck_assert(ez_fe2_decode(&v, w->data + off));
+    v.c0 = ez_fe_add(v.c0, 1);
+    ez_fe2_encode(w->data + off, v);
+}
+
+START_TEST(test_changed_round_message)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "changed_round");
+    ez_proof pf;
+    fx_prove(&f, false, &pf);
+    ck_assert(fx_verify(&f, &pf, &why));
+    /* the last op y is a rescaled contraction: rho (16 B), then its first round value */
+    bump(&pf.sec[EZ_PF_SEC_WALK], 16);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "op 'y' (einsum)") != NULL, "%s", why.msg);
+    bump(&pf.sec[EZ_PF_SEC_WALK], 16 * 0); /* rho too: still rejected */
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ez_proof_clear(&pf);
+    /* a message of every other section */
+    const int secs[] = {EZ_PF_SEC_LOOKUPS, EZ_PF_SEC_OPEN_W, EZ_PF_SEC_OPEN_A};
+    for (size_t s = 0; s < 3; s++) {
+        fx_prove(&f, false, &pf);
+        size_t off = pf.sec[secs[s]].len / 32 * 16;
+        /* field elements are 16-byte aligned in lookups; openings mix hashes and elements,
+         * so flip a bit instead there */
+        if (secs[s] == EZ_PF_SEC_LOOKUPS)
+            bump(&pf.sec[secs[s]], off);
+        else
+            pf.sec[secs[s]].data[off] ^= 1;
+        ck_assert_msg(!fx_verify(&f, &pf, &why), "section %d", secs[s]);
+        ez_proof_clear(&pf);
+    }
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_changed_claimed_output)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, linear_src);
+    fx_run(&f, "changed_output");
+    ez_proof pf;
+    fx_prove(&f, false, &pf);
+    ez_stmt_tensor *out = &pf.stmt.t[pf.stmt.n - 1];
+    out->v[out->n / 2] += 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    out->v[out->n / 2] -= 1;
+    ck_assert(fx_verify(&f, &pf, &why));
+    /* a changed public input */
+    pf.stmt.t[0].v[0] ^= 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    pf.stmt.t[0].v[0] ^= 1;
+    /* an input outside its width is refused by the statement check */
+    int64_t keep = pf.stmt.t[0].v[1];
+    pf.stmt.t[0].v[1] = INT64_C(1) << 40;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "outside its range") != NULL, "%s", why.msg);
+    pf.stmt.t[0].v[1] = keep;
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(test_truncated_and_trailing)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, proj_src);
+    fx_run(&f, "truncated");
+    ez_proof pf;
+    fx_prove(&f, false, &pf);
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
+    ez_vk vk = fx_vk(&f);
+    bool ok = true;
+    for (size_t cut = 0; cut < w.len; cut += w.len / 23 + 1) {
+        ck_assert_int_eq(ez_verify_bytes(&vk, w.data, cut, &ok, NULL, &why), EZ_OK);
+        ck_assert_msg(!ok, "truncated at %zu accepted", cut);
+    }
+    ez_writer_u8(&w, 0);
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, &why), EZ_OK);
+    ck_assert(!ok);
+    /* trailing bytes inside a section */
+    ez_writer_u8(&pf.sec[EZ_PF_SEC_WALK], 0);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "walk") != NULL, "%s", why.msg);
+    ez_writer_clear(&w);
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
+/* vk and pk formats round-trip; a vk whose commitment does not match the plan is refused. */
+START_TEST(test_keys_roundtrip)
+{
+    fx f;
+    ez_diag d = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "keys");
+    ez_writer vkw, pkw;
+    ez_writer_init(&vkw);
+    ez_writer_init(&pkw);
+    ck_assert_int_eq(ez_vk_encode(&vkw, &f.plan, ez_pcs_prover_commitment(f.w), f.wrange.data, f.wrange.len, &d),
+                     EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&pkw, &f.plan, f.tr.t, f.w), EZ_OK);
+    ez_vk vk;
+    ck_assert_msg(ez_vk_decode(&vk, vkw.data, vkw.len, &d) == EZ_OK, "%s", d.msg);
+    ck_assert(memcmp(vk.plan.digest, f.plan.digest, 32) == 0);
+    ez_pk pk;
+    ck_assert_msg(ez_pk_decode(&pk, &f.plan, pkw.data, pkw.len, &d) == EZ_OK, "%s", d.msg);
+    /* prove with the pk's prover data, verify with the decoded vk */
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, pk.pcs, NULL, &pf, NULL, &d), EZ_OK);
+    bool ok = false;
+    ez_diag why = {{0}};
+    ck_assert_int_eq(ez_verify(&vk, &pf, &ok, NULL, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    ez_proof_clear(&pf);
+    ez_pk_clear(&pk);
+    ez_vk_clear(&vk);
+    /* truncations of the vk never decode */
+    for (size_t cut = 0; cut < vkw.len; cut += vkw.len / 17 + 1)
+        ck_assert_int_ne(ez_vk_decode(&vk, vkw.data, cut, &d), EZ_OK);
+    ez_writer_clear(&vkw);
+    ez_writer_clear(&pkw);
+    fx_free(&f);
+}
+END_TEST
+
+/* Weights outside their declared width (a malicious setup): the vk's weight range proof
+ * fails, so every proof against that vk is rejected; the checked setup refuses. Both a
+ * 16-bit weight (the tensor itself is looked up) and a 24-bit one (committed limbs). */
+static void bad_weight(const char *src, const char *wname, int64_t value, const char *seed)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_compile(&f, src);
+    fx_run(&f, seed);
+    int w = ez_plan_find_tensor(&f.plan, wname);
+    ck_assert_int_ge(w, 0);
+    f.tr.t[w][1] = value; /* activations are left stale: only the weights matter here */
+    ez_pcs_prover_free(f.w);
+    ez_pcs_commitment_clear(&f.wcom);
+    ck_assert_int_eq(ez_weights_commit(&f.w, &f.wcom, &f.plan, &f.tr, &d), EZ_OK);
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_ERR_NUMERIC);
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, true, &f.wrange, &d), EZ_OK);
+    ez_vk vk = fx_vk(&f);
+    bool ok = true;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight range proof failed") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+
+START_TEST(test_weight_out_of_width)
+{
+    bad_weight(proj16_src, "w", INT64_C(1) << 20, "weight_width16");
+    bad_weight("model w24\nparam S = 4, D = 8\ninput x[S, D]\nweight w[D, D] @bits(24)\n"
+               "y[s, e] = x[s, d] * w[d, e]\noutput y\n",
+               "w", -(INT64_C(1) << 30), "weight_width24");
+}
+END_TEST
+
+/* The vk's range proof bytes are strict: truncated or extended, the vk is rejected. */
+START_TEST(test_weight_range_strict)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "weight_range_strict");
+    ez_vk vk = fx_vk(&f);
+    bool ok = false;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    for (size_t cut = 0; cut < f.wrange.len; cut += f.wrange.len / 13 + 1) {
+        vk.wrange_len = cut;
+        ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+        ck_assert(!ok);
+    }
+    vk.wrange_len = f.wrange.len;
+    f.wrange.data[f.wrange.len / 2] ^= 1;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert(!ok);
+    fx_free(&f);
+}
+END_TEST
+
+/* The masked merge's weight W'(x) = sum_i lambda_i eq(r_i, x) [x real] has the closed-form
+ * MLE ez_masked_merge_weight: compare with the brute-force MLE of the table. */
+START_TEST(test_masked_merge_weight_bruteforce)
+{
+    ez_rng rng = ez_rng_for("masked_weight");
+    const uint64_t shapes[][3] = {{3, 5, 0}, {4, 12, 0}, {2, 3, 7}, {5, 1, 6}, {1, 9, 2}, {6, 4, 8}};
+    for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+        ez_plan_tensor t;
+        memset(&t, 0, sizeof t);
+        t.rank = shapes[sh][2] ? 3 : 2;
+        for (unsigned a = 0; a < t.rank; a++)
+            t.dims[a] = shapes[sh][a];
+        unsigned nv = ez_claim_tensor_nvars(t.dims, t.rank);
+        size_t N = (size_t)1 << nv;
+        uint64_t numel = ez_plan_tensor_numel(&t);
+        int64_t *ones = malloc(numel * sizeof *ones);
+        for (uint64_t e = 0; e < numel; e++)
+            ones[e] = 1;
+        ez_fe *sel = calloc(N, sizeof *sel);
+        ez_advice_pad_i64(sel, ones, &t, 0);
+        for (size_t n = 1; n <= 3; n++) {
+            ez_claim cl[3];
+            ez_fe2 lambda[3], p[16];
+            ez_fe2 *w = calloc(N, sizeof *w), *e = malloc(N * sizeof *e);
+            for (size_t i = 0; i < n; i++) {
+                ez_fe2 r[16];
+                for (unsigned v = 0; v < nv; v++)
+                    r[v] = ez_rng_fe2(&rng);
+                memset(&cl[i], 0, sizeof cl[i]);
+                ck_assert_int_eq(ez_claim_set(&cl[i], r, nv, ez_fe2_zero()), EZ_OK);
+                lambda[i] = ez_rng_fe2(&rng);
+                ez_eq_table(e, r, nv);
+                for (size_t x = 0; x < N; x++)
+                    if (sel[x])
+                        w[x] = ez_fe2_add(w[x], ez_fe2_mul(lambda[i], e[x]));
+            }
+            for (unsigned v = 0; v < nv; v++)
+                p[v] = ez_rng_fe2(&rng);
+            ez_fe2 want = ez_mle_eval_fe2(w, N, p, nv);
+            ck_assert_msg(ez_fe2_eq(want, ez_masked_merge_weight(&t, cl, n, lambda, p)), "shape %zu, %zu claims", sh,
+                          n);
+            for (size_t i = 0; i < n; i++)
+                ez_claim_clear(&cl[i]);
+            free(w);
+            free(e);
+        }
+        free(ones);
+        free(sel);
+    }
+}
+END_TEST
+
+Suite *ez_suite_prove(void)
+{
+    Suite *s = suite_create("prove");
+    TCase *tc = tcase_create("prove");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_mle_causal_bruteforce);
+    tcase_add_test(tc, test_honest_linear);
+    tcase_add_test(tc, test_honest_masked);
+    tcase_add_test(tc, test_honest_gather);
+    tcase_add_test(tc, test_honest_layer_slices);
+    tcase_add_test(tc, test_honest_proj16);
+    tcase_add_test(tc, test_honest_add_shift_hand);
+    tcase_add_test(tc, test_unsupported_named);
+    tcase_add_test(tc, test_changed_activation);
+    tcase_add_test(tc, test_changed_einsum_output);
+    tcase_add_test(tc, test_changed_masked_entry);
+    tcase_add_test(tc, test_remainder_out_of_range);
+    tcase_add_test(tc, test_quotient_out_of_width);
+    tcase_add_test(tc, test_checked_prover_refuses);
+    tcase_add_test(tc, test_changed_round_message);
+    tcase_add_test(tc, test_changed_claimed_output);
+    tcase_add_test(tc, test_truncated_and_trailing);
+    tcase_add_test(tc, test_keys_roundtrip);
+    tcase_add_test(tc, test_weight_out_of_width);
+    tcase_add_test(tc, test_weight_range_strict);
+    tcase_add_test(tc, test_masked_merge_weight_bruteforce);
+    suite_add_tcase(s, tc);
+    return s;
+}

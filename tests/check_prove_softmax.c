@@ -1,0 +1,449 @@
+/* Suite "prove_softmax": the SOFTMAX prover and verifier (runtime/prove_softmax.h,
+ * docs/protocol-softmax.md) inside the whole-plan prover on small models whose softmax
+ * input is the public input (so every rejection below is the softmax's):
+ *   - the live selector's closed-form MLE equals its brute-force MLE;
+ *   - honest proofs verify: masked and unmasked rows, row lengths that are not powers
+ *     of two, rows with one live entry, very negative scores (the clamp), ties at the
+ *     max, the softmax axis first, an input scale above 12 (d's low limb), other output
+ *     scales;
+ *   - malicious provers are rejected: a max below some entry, a max that is attained
+ *     nowhere (everything else recomputed consistently from it), a wrong exp value, a
+ *     remainder >= sigma, p off by one with the compensating remainder, a changed round
+ *     message, a changed claimed output;
+ *   - the checked prover refuses inconsistent traces with a message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/diag.h"
+#include "compiler/einc.h"
+#include "compiler/lower.h"
+#include "compiler/schedule.h"
+#include "compiler/sema.h"
+#include "lib/mle.h"
+#include "runtime/exec.h"
+#include "runtime/proofio.h"
+#include "runtime/prove.h"
+#include "runtime/prove_softmax.h"
+#include "runtime/tables.h"
+#include "runtime/verify.h"
+#include "tests/testutil.h"
+
+typedef struct {
+    ez_plan plan;
+    ez_trace tr;
+    size_t op;        /* the softmax */
+    ez_writer wrange; /* the vk's weight range proof (empty: no weights) */
+} smx;
+
+static void smx_compile(smx *f, const char *src)
+{
+    memset(f, 0, sizeof *f);
+    ez_plan_init(&f->plan);
+    ez_diag_list diags;
+    ez_program *prog = NULL;
+    ez_diag d = {{0}};
+    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
+    if (st != EZ_OK) {
+        char *text = NULL;
+        if (ez_diag_render(&diags, &text) == EZ_OK && text)
+            fprintf(stderr, "%s", text);
+        free(text);
+    }
+    ck_assert_int_eq(st, EZ_OK);
+    ck_assert_msg(ez_lower(&f->plan, prog, "test", &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
+    ez_program_free(prog);
+    ez_diag_list_clear(&diags);
+    f->op = SIZE_MAX;
+    for (size_t i = 0; i < f->plan.nops; i++)
+        if (f->plan.ops[i].kind == EZ_OP_SOFTMAX)
+            f->op = i;
+    ck_assert_uint_ne(f->op, SIZE_MAX);
+}
+
+/* Kinds of score rows. */
+enum { ROW_RANDOM, ROW_TIES, ROW_NEGATIVE, ROW_MIXED };
+
+/* Set the input x (the softmax operand) and run. `lim` bounds the random scores; rows
+ * cycle through the kinds: random, ties at the max, very negative (the clamp: distances
+ * beyond 2^16 to the max), and a mix of huge and tiny scores. */
+static void smx_run(smx *f, const char *seed, int64_t lim)
+{
+    ez_rng rng = ez_rng_for(seed);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
+    unsigned xin = f->plan.ops[f->op].in[0];
+    for (size_t i = 0; i < f->plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f->plan.tensors[i];
+        if (t->kind != EZ_TENSOR_INPUT)
+            continue;
+        ck_assert_uint_eq(i, xin);
+        uint64_t n = ez_plan_tensor_numel(t), T = t->dims[t->rank - 1];
+        int64_t *v = malloc((n ? n : 1) * sizeof *v);
+        int64_t big = (int64_t)t->bound - 1;
+        for (uint64_t e = 0; e < n; e++) {
+            uint64_t r = ez_rng_next(&rng), row = e / T;
+            int64_t x = (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
+            switch (row % 4) {
+            case ROW_TIES: x = (r & 3) ? lim / 2 : x; break;       /* most entries tie at the max */
+            case ROW_NEGATIVE: x = -big + (int64_t)(r % 3); break; /* the whole row near -bound */
+            case ROW_MIXED: x = (r & 1) ? big - (int64_t)(r % 5) : -big + (int64_t)(r % 7); break;
+            default: break;
+            }
+            v[e] = x;
+        }
+        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        free(v);
+    }
+    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ez_writer_init(&f->wrange);
+    ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, NULL, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+}
+
+static void smx_free(smx *f)
+{
+    ez_trace_clear(&f->tr);
+    ez_writer_clear(&f->wrange);
+    ez_plan_clear(&f->plan);
+}
+
+static ez_status smx_prove(smx *f, bool unchecked, ez_proof *pf, ez_diag *d)
+{
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    return ez_prove(&f->plan, &f->tr, NULL, &o, pf, NULL, d);
+}
+
+static bool smx_verify(smx *f, const ez_proof *pf, ez_diag *why)
+{
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_proof_encode(&w, pf, NULL), EZ_OK);
+    ez_vk vk;
+    ez_vk_init(&vk);
+    vk.plan = f->plan; /* borrowed: vk is not cleared */
+    vk.has_weights = false;
+    vk.wrange = f->wrange.data;
+    vk.wrange_len = f->wrange.len;
+    bool ok = false;
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
+    ez_writer_clear(&w);
+    return ok;
+}
+
+static bool smx_prove_verify(smx *f, bool unchecked, ez_diag *why)
+{
+    ez_proof pf;
+    ez_diag d = {{0}};
+    ez_status st = smx_prove(f, unchecked, &pf, &d);
+    ck_assert_msg(st == EZ_OK, "prove: %s (%s)", d.msg, ez_status_str(st));
+    bool ok = smx_verify(f, &pf, why);
+    ez_proof_clear(&pf);
+    return ok;
+}
+
+#define SRC_MASKED(S, T)                                                                                               \
+    "model sm\nparam H = 2, S = " #S ", T = " #T "\nscale 12\ninput x[H, S, T]\n"                                      \
+    "p[h, s, t] = softmax[t](causal[s, t](x[h, s, t]))\noutput p\n"
+#define SRC_PLAIN(R, T)                                                                                                \
+    "model sm\nparam R = " #R ", T = " #T "\nscale 12\ninput x[R, T]\np[r, t] = softmax[t](x[r, t])\noutput p\n"
+
+/* ---- the live selector's MLE ------------------------------------------------------------- */
+
+START_TEST(test_live_mle_bruteforce)
+{
+    ez_rng rng = ez_rng_for("live_mle");
+    const uint64_t shapes[][2] = {{1, 1}, {2, 2}, {3, 3}, {5, 5}, {8, 8}, {3, 6}, {6, 3}, {1, 7}, {7, 1}, {4, 16},
+                                  {13, 5}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        uint64_t Ni = shapes[s][0], Nj = shapes[s][1];
+        unsigned ni = ez_log2_ceil(Ni), nj = ez_log2_ceil(Nj), n = ni + nj;
+        size_t N = (size_t)1 << n;
+        ez_fe *m = malloc(N * sizeof *m);
+        for (size_t x = 0; x < N; x++) {
+            uint64_t i = x >> nj, j = x & ((UINT64_C(1) << nj) - 1);
+            m[x] = i < Ni && j < Nj && j <= i;
+        }
+        for (int rep = 0; rep < 4; rep++) {
+            ez_fe2 r[16];
+            for (unsigned v = 0; v < n; v++)
+                r[v] = ez_rng_fe2(&rng);
+            ez_fe2 want = ez_mle_eval_fe(m, N, r, n);
+            ez_fe2 got = ez_softmax_live_mle(r, ni, Ni, r + ni, nj, Nj);
+            ck_assert_msg(ez_fe2_eq(want, got), "live MLE differs at Ni=%llu Nj=%llu", (unsigned long long)Ni,
+                          (unsigned long long)Nj);
+            /* with full extents it is the causal mask of CAUSAL */
+            if (Ni == (UINT64_C(1) << ni) && Nj == (UINT64_C(1) << nj))
+                ck_assert(ez_fe2_eq(got, ez_mle_causal(r, ni, r + ni, nj)));
+        }
+        free(m);
+    }
+}
+END_TEST
+
+/* ---- honest provers ---------------------------------------------------------------------- */
+
+static void honest(const char *src, const char *seed, int64_t lim)
+{
+    smx f;
+    ez_diag why = {{0}};
+    smx_compile(&f, src);
+    smx_run(&f, seed, lim);
+    ck_assert_msg(smx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
+    smx_free(&f);
+}
+
+START_TEST(test_honest_masked)
+{
+    honest(SRC_MASKED(5, 5), "masked_5x5", 1 << 14);   /* not powers of two; row 0: one live entry */
+    honest(SRC_MASKED(4, 8), "masked_4x8", 1 << 18);   /* more columns than rows */
+    honest(SRC_MASKED(6, 3), "masked_6x3", 1 << 10);   /* fewer columns than rows */
+    honest(SRC_MASKED(1, 1), "masked_1x1", 1 << 12);   /* one entry: no variables at all */
+}
+END_TEST
+
+START_TEST(test_honest_plain)
+{
+    honest(SRC_PLAIN(8, 7), "plain_8x7", 1 << 16);
+    honest(SRC_PLAIN(4, 16), "plain_4x16", 1 << 20);
+    honest(SRC_PLAIN(5, 1), "plain_5x1", 1 << 12); /* single-entry rows: p = 2^s */
+}
+END_TEST
+
+/* The softmax axis first (rows in the low bits), masked and not. */
+START_TEST(test_honest_axis_first)
+{
+    honest("model sm\nparam S = 6, T = 5\nscale 12\ninput x[T, S]\n"
+           "p[t, s] = softmax[t](causal[s, t](x[t, s]))\noutput p\n",
+           "axis_first_masked", 1 << 15);
+    honest("model sm\nparam S = 3, T = 6\nscale 12\ninput x[T, S]\np[t, s] = softmax[t](x[t, s])\noutput p\n",
+           "axis_first_plain", 1 << 15);
+}
+END_TEST
+
+/* Input scale 14: d' = floor(d / 4), so d has a committed 2-bit low part; output scales
+ * 8 and 20. */
+START_TEST(test_honest_scales)
+{
+    honest("model sm\nparam S = 5\nscale 12\ninput x[S, S] @scale(14)\n"
+           "p[s, t] = softmax[t](causal[s, t](x[s, t]))\noutput p\n",
+           "scale14", 1 << 17);
+    honest("model sm\nparam S = 5\nscale 8\ninput x[S, S] @scale(12)\n"
+           "p[s, t] = softmax[t](causal[s, t](x[s, t]))\noutput p\n",
+           "out8", 1 << 13);
+    honest("model sm\nparam S = 5\nscale 20\nbits 32\ninput x[S, S] @scale(12) @bits(24)\n"
+           "p[s, t] = softmax[t](x[s, t])\noutput p\n",
+           "out20", 1 << 13);
+}
+END_TEST
+
+/* ---- malicious provers ------------------------------------------------------------------- */
+
+/* Recompute one row of the softmax (axis last, row r) from a chosen max m, exactly as the
+ * semantics do, so the only false statement is about m. */
+static void recompute_row(smx *f, uint64_t r, int64_t m)
+{
+    const ez_plan_op *o = &f->plan.ops[f->op];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out];
+    uint64_t T = to->dims[to->rank - 1], S = to->rank >= 2 ? to->dims[to->rank - 2] : 1;
+    ez_table t;
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
+    const int64_t *x = f->tr.t[o->in[0]] + r * T;
+    int64_t *e = f->tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
+    int64_t *p = f->tr.t[o->out] + r * T;
+    uint64_t i = r % S; /* the mask row coordinate (masked models: s is the axis before t) */
+    int64_t sigma = 0;
+    for (uint64_t j = 0; j < T; j++) {
+        bool live = !o->masked || j <= i;
+        e[j] = live ? ez_table_softmax_exp(&t, m - x[j]) : 0;
+        sigma += e[j];
+    }
+    for (uint64_t j = 0; j < T; j++) {
+        int64_t num = e[j] << o->out_scale;
+        p[j] = num / sigma;
+        rem[j] = num % sigma;
+    }
+    f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
+    f->tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
+    ez_table_clear(&t);
+}
+
+/* A row max below one live entry (x > m): the distance is negative, its limbs are not
+ * in range. */
+START_TEST(test_max_below_an_entry)
+{
+    smx f;
+    ez_diag why = {{0}}, d = {{0}};
+    smx_compile(&f, SRC_MASKED(5, 5));
+    smx_run(&f, "max_below", 1 << 12);
+    uint64_t r = 4; /* h = 0, s = 4: five live entries */
+    int64_t m = f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
+    recompute_row(&f, r, m - 3);
+    ez_proof pf;
+    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
+    ck_assert_msg(strstr(d.msg, "above its row's max") != NULL, "%s", d.msg);
+    ez_proof_clear(&pf);
+    ck_assert(!smx_prove_verify(&f, true, &why));
+    smx_free(&f);
+}
+END_TEST
+
+/* A row max above every entry: every d >= 0 holds, only attainment fails. */
+START_TEST(test_max_not_attained)
+{
+    smx f;
+    ez_diag why = {{0}}, d = {{0}};
+    smx_compile(&f, SRC_MASKED(5, 5));
+    smx_run(&f, "max_not_attained", 1 << 12);
+    uint64_t r = 3;
+    int64_t m = f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
+    recompute_row(&f, r, m + 1);
+    ez_proof pf;
+    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, "count of row maxima") != NULL, "%s", d.msg);
+    ez_proof_clear(&pf);
+    ck_assert(!smx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "lookups") != NULL || strstr(why.msg, "softmax") != NULL, "%s", why.msg);
+    /* same with the max raised by more than one table step and unmasked rows */
+    smx_free(&f);
+    smx_compile(&f, SRC_PLAIN(4, 6));
+    smx_run(&f, "max_not_attained2", 1 << 12);
+    recompute_row(&f, 0, f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][0] + 100);
+    ck_assert(!smx_prove_verify(&f, true, &why));
+    smx_free(&f);
+}
+END_TEST
+
+/* One exp value changed (and the row sum, p and remainders kept). */
+START_TEST(test_wrong_exp)
+{
+    smx f;
+    ez_diag why = {{0}};
+    smx_compile(&f, SRC_MASKED(5, 5));
+    smx_run(&f, "wrong_exp", 1 << 12);
+    f.tr.ops[f.op].aux[EZ_AUX_EXP][4 * 5 + 2] += 1;
+    ck_assert(!smx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "softmax") != NULL, "%s", why.msg);
+    /* and a wrong exp value carried consistently into sigma, p and the remainders */
+    smx_free(&f);
+    smx_compile(&f, SRC_PLAIN(3, 5));
+    smx_run(&f, "wrong_exp2", 1 << 12);
+    {
+        const ez_plan_op *o = &f.plan.ops[f.op];
+        int64_t *e = f.tr.ops[f.op].aux[EZ_AUX_EXP], *rem = f.tr.ops[f.op].aux[EZ_AUX_DIV_REM];
+        int64_t *p = f.tr.t[o->out], sigma = 0;
+        e[1] -= 5;
+        for (int j = 0; j < 5; j++)
+            sigma += e[j];
+        for (int j = 0; j < 5; j++) {
+            p[j] = (e[j] << o->out_scale) / sigma;
+            rem[j] = (e[j] << o->out_scale) % sigma;
+        }
+    }
+    ck_assert(!smx_prove_verify(&f, false, &why));
+    smx_free(&f);
+}
+END_TEST
+
+/* p - 1 with rem + sigma (rem >= sigma), and p + 1 with rem - sigma (rem < 0): the
+ * division equation still holds in the field. */
+START_TEST(test_division_off_by_one)
+{
+    for (int dir = -1; dir <= 1; dir += 2) {
+        smx f;
+        ez_diag why = {{0}}, d = {{0}};
+        smx_compile(&f, SRC_MASKED(5, 5));
+        smx_run(&f, dir < 0 ? "div_minus" : "div_plus", 1 << 12);
+        const ez_plan_op *o = &f.plan.ops[f.op];
+        uint64_t r = 4, j = 1;
+        int64_t sigma = f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][r];
+        int64_t *p = f.tr.t[o->out] + r * 5, *rem = f.tr.ops[f.op].aux[EZ_AUX_DIV_REM] + r * 5;
+        if (dir < 0 && p[j] == 0)
+            j = 0; /* the row max's entry has p > 0 */
+        p[j] += dir;
+        rem[j] -= dir * sigma;
+        ez_proof pf;
+        ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC);
+        ez_proof_clear(&pf);
+        ck_assert(!smx_prove_verify(&f, true, &why));
+        smx_free(&f);
+    }
+}
+END_TEST
+
+/* The proof of an honest trace, then one walk byte or the claimed output changed. Every
+ * other field element of the tail (the zero-checks, their evaluations, the row identity)
+ * and a sample of the exp lookup's bytes are flipped one at a time. */
+START_TEST(test_changed_round_message_and_output)
+{
+    smx f;
+    ez_diag why = {{0}}, d = {{0}};
+    smx_compile(&f, SRC_MASKED(5, 5));
+    smx_run(&f, "changed_msg", 1 << 12);
+    ez_proof pf;
+    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_OK);
+    ck_assert(smx_verify(&f, &pf, &why));
+    /* the walk section is the softmax's alone */
+    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
+    ck_assert_uint_gt(w->len, 2048);
+    size_t nflip = 0;
+    for (size_t off = 3; off < w->len; off += off + 1600 < w->len ? w->len / 16 : 32) {
+        w->data[off] ^= 0x01;
+        ck_assert_msg(!smx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
+        w->data[off] ^= 0x01;
+        nflip++;
+    }
+    ck_assert_uint_gt(nflip, 50);
+    ck_assert(smx_verify(&f, &pf, &why));
+    /* the claimed output in the statement: p[0, 2, 1] + 1 */
+    ez_stmt_tensor *st = NULL;
+    for (size_t i = 0; i < pf.stmt.n; i++)
+        if (pf.stmt.t[i].tensor == f.plan.ops[f.op].out)
+            st = &pf.stmt.t[i];
+    ck_assert_ptr_nonnull(st);
+    st->v[2 * 5 + 1] += 1;
+    ck_assert(!smx_verify(&f, &pf, &why));
+    st->v[2 * 5 + 1] -= 1;
+    ck_assert(smx_verify(&f, &pf, &why));
+    ez_proof_clear(&pf);
+    smx_free(&f);
+}
+END_TEST
+
+/* A prover that claims a different output value (the statement and its committed p
+ * agree, nothing else changed): the division relation fails. */
+START_TEST(test_changed_output_value)
+{
+    smx f;
+    ez_diag why = {{0}};
+    smx_compile(&f, SRC_PLAIN(4, 6));
+    smx_run(&f, "changed_output", 1 << 12);
+    f.tr.t[f.plan.ops[f.op].out][7] += 1;
+    ck_assert(!smx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "softmax") != NULL || strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    smx_free(&f);
+}
+END_TEST
+
+Suite *ez_suite_prove_softmax(void)
+{
+    Suite *s = suite_create("prove_softmax");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_live_mle_bruteforce);
+    tcase_add_test(tc, test_honest_masked);
+    tcase_add_test(tc, test_honest_plain);
+    tcase_add_test(tc, test_honest_axis_first);
+    tcase_add_test(tc, test_honest_scales);
+    tcase_add_test(tc, test_max_below_an_entry);
+    tcase_add_test(tc, test_max_not_attained);
+    tcase_add_test(tc, test_wrong_exp);
+    tcase_add_test(tc, test_division_off_by_one);
+    tcase_add_test(tc, test_changed_round_message_and_output);
+    tcase_add_test(tc, test_changed_output_value);
+    suite_add_tcase(s, tc);
+    return s;
+}

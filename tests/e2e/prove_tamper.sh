@@ -1,0 +1,211 @@
+#!/bin/sh
+# prove_tamper — end to end with the real CLI on the provable examples (linear, masked):
+# compile, gen, setup, prove, then verify ACCEPTS with no weights file present; then every
+# tampering is rejected with exit 1, never a crash: bytes flipped across every section of
+# the proof, truncations, trailing bytes, the vk of another model, one public input value
+# or one claimed output value changed inside the proof, `verify --input` with a different
+# input. Also: prove/setup refuse an op that is not provable yet (exit 4, op named), and
+# `verify -o` writes exactly the outputs `run` computes.
+set -eu
+
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=${PYTHON3:-python3}
+EINZK="$top_builddir/einzk"
+if [ ! -x "$EINZK" ]; then
+    echo "prove_tamper: $EINZK not built" >&2
+    exit 99
+fi
+EINZK=$(cd "$(dirname "$EINZK")" && pwd)/$(basename "$EINZK")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ezprove.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+fail() {
+    echo "prove_tamper: FAIL: $*" >&2
+    exit 1
+}
+
+# expect CODE DESCRIPTION -- command...
+expect() {
+    want=$1
+    what=$2
+    shift 3
+    rc=0
+    "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        cat "$work/out.txt" "$work/err.txt" >&2
+        fail "$what: exit $rc, expected $want"
+    fi
+}
+
+for m in linear masked; do
+    d="$work/$m"
+    mkdir -p "$d"
+    expect 0 "compile $m" -- "$EINZK" compile "$top_srcdir/examples/$m.ein" -o "$d/m.einc"
+    expect 0 "gen $m" -- "$EINZK" gen "$d/m.einc" --seed 7 --weights "$d/w.safetensors" --input "$d/in.json"
+    expect 0 "gen $m (other input)" -- "$EINZK" gen "$d/m.einc" --seed 8 --weights "$d/w2.safetensors" \
+        --input "$d/in2.json"
+    expect 0 "run $m" -- "$EINZK" run "$d/m.einc" --weights "$d/w.safetensors" --input "$d/in.json" -o "$d/run.json"
+    expect 0 "setup $m" -- "$EINZK" setup "$d/m.einc" --weights "$d/w.safetensors" --vk "$d/m.vk" --pk "$d/m.pk"
+    # the prover needs no weights file with --pk: remove it
+    rm -f "$d/w.safetensors" "$d/w2.safetensors"
+    expect 0 "prove $m" -- "$EINZK" prove "$d/m.einc" --pk "$d/m.pk" --input "$d/in.json" -o "$d/m.proof" --json
+    "$PY" - "$work/out.txt" <<'PYEOF' || fail "prove --json of $m"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in ("proof_bytes", "statement_bytes", "prove_seconds", "peak_rss_bytes", "ops", "phases"):
+    assert k in j, k
+assert set(j["phases"]) == {"witness", "commit", "lookups", "sumchecks", "openings"}, j["phases"]
+assert j["proof_bytes"] > 0 and j["statement_bytes"] > 0
+assert all(set(o) == {"name", "kind", "seconds", "bytes"} for o in j["ops"]), j["ops"]
+PYEOF
+    expect 0 "prove $m (second input)" -- "$EINZK" prove "$d/m.einc" --pk "$d/m.pk" --input "$d/in2.json" \
+        -o "$d/m2.proof"
+    expect 0 "verify $m" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof" --json
+    grep -q '"accepted": *true' "$work/out.txt" || fail "verify --json of $m did not say accepted"
+    expect 0 "verify $m --input" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof" --input "$d/in.json" -o "$d/out.json"
+    "$PY" - "$d/run.json" "$d/out.json" <<'PYEOF' || fail "verify -o of $m differs from run"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a == b, (a, b)
+PYEOF
+    expect 1 "verify $m with a different --input" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof" --input "$d/in2.json"
+    grep -q "differs" "$work/out.txt" || fail "different input: no reason"
+    expect 1 "verify $m --json of a rejected proof" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof" \
+        --input "$d/in2.json" --json
+    grep -q '"accepted": *false' "$work/out.txt" || fail "rejected --json does not say accepted false"
+done
+echo "prove_tamper: linear and masked prove and verify without weights; verify -o matches run"
+
+# the vk of another model
+expect 1 "linear proof with the masked vk" -- "$EINZK" verify --vk "$work/masked/m.vk" "$work/linear/m.proof"
+expect 1 "masked proof with the linear vk" -- "$EINZK" verify --vk "$work/linear/m.vk" "$work/masked/m.proof"
+
+# mutations of the proof file: every section, truncations, trailing bytes, statement values
+for m in linear masked; do
+    d="$work/$m"
+    "$PY" - "$d/m.proof" "$d/mut" <<'PYEOF'
+import os, struct, sys
+data = open(sys.argv[1], "rb").read()
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+secs, pos = [], 8
+while pos < len(data):
+    tag, ln = struct.unpack_from("<IQ", data, pos)
+    secs.append((tag, pos, pos + 12, ln))
+    pos += 12 + ln
+assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6], secs
+n = 0
+def put(name, b):
+    global n
+    open(os.path.join(out, "%03d_%s" % (n, name)), "wb").write(bytes(b))
+    n += 1
+# headers: magic, version, every section header
+for off in [0, 4, 6] + [s[1] for s in secs] + [s[1] + 4 for s in secs]:
+    b = bytearray(data); b[off] ^= 0x01; put("hdr%d" % off, b)
+# bytes spread over every section's payload
+for tag, h, p, ln in secs:
+    for k in range(8):
+        if ln == 0:
+            break
+        off = p + (ln * (2 * k + 1)) // 16
+        for bit in (0, 7):
+            b = bytearray(data); b[off] ^= 1 << bit; put("s%d_%d_%d" % (tag, off, bit), b)
+# truncations and trailing bytes
+for frac in (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 99):
+    put("trunc%d" % frac, data[: len(data) * frac // 100])
+put("trunc_last", data[:-1])
+put("trail", data + b"\0")
+# one public input value and one claimed output value (i64 inside the statement)
+tag, h, p, ln = secs[0]
+cnt = struct.unpack_from("<Q", data, p)[0]
+q = p + 8
+for t in range(cnt):
+    tid, num = struct.unpack_from("<IQ", data, q)
+    first = q + 12
+    for which in (0, num // 2, num - 1):
+        b = bytearray(data)
+        v = struct.unpack_from("<q", b, first + 8 * which)[0]
+        struct.pack_into("<q", b, first + 8 * which, v + 1)
+        put("stmt_t%d_e%d" % (t, which), b)
+    q = first + 8 * num
+PYEOF
+    count=0
+    for f in "$d"/mut/*; do
+        rc=0
+        "$EINZK" verify --vk "$d/m.vk" "$f" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
+        if [ "$rc" -ne 1 ]; then
+            cat "$work/out.txt" "$work/err.txt" >&2
+            fail "$m: mutated proof $(basename "$f"): exit $rc, expected 1"
+        fi
+        count=$((count + 1))
+    done
+    echo "prove_tamper: $m: $count mutated proofs all rejected (exit 1)"
+    # the original still verifies (the mutations worked on copies)
+    expect 0 "verify $m again" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof"
+done
+
+# a corrupted vk is a rejection too; a missing file is an I/O error
+d="$work/linear"
+"$PY" - "$d/m.vk" "$d/bad.vk" <<'PYEOF'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) // 2] ^= 0x04
+open(sys.argv[2], "wb").write(data)
+PYEOF
+expect 1 "corrupted vk" -- "$EINZK" verify --vk "$d/bad.vk" "$d/m.proof"
+# bytes spread over every section of the vk (plan, weight commitment, weight range proof)
+"$PY" - "$d/m.vk" "$d/vkmut" <<'PYEOF'
+import os, struct, sys
+data = open(sys.argv[1], "rb").read()
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+secs, pos = [], 8
+while pos < len(data):
+    tag, ln = struct.unpack_from("<IQ", data, pos)
+    secs.append((tag, pos + 12, ln))
+    pos += 12 + ln
+assert [s[0] for s in secs] == [1, 2, 3], secs
+n = 0
+for tag, p, ln in secs:
+    for k in range(10):
+        off = p + (ln * (2 * k + 1)) // 20
+        b = bytearray(data); b[off] ^= 1 << (k % 8)
+        open(os.path.join(out, "%03d" % n), "wb").write(bytes(b)); n += 1
+open(os.path.join(out, "trunc"), "wb").write(data[:-1]); n += 1
+open(os.path.join(out, "trail"), "wb").write(data + b"\0")
+PYEOF
+vcount=0
+for f in "$d"/vkmut/*; do
+    rc=0
+    "$EINZK" verify --vk "$f" "$d/m.proof" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
+    if [ "$rc" -ne 1 ]; then
+        cat "$work/out.txt" "$work/err.txt" >&2
+        fail "mutated vk $(basename "$f"): exit $rc, expected 1"
+    fi
+    vcount=$((vcount + 1))
+done
+expect 4 "missing proof" -- "$EINZK" verify --vk "$d/m.vk" "$d/nope.proof"
+expect 2 "verify without --vk" -- "$EINZK" verify "$d/m.proof"
+echo "prove_tamper: the vk of another model and $vcount corrupted vks are rejected"
+
+# an op that is not provable yet: setup and prove refuse it by name
+cat >"$work/sm.ein" <<'EOF'
+model sm
+param S = 4
+input a[S, S]
+weight w[S, S]
+b[s, t] = a[s, u] * w[u, t]
+p[s, t] = softmax[t](b[s, t])
+output p
+EOF
+expect 0 "compile sm" -- "$EINZK" compile "$work/sm.ein" -o "$work/sm.einc"
+expect 0 "gen sm" -- "$EINZK" gen "$work/sm.einc" --seed 1 --weights "$work/sm.safetensors" --input "$work/sm.json"
+expect 4 "setup softmax" -- "$EINZK" setup "$work/sm.einc" --weights "$work/sm.safetensors" --vk "$work/sm.vk" \
+    --pk "$work/sm.pk"
+grep -q "op 'p' (softmax) is not provable yet" "$work/err.txt" || fail "setup does not name the softmax op"
+expect 4 "prove softmax" -- "$EINZK" prove "$work/sm.einc" --weights "$work/sm.safetensors" --input "$work/sm.json" \
+    -o "$work/sm.proof"
+grep -q "op 'p' (softmax) is not provable yet" "$work/err.txt" || fail "prove does not name the softmax op"
+echo "prove_tamper: softmax is refused by setup and prove (exit 4, op named)"
