@@ -11,7 +11,8 @@ typedef struct {
 void ez_bench_kernel_protocols(const ez_bench_opts *o);
 /* bench/bench_logup.c: "logup", "logup_mt" */
 void ez_bench_logup(const ez_bench_opts *o);
-/* bench/bench_sumcheck.c: "sumcheck_deg2", "sumcheck_deg3_eq" and their "_mt" forms */
+/* bench/bench_sumcheck.c: "sumcheck_deg2", "sumcheck_deg3_eq", "sumcheck_mixed",
+ * "sumcheck_mixed_eq", "sumcheck_2terms", and "sumcheck_deg2_mt", "sumcheck_deg3_eq_mt" */
 void ez_bench_sumcheck(const ez_bench_opts *o);
 /* bench/bench_pcs.c: "ligero_commit", "ligero_commit_mt", "ligero_open", "ligero_verify",
  * "ligero_proof_bytes", "ligero_open_direct" */

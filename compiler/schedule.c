@@ -597,7 +597,7 @@ static ez_status recipe(const ez_plan *p, ez_plan_op *op, unsigned *nevals)
         }
         if (st == EZ_OK) /* attainment: c - 1 in [0, nt) */
             st = range_check(op, rows, nt > 1 ? bitlen(nt - 1) : 1, false);
-        unsigned bits_sigma = bitlen(sat_mul(nt, UINT64_C(1) << (op->out_scale < 62 ? op->out_scale : 62)));
+        unsigned bits_sigma = bitlen(sat_mul(nt, UINT64_C(1) << 16) - 1); /* sigma <= nt T[0], T[0] = 2^16 */
         if (st == EZ_OK) /* division remainder: rem >= 0 and sigma - 1 - rem >= 0 */
             st = range_check(op, n_in, bits_sigma, true);
         if (st == EZ_OK)

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lib/sumcheck.h"
 
@@ -32,20 +31,7 @@ static ez_fe2 *layer_q(const ez_gkr_frac_tree *t, unsigned k)
 
 void *ez_gkr_alloc(size_t n, size_t size)
 {
-    const size_t huge = (size_t)1 << 21;
-    if (size != 0 && n > (SIZE_MAX - huge) / size)
-        return NULL;
-    size_t bytes = n * size;
-    if (bytes < 2 * huge)
-        return ez_alloc_aligned(n, size);
-    void *p = NULL;
-    bytes = (bytes + huge - 1) & ~(huge - 1);
-    if (posix_memalign(&p, huge, bytes) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
-#endif
-    return p;
+    return ez_alloc_huge(n, size);
 }
 
 /* Leaf numerator i as an extension element. */

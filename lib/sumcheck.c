@@ -309,6 +309,12 @@ typedef struct {
     unsigned nt, tnf[EZ_SC_MAX_TERMS], tf[EZ_SC_MAX_TERMS][EZ_SC_MAX_TERM_FACTORS];
     ez_fe2 coef[EZ_SC_MAX_TERMS];
     bool coef_one;
+    /* one term f*g with mixed inputs: mb = the base factor, me = the extension one */
+    unsigned mb, me;
+    /* two terms of two factors: c21 = coef[1] / coef[0] (c21w = 7 c21.c1), c21_one iff 1 */
+    ez_fe2 c21;
+    ez_fe c21w;
+    bool c21_one;
 } sc_round;
 
 /* Insert a zero bit at position lw: the index in a table one variable larger. */
@@ -738,6 +744,111 @@ SC_ALWAYS_INLINE void eval_ext(const sc_round *R, size_t yh, ez_fe2 *acc, unsign
     }
 }
 
+/* The next pair's i0 = spread(y + 1, lw) from i0 = spread(y, lw) (w = 2^lw): when y's
+ * low lw bits wrap, skip bit lw. */
+static inline size_t next_i0(size_t i0, size_t w)
+{
+    return i0 + 1 + ((((i0 + 1) & (w - 1)) == 0) ? w : 0);
+}
+
+/* Round 0 for one term f*g with f in the base field and g in the extension (the PCS
+ * batching sumcheck, the claim merge): each product is base x extension, two base
+ * multiplies accumulated unreduced, and nothing is lifted. q has degree 2: points 0,
+ * (1,) and infinity. */
+SC_ALWAYS_INLINE void block_mixed2(const sc_round *R, size_t yh, ez_fe2 *acc, bool ELO)
+{
+    const size_t nlo = (size_t)1 << R->L, w = (size_t)1 << R->lw;
+    const ez_fe *F = R->cb[R->mb];
+    const ez_fe2 *G = R->ce[R->me];
+#pragma GCC unroll 3
+    for (unsigned k = 0; k <= 2; k++) {
+        if (k == 1 && !R->need1)
+            continue;
+        sc_acc2 ae;
+        acc2_zero(&ae);
+        size_t i0 = spread(yh << R->L, R->lw);
+        for (size_t yl = 0; yl < nlo; yl++, i0 = next_i0(i0, w)) {
+            size_t i1 = i0 + w;
+            ez_fe f;
+            ez_fe2 g;
+            if (k == 0) {
+                f = F[i0];
+                g = G[i0];
+            } else if (k == 1) {
+                f = F[i1];
+                g = G[i1];
+            } else {
+                f = ez_fe_sub(F[i1], F[i0]);
+                g = ez_fe2_sub(G[i1], G[i0]);
+            }
+            if (ELO)
+                acc2_mul_e(&ae, R->elo[yl], R->elow[yl], ez_fe2_make(ez_fe_mul(f, g.c0), ez_fe_mul(f, g.c1)));
+            else
+                acc2_mul_fe(&ae, g, f);
+        }
+        ez_fe2 b = acc2_reduce(&ae);
+        acc[k] = ez_fe2_add(acc[k], R->ehi_on ? ez_fe2_mul(R->ehi[yh], b) : b);
+    }
+}
+
+/* A factor's value at an evaluation point of the pair (i0, i1) for degree-2 q: k = 0,
+ * 1 or 2 (= infinity, the difference). MIXED: round 0, the table may be base (b). */
+SC_ALWAYS_INLINE ez_fe2 tab_val(const ez_fe *b, const ez_fe2 *e, size_t i, bool MIXED)
+{
+    if (MIXED && b)
+        return ez_fe2_from_fe(b[i]);
+    return e[i];
+}
+
+SC_ALWAYS_INLINE ez_fe2 pt_val2(const ez_fe *b, const ez_fe2 *e, size_t i0, size_t i1, unsigned k, bool MIXED)
+{
+    if (k == 0)
+        return tab_val(b, e, i0, MIXED);
+    if (k == 1)
+        return tab_val(b, e, i1, MIXED);
+    return ez_fe2_sub(tab_val(b, e, i1, MIXED), tab_val(b, e, i0, MIXED));
+}
+
+/* Two terms of two factors each, q = sum_y E(y) (a b + c21 c d)(y); the caller applies
+ * coef[0]. The LogUp-GKR layer shape (lib/gkr.c: eq (A qR + pR qL)). Extension
+ * tables (after a fused bind if one is pending), or in round 0 (MIXED) base or
+ * extension inputs, base ones lifted on the fly. Without an E_lo weight the products
+ * go unreduced into the accumulator. */
+SC_ALWAYS_INLINE void eval_2t(const sc_round *R, size_t yh, ez_fe2 *acc, bool ELO, bool MIXED)
+{
+    const size_t nlo = (size_t)1 << R->L, w = (size_t)1 << R->lw;
+    const unsigned ja = R->tf[0][0], jb = R->tf[0][1], jc = R->tf[1][0], jd = R->tf[1][1];
+    const ez_fe2 *A = R->ce[ja], *B = R->ce[jb], *C = R->ce[jc], *Dt = R->ce[jd];
+    const ez_fe *Ab = MIXED ? R->cb[ja] : NULL, *Bb = MIXED ? R->cb[jb] : NULL, *Cb = MIXED ? R->cb[jc] : NULL,
+                *Db = MIXED ? R->cb[jd] : NULL;
+    const bool one = R->c21_one;
+    const ez_fe2 c21 = R->c21;
+    const ez_fe c21w = R->c21w;
+#pragma GCC unroll 3
+    for (unsigned k = 0; k <= 2; k++) {
+        if (k == 1 && !R->need1)
+            continue;
+        sc_acc2 ae;
+        acc2_zero(&ae);
+        size_t i0 = spread(yh << R->L, R->lw);
+        for (size_t yl = 0; yl < nlo; yl++, i0 = next_i0(i0, w)) {
+            size_t i1 = i0 + w;
+            ez_fe2 va = pt_val2(Ab, A, i0, i1, k, MIXED), vb = pt_val2(Bb, B, i0, i1, k, MIXED);
+            ez_fe2 vc = pt_val2(Cb, C, i0, i1, k, MIXED), vd = pt_val2(Db, Dt, i0, i1, k, MIXED);
+            if (!one)
+                vc = fe2_mul_pre(vc, c21, c21w);
+            if (ELO) {
+                acc2_mul_e(&ae, R->elo[yl], R->elow[yl], ez_fe2_add(fe2_mulr(va, vb), fe2_mulr(vc, vd)));
+            } else {
+                acc2_mul(&ae, va, vb);
+                acc2_mul(&ae, vc, vd);
+            }
+        }
+        ez_fe2 b = acc2_reduce(&ae);
+        acc[k] = ez_fe2_add(acc[k], R->ehi_on ? ez_fe2_mul(R->ehi[yh], b) : b);
+    }
+}
+
 typedef void (*sc_block_fn)(const sc_round *R, size_t yh, ez_fe2 *acc);
 
 /* Specialised instances for the shapes that dominate (one term of 2 or 3 distinct
@@ -762,6 +873,29 @@ SC_EXT_FN(sc_ext3, 3, false)
 SC_EXT_FN(sc_ext3e, 3, true)
 #undef SC_BASE_FN
 #undef SC_EXT_FN
+
+static void sc_mixed2(const sc_round *R, size_t yh, ez_fe2 *acc)
+{
+    block_mixed2(R, yh, acc, false);
+}
+
+static void sc_mixed2e(const sc_round *R, size_t yh, ez_fe2 *acc)
+{
+    block_mixed2(R, yh, acc, true);
+}
+
+#define SC_2T_FN(name, ELO, MIXED)                                                                           \
+    static void name(const sc_round *R, size_t yh, ez_fe2 *acc)                                              \
+    {                                                                                                        \
+        if (R->pending)                                                                                      \
+            bind_block(R, yh);                                                                               \
+        eval_2t(R, yh, acc, ELO, MIXED);                                                                     \
+    }
+SC_2T_FN(sc_2t, false, false)
+SC_2T_FN(sc_2te, true, false)
+SC_2T_FN(sc_2tm, false, true)
+SC_2T_FN(sc_2tme, true, true)
+#undef SC_2T_FN
 
 static void sc_sv2(const sc_round *R, size_t yh, ez_fe2 *acc)
 {
@@ -791,18 +925,36 @@ static void sc_ext_generic(const sc_round *R, size_t yh, ez_fe2 *acc)
         eval_ext(R, yh, acc, R->nf, R->D, false, false, true);
 }
 
-/* Pick the kernel. simple: one term = each factor once; base: round 0 over base
- * inputs only. Only the generic kernels apply term coefficients. */
-static sc_block_fn pick_kernel(const sc_round *R, bool simple, bool base, bool mixed)
+/* The statement shapes with dedicated kernels. */
+enum {
+    SC_SHAPE_GENERIC,
+    SC_SHAPE_SIMPLE, /* one term in which every factor appears exactly once */
+    SC_SHAPE_TWO     /* two terms of two factors each, coef[0] != 0 */
+};
+
+/* Pick the kernel of a round. round0: no bind pending, the sources are the inputs
+ * (all base, all extension, or mixed); otherwise a bind is pending (R->pending).
+ * reference: the generic kernels only. Only the generic kernels apply term
+ * coefficients; the others leave coef[0] to the caller. */
+static sc_block_fn pick_kernel(const sc_round *R, int shape, bool round0, bool base, bool ext, bool reference)
 {
-    bool e = R->elo_on;
-    if (simple && !mixed && (R->nf == 2 || R->nf == 3)) {
+    const bool e = R->elo_on;
+    if (reference)
+        return round0 && base ? sc_base_generic : sc_ext_generic;
+    if (shape == SC_SHAPE_SIMPLE && (R->nf == 2 || R->nf == 3) && (!round0 || base || ext)) {
         bool two = R->nf == 2;
-        if (base)
+        if (round0 && base)
             return two ? (e ? sc_base2e : sc_base2) : (e ? sc_base3e : sc_base3);
         return two ? (e ? sc_ext2e : sc_ext2) : (e ? sc_ext3e : sc_ext3);
     }
-    return base ? sc_base_generic : sc_ext_generic;
+    if (shape == SC_SHAPE_SIMPLE && R->nf == 2 && round0)
+        return e ? sc_mixed2e : sc_mixed2;
+    if (shape == SC_SHAPE_TWO && !(round0 && base)) {
+        if (round0 && !ext)
+            return e ? sc_2tme : sc_2tm;
+        return e ? sc_2te : sc_2t;
+    }
+    return round0 && base ? sc_base_generic : sc_ext_generic;
 }
 
 /* q[k] for k = 0..D (q[1] only if need1), summed over all pairs. */
@@ -871,9 +1023,10 @@ static void *sc_alloc(size_t n)
     return ez_alloc_aligned(n ? n : 1, sizeof(ez_fe2));
 }
 
-ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
-                            const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,
-                            ez_sumcheck_proof *proof, ez_fe2 *point, ez_fe2 *evals)
+/* The prover; reference: generic kernels only (ez_sumcheck_prove_reference). */
+static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs, const ez_fe2 *eq_point,
+                       const ez_sumcheck_factor *factors, ez_fe2 claim, ez_sumcheck_proof *proof, ez_fe2 *point,
+                       ez_fe2 *evals, bool reference)
 {
     ez_status st = EZ_OK;
     ez_fe2 *bufs[EZ_SC_MAX_FACTORS][2] = {{NULL}};
@@ -919,21 +1072,31 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
         for (unsigned k = 0; k < i; k++)
             if (d->term[0].f[i] == d->term[0].f[k])
                 simple = false;
+    int shape = simple ? SC_SHAPE_SIMPLE : SC_SHAPE_GENERIC;
+    if (d->nterms == 2 && d->term[0].nf == 2 && d->term[1].nf == 2 && !ez_fe2_is_zero(R.coef[0])) {
+        /* a b + c21 c d, times coef[0] after the sum */
+        shape = SC_SHAPE_TWO;
+        R.c21_one = ez_fe2_eq(R.coef[1], R.coef[0]);
+        R.c21 = R.c21_one ? ez_fe2_one() : ez_fe2_mul(R.coef[1], ez_fe2_inv(R.coef[0]));
+        R.c21w = ez_fe_mul_w(R.c21.c1);
+    }
     bool all_base = true, all_ext = true;
     for (unsigned j = 0; j < nf; j++) {
         all_base = all_base && factors[j].base;
         all_ext = all_ext && factors[j].ext;
     }
+    R.mb = factors[0].base ? 0 : 1;
+    R.me = 1 - R.mb;
     /* Small-value round 1 (block_sv2) for f*g over base inputs: no table is written
      * until round 2, which halves the scratch memory. */
-    const bool sv = all_base && simple && nf == 2 && n >= 2;
+    const bool sv = all_base && simple && nf == 2 && n >= 2 && !reference;
 
     /* Scratch: the first written table has 2^(n-1) entries (2^(n-2) with sv), later
      * ones halve each round and ping-pong between two buffers. */
     unsigned lfirst = n - 1 - (sv ? 1u : 0u);
     for (unsigned j = 0; j < nf; j++) {
-        bufs[j][0] = sc_alloc((size_t)1 << lfirst);
-        bufs[j][1] = sc_alloc(lfirst ? (size_t)1 << (lfirst - 1) : 0);
+        bufs[j][0] = ez_alloc_huge((size_t)1 << lfirst, sizeof(ez_fe2));
+        bufs[j][1] = ez_alloc_huge(lfirst ? (size_t)1 << (lfirst - 1) : 1, sizeof(ez_fe2));
         if (!bufs[j][0] || !bufs[j][1]) {
             st = EZ_ERR_NOMEM;
             goto out;
@@ -999,7 +1162,7 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
         }
         R.pending = false;
         if (npend == 0) {
-            fn = pick_kernel(&R, simple, all_base, !all_base && !all_ext);
+            fn = pick_kernel(&R, shape, true, all_base, all_ext, reference);
         } else if (npend == 1 && sv && round == 1) {
             for (unsigned c = 0; c < 4; c++) {
                 ez_fe2 wf = c & 1 ? R.rp : ez_fe2_sub(ez_fe2_one(), R.rp);
@@ -1016,7 +1179,7 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
                 R.cb[j] = NULL;
                 R.ce[j] = R.dst[j];
             }
-            fn = pick_kernel(&R, simple, false, false);
+            fn = pick_kernel(&R, shape, false, false, true, reference);
         }
         ez_fe2 q[SC_GPTS_MAX];
         run_round(&R, fn, q);
@@ -1125,6 +1288,20 @@ out:
     if (st != EZ_OK)
         ez_sumcheck_proof_clear(proof);
     return st;
+}
+
+ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                            const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,
+                            ez_sumcheck_proof *proof, ez_fe2 *point, ez_fe2 *evals)
+{
+    return prove(t, d, coeffs, eq_point, factors, claim, proof, point, evals, false);
+}
+
+ez_status ez_sumcheck_prove_reference(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                      const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,
+                                      ez_sumcheck_proof *proof, ez_fe2 *point, ez_fe2 *evals)
+{
+    return prove(t, d, coeffs, eq_point, factors, claim, proof, point, evals, true);
 }
 
 ez_status ez_sumcheck_verify(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,

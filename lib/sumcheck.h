@@ -108,6 +108,15 @@ ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const e
                             const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,
                             ez_sumcheck_proof *proof, ez_fe2 *point, ez_fe2 *evals);
 
+/* The same proof computed by the generic kernels only: no shape-specialised kernel and
+ * no small-value round. The round values are exact field elements, so the result is
+ * byte-identical to ez_sumcheck_prove's (tests/check_sumcheck.c asserts this on random
+ * instances of every specialised shape); it is the reference the fast kernels are
+ * tested against, and slower. Arguments, outputs and returns as ez_sumcheck_prove. */
+ez_status ez_sumcheck_prove_reference(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                      const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,
+                                      ez_sumcheck_proof *proof, ez_fe2 *point, ez_fe2 *evals);
+
 /* Verify.
  * Checks every round against the running claim and the final value against
  * eq(r_B, point_B) * sum_t c_t prod f_j(point) with f_j = proof->evals, and that the

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -71,6 +72,24 @@ void *ez_alloc_aligned(size_t n, size_t size)
     void *p = NULL;
     if (posix_memalign(&p, 64, bytes ? bytes : 64) != 0)
         return NULL;
+    return p;
+}
+
+void *ez_alloc_huge(size_t n, size_t size)
+{
+    const size_t huge = (size_t)1 << 21;
+    if (size != 0 && n > (SIZE_MAX - huge) / size)
+        return NULL;
+    size_t bytes = n * size;
+    if (bytes < 2 * huge)
+        return ez_alloc_aligned(n, size);
+    void *p = NULL;
+    bytes = (bytes + huge - 1) & ~(huge - 1);
+    if (posix_memalign(&p, huge, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#endif
     return p;
 }
 

@@ -136,6 +136,19 @@ ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const 
     return EZ_OK;
 }
 
+ez_status ez_advice_add_poly(ez_advice_layout *L, uint64_t len, unsigned op, size_t *idx)
+{
+    ez_adv_poly *q = grow((void **)&L->polys, &L->npolys, &L->caps[1], sizeof *q);
+    if (q == NULL)
+        return EZ_ERR_NOMEM;
+    q->len = len;
+    q->value = EZ_ADV_POLY_OP;
+    q->op = op;
+    if (idx)
+        *idx = L->npolys - 1;
+    return EZ_OK;
+}
+
 ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t *idx)
 {
     ez_lookup_col *x = grow((void **)&L->cols, &L->ncols, &L->caps[2], sizeof *x);

@@ -70,7 +70,9 @@ typedef struct {
     long value;           /* index into values (a limb), or -1: multiplicities of `table` */
     unsigned limb;
     unsigned table;
+    unsigned op;          /* EZ_ADV_POLY_OP: the owning op */
 } ez_adv_poly;
+#define EZ_ADV_POLY_OP (-2L) /* value of an op-owned poly (filled by the op's fill) */
 
 /* An atom: an advice polynomial or a plan tensor (its padded-layout MLE). */
 typedef struct {
@@ -161,6 +163,8 @@ ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, 
 ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const ez_plan *p, size_t *idx);
 ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t *idx);
 ez_status ez_advice_add_link(ez_advice_layout *L, const ez_link *k, size_t *idx);
+/* An op-owned committed poly of len entries; its entries come from the op's fill. */
+ez_status ez_advice_add_poly(ez_advice_layout *L, uint64_t len, unsigned op, size_t *idx);
 /* The table index of a range table of `bits` bits, adding it if new. */
 ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *idx);
 

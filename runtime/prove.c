@@ -11,16 +11,18 @@
 #include "lib/sumcheck.h"
 #include "runtime/lookup.h"
 #include "runtime/prove_einsum.h"
+#include "runtime/prove_softmax.h"
 #include "runtime/rangecheck.h"
 #include "runtime/version.h"
 
 /* ---- the per-op table ---------------------------------------------------------------------- */
 
 static const ez_op_prover op_table[] = {
-    {EZ_OP_EINSUM, ez_op_einsum_layout, ez_op_einsum_prove, ez_op_einsum_verify},
-    {EZ_OP_ADD, ez_op_add_layout, ez_op_add_prove, ez_op_add_verify},
-    {EZ_OP_CAUSAL, ez_op_causal_layout, ez_op_causal_prove, ez_op_causal_verify},
-    {EZ_OP_GATHER, ez_op_gather_layout, ez_op_gather_prove, ez_op_gather_verify},
+    {EZ_OP_EINSUM, ez_op_einsum_layout, ez_op_einsum_prove, ez_op_einsum_verify, NULL},
+    {EZ_OP_ADD, ez_op_add_layout, ez_op_add_prove, ez_op_add_verify, NULL},
+    {EZ_OP_CAUSAL, ez_op_causal_layout, ez_op_causal_prove, ez_op_causal_verify, NULL},
+    {EZ_OP_GATHER, ez_op_gather_layout, ez_op_gather_prove, ez_op_gather_verify, NULL},
+    {EZ_OP_SOFTMAX, ez_op_softmax_layout, ez_op_softmax_prove, ez_op_softmax_verify, ez_op_softmax_fill},
 };
 
 const ez_op_prover *ez_op_prover_find(ez_op_kind kind)
@@ -554,7 +556,7 @@ typedef struct {
 static size_t table_poly(const ez_advice_layout *L, unsigned tb)
 {
     for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value < 0 && L->polys[q].table == tb)
+        if (L->polys[q].value == -1 && L->polys[q].table == tb)
             return q;
     return 0; /* unreachable: the layout builders add one per table */
 }
@@ -632,6 +634,11 @@ static ez_status sess_witness(psess *s, const ez_plan *p, const ez_trace *tr, bo
         return EZ_ERR_NOMEM;
     if ((st = ez_advice_fill(L, p, tr, unchecked, s->polys, d)) != EZ_OK)
         return st;
+    for (size_t i = 0; i < p->nops; i++) {
+        const ez_op_prover *e = ez_op_prover_find(p->ops[i].kind);
+        if (e->fill && (st = e->fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
+            return st;
+    }
     for (size_t q = 0; q < L->npolys; q++)
         s->alens[q] = L->polys[q].len;
     for (size_t tb = 0; tb < L->ntables; tb++) {

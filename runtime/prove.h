@@ -114,6 +114,8 @@ typedef struct ez_op_prover {
     ez_status (*layout)(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
     ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out);
     ez_status (*verify)(ez_pctx *c, size_t op, const ez_claim *out);
+    ez_status (*fill)(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                      ez_fe **polys, ez_diag *d);
 } ez_op_prover;
 
 /* The entry of an op kind, or NULL when the kind is not provable yet. */

@@ -133,12 +133,14 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
         if (s->masked && ax[a] == o->mask_row)
             s->ai = a, have_i = true;
     }
+    unsigned used = 0;
     for (unsigned b = 0; b < s->rank; b++) {
         unsigned a = 0;
         while (a < s->rank && ax[a] != o->out_axes[b])
             a++;
-        if (a == s->rank)
+        if (a == s->rank || ((used >> a) & 1))
             return unsupported(d, o, "the output's axes differ from the input's");
+        used |= 1u << a;
         s->out_pos[b] = a;
         if (s->to->dims[b] != s->ti->dims[a])
             return unsupported(d, o, "the output's extents differ from the input's");
@@ -477,9 +479,12 @@ ez_status ez_op_softmax_fill(const ez_advice_layout *L, const ez_plan *p, const 
     gv = ez_alloc_aligned(s.lenE, sizeof *gv);
     pv = ez_alloc_aligned(s.lenE, sizeof *pv);
     cv = ez_alloc_aligned(s.lenR, sizeof *cv);
-    sig = ez_alloc_array(s.lenR, sizeof *sig);
-    cnt = ez_alloc_array(s.lenR, sizeof *cnt);
-    realrow = ez_alloc_array(s.lenR, 1);
+    /* row sums over the whole row cube: with t the first axis, interior padding of the
+     * next axis gives rows beyond the row layout (their sums are 0) */
+    uint64_t NR = UINT64_C(1) << s.nR;
+    sig = ez_alloc_array(NR, sizeof *sig);
+    cnt = ez_alloc_array(NR, sizeof *cnt);
+    realrow = ez_alloc_array(NR, 1);
     if (!hv || !dv || !rv || !gv || !pv || !cv || !sig || !cnt || !realrow) {
         st = EZ_ERR_NOMEM;
         goto out;
@@ -545,7 +550,6 @@ ez_status ez_op_softmax_fill(const ez_advice_layout *L, const ez_plan *p, const 
         P[s.pL][i] = l;
         P[s.pEL][i] = c1[l];
         hv[i] = h;
-        P[s.pW][i] = h ? ez_fe_inv(h) : 0;
         dv[i] = dr;
         P[s.pZ][i] = dd == 0;
     }
@@ -554,6 +558,11 @@ ez_status ez_op_softmax_fill(const ez_advice_layout *L, const ez_plan *p, const 
         ez_exec_format_elem(where, sizeof where, s.to, bad_d);
         ez_diag_set(d, "op '%s': %s lies above its row's max (the trace is inconsistent)", o->label, where);
         st = EZ_ERR_NUMERIC;
+        goto out;
+    }
+    /* w = 1/h where h != 0, else 0 (non-live entries: h = w = 1) */
+    if (!ez_fe_batch_inv(P[s.pW], hv, s.lenE, NULL)) {
+        st = EZ_ERR_NOMEM;
         goto out;
     }
     /* per row: sigma = sum_t e, count = sum_t z (over the whole padded cube) */

@@ -194,7 +194,7 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
     }
     /* the multiplicities: the table's multiplicity poly */
     for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value < 0 && L->polys[q].table == table) {
+        if (L->polys[q].value == -1 && L->polys[q].table == table) {
             if ((st = ez_pctx_claim_advice(c, q, lc->mult.point, lc->mult.nvars, lc->mult.value)) != EZ_OK)
                 return st;
             break;

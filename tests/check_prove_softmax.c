@@ -21,6 +21,7 @@
 #include "compiler/schedule.h"
 #include "compiler/sema.h"
 #include "lib/mle.h"
+#include "runtime/advice.h"
 #include "runtime/exec.h"
 #include "runtime/proofio.h"
 #include "runtime/prove.h"
@@ -212,7 +213,8 @@ START_TEST(test_honest_plain)
 }
 END_TEST
 
-/* The softmax axis first (rows in the low bits), masked and not. */
+/* The softmax axis first (rows in the low bits), masked and not; an output whose axes are
+ * a permutation of the input's. */
 START_TEST(test_honest_axis_first)
 {
     honest("model sm\nparam S = 6, T = 5\nscale 12\ninput x[T, S]\n"
@@ -220,6 +222,12 @@ START_TEST(test_honest_axis_first)
            "axis_first_masked", 1 << 15);
     honest("model sm\nparam S = 3, T = 6\nscale 12\ninput x[T, S]\np[t, s] = softmax[t](x[t, s])\noutput p\n",
            "axis_first_plain", 1 << 15);
+    /* the output's axes in another order than the input's */
+    honest("model sm\nparam S = 3, T = 5\nscale 12\ninput x[T, S]\np[s, t] = softmax[t](x[t, s])\noutput p\n",
+           "permuted_plain", 1 << 15);
+    honest("model sm\nparam S = 7, T = 5\nscale 12\ninput x[T, S]\n"
+           "p[s, t] = softmax[t](causal[s, t](x[t, s]))\noutput p\n",
+           "permuted_masked", 1 << 15);
 }
 END_TEST
 
@@ -428,6 +436,231 @@ START_TEST(test_changed_output_value)
 }
 END_TEST
 
+/* ---- the op alone, with an ideal commitment: tampering committed polys ----------------
+ * The softmax's own prove/verify on a prover and a verifier context sharing the bytes;
+ * the range lookups are checked by membership, the claims the verifier leaves on advice
+ * and on x by evaluating the true data (an ideal commitment and claim flow). A tamper
+ * callback edits the committed polys between the fill and the proof. */
+typedef void (*smx_tamper)(smx *f, const ez_advice_layout *L, size_t first, ez_fe **polys);
+
+/* Index of the op's first op-owned poly. */
+static size_t smx_first(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    ck_abort_msg("no op-owned polys");
+    return 0;
+}
+
+/* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. */
+static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *ranges_ok, ez_diag *why)
+{
+    ez_diag d = {{0}};
+    ez_advice_layout L;
+    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
+    ez_fe **polys = calloc(L.npolys, sizeof *polys);
+    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
+    ck_assert_int_eq(ez_op_softmax_fill(&L, &f->plan, &f->tr, f->op, true, polys, &d), EZ_OK);
+    size_t first = smx_first(&L, f->op);
+    if (tamper)
+        tamper(f, &L, first, polys);
+    /* ideal range lookups: every column entry in [0, 2^16) */
+    *ranges_ok = true;
+    for (size_t j = 0; j < L.ncols; j++) {
+        const ez_lookup_col *c = &L.cols[j];
+        ck_assert(!c->atom.is_tensor);
+        for (uint64_t i = 0; i < c->len; i++)
+            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> 16)
+                *ranges_ok = false;
+    }
+    /* the output claim at a random point: the public output's MLE */
+    const ez_plan_op *o = &f->plan.ops[f->op];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out], *tx = &f->plan.tensors[o->in[0]];
+    ez_rng rng = ez_rng_for("op_alone");
+    ez_claim out = {0};
+    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
+    for (unsigned v = 0; v < out.nvars; v++)
+        out.point[v] = ez_rng_fe2(&rng);
+    ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
+    ez_transcript tp, tv;
+    ez_transcript_init(&tp, "softmax-test");
+    ez_transcript_init(&tv, "softmax-test");
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_pctx cp, cv;
+    memset(&cp, 0, sizeof cp);
+    memset(&cv, 0, sizeof cv);
+    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
+    cp.advice = polys, cp.d = &d;
+    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
+    ck_assert_msg(ez_op_softmax_prove(&cp, f->op, &out) == EZ_OK, "%s", d.msg);
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
+    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
+    ez_status st = ez_op_softmax_verify(&cv, f->op, &out);
+    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
+    bool ok = st == EZ_OK && ez_reader_done(&r);
+    /* the claims the verifier left: on advice polys and on x only */
+    *claims_ok = true;
+    if (ok) {
+        for (size_t q = 0; q < L.npolys; q++)
+            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
+                const ez_claim *c = &cv.aclaims[q].items[j];
+                if (!ez_fe2_eq(ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, c->point, c->nvars), c->value))
+                    *claims_ok = false;
+            }
+        for (size_t t = 0; t < f->plan.ntensors; t++) {
+            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
+            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
+                ez_fe2 v;
+                ck_assert_int_eq(ez_advice_tensor_eval(&v, f->tr.t[t], tx, cv.tclaims[t].items[j].point), EZ_OK);
+                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
+                    *claims_ok = false;
+            }
+        }
+    }
+    ez_pctx_free(&cp);
+    ez_pctx_free(&cv);
+    ez_writer_clear(&w);
+    ez_claim_clear(&out);
+    for (size_t q = 0; q < L.npolys; q++)
+        free(polys[q]);
+    free(polys);
+    ez_advice_layout_clear(&L);
+    return ok;
+}
+
+/* The local poly order of docs/protocol-softmax.md §2 for the model SRC_MASKED(5, 5):
+ * l, e_lo, w, z, e, h (1 limb), rem (2), g (2), p (1), then per row m, count-1 (1), mult. */
+enum { Q_L, Q_EL, Q_W, Q_Z, Q_E, Q_H, Q_RM0, Q_RM1, Q_G0, Q_G1, Q_P, Q_M, Q_C };
+
+/* Element (h, s, t) of x[2, 5, 5] in the padded layout [2, 8, 8]; row (h, s) in [2, 8]. */
+#define PE(h, s, t) ((uint64_t)(h) * 64 + (uint64_t)(s) * 8 + (uint64_t)(t))
+#define PR(h, s) ((uint64_t)(h) * 8 + (uint64_t)(s))
+
+START_TEST(test_op_alone_honest)
+{
+    smx f;
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    smx_compile(&f, SRC_MASKED(5, 5));
+    smx_run(&f, "op_alone_honest", 1 << 12);
+    ck_assert_msg(smx_op_alone(&f, NULL, &claims_ok, &ranges_ok, &why), "%s", why.msg);
+    ck_assert(claims_ok);
+    ck_assert(ranges_ok);
+    smx_free(&f);
+}
+END_TEST
+
+/* Row (0, 3) with its max raised by one and everything recomputed (not attained), then
+ * the attainment witness forged in three ways. */
+static void raise_max(smx *f)
+{
+    recompute_row(f, 3, f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][3] + 1);
+}
+
+/* z = 1 at the entry of smallest distance (d = 1 there), count - 1 = 0. */
+static void forge_z(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)f, (void)L;
+    for (unsigned t = 0; t <= 3; t++)
+        if (P[first + Q_L][PE(0, 3, t)] == 1 && P[first + Q_H][PE(0, 3, t)] == 0)
+            P[first + Q_Z][PE(0, 3, t)] = 1;
+    P[first + Q_C][PR(0, 3)] = 0;
+}
+
+/* count - 1 = 0 with no z at all. */
+static void forge_count(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)f, (void)L;
+    P[first + Q_C][PR(0, 3)] = 0;
+}
+
+/* z = 1 at a masked entry of the row (t = 4 > s = 3) whose distance limbs are zeroed. */
+static void forge_z_masked(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)f, (void)L;
+    uint64_t i = PE(0, 3, 4);
+    P[first + Q_Z][i] = 1;
+    P[first + Q_L][i] = 0;
+    P[first + Q_H][i] = 0;
+    P[first + Q_C][PR(0, 3)] = 0;
+}
+
+START_TEST(test_op_alone_attainment_forged)
+{
+    const smx_tamper tampers[] = {forge_z, forge_count, forge_z_masked};
+    for (size_t k = 0; k < 3; k++) {
+        smx f;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        smx_compile(&f, SRC_MASKED(5, 5));
+        smx_run(&f, "op_alone_attain", 1 << 12);
+        raise_max(&f);
+        bool ok = smx_op_alone(&f, tampers[k], &claims_ok, &ranges_ok, &why);
+        ck_assert_msg(ranges_ok, "tamper %zu: the forgery should pass the range checks", k);
+        ck_assert_msg(!ok || !claims_ok, "tamper %zu accepted", k);
+        smx_free(&f);
+    }
+}
+END_TEST
+
+/* Find a live entry of row (0, 4) with h != 0 (a clamped exp), or with h == 0. */
+static uint64_t find_entry(ez_fe **P, size_t first, bool clamped)
+{
+    for (unsigned t = 0; t <= 4; t++)
+        if ((P[first + Q_H][PE(0, 4, t)] != 0) == clamped)
+            return PE(0, 4, t);
+    ck_abort_msg("no suitable entry");
+    return 0;
+}
+
+/* e_lo and e one above the table (h = 0): the exp lookup fails. */
+static void forge_elo(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)f, (void)L;
+    uint64_t i = find_entry(P, first, false);
+    P[first + Q_EL][i] += 1;
+    P[first + Q_E][i] += 1;
+}
+
+/* The clamp bypassed: w = 0 at a clamped entry, e = e_lo there. */
+static void forge_clamp(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)f, (void)L;
+    uint64_t i = find_entry(P, first, true);
+    P[first + Q_W][i] = 0;
+    P[first + Q_E][i] = P[first + Q_EL][i];
+}
+
+/* A masked entry given weight: e = e_lo, h = 0 at (0, 1, 3). */
+static void forge_masked_weight(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)f, (void)L;
+    uint64_t i = PE(0, 1, 3);
+    P[first + Q_H][i] = 0;
+    P[first + Q_E][i] = P[first + Q_EL][i];
+}
+
+START_TEST(test_op_alone_exp_forged)
+{
+    const smx_tamper tampers[] = {forge_elo, forge_clamp, forge_masked_weight};
+    for (size_t k = 0; k < 3; k++) {
+        smx f;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        smx_compile(&f, SRC_MASKED(5, 5));
+        /* row 0 of head 0 is random; rows with clamped entries need a wide spread */
+        smx_run(&f, "op_alone_exp", 1 << 22);
+        bool ok = smx_op_alone(&f, tampers[k], &claims_ok, &ranges_ok, &why);
+        ck_assert_msg(!ok || !claims_ok || !ranges_ok, "tamper %zu accepted", k);
+        smx_free(&f);
+    }
+}
+END_TEST
+
 Suite *ez_suite_prove_softmax(void)
 {
     Suite *s = suite_create("prove_softmax");
@@ -444,6 +677,9 @@ Suite *ez_suite_prove_softmax(void)
     tcase_add_test(tc, test_division_off_by_one);
     tcase_add_test(tc, test_changed_round_message_and_output);
     tcase_add_test(tc, test_changed_output_value);
+    tcase_add_test(tc, test_op_alone_honest);
+    tcase_add_test(tc, test_op_alone_attainment_forged);
+    tcase_add_test(tc, test_op_alone_exp_forged);
     suite_add_tcase(s, tc);
     return s;
 }

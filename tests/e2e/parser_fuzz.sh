@@ -49,10 +49,16 @@ for path in sys.argv[2:]:
 print("parser_fuzz.sh: %d mutated models" % n)
 PY
 
+# a hang is a failure too: coreutils timeout exits 124 (the limits are generous for
+# slow sanitizer builds on a loaded machine)
+to1="" to2=""
+if command -v timeout >/dev/null 2>&1; then
+    to1="timeout 60" to2="timeout 600"
+fi
 fail=0 total=0 valid=0
 for f in "$tmp"/*.ein; do
     total=$((total + 1))
-    "$einzk" check "$f" >"$tmp/stdout" 2>"$tmp/stderr"
+    $to1 "$einzk" check "$f" >"$tmp/stdout" 2>"$tmp/stderr"
     rc=$?
     if [ $rc -eq 0 ]; then
         valid=$((valid + 1))
@@ -68,7 +74,7 @@ for f in "$tmp"/*.ein; do
     fi
 done
 if [ -x "$builddir/tests/fuzz/fuzz_parser" ]; then
-    if ! "$builddir/tests/fuzz/fuzz_parser" "$tmp"/*.ein >"$tmp/replay" 2>&1; then
+    if ! $to2 "$builddir/tests/fuzz/fuzz_parser" "$tmp"/*.ein >"$tmp/replay" 2>&1; then
         echo "FAIL fuzz_parser replay:"
         tail -5 "$tmp/replay"
         fail=$((fail + 1))
