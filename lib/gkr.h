@@ -85,9 +85,10 @@ ez_status ez_gkr_frac_verify(ez_transcript *tr, unsigned n, bool unit, ez_fe2 p_
                              ez_reader *proof, ez_fe2 *point, ez_fe2 *p_claim, ez_fe2 *q_claim);
 
 /* Memory for leaves and layers: n * size bytes (uninitialised, 64-byte aligned; free
- * with free()), from 4 MiB on 2 MiB aligned and advised for transparent huge pages, so
- * first touch costs one page fault per 2 MiB, not per 4 KiB (measured: a fifth of the
- * prover's time on 2^20 leaves). NULL on failure or overflow. Same as ez_alloc_huge. */
+ * with free()); ez_alloc_huge (lib/util.h): from 4 MiB on, the whole 2 MiB pages inside
+ * are advised for transparent huge pages, so first touch of fresh memory costs one page
+ * fault per 2 MiB, not per 4 KiB (measured: a fifth of the prover's time on 2^20
+ * leaves). NULL on failure or overflow. */
 void *ez_gkr_alloc(size_t n, size_t size);
 
 /* Bytes ez_gkr_frac_prove writes for a tree over n variables: 64 (layer 1) +

@@ -23,6 +23,15 @@ static bool table_ok(const ez_logup_table *t)
         return false;
     if (t->kind == EZ_TABLE_RANGE)
         return t->bits <= EZ_LOGUP_MAX_TABLE_BITS;
+    if (t->kind == EZ_TABLE_RANGES) {
+        if (t->nranges < 1 || t->nranges > EZ_LOGUP_MAX_RANGES)
+            return false;
+        for (unsigned k = 0; k < t->nranges; k++)
+            if (t->rbits[k] < 1 || t->rbits[k] > EZ_LOGUP_MAX_TABLE_BITS ||
+                (k > 0 && t->rbits[k] >= t->rbits[k - 1]))
+                return false;
+        return true;
+    }
     if (t->kind != EZ_TABLE_EXPLICIT || t->ncols < 1 || t->ncols > EZ_LOGUP_MAX_WIDTH || t->nrows < 1 ||
         t->nrows > (UINT64_C(1) << EZ_LOGUP_MAX_TABLE_BITS))
         return false;
@@ -36,22 +45,48 @@ uint64_t ez_logup_table_size(const ez_logup_table *t)
 {
     if (!table_ok(t))
         return 0;
+    if (t->kind == EZ_TABLE_RANGES) {
+        uint64_t n = 0;
+        for (unsigned k = 0; k < t->nranges; k++)
+            n += UINT64_C(1) << t->rbits[k];
+        return n;
+    }
     return t->kind == EZ_TABLE_RANGE ? UINT64_C(1) << t->bits : t->nrows;
+}
+
+/* RANGES: the region of width `tag` (its index), or -1. */
+static int ranges_region(const ez_logup_table *t, unsigned tag)
+{
+    for (unsigned k = 0; k < t->nranges; k++)
+        if (t->rbits[k] == tag)
+            return (int)k;
+    return -1;
+}
+
+/* RANGES: the first row of region k. */
+static uint64_t ranges_offset(const ez_logup_table *t, unsigned k)
+{
+    uint64_t o = 0;
+    for (unsigned j = 0; j < k; j++)
+        o += UINT64_C(1) << t->rbits[j];
+    return o;
 }
 
 unsigned ez_logup_table_width(const ez_logup_table *t)
 {
     if (!table_ok(t))
         return 0;
-    return t->kind == EZ_TABLE_RANGE ? 1 : t->ncols;
+    return t->kind == EZ_TABLE_EXPLICIT ? t->ncols : 1;
 }
 
-static bool columns_ok(const ez_logup_column *c, size_t nc, unsigned width)
+static bool columns_ok(const ez_logup_table *t, const ez_logup_column *c, size_t nc, unsigned width)
 {
     if (!c || nc == 0)
         return false;
     for (size_t i = 0; i < nc; i++) {
         if (c[i].len < 1 || c[i].len > EZ_LOGUP_MAX_LEN)
+            return false;
+        if (t->kind == EZ_TABLE_RANGES && ranges_region(t, c[i].tag) < 0)
             return false;
         for (unsigned w = 0; w < width; w++)
             if (!c[i].cols[w])
@@ -65,9 +100,10 @@ void ez_logup_claims_clear(ez_logup_claims *c)
     if (!c)
         return;
     if (c->col)
-        for (size_t i = 0; i < c->ncolumns * c->width; i++)
+        for (size_t i = 0; i < c->nclaims * c->width; i++)
             free(c->col[i].point);
     free(c->col);
+    free(c->first);
     free(c->mult.point);
     memset(c, 0, sizeof *c);
 }
@@ -143,11 +179,15 @@ static uint64_t index_find(const lu_index *ix, const ez_logup_table *t, const ez
 
 /* Table position of row i of column c, or UINT64_MAX if it is not in the table. */
 static inline uint64_t lookup_pos(const ez_logup_table *t, const lu_index *ix, const ez_logup_column *c,
-                                  uint64_t i)
+                                  uint64_t i, uint64_t region_off)
 {
     if (t->kind == EZ_TABLE_RANGE) {
         ez_fe v = c->cols[0][i];
         return v < (UINT64_C(1) << t->bits) ? v : UINT64_MAX;
+    }
+    if (t->kind == EZ_TABLE_RANGES) {
+        ez_fe v = c->cols[0][i];
+        return v < (UINT64_C(1) << c->tag) ? region_off + v : UINT64_MAX;
     }
     ez_fe v[EZ_LOGUP_MAX_WIDTH];
     for (unsigned w = 0; w < t->ncols; w++)
@@ -158,9 +198,9 @@ static inline uint64_t lookup_pos(const ez_logup_table *t, const lu_index *ix, c
 static void diag_bad_row(ez_diag *d, const ez_logup_table *t, const ez_logup_column *cols, size_t ci, uint64_t i)
 {
     const ez_logup_column *c = &cols[ci];
-    if (t->kind == EZ_TABLE_RANGE) {
+    if (t->kind == EZ_TABLE_RANGE || t->kind == EZ_TABLE_RANGES) {
         ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": value %" PRId64 " is outside the range [0, 2^%u)", ci,
-                    i, ez_fe_to_i64(c->cols[0][i]), t->bits);
+                    i, ez_fe_to_i64(c->cols[0][i]), t->kind == EZ_TABLE_RANGE ? t->bits : c->tag);
         return;
     }
     char buf[160];
@@ -180,7 +220,7 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
     ez_status st = EZ_OK;
     lu_index ix = {0};
     uint64_t *counts = NULL;
-    if (!table_ok(t) || !m || !columns_ok(c, nc, ez_logup_table_width(t)))
+    if (!table_ok(t) || !m || !columns_ok(t, c, nc, ez_logup_table_width(t)))
         return EZ_ERR_INVALID;
     uint64_t tsize = ez_logup_table_size(t);
     if (t->kind == EZ_TABLE_EXPLICIT && (st = index_build(&ix, t)) != EZ_OK)
@@ -198,6 +238,7 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
     int bad = 0;
     for (size_t ci = 0; ci < nc; ci++) {
         int64_t len = (int64_t)c[ci].len;
+        uint64_t roff = t->kind == EZ_TABLE_RANGES ? ranges_offset(t, (unsigned)ranges_region(t, c[ci].tag)) : 0;
 #pragma omp parallel num_threads(nthr) if (len >= LU_PAR_MIN) reduction(| : bad)
         {
             int tid = 0;
@@ -207,7 +248,7 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
             uint64_t *my = counts + (size_t)tid * (size_t)tsize;
 #pragma omp for schedule(static)
             for (int64_t i = 0; i < len; i++) {
-                uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i);
+                uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i, roff);
                 if (j == UINT64_MAX)
                     bad = 1;
                 else
@@ -227,7 +268,10 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
         st = EZ_ERR_NUMERIC;
         for (size_t ci = 0; ci < nc; ci++)
             for (uint64_t i = 0; i < c[ci].len; i++)
-                if (lookup_pos(t, &ix, &c[ci], i) == UINT64_MAX) {
+                if (lookup_pos(t, &ix, &c[ci], i,
+                               t->kind == EZ_TABLE_RANGES
+                                   ? ranges_offset(t, (unsigned)ranges_region(t, c[ci].tag))
+                                   : 0) == UINT64_MAX) {
                     diag_bad_row(d, t, c, ci, i);
                     goto out;
                 }
@@ -256,6 +300,9 @@ typedef struct {
     unsigned k;   /* log2 of the segment size */
     uint64_t len; /* real rows */
     uint64_t off; /* offset inside its instance */
+    uint64_t coff; /* a piece of a split column: its first row in the column */
+    unsigned ck;  /* its column's variables (ceil(log2 len_c)) */
+    size_t claim; /* its claim's index (claims of column c are contiguous) */
 } lu_seg;
 
 typedef struct {
@@ -278,20 +325,46 @@ static int seg_cmp(const void *pa, const void *pb)
     const lu_seg *a = pa, *b = pb;
     if (a->k != b->k)
         return a->k > b->k ? -1 : 1;
-    return a->col < b->col ? -1 : a->col > b->col;
+    if (a->col != b->col)
+        return a->col < b->col ? -1 : 1;
+    return a->coff < b->coff ? -1 : a->coff > b->coff;
 }
 
-static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens, size_t nc)
+/* Columns of a RANGES table are SPLIT: a column of len rows is one segment per set bit
+ * of len (its binary pieces, largest first, each aligned to its size), so no looked-up
+ * leaf is padding. A piece's MLE is the column's with its top ck - k coordinates fixed
+ * to the piece's position, so its claim is a claim on the column at such a point. */
+static size_t column_pieces(uint64_t len, bool split)
+{
+    return split ? (size_t)__builtin_popcountll(len) : 1;
+}
+
+static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens, size_t nc, bool split)
 {
     memset(L, 0, sizeof *L);
-    L->nseg = nc + 1;
+    L->nseg = 1;
+    for (size_t i = 0; i < nc; i++)
+        L->nseg += column_pieces(lens[i], split);
     L->seg = ez_alloc_array(L->nseg, sizeof *L->seg);
     if (!L->seg)
         return EZ_ERR_NOMEM;
     L->seg[0] = (lu_seg){.col = -1, .k = ez_log2_ceil(tsize), .len = tsize};
-    for (size_t i = 0; i < nc; i++) {
-        L->seg[i + 1] = (lu_seg){.col = (int64_t)i, .k = ez_log2_ceil(lens[i]), .len = lens[i]};
-        L->npad += (UINT64_C(1) << L->seg[i + 1].k) - lens[i];
+    for (size_t i = 0, s = 1; i < nc; i++) {
+        unsigned ck = ez_log2_ceil(lens[i]);
+        if (!split) {
+            L->seg[s] = (lu_seg){.col = (int64_t)i, .k = ck, .len = lens[i], .ck = ck, .claim = i};
+            L->npad += (UINT64_C(1) << ck) - lens[i];
+            s++;
+            continue;
+        }
+        uint64_t coff = 0;
+        for (unsigned b = 64; b-- > 0;)
+            if ((lens[i] >> b) & 1) {
+                L->seg[s] = (lu_seg){.col = (int64_t)i, .k = b, .len = UINT64_C(1) << b, .coff = coff, .ck = ck,
+                                     .claim = s - 1};
+                coff += UINT64_C(1) << b;
+                s++;
+            }
     }
     qsort(L->seg, L->nseg, sizeof *L->seg, seg_cmp);
     /* Every tree must fit the sumcheck engine: S < 2^EZ_GKR_MAX_VARS. */
@@ -349,8 +422,8 @@ static bool get_fe2(ez_reader *r, ez_fe2 *v)
 
 /* Bind the public statement, then draw alpha and gamma (after the caller absorbed the
  * commitment to m: LogUp's soundness needs m fixed before alpha). */
-static void begin_transcript(ez_transcript *tr, const ez_logup_table *t, const uint64_t *lens, size_t nc,
-                             ez_fe2 *alpha, ez_fe2 *gamma)
+static void begin_transcript(ez_transcript *tr, const ez_logup_table *t, const uint64_t *lens,
+                             const unsigned *tags, size_t nc, ez_fe2 *alpha, ez_fe2 *gamma)
 {
     ez_transcript_absorb_u64(tr, "logup/kind", (uint64_t)t->kind);
     ez_transcript_absorb_u64(tr, "logup/table_size", ez_logup_table_size(t));
@@ -358,6 +431,14 @@ static void begin_transcript(ez_transcript *tr, const ez_logup_table *t, const u
     ez_transcript_absorb_u64(tr, "logup/ncolumns", (uint64_t)nc);
     for (size_t i = 0; i < nc; i++)
         ez_transcript_absorb_u64(tr, "logup/len", lens[i]);
+    if (t->kind == EZ_TABLE_RANGES) {
+        /* the regions and every column's width: the statement "column c in [0, 2^tag_c)" */
+        ez_transcript_absorb_u64(tr, "logup/nranges", t->nranges);
+        for (unsigned k = 0; k < t->nranges; k++)
+            ez_transcript_absorb_u64(tr, "logup/rbits", t->rbits[k]);
+        for (size_t i = 0; i < nc; i++)
+            ez_transcript_absorb_u64(tr, "logup/tag", tags[i]);
+    }
     *alpha = ez_transcript_challenge_fe2(tr, "logup/alpha");
     *gamma = ez_transcript_challenge_fe2(tr, "logup/gamma");
 }
@@ -394,6 +475,23 @@ static ez_fe2 table_mle(const ez_logup_table *t, const ez_fe2 *r, unsigned kT, e
             acc = ez_fe2_add(ez_fe2_add(acc, acc), r[i]);
         return acc;
     }
+    if (t->kind == EZ_TABLE_RANGES) {
+        /* region k (rows o_k .. o_k + 2^b - 1, o_k a multiple of 2^b) contributes
+         * eq(r_top, o_k / 2^b) * (sum_i 2^(b-1-i) r_(top+i) + gamma b), top = kT - b */
+        ez_fe2 acc = ez_fe2_zero();
+        uint64_t off = 0;
+        for (unsigned k = 0; k < t->nranges; k++) {
+            unsigned b = t->rbits[k], top = kT - b;
+            ez_fe2 v = ez_fe2_mul_fe(gamma, (ez_fe)b);
+            ez_fe2 lin = ez_fe2_zero();
+            for (unsigned i = 0; i < b; i++)
+                lin = ez_fe2_add(ez_fe2_add(lin, lin), r[top + i]);
+            v = ez_fe2_add(v, lin);
+            acc = ez_fe2_add(acc, ez_fe2_mul(eq_bool(r, top, off >> b), v));
+            off += UINT64_C(1) << b;
+        }
+        return acc;
+    }
     ez_fe2 acc = ez_fe2_zero(), g = ez_fe2_one();
     for (unsigned w = 0; w < t->ncols; w++) {
         acc = ez_fe2_add(acc, ez_fe2_mul(g, ez_mle_eval_fe(t->cols[w], (size_t)t->nrows, r, kT)));
@@ -407,6 +505,8 @@ static ez_fe2 table_row0(const ez_logup_table *t, ez_fe2 gamma)
 {
     if (t->kind == EZ_TABLE_RANGE)
         return ez_fe2_zero();
+    if (t->kind == EZ_TABLE_RANGES)
+        return ez_fe2_mul_fe(gamma, (ez_fe)t->rbits[0]);
     ez_fe2 acc = ez_fe2_zero(), g = ez_fe2_one();
     for (unsigned w = 0; w < t->ncols; w++) {
         acc = ez_fe2_add(acc, ez_fe2_mul_fe(g, t->cols[w][0]));
@@ -424,8 +524,9 @@ static ez_fe2 table_row0(const ez_logup_table *t, ez_fe2 gamma)
  * with F_s = sum_w gamma^w col_w~ (from vals), T = sum_w gamma^w table_w~ and t_0 its
  * row 0, r_lo the last k_s coordinates (the segment's own point), r_hi the first
  * b - k_s. */
-static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table *t, unsigned width,
-                     const ez_fe2 *r, const ez_fe2 *vals, ez_fe2 alpha, ez_fe2 gamma, ez_fe2 *P, ez_fe2 *Q)
+static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table *t, const unsigned *tags,
+                     unsigned width, const ez_fe2 *r, const ez_fe2 *vals, ez_fe2 alpha, ez_fe2 gamma, ez_fe2 *P,
+                     ez_fe2 *Q)
 {
     ez_fe2 accP = ez_fe2_zero(), accQ = ez_fe2_zero();
     ez_fe2 am1 = ez_fe2_sub(alpha, ez_fe2_one());
@@ -449,6 +550,8 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
                 F = ez_fe2_add(F, ez_fe2_mul(g, vals[v++]));
                 g = ez_fe2_mul(g, gamma);
             }
+            if (t->kind == EZ_TABLE_RANGES) /* the real rows look up (v, tag) */
+                F = ez_fe2_add(F, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)tags[sg->col])));
             ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
             q = ez_fe2_sub(alpha, ez_fe2_add(F, padf));
         }
@@ -462,27 +565,37 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
 static ez_status claims_alloc(ez_logup_claims *out, const lu_layout *L, size_t nc, unsigned width)
 {
     memset(out, 0, sizeof *out);
-    out->col = ez_alloc_array(nc * width, sizeof *out->col);
-    if (!out->col)
+    size_t ncl = L->nseg - 1; /* one claim per column segment */
+    out->col = ez_alloc_array(ncl * width, sizeof *out->col);
+    out->first = ez_alloc_array(nc + 1, sizeof *out->first);
+    if (!out->col || !out->first)
         return EZ_ERR_NOMEM;
     out->ncolumns = nc;
     out->width = width;
+    out->nclaims = ncl;
     for (size_t s = 0; s < L->nseg; s++) {
         const lu_seg *sg = &L->seg[s];
-        size_t n = sg->k ? sg->k : 1;
         if (sg->col < 0) {
             out->mult.nvars = sg->k;
-            if (!(out->mult.point = ez_alloc_array(n, sizeof(ez_fe2))))
+            if (!(out->mult.point = ez_alloc_array(sg->k ? sg->k : 1, sizeof(ez_fe2))))
                 return EZ_ERR_NOMEM;
         } else {
             for (unsigned w = 0; w < width; w++) {
-                ez_logup_claim *c = &out->col[(size_t)sg->col * width + w];
-                c->nvars = sg->k;
-                if (!(c->point = ez_alloc_array(n, sizeof(ez_fe2))))
+                ez_logup_claim *c = &out->col[sg->claim * width + w];
+                c->nvars = sg->ck;
+                if (!(c->point = ez_alloc_array(sg->ck ? sg->ck : 1, sizeof(ez_fe2))))
                     return EZ_ERR_NOMEM;
             }
         }
     }
+    /* the claims of column c are claim indices first[c] .. first[c+1]-1 (column order) */
+    size_t *cnt = out->first;
+    memset(cnt, 0, (nc + 1) * sizeof *cnt);
+    for (size_t s = 0; s < L->nseg; s++)
+        if (L->seg[s].col >= 0)
+            cnt[L->seg[s].col + 1]++;
+    for (size_t c = 0; c < nc; c++)
+        cnt[c + 1] += cnt[c];
     return EZ_OK;
 }
 
@@ -498,9 +611,13 @@ static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst 
             memcpy(out->mult.point, rlo, sg->k * sizeof *rlo);
             out->mult.value = vals[v++];
         } else {
+            /* a piece: the column's top ck - k coordinates are its position's bits */
+            unsigned top = sg->ck - sg->k;
             for (unsigned w = 0; w < width; w++) {
-                ez_logup_claim *c = &out->col[(size_t)sg->col * width + w];
-                memcpy(c->point, rlo, sg->k * sizeof *rlo);
+                ez_logup_claim *c = &out->col[sg->claim * width + w];
+                for (unsigned j = 0; j < top; j++)
+                    c->point[j] = ez_fe2_from_fe((sg->coff >> (sg->ck - 1 - j)) & 1);
+                memcpy(c->point + top, rlo, sg->k * sizeof *rlo);
                 c->value = vals[v++];
             }
         }
@@ -527,6 +644,13 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_ta
             ez_fe2 f;
             if (t->kind == EZ_TABLE_RANGE) {
                 f = ez_fe2_from_fe((ez_fe)j);
+            } else if (t->kind == EZ_TABLE_RANGES) {
+                /* row j of region k is (j - o_k, rbits[k]) */
+                uint64_t o = 0;
+                unsigned k = 0;
+                while ((uint64_t)j >= o + (UINT64_C(1) << t->rbits[k]))
+                    o += UINT64_C(1) << t->rbits[k++];
+                f = ez_fe2_add(ez_fe2_from_fe((ez_fe)j - o), ez_fe2_mul_fe(gpow[1], (ez_fe)t->rbits[k]));
             } else {
                 f = ez_fe2_from_fe(t->cols[0][j]);
                 for (unsigned w = 1; w < width; w++)
@@ -538,11 +662,13 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_ta
     }
     const ez_logup_column *col = &c[sg->col];
     if (width == 1) {
-        /* alpha - v keeps alpha's X coefficient: one base subtraction per row. */
-        const ez_fe *v = col->cols[0];
+        /* alpha - v keeps alpha's X coefficient: one base subtraction per row (for a
+         * RANGES table alpha - gamma tag - v, the constant folded into alpha). */
+        const ez_fe *v = col->cols[0] + sg->coff;
+        ez_fe2 a = t->kind == EZ_TABLE_RANGES ? ez_fe2_sub(alpha, ez_fe2_mul_fe(gpow[1], (ez_fe)col->tag)) : alpha;
 #pragma omp parallel for schedule(static) if (len >= LU_PAR_MIN)
         for (int64_t i = 0; i < len; i++)
-            q[i] = ez_fe2_make(ez_fe_sub(alpha.c0, v[i]), alpha.c1);
+            q[i] = ez_fe2_make(ez_fe_sub(a.c0, v[i]), a.c1);
     } else {
 #pragma omp parallel for schedule(static) if (len >= LU_PAR_MIN)
         for (int64_t i = 0; i < len; i++) {
@@ -560,29 +686,103 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_ta
             p[i] = 1;
 }
 
+/* (P, Q) <- (P, Q) + (p, q) as fractions, projectively: (P q + p Q, Q q). Adding the
+ * leaves in any order gives the same field values as the fraction tree's root:
+ * Q = prod q_x and P = sum_x p_x prod_{y != x} q_y. */
+static inline void frac_add(ez_fe2 *P, ez_fe2 *Q, ez_fe2 p, ez_fe2 q)
+{
+    *P = ez_fe2_add(ez_fe2_mul(*P, q), ez_fe2_mul(p, *Q));
+    *Q = ez_fe2_mul(*Q, q);
+}
+
+/* The root of one segment's leaves (layout above), without storing them: a parallel
+ * reduction over chunks. Unit leaves cost two multiplies each. */
+static void seg_root(const lu_seg *sg, const ez_logup_table *t, const ez_logup_column *c, const ez_fe *m,
+                     uint64_t npad, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0, ez_fe2 *P,
+                     ez_fe2 *Q)
+{
+    int64_t size = (int64_t)(UINT64_C(1) << sg->k), len = (int64_t)sg->len;
+    ez_fe2 sp = ez_fe2_zero(), sq = ez_fe2_one();
+    const ez_logup_column *col = sg->col >= 0 ? &c[sg->col] : NULL;
+    ez_fe2 a = alpha;
+    if (col && t->kind == EZ_TABLE_RANGES)
+        a = ez_fe2_sub(alpha, ez_fe2_mul_fe(gpow[1], (ez_fe)col->tag));
+#pragma omp parallel if (len >= LU_PAR_MIN)
+    {
+        ez_fe2 pp = ez_fe2_zero(), pq = ez_fe2_one();
+#pragma omp for schedule(static) nowait
+        for (int64_t i = 0; i < len; i++) {
+            if (col == NULL) {
+                ez_fe pj = ez_fe_neg(i == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[i]);
+                ez_fe2 f;
+                if (t->kind == EZ_TABLE_RANGE) {
+                    f = ez_fe2_from_fe((ez_fe)i);
+                } else if (t->kind == EZ_TABLE_RANGES) {
+                    uint64_t o = 0;
+                    unsigned k = 0;
+                    while ((uint64_t)i >= o + (UINT64_C(1) << t->rbits[k]))
+                        o += UINT64_C(1) << t->rbits[k++];
+                    f = ez_fe2_add(ez_fe2_from_fe((ez_fe)i - o), ez_fe2_mul_fe(gpow[1], (ez_fe)t->rbits[k]));
+                } else {
+                    f = ez_fe2_from_fe(t->cols[0][i]);
+                    for (unsigned w = 1; w < width; w++)
+                        f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], t->cols[w][i]));
+                }
+                frac_add(&pp, &pq, ez_fe2_from_fe(pj), ez_fe2_sub(alpha, f));
+            } else if (width == 1) {
+                /* unit numerator: (P q + Q, Q q) */
+                ez_fe2 q = ez_fe2_make(ez_fe_sub(a.c0, col->cols[0][sg->coff + (uint64_t)i]), a.c1);
+                pp = ez_fe2_add(ez_fe2_mul(pp, q), pq);
+                pq = ez_fe2_mul(pq, q);
+            } else {
+                ez_fe2 f = ez_fe2_from_fe(col->cols[0][sg->coff + (uint64_t)i]);
+                for (unsigned w = 1; w < width; w++)
+                    f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], col->cols[w][sg->coff + (uint64_t)i]));
+                ez_fe2 q = ez_fe2_sub(alpha, f);
+                pp = ez_fe2_add(ez_fe2_mul(pp, q), pq);
+                pq = ez_fe2_mul(pq, q);
+            }
+        }
+#pragma omp critical(ez_logup_seg_root)
+        frac_add(&sp, &sq, pp, pq);
+    }
+    /* padding: a column's rows look up t_0 (unit numerators), the table's are (0, 1) */
+    if (col != NULL && size > len) {
+        ez_fe2 qpad = ez_fe2_sub(alpha, t0);
+        for (int64_t i = len; i < size; i++)
+            frac_add(&sp, &sq, ez_fe2_one(), qpad);
+    }
+    *P = sp;
+    *Q = sq;
+}
+
 ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out)
 {
     ez_status st = EZ_OK;
     lu_layout L = {0};
     uint64_t *lens = NULL;
+    unsigned *tags = NULL;
     ez_fe *pleaf[64] = {0};
     ez_fe2 *qleaf[64] = {0};
     ez_gkr_frac_tree *tree[64] = {0};
     ez_fe2 *vals = NULL;
     memset(out, 0, sizeof *out);
-    if (!table_ok(t) || !m || !proof || !columns_ok(c, nc, ez_logup_table_width(t)))
+    if (!table_ok(t) || !m || !proof || !columns_ok(t, c, nc, ez_logup_table_width(t)))
         return EZ_ERR_INVALID;
     unsigned width = ez_logup_table_width(t);
     uint64_t tsize = ez_logup_table_size(t);
     lens = ez_alloc_array(nc, sizeof *lens);
-    if (!lens) {
+    tags = ez_alloc_array(nc, sizeof *tags);
+    if (!lens || !tags) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    for (size_t i = 0; i < nc; i++)
+    for (size_t i = 0; i < nc; i++) {
         lens[i] = c[i].len;
-    if ((st = layout_build(&L, tsize, lens, nc)) != EZ_OK)
+        tags[i] = c[i].tag;
+    }
+    if ((st = layout_build(&L, tsize, lens, nc, t->kind == EZ_TABLE_RANGES)) != EZ_OK)
         goto out;
     if ((st = claims_alloc(out, &L, nc, width)) != EZ_OK)
         goto out;
@@ -598,18 +798,35 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     }
 
     ez_fe2 alpha, gamma;
-    begin_transcript(tr, t, lens, nc, &alpha, &gamma);
+    begin_transcript(tr, t, lens, tags, nc, &alpha, &gamma);
     ez_fe2 gpow[EZ_LOGUP_MAX_WIDTH];
     gpow[0] = ez_fe2_one();
     for (unsigned w = 1; w < EZ_LOGUP_MAX_WIDTH; w++)
         gpow[w] = ez_fe2_mul(gpow[w - 1], gamma);
     ez_fe2 t0 = table_row0(t, gamma);
 
-    /* Leaves and trees of every instance; the roots go first (LogUp-GKR: the verifier
-     * checks that the root fractions add up to zero). */
+    /* The roots of every instance go first (LogUp-GKR: the verifier checks that the root
+     * fractions add up to zero): reduced from the leaves without storing a tree, so only
+     * one instance's leaves and tree are in memory at a time below. */
     ez_fe2 roots[2 * 64];
     for (size_t k = 0; k < L.ninst; k++) {
         const lu_inst *in = &L.inst[k];
+        ez_fe2 P = ez_fe2_zero(), Q = ez_fe2_one();
+        for (size_t s = in->first; s < in->first + in->nseg; s++) {
+            ez_fe2 sp, sq;
+            seg_root(&L.seg[s], t, c, m, L.npad, width, alpha, gpow, t0, &sp, &sq);
+            frac_add(&P, &Q, sp, sq);
+        }
+        roots[2 * k] = P;
+        roots[2 * k + 1] = Q;
+        put_fe2(proof, P);
+        put_fe2(proof, Q);
+    }
+    ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
+
+    for (size_t k = 0; k < L.ninst; k++) {
+        const lu_inst *in = &L.inst[k];
+        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
         size_t n = (size_t)1 << in->b;
         pleaf[k] = in->unit ? NULL : ez_gkr_alloc(n, sizeof(ez_fe));
         qleaf[k] = ez_gkr_alloc(n, sizeof(ez_fe2));
@@ -624,15 +841,12 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         }
         if ((st = ez_gkr_frac_tree_new(&tree[k], in->b, pleaf[k], NULL, qleaf[k])) != EZ_OK)
             goto out;
-        ez_gkr_frac_tree_root(tree[k], &roots[2 * k], &roots[2 * k + 1]);
-        put_fe2(proof, roots[2 * k]);
-        put_fe2(proof, roots[2 * k + 1]);
-    }
-    ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
-
-    for (size_t k = 0; k < L.ninst; k++) {
-        const lu_inst *in = &L.inst[k];
-        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
+        ez_fe2 tp, tq;
+        ez_gkr_frac_tree_root(tree[k], &tp, &tq);
+        if (!ez_fe2_eq(tp, roots[2 * k]) || !ez_fe2_eq(tq, roots[2 * k + 1])) {
+            st = EZ_ERR_INTERNAL; /* the reduction and the tree must agree */
+            goto out;
+        }
         if ((st = ez_gkr_frac_prove(tr, tree[k], proof, r, &P, &Q)) != EZ_OK)
             goto out;
         /* The tree is no longer needed: free it before the next one grows the peak. */
@@ -648,6 +862,8 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         } else if (in->nseg == 1 && width == 1) {
             ez_fe2 sel = ez_mle_prefix(r, in->b, sg0->len);
             ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
+            if (t->kind == EZ_TABLE_RANGES)
+                padf = ez_fe2_add(padf, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)tags[sg0->col])));
             vals[v++] = ez_fe2_sub(ez_fe2_sub(alpha, padf), Q);
         } else {
             for (size_t s = in->first; s < in->first + in->nseg; s++) {
@@ -657,7 +873,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
                     vals[v++] = ez_mle_eval_fe(m, (size_t)tsize, rlo, sg->k);
                 } else {
                     for (unsigned w = 0; w < width; w++)
-                        vals[v++] = ez_mle_eval_fe(c[sg->col].cols[w], (size_t)sg->len, rlo, sg->k);
+                        vals[v++] = ez_mle_eval_fe(c[sg->col].cols[w] + sg->coff, (size_t)sg->len, rlo, sg->k);
                 }
             }
         }
@@ -682,6 +898,7 @@ out:
         ez_logup_claims_clear(out);
     layout_clear(&L);
     free(lens);
+    free(tags);
     free(vals);
     return st;
 }
@@ -690,6 +907,12 @@ out:
 
 ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens, size_t nc,
                           ez_reader *proof, ez_logup_claims *out)
+{
+    return ez_logup_verify_tagged(tr, t, col_lens, NULL, nc, proof, out);
+}
+
+ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
+                                 const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out)
 {
     ez_status st = EZ_OK;
     lu_layout L = {0};
@@ -700,9 +923,16 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
     for (size_t i = 0; i < nc; i++)
         if (col_lens[i] < 1 || col_lens[i] > EZ_LOGUP_MAX_LEN)
             return EZ_ERR_INVALID;
+    if (t->kind == EZ_TABLE_RANGES) {
+        if (!col_tags)
+            return EZ_ERR_INVALID;
+        for (size_t i = 0; i < nc; i++)
+            if (ranges_region(t, col_tags[i]) < 0)
+                return EZ_ERR_INVALID;
+    }
     unsigned width = ez_logup_table_width(t);
     uint64_t tsize = ez_logup_table_size(t);
-    if ((st = layout_build(&L, tsize, col_lens, nc)) != EZ_OK)
+    if ((st = layout_build(&L, tsize, col_lens, nc, t->kind == EZ_TABLE_RANGES)) != EZ_OK)
         goto out;
     if ((st = claims_alloc(out, &L, nc, width)) != EZ_OK)
         goto out;
@@ -718,7 +948,7 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
     }
 
     ez_fe2 alpha, gamma;
-    begin_transcript(tr, t, col_lens, nc, &alpha, &gamma);
+    begin_transcript(tr, t, col_lens, col_tags, nc, &alpha, &gamma);
 
     /* The roots: every denominator nonzero and the fractions sum to zero, i.e.
      * sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp, eprint 2022/1530). */
@@ -759,7 +989,7 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
         /* The GKR's last claim must match the leaves: our own table MLE and selectors,
          * the prover's column and multiplicity values (returned as claims below). */
         ez_fe2 eP, eQ;
-        leaf_mle(&L, in, t, width, r, vals, alpha, gamma, &eP, &eQ);
+        leaf_mle(&L, in, t, col_tags, width, r, vals, alpha, gamma, &eP, &eQ);
         if (!ez_fe2_eq(eP, P) || !ez_fe2_eq(eQ, Q)) {
             st = EZ_ERR_REJECT;
             goto out;

@@ -26,29 +26,44 @@
 
 #define EZ_LOGUP_MAX_WIDTH 4
 #define EZ_LOGUP_MAX_TABLE_BITS 16
+/* RANGES: at most one region per width 1..16. */
+#define EZ_LOGUP_MAX_RANGES 16
 /* Longest looked-up column (rows); a sanity bound well above any model tensor. */
 #define EZ_LOGUP_MAX_LEN (UINT64_C(1) << 40)
 
-typedef enum { EZ_TABLE_RANGE, EZ_TABLE_EXPLICIT } ez_table_kind;
+typedef enum { EZ_TABLE_RANGE, EZ_TABLE_EXPLICIT, EZ_TABLE_RANGES } ez_table_kind;
 
+/* RANGES — several range checks of different widths in ONE table: region k holds the
+ * rows (v, rbits[k]) for v < 2^rbits[k], i.e. the pair (value, width), combined as
+ * v + gamma * rbits[k]; the regions are laid end to end, widest first (so each starts
+ * at a multiple of its size). A column carries its width as a public `tag` and looks
+ * up (v_i, tag): it is in the table iff v_i in [0, 2^tag). So a limb of any width 1..16
+ * costs one looked-up row, and the verifier still evaluates the table's MLE in
+ * O(nranges * bits) (docs/protocol-kernel-logup.md §2). */
 typedef struct {
     ez_table_kind kind;
     unsigned bits;        /* RANGE: table = {0..2^bits-1}, bits <= 16 */
     unsigned ncols;       /* EXPLICIT: width of a row (1..4) */
     uint64_t nrows;       /* EXPLICIT: rows (1..2^16) */
     const ez_fe *cols[4]; /* EXPLICIT: column c has nrows entries (borrowed) */
+    unsigned nranges;     /* RANGES: 1..EZ_LOGUP_MAX_RANGES regions */
+    unsigned rbits[EZ_LOGUP_MAX_RANGES]; /* RANGES: strictly decreasing widths in 1..16 */
 } ez_logup_table;
 
-/* Rows of the table: 2^bits (RANGE) or nrows (EXPLICIT); 0 for a malformed table. */
+/* Rows of the table: 2^bits (RANGE), nrows (EXPLICIT) or sum_k 2^rbits[k] (RANGES);
+ * 0 for a malformed table. */
 uint64_t ez_logup_table_size(const ez_logup_table *t);
-/* Row width: 1 (RANGE) or ncols (EXPLICIT); 0 for a malformed table. */
+/* Row width: 1 (RANGE, RANGES) or ncols (EXPLICIT); 0 for a malformed table. */
 unsigned ez_logup_table_width(const ez_logup_table *t);
 
 /* A looked-up vector of len rows (1 <= len <= EZ_LOGUP_MAX_LEN); cols[w] for
- * w < table width are its base columns (borrowed), the rest are ignored. */
+ * w < table width are its base columns (borrowed), the rest are ignored. For a RANGES
+ * table, tag is the width the column is checked against (one of rbits); otherwise it
+ * is ignored. */
 typedef struct {
     uint64_t len;
     const ez_fe *cols[4];
+    unsigned tag;
 } ez_logup_column;
 
 /* Multiplicities.
@@ -74,8 +89,12 @@ typedef struct {
 typedef struct {
     size_t ncolumns;
     unsigned width;
-    ez_logup_claim *col; /* ncolumns * width claims: col[c * width + w] is on column c's
-                            base column w (nvars = ez_log2_ceil(len_c)) */
+    size_t nclaims;      /* column claims per base column: ncolumns, or for a RANGES table
+                            one per binary piece of each column (popcount of len_c) */
+    size_t *first;       /* ncolumns + 1: column c's claims are j in [first[c], first[c+1]) */
+    ez_logup_claim *col; /* nclaims * width claims: col[j * width + w] is on column c's base
+                            column w (nvars = ez_log2_ceil(len_c)); for a RANGES table the
+                            points of a piece start with fixed 0/1 coordinates */
     ez_logup_claim mult; /* on m (nvars = ez_log2_ceil(table size)) */
 } ez_logup_claims;
 
@@ -89,7 +108,9 @@ void ez_logup_claims_clear(ez_logup_claims *c);
  *      outside the table or wrong m give a proof that ez_logup_verify rejects (call
  *      ez_logup_multiplicities first to get a diagnosis).
  * Out: appends the proof to proof; *out — the claims (allocated; clear with
- *      ez_logup_claims_clear; zeroed on failure), identical to the verifier's.
+ *      ez_logup_claims_clear; zeroed on failure), identical to the verifier's. A RANGES
+ *      table's columns are split into their binary pieces (no padding leaves): one claim
+ *      per piece.
  * Cost: O(total padded rows) field work — the leaves, the fraction tree and one
  *      sumcheck per tree layer (lib/gkr.h); memory about 80 bytes per padded row.
  * Returns EZ_OK, EZ_ERR_INVALID (malformed table/columns) or EZ_ERR_NOMEM. */
@@ -107,5 +128,9 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
  *      explicit table and O(log) per column. */
 ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens, size_t nc,
                           ez_reader *proof, ez_logup_claims *out);
+/* The same with the columns' tags (col_tags[0..nc-1], public; required for a RANGES
+ * table, ignored — may be NULL — otherwise). */
+ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
+                                 const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out);
 
 #endif

@@ -281,7 +281,7 @@ static ez_status fold_any(ez_fe2 *out, const ez_fe *in_fe, const ez_fe2 *in_fe2,
         } else {
             ez_fe2 **slot = &bufs[step & 1];
             if (!*slot) {
-                *slot = ez_alloc_aligned(nsize, sizeof(ez_fe2));
+                *slot = ez_alloc_huge(nsize, sizeof(ez_fe2)); /* large: few page faults */
                 if (!*slot) {
                     st = EZ_ERR_NOMEM;
                     goto out;

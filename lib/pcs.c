@@ -26,7 +26,6 @@
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "pcs serialization assumes a little-endian host");
 _Static_assert(sizeof(ez_fe2) == 16, "ez_fe2 must be two packed ez_fe");
 
-#define EZ_PCS_SCHEME_LIGERO_V1 1u
 /* Rows encoded together before their columns are transposed into place. */
 #define EZ_PCS_ROW_BLOCK 8u
 
@@ -38,23 +37,40 @@ struct ez_pcs_prover {
 
 /* ---- layout ------------------------------------------------------------------------ */
 
+static void layout_free(ez_pcs_commitment *c)
+{
+    free(c->offsets);
+    free(c->nvars);
+    free(c->pfirst);
+    free(c->poff);
+    free(c->pstart);
+    free(c->pbits);
+    c->offsets = c->pfirst = c->poff = c->pstart = NULL;
+    c->nvars = c->pbits = NULL;
+    c->npieces = 0;
+}
+
 void ez_pcs_commitment_clear(ez_pcs_commitment *c)
 {
     if (c == NULL)
         return;
     free(c->lens);
-    free(c->offsets);
-    free(c->nvars);
+    layout_free(c);
     memset(c, 0, sizeof *c);
 }
 
 unsigned ez_pcs_log_cols_rule(uint64_t total)
 {
+    return ez_pcs_log_cols_rule_scheme(total, EZ_PCS_SCHEME_LIGERO);
+}
+
+unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme)
+{
     unsigned best = 1;
-    double best_bytes = 0;
+    double best_bytes = 0, row_bytes = scheme == EZ_PCS_SCHEME_LIGERO_P1 ? 16.0 : 32.0;
     for (unsigned lc = 1; lc <= EZ_NTT_MAX_LOG - EZ_PCS_LOG_BLOWUP; lc++) {
         uint64_t rows = (total + ((uint64_t)1 << lc) - 1) >> lc;
-        double bytes = 32.0 * (double)((uint64_t)1 << lc) + 8.0 * (double)rows * EZ_PCS_QUERIES +
+        double bytes = row_bytes * (double)((uint64_t)1 << lc) + 8.0 * (double)rows * EZ_PCS_QUERIES +
                        32.0 * EZ_PCS_QUERIES * (lc + EZ_PCS_LOG_BLOWUP);
         if (lc == 1 || bytes < best_bytes) {
             best = lc;
@@ -64,67 +80,81 @@ unsigned ez_pcs_log_cols_rule(uint64_t total)
     return best;
 }
 
-/* Sort key for slots: larger slots first, then by polynomial index (stable). */
+/* Sort key for pieces: larger first, then by polynomial index and position (stable). */
 typedef struct {
-    unsigned nv;
+    unsigned bits;
     uint64_t i;
-} slot_key;
+} piece_key;
 
-static int slot_cmp(const void *a, const void *b)
+static int piece_cmp(const void *a, const void *b)
 {
-    const slot_key *x = a, *y = b;
-    if (x->nv != y->nv)
-        return x->nv > y->nv ? -1 : 1;
+    const piece_key *x = a, *y = b;
+    if (x->bits != y->bits)
+        return x->bits > y->bits ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
 ez_status ez_pcs_layout(ez_pcs_commitment *c)
 {
     ez_status st = EZ_ERR_INVALID;
-    slot_key *keys = NULL;
-    free(c->offsets);
-    free(c->nvars);
-    c->offsets = NULL;
-    c->nvars = NULL;
+    piece_key *keys = NULL;
+    layout_free(c);
     if (c->npolys == 0 || c->npolys > EZ_PCS_MAX_POLYS || c->lens == NULL)
         return EZ_ERR_INVALID;
-    size_t np = (size_t)c->npolys;
+    size_t np = (size_t)c->npolys, npc = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (c->lens[i] == 0 || c->lens[i] > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG))
+            return EZ_ERR_INVALID;
+        npc += (size_t)__builtin_popcountll(c->lens[i]);
+    }
     st = EZ_ERR_NOMEM;
     c->offsets = ez_alloc_array(np, sizeof *c->offsets);
     c->nvars = ez_alloc_array(np, sizeof *c->nvars);
-    keys = ez_alloc_array(np, sizeof *keys);
-    if (c->offsets == NULL || c->nvars == NULL || keys == NULL)
+    c->pfirst = ez_alloc_array(np + 1, sizeof *c->pfirst);
+    c->poff = ez_alloc_array(npc, sizeof *c->poff);
+    c->pstart = ez_alloc_array(npc, sizeof *c->pstart);
+    c->pbits = ez_alloc_array(npc, sizeof *c->pbits);
+    keys = ez_alloc_array(npc, sizeof *keys);
+    if (!c->offsets || !c->nvars || !c->pfirst || !c->poff || !c->pstart || !c->pbits || !keys)
         goto out;
-    st = EZ_ERR_INVALID;
-    for (size_t i = 0; i < np; i++) {
-        if (c->lens[i] == 0 || c->lens[i] > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG))
-            goto out;
+    /* pieces of poly i: the set bits of lens[i], largest first, at increasing starts */
+    c->npieces = npc;
+    for (size_t i = 0, j = 0; i < np; i++) {
         c->nvars[i] = ez_log2_ceil(c->lens[i]);
-        keys[i].nv = c->nvars[i];
-        keys[i].i = i;
+        c->pfirst[i] = j;
+        uint64_t start = 0;
+        for (unsigned b = 64; b-- > 0;)
+            if ((c->lens[i] >> b) & 1) {
+                c->pbits[j] = b;
+                c->pstart[j] = start;
+                keys[j] = (piece_key){b, j};
+                start += (uint64_t)1 << b;
+                j++;
+            }
     }
-    qsort(keys, np, sizeof *keys, slot_cmp);
+    c->pfirst[np] = npc;
+    qsort(keys, npc, sizeof *keys, piece_cmp);
     /* Decreasing power-of-two sizes: each offset is a sum of larger powers of two, hence
-     * a multiple of the slot's own size (aligned, no gaps). */
+     * a multiple of the piece's own size (aligned, no gaps, no padding). */
     uint64_t off = 0;
-    for (size_t k = 0; k < np; k++) {
-        c->offsets[keys[k].i] = off;
-        off += (uint64_t)1 << keys[k].nv;
-        if (off > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG))
-            goto out;
+    for (size_t k = 0; k < npc; k++) {
+        c->poff[keys[k].i] = off;
+        off += (uint64_t)1 << keys[k].bits;
     }
-    c->log_cols = ez_pcs_log_cols_rule(off);
+    if (off > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG)) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    for (size_t i = 0; i < np; i++)
+        c->offsets[i] = c->poff[c->pfirst[i]];
+    c->log_cols = ez_pcs_log_cols_rule_scheme(off, c->scheme);
     c->rows = (off + ((uint64_t)1 << c->log_cols) - 1) >> c->log_cols;
     c->nvars_total = ez_log2_ceil(c->rows) + c->log_cols;
     st = EZ_OK;
 out:
     free(keys);
-    if (st != EZ_OK) {
-        free(c->offsets);
-        free(c->nvars);
-        c->offsets = NULL;
-        c->nvars = NULL;
-    }
+    if (st != EZ_OK)
+        layout_free(c);
     return st;
 }
 
@@ -132,6 +162,7 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
 {
     memset(dst, 0, sizeof *dst);
     memcpy(dst->root, src->root, 32);
+    dst->scheme = src->scheme;
     dst->npolys = src->npolys;
     dst->lens = ez_alloc_array((size_t)src->npolys, sizeof *dst->lens);
     if (dst->lens == NULL)
@@ -145,7 +176,7 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
 
 void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c)
 {
-    ez_writer_u8(w, EZ_PCS_SCHEME_LIGERO_V1);
+    ez_writer_u8(w, (uint8_t)(c->scheme ? c->scheme : EZ_PCS_SCHEME_LIGERO));
     ez_writer_u32(w, c->log_cols);
     ez_writer_u64(w, c->npolys);
     for (uint64_t i = 0; i < c->npolys; i++)
@@ -160,8 +191,9 @@ ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
     uint8_t scheme = ez_reader_u8(r);
     uint32_t lc = ez_reader_u32(r);
     uint64_t np = ez_reader_count(r, EZ_PCS_MAX_POLYS, 8);
-    if (r->failed || scheme != EZ_PCS_SCHEME_LIGERO_V1 || np == 0)
+    if (r->failed || (scheme != EZ_PCS_SCHEME_LIGERO && scheme != EZ_PCS_SCHEME_LIGERO_P1) || np == 0)
         goto out;
+    c->scheme = scheme;
     c->npolys = np;
     c->lens = ez_alloc_array((size_t)np, sizeof *c->lens);
     if (c->lens == NULL) {
@@ -255,7 +287,7 @@ const ez_pcs_commitment *ez_pcs_prover_commitment(const ez_pcs_prover *p)
     return &p->com;
 }
 
-/* Slots in increasing offset order, for filling rows. */
+/* Pieces in increasing offset order, for filling rows. */
 typedef struct {
     uint64_t off, len;
     const ez_fe *data;
@@ -365,13 +397,20 @@ static ez_status build_tree(ez_pcs_prover *p)
 ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                         const uint64_t *lens, size_t npolys)
 {
+    return ez_pcs_commit_scheme(out, com, polys, lens, npolys, EZ_PCS_SCHEME_LIGERO);
+}
+
+ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                               const uint64_t *lens, size_t npolys, unsigned scheme)
+{
     ez_status st = EZ_ERR_INVALID;
     ez_pcs_prover *p = NULL;
     slot_ref *slots = NULL;
     ez_ntt_lde *lde = NULL;
     *out = NULL;
     memset(com, 0, sizeof *com);
-    if (polys == NULL || lens == NULL || npolys == 0 || npolys > EZ_PCS_MAX_POLYS)
+    if (polys == NULL || lens == NULL || npolys == 0 || npolys > EZ_PCS_MAX_POLYS ||
+        (scheme != EZ_PCS_SCHEME_LIGERO && scheme != EZ_PCS_SCHEME_LIGERO_P1))
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < npolys; i++)
         if (polys[i] == NULL)
@@ -380,6 +419,7 @@ ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe
     p = calloc(1, sizeof *p);
     if (p == NULL)
         goto out;
+    p->com.scheme = scheme;
     p->com.npolys = npolys;
     p->com.lens = ez_alloc_array(npolys, sizeof *p->com.lens);
     if (p->com.lens == NULL)
@@ -392,16 +432,18 @@ ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe
     size_t rows = (size_t)p->com.rows;
     if (rows > SIZE_MAX / ncode)
         goto out;
-    slots = ez_alloc_array(npolys, sizeof *slots);
+    size_t nslots = (size_t)p->com.npieces;
+    slots = ez_alloc_array(nslots, sizeof *slots);
     p->enc = ez_alloc_aligned(ncode * rows, sizeof *p->enc);
     if (slots == NULL || p->enc == NULL)
         goto out;
-    for (size_t i = 0; i < npolys; i++) {
-        slots[i].off = p->com.offsets[i];
-        slots[i].len = lens[i];
-        slots[i].data = polys[i];
-    }
-    qsort(slots, npolys, sizeof *slots, slot_ref_cmp);
+    for (size_t i = 0; i < npolys; i++)
+        for (uint64_t j = p->com.pfirst[i]; j < p->com.pfirst[i + 1]; j++) {
+            slots[j].off = p->com.poff[j];
+            slots[j].len = (uint64_t)1 << p->com.pbits[j];
+            slots[j].data = polys[i] + p->com.pstart[j];
+        }
+    qsort(slots, nslots, sizeof *slots, slot_ref_cmp);
     if ((st = ez_ntt_lde_new(&lde, p->com.log_cols, EZ_PCS_LOG_BLOWUP)) != EZ_OK)
         goto out;
 
@@ -426,7 +468,7 @@ ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe
             size_t nr = rows - i0 < EZ_PCS_ROW_BLOCK ? rows - i0 : EZ_PCS_ROW_BLOCK;
             for (size_t r = 0; r < nr; r++) {
                 /* the message is the codeword's first cols entries: encode in place */
-                fill_row(buf + r * ncode, i0 + r, cols, slots, npolys);
+                fill_row(buf + r * ncode, i0 + r, cols, slots, nslots);
                 ez_ntt_lde_apply(lde, buf + r * ncode, buf + r * ncode, scratch);
             }
             scatter_rows(p->enc + i0, rows, buf, ncode, nr);
@@ -529,7 +571,8 @@ static size_t draw_queries(ez_transcript *t, uint64_t ncode, uint64_t *q)
     return m;
 }
 
-static ez_status ligero_open(const ez_pcs_prover *p, ez_transcript *t, const ez_fe2 *r, ez_writer *w)
+/* prox: send the proximity row w (false only for EZ_PCS_OPEN_NO_PROXIMITY). */
+static ez_status ligero_open(const ez_pcs_prover *p, ez_transcript *t, const ez_fe2 *r, bool prox, ez_writer *w)
 {
     ez_status st = EZ_ERR_NOMEM;
     const ez_pcs_commitment *c = &p->com;
@@ -544,16 +587,20 @@ static ez_status ligero_open(const ez_pcs_prover *p, ez_transcript *t, const ez_
     if (e == NULL || a == NULL || y == NULL || pw == NULL)
         goto out;
     ez_eq_table(e, r, lr);
-    ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
+    if (prox)
+        ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
 #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < cols; j++) {
         y[j] = dot_ext_base(e, p->enc + j * rows, rows);
-        pw[j] = dot_ext_base(a, p->enc + j * rows, rows);
+        if (prox)
+            pw[j] = dot_ext_base(a, p->enc + j * rows, rows);
     }
     ez_writer_bytes(w, y, cols * sizeof *y);
-    ez_writer_bytes(w, pw, cols * sizeof *pw);
+    if (prox)
+        ez_writer_bytes(w, pw, cols * sizeof *pw);
     ez_transcript_absorb_fe2(t, "pcs/eval-row", y, cols);
-    ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
+    if (prox)
+        ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
     size_t nq = draw_queries(t, ncode, q);
     for (size_t k = 0; k < nq; k++)
         ez_writer_bytes(w, p->enc + (size_t)q[k] * rows, rows * sizeof *p->enc);
@@ -586,8 +633,19 @@ static void encode_ext(const ez_ntt_lde *lde, const ez_fe2 *v, size_t cols, ez_f
     ez_ntt_lde_apply(lde, out1, out1, scratch);
 }
 
-static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, const ez_fe2 *r, ez_fe2 value,
-                               ez_reader *rd)
+/* One evaluation equation on the row combination y: sum_{x < lim} eq(zl, x) y[co + x]
+ * = value (zl has nzl coordinates, co + lim <= cols). */
+typedef struct {
+    const ez_fe2 *zl;
+    unsigned nzl;
+    uint64_t co, lim;
+    ez_fe2 value;
+} lg_check;
+
+/* The Ligero verifier at row point r (lr coordinates): every check on y, then the
+ * column tests of y and (prox) of the proximity row. */
+static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, const ez_fe2 *r,
+                               const lg_check *checks, size_t nchecks, bool prox, ez_reader *rd)
 {
     ez_status st = EZ_ERR_NOMEM;
     unsigned lc = c->log_cols, lr = c->nvars_total - lc, depth = lc + EZ_PCS_LOG_BLOWUP;
@@ -607,19 +665,27 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     if ((st = ez_ntt_lde_new(&lde, lc, EZ_PCS_LOG_BLOWUP)) != EZ_OK)
         goto out;
     ez_eq_table(e, r, lr);
-    ez_eq_table(ec, r + lr, lc);
-    ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
+    if (prox)
+        ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
     st = EZ_ERR_REJECT;
-    if (!read_fe_array(rd, (ez_fe *)y, 2 * cols) || !read_fe_array(rd, (ez_fe *)pw, 2 * cols))
+    if (!read_fe_array(rd, (ez_fe *)y, 2 * cols) || (prox && !read_fe_array(rd, (ez_fe *)pw, 2 * cols)))
         goto out;
-    /* The evaluation equation: S(r) = <eq(r_col), y>. */
-    ez_fe2 acc = ez_fe2_zero();
-    for (size_t j = 0; j < cols; j++)
-        acc = ez_fe2_add(acc, ez_fe2_mul(ec[j], y[j]));
-    if (!ez_fe2_eq(acc, value))
-        goto out;
+    /* The evaluation equations: value = sum_x eq(zl, x) y[co + x] (for one claim at
+     * (r_row, r_col): S(r) = <eq(r_col), y>). */
+    for (size_t k = 0; k < nchecks; k++) {
+        const lg_check *ck = &checks[k];
+        if (ck->nzl > lc || ck->lim > ((uint64_t)1 << ck->nzl) || ck->co + ck->lim > cols)
+            goto out;
+        ez_eq_table(ec, ck->zl, ck->nzl);
+        ez_fe2 acc = ez_fe2_zero();
+        for (uint64_t j = 0; j < ck->lim; j++)
+            acc = ez_fe2_add(acc, ez_fe2_mul(ec[j], y[ck->co + j]));
+        if (!ez_fe2_eq(acc, ck->value))
+            goto out;
+    }
     ez_transcript_absorb_fe2(t, "pcs/eval-row", y, cols);
-    ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
+    if (prox)
+        ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
     size_t nq = draw_queries(t, ncode, q);
     if (!read_fe_array(rd, colv, nq * rows))
         goto out;
@@ -643,11 +709,14 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     ez_fe *y0 = code, *y1 = code + ncode, *w0 = code + 2 * ncode, *w1 = code + 3 * ncode;
     ez_fe *scratch = code + 4 * ncode;
     encode_ext(lde, y, cols, y0, y1, scratch);
-    encode_ext(lde, pw, cols, w0, w1, scratch);
+    if (prox)
+        encode_ext(lde, pw, cols, w0, w1, scratch);
     for (size_t k = 0; k < nq; k++) {
         const ez_fe *col = colv + k * rows;
-        ez_fe2 ye = dot_ext_base(e, col, rows), we = dot_ext_base(a, col, rows);
-        if (!ez_fe2_eq(ye, ez_fe2_make(y0[q[k]], y1[q[k]])) || !ez_fe2_eq(we, ez_fe2_make(w0[q[k]], w1[q[k]])))
+        ez_fe2 ye = dot_ext_base(e, col, rows);
+        if (!ez_fe2_eq(ye, ez_fe2_make(y0[q[k]], y1[q[k]])))
+            goto out;
+        if (prox && !ez_fe2_eq(dot_ext_base(a, col, rows), ez_fe2_make(w0[q[k]], w1[q[k]])))
             goto out;
     }
     st = EZ_OK;
@@ -664,12 +733,29 @@ out:
     return st;
 }
 
-/* ---- batching all claims into one (sumcheck over the stacked vector) -----------------
- * Q(x) = sum_k rho^k [x in slot_k, local(x) < len_k] eq(z_k, local(x)), so
- * sum_x S(x) Q(x) = sum_k rho^k poly_k(z_k): a wrong claim survives the combination
- * with probability <= n/|F| (Schwartz–Zippel in rho), and the sumcheck (Thaler §4.1)
- * reduces the sum to S(r) and Q(r), the latter computed by the verifier in O(n_vars)
- * per claim. */
+/* ---- batching all claims into one opening -------------------------------------------
+ * A claim poly_k(z_k) = v_k is sum_x w_k(x) S(x) with w_k(x) = eq(z_k, local(x)) on the
+ * entries of poly_k's pieces. Over the matrix M (rows x cols), the weight on one piece
+ * (2^b entries at an aligned offset, position s in its polynomial) is eq(z_top, s / 2^b)
+ * times a product of a row part and a column part ("terms", rterm below): the piece's
+ * rows (row weights eq(z_hi, row), column vector eq(z_lo)) when it spans whole rows, or
+ * — for a piece inside one row — that row and eq(z_low) at the piece's column offset.
+ * Terms whose column vectors are equal share a group g (every piece of a claim that
+ * spans rows has the same column vector; claims at one point share theirs). With
+ * b_g the group's column vector and A_g(i) = sum_{t in g} rho^k_t a_t(i):
+ *     sum_k rho^k v_k = sum_g A_g^T M b_g.
+ * Two sumchecks (Thaler §4.1) reduce this to ONE point of S without any table of the
+ * stacked size:
+ *   1. columns: sum_{g, j} B(g, j) V(g, j) with B(g, .) = b_g and V(g, .) = A_g^T M (the
+ *      row combination of the group's own rows: O(claimed slot sizes) to build), column
+ *      variables bound first. At (r_g, r_col) the verifier computes B itself and the
+ *      prover sends v_g = V_g(r_col) for every group (checked against V(r_g, r_col)).
+ *   2. rows: with gamma, sum_g gamma^g v_g = sum_i A*(i) u(i), A* = sum_g gamma^g A_g
+ *      (public), u = M eq(r_col) (one pass over the matrix). At r_row the verifier
+ *      computes A*(r_row) and is left with u(r_row) = S(r_row, r_col): the Ligero
+ *      opening of §3 at that point.
+ * Soundness: rho (n/|F|), the sumchecks (2 (lg + lc) / |F| and 2 lr / |F|), gamma
+ * (ng/|F|), then the Ligero opening (docs/protocol-kernel-pcs.md §4). */
 
 static ez_status check_claims(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n)
 {
@@ -701,8 +787,8 @@ static ez_fe2 absorb_claims(ez_transcript *t, const ez_pcs_commitment *c, const 
 }
 
 /* sum_{j < len} prod_m f_m(j_m) over nv variables (j's top bit is variable 0), with
- * f_m(0) = (1 - r_m)(1 - z_m), f_m(1) = r_m z_m: the prefix of the slot's eq product,
- * in O(nv). */
+ * f_m(0) = (1 - r_m)(1 - z_m), f_m(1) = r_m z_m: sum_{j < len} eq(r, j) eq(z, j), in
+ * O(nv). */
 static ez_fe2 prefix_eq2(const ez_fe2 *r, const ez_fe2 *z, unsigned nv, uint64_t len)
 {
     ez_fe2 f0[64], f1[64], suf[65];
@@ -729,23 +815,12 @@ static ez_fe2 prefix_eq2(const ez_fe2 *r, const ez_fe2 *z, unsigned nv, uint64_t
     return acc;
 }
 
-/* Q(r) for the verifier. */
-static ez_fe2 claim_table_eval(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
-                               const ez_fe2 *r)
+/* eq(r, idx) for a Boolean idx over n variables (bit n-1-j of idx is variable j). */
+static ez_fe2 eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx)
 {
-    unsigned nt = c->nvars_total;
-    ez_fe2 one = ez_fe2_one(), acc = ez_fe2_zero(), pw = one;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = claims[k].poly;
-        unsigned nv = c->nvars[i], top = nt - nv;
-        uint64_t slot = c->offsets[i] >> nv;
-        ez_fe2 w = pw;
-        for (unsigned l = 0; l < top; l++)
-            w = ez_fe2_mul(w, ((slot >> (top - 1 - l)) & 1) ? r[l] : ez_fe2_sub(one, r[l]));
-        w = ez_fe2_mul(w, prefix_eq2(r + top, claims[k].point, nv, c->lens[i]));
-        acc = ez_fe2_add(acc, w);
-        pw = ez_fe2_mul(pw, rho);
-    }
+    ez_fe2 one = ez_fe2_one(), acc = one;
+    for (unsigned j = 0; j < n; j++)
+        acc = ez_fe2_mul(acc, ((idx >> (n - 1 - j)) & 1) ? r[j] : ez_fe2_sub(one, r[j]));
     return acc;
 }
 
@@ -758,7 +833,7 @@ static bool direct_point(const ez_pcs_commitment *c, const ez_pcs_claim *claims,
         return false;
     size_t i = claims[0].poly;
     unsigned nv = c->nvars[i], top = c->nvars_total - nv;
-    if (c->lens[i] != ((uint64_t)1 << nv))
+    if (c->lens[i] != ((uint64_t)1 << nv)) /* one piece */
         return false;
     uint64_t slot = c->offsets[i] >> nv;
     for (unsigned l = 0; l < top; l++)
@@ -768,167 +843,432 @@ static bool direct_point(const ez_pcs_commitment *c, const ez_pcs_claim *claims,
     return true;
 }
 
-/* out[x] = scale * eq(r, x) for x < 2^n (lib/mle.h convention), by doubling from
- * out[0] = scale: one extension multiply per entry, so the claim weight costs nothing. */
-static void eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 scale)
+/* A column vector b(co + x) = eq(zl, x) for x < lim (zl has nzl coordinates, lim <=
+ * 2^nzl, co a multiple of 2^nzl, co + 2^nzl <= cols), zero elsewhere. */
+typedef struct {
+    const ez_fe2 *zl;
+    unsigned nzl;
+    uint64_t co, lim;
+} colvec;
+
+/* The row part of a term, times rho^k: SLOT rows r0 + x for x < full with weights
+ * eq(zh, x) (zh: hi coordinates; r0 a multiple of 2^hi), or ONE row r0 with weight w. */
+typedef struct {
+    bool slot;
+    uint64_t r0, full;
+    unsigned hi;
+    const ez_fe2 *zh;
+    ez_fe2 w, coef;
+    size_t group;
+} rterm;
+
+static bool colvec_eq(const colvec *a, const colvec *b)
 {
-    out[0] = scale;
-    for (unsigned jj = n; jj-- > 0;) {
-        size_t h = (size_t)1 << (n - 1 - jj);
-        ez_fe2 rj = r[jj];
-#pragma omp parallel for schedule(static) if (h >= 16384)
-        for (size_t i = 0; i < h; i++) {
-            ez_fe2 hi = ez_fe2_mul(out[i], rj);
-            out[h + i] = hi;
-            out[i] = ez_fe2_sub(out[i], hi);
+    return a->nzl == b->nzl && a->co == b->co && a->lim == b->lim &&
+           (a->nzl == 0 || memcmp(a->zl, b->zl, a->nzl * sizeof *a->zl) == 0);
+}
+
+/* Split the claims into terms, one per piece of the claimed polynomial, and group their
+ * column vectors (both sides, from public data, in claim order). terms and groups need
+ * one entry per (claim, piece). */
+static void make_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho, rterm *terms,
+                       size_t *nterms, colvec *groups, size_t *ngroups)
+{
+    unsigned lc = c->log_cols;
+    uint64_t cols = (uint64_t)1 << lc;
+    size_t nt = 0, ng = 0;
+    ez_fe2 pw = ez_fe2_one();
+    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
+        size_t i = claims[k].poly;
+        unsigned nv = c->nvars[i];
+        const ez_fe2 *z = claims[k].point;
+        for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++) {
+            /* the piece (full, 2^b entries at poff, entries pstart.. of the poly):
+             * weight eq(z_top, pstart / 2^b) times eq(z_low, .) over the piece */
+            unsigned b = c->pbits[pc], top = nv - b;
+            uint64_t off = c->poff[pc];
+            const ez_fe2 *zl = z + top;
+            ez_fe2 coef = ez_fe2_mul(pw, eq_bool(z, top, c->pstart[pc] >> b));
+            rterm tk;
+            colvec bk;
+            if (b > lc) {
+                unsigned hi = b - lc;
+                tk = (rterm){.slot = true, .r0 = off >> lc, .full = (uint64_t)1 << hi, .hi = hi, .zh = zl, .coef = coef};
+                bk = (colvec){.zl = zl + hi, .nzl = lc, .co = 0, .lim = cols};
+            } else {
+                tk = (rterm){.slot = false, .r0 = off >> lc, .w = ez_fe2_one(), .coef = coef};
+                bk = (colvec){.zl = zl, .nzl = b, .co = off & (cols - 1), .lim = (uint64_t)1 << b};
+            }
+            size_t g = 0;
+            while (g < ng && !colvec_eq(&groups[g], &bk))
+                g++;
+            if (g == ng)
+                groups[ng++] = bk;
+            tk.group = g;
+            terms[nt++] = tk;
+        }
+    }
+    *nterms = nt;
+    *ngroups = ng;
+}
+
+/* a_t(r_row) (times rho^k) over lr row variables, for the verifier. */
+static ez_fe2 rterm_eval(const rterm *t, const ez_fe2 *r, unsigned lr)
+{
+    ez_fe2 v;
+    if (t->slot)
+        v = ez_fe2_mul(eq_bool(r, lr - t->hi, t->r0 >> t->hi), prefix_eq2(r + (lr - t->hi), t->zh, t->hi, t->full));
+    else
+        v = ez_fe2_mul(t->w, eq_bool(r, lr, t->r0));
+    return ez_fe2_mul(v, t->coef);
+}
+
+/* b_g(r_col) over lc column variables, for the verifier. */
+static ez_fe2 colvec_eval(const colvec *b, const ez_fe2 *r, unsigned lc)
+{
+    unsigned top = lc - b->nzl;
+    return ez_fe2_mul(eq_bool(r, top, b->co >> b->nzl), prefix_eq2(r + top, b->zl, b->nzl, b->lim));
+}
+
+/* Sumcheck 1: B * V over lg + lc variables (group bits first in the index), the column
+ * variables bound first so every group ends at the same r_col. */
+static void cols_desc(ez_sumcheck_desc *d, unsigned lg, unsigned lc)
+{
+    ez_sumcheck_desc_init(d, lg + lc, 2);
+    for (unsigned j = 0; j < lc; j++)
+        d->order[j] = lg + j;
+    for (unsigned j = 0; j < lg; j++)
+        d->order[lc + j] = j;
+}
+
+/* V[g * cols + j] = sum over the terms t of group g of sum_i a_t(i) M[i][j] (times
+ * rho^k): each term reads only its own rows. OpenMP over columns. */
+static ez_status group_rows(const ez_pcs_prover *p, const rterm *terms, size_t nt, ez_fe2 *V)
+{
+    size_t cols = (size_t)1 << p->com.log_cols, rows = (size_t)p->com.rows;
+    ez_fe2 **w = ez_alloc_array(nt, sizeof *w);
+    ez_status st = EZ_ERR_NOMEM;
+    if (w == NULL)
+        return st;
+    for (size_t t = 0; t < nt; t++) {
+        const rterm *x = &terms[t];
+        if (!x->slot)
+            continue;
+        if ((w[t] = ez_alloc_aligned((size_t)1 << x->hi, sizeof(ez_fe2))) == NULL)
+            goto out;
+        ez_eq_table(w[t], x->zh, x->hi);
+        for (uint64_t r = 0; r < x->full; r++)
+            w[t][r] = ez_fe2_mul(w[t][r], x->coef);
+    }
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < cols; j++) {
+        const ez_fe *col = p->enc + j * rows;
+        for (size_t t = 0; t < nt; t++) {
+            const rterm *x = &terms[t];
+            ez_fe2 v = x->slot ? dot_ext_base(w[t], col + x->r0, (size_t)x->full)
+                               : ez_fe2_mul_fe(ez_fe2_mul(x->w, x->coef), col[x->r0]);
+            V[x->group * cols + j] = ez_fe2_add(V[x->group * cols + j], v);
+        }
+    }
+    st = EZ_OK;
+out:
+    for (size_t t = 0; t < nt; t++)
+        free(w[t]);
+    free(w);
+    return st;
+}
+
+/* u[i] = sum_j e[j] M[i][j] for every row (one pass over the systematic part of the
+ * column-major matrix, blocks of rows accumulated in 192 bits). */
+#define EZ_PCS_UBLOCK 64u
+static void column_combo(const ez_pcs_prover *p, const ez_fe2 *e, ez_fe2 *u)
+{
+    size_t cols = (size_t)1 << p->com.log_cols, rows = (size_t)p->com.rows;
+    size_t nblocks = (rows + EZ_PCS_UBLOCK - 1) / EZ_PCS_UBLOCK;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_t b = 0; b < nblocks; b++) {
+        unsigned __int128 a0[EZ_PCS_UBLOCK] = {0}, a1[EZ_PCS_UBLOCK] = {0};
+        uint64_t t0[EZ_PCS_UBLOCK] = {0}, t1[EZ_PCS_UBLOCK] = {0};
+        size_t i0 = b * EZ_PCS_UBLOCK, nr = rows - i0 < EZ_PCS_UBLOCK ? rows - i0 : EZ_PCS_UBLOCK;
+        for (size_t j = 0; j < cols; j++) {
+            const ez_fe *col = p->enc + j * rows + i0;
+            uint64_t c0 = e[j].c0, c1 = e[j].c1;
+            for (size_t r = 0; r < nr; r++) {
+                unsigned __int128 p0 = (unsigned __int128)c0 * col[r], p1 = (unsigned __int128)c1 * col[r];
+                a0[r] += p0;
+                t0[r] += a0[r] < p0;
+                a1[r] += p1;
+                t1[r] += a1[r] < p1;
+            }
+        }
+        /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
+        for (size_t r = 0; r < nr; r++) {
+            ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0[r]), (ez_fe)1 << 32);
+            ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1[r]), (ez_fe)1 << 32);
+            u[i0 + r] = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0[r]), top0), ez_fe_sub(ez_fe_reduce128(a1[r]), top1));
         }
     }
 }
 
-/* End of the last slot: the stacked entries before row padding. */
-static uint64_t stacked_len(const ez_pcs_commitment *c)
+/* gamma^g for g < ng. */
+static void powers(ez_fe2 *out, size_t n, ez_fe2 x)
 {
-    uint64_t end = 0;
-    for (uint64_t i = 0; i < c->npolys; i++) {
-        uint64_t e = c->offsets[i] + ((uint64_t)1 << c->nvars[i]);
-        end = e > end ? e : end;
+    ez_fe2 pw = ez_fe2_one();
+    for (size_t i = 0; i < n; i++) {
+        out[i] = pw;
+        pw = ez_fe2_mul(pw, x);
     }
-    return end;
-}
-
-static void batch_desc(ez_sumcheck_desc *d, unsigned nvars)
-{
-    /* One term S(x) * Q(x), no eq factor, variables bound in index order. */
-    ez_sumcheck_desc_init(d, nvars, 2);
 }
 
 ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                       ez_writer *proof)
 {
-    const ez_pcs_commitment *c = &p->com;
-    ez_status st = check_claims(c, claims, n);
-    ez_fe *s = NULL;
-    ez_fe2 *qt = NULL, *eqk = NULL;
-    bool *seen = NULL;
-    ez_sumcheck_proof sp;
-    memset(&sp, 0, sizeof sp);
-    if (st != EZ_OK || n == 0)
-        return st;
-    ez_fe2 rho;
-    ez_fe2 claim = absorb_claims(t, c, claims, n, &rho);
-    ez_fe2 point[EZ_SC_MAX_VARS], evals[2];
-    if (direct_point(c, claims, n, point))
-        return ligero_open(p, t, point, proof);
-    unsigned nt = c->nvars_total, lc = c->log_cols;
-    size_t full = (size_t)1 << nt, cols = (size_t)1 << lc, rows = (size_t)c->rows;
-    unsigned maxnv = 0;
-    for (size_t k = 0; k < n; k++)
-        if (c->nvars[claims[k].poly] > maxnv)
-            maxnv = c->nvars[claims[k].poly];
-    st = EZ_ERR_NOMEM;
-    s = ez_alloc_aligned(full, sizeof *s);
-    qt = ez_alloc_aligned(full, sizeof *qt);
-    if (s == NULL || qt == NULL)
-        goto out;
-    /* S row-major from the systematic part of the column-major codewords, 8 rows at a
-     * time (one cache line of each column, eight sequential output streams). */
-#pragma omp parallel for schedule(static)
-    for (size_t i0 = 0; i0 < rows; i0 += 8) {
-        size_t nr = rows - i0 < 8 ? rows - i0 : 8;
-        for (size_t j = 0; j < cols; j++)
-            for (size_t r = 0; r < nr; r++)
-                s[(i0 + r) * cols + j] = p->enc[j * rows + i0 + r];
-    }
-    memset(s + rows * cols, 0, (full - rows * cols) * sizeof *s);
-    /* Q: the first claim on a slot writes rho^k eq(z_k, .) straight into it (zeroing
-     * the padding), later ones add theirs; slots without claims are zero. */
-    seen = ez_alloc_array((size_t)c->npolys, sizeof *seen);
-    if (seen == NULL)
-        goto out;
-    for (size_t k = 0; k < n; k++)
-        seen[claims[k].poly] = true;
-    for (uint64_t i = 0; i < c->npolys; i++)
-        if (!seen[i])
-            memset(qt + c->offsets[i], 0, ((size_t)1 << c->nvars[i]) * sizeof *qt);
-    size_t used = (size_t)stacked_len(c);
-    memset(qt + used, 0, (full - used) * sizeof *qt);
-    for (uint64_t i = 0; i < c->npolys; i++)
-        seen[i] = false;
-    ez_fe2 pw = ez_fe2_one();
-    for (size_t k = 0; k < n; k++) {
-        size_t i = claims[k].poly;
-        size_t len = (size_t)c->lens[i], slot = (size_t)1 << c->nvars[i];
-        ez_fe2 *dst = qt + c->offsets[i];
-        if (!seen[i]) {
-            eq_table_scaled(dst, claims[k].point, c->nvars[i], pw);
-            memset(dst + len, 0, (slot - len) * sizeof *dst);
-            seen[i] = true;
-        } else {
-            if (eqk == NULL && (eqk = ez_alloc_aligned((size_t)1 << maxnv, sizeof *eqk)) == NULL)
-                goto out;
-            eq_table_scaled(eqk, claims[k].point, c->nvars[i], pw);
-#pragma omp parallel for schedule(static) if (len >= 16384)
-            for (size_t j = 0; j < len; j++)
-                dst[j] = ez_fe2_add(dst[j], eqk[j]);
-        }
-        pw = ez_fe2_mul(pw, rho);
-    }
-    ez_sumcheck_desc d;
-    batch_desc(&d, nt);
-    ez_sumcheck_factor f[2] = {{s, NULL}, {NULL, qt}};
-    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, f, claim, &sp, point, evals)) != EZ_OK)
-        goto out;
-    ez_sumcheck_proof_write(proof, &sp);
-    free(s);
-    free(qt);
-    s = NULL;
-    qt = NULL;
-    st = ligero_open(p, t, point, proof);
-out:
-    ez_sumcheck_proof_clear(&sp);
-    free(s);
-    free(qt);
-    free(eqk);
-    free(seen);
-    return st;
+    return ez_pcs_open_ex(p, t, claims, n, 0, proof);
 }
 
 ez_status ez_pcs_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                         ez_reader *proof)
 {
-    ez_status st = EZ_ERR_INVALID;
+    return ez_pcs_verify_ex(com, t, claims, n, 0, proof);
+}
+
+/* Both sides: the mode is public; absorbed only when not the default, so default
+ * openings keep their transcript. */
+static bool open_mode(ez_transcript *t, unsigned flags)
+{
+    if (flags != 0)
+        ez_transcript_absorb_u64(t, "pcs/mode", flags);
+    return (flags & EZ_PCS_OPEN_NO_PROXIMITY) == 0;
+}
+
+ez_status ez_pcs_open_ex(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, unsigned flags,
+                         ez_writer *proof)
+{
+    const ez_pcs_commitment *c = &p->com;
+    ez_status st = check_claims(c, claims, n);
+    rterm *terms = NULL;
+    colvec *groups = NULL;
+    ez_fe2 *B = NULL, *V = NULL, *v = NULL, *gp = NULL, *ec = NULL, *A = NULL, *u = NULL;
     ez_sumcheck_proof sp;
     memset(&sp, 0, sizeof sp);
-    if (com == NULL || com->offsets == NULL || com->nvars == NULL || com->nvars_total > EZ_SC_MAX_VARS)
+    if (st != EZ_OK || n == 0)
+        return st;
+    if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
+        return EZ_ERR_INVALID;
+    bool prox = open_mode(t, flags);
+    ez_fe2 rho;
+    ez_fe2 claim = absorb_claims(t, c, claims, n, &rho);
+    ez_fe2 point[EZ_SC_MAX_VARS], evals[2];
+    if (direct_point(c, claims, n, point))
+        return ligero_open(p, t, point, prox, proof);
+    unsigned lc = c->log_cols, lr = c->nvars_total - lc;
+    size_t cols = (size_t)1 << lc, rows = (size_t)c->rows;
+    st = EZ_ERR_NOMEM;
+    size_t npc = 0;
+    for (size_t k = 0; k < n; k++)
+        npc += (size_t)(c->pfirst[claims[k].poly + 1] - c->pfirst[claims[k].poly]);
+    terms = ez_alloc_array(npc, sizeof *terms);
+    groups = ez_alloc_array(npc, sizeof *groups);
+    if (terms == NULL || groups == NULL)
+        goto out;
+    size_t nt, ng;
+    make_terms(c, claims, n, rho, terms, &nt, groups, &ng);
+    unsigned lg = ez_log2_ceil(ng);
+    if (lg + lc > EZ_SC_MAX_VARS) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    /* sumcheck 1 over (group, column) */
+    size_t ncv = cols << lg;
+    B = ez_alloc_array(ncv, sizeof *B); /* zeroed: padding groups */
+    V = ez_alloc_array(ncv, sizeof *V);
+    v = ez_alloc_array(ng, sizeof *v);
+    gp = ez_alloc_array(ng, sizeof *gp);
+    if (B == NULL || V == NULL || v == NULL || gp == NULL)
+        goto out;
+    for (size_t g = 0; g < ng; g++) {
+        ez_eq_table(B + g * cols + groups[g].co, groups[g].zl, groups[g].nzl);
+        for (uint64_t x = groups[g].lim; x < ((uint64_t)1 << groups[g].nzl); x++)
+            B[g * cols + groups[g].co + x] = ez_fe2_zero();
+    }
+    if ((st = group_rows(p, terms, nt, V)) != EZ_OK)
+        goto out;
+    ez_sumcheck_desc d;
+    cols_desc(&d, lg, lc);
+    ez_sumcheck_factor f[2] = {{NULL, B}, {NULL, V}};
+    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, f, claim, &sp, point, evals)) != EZ_OK)
+        goto out;
+    ez_sumcheck_proof_write(proof, &sp);
+    ez_sumcheck_proof_clear(&sp);
+    ez_fe2 rcol[EZ_SC_MAX_VARS];
+    memcpy(rcol, point + lg, lc * sizeof *rcol);
+    for (size_t g = 0; g < ng; g++)
+        v[g] = ez_mle_eval_fe2(V + g * cols, cols, rcol, lc);
+    ez_writer_bytes(proof, v, ng * sizeof *v);
+    ez_transcript_absorb_fe2(t, "pcs/col-evals", v, ng);
+    free(B);
+    free(V);
+    B = V = NULL;
+
+    /* sumcheck 2 over the rows: sum_g gamma^g v_g = sum_i A*(i) u(i) */
+    powers(gp, ng, ez_transcript_challenge_fe2(t, "pcs/gamma"));
+    ez_fe2 claim2 = ez_fe2_zero();
+    for (size_t g = 0; g < ng; g++)
+        claim2 = ez_fe2_add(claim2, ez_fe2_mul(gp[g], v[g]));
+    size_t nrow = (size_t)1 << lr;
+    st = EZ_ERR_NOMEM;
+    ec = ez_alloc_aligned(cols, sizeof *ec);
+    A = ez_alloc_array(nrow, sizeof *A);
+    u = ez_alloc_array(nrow, sizeof *u); /* rows past the matrix stay zero */
+    if (ec == NULL || A == NULL || u == NULL)
+        goto out;
+    ez_eq_table(ec, rcol, lc);
+    column_combo(p, ec, u);
+    for (size_t k = 0; k < nt; k++) {
+        const rterm *x = &terms[k];
+        ez_fe2 cg = ez_fe2_mul(gp[x->group], x->coef);
+        if (!x->slot) {
+            A[x->r0] = ez_fe2_add(A[x->r0], ez_fe2_mul(cg, x->w));
+            continue;
+        }
+        ez_fe2 *e = ez_alloc_aligned((size_t)1 << x->hi, sizeof *e);
+        if (e == NULL)
+            goto out;
+        ez_eq_table(e, x->zh, x->hi);
+        for (uint64_t r = 0; r < x->full; r++)
+            A[x->r0 + r] = ez_fe2_add(A[x->r0 + r], ez_fe2_mul(cg, e[r]));
+        free(e);
+    }
+    (void)rows;
+    ez_sumcheck_desc d2;
+    ez_sumcheck_desc_init(&d2, lr, 2);
+    ez_sumcheck_factor f2[2] = {{NULL, A}, {NULL, u}};
+    ez_fe2 rrow[EZ_SC_MAX_VARS];
+    if ((st = ez_sumcheck_prove(t, &d2, NULL, NULL, f2, claim2, &sp, rrow, evals)) != EZ_OK)
+        goto out;
+    ez_sumcheck_proof_write(proof, &sp);
+    /* the Ligero opening of S at (r_row, r_col) (ligero_open reads the row part) */
+    memcpy(rrow + lr, rcol, lc * sizeof *rcol);
+    st = ligero_open(p, t, rrow, prox, proof);
+out:
+    ez_sumcheck_proof_clear(&sp);
+    free(terms);
+    free(groups);
+    free(B);
+    free(V);
+    free(v);
+    free(gp);
+    free(ec);
+    free(A);
+    free(u);
+    return st;
+}
+
+ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                           unsigned flags, ez_reader *proof)
+{
+    ez_status st = EZ_ERR_INVALID;
+    ez_sumcheck_proof sp;
+    rterm *terms = NULL;
+    colvec *groups = NULL;
+    ez_fe2 *v = NULL, *gp = NULL;
+    memset(&sp, 0, sizeof sp);
+    if (com == NULL || com->offsets == NULL || com->nvars == NULL || com->pfirst == NULL ||
+        com->nvars_total > EZ_SC_MAX_VARS)
         return EZ_ERR_INVALID;
     if ((st = check_claims(com, claims, n)) != EZ_OK || n == 0)
         return st;
+    if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
+        return EZ_ERR_INVALID;
+    bool prox = open_mode(t, flags);
     ez_fe2 rho;
     ez_fe2 claim = absorb_claims(t, com, claims, n, &rho);
     ez_fe2 point[EZ_SC_MAX_VARS], evals[2];
+    unsigned lc = com->log_cols, lr = com->nvars_total - lc;
     if (direct_point(com, claims, n, point)) {
-        st = ligero_verify(com, t, point, claims[0].value, proof);
+        lg_check one = {.zl = point + lr, .nzl = lc, .co = 0, .lim = (uint64_t)1 << lc, .value = claims[0].value};
+        st = ligero_verify(com, t, point, &one, 1, prox, proof);
         goto out;
     }
+    st = EZ_ERR_NOMEM;
+    size_t npc = 0;
+    for (size_t k = 0; k < n; k++)
+        npc += (size_t)(com->pfirst[claims[k].poly + 1] - com->pfirst[claims[k].poly]);
+    terms = ez_alloc_array(npc, sizeof *terms);
+    groups = ez_alloc_array(npc, sizeof *groups);
+    if (terms == NULL || groups == NULL)
+        goto out;
+    size_t nt, ng;
+    make_terms(com, claims, n, rho, terms, &nt, groups, &ng);
+    unsigned lg = ez_log2_ceil(ng);
+    st = EZ_ERR_INVALID;
+    if (lg + lc > EZ_SC_MAX_VARS)
+        goto out;
+    /* sumcheck 1: columns */
     ez_sumcheck_desc d;
-    batch_desc(&d, com->nvars_total);
+    cols_desc(&d, lg, lc);
     st = ez_sumcheck_proof_read(proof, &d, &sp);
     if (st == EZ_OK)
         st = ez_sumcheck_verify(t, &d, NULL, NULL, claim, &sp, point, evals);
+    ez_sumcheck_proof_clear(&sp);
     if (st != EZ_OK) {
         if (st != EZ_ERR_NOMEM)
             st = EZ_ERR_REJECT;
         goto out;
     }
-    /* The sumcheck left the claims S(r) = evals[0] and Q(r) = evals[1]; Q is public. */
-    if (!ez_fe2_eq(evals[1], claim_table_eval(com, claims, n, rho, point))) {
-        st = EZ_ERR_REJECT;
+    st = EZ_ERR_NOMEM;
+    v = ez_alloc_array(ng, sizeof *v);
+    gp = ez_alloc_array(ng, sizeof *gp);
+    if (v == NULL || gp == NULL)
+        goto out;
+    st = EZ_ERR_REJECT;
+    if (!read_fe_array(proof, (ez_fe *)v, 2 * ng))
+        goto out;
+    ez_transcript_absorb_fe2(t, "pcs/col-evals", v, ng);
+    const ez_fe2 *rg = point;
+    ez_fe2 rcol[EZ_SC_MAX_VARS];
+    memcpy(rcol, point + lg, lc * sizeof *rcol);
+    /* B(r_g, r_col) is public; V(r_g, r_col) must be the groups' values combined */
+    ez_fe2 b_sum = ez_fe2_zero(), v_sum = ez_fe2_zero();
+    for (size_t g = 0; g < ng; g++) {
+        ez_fe2 e = eq_bool(rg, lg, g);
+        b_sum = ez_fe2_add(b_sum, ez_fe2_mul(e, colvec_eval(&groups[g], rcol, lc)));
+        v_sum = ez_fe2_add(v_sum, ez_fe2_mul(e, v[g]));
+    }
+    if (!ez_fe2_eq(b_sum, evals[0]) || !ez_fe2_eq(v_sum, evals[1]))
+        goto out;
+    /* sumcheck 2: rows */
+    powers(gp, ng, ez_transcript_challenge_fe2(t, "pcs/gamma"));
+    ez_fe2 claim2 = ez_fe2_zero();
+    for (size_t g = 0; g < ng; g++)
+        claim2 = ez_fe2_add(claim2, ez_fe2_mul(gp[g], v[g]));
+    ez_sumcheck_desc d2;
+    ez_sumcheck_desc_init(&d2, lr, 2);
+    ez_fe2 rrow[EZ_SC_MAX_VARS];
+    st = ez_sumcheck_proof_read(proof, &d2, &sp);
+    if (st == EZ_OK)
+        st = ez_sumcheck_verify(t, &d2, NULL, NULL, claim2, &sp, rrow, evals);
+    if (st != EZ_OK) {
+        if (st != EZ_ERR_NOMEM)
+            st = EZ_ERR_REJECT;
         goto out;
     }
-    st = ligero_verify(com, t, point, evals[0], proof);
+    st = EZ_ERR_REJECT;
+    ez_fe2 a_sum = ez_fe2_zero();
+    for (size_t k = 0; k < nt; k++)
+        a_sum = ez_fe2_add(a_sum, ez_fe2_mul(gp[terms[k].group], rterm_eval(&terms[k], rrow, lr)));
+    if (!ez_fe2_eq(a_sum, evals[0]))
+        goto out;
+    /* left: u(r_row) = S(r_row, r_col), the Ligero opening */
+    lg_check one = {.zl = rcol, .nzl = lc, .co = 0, .lim = (uint64_t)1 << lc, .value = evals[1]};
+    st = ligero_verify(com, t, rrow, &one, 1, prox, proof);
 out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
     ez_sumcheck_proof_clear(&sp);
+    free(terms);
+    free(groups);
+    free(v);
+    free(gp);
     return st;
 }

@@ -6,12 +6,13 @@
  *
  * Stacking. Many base-field vectors are committed at once. Vector i has lens[i] >= 1
  * entries and is the MLE over ez_log2_ceil(lens[i]) variables (zero-padded, lib/mle.h
- * convention). Slots of 2^nvars[i] entries are laid out by decreasing size, so every
- * offset is a multiple of its slot size; the stacked vector S (total length rounded up
- * to a multiple of the row length) is a matrix of `rows` x 2^log_cols, row-major, and is
- * the MLE over nvars_total = ez_log2_ceil(rows) + log_cols variables (rows beyond the
- * last are zero). Slot padding is never trusted: openings weight only the first
- * lens[i] entries of a slot, so whatever a prover puts in the padding is irrelevant.
+ * convention). Each vector is cut into its binary PIECES (one per set bit of lens[i],
+ * largest first: 196608 = 2^17 + 2^16), and the pieces of all vectors are laid out by
+ * decreasing size, so every piece's offset is a multiple of its size and nothing is
+ * padding: the stacked vector S has exactly sum lens[i] entries (rounded up to a multiple
+ * of the row length), a matrix of `rows` x 2^log_cols, row-major, the MLE over
+ * nvars_total = ez_log2_ceil(rows) + log_cols variables (rows beyond the last are zero).
+ * A vector's MLE is the sum over its pieces of eq(z_top, piece position) * piece MLE.
  *
  * Commitment. Every row is Reed–Solomon encoded at rate 1/4 (lib/ntt.h, systematic),
  * the encoded columns are hashed into a SHA-256 Merkle tree (lib/merkle.h); the
@@ -40,13 +41,28 @@
 
 typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle tree */
 
+/* Commitment schemes (the first byte of a serialized commitment). Both are the Ligero
+ * commitment below; they differ only in the row-length rule, i.e. in which openings the
+ * matrix shape is balanced for:
+ *   EZ_PCS_SCHEME_LIGERO     every opening sends the evaluation and the proximity row;
+ *   EZ_PCS_SCHEME_LIGERO_P1  "proximity tested once": one full opening (the vk's) and
+ *                            then openings with EZ_PCS_OPEN_NO_PROXIMITY (one row). */
+#define EZ_PCS_SCHEME_LIGERO 1u
+#define EZ_PCS_SCHEME_LIGERO_P1 2u
+
 typedef struct {
     uint8_t root[32];
+    unsigned scheme;      /* EZ_PCS_SCHEME_* (0 is read as EZ_PCS_SCHEME_LIGERO) */
     uint64_t npolys;
     uint64_t *lens; /* real length of each stacked polynomial (base-field entries) */
     /* Layout, derived from lens by ez_pcs_layout (never trusted from bytes): */
-    uint64_t *offsets;    /* slot offset of each polynomial in S */
+    uint64_t *offsets;    /* offset in S of each polynomial's first (largest) piece */
     unsigned *nvars;      /* ez_log2_ceil(lens[i]) */
+    uint64_t npieces;     /* pieces of all polynomials (sum of popcount(lens[i])) */
+    uint64_t *pfirst;     /* npolys + 1: poly i's pieces are pieces[pfirst[i] .. pfirst[i+1]) */
+    uint64_t *poff;       /* per piece: its offset in S (a multiple of its size) */
+    uint64_t *pstart;     /* per piece: its first entry in its polynomial */
+    unsigned *pbits;      /* per piece: log2 of its size */
     unsigned log_cols;    /* row length 2^log_cols (the proof-size rule) */
     uint64_t rows;        /* number of rows, >= 1 */
     unsigned nvars_total; /* ez_log2_ceil(rows) + log_cols */
@@ -55,26 +71,35 @@ typedef struct {
 /* Free the arrays and zero *c (NULL-safe on a zeroed struct). */
 void ez_pcs_commitment_clear(ez_pcs_commitment *c);
 
-/* Fill the layout of c from c->npolys and c->lens (root untouched). Allocates offsets
- * and nvars (freeing previous ones). Returns EZ_OK, EZ_ERR_INVALID (npolys == 0 or above
- * EZ_PCS_MAX_POLYS, a zero length, total slot size above 2^EZ_PCS_MAX_TOTAL_LOG) or
- * EZ_ERR_NOMEM. Deterministic: prover and verifier derive the same layout. */
+/* Fill the layout of c from c->npolys and c->lens (root untouched). Allocates offsets,
+ * nvars and the piece arrays (freeing previous ones). Returns EZ_OK, EZ_ERR_INVALID
+ * (npolys == 0 or above EZ_PCS_MAX_POLYS, a zero length, total above
+ * 2^EZ_PCS_MAX_TOTAL_LOG) or EZ_ERR_NOMEM. Deterministic: prover and verifier derive the
+ * same layout. */
 ez_status ez_pcs_layout(ez_pcs_commitment *c);
 
 /* The row length rule: the log_cols in [1, EZ_NTT_MAX_LOG - 2] that minimises the
  * estimated proof bytes 32 * cols + 8 * rows * EZ_PCS_QUERIES + 32 * EZ_PCS_QUERIES *
- * (log_cols + 2) for a stacked total of `total` entries (smallest on ties). */
+ * (log_cols + 2) for a stacked total of `total` entries (smallest on ties). For
+ * EZ_PCS_SCHEME_LIGERO_P1 (ez_pcs_log_cols_rule_scheme) the first term is 16 * cols: its
+ * openings send one row. */
 unsigned ez_pcs_log_cols_rule(uint64_t total);
+unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme);
 
 /* Deep copy (layout included). Returns EZ_OK or EZ_ERR_NOMEM (dst zeroed then). */
 ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment *src);
 
-/* Serialize: u8 scheme id, u32 log_cols, u64 npolys, npolys x u64 lens, 32-byte root. */
+/* Serialize: u8 scheme id, u32 log_cols, u64 npolys, npolys x u64 lens, 32-byte root.
+ * The reader accepts both schemes and requires log_cols to be that scheme's rule. */
 void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
 /* Parse from untrusted bytes; recomputes the layout and requires the stored log_cols
  * to equal the rule's. Out: *c (clear with ez_pcs_commitment_clear; zeroed on failure).
  * Returns EZ_OK, EZ_ERR_FORMAT (malformed, limits exceeded) or EZ_ERR_NOMEM. */
 ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c);
+
+/* ez_pcs_commit with a scheme (EZ_PCS_SCHEME_*; else EZ_ERR_INVALID). */
+ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                               const uint64_t *lens, size_t npolys, unsigned scheme);
 
 /* Commit to npolys base-field vectors at once; poly i has lens[i] entries.
  * Out: *out — the prover data (free with ez_pcs_prover_free); *com — the commitment
@@ -115,6 +140,21 @@ typedef struct {
  * Returns EZ_OK, EZ_ERR_INVALID (poly out of range, NULL point) or EZ_ERR_NOMEM. */
 ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                       ez_writer *proof);
+
+/* Opening without the proximity row (docs/protocol-kernel-pcs.md §3, "proximity tested
+ * once"): the proof omits w and its column checks, leaving the evaluation row y and its
+ * column checks. SOUND ONLY for a commitment whose proximity to the code was established
+ * by a full opening that every verifier of this opening also checks (the weight
+ * commitment: the vk's weight range proof opens it with the proximity row, and ez_verify
+ * checks that proof first). The mode is absorbed into the transcript. */
+#define EZ_PCS_OPEN_NO_PROXIMITY 1u
+
+/* ez_pcs_open / ez_pcs_verify with flags (0 or EZ_PCS_OPEN_NO_PROXIMITY; anything else is
+ * EZ_ERR_INVALID). ez_pcs_open/ez_pcs_verify are flags 0. */
+ez_status ez_pcs_open_ex(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, unsigned flags,
+                         ez_writer *proof);
+ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                           unsigned flags, ez_reader *proof);
 
 /* Verify an opening read from proof (consumes exactly its bytes). com comes from
  * ez_pcs_commitment_read or ez_pcs_commit (layout filled); the caller must check that

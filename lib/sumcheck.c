@@ -10,10 +10,17 @@
  * later round FUSES the binding of the previous challenge with the evaluation of the
  * current round: it reads the old table, writes the bound entries it needs into a
  * scratch buffer and evaluates the round polynomial from them, one pass over memory per
- * round. Two scratch buffers per factor (2^(n-1) and 2^(n-2) entries) ping-pong. For
- * one term f*g of two base inputs, round 1 is computed from base products without any
- * table (small-value round, block_sv2) and round 2 binds two challenges at once, which
- * halves the scratch.
+ * round. One scratch table per factor (2^(n-1) entries), bound in place when the bound
+ * variable is the table's top one, else ping-ponging with a second of half the size.
+ * For one term f*g of two base inputs, round 1 is computed from base products without
+ * any table (small-value round, block_sv2) and round 2 binds two challenges at once,
+ * which halves the scratch.
+ *
+ * Kernels: dedicated ones for the shapes that dominate — one term of 2 or 3 distinct
+ * factors (base round 0, extension rounds), one term f*g with a base and an extension
+ * factor (round 0 of the PCS batching and claim-merge sumchecks), two terms of two
+ * factors (LogUp-GKR layers) — and a generic one for every shape. The generic kernels
+ * alone (ez_sumcheck_prove_reference) produce the same bytes: the tests compare them.
  *
  * Round j binds variable v = order[j]. In the current table (2^m entries over the m
  * unbound variables, original order) v has bit weight w = 2^lw; pair y in [0, 2^(m-1))
@@ -427,6 +434,16 @@ static inline ez_fe2 fe2_mulr(ez_fe2 x, ez_fe2 y)
                        red_sum2((sc_u128)x.c0 * y.c1, (sc_u128)x.c1 * y.c0));
 }
 
+/* a b + c d: 8 products, 3 reductions (the sum is formed unreduced). */
+static inline ez_fe2 fe2_dot2(ez_fe2 a, ez_fe2 b, ez_fe2 c, ez_fe2 d)
+{
+    sc_acc2 s;
+    acc2_zero(&s);
+    acc2_mul(&s, a, b);
+    acc2_mul(&s, c, d);
+    return acc2_reduce(&s);
+}
+
 /* x * r for a fixed r with rw = 7 r.c1 precomputed: 4 products, 2 reductions. */
 static inline ez_fe2 fe2_mul_pre(ez_fe2 x, ez_fe2 r, ez_fe rw)
 {
@@ -838,7 +855,7 @@ SC_ALWAYS_INLINE void eval_2t(const sc_round *R, size_t yh, ez_fe2 *acc, bool EL
             if (!one)
                 vc = fe2_mul_pre(vc, c21, c21w);
             if (ELO) {
-                acc2_mul_e(&ae, R->elo[yl], R->elow[yl], ez_fe2_add(fe2_mulr(va, vb), fe2_mulr(vc, vd)));
+                acc2_mul_e(&ae, R->elo[yl], R->elow[yl], fe2_dot2(va, vb, vc, vd));
             } else {
                 acc2_mul(&ae, va, vb);
                 acc2_mul(&ae, vc, vd);
@@ -1091,13 +1108,15 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
      * until round 2, which halves the scratch memory. */
     const bool sv = all_base && simple && nf == 2 && n >= 2 && !reference;
 
-    /* Scratch: the first written table has 2^(n-1) entries (2^(n-2) with sv), later
-     * ones halve each round and ping-pong between two buffers. */
+    /* Scratch: the first written table has 2^(n-1) entries (2^(n-2) with sv); later
+     * ones halve each round. A bind of the old table's top variable (the usual
+     * most-significant-first order) is done in place: bound entry i depends only on
+     * old entries i and i + 2^m, and each i is bound once, by one block. Other binds
+     * ping-pong into a second buffer of half the size, allocated when first needed.
+     * Huge-page advice: first touch of fresh pages is a large part of the cost. */
     unsigned lfirst = n - 1 - (sv ? 1u : 0u);
     for (unsigned j = 0; j < nf; j++) {
-        bufs[j][0] = ez_alloc_huge((size_t)1 << lfirst, sizeof(ez_fe2));
-        bufs[j][1] = ez_alloc_huge(lfirst ? (size_t)1 << (lfirst - 1) : 1, sizeof(ez_fe2));
-        if (!bufs[j][0] || !bufs[j][1]) {
+        if (!(bufs[j][0] = ez_alloc_huge((size_t)1 << lfirst, sizeof(ez_fe2)))) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
@@ -1128,7 +1147,8 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
         curb[j] = factors[j].base;
         cure[j] = factors[j].ext;
     }
-    unsigned npend = 0, nwrites = 0; /* challenges not yet bound into the sources */
+    unsigned npend = 0; /* challenges not yet bound into the sources */
+    int held = -1;      /* the scratch buffer holding the sources; -1: the inputs */
 
     for (unsigned round = 0; round < n; round++) {
         unsigned v = d->order[round], pos = 0;
@@ -1151,12 +1171,19 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
         R.elow = elow;
         R.ehi = ehi;
 
-        bool writes = npend > 0;
+        bool writes = npend > 0 && !(sv && round == 1);
+        /* In place iff the pending variable was the old table's top one (lwp == m). */
+        int wbuf = held >= 0 && npend == 1 && R.lwp == m ? held : held == 0 ? 1 : 0;
         sc_block_fn fn;
         for (unsigned j = 0; j < nf; j++) {
+            if (writes && !bufs[j][wbuf] &&
+                !(bufs[j][wbuf] = ez_alloc_huge(lfirst ? (size_t)1 << (lfirst - 1) : 1, sizeof(ez_fe2)))) {
+                st = EZ_ERR_NOMEM;
+                goto out;
+            }
             R.sb[j] = curb[j];
             R.se[j] = cure[j];
-            R.dst[j] = bufs[j][nwrites & 1];
+            R.dst[j] = bufs[j][wbuf];
             R.cb[j] = curb[j];
             R.ce[j] = cure[j];
         }
@@ -1169,7 +1196,6 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
                 ez_fe2 wg = c >> 1 ? R.rp : ez_fe2_sub(ez_fe2_one(), R.rp);
                 R.ww[c] = ez_fe2_mul(wf, wg);
             }
-            writes = false;
             fn = R.elo_on ? sc_sv2e : sc_sv2;
         } else {
             /* Fused: bind the pending challenge(s) block by block, then evaluate. */
@@ -1232,7 +1258,7 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
                 curb[j] = NULL;
                 cure[j] = R.dst[j];
             }
-            nwrites++;
+            held = wbuf;
         }
         if (writes || npend == 0) {
             npend = 1;

@@ -99,10 +99,15 @@ ez_status ez_sumcheck_proof_read(ez_reader *r, const ez_sumcheck_desc *d, ez_sum
  *      f_j(point) (also stored in the proof). point/evals may be NULL.
  * Cost: O(2^n * (nfactors + term products * d)) field work, the first round on base
  *      data directly (no table is lifted to the extension up front); scratch of
- *      1.5 * 2^(n-1) extension entries per factor (half that for one term f*g of two
- *      base factors), plus two eq tables of about 2^(n/2) entries. OpenMP over blocks
- *      of pairs; about 22 ns per element for f*g and 34 ns for eq*f*g at 2^20 on one
- *      core of the development machine (bench/kernel).
+ *      2^(n-1) extension entries per factor (2^(n-2) for one term f*g of two base
+ *      factors), 1.5 times that if some round binds a variable that is not the most
+ *      significant unbound one, plus two eq tables of about 2^(n/2) entries; large
+ *      scratch is huge-page advised (ez_alloc_huge). Dedicated kernels for one term
+ *      of 2 or 3 factors (base, extension, or f*g with one base and one extension
+ *      factor) and for two terms of two factors each, with or without eq; other
+ *      shapes run the generic kernel. OpenMP over blocks of pairs. Per element at
+ *      2^20 on one core of the development machine: docs/protocol-kernel-sumcheck.md
+ *      (bench/kernel sumcheck_*).
  * Returns EZ_OK, EZ_ERR_INVALID (bad desc or arguments) or EZ_ERR_NOMEM. */
 ez_status ez_sumcheck_prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
                             const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim,

@@ -173,15 +173,46 @@ ez_status ez_advice_add_link(ez_advice_layout *L, const ez_link *k, size_t *idx)
 
 ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *idx)
 {
-    for (size_t t = 0; t < L->ntables; t++)
-        if (L->tables[t].bits == bits) {
-            *idx = (unsigned)t;
-            return EZ_OK;
-        }
-    if (L->ntables == EZ_ADV_MAX_TABLES || bits == 0 || bits > 16)
+    if (bits == 0 || bits > EZ_ADV_LIMB_BITS)
         return EZ_ERR_INVALID;
-    L->tables[L->ntables].bits = bits;
-    *idx = (unsigned)L->ntables++;
+    if (L->ntables == 0)
+        L->ntables = 1;
+    ez_lookup_table_desc *t = &L->tables[0];
+    *idx = 0;
+    for (unsigned k = 0; k < t->nranges; k++)
+        if (t->rbits[k] == bits)
+            return EZ_OK;
+    t->rbits[t->nranges++] = bits; /* at most 16 distinct widths */
+    return EZ_OK;
+}
+
+uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t)
+{
+    uint64_t n = 0;
+    for (unsigned k = 0; k < t->nranges; k++)
+        n += UINT64_C(1) << t->rbits[k];
+    return n;
+}
+
+/* After every column is registered: regions widest first (lib/logup.h's order), then
+ * one multiplicity poly per table. */
+static ez_status finish_tables(ez_advice_layout *L)
+{
+    for (size_t t = 0; t < L->ntables; t++) {
+        ez_lookup_table_desc *d = &L->tables[t];
+        for (unsigned i = 1; i < d->nranges; i++)
+            for (unsigned j = i; j > 0 && d->rbits[j] > d->rbits[j - 1]; j--) {
+                unsigned x = d->rbits[j];
+                d->rbits[j] = d->rbits[j - 1];
+                d->rbits[j - 1] = x;
+            }
+        ez_adv_poly *q = grow((void **)&L->polys, &L->npolys, &L->caps[1], sizeof *q);
+        if (q == NULL)
+            return EZ_ERR_NOMEM;
+        q->len = ez_advice_table_rows(d);
+        q->value = -1;
+        q->table = (unsigned)t;
+    }
     return EZ_OK;
 }
 
@@ -218,16 +249,7 @@ ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag 
             goto out;
     }
     /* one multiplicity poly per table that has columns */
-    for (size_t t = 0; t < L->ntables; t++) {
-        ez_adv_poly *q = grow((void **)&L->polys, &L->npolys, &L->caps[1], sizeof *q);
-        if (q == NULL) {
-            st = EZ_ERR_NOMEM;
-            goto out;
-        }
-        q->len = UINT64_C(1) << L->tables[t].bits;
-        q->value = -1;
-        q->table = (unsigned)t;
-    }
+    st = finish_tables(L);
 out:
     if (st != EZ_OK)
         ez_advice_layout_clear(L);
@@ -257,16 +279,8 @@ ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, 
         st = ez_rc_check_tensor(L, p, (unsigned)p->nops, (unsigned)t, (int64_t)(UINT64_C(1) << (x->bits - 1)),
                                 x->bits, d);
     }
-    for (size_t t = 0; t < L->ntables && st == EZ_OK; t++) {
-        ez_adv_poly *q = grow((void **)&L->polys, &L->npolys, &L->caps[1], sizeof *q);
-        if (q == NULL) {
-            st = EZ_ERR_NOMEM;
-            break;
-        }
-        q->len = UINT64_C(1) << L->tables[t].bits;
-        q->value = -1;
-        q->table = (unsigned)t;
-    }
+    if (st == EZ_OK)
+        st = finish_tables(L);
     if (st != EZ_OK)
         ez_advice_layout_clear(L);
     return st;
@@ -274,8 +288,9 @@ ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, 
 
 /* ---- values ------------------------------------------------------------------------------- */
 
-/* Split the padded entries x[0..len) of value v into its limb polys. Returns the first
- * padded index out of range (checked mode), or UINT64_MAX. */
+/* Split the padded entries x[0..len) of value v into its limb polys (after the shift:
+ * e = x >> shift; in range iff x < 2^(bits + shift)). Returns the first padded index out
+ * of range (checked mode), or UINT64_MAX. */
 static uint64_t split_limbs(const ez_adv_value *v, const ez_fe *x, uint64_t len, ez_fe **limbs, bool unchecked)
 {
     unsigned n = v->nlimbs, top = n - 1;
@@ -283,7 +298,7 @@ static uint64_t split_limbs(const ez_adv_value *v, const ez_fe *x, uint64_t len,
     ez_fe inv_top = ez_fe_inv(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * top));
 #pragma omp parallel for schedule(static) if (len > 65536)
     for (uint64_t i = 0; i < len; i++) {
-        uint64_t e = x[i];
+        uint64_t e = x[i] >> v->shift;
         bool ok = v->bits >= 64 || (e >> v->bits) == 0;
         if (!ok && !unchecked) {
 #pragma omp critical(ez_advice_bad)
@@ -377,7 +392,7 @@ ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
             if (v->src == EZ_ADV_SRC_TENSOR)
                 ez_diag_set(d, "%s '%s': %s = %lld is outside its %u-bit range", v->op < p->nops ? "op" : "in",
                             owner, where, (long long)val,
-                            v->bits - (v->offset != 0));
+                            v->bits + v->shift - (v->offset != 0));
             else
                 ez_diag_set(d, "op '%s': %s of %s = %lld is outside [0, 2^%u)", owner, ez_aux_kind_name(v->aux),
                             where, (long long)val, v->bits);

@@ -4,16 +4,20 @@
  * protocol is in docs/protocol.md §3).
  *
  * The layout has four lists:
- *   values   quantities committed in 16-bit limbs (a rescale remainder, the limbs of a
- *            wide quotient): value + offset = sum_i 2^(16 i) limb_i, every limb looked up
- *            in the range table, so value + offset in [0, 2^bits);
- *   polys    the committed polynomials: one per limb of a value, and one per lookup table
- *            for its multiplicities (stacked into ONE PCS commitment, lib/pcs.h);
- *   columns  the looked-up columns, each a linear form coef * atom + cst * [x < len] of
- *            ONE atom — an advice polynomial or a plan tensor (DESIGN: "atoms");
+ *   values   quantities committed in 16-bit limbs (a rescale remainder, the high part of
+ *            a wide quotient): (src + offset) >> shift = sum_i 2^(16 i) limb_i, every
+ *            limb looked up in the range table, so the value is in [0, 2^bits);
+ *   polys    the committed polynomials: one per limb of a value, one per lookup table
+ *            for its multiplicities, and the ops' own (stacked into ONE PCS commitment,
+ *            lib/pcs.h);
+ *   columns  the looked-up columns, each a linear form coef * atom + sum xcoef * xatom +
+ *            cst * [x < len] of atoms — advice polynomials or plan tensors (DESIGN:
+ *            "atoms"); usually one atom; a VIRTUAL column (the low 16 bits of a wide
+ *            quotient) has extra atoms, which is how a tensor is tied to the committed
+ *            part that range-checks it — checked to lie in [0, 2^bits) by the range
+ *            table's region of that width;
  *   links    linear relations sum_i coef_i atom_i + cst * [x < len] = 0 that hold as
- *            polynomials, checked at the random point of one column's lookup claim
- *            (this is how a tensor is tied to the limbs that range-check it).
+ *            polynomials, checked at one uniformly random point (for ops that need them).
  *
  * Tensor-shaped data use the PADDED LAYOUT of a tensor (advice, columns and the weight
  * commitment alike): an array of ez_advice_padlen(t) = d_1 * prod_{a>=2} 2^ceil(log2 d_a)
@@ -52,14 +56,17 @@ typedef enum {
 } ez_adv_src;
 
 /* A quantity committed in 16-bit limbs: for every entry x of the padded layout of
- * `tensor`, value(x) + offset = sum_{i < nlimbs} 2^(16 i) limb_i(x). */
+ * `tensor`, value(x) = floor((src(x) + offset) / 2^shift) = sum_{i < nlimbs} 2^(16 i)
+ * limb_i(x). shift = 16 is the HIGH part of a wide tensor whose low 16 bits are a virtual
+ * lookup column (ez_rc_check_tensor). */
 typedef struct {
     ez_adv_src src;
     unsigned op;          /* the op that owns it */
     unsigned tensor;      /* shape; for EZ_ADV_SRC_TENSOR also the values */
     ez_aux_kind aux;      /* EZ_ADV_SRC_AUX */
     int64_t offset;
-    unsigned bits;        /* value + offset in [0, 2^bits), 1 <= bits <= 64 */
+    unsigned shift;       /* 0 or 16 */
+    unsigned bits;        /* value in [0, 2^bits), 1 <= bits <= 64 */
     unsigned nlimbs;      /* ceil(bits / 16) */
     size_t first_poly;    /* limb i is polys[first_poly + i] */
 } ez_adv_value;
@@ -80,7 +87,11 @@ typedef struct {
     size_t id;
 } ez_atom;
 
-/* A looked-up column: coef * atom + cst * [x < len], len = the atom's length. */
+/* A looked-up column: coef * atom + sum_i xcoef[i] * xatom[i] + cst * [x < len], len =
+ * the atoms' length, checked in [0, 2^bits) (one row per entry in the region of that
+ * width of the range table). The extra atoms (nx of them, usually none) make a VIRTUAL
+ * column: at its lookup point the prover sends their values and the verifier derives
+ * the main atom's (docs/protocol.md §4). */
 typedef struct {
     unsigned table;
     unsigned op;          /* the op that registered it (for messages) */
@@ -88,6 +99,10 @@ typedef struct {
     ez_atom atom;
     ez_fe coef;           /* nonzero */
     ez_fe cst;
+    unsigned bits;        /* 1..16, a width of the table (ez_advice_range_table) */
+    unsigned nx;
+    ez_atom xatom[EZ_ADV_MAX_LIMBS];
+    ez_fe xcoef[EZ_ADV_MAX_LIMBS];
 } ez_lookup_col;
 
 /* sum_i coef[i] atom[i] + cst * [x < len] == 0 on the whole cube; checked at the point
@@ -102,9 +117,13 @@ typedef struct {
     size_t at_col;
 } ez_link;
 
-/* A lookup table. v1 has range tables only: rows 0 .. 2^bits - 1 (bits = 16). */
+/* A lookup table. v1 has one: the range table with one region [0, 2^w) per width w used
+ * by some column (lib/logup.h EZ_TABLE_RANGES), widths strictly decreasing once the
+ * layout is built; its multiplicity poly has sum_k 2^rbits[k] entries. */
+#define EZ_ADV_MAX_RANGES 16u
 typedef struct {
-    unsigned bits;
+    unsigned nranges;
+    unsigned rbits[EZ_ADV_MAX_RANGES];
 } ez_lookup_table_desc;
 
 typedef struct {
@@ -165,8 +184,12 @@ ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t 
 ez_status ez_advice_add_link(ez_advice_layout *L, const ez_link *k, size_t *idx);
 /* An op-owned committed poly of len entries; its entries come from the op's fill. */
 ez_status ez_advice_add_poly(ez_advice_layout *L, uint64_t len, unsigned op, size_t *idx);
-/* The table index of a range table of `bits` bits, adding it if new. */
+/* The range table (its index), with a region of `bits` bits (1..16) added if new; a
+ * column of that width sets .table = *idx and .bits = bits. */
 ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *idx);
+
+/* Multiplicity-poly length of table t: sum of 2^rbits over its regions. */
+uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t);
 
 /* The length of an atom (advice poly len, or the tensor's padlen). */
 uint64_t ez_advice_atom_len(const ez_advice_layout *L, const ez_plan *p, ez_atom a);

@@ -12,14 +12,17 @@ void ez_lookup_claims_clear(ez_lookup_claims *c)
 {
     if (c == NULL)
         return;
-    for (size_t j = 0; j < c->ncols; j++)
-        ez_claim_clear(&c->col[j]);
+    if (c->col && c->first)
+        for (size_t j = 0; j < c->first[c->ncols]; j++)
+            ez_claim_clear(&c->col[j]);
     free(c->col);
+    free(c->first);
     ez_claim_clear(&c->mult);
     memset(c, 0, sizeof *c);
 }
 
-static ez_status columns(ez_logup_column **out, const ez_fe *const *cols, const uint64_t *lens, size_t nc)
+static ez_status columns(ez_logup_column **out, const ez_fe *const *cols, const uint64_t *lens,
+                         const unsigned *tags, size_t nc)
 {
     ez_logup_column *lc = ez_alloc_array(nc ? nc : 1, sizeof *lc);
     if (lc == NULL)
@@ -27,8 +30,22 @@ static ez_status columns(ez_logup_column **out, const ez_fe *const *cols, const 
     for (size_t j = 0; j < nc; j++) {
         lc[j].len = lens[j];
         lc[j].cols[0] = cols ? cols[j] : NULL;
+        lc[j].tag = tags[j];
     }
     *out = lc;
+    return EZ_OK;
+}
+
+/* The logup table of these regions (EZ_ERR_INVALID if there are too many). */
+static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned nranges)
+{
+    memset(tab, 0, sizeof *tab);
+    if (nranges > EZ_LOGUP_MAX_RANGES)
+        return EZ_ERR_INVALID;
+    tab->kind = EZ_TABLE_RANGES;
+    tab->nranges = nranges;
+    for (unsigned k = 0; k < nranges; k++)
+        tab->rbits[k] = rbits[k];
     return EZ_OK;
 }
 
@@ -36,12 +53,19 @@ static ez_status columns(ez_logup_column **out, const ez_fe *const *cols, const 
 static ez_status convert(ez_lookup_claims *out, const ez_logup_claims *in)
 {
     memset(out, 0, sizeof *out);
-    out->col = ez_alloc_array(in->ncolumns ? in->ncolumns : 1, sizeof *out->col);
-    if (out->col == NULL)
+    out->col = ez_alloc_array(in->nclaims ? in->nclaims : 1, sizeof *out->col);
+    out->first = ez_alloc_array(in->ncolumns + 1, sizeof *out->first);
+    if (out->col == NULL || out->first == NULL) {
+        free(out->col);
+        free(out->first);
+        out->col = NULL;
+        out->first = NULL;
         return EZ_ERR_NOMEM;
+    }
     out->ncols = in->ncolumns;
+    memcpy(out->first, in->first, (in->ncolumns + 1) * sizeof *out->first);
     ez_status st = EZ_OK;
-    for (size_t j = 0; j < in->ncolumns && st == EZ_OK; j++)
+    for (size_t j = 0; j < in->nclaims && st == EZ_OK; j++)
         st = ez_claim_set(&out->col[j], in->col[j * in->width].point, in->col[j * in->width].nvars,
                           in->col[j * in->width].value);
     if (st == EZ_OK)
@@ -51,30 +75,31 @@ static ez_status convert(ez_lookup_claims *out, const ez_logup_claims *in)
     return st;
 }
 
-ez_status ez_lookup_mult(ez_fe *m, unsigned bits, const ez_fe *const *cols, const uint64_t *lens, size_t nc,
-                         ez_diag *d)
+ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+                         const uint64_t *lens, const unsigned *tags, size_t nc, ez_diag *d)
 {
     ez_logup_column *lc = NULL;
-    ez_status st = columns(&lc, cols, lens, nc);
-    if (st != EZ_OK)
+    ez_logup_table tab;
+    ez_status st = table_of(&tab, rbits, nranges);
+    if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
         return st;
-    ez_logup_table tab = {.kind = EZ_TABLE_RANGE, .bits = bits};
     st = ez_logup_multiplicities(m, &tab, lc, nc, d);
     free(lc);
     return st;
 }
 
-ez_status ez_lookup_prove(ez_transcript *t, unsigned bits, const ez_fe *const *cols, const uint64_t *lens,
-                          size_t nc, const ez_fe *m, ez_writer *w, ez_lookup_claims *out)
+ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+                          const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
+                          ez_lookup_claims *out)
 {
     ez_logup_column *lc = NULL;
     ez_logup_claims cl;
+    ez_logup_table tab;
     memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    ez_status st = columns(&lc, cols, lens, nc);
-    if (st != EZ_OK)
+    ez_status st = table_of(&tab, rbits, nranges);
+    if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
         return st;
-    ez_logup_table tab = {.kind = EZ_TABLE_RANGE, .bits = bits};
     st = ez_logup_prove(t, &tab, lc, nc, m, w, &cl);
     if (st == EZ_OK)
         st = convert(out, &cl);
@@ -83,14 +108,17 @@ ez_status ez_lookup_prove(ez_transcript *t, unsigned bits, const ez_fe *const *c
     return st;
 }
 
-ez_status ez_lookup_verify(ez_transcript *t, unsigned bits, const uint64_t *lens, size_t nc, ez_reader *r,
-                           ez_lookup_claims *out)
+ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, const uint64_t *lens,
+                           const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out)
 {
     ez_logup_claims cl;
+    ez_logup_table tab;
     memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    ez_logup_table tab = {.kind = EZ_TABLE_RANGE, .bits = bits};
-    ez_status st = ez_logup_verify(t, &tab, lens, nc, r, &cl);
+    ez_status st = table_of(&tab, rbits, nranges);
+    if (st != EZ_OK)
+        return st;
+    st = ez_logup_verify_tagged(t, &tab, lens, tags, nc, r, &cl);
     if (st == EZ_OK)
         st = convert(out, &cl);
     else if (st == EZ_ERR_INVALID)

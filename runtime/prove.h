@@ -14,9 +14,9 @@
  *      (runtime/claim.h) and its `prove` reduces the merged claim to claims on its
  *      operands and advice;
  *   6. openings: claims on public tensors are evaluated by the verifier; claims on
- *      weights are opened against the vk commitment (tensors whose padded layout has
- *      interior padding first go through a masked merge, see docs/protocol.md §6),
- *      claims on advice against the proof's advice commitment — one batched opening each.
+ *      weights are opened against the vk commitment (their padding is zero, proven once
+ *      in the vk, docs/protocol.md §6), claims on advice against the proof's advice
+ *      commitment — one batched opening each.
  *
  * PER-OP INTERFACE. Each provable op kind has one ez_op_prover entry (ez_op_prover_find):
  *   layout  — both sides, from the plan only: register the op's committed advice, lookup
@@ -174,13 +174,19 @@ typedef struct {
 } ez_op_stat;
 
 typedef struct {
-    double witness, commit, lookups, sumchecks, openings, total; /* seconds */
+    double witness, commit, lookups, sumchecks, openings, total; /* seconds (wall clock) */
+    /* the same phases in process CPU seconds (all threads): on a shared machine the
+     * wall clock also counts the time other jobs hold the cores */
+    double cpu_witness, cpu_commit, cpu_lookups, cpu_sumchecks, cpu_openings, cpu_total;
     size_t nops;
     ez_op_stat *ops;      /* nops entries (owned; ez_prove_stats_clear) */
     uint64_t proof_bytes, statement_bytes;
 } ez_prove_stats;
 
 void ez_prove_stats_clear(ez_prove_stats *s);
+
+/* CPU seconds used by the whole process so far (all threads). */
+double ez_prove_cpu_now(void);
 
 /* Prove one inference.
  * In:  p — a provable plan (ez_prove_check_plan); tr — its executed trace (every tensor
@@ -201,12 +207,14 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
  * modulo p) assumes every weight lies in its declared width. `setup` therefore proves it
  * once: the same advice/lookup/opening machinery over a layout that range-checks every
  * WEIGHT tensor (ez_advice_layout_build_weights: weight + 2^(bits-1) in [0, 2^bits) on
- * its padded layout, padding included), in its own transcript (domain
+ * its padded layout, padding included) and the zero padding of every weight with
+ * interior padding (ez_weight_pad_desc), in its own transcript (domain
  * EZ_WRANGE_DOMAIN: version, plan digest, weight commitment, advice commitment, lookups,
- * openings). The bytes live in the vk; ez_verify checks them before the proof
- * (runtime/verify.h ez_verify_weight_range). docs/protocol.md §6.4.
+ * padding zero-checks, openings). The bytes live in the vk; ez_verify checks them before
+ * the proof (runtime/verify.h ez_verify_weight_range). docs/protocol.md §6.4.
  * Format: u8 present (0 for a model without weights), then 4 chunks (u64 length +
- * bytes): advice commitment, lookups, weight opening, advice opening. */
+ * bytes): advice commitment, lookups + padding zero-checks, weight opening, advice
+ * opening. */
 #define EZ_WRANGE_DOMAIN "einzk/weights"
 
 void ez_weight_range_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom);
@@ -230,19 +238,16 @@ void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_
  * the point = the statement's values' MLE" to its list. */
 ez_status ez_proof_output_claims(ez_pctx *c, const ez_statement *s);
 
-/* Masked merge (docs/protocol.md §6.2): claims T~(r_i) = v_i on a committed tensor whose
- * padded layout has interior padding become one claim on the committed polynomial P by
- *     sum_i lambda_i v_i = sum_x W'(x) P(x),  W'(x) = sum_i lambda_i eq(r_i, x) [x real],
- * one degree-2 sumcheck (factors W' ext, P base). W' factors over the axes, so its MLE
- * at the final point is ez_masked_merge_weight (O(n_claims * variables)); whatever P
- * holds in its padding gets weight zero. */
-void ez_masked_merge_desc(ez_sumcheck_desc *desc, unsigned nv);
-ez_fe2 ez_masked_merge_start(ez_transcript *t, const ez_claim *claims, size_t n, ez_fe2 *lambda);
-/* W'~(point) = sum_i lambda_i prod_a sum_{j < d_a} eq(r_i,a, j) eq(point_a, j). */
-ez_fe2 ez_masked_merge_weight(const ez_plan_tensor *tt, const ez_claim *claims, size_t n, const ez_fe2 *lambda,
-                              const ez_fe2 *point);
-ez_status ez_masked_merge_prove(ez_transcript *t, const int64_t *data, const ez_plan_tensor *tt,
-                                const ez_claim *claims, size_t n, ez_writer *w, ez_claim *out);
+/* Zero padding of the committed weights (docs/protocol.md §6.4): a weight whose padded
+ * layout has interior padding (ez_advice_interior_padding) is committed with zeros there,
+ * and the vk's range proof shows it with one zero-check per such weight,
+ *     0 = sum_x eq(rho, x) (1 - R(x)) P(x),  R = prod_a [x_a < d_a] (the real entries),
+ * rho (nv coordinates, label "wpad/rho") drawn after the lookups. So P's MLE IS the
+ * zero-padded tensor's, and claims on the tensor are openings of P (no masking).
+ * The factor 1 - R has the closed-form MLE 1 - ez_weight_real_mle (O(nv)). */
+void ez_weight_pad_desc(ez_sumcheck_desc *desc, unsigned nv);
+/* R~(point) = prod_a ez_mle_prefix(point_a, ceil(log2 d_a), d_a). */
+ez_fe2 ez_weight_real_mle(const ez_plan_tensor *tt, const ez_fe2 *point);
 
 /* Allocate claim lists for every tensor and advice poly. */
 ez_status ez_pctx_alloc(ez_pctx *c, const ez_plan *p, const ez_advice_layout *L);

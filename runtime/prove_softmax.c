@@ -289,20 +289,19 @@ static void sm_point_join(const sm_shape *s, ez_fe2 *pt, const ez_fe2 *row, ez_f
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-/* Range columns of a `bits`-bit value committed in nl limbs polys[first ..]: each limb, and
- * a top limb of width w < 16 also times 2^(16 - w) (both in [0, 2^16) <=> limb < 2^w). */
-static ez_status sm_range_cols(ez_advice_layout *L, unsigned op, unsigned table, size_t first, unsigned nl,
-                               unsigned bits, uint64_t len)
+/* Range columns of a `bits`-bit value committed in nl limbs polys[first ..]: each limb in
+ * the range table's region of its width (16, the top limb w <= 16). */
+static ez_status sm_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
+                               uint64_t len)
 {
     ez_status st = EZ_OK;
     for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
-        unsigned w = l + 1 < nl ? SM_LIMB : bits - SM_LIMB * l;
-        ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = {false, first + l}, .coef = 1, .cst = 0};
+        unsigned w = l + 1 < nl ? SM_LIMB : bits - SM_LIMB * l, table;
+        if ((st = ez_advice_range_table(L, w, &table)) != EZ_OK)
+            break;
+        ez_lookup_col c = {
+            .table = table, .op = op, .len = len, .atom = {false, first + l}, .coef = 1, .cst = 0, .bits = w};
         st = ez_advice_add_col(L, &c, NULL);
-        if (st == EZ_OK && w < SM_LIMB) {
-            c.coef = (ez_fe)1 << (SM_LIMB - w);
-            st = ez_advice_add_col(L, &c, NULL);
-        }
     }
     return st;
 }
@@ -327,9 +326,6 @@ ez_status ez_op_softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op,
         if (st == EZ_OK && idx != first + q)
             st = EZ_ERR_INTERNAL;
     }
-    unsigned table = 0;
-    if (st == EZ_OK)
-        st = ez_advice_range_table(L, SM_LIMB, &table);
     const struct {
         unsigned first, nl, bits;
         bool row;
@@ -337,8 +333,7 @@ ez_status ez_op_softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op,
              {s.pG, s.nrm, s.bsig, false}, {s.pP, s.np, s.bp, false},    {s.pC, s.nc, s.bc, true}};
     for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
         if (v[i].nl > 0)
-            st = sm_range_cols(L, (unsigned)op, table, first + v[i].first, v[i].nl, v[i].bits,
-                               v[i].row ? s.lenR : s.lenE);
+            st = sm_range_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s.lenR : s.lenE);
     sm_shape_clear(&s);
     return st;
 }

@@ -13,21 +13,17 @@ unsigned ez_rc_nlimbs(unsigned bits)
     return bits <= EZ_ADV_LIMB_BITS ? 1 : (bits + EZ_ADV_LIMB_BITS - 1) / EZ_ADV_LIMB_BITS;
 }
 
-/* The columns range-checking one limb of width w (1..16) of atom a: the limb, and if
- * w < 16 the limb times 2^(16-w) (both in [0, 2^16) <=> limb in [0, 2^w)). The atom
- * is coef * atom + cst already (a tensor with its offset), times the scale. */
-static ez_status limb_cols(ez_advice_layout *L, unsigned table, unsigned op, uint64_t len, ez_atom a, ez_fe cst,
-                           unsigned w, size_t *first)
+/* The column range-checking one limb of width w (1..16) of atom a (plus cst: a tensor
+ * with its offset): one row per entry in the range table's region [0, 2^w). */
+static ez_status limb_cols(ez_advice_layout *L, unsigned op, uint64_t len, ez_atom a, ez_fe cst, unsigned w,
+                           size_t *first)
 {
-    ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = a, .coef = 1, .cst = cst};
-    ez_status st = ez_advice_add_col(L, &c, first);
-    if (st == EZ_OK && w < EZ_ADV_LIMB_BITS) {
-        ez_fe s = (ez_fe)1 << (EZ_ADV_LIMB_BITS - w);
-        c.coef = s;
-        c.cst = ez_fe_mul(cst, s);
-        st = ez_advice_add_col(L, &c, NULL);
-    }
-    return st;
+    unsigned table;
+    ez_status st = ez_advice_range_table(L, w, &table);
+    if (st != EZ_OK)
+        return st;
+    ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = a, .coef = 1, .cst = cst, .bits = w};
+    return ez_advice_add_col(L, &c, first);
 }
 
 ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv_value *v, size_t *idx,
@@ -37,10 +33,7 @@ ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv
         ez_diag_set(d, "'%s': a %u-bit range check is not supported", p->tensors[v->tensor].name, v->bits);
         return EZ_ERR_UNSUPPORTED;
     }
-    unsigned table;
-    ez_status st = ez_advice_range_table(L, EZ_ADV_LIMB_BITS, &table);
-    if (st != EZ_OK)
-        return st;
+    ez_status st;
     ez_adv_value x = *v;
     x.nlimbs = ez_rc_nlimbs(v->bits);
     size_t vi;
@@ -51,7 +44,7 @@ ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv
     for (unsigned l = 0; l < val->nlimbs && st == EZ_OK; l++) {
         unsigned w = l + 1 < val->nlimbs ? EZ_ADV_LIMB_BITS : v->bits - EZ_ADV_LIMB_BITS * l;
         ez_atom a = {false, val->first_poly + l};
-        st = limb_cols(L, table, v->op, len, a, 0, w, NULL);
+        st = limb_cols(L, v->op, len, a, 0, w, NULL);
     }
     if (st == EZ_OK && idx)
         *idx = vi;
@@ -65,31 +58,31 @@ ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op,
     uint64_t len = ez_advice_padlen(&p->tensors[tensor]);
     if (ez_rc_nlimbs(bits) == 1) {
         /* the tensor itself (plus offset) is the looked-up column: nothing committed */
-        unsigned table;
-        if ((st = ez_advice_range_table(L, EZ_ADV_LIMB_BITS, &table)) != EZ_OK)
-            return st;
         ez_atom a = {true, tensor};
-        return limb_cols(L, table, op, len, a, ez_fe_from_i64(offset), bits, NULL);
+        return limb_cols(L, op, len, a, ez_fe_from_i64(offset), bits, NULL);
     }
-    ez_adv_value v = {.src = EZ_ADV_SRC_TENSOR, .op = op, .tensor = tensor, .offset = offset, .bits = bits};
-    size_t vi, col0 = L->ncols;
+    /* Only the HIGH part H = (tensor + offset) >> 16 is committed (in limbs, each looked
+     * up); the low 16 bits are the VIRTUAL column tensor + offset - 2^16 H, looked up in
+     * the 16-bit region. Both in range make tensor + offset = low + 2^16 H an integer in
+     * [0, 2^bits); at the virtual column's lookup point the prover sends H's limbs and
+     * the verifier derives the tensor's value: that claim ties the tensor the walk
+     * proves to the range-checked H (no separate link, no committed low limb). */
+    ez_adv_value v = {.src = EZ_ADV_SRC_TENSOR, .op = op, .tensor = tensor, .offset = offset,
+                      .shift = EZ_ADV_LIMB_BITS, .bits = bits - EZ_ADV_LIMB_BITS};
+    size_t vi;
     if ((st = ez_rc_commit_value(L, p, &v, &vi, d)) != EZ_OK)
         return st;
     const ez_adv_value *val = &L->values[vi];
-    /* tensor + offset - sum 2^(16 i) limb_i = 0, at limb 0's lookup point */
-    ez_link k;
-    memset(&k, 0, sizeof k);
-    k.natoms = 1 + val->nlimbs;
-    k.atom[0] = (ez_atom){true, tensor};
-    k.coef[0] = 1;
+    unsigned table;
+    if ((st = ez_advice_range_table(L, EZ_ADV_LIMB_BITS, &table)) != EZ_OK)
+        return st;
+    ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = {true, tensor}, .coef = 1,
+                       .cst = ez_fe_from_i64(offset), .bits = EZ_ADV_LIMB_BITS, .nx = val->nlimbs};
     for (unsigned l = 0; l < val->nlimbs; l++) {
-        k.atom[1 + l] = (ez_atom){false, val->first_poly + l};
-        k.coef[1 + l] = ez_fe_neg(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * l));
+        c.xatom[l] = (ez_atom){false, val->first_poly + l};
+        c.xcoef[l] = ez_fe_neg(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * (l + 1)));
     }
-    k.cst = ez_fe_from_i64(offset);
-    k.len = len;
-    k.at_col = col0; /* the first column ez_rc_commit_value added: limb 0 */
-    return ez_advice_add_link(L, &k, NULL);
+    return ez_advice_add_col(L, &c, NULL);
 }
 
 ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d)
@@ -121,7 +114,7 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
             continue;
         idx[n] = j;
         owned[n] = NULL;
-        if (!c->atom.is_tensor && c->coef == 1 && c->cst == 0) {
+        if (!c->atom.is_tensor && c->coef == 1 && c->cst == 0 && c->nx == 0) {
             cols[n++] = advice[c->atom.id];
             continue;
         }
@@ -130,15 +123,33 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
             *ncols_out = n;
             return EZ_ERR_NOMEM;
         }
-        if (c->atom.is_tensor)
-            ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
-        else
-            memcpy(x, advice[c->atom.id], c->len * sizeof *x);
         ez_fe coef = c->coef, cst = c->cst;
         uint64_t len = c->len;
+        if (c->atom.is_tensor && coef == 1) {
+            /* the tensor plus its offset on every entry of its padded layout (len) */
+            ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], cst);
+        } else {
+            if (c->atom.is_tensor)
+                ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
+            else
+                memcpy(x, advice[c->atom.id], c->len * sizeof *x);
 #pragma omp parallel for schedule(static) if (len > 65536)
-        for (uint64_t i = 0; i < len; i++)
-            x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
+            for (uint64_t i = 0; i < len; i++)
+                x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
+        }
+        /* a virtual column: plus the extra atoms (advice polys of the same length) */
+        for (unsigned e = 0; e < c->nx; e++) {
+            const ez_fe *xa = advice[c->xatom[e].id];
+            ez_fe xc = c->xcoef[e];
+            if (c->xatom[e].is_tensor || xa == NULL) {
+                free(x);
+                *ncols_out = n;
+                return EZ_ERR_INTERNAL;
+            }
+#pragma omp parallel for schedule(static) if (len > 65536)
+            for (uint64_t i = 0; i < len; i++)
+                x[i] = ez_fe_add(x[i], ez_fe_mul(xa[i], xc));
+        }
         owned[n] = x;
         cols[n++] = x;
     }
@@ -184,13 +195,28 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
         return EZ_ERR_INTERNAL;
     for (size_t j = 0; j < ncols; j++) {
         const ez_lookup_col *col = &L->cols[idx[j]];
-        const ez_claim *cl = &lc->col[j];
-        /* col(z) = coef atom(z) + cst sel(z) */
-        ez_fe2 sel = ez_mle_prefix(cl->point, cl->nvars, col->len);
-        ez_fe2 v = ez_fe2_sub(cl->value, ez_fe2_mul_fe(sel, col->cst));
-        v = ez_fe2_mul_fe(v, ez_fe_inv(col->coef));
-        if ((st = atom_claim(c, col->atom, cl->point, cl->nvars, v)) != EZ_OK)
-            return st;
+        for (size_t k = lc->first[j]; k < lc->first[j + 1]; k++) {
+            const ez_claim *cl = &lc->col[k];
+            /* col(z) = coef atom(z) + sum xcoef_e xatom_e(z) + cst sel(z): the prover sends
+             * the extra atoms' values, the main atom's follows */
+            ez_fe2 xv[EZ_ADV_MAX_LIMBS];
+            if (c->prover)
+                for (unsigned e = 0; e < col->nx; e++)
+                    if ((st = ez_pctx_eval_atom(c, col->xatom[e], cl->point, &xv[e])) != EZ_OK)
+                        return st;
+            if ((st = ez_pctx_msg(c, "col/atoms", xv, col->nx)) != EZ_OK)
+                return st;
+            ez_fe2 sel = ez_mle_prefix(cl->point, cl->nvars, col->len);
+            ez_fe2 v = ez_fe2_sub(cl->value, ez_fe2_mul_fe(sel, col->cst));
+            for (unsigned e = 0; e < col->nx; e++) {
+                v = ez_fe2_sub(v, ez_fe2_mul_fe(xv[e], col->xcoef[e]));
+                if ((st = atom_claim(c, col->xatom[e], cl->point, cl->nvars, xv[e])) != EZ_OK)
+                    return st;
+            }
+            v = ez_fe2_mul_fe(v, ez_fe_inv(col->coef));
+            if ((st = atom_claim(c, col->atom, cl->point, cl->nvars, v)) != EZ_OK)
+                return st;
+        }
     }
     /* the multiplicities: the table's multiplicity poly */
     for (size_t q = 0; q < L->npolys; q++)
@@ -206,7 +232,18 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
             j++;
         if (j == ncols)
             continue; /* anchored in another table */
-        if ((st = run_link(c, lk, lc->col[j].point, lc->col[j].nvars)) != EZ_OK)
+        /* A link is an identity on the whole cube, checked at ONE point that must be
+         * uniformly random in every coordinate: the anchor column's lookup point when
+         * it has one claim (shared with the limbs' lookup claims), else — a split column,
+         * whose piece points have fixed 0/1 coordinates — a fresh point. */
+        const ez_claim *cl = &lc->col[lc->first[j]];
+        ez_fe2 z[EZ_PROVE_MAX_VARS];
+        if (lc->first[j + 1] - lc->first[j] == 1) {
+            memcpy(z, cl->point, cl->nvars * sizeof *z);
+        } else {
+            ez_transcript_challenges_fe2(c->t, "link/point", z, cl->nvars);
+        }
+        if ((st = run_link(c, lk, z, cl->nvars)) != EZ_OK)
             return st;
     }
     return EZ_OK;

@@ -4,18 +4,19 @@
  *
  * A range check of a quantity X (X + offset in [0, 2^bits)) is registered in the advice
  * layout (runtime/advice.h) as:
- *   - one lookup column per 16-bit limb into the range table [0, 2^16), and for a top
- *     limb of width j < 16 a second column limb * 2^(16-j) (both in [0, 2^16) <=> the
- *     limb is in [0, 2^j)), so every limb is exact and X + offset = sum 2^(16 i) limb_i
- *     is in [0, 2^bits) as an integer — hence X is the unique integer of its width;
- *   - if X is a plan tensor of at most 16 bits: the columns ARE the tensor (atom = the
+ *   - one lookup column per 16-bit limb, checked in the range table's region of its width
+ *     (16, or w for a top limb of w bits: the table has one region per width, rows
+ *     (v, w) — lib/logup.h EZ_TABLE_RANGES), so every limb is exact and X + offset =
+ *     sum 2^(16 i) limb_i is in [0, 2^bits) as an integer — hence X is the unique integer
+ *     of its width;
+ *   - if X is a plan tensor of at most 16 bits: the column IS the tensor (atom = the
  *     tensor, cst = offset): nothing is committed, the lookup claims join the tensor's
  *     claim list and are proven by its producer like any other claim;
- *   - otherwise the limbs are committed advice; if X is a plan tensor, a link
- *     X + offset - sum 2^(16 i) limb_i = 0 is checked at the (random) point of limb 0's
- *     lookup claim: the prover sends the limbs' values there, the verifier derives X's
- *     value and adds that claim to X's list (so the committed, range-checked limbs and
- *     the tensor the claim flow proves are the same tensor, w.p. 1 - n/|F_p^2|);
+ *   - if X is a wider plan tensor: only its high part H = (X + offset) >> 16 is
+ *     committed (in limbs, each looked up), and the low 16 bits are a VIRTUAL column
+ *     X + offset - 2^16 H (atom X, extra atoms H's limbs): at its lookup points the prover
+ *     sends H's limbs and the verifier derives X's value, a claim that ties the tensor
+ *     the claim flow proves to the range-checked H;
  *   - a committed value that is not a tensor (a rescale remainder R) is DEFINED as the
  *     combination of its limbs; a claim on it (from the op's reduction) becomes limb
  *     claims with ez_rc_value_claim.
@@ -43,7 +44,8 @@ ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv
                              ez_diag *d);
 
 /* Register a range check of plan tensor `tensor` (produced by op `op`):
- * tensor + offset in [0, 2^bits) on every entry of its padded layout (padding = 0). */
+ * tensor + offset in [0, 2^bits) on every entry of its padded layout (padding = 0): the
+ * tensor as the column (bits <= 16), or its committed high part and a virtual low column. */
 ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op, unsigned tensor, int64_t offset,
                              unsigned bits, ez_diag *d);
 
@@ -62,10 +64,12 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
                         ez_diag *d);
 
 /* Both sides, right after the logup of table `table` returned its claims lc (columns in
- * the order of ez_rc_columns, idx[] their layout indices): turn each column claim into
- * its atom's claim (advice -> c->aclaims, tensor -> c->tclaims), the multiplicity claim
- * into an advice claim, and run every link anchored at one of these columns (the prover
- * sends the non-derived atoms' values; everything is absorbed).
+ * the order of ez_rc_columns, idx[] their layout indices; a split column has one claim
+ * per piece): turn each column claim into its atoms' claims (advice -> c->aclaims,
+ * tensor -> c->tclaims; for a virtual column the prover sends the extra atoms' values),
+ * the multiplicity claim into an advice claim, and run every link anchored at one of
+ * these columns (at its lookup point, or a fresh random point if the column is split;
+ * the prover sends the non-derived atoms' values; everything is absorbed).
  * Returns EZ_OK, EZ_ERR_REJECT (verifier: short or non-canonical bytes), EZ_ERR_NOMEM. */
 ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_lookup_claims *lc);
 

@@ -13,35 +13,29 @@
 #include "runtime/prove.h"
 #include "runtime/rangecheck.h"
 
-/* Verifier side of ez_masked_merge_prove. */
-static ez_status masked_merge_verify(ez_transcript *t, const ez_plan_tensor *tt, const ez_claim *claims, size_t n,
-                                     ez_reader *r, ez_claim *out)
+/* Verifier side of weight_pad_prove (runtime/prove.c): the zero-check of weight i's
+ * padding, its claim P~(pt) added to the weight's claims. */
+static ez_status weight_pad_verify(ez_pctx *c, size_t i)
 {
+    const ez_plan_tensor *tt = &c->plan->tensors[i];
     unsigned nv = ez_claim_tensor_nvars(tt->dims, tt->rank);
-    ez_status st;
-    ez_fe2 *lambda = ez_alloc_array(n, sizeof *lambda);
-    ez_fe2 point[EZ_PROVE_MAX_VARS], evals[2];
+    ez_fe2 rho[EZ_PROVE_MAX_VARS], pt[EZ_PROVE_MAX_VARS], evals[2];
     ez_sumcheck_proof proof;
     memset(&proof, 0, sizeof proof);
-    memset(out, 0, sizeof *out);
-    if (lambda == NULL)
-        return EZ_ERR_NOMEM;
-    ez_fe2 claim = ez_masked_merge_start(t, claims, n, lambda);
+    ez_transcript_challenges_fe2(c->t, "wpad/rho", rho, nv);
     ez_sumcheck_desc desc;
-    ez_masked_merge_desc(&desc, nv);
-    if ((st = ez_sumcheck_proof_read(r, &desc, &proof)) != EZ_OK)
-        goto out;
-    if ((st = ez_sumcheck_verify(t, &desc, NULL, NULL, claim, &proof, point, evals)) != EZ_OK)
-        goto out;
-    /* the verifier's own W'(p) */
-    if (!ez_fe2_eq(ez_masked_merge_weight(tt, claims, n, lambda, point), evals[0])) {
+    ez_weight_pad_desc(&desc, nv);
+    ez_status st = ez_sumcheck_proof_read(c->r, &desc, &proof);
+    if (st == EZ_OK)
+        st = ez_sumcheck_verify(c->t, &desc, NULL, rho, ez_fe2_zero(), &proof, pt, evals);
+    /* the first factor is public: 1 - R~(pt) */
+    if (st == EZ_OK && !ez_fe2_eq(evals[0], ez_fe2_sub(ez_fe2_one(), ez_weight_real_mle(tt, pt))))
         st = EZ_ERR_REJECT;
-        goto out;
-    }
-    st = ez_claim_set(out, point, nv, evals[1]);
-out:
+    if (st == EZ_OK)
+        st = ez_pctx_claim_tensor(c, i, pt, nv, evals[1]);
+    else if (st != EZ_ERR_NOMEM)
+        ez_diag_set(c->d, "the zero padding of weight '%s' failed", tt->name);
     ez_sumcheck_proof_clear(&proof);
-    free(lambda);
     return st == EZ_ERR_INVALID ? EZ_ERR_REJECT : st;
 }
 
@@ -85,14 +79,16 @@ static ez_status v_commit(const ez_advice_layout *L, ez_transcript *t, const uin
     return section_done(&r, "advice commitment", d) ? EZ_OK : EZ_ERR_REJECT;
 }
 
-/* Phase 3: the lookups of every table, read from c->r (set to the section). */
-static ez_status v_lookups(ez_pctx *c)
+/* Phase 3: the lookups of every table, read from c->r (set to the section); with
+ * wpad, then the zero-checks of the weights' padding (the vk's range proof). */
+static ez_status v_lookups(ez_pctx *c, bool wpad)
 {
     const ez_advice_layout *L = c->adv;
     ez_status st = EZ_OK;
     size_t *idx = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *idx);
     uint64_t *lens = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *lens);
-    if (idx == NULL || lens == NULL) {
+    unsigned *tags = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tags);
+    if (idx == NULL || lens == NULL || tags == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -102,26 +98,33 @@ static ez_status v_lookups(ez_pctx *c)
         for (size_t j = 0; j < L->ncols; j++)
             if (L->cols[j].table == tb) {
                 idx[nc] = j;
+                tags[nc] = L->cols[j].bits;
                 lens[nc++] = L->cols[j].len;
             }
-        st = ez_lookup_verify(c->t, L->tables[tb].bits, lens, nc, c->r, &lcl);
+        st = ez_lookup_verify(c->t, L->tables[tb].rbits, L->tables[tb].nranges, lens, tags, nc, c->r, &lcl);
         if (st == EZ_ERR_REJECT)
             ez_diag_set(c->d, "lookups: the range-check argument (table %u) failed", tb);
         else if (st == EZ_OK)
             st = ez_rc_resolve(c, tb, idx, nc, &lcl);
         ez_lookup_claims_clear(&lcl);
     }
+    for (size_t i = 0; wpad && st == EZ_OK && i < c->plan->ntensors; i++)
+        if (c->plan->tensors[i].kind == EZ_TENSOR_WEIGHT && ez_advice_interior_padding(&c->plan->tensors[i]))
+            st = weight_pad_verify(c, i);
     if (st == EZ_OK && !section_done(c->r, "lookups", c->d))
         st = EZ_ERR_REJECT;
 out:
     free(idx);
     free(lens);
+    free(tags);
     return st == EZ_ERR_INVALID ? EZ_ERR_REJECT : st;
 }
 
-/* Phase 6: public tensors, weights (masked merges + opening, section ww), advice (wa). */
-static ez_status v_openings(ez_pctx *c, const ez_pcs_commitment *wcom, const ez_pcs_commitment *acom,
-                            const uint8_t *ww, size_t wwlen, const uint8_t *wa, size_t walen)
+/* Phase 6: public tensors, weights (one opening, section ww; their padding is zero by the
+ * vk's range proof), advice (wa). */
+static ez_status v_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned wflags,
+                            const ez_pcs_commitment *acom, const uint8_t *ww, size_t wwlen, const uint8_t *wa,
+                            size_t walen)
 {
     const ez_plan *p = c->plan;
     const ez_advice_layout *L = c->adv;
@@ -134,8 +137,7 @@ static ez_status v_openings(ez_pctx *c, const ez_pcs_commitment *wcom, const ez_
     for (size_t q = 0; q < L->npolys; q++)
         cap += c->aclaims[q].n;
     ez_pcs_claim *pclaims = ez_alloc_array(cap ? cap : 1, sizeof *pclaims);
-    ez_claim *merged = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *merged);
-    if (pclaims == NULL || merged == NULL) {
+    if (pclaims == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -171,21 +173,12 @@ static ez_status v_openings(ez_pctx *c, const ez_pcs_commitment *wcom, const ez_
         }
         if (tt->kind != EZ_TENSOR_WEIGHT)
             continue;
-        if (l->n > 0 && ez_advice_interior_padding(tt)) {
-            st = masked_merge_verify(c->t, tt, l->items, l->n, &r, &merged[i]);
-            if (st == EZ_ERR_REJECT)
-                ez_diag_set(d, "weight opening: the padding mask of '%s' failed", tt->name);
-            if (st != EZ_OK)
-                goto out;
-            pclaims[npc++] = (ez_pcs_claim){wi, merged[i].point, merged[i].value};
-        } else {
-            for (size_t j = 0; j < l->n; j++)
-                pclaims[npc++] = (ez_pcs_claim){wi, l->items[j].point, l->items[j].value};
-        }
+        for (size_t j = 0; j < l->n; j++)
+            pclaims[npc++] = (ez_pcs_claim){wi, l->items[j].point, l->items[j].value};
         wi++;
     }
     if (npc > 0) {
-        st = ez_pcs_verify(wcom, c->t, pclaims, npc, &r);
+        st = ez_pcs_verify_ex(wcom, c->t, pclaims, npc, wflags, &r);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
             ez_diag_set(d, "weight opening: the commitment does not open to the claimed values");
             st = EZ_ERR_REJECT;
@@ -214,10 +207,6 @@ static ez_status v_openings(ez_pctx *c, const ez_pcs_commitment *wcom, const ez_
     if (!section_done(&r, "advice opening", d))
         st = EZ_ERR_REJECT;
 out:
-    if (merged)
-        for (size_t i = 0; i < p->ntensors; i++)
-            ez_claim_clear(&merged[i]);
-    free(merged);
     free(pclaims);
     return st;
 }
@@ -286,9 +275,10 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;
     ez_reader_init(&sr, chunk[1], clen[1]);
-    if ((st = v_lookups(&c)) != EZ_OK)
+    if ((st = v_lookups(&c, true)) != EZ_OK)
         goto out;
-    if ((st = v_openings(&c, &vk->wcom, &acom, chunk[2], clen[2], chunk[3], clen[3])) != EZ_OK)
+    /* the full weight opening: it tests the commitment's proximity for every proof */
+    if ((st = v_openings(&c, &vk->wcom, 0, &acom, chunk[2], clen[2], chunk[3], clen[3])) != EZ_OK)
         goto out;
     *accepted = true;
 out:
@@ -355,7 +345,7 @@ ez_status ez_verify(const ez_vk *vk, const ez_proof *pf, bool *accepted, ez_veri
 
     /* phase 3: lookups */
     ez_reader_init(&r, pf->sec[EZ_PF_SEC_LOOKUPS].data, pf->sec[EZ_PF_SEC_LOOKUPS].len);
-    if ((st = v_lookups(&c)) != EZ_OK)
+    if ((st = v_lookups(&c, false)) != EZ_OK)
         goto out;
 
     /* phase 4 and 5 */
@@ -393,8 +383,9 @@ ez_status ez_verify(const ez_vk *vk, const ez_proof *pf, bool *accepted, ez_veri
     }
 
     /* phase 6 */
-    st = v_openings(&c, &vk->wcom, &acom, pf->sec[EZ_PF_SEC_OPEN_W].data, pf->sec[EZ_PF_SEC_OPEN_W].len,
-                    pf->sec[EZ_PF_SEC_OPEN_A].data, pf->sec[EZ_PF_SEC_OPEN_A].len);
+    /* the weight commitment's proximity was tested by the vk's range proof (checked above) */
+    st = v_openings(&c, &vk->wcom, EZ_PCS_OPEN_NO_PROXIMITY, &acom, pf->sec[EZ_PF_SEC_OPEN_W].data,
+                    pf->sec[EZ_PF_SEC_OPEN_W].len, pf->sec[EZ_PF_SEC_OPEN_A].data, pf->sec[EZ_PF_SEC_OPEN_A].len);
     if (st == EZ_OK)
         ok = true;
 

@@ -26,17 +26,21 @@ static void start(ez_transcript *tr, const ez_fe *m, uint64_t tsize)
 static bool claims_true(const ez_logup_claims *cl, const ez_logup_column *c, size_t nc, unsigned width,
                         const ez_fe *m, uint64_t tsize)
 {
-    if (cl->ncolumns != nc || cl->width != width)
+    if (cl->ncolumns != nc || cl->width != width || cl->first[0] != 0 || cl->first[nc] != cl->nclaims)
         return false;
-    for (size_t i = 0; i < nc; i++)
-        for (unsigned w = 0; w < width; w++) {
-            const ez_logup_claim *k = &cl->col[i * width + w];
-            if (k->nvars != ez_log2_ceil(c[i].len))
-                return false;
-            ez_fe2 v = ez_mle_eval_fe(c[i].cols[w], (size_t)c[i].len, k->point, k->nvars);
-            if (!ez_fe2_eq(v, k->value))
-                return false;
-        }
+    for (size_t i = 0; i < nc; i++) {
+        if (cl->first[i + 1] <= cl->first[i])
+            return false; /* every column has a claim */
+        for (size_t j = cl->first[i]; j < cl->first[i + 1]; j++)
+            for (unsigned w = 0; w < width; w++) {
+                const ez_logup_claim *k = &cl->col[j * width + w];
+                if (k->nvars != ez_log2_ceil(c[i].len))
+                    return false;
+                ez_fe2 v = ez_mle_eval_fe(c[i].cols[w], (size_t)c[i].len, k->point, k->nvars);
+                if (!ez_fe2_eq(v, k->value))
+                    return false;
+            }
+    }
     if (cl->mult.nvars != ez_log2_ceil(tsize))
         return false;
     return ez_fe2_eq(ez_mle_eval_fe(m, (size_t)tsize, cl->mult.point, cl->mult.nvars), cl->mult.value);
@@ -44,9 +48,12 @@ static bool claims_true(const ez_logup_claims *cl, const ez_logup_column *c, siz
 
 static bool claims_equal(const ez_logup_claims *a, const ez_logup_claims *b)
 {
-    if (a->ncolumns != b->ncolumns || a->width != b->width)
+    if (a->ncolumns != b->ncolumns || a->width != b->width || a->nclaims != b->nclaims)
         return false;
-    for (size_t i = 0; i < a->ncolumns * a->width; i++) {
+    for (size_t i = 0; i <= a->ncolumns; i++)
+        if (a->first[i] != b->first[i])
+            return false;
+    for (size_t i = 0; i < a->nclaims * a->width; i++) {
         if (a->col[i].nvars != b->col[i].nvars || !ez_fe2_eq(a->col[i].value, b->col[i].value))
             return false;
         for (unsigned j = 0; j < a->col[i].nvars; j++)
@@ -80,15 +87,18 @@ static bool accepts(const ez_logup_table *t, const ez_logup_column *c, size_t nc
 {
     uint64_t tsize = ez_logup_table_size(t);
     uint64_t lens[64];
+    unsigned tags[64];
     ck_assert(nc <= 64);
-    for (size_t i = 0; i < nc; i++)
+    for (size_t i = 0; i < nc; i++) {
         lens[i] = c[i].len;
+        tags[i] = c[i].tag;
+    }
     ez_transcript tr;
     start(&tr, m, tsize);
     ez_reader r;
     ez_reader_init(&r, bytes, len);
     ez_logup_claims vc;
-    ez_status st = ez_logup_verify(&tr, t, lens, nc, &r, &vc);
+    ez_status st = ez_logup_verify_tagged(&tr, t, lens, tags, nc, &r, &vc);
     if (st_out)
         *st_out = st;
     bool ok = st == EZ_OK && ez_reader_done(&r) && claims_true(&vc, c, nc, ez_logup_table_width(t), m, tsize);
@@ -122,14 +132,17 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
     ck_assert(claims_true(&pc, c, nc, width, m, tsize));
 
     uint64_t lens[64];
-    for (size_t i = 0; i < nc; i++)
+    unsigned tags[64];
+    for (size_t i = 0; i < nc; i++) {
         lens[i] = c[i].len;
+        tags[i] = c[i].tag;
+    }
     ez_transcript tr;
     start(&tr, m, tsize);
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
     ez_logup_claims vc;
-    ck_assert_int_eq(ez_logup_verify(&tr, t, lens, nc, &r, &vc), EZ_OK);
+    ck_assert_int_eq(ez_logup_verify_tagged(&tr, t, lens, tags, nc, &r, &vc), EZ_OK);
     ck_assert(ez_reader_done(&r));
     ck_assert(claims_equal(&pc, &vc));
     /* Both sides end in the same transcript state: the caller continues from it. */
@@ -392,7 +405,98 @@ START_TEST(test_many_columns)
 }
 END_TEST
 
+START_TEST(test_ranges_honest)
+{
+    /* One RANGES table with regions 16, 12, 8, 3, 1 bits; columns of every width and of
+     * mixed lengths (several trees, padding rows, a column of length 1). */
+    ez_rng rng = ez_rng_for("ranges_honest");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 5, .rbits = {16, 12, 8, 3, 1}};
+    ck_assert_uint_eq(ez_logup_table_size(&t), 65536 + 4096 + 256 + 8 + 2);
+    ck_assert_uint_eq(ez_logup_table_width(&t), 1);
+    const uint64_t lens[] = {3000, 1, 4096, 77, 512, 1000, 5};
+    const unsigned tags[] = {16, 12, 8, 3, 1, 12, 16};
+    ez_logup_column c[7];
+    ez_fe *v[7];
+    for (int i = 0; i < 7; i++) {
+        v[i] = range_values(&rng, lens[i], tags[i]);
+        c[i] = (ez_logup_column){.len = lens[i], .cols = {v[i]}, .tag = tags[i]};
+    }
+    v[2][0] = 255; /* the edges of a region */
+    v[2][1] = 0;
+    honest_roundtrip(&t, c, 7);
+    /* a single region is a plain range check with a tag */
+    ez_logup_table t1 = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {8}};
+    honest_roundtrip(&t1, &c[2], 1);
+    for (int i = 0; i < 7; i++)
+        free(v[i]);
+}
+END_TEST
+
 /* ---- malicious provers ----------------------------------------------------------------- */
+
+START_TEST(test_ranges_outside)
+{
+    /* A value inside the table but outside its column's region (300 in an 8-bit column:
+     * a row of the 12- and 16-bit regions) is not in the table. */
+    ez_rng rng = ez_rng_for("ranges_outside");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 3, .rbits = {16, 12, 8}};
+    uint64_t tsize = ez_logup_table_size(&t);
+    ez_fe *a = range_values(&rng, 200, 16), *b = range_values(&rng, 64, 8);
+    b[7] = 300;
+    ez_logup_column c[2] = {{.len = 200, .cols = {a}, .tag = 16}, {.len = 64, .cols = {b}, .tag = 8}};
+    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_NUMERIC);
+    ck_assert_str_eq(d.msg, "lookup column 1, row 7: value 300 is outside the range [0, 2^8)");
+    ez_writer w;
+    ez_logup_claims pc;
+    /* m as computed, and m counting the row in the 12-bit or 16-bit region */
+    const uint64_t fudge[] = {UINT64_MAX, 65536 + 300, 300};
+    for (int k = 0; k < 3; k++) {
+        ez_fe *mf = malloc((size_t)tsize * sizeof *mf);
+        memcpy(mf, m, (size_t)tsize * sizeof *mf);
+        if (fudge[k] != UINT64_MAX)
+            mf[fudge[k]] = ez_fe_add(mf[fudge[k]], 1);
+        prove(&t, c, 2, mf, &w, &pc);
+        ez_status st;
+        ck_assert(!accepts(&t, c, 2, mf, w.data, w.len, &st));
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+        ez_writer_clear(&w);
+        ez_logup_claims_clear(&pc);
+        free(mf);
+    }
+    /* An honest proof for tag 12 is rejected by a verifier that checks tag 8. */
+    c[1].tag = 12;
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_OK);
+    prove(&t, c, 2, m, &w, &pc);
+    ck_assert(accepts(&t, c, 2, m, w.data, w.len, NULL));
+    c[1].tag = 8;
+    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    /* malformed RANGES tables and tags */
+    uint64_t lens[2] = {200, 64};
+    unsigned badtag[2] = {16, 5};
+    ez_reader r;
+    ez_reader_init(&r, (const uint8_t *)"", 0);
+    ez_logup_claims vc;
+    ez_transcript tr;
+    start(&tr, m, tsize);
+    ck_assert_int_eq(ez_logup_verify_tagged(&tr, &t, lens, badtag, 2, &r, &vc), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_logup_verify(&tr, &t, lens, 2, &r, &vc), EZ_ERR_INVALID);
+    ez_logup_table bad1 = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {8, 12}}; /* not decreasing */
+    ez_logup_table bad2 = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {17, 12}};
+    ez_logup_table bad3 = {.kind = EZ_TABLE_RANGES, .nranges = 0};
+    ck_assert_uint_eq(ez_logup_table_size(&bad1), 0);
+    ck_assert_uint_eq(ez_logup_table_size(&bad2), 0);
+    ck_assert_uint_eq(ez_logup_table_size(&bad3), 0);
+    c[1].tag = 5; /* not a region */
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_INVALID);
+    free(a);
+    free(b);
+    free(m);
+}
+END_TEST
 
 START_TEST(test_value_outside_table)
 {
@@ -671,6 +775,8 @@ Suite *ez_suite_logup(void)
     tcase_add_test(tc, test_explicit_2col);
     tcase_add_test(tc, test_explicit_4col_dups);
     tcase_add_test(tc, test_many_columns);
+    tcase_add_test(tc, test_ranges_honest);
+    tcase_add_test(tc, test_ranges_outside);
     tcase_add_test(tc, test_value_outside_table);
     tcase_add_test(tc, test_outside_explicit);
     tcase_add_test(tc, test_wrong_multiplicity);

@@ -227,14 +227,48 @@ static void open_to(ez_pcs_prover *p, const ez_pcs_commitment *com, const ez_pcs
     ck_assert(!w->failed);
 }
 
-/* Bytes of the batching sumcheck at the front of a proof (0 for the direct path). */
-static size_t sumcheck_bytes(const ez_pcs_commitment *com, bool batched)
+/* Bytes of the batching part at the front of a proof (0 for the direct path): the
+ * column sumcheck over (group, column), one value per group of equal column vectors,
+ * the row sumcheck (docs/protocol-kernel-pcs.md §4). */
+static size_t sumcheck_bytes(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n, bool batched)
 {
     if (!batched)
         return 0;
+    unsigned lc = com->log_cols, lr = com->nvars_total - lc;
+    uint64_t cols = (uint64_t)1 << lc;
+    /* the column vectors: (point suffix, its length, column offset, entries) */
+    struct {
+        const ez_fe2 *z;
+        unsigned nz;
+        uint64_t co, lim;
+    } g[64];
+    size_t ng = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = cl[k].poly;
+        unsigned nv = com->nvars[i];
+        for (uint64_t pc = com->pfirst[i]; pc < com->pfirst[i + 1]; pc++) {
+            /* a piece of 2^b entries: its column vector is eq(the last min(b, lc) coords) */
+            unsigned b = com->pbits[pc];
+            const ez_fe2 *z = cl[k].point + nv - (b > lc ? lc : b);
+            unsigned nz = b > lc ? lc : b;
+            uint64_t co = b > lc ? 0 : com->poff[pc] & (cols - 1), lim = b > lc ? cols : (uint64_t)1 << b;
+            size_t j = 0;
+            while (j < ng && !(g[j].nz == nz && g[j].co == co && g[j].lim == lim &&
+                               (nz == 0 || !memcmp(g[j].z, z, nz * sizeof *z))))
+                j++;
+            if (j == ng) {
+                ck_assert_uint_lt(ng, 64);
+                g[ng].z = z, g[ng].nz = nz, g[ng].co = co, g[ng].lim = lim;
+                ng++;
+            }
+        }
+    }
+    /* the column sumcheck (groups and columns), the groups' values, the row sumcheck */
+    unsigned nv1 = ez_log2_ceil(ng) + lc;
     ez_sumcheck_desc d;
-    ez_sumcheck_desc_init(&d, com->nvars_total, 2);
-    return (size_t)com->nvars_total * ez_sumcheck_degree(&d) * 16 + 2 * 16;
+    ez_sumcheck_desc_init(&d, nv1, 2);
+    return (size_t)nv1 * ez_sumcheck_degree(&d) * 16 + 2 * 16 + 16 * ng + (size_t)lr * ez_sumcheck_degree(&d) * 16 +
+           2 * 16;
 }
 
 /* Add 1 (mod p) to the canonical field element stored at off. */
@@ -252,7 +286,7 @@ static void check_tampering(const ez_pcs_commitment *com, const ez_pcs_claim *cl
 {
     size_t len = w->len, cols = (size_t)1 << com->log_cols;
     uint8_t *buf = malloc(len + 64);
-    size_t sc = sumcheck_bytes(com, batched);
+    size_t sc = sumcheck_bytes(com, cl, n, batched);
     size_t rows_off = sc, cols_off = sc + 32 * cols;
     ck_assert_uint_gt(len, cols_off + 8 * com->rows + 32);
 
@@ -351,23 +385,28 @@ START_TEST(test_pcs_layout)
     c.npolys = 5;
     c.lens = lens;
     ck_assert_int_eq(ez_pcs_layout(&c), EZ_OK);
-    /* decreasing slot sizes: 4096 (poly 1), 1024 (3), 8 (0), 4 (2), 1 (4) */
+    /* pieces: 5 = 4 + 1, 4096, 3 = 2 + 1, 1000 = 512 + 256 + 128 + 64 + 32 + 8, 1; laid
+     * out by decreasing size (ties by polynomial): 4096 (1) | 512 256 128 64 32 (3) |
+     * 8 (3) | 4 (0) | 2 (2) | 1 (0) 1 (2) 1 (4): no padding, 5105 entries */
+    ck_assert_uint_eq(c.npieces, 2 + 1 + 2 + 6 + 1);
     ck_assert_uint_eq(c.offsets[1], 0);
     ck_assert_uint_eq(c.offsets[3], 4096);
-    ck_assert_uint_eq(c.offsets[0], 5120);
-    ck_assert_uint_eq(c.offsets[2], 5128);
-    ck_assert_uint_eq(c.offsets[4], 5132);
+    ck_assert_uint_eq(c.poff[c.pfirst[3] + 5], 4096 + 992);
+    ck_assert_uint_eq(c.pstart[c.pfirst[3] + 5], 992);
+    ck_assert_uint_eq(c.offsets[0], 5096);
+    ck_assert_uint_eq(c.offsets[2], 5100);
+    ck_assert_uint_eq(c.poff[c.pfirst[0] + 1], 5102);
+    ck_assert_uint_eq(c.poff[c.pfirst[2] + 1], 5103);
+    ck_assert_uint_eq(c.offsets[4], 5104);
     ck_assert_uint_eq(c.nvars[0], 3);
     ck_assert_uint_eq(c.nvars[4], 0);
-    for (size_t i = 0; i < 5; i++)
-        ck_assert_uint_eq(c.offsets[i] % ((uint64_t)1 << c.nvars[i]), 0);
-    ck_assert_uint_eq(c.log_cols, ez_pcs_log_cols_rule(5133));
-    ck_assert_uint_eq(c.rows, (5133 + (1u << c.log_cols) - 1) >> c.log_cols);
+    for (size_t j = 0; j < c.npieces; j++)
+        ck_assert_uint_eq(c.poff[j] % ((uint64_t)1 << c.pbits[j]), 0);
+    ck_assert_uint_eq(c.log_cols, ez_pcs_log_cols_rule(5105));
+    ck_assert_uint_eq(c.rows, (5105 + (1u << c.log_cols) - 1) >> c.log_cols);
     ck_assert_uint_eq(c.nvars_total, ez_log2_ceil(c.rows) + c.log_cols);
-    free(c.offsets);
-    free(c.nvars);
-    c.offsets = NULL;
-    c.nvars = NULL;
+    c.lens = NULL;
+    ez_pcs_commitment_clear(&c);
     /* invalid layouts */
     uint64_t zero[2] = {3, 0};
     c.lens = zero;
@@ -514,37 +553,117 @@ START_TEST(test_pcs_batched_claims)
 }
 END_TEST
 
+/* EZ_PCS_OPEN_NO_PROXIMITY: no proximity row (the caller tested the commitment's
+ * proximity with an earlier full opening); the mode is bound to the transcript, and the
+ * evaluation row and columns are still checked. */
+START_TEST(test_pcs_no_proximity)
+{
+    ez_rng r = ez_rng_for("pcs_no_proximity");
+    polyset ps;
+    uint64_t lens[4] = {3000, 4096, 37, 300};
+    polyset_make(&ps, &r, lens, 4);
+    ez_pcs_prover *p = NULL;
+    ez_pcs_commitment com;
+    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 4), EZ_OK);
+    ez_pcs_claim cl[5];
+    ez_fe2 pts[8][40];
+    size_t which[5] = {0, 1, 2, 3, 0};
+    make_claims(cl, pts, &r, &ps, which, 5);
+    for (int direct = 0; direct < 2; direct++) {
+        /* batched (5 claims), then the direct path (one claim on the full 4096 poly) */
+        const ez_pcs_claim *c = direct ? cl + 1 : cl;
+        size_t n = direct ? 1 : 5;
+        ez_writer w, wf;
+        ez_transcript t;
+        ez_transcript_init(&t, "check_pcs");
+        ez_pcs_commitment_absorb(&t, &com);
+        ez_writer_init(&w);
+        ck_assert_int_eq(ez_pcs_open_ex(p, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &w), EZ_OK);
+        open_to(p, &com, c, n, &wf);
+        ck_assert_uint_lt(w.len, wf.len); /* no w row (the queries differ: another transcript) */
+        ez_reader rd;
+        for (int mode = 0; mode < 2; mode++) {
+            ez_transcript_init(&t, "check_pcs");
+            ez_pcs_commitment_absorb(&t, &com);
+            ez_reader_init(&rd, w.data, w.len);
+            ez_status st = ez_pcs_verify_ex(&com, &t, c, n, mode ? EZ_PCS_OPEN_NO_PROXIMITY : 0, &rd);
+            ck_assert_int_eq(st, mode ? EZ_OK : EZ_ERR_REJECT);
+            if (mode)
+                ck_assert(ez_reader_done(&rd));
+        }
+        /* a full opening does not verify in the no-proximity mode */
+        ez_transcript_init(&t, "check_pcs");
+        ez_pcs_commitment_absorb(&t, &com);
+        ez_reader_init(&rd, wf.data, wf.len);
+        ck_assert_int_ne(ez_pcs_verify_ex(&com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_OK);
+        /* wrong values, flipped bytes anywhere, truncations */
+        ez_pcs_claim bad[5];
+        memcpy(bad, c, n * sizeof *c);
+        bad[0].value = ez_fe2_add(bad[0].value, ez_fe2_one());
+        ez_transcript_init(&t, "check_pcs");
+        ez_pcs_commitment_absorb(&t, &com);
+        ez_reader_init(&rd, w.data, w.len);
+        ck_assert_int_eq(ez_pcs_verify_ex(&com, &t, bad, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
+        uint8_t *buf = malloc(w.len);
+        for (int f = 0; f < 40; f++) {
+            memcpy(buf, w.data, w.len);
+            size_t at = (size_t)(ez_rng_next(&r) % w.len);
+            buf[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
+            ez_transcript_init(&t, "check_pcs");
+            ez_pcs_commitment_absorb(&t, &com);
+            ez_reader_init(&rd, buf, w.len);
+            ck_assert_int_eq(ez_pcs_verify_ex(&com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
+        }
+        for (size_t cut = 0; cut < w.len; cut += w.len / 11 + 1) {
+            ez_transcript_init(&t, "check_pcs");
+            ez_pcs_commitment_absorb(&t, &com);
+            ez_reader_init(&rd, w.data, cut);
+            ck_assert_int_eq(ez_pcs_verify_ex(&com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
+        }
+        free(buf);
+        ez_writer_clear(&w);
+        ez_writer_clear(&wf);
+    }
+    ez_transcript t;
+    ez_transcript_init(&t, "check_pcs");
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pcs_open_ex(p, &t, cl, 5, 2, &w), EZ_ERR_INVALID); /* unknown flag */
+    ez_writer_clear(&w);
+    ez_pcs_commitment_clear(&com);
+    ez_pcs_prover_free(p);
+    polyset_free(&ps);
+}
+END_TEST
+
 START_TEST(test_pcs_padding_not_trusted)
 {
-    /* A prover whose slot padding holds junk cannot use it: claims are about the
-     * zero-padded polynomial. Commit 1024 random entries, then (as a malicious prover
-     * would) present the commitment as a 1000-entry polynomial: same slot, same root,
-     * entries 1000..1023 junk. */
+    /* Claims are about the zero-padded polynomial and nothing past len is committed
+     * (a polynomial is stacked as its binary pieces): a value that counts anything in
+     * positions 1000..1023 is rejected, the zero-padded value accepted. */
     ez_rng r = ez_rng_for("pcs_padding_not_trusted");
     polyset ps;
     uint64_t lens[2] = {1024, 512};
     polyset_make(&ps, &r, lens, 2);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
-    /* test-only: rewrite the prover's own view of the lengths */
-    ez_pcs_commitment *pc = (ez_pcs_commitment *)ez_pcs_prover_commitment(p);
-    pc->lens[0] = 1000;
-    ck_assert_int_eq(ez_pcs_layout(pc), EZ_OK);
-    ck_assert_uint_eq(pc->offsets[0], com.offsets[0]);
+    uint64_t short_lens[2] = {1000, 512};
+    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, short_lens, 2), EZ_OK);
+    ck_assert_uint_eq(com.rows * ((uint64_t)1 << com.log_cols) >= 1512, 1);
+    ck_assert_uint_eq(com.npieces, 6 + 1);
     ez_fe2 pt[10];
     for (int v = 0; v < 10; v++)
         pt[v] = ez_rng_fe2(&r);
     ez_pcs_claim cl = {0, pt, ez_mle_eval_fe(ps.polys[0], 1024, pt, 10)};
     ez_writer w;
     /* the junk-inclusive value is rejected ... */
-    open_to(p, pc, &cl, 1, &w);
-    ck_assert_int_eq(verify_bytes(pc, &cl, 1, w.data, w.len, NULL), EZ_ERR_REJECT);
+    open_to(p, &com, &cl, 1, &w);
+    ck_assert_int_eq(verify_bytes(&com, &cl, 1, w.data, w.len, NULL), EZ_ERR_REJECT);
     ez_writer_clear(&w);
-    /* ... the value of the 1000 real entries is accepted, junk or not */
+    /* ... the value of the 1000 real entries is accepted */
     cl.value = ez_mle_eval_fe(ps.polys[0], 1000, pt, 10);
-    open_to(p, pc, &cl, 1, &w);
-    ck_assert_int_eq(verify_bytes(pc, &cl, 1, w.data, w.len, NULL), EZ_OK);
+    open_to(p, &com, &cl, 1, &w);
+    ck_assert_int_eq(verify_bytes(&com, &cl, 1, w.data, w.len, NULL), EZ_OK);
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
@@ -791,6 +910,7 @@ Suite *ez_suite_pcs(void)
     tcase_add_test(tc, test_pcs_single_claim);
     tcase_add_test(tc, test_pcs_single_slot_in_stack);
     tcase_add_test(tc, test_pcs_batched_claims);
+    tcase_add_test(tc, test_pcs_no_proximity);
     tcase_add_test(tc, test_pcs_padding_not_trusted);
     tcase_add_test(tc, test_pcs_prover_io);
     tcase_add_test(tc, test_pcs_reimplemented_prover);

@@ -145,7 +145,7 @@ static const char *linear_src = "model linear\n"
                                 "y[s, n] = y[s, n] + x[s, n]\n"
                                 "output y\n";
 
-/* E = 12: padded layouts with interior padding (masked merge of the weights). */
+/* E = 12: padded layouts with interior padding (zero padding proven in the vk). */
 static const char *masked_src = "model masked\n"
                                 "param S = 6, D = 16, E = 12\n"
                                 "scale 12\n"
@@ -686,11 +686,11 @@ START_TEST(test_weight_range_strict)
 }
 END_TEST
 
-/* The masked merge's weight W'(x) = sum_i lambda_i eq(r_i, x) [x real] has the closed-form
- * MLE ez_masked_merge_weight: compare with the brute-force MLE of the table. */
-START_TEST(test_masked_merge_weight_bruteforce)
+/* The real-entry selector R(x) = prod_a [x_a < d_a] of the weights' padding zero-check
+ * has the closed-form MLE ez_weight_real_mle: compare with the brute-force MLE. */
+START_TEST(test_weight_real_mle_bruteforce)
 {
-    ez_rng rng = ez_rng_for("masked_weight");
+    ez_rng rng = ez_rng_for("weight_real_mle");
     const uint64_t shapes[][3] = {{3, 5, 0}, {4, 12, 0}, {2, 3, 7}, {5, 1, 6}, {1, 9, 2}, {6, 4, 8}};
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
         ez_plan_tensor t;
@@ -706,35 +706,59 @@ START_TEST(test_masked_merge_weight_bruteforce)
             ones[e] = 1;
         ez_fe *sel = calloc(N, sizeof *sel);
         ez_advice_pad_i64(sel, ones, &t, 0);
-        for (size_t n = 1; n <= 3; n++) {
-            ez_claim cl[3];
-            ez_fe2 lambda[3], p[16];
-            ez_fe2 *w = calloc(N, sizeof *w), *e = malloc(N * sizeof *e);
-            for (size_t i = 0; i < n; i++) {
-                ez_fe2 r[16];
-                for (unsigned v = 0; v < nv; v++)
-                    r[v] = ez_rng_fe2(&rng);
-                memset(&cl[i], 0, sizeof cl[i]);
-                ck_assert_int_eq(ez_claim_set(&cl[i], r, nv, ez_fe2_zero()), EZ_OK);
-                lambda[i] = ez_rng_fe2(&rng);
-                ez_eq_table(e, r, nv);
-                for (size_t x = 0; x < N; x++)
-                    if (sel[x])
-                        w[x] = ez_fe2_add(w[x], ez_fe2_mul(lambda[i], e[x]));
-            }
+        for (int k = 0; k < 4; k++) {
+            ez_fe2 p[16];
             for (unsigned v = 0; v < nv; v++)
                 p[v] = ez_rng_fe2(&rng);
-            ez_fe2 want = ez_mle_eval_fe2(w, N, p, nv);
-            ck_assert_msg(ez_fe2_eq(want, ez_masked_merge_weight(&t, cl, n, lambda, p)), "shape %zu, %zu claims", sh,
-                          n);
-            for (size_t i = 0; i < n; i++)
-                ez_claim_clear(&cl[i]);
-            free(w);
-            free(e);
+            ck_assert_msg(ez_fe2_eq(ez_mle_eval_fe(sel, N, p, nv), ez_weight_real_mle(&t, p)), "shape %zu", sh);
         }
         free(ones);
         free(sel);
     }
+}
+END_TEST
+
+/* A malicious setup commits a weight with junk in its interior padding (E = 12 is padded
+ * to 16): the zero-check of the vk's range proof fails, honest or not, so every proof
+ * against that vk is rejected — claims on the weight tensor could otherwise pick up the
+ * junk. */
+START_TEST(test_weight_padding_junk)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "weight_padding_junk");
+    uint64_t *lens = NULL;
+    size_t nw = 0;
+    ck_assert_int_eq(ez_weights_lens(&f.plan, &lens, &nw), EZ_OK);
+    ez_fe **polys = calloc(nw, sizeof *polys);
+    for (size_t i = 0, k = 0; i < f.plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f.plan.tensors[i];
+        if (t->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        polys[k] = calloc(lens[k], sizeof(ez_fe));
+        ez_advice_pad_i64(polys[k], f.tr.t[i], t, 0);
+        if (ez_advice_interior_padding(t))
+            polys[k][t->dims[t->rank - 1]] = 5; /* the first entry past the last axis' extent */
+        k++;
+    }
+    ez_pcs_prover_free(f.w);
+    ez_pcs_commitment_clear(&f.wcom);
+    ck_assert_int_eq(ez_pcs_commit(&f.w, &f.wcom, (const ez_fe *const *)polys, lens, nw), EZ_OK);
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, true, &f.wrange, &d), EZ_OK);
+    ez_vk vk = fx_vk(&f);
+    bool ok = true;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight range proof failed") != NULL, "%s", why.msg);
+    for (size_t k = 0; k < nw; k++)
+        free(polys[k]);
+    free(polys);
+    free(lens);
+    fx_free(&f);
 }
 END_TEST
 
@@ -763,7 +787,8 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);
     tcase_add_test(tc, test_weight_range_strict);
-    tcase_add_test(tc, test_masked_merge_weight_bruteforce);
+    tcase_add_test(tc, test_weight_real_mle_bruteforce);
+    tcase_add_test(tc, test_weight_padding_junk);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -465,13 +465,13 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     size_t first = smx_first(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
-    /* ideal range lookups: every column entry in [0, 2^16) */
+    /* ideal range lookups: every column entry in [0, 2^bits) */
     *ranges_ok = true;
     for (size_t j = 0; j < L.ncols; j++) {
         const ez_lookup_col *c = &L.cols[j];
         ck_assert(!c->atom.is_tensor);
         for (uint64_t i = 0; i < c->len; i++)
-            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> 16)
+            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
                 *ranges_ok = false;
     }
     /* the output claim at a random point: the public output's MLE */

@@ -1,7 +1,8 @@
 /* sumcheck: random instances of many shapes (degrees 1..4, eq on none/some/all
  * variables, identity/reversed/random binding orders, several terms with coefficients,
  * base/extension/mixed factors) prove and verify, with the claimed sum and the final
- * evaluations checked by brute force; malicious provers and malformed proofs are
+ * evaluations checked by brute force; the specialised kernels give byte-identical proofs
+ * to the generic reference prover; malicious provers and malformed proofs are
  * rejected. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ typedef struct {
 } inst;
 
 enum { ORD_ID, ORD_REV, ORD_RAND };
-enum { F_BASE, F_EXT, F_MIXED };
+/* factor kinds: all base, all extension, even factors base, odd factors base, random */
+enum { F_BASE, F_EXT, F_MIXED, F_MIXED_ODD, F_RAND };
 
 static void inst_free(inst *I)
 {
@@ -48,7 +50,8 @@ static void inst_fill(inst *I, ez_rng *r, int ordk, int fk, uint64_t eq_vars)
             d->order[k] = tmp;
         }
     for (unsigned j = 0; j < d->nfactors; j++) {
-        bool base = fk == F_BASE || (fk == F_MIXED && (j & 1) == 0);
+        bool base = fk == F_BASE || (fk == F_MIXED && (j & 1) == 0) || (fk == F_MIXED_ODD && (j & 1) == 1) ||
+                    (fk == F_RAND && (ez_rng_next(r) & 1));
         if (base) {
             I->fb[j] = ez_alloc_array(N, sizeof(ez_fe));
             for (size_t i = 0; i < N; i++)
@@ -315,6 +318,146 @@ START_TEST(test_desc)
 }
 END_TEST
 
+/* The fast prover and the generic reference prover (ez_sumcheck_prove_reference) give
+ * byte-identical proofs, the same point and evals, and the same transcript state; the
+ * proof verifies against the brute-force claim. */
+static void check_same_as_reference(const inst *I)
+{
+    const ez_sumcheck_desc *d = &I->d;
+    ck_assert_int_eq(ez_sumcheck_desc_check(d), EZ_OK);
+    ez_fe2 claim = brute_claim(I);
+    const ez_fe2 *co = I->use_coeffs ? I->coeffs : NULL;
+    ez_transcript tf, tr, tv;
+    ez_transcript_init(&tf, "reference");
+    ez_transcript_init(&tr, "reference");
+    ez_transcript_init(&tv, "reference");
+    ez_sumcheck_proof pf, pr;
+    ez_fe2 fp[EZ_SC_MAX_VARS], fe[EZ_SC_MAX_FACTORS], rp[EZ_SC_MAX_VARS], re[EZ_SC_MAX_FACTORS];
+    ck_assert_int_eq(ez_sumcheck_prove(&tf, d, co, I->eqp, I->f, claim, &pf, fp, fe), EZ_OK);
+    ck_assert_int_eq(ez_sumcheck_prove_reference(&tr, d, co, I->eqp, I->f, claim, &pr, rp, re), EZ_OK);
+    ez_writer wf, wr;
+    ez_writer_init(&wf);
+    ez_writer_init(&wr);
+    ez_sumcheck_proof_write(&wf, &pf);
+    ez_sumcheck_proof_write(&wr, &pr);
+    ck_assert(!wf.failed && !wr.failed);
+    ck_assert_uint_eq(wf.len, wr.len);
+    ck_assert_uint_eq(wf.len, 16 * ((size_t)d->nvars * ez_sumcheck_degree(d) + d->nfactors));
+    ck_assert_mem_eq(wf.data, wr.data, wf.len);
+    ck_assert_mem_eq(tf.state, tr.state, 32);
+    ck_assert_mem_eq(fp, rp, d->nvars * sizeof *fp);
+    ck_assert_mem_eq(fe, re, d->nfactors * sizeof *fe);
+    ck_assert_int_eq(ez_sumcheck_verify(&tv, d, co, I->eqp, claim, &pf, NULL, NULL), EZ_OK);
+    ez_writer_clear(&wf);
+    ez_writer_clear(&wr);
+    ez_sumcheck_proof_clear(&pf);
+    ez_sumcheck_proof_clear(&pr);
+}
+
+/* One term: every specialised shape (f g, f g h over base, extension, either mixed
+ * assignment; with and without eq; every order kind; with and without a coefficient)
+ * and the shapes that stay generic. */
+START_TEST(test_reference_one_term)
+{
+    ez_rng r = ez_rng_for("reference_one_term");
+    static const unsigned ns[] = {1, 2, 5, 9};
+    static const int fks[] = {F_BASE, F_EXT, F_MIXED, F_MIXED_ODD};
+    for (size_t ni = 0; ni < 4; ni++)
+        for (unsigned nf = 1; nf <= 4; nf++)
+            for (int fi = 0; fi < 4; fi++)
+                for (int eqk = 0; eqk < 3; eqk++) {
+                    unsigned n = ns[ni];
+                    inst I;
+                    memset(&I, 0, sizeof I);
+                    one_term(&I.d, n, nf);
+                    uint64_t all = (UINT64_C(1) << n) - 1;
+                    uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+                    I.use_coeffs = (ni + nf + (unsigned)eqk) % 2 == 0;
+                    inst_fill(&I, &r, (int)((nf + (unsigned)fi + (unsigned)eqk) % 3), fks[fi], eqv);
+                    if (ni == 2 && eqk == 2) /* eq coordinates 0 and 1 */
+                        for (unsigned i = 0; i < n; i++)
+                            if (ez_rng_next(&r) & 1)
+                                I.eqp[i] = ez_fe2_from_fe(ez_rng_next(&r) & 1);
+                    check_same_as_reference(&I);
+                    inst_free(&I);
+                }
+}
+END_TEST
+
+/* Two terms of two factors (the LogUp-GKR layer shape and its variants): repeated and
+ * unused factors, every factor kind, coefficients none / random / equal / c_0 = 0 /
+ * c_1 = 0, random eq subsets and orders. */
+START_TEST(test_reference_two_terms)
+{
+    ez_rng r = ez_rng_for("reference_two_terms");
+    for (int iter = 0; iter < 150; iter++) {
+        inst I;
+        memset(&I, 0, sizeof I);
+        ez_sumcheck_desc *d = &I.d;
+        unsigned n = 1 + (unsigned)(ez_rng_next(&r) % 10);
+        ez_sumcheck_desc_init(d, n, 1);
+        d->nfactors = iter % 5 == 0 ? 2 + (unsigned)(ez_rng_next(&r) % 5) : 4;
+        d->nterms = 2;
+        for (unsigned t = 0; t < 2; t++) {
+            d->term[t].nf = 2;
+            for (unsigned i = 0; i < 2; i++)
+                d->term[t].f[i] = iter % 5 == 0 ? (unsigned)(ez_rng_next(&r) % d->nfactors) : 2 * t + i;
+        }
+        uint64_t all = (UINT64_C(1) << n) - 1;
+        int eqk = iter % 3;
+        uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+        int ck = (iter / 3) % 5;
+        I.use_coeffs = ck != 0;
+        inst_fill(&I, &r, (iter / 15) % 3, (iter / 7) % 5, eqv);
+        if (ck == 2)
+            I.coeffs[1] = I.coeffs[0];
+        else if (ck == 3)
+            I.coeffs[0] = ez_fe2_zero();
+        else if (ck == 4)
+            I.coeffs[1] = ez_fe2_zero();
+        if (iter % 4 == 1) /* eq coordinates 0 and 1: q(1) is computed, not derived */
+            for (int i = 0; i < __builtin_popcountll(eqv); i++)
+                if (ez_rng_next(&r) & 1)
+                    I.eqp[i] = ez_fe2_from_fe(ez_rng_next(&r) & 1);
+        check_same_as_reference(&I);
+        inst_free(&I);
+    }
+}
+END_TEST
+
+/* Sizes where rounds run in parallel blocks with both eq tables in use: f g mixed both
+ * ways, f g over base (the small-value round), eq (a b + c d) over extension and with
+ * one base factor (the LogUp leaf layer), random orders. */
+START_TEST(test_reference_larger)
+{
+    ez_rng r = ez_rng_for("reference_larger");
+    for (int k = 0; k < 8; k++) {
+        inst I;
+        memset(&I, 0, sizeof I);
+        /* n = 16: the in-place bind of round 2 runs in parallel blocks too */
+        unsigned n = k == 1 || k == 5 ? 16 : 14;
+        bool two = k >= 5;
+        if (two) {
+            ez_sumcheck_desc_init(&I.d, n, 4);
+            I.d.nterms = 2;
+            I.d.term[0].nf = 2;
+            I.d.term[1].nf = 2;
+            I.d.term[1].f[0] = 2;
+            I.d.term[1].f[1] = 3;
+        } else {
+            one_term(&I.d, n, 2);
+        }
+        static const int fks[8] = {F_MIXED, F_MIXED_ODD, F_MIXED, F_MIXED_ODD, F_BASE, F_EXT, F_RAND, F_EXT};
+        uint64_t all = (UINT64_C(1) << n) - 1;
+        uint64_t eqv = k == 0 || k == 7 ? 0 : k == 3 ? (ez_rng_next(&r) & all) : all;
+        I.use_coeffs = k % 2 == 1;
+        inst_fill(&I, &r, k == 3 || k == 6 ? ORD_RAND : k == 2 ? ORD_REV : ORD_ID, fks[k], eqv);
+        check_same_as_reference(&I);
+        inst_free(&I);
+    }
+}
+END_TEST
+
 /* A fixed instance used by the malicious-prover tests. */
 static void make_fixed(inst *I, ez_rng *r)
 {
@@ -511,6 +654,9 @@ Suite *ez_suite_sumcheck(void)
     tcase_add_test(tc, test_exhaustive_tiny);
     tcase_add_test(tc, test_larger);
     tcase_add_test(tc, test_degenerate_eq_point);
+    tcase_add_test(tc, test_reference_one_term);
+    tcase_add_test(tc, test_reference_two_terms);
+    tcase_add_test(tc, test_reference_larger);
     tcase_add_test(tc, test_zero_vars_and_zero_tables);
     tcase_add_test(tc, test_malicious_round_value);
     tcase_add_test(tc, test_malicious_claim);

@@ -34,7 +34,7 @@ else
     # no git: everything except build outputs and configure's products
     find . \( -name .git -o -name autom4te.cache -o -name .deps -o -path "./$rel" -o -path ./out \) -prune -o \
         -type f ! \( -name '*.o' -o -name '*.a' -o -name '*.log' -o -name '*.trs' -o -name Makefile \
-        -o -name config.status -o -name config.h -o -name stamp-h1 -o -name .dirstamp \
+        -o -name config.status -o -name config.h -o -name stamp-h1 -o -name .dirstamp -o -name '*~' \
         -o -name '*.einc' -o -name '*.vk' -o -name '*.pk' -o -name '*.proof' \
         -o -path ./einzk -o -path ./bench/kernel -o -path ./tests/check_einzk \
         -o \( -path './tests/fuzz/fuzz_*' ! -name '*.c' \) \) -print0 | sed -z 's|^\./||'
