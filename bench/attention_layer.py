@@ -2,11 +2,14 @@
 """numpy float64 reference timing for bench/attention_layer.sh.
 
 usage: attention_layer.py W.safetensors IN.json EINZK_OUT.json REPEATS
+       attention_layer.py --einzk-cpu EINZK WORKDIR N
 Computes the GPT-2-small attention layer of examples/attention.ein (q, k, v
 projections, causal softmax of q.k / 8, p.v, output projection) in float64, REPEATS
 times each in two formulations, and prints one JSON line:
   {"numpy_ms": fastest layer of the faster formulation, "formulation",
    "matmul_ms", "einsum_ms" (fastest of each), "numpy_median_ms" (of the faster),
+   "numpy_cpu_ms" (the faster's mean process CPU time per layer: all threads' time,
+   unaffected by other processes taking the core, unlike the wall times),
    "blas": library numpy calls and, for OpenBLAS, the kernel set it runs,
    "max_abs_diff_vs_einzk", "max_abs_ref"}
 Formulations: "matmul" (every product through BLAS: the projections on reshaped
@@ -14,6 +17,10 @@ weights, the per-head products as batched matmuls on transposed views) and "eins
 (np.einsum(optimize=True) for the two per-head products). The matmul form is numpy's
 best here: einsum does not hand a product with a batch index to BLAS.
 Run by the .sh with OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE as it chooses; /usr/bin/python3.
+
+--einzk-cpu prints einzk's CPU time per layer execution in ms: the process CPU time
+(user + system, all threads) of `EINZK run WORKDIR/att.einc ... --repeat 1+N` minus
+that of `--repeat 1` (best of 3 each, so loading, quantizing and writing cancel), / N.
 """
 import ctypes
 import json
@@ -63,7 +70,27 @@ def blas_name():
         return os.path.basename(name)
 
 
+def einzk_cpu(einzk, work, n):
+    import resource
+    import subprocess
+
+    def cpu(repeat):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([einzk, "run", work + "/att.einc", "--weights", work + "/w.safetensors",
+                        "--input", work + "/in.json", "-o", work + "/out.json", "--repeat",
+                        str(repeat)], check=True, stdout=subprocess.DEVNULL)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime
+
+    base = min(cpu(1) for _ in range(3))
+    full = min(cpu(1 + n) for _ in range(3))
+    print("%.3f" % ((full - base) / n * 1e3))
+
+
 def main():
+    if sys.argv[1] == "--einzk-cpu":
+        einzk_cpu(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
     wpath, ipath, opath, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     w = read_safetensors(wpath)
     xin = json.load(open(ipath))["x"]
@@ -96,24 +123,30 @@ def main():
         return c @ wo
 
     def timed(f):
+        """(fastest wall ms, median wall ms, mean process CPU ms) over reps calls"""
         f()
         times = []
+        c0 = time.process_time()
         for _ in range(reps):
             t0 = time.perf_counter()
             f()
             times.append(time.perf_counter() - t0)
+        cpu = (time.process_time() - c0) / reps
         times.sort()
-        return times[0] * 1e3, times[len(times) // 2] * 1e3
+        return times[0] * 1e3, times[len(times) // 2] * 1e3, cpu * 1e3
 
     y = layer_matmul()
     assert np.max(np.abs(y - layer_einsum())) <= 1e-9 * max(1.0, np.max(np.abs(y)))
-    mm, mm_med = timed(layer_matmul)
-    es, es_med = timed(layer_einsum)
-    best, form, med = (mm, "matmul", mm_med) if mm <= es else (es, "einsum", es_med)
+    mm, mm_med, mm_cpu = timed(layer_matmul)
+    es, es_med, es_cpu = timed(layer_einsum)
+    if mm <= es:
+        best, form, med, cpu = mm, "matmul", mm_med, mm_cpu
+    else:
+        best, form, med, cpu = es, "einsum", es_med, es_cpu
     got = json.load(open(opath))["y"]
     g = np.array(got["data"], dtype=np.float64).reshape(got["shape"])
     print(json.dumps({"numpy_ms": best, "formulation": form, "matmul_ms": mm, "einsum_ms": es,
-                      "numpy_median_ms": med, "blas": blas_name(),
+                      "numpy_median_ms": med, "numpy_cpu_ms": cpu, "blas": blas_name(),
                       "max_abs_diff_vs_einzk": float(np.max(np.abs(g - y))),
                       "max_abs_ref": float(np.max(np.abs(y)))}))
 

@@ -20,8 +20,12 @@
 #                   6 model 207) and falls back to its SSE3 "Prescott" kernels, four
 #                   times slower: numpy_auto alone would flatter einzk.
 #   - ratio = min(numpy_auto, numpy_core) / einzk (> 1 means einzk is faster).
-# The machine's load average is printed before and after: the timings are wall times
-# (best of REPEATS) and other processes on the same cores inflate them.
+# At 1 thread also the CPU time per layer, which other processes sharing the core do
+# not inflate (on a busy machine a 40 ms run is preempted more often than an 8 ms one,
+# so best-of wall times favour the shorter): einzk_cpu from `attention_layer.py
+# --einzk-cpu` (5 * REPEATS executions), numpy_cpu the mean process CPU time per layer
+# of the faster numpy; cpu_ratio = numpy_cpu / einzk_cpu.
+# The load average is printed before and after: other processes inflate wall times.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +50,10 @@ macs=$("$einzk" run "$work/att.einc" --weights "$work/w.safetensors" --input "$w
     | sed -n 's/.*contractions \([0-9]*\) MACs.*/\1/p')
 echo "GPT-2-small attention layer: S=128 D=768 H=12 E=64 causal; $macs contraction MACs; best of $reps"
 echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-7s %9s %12s %10s %11s %11s %8s\n' threads einzk_ms GMAC/s/core process_ms numpy_auto numpy_core ratio
+row() {
+    printf '%-7s %9s %12s %10s %11s %11s %6s %10s %10s %9s\n' "$@"
+}
+row threads einzk_ms GMAC/s/core process_ms numpy_auto numpy_core ratio einzk_cpu numpy_cpu cpu_ratio
 
 jfield() {
     echo "$1" | $py -c "import json,sys; d=json.load(sys.stdin); print($2)"
@@ -75,7 +82,16 @@ for threads in 1 2; do
         best=$(awk -v a="$auto_ms" -v b="$core_ms" 'BEGIN {print (a < b ? a : b)}')
     fi
     ratio=$(awk -v a="$best" -v b="$ex_ms" 'BEGIN {printf "%.2f", a / b}')
-    printf '%-7s %9s %12s %10s %11s %11s %8s\n' "$threads" "$ex_ms" "$per_core" "$proc_ms" "$auto_ms" "$core_ms" "$ratio"
+    ecpu=- ncpu=- cratio=-
+    if [ "$threads" = 1 ]; then
+        ecpu=$(env "$@" $py "$here/attention_layer.py" --einzk-cpu "$einzk" "$work" $((5 * reps)))
+        ncpu=$(jfield "$np_auto" '"%.3f" % d["numpy_cpu_ms"]')
+        if [ -n "$core" ]; then
+            ncpu=$(jfield "$np_core" '"%.3f" % min(d["numpy_cpu_ms"], '"$ncpu"')')
+        fi
+        cratio=$(awk -v a="$ncpu" -v b="$ecpu" 'BEGIN {printf "%.2f", a / b}')
+    fi
+    row "$threads" "$ex_ms" "$per_core" "$proc_ms" "$auto_ms" "$core_ms" "$ratio" "$ecpu" "$ncpu" "$cratio"
     if [ "$threads" = 1 ]; then
         blas_auto=$(jfield "$np_auto" 'd["blas"] + ", " + d["formulation"] + " form (einsum form %.1f ms)" % d["einsum_ms"]')
         [ -n "$core" ] && blas_core=$(jfield "$np_core" 'd["blas"] + ", " + d["formulation"] + " form (einsum form %.1f ms)" % d["einsum_ms"]')

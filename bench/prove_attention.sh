@@ -13,11 +13,12 @@
 #   (examples/linear.ein, a 2-layer MLP with residual).
 # Columns: setup seconds (wall, whole process), proof (argument) bytes, prove seconds
 # (`prove_seconds`: from the loaded pk and input to the written proof, the integer
-# inference included) and its phases (witness = inference + advice fill + lookup
-# columns and multiplicities; commit; lookups; sumchecks = output claims + walk;
-# openings), verify milliseconds (`verify_seconds`, the vk's weight range proof
-# included), peak RSS of prove, the wall time of one `einzk run` process (weights and
-# input loaded, inference, output written) and ratio = prove_seconds / run seconds.
+# inference included), the same in process CPU seconds (all threads; on a shared machine
+# the wall clock also counts other jobs), the wall-clock phases (witness = inference +
+# advice fill + lookup columns and multiplicities; commit; lookups; sumchecks = output
+# claims + walk; openings), verify milliseconds (`verify_seconds`, the vk's weight range
+# proof included), peak RSS of prove, the wall time of one `einzk run` process (weights
+# and input loaded, inference, output written) and ratio = prove_seconds / run seconds.
 # A JSON line per row follows the table (all numbers, and the per-op walk times).
 # Not part of `make check` (the GPT-2 row takes tens of seconds on a loaded machine).
 set -eu
@@ -37,8 +38,8 @@ trap 'rm -rf "$work"' EXIT INT TERM
 now() { "$py" -c 'import time; print("%.6f" % time.time())'; }
 
 echo "# $(uname -n) $(nproc) cpus, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}; load at start:$(uptime | sed 's/.*load average://')"
-printf '%-32s %7s %9s %7s %7s %7s %7s %7s %7s %8s %7s %7s %6s\n' model setup_s proof prove_s witness commit \
-    lookups sumchk opening verify_ms rss_MiB run_s ratio
+printf '%-32s %7s %9s %7s %7s %7s %7s %7s %7s %7s %8s %7s %7s %6s\n' model setup_s proof prove_s cpu_s witness \
+    commit lookups sumchk opening verify_ms rss_MiB run_s ratio
 
 one() {
     label=$1
@@ -68,13 +69,16 @@ assert v["accepted"], v
 ph = p["phases"]
 setup_s, run_s, prove_wall = t1 - t0, t2 - t1, t3 - t2
 ratio = p["prove_seconds"] / run_s
-print("%-32s %7.2f %9d %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.1f %7.0f %7.3f %6.1f" % (
-    label, setup_s, p["proof_bytes"], p["prove_seconds"], ph["witness"], ph["commit"], ph["lookups"],
-    ph["sumchecks"], ph["openings"], v["verify_seconds"] * 1e3, p["peak_rss_bytes"] / 2**20, run_s, ratio))
+print("%-32s %7.2f %9d %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %8.1f %7.0f %7.3f %6.1f" % (
+    label, setup_s, p["proof_bytes"], p["prove_seconds"], p["prove_cpu_seconds"], ph["witness"], ph["commit"],
+    ph["lookups"], ph["sumchecks"], ph["openings"], v["verify_seconds"] * 1e3, p["peak_rss_bytes"] / 2**20, run_s,
+    ratio))
 row = {"model": label, "setup_seconds": round(setup_s, 3), "vk_bytes": int(sys.argv[8]), "pk_bytes": int(sys.argv[9]),
        "proof_bytes": p["proof_bytes"], "statement_bytes": p["statement_bytes"],
        "prove_seconds": round(p["prove_seconds"], 3), "prove_process_seconds": round(prove_wall, 3),
-       "phases": {k: round(x, 3) for k, x in ph.items()}, "verify_seconds": round(v["verify_seconds"], 4),
+       "phases": {k: round(x, 3) for k, x in ph.items()}, "prove_cpu_seconds": round(p["prove_cpu_seconds"], 3),
+       "phases_cpu": {k: round(x, 3) for k, x in p["phases_cpu"].items()},
+       "verify_seconds": round(v["verify_seconds"], 4),
        "prove_peak_rss_bytes": p["peak_rss_bytes"], "run_process_seconds": round(run_s, 3),
        "prove_over_run": round(ratio, 1), "ops": {o["name"]: round(o["seconds"], 3) for o in p["ops"]}}
 open(sys.argv[2] + ".rows", "a").write(json.dumps(row) + "\n")

@@ -756,6 +756,24 @@ static void seg_root(const lu_seg *sg, const ez_logup_table *t, const ez_logup_c
     *Q = sq;
 }
 
+/* The leaves (*pleaf NULL for a unit instance) and the fraction tree of one instance. */
+static ez_status inst_tree(const lu_layout *L, const lu_inst *in, const ez_logup_table *t, const ez_logup_column *c,
+                           const ez_fe *m, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0, ez_fe **pleaf,
+                           ez_fe2 **qleaf, ez_gkr_frac_tree **tree)
+{
+    size_t n = (size_t)1 << in->b;
+    *pleaf = in->unit ? NULL : ez_gkr_alloc(n, sizeof(ez_fe));
+    *qleaf = ez_gkr_alloc(n, sizeof(ez_fe2));
+    if ((!in->unit && !*pleaf) || !*qleaf)
+        return EZ_ERR_NOMEM;
+    for (size_t s = in->first; s < in->first + in->nseg; s++) {
+        const lu_seg *sg = &L->seg[s];
+        leaves_fill(*pleaf ? *pleaf + sg->off : NULL, *qleaf + sg->off, sg, t, c, m, L->npad, width, alpha, gpow,
+                    t0);
+    }
+    return ez_gkr_frac_tree_new(tree, in->b, *pleaf, NULL, *qleaf);
+}
+
 ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out)
 {
@@ -806,16 +824,23 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     ez_fe2 t0 = table_row0(t, gamma);
 
     /* The roots of every instance go first (LogUp-GKR: the verifier checks that the root
-     * fractions add up to zero): reduced from the leaves without storing a tree, so only
-     * one instance's leaves and tree are in memory at a time below. */
+     * fractions add up to zero). The first (largest) instance's tree is built now and
+     * kept; the others' roots are reduced from the leaves without storing anything, and
+     * their trees are built one at a time below, so at most one tree is in memory. */
     ez_fe2 roots[2 * 64];
     for (size_t k = 0; k < L.ninst; k++) {
         const lu_inst *in = &L.inst[k];
         ez_fe2 P = ez_fe2_zero(), Q = ez_fe2_one();
-        for (size_t s = in->first; s < in->first + in->nseg; s++) {
-            ez_fe2 sp, sq;
-            seg_root(&L.seg[s], t, c, m, L.npad, width, alpha, gpow, t0, &sp, &sq);
-            frac_add(&P, &Q, sp, sq);
+        if (k == 0) {
+            if ((st = inst_tree(&L, in, t, c, m, width, alpha, gpow, t0, &pleaf[k], &qleaf[k], &tree[k])) != EZ_OK)
+                goto out;
+            ez_gkr_frac_tree_root(tree[k], &P, &Q);
+        } else {
+            for (size_t s = in->first; s < in->first + in->nseg; s++) {
+                ez_fe2 sp, sq;
+                seg_root(&L.seg[s], t, c, m, L.npad, width, alpha, gpow, t0, &sp, &sq);
+                frac_add(&P, &Q, sp, sq);
+            }
         }
         roots[2 * k] = P;
         roots[2 * k + 1] = Q;
@@ -827,25 +852,15 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     for (size_t k = 0; k < L.ninst; k++) {
         const lu_inst *in = &L.inst[k];
         ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
-        size_t n = (size_t)1 << in->b;
-        pleaf[k] = in->unit ? NULL : ez_gkr_alloc(n, sizeof(ez_fe));
-        qleaf[k] = ez_gkr_alloc(n, sizeof(ez_fe2));
-        if ((!in->unit && !pleaf[k]) || !qleaf[k]) {
-            st = EZ_ERR_NOMEM;
-            goto out;
-        }
-        for (size_t s = in->first; s < in->first + in->nseg; s++) {
-            const lu_seg *sg = &L.seg[s];
-            leaves_fill(pleaf[k] ? pleaf[k] + sg->off : NULL, qleaf[k] + sg->off, sg, t, c, m, L.npad, width,
-                        alpha, gpow, t0);
-        }
-        if ((st = ez_gkr_frac_tree_new(&tree[k], in->b, pleaf[k], NULL, qleaf[k])) != EZ_OK)
-            goto out;
-        ez_fe2 tp, tq;
-        ez_gkr_frac_tree_root(tree[k], &tp, &tq);
-        if (!ez_fe2_eq(tp, roots[2 * k]) || !ez_fe2_eq(tq, roots[2 * k + 1])) {
-            st = EZ_ERR_INTERNAL; /* the reduction and the tree must agree */
-            goto out;
+        if (tree[k] == NULL) {
+            if ((st = inst_tree(&L, in, t, c, m, width, alpha, gpow, t0, &pleaf[k], &qleaf[k], &tree[k])) != EZ_OK)
+                goto out;
+            ez_fe2 tp, tq;
+            ez_gkr_frac_tree_root(tree[k], &tp, &tq);
+            if (!ez_fe2_eq(tp, roots[2 * k]) || !ez_fe2_eq(tq, roots[2 * k + 1])) {
+                st = EZ_ERR_INTERNAL; /* the reduction and the tree must agree */
+                goto out;
+            }
         }
         if ((st = ez_gkr_frac_prove(tr, tree[k], proof, r, &P, &Q)) != EZ_OK)
             goto out;

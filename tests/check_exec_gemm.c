@@ -238,10 +238,10 @@ static void product_case(ez_rng *r, ez_gemm_kind kind, unsigned limbs, layout la
 }
 
 /* Sizes that cross the blocking boundaries: MR/NR (and MR16/NR16) tiles, NCB column
- * blocks (96 on AVX-512), MCH row chunks (256), KC (128) and KC16 (256) k blocks, odd k. */
+ * blocks (96 on AVX-512), MCH row chunks (512), KC (128) and KC16 (256) k blocks, odd k. */
 static const uint64_t sizes[][4] = {
     {1, 1, 1, 1},    {1, 7, 5, 3},     {2, 9, 25, 17},   {3, 17, 49, 129},
-    {1, 257, 97, 130}, {2, 8, 97, 301}, {1, 257, 24, 2}, {4, 33, 48, 64},
+    {1, 513, 97, 130}, {2, 8, 97, 301}, {1, 513, 24, 2}, {4, 33, 48, 64},
 };
 
 /* Runs body for 1 and then 3 OpenMP threads (a team size changed per case would make

@@ -556,6 +556,15 @@ END_TEST
 /* EZ_PCS_OPEN_NO_PROXIMITY: no proximity row (the caller tested the commitment's
  * proximity with an earlier full opening); the mode is bound to the transcript, and the
  * evaluation row and columns are still checked. */
+/* Entries committed: the sum of the lengths (no padding). */
+static uint64_t stacked_total(const ez_pcs_commitment *c)
+{
+    uint64_t t = 0;
+    for (uint64_t i = 0; i < c->npolys; i++)
+        t += c->lens[i];
+    return t;
+}
+
 START_TEST(test_pcs_no_proximity)
 {
     ez_rng r = ez_rng_for("pcs_no_proximity");
@@ -630,6 +639,34 @@ START_TEST(test_pcs_no_proximity)
     ez_writer_init(&w);
     ck_assert_int_eq(ez_pcs_open_ex(p, &t, cl, 5, 2, &w), EZ_ERR_INVALID); /* unknown flag */
     ez_writer_clear(&w);
+    /* scheme 2 ("proximity tested once"): its own row-length rule, read back as written,
+     * and a stored log_cols of the other scheme's rule is malformed */
+    ez_pcs_prover *p2 = NULL;
+    ez_pcs_commitment c2, c3;
+    ck_assert_int_eq(ez_pcs_commit_scheme(&p2, &c2, (const ez_fe *const *)ps.polys, ps.lens, 4, 9), EZ_ERR_INVALID);
+    ck_assert_int_eq(
+        ez_pcs_commit_scheme(&p2, &c2, (const ez_fe *const *)ps.polys, ps.lens, 4, EZ_PCS_SCHEME_LIGERO_P1), EZ_OK);
+    ck_assert_uint_eq(c2.scheme, EZ_PCS_SCHEME_LIGERO_P1);
+    ck_assert_uint_eq(c2.log_cols, ez_pcs_log_cols_rule_scheme(3000 + 4096 + 37 + 300, EZ_PCS_SCHEME_LIGERO_P1));
+    /* 3 x 2^20 entries (the GPT-2-small attention weights): 2^13 columns, or 2^14 when
+     * the openings send one row */
+    ck_assert_uint_eq(ez_pcs_log_cols_rule(3 * ((uint64_t)1 << 20)), 13);
+    ck_assert_uint_eq(ez_pcs_log_cols_rule_scheme(3 * ((uint64_t)1 << 20), EZ_PCS_SCHEME_LIGERO_P1), 14);
+    ez_writer_init(&w);
+    ez_pcs_commitment_write(&w, &c2);
+    ez_reader rd;
+    ez_reader_init(&rd, w.data, w.len);
+    ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c3), EZ_OK);
+    ck_assert_uint_eq(c3.scheme, EZ_PCS_SCHEME_LIGERO_P1);
+    ck_assert_uint_eq(c3.log_cols, c2.log_cols);
+    ez_pcs_commitment_clear(&c3);
+    w.data[0] = EZ_PCS_SCHEME_LIGERO; /* the same bytes as a scheme-1 commitment */
+    ez_reader_init(&rd, w.data, w.len);
+    if (ez_pcs_log_cols_rule(stacked_total(&c2)) != c2.log_cols)
+        ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c3), EZ_ERR_FORMAT);
+    ez_writer_clear(&w);
+    ez_pcs_commitment_clear(&c2);
+    ez_pcs_prover_free(p2);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
     polyset_free(&ps);

@@ -527,6 +527,35 @@ START_TEST(test_changed_round_message)
 }
 END_TEST
 
+/* A virtual column (the low 16 bits of a 24-bit quotient, docs/protocol.md §4): the
+ * prover sends the committed high part's value at each of its lookup points and the
+ * verifier derives the tensor's. A changed value (the last element of the lookups
+ * section: the last such message) is caught — by the advice opening or by the walk. */
+START_TEST(test_virtual_column_value)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_compile(&f, masked_src);
+    fx_run(&f, "virtual_column");
+    ez_advice_layout L;
+    ck_assert_int_eq(ez_advice_layout_build(&L, &f.plan, &why), EZ_OK);
+    size_t nvirt = 0;
+    for (size_t j = 0; j < L.ncols; j++)
+        nvirt += L.cols[j].nx > 0;
+    ck_assert_uint_gt(nvirt, 0);
+    ck_assert_uint_eq(L.nlinks, 0);
+    ck_assert(L.cols[L.ncols - 1].nx > 0 || L.cols[L.ncols - 2].nx > 0);
+    ez_advice_layout_clear(&L);
+    ez_proof pf;
+    fx_prove(&f, false, &pf);
+    ck_assert(fx_verify(&f, &pf, &why));
+    bump(&pf.sec[EZ_PF_SEC_LOOKUPS], pf.sec[EZ_PF_SEC_LOOKUPS].len - 16);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_changed_claimed_output)
 {
     fx f;
@@ -782,6 +811,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_quotient_out_of_width);
     tcase_add_test(tc, test_checked_prover_refuses);
     tcase_add_test(tc, test_changed_round_message);
+    tcase_add_test(tc, test_virtual_column_value);
     tcase_add_test(tc, test_changed_claimed_output);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);

@@ -1,4 +1,5 @@
 /* util: the strict reader never reads past its end; the writer round-trips. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/util.h"
@@ -71,6 +72,23 @@ START_TEST(test_overflowing_alloc)
 {
     ck_assert_ptr_null(ez_alloc_aligned(SIZE_MAX / 2, 4));
     ck_assert_ptr_null(ez_realloc_array(NULL, SIZE_MAX / 2, 4));
+    ck_assert_ptr_null(ez_alloc_huge(SIZE_MAX / 2, 4));
+}
+END_TEST
+
+/* Large blocks (huge-page advice) and small ones are 64-byte aligned and writable end
+ * to end (ASan checks the bounds in the sanitizer build). */
+START_TEST(test_alloc_huge)
+{
+    const size_t sizes[] = {1, 100, (size_t)3 << 20, ((size_t)5 << 20) + 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint8_t *p = ez_alloc_huge(sizes[i], 1);
+        ck_assert_ptr_nonnull(p);
+        ck_assert_uint_eq((uintptr_t)p % 64, 0);
+        memset(p, 0xA5, sizes[i]);
+        ck_assert_uint_eq(p[sizes[i] - 1], 0xA5);
+        free(p);
+    }
 }
 END_TEST
 
@@ -81,6 +99,7 @@ Suite *ez_suite_util(void)
     tcase_add_test(tc, test_roundtrip);
     tcase_add_test(tc, test_truncation);
     tcase_add_test(tc, test_overflowing_alloc);
+    tcase_add_test(tc, test_alloc_huge);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -19,6 +19,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 proof_bytes() {
     d="$work/s$1"
     mkdir -p "$d"
+    set -e
     "$EINZK" compile "$top_srcdir/examples/attention.ein" -D S="$1" -D D=64 -D H=2 -D E=16 -o "$d/m.einc" >/dev/null 2>&1
     "$EINZK" gen "$d/m.einc" --seed 3 --weights "$d/w.safetensors" --input "$d/in.json" >/dev/null 2>&1
     "$EINZK" setup "$d/m.einc" --weights "$d/w.safetensors" --vk "$d/m.vk" --pk "$d/m.pk" >/dev/null 2>&1
@@ -29,7 +30,10 @@ proof_bytes() {
 
 prev=""
 for s in 32 64 128; do
-    b=$(proof_bytes "$s")
+    b=$(proof_bytes "$s") || b=""
+    case "$b" in
+    '' | *[!0-9]*) echo "proof_growth: FAIL: compile/gen/setup/prove/verify at S=$s failed" >&2; exit 1 ;;
+    esac
     echo "proof_growth: S=$s proof_bytes=$b"
     if [ -n "$prev" ]; then
         # strictly less than double, with the ratio printed for the record
