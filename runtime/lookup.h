@@ -1,9 +1,8 @@
 /* lookup — the runtime's door to lib/logup.h (LogUp-GKR, DESIGN.md §3 "Lookups").
  *
- * Why a separate module: lib/logup.h and runtime/tables.h (through runtime/exec.h) both
- * define a type named ez_table_kind, so no translation unit can include both. Everything
- * that touches the trace talks to the lookup argument through these functions, whose
- * types (field elements, claims, transcript, bytes) come from neither header.
+ * Why a separate module: it turns lib/logup.h's claims into the runtime's ez_claim and
+ * keeps the range-table layout (one region per width) in one place; everything that
+ * touches the trace talks to the lookup argument through these functions.
  *
  * v1 has one table: the range table with one region [0, 2^w) per width w in rbits[]
  * (strictly decreasing, each 1..16; lib/logup.h EZ_TABLE_RANGES); each looked-up column
