@@ -107,7 +107,15 @@ static ez_fe2 eval_rec_fe2(const ez_fe2 *t, size_t len, const ez_fe2 *r, unsigne
  * in parallel, then combine them with the eq table of those variables. */
 #define EZ_MLE_SPLIT_BITS 5
 
-ez_fe2 ez_mle_eval_fe(const ez_fe *t, size_t len, const ez_fe2 *r, unsigned n)
+/* One driver for both element types: exactly one of tb (base) / te (extension) is set.
+ * Offsets into the table are the same for both, so the split is written once. */
+static ez_fe2 eval_rec_any(const ez_fe *tb, const ez_fe2 *te, size_t off, size_t len, const ez_fe2 *r,
+                           unsigned m, unsigned leaf, const ez_fe2 *eq)
+{
+    return tb ? eval_rec_fe(tb + off, len, r, m, leaf, eq) : eval_rec_fe2(te + off, len, r, m, leaf, eq);
+}
+
+static ez_fe2 eval_any(const ez_fe *tb, const ez_fe2 *te, size_t len, const ez_fe2 *r, unsigned n)
 {
     EZ_VERIFY_CHECK(n <= 62 && len <= ((size_t)1 << n));
     unsigned leaf = n < EZ_MLE_LEAF_BITS ? n : EZ_MLE_LEAF_BITS;
@@ -115,38 +123,27 @@ ez_fe2 ez_mle_eval_fe(const ez_fe *t, size_t len, const ez_fe2 *r, unsigned n)
     ez_eq_table(eq, r + (n - leaf), leaf);
     unsigned m = n - leaf;
     if (len < 2 * (size_t)EZ_MLE_PAR_MIN || m < EZ_MLE_SPLIT_BITS)
-        return eval_rec_fe(t, len, r, m, leaf, eq);
+        return eval_rec_any(tb, te, 0, len, r, m, leaf, eq);
     ez_fe2 part[1u << EZ_MLE_SPLIT_BITS], w[1u << EZ_MLE_SPLIT_BITS];
     size_t chunk = (size_t)1 << (n - EZ_MLE_SPLIT_BITS);
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t c = 0; c < ((size_t)1 << EZ_MLE_SPLIT_BITS); c++) {
         size_t off = c * chunk;
         size_t l = off >= len ? 0 : (len - off < chunk ? len - off : chunk);
-        part[c] = eval_rec_fe(t + off, l, r + EZ_MLE_SPLIT_BITS, m - EZ_MLE_SPLIT_BITS, leaf, eq);
+        part[c] = eval_rec_any(tb, te, off, l, r + EZ_MLE_SPLIT_BITS, m - EZ_MLE_SPLIT_BITS, leaf, eq);
     }
     ez_eq_table(w, r, EZ_MLE_SPLIT_BITS);
     return dot_fe2(part, (size_t)1 << EZ_MLE_SPLIT_BITS, w);
 }
 
+ez_fe2 ez_mle_eval_fe(const ez_fe *t, size_t len, const ez_fe2 *r, unsigned n)
+{
+    return eval_any(t, NULL, len, r, n);
+}
+
 ez_fe2 ez_mle_eval_fe2(const ez_fe2 *t, size_t len, const ez_fe2 *r, unsigned n)
 {
-    EZ_VERIFY_CHECK(n <= 62 && len <= ((size_t)1 << n));
-    unsigned leaf = n < EZ_MLE_LEAF_BITS ? n : EZ_MLE_LEAF_BITS;
-    ez_fe2 eq[1u << EZ_MLE_LEAF_BITS];
-    ez_eq_table(eq, r + (n - leaf), leaf);
-    unsigned m = n - leaf;
-    if (len < 2 * (size_t)EZ_MLE_PAR_MIN || m < EZ_MLE_SPLIT_BITS)
-        return eval_rec_fe2(t, len, r, m, leaf, eq);
-    ez_fe2 part[1u << EZ_MLE_SPLIT_BITS], w[1u << EZ_MLE_SPLIT_BITS];
-    size_t chunk = (size_t)1 << (n - EZ_MLE_SPLIT_BITS);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_t c = 0; c < ((size_t)1 << EZ_MLE_SPLIT_BITS); c++) {
-        size_t off = c * chunk;
-        size_t l = off >= len ? 0 : (len - off < chunk ? len - off : chunk);
-        part[c] = eval_rec_fe2(t + off, l, r + EZ_MLE_SPLIT_BITS, m - EZ_MLE_SPLIT_BITS, leaf, eq);
-    }
-    ez_eq_table(w, r, EZ_MLE_SPLIT_BITS);
-    return dot_fe2(part, (size_t)1 << EZ_MLE_SPLIT_BITS, w);
+    return eval_any(NULL, t, len, r, n);
 }
 
 /* ---- binding ---------------------------------------------------------------------- */
