@@ -116,6 +116,7 @@ static void func_bound(const ez_stmt *st, ez_node *n)
         mpz_set(n->bound, in->bound);
         return;
     case EZ_FN_GELU:
+    case EZ_FN_GELU_TANH:
     case EZ_FN_SILU:
         /* |x * Phi(x)| and |x * sigma(x)| are at most |x|. */
         move_scale(n->bound, in->bound, in->scale, s);

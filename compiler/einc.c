@@ -340,7 +340,7 @@ static ez_status decode_ops(ez_reader *r, ez_plan *p, ez_diag *d)
         unsigned func = ez_reader_u8(r);
         op->in_scale = ez_reader_u32(r);
         op->out_scale = ez_reader_u32(r);
-        if (r->failed || masked > 1 || func > EZ_FN_RSQRT)
+        if (r->failed || masked > 1 || func > EZ_FN_LAST)
             goto bad;
         op->masked = masked;
         op->func = (ez_func)func;
@@ -402,7 +402,7 @@ static ez_status decode_schedule(ez_reader *r, ez_plan *p, ez_diag *d)
             unsigned table = ez_reader_u8(r), func = ez_reader_u8(r);
             lk->count = ez_reader_u64(r);
             int64_t is = ez_reader_i64(r), os = ez_reader_i64(r);
-            if (r->failed || table > EZ_LOOKUP_FUNC || func > EZ_FN_RSQRT || is < -64 || is > 64 || os < 0 ||
+            if (r->failed || table > EZ_LOOKUP_FUNC || func > EZ_FN_LAST || is < -64 || is > 64 || os < 0 ||
                 os > 64)
                 goto bad;
             lk->table = (ez_lookup_kind)table;

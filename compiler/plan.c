@@ -55,6 +55,7 @@ const char *ez_func_name(ez_func f)
     case EZ_FN_TANH: return "tanh";
     case EZ_FN_EXP: return "exp";
     case EZ_FN_RSQRT: return "rsqrt";
+    case EZ_FN_GELU_TANH: return "gelu_tanh";
     }
     return "?";
 }

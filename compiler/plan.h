@@ -78,7 +78,9 @@ typedef enum {
 
 typedef enum {
     EZ_FN_NONE = 0,
-    EZ_FN_RELU, EZ_FN_GELU, EZ_FN_SILU, EZ_FN_SIGMOID, EZ_FN_TANH, EZ_FN_EXP, EZ_FN_RSQRT
+    EZ_FN_RELU, EZ_FN_GELU, EZ_FN_SILU, EZ_FN_SIGMOID, EZ_FN_TANH, EZ_FN_EXP, EZ_FN_RSQRT,
+    EZ_FN_GELU_TANH, /* GPT-2's tanh approximation of GELU */
+    EZ_FN_LAST = EZ_FN_GELU_TANH
 } ez_func;
 
 /* How each index of an einsum relates to operands A (in[0]), B (in[1]) and the output

@@ -264,7 +264,7 @@ static ez_status check_op(const ez_plan *p, size_t i, ez_diag *d)
             return EZ_ERR_FORMAT;
         }
     }
-    if (op->shift > 62 || op->in_scale > 62 || op->out_scale > 62 || (unsigned)op->func > EZ_FN_RSQRT) {
+    if (op->shift > 62 || op->in_scale > 62 || op->out_scale > 62 || (unsigned)op->func > EZ_FN_LAST) {
         ez_diag_set(d, "op %zu: invalid shift, scale or function", i);
         return EZ_ERR_FORMAT;
     }
@@ -835,7 +835,7 @@ ez_status ez_plan_validate(const ez_plan *p, ez_diag *d)
         }
         for (unsigned l = 0; l < op->nlookups; l++) {
             const ez_plan_lookup *lk = &op->lookups[l];
-            if ((unsigned)lk->table > EZ_LOOKUP_FUNC || (unsigned)lk->func > EZ_FN_RSQRT ||
+            if ((unsigned)lk->table > EZ_LOOKUP_FUNC || (unsigned)lk->func > EZ_FN_LAST ||
                 (lk->table == EZ_LOOKUP_FUNC) != (lk->func != EZ_FN_NONE) || lk->count == 0 ||
                 (lk->table == EZ_LOOKUP_RANGE16 && (lk->in_scale != 0 || lk->out_scale != 0)) ||
                 lk->count > EZ_PLAN_MAX_NUMEL * 64 || lk->in_scale < -64 || lk->in_scale > 64 ||

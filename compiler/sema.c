@@ -126,7 +126,7 @@ typedef struct {
 } sctx;
 
 static const char *const builtin_names[] = {"softmax", "causal", "max", "argmax", "layernorm",
-                                            "rmsnorm", "gelu", "relu", "silu", "sigmoid",
+                                            "rmsnorm", "gelu", "gelu_tanh", "relu", "silu", "sigmoid",
                                             "tanh", "exp", "rsqrt", NULL};
 
 /* ---- small helpers ------------------------------------------------------------------- */
@@ -1255,7 +1255,7 @@ static const builtin builtins[] = {
     {"gelu", EZ_OP_UNARY, EZ_FN_GELU, 0},       {"relu", EZ_OP_UNARY, EZ_FN_RELU, 0},
     {"silu", EZ_OP_UNARY, EZ_FN_SILU, 0},       {"sigmoid", EZ_OP_UNARY, EZ_FN_SIGMOID, 0},
     {"tanh", EZ_OP_UNARY, EZ_FN_TANH, 0},       {"exp", EZ_OP_UNARY, EZ_FN_EXP, 0},
-    {"rsqrt", EZ_OP_UNARY, EZ_FN_RSQRT, 0},
+    {"rsqrt", EZ_OP_UNARY, EZ_FN_RSQRT, 0},     {"gelu_tanh", EZ_OP_UNARY, EZ_FN_GELU_TANH, 0},
 };
 
 static pn *build_call(sctx *c, const ez_ast *e)

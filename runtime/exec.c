@@ -376,7 +376,7 @@ ez_status ez_exec_check_plan(const ez_plan *p, ez_diag *d)
         case EZ_OP_LAYERNORM:
         case EZ_OP_RMSNORM: reduce = true; break;
         case EZ_OP_UNARY:
-            if (op->nin != 1 || op->func == EZ_FN_NONE || op->func > EZ_FN_RSQRT)
+            if (op->nin != 1 || op->func == EZ_FN_NONE || op->func > EZ_FN_LAST)
                 return bad(d, op, oi, "unknown function");
             break;
         case EZ_OP_GATHER:

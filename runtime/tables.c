@@ -16,6 +16,7 @@ double ez_func_eval_f64(ez_func f, double x)
     switch (f) {
     case EZ_FN_RELU: return x > 0 ? x : 0.0;
     case EZ_FN_GELU: return 0.5 * x * (1.0 + erf(x * M_SQRT1_2));
+    case EZ_FN_GELU_TANH: return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
     case EZ_FN_SILU: return x / (1.0 + exp(-x));
     case EZ_FN_SIGMOID: return 1.0 / (1.0 + exp(-x));
     case EZ_FN_TANH: return tanh(x);
@@ -60,7 +61,7 @@ ez_status ez_table_build(ez_table *t, ez_func f, unsigned in_scale, unsigned out
         t->out_scale = out_scale;
         return st;
     }
-    if (f == EZ_FN_NONE || f == EZ_FN_RELU || f > EZ_FN_RSQRT) {
+    if (f == EZ_FN_NONE || f == EZ_FN_RELU || f > EZ_FN_LAST) {
         ez_diag_set(d, "no table for function '%s'", ez_func_name(f));
         return EZ_ERR_INVALID;
     }
@@ -76,6 +77,7 @@ ez_status ez_table_build(ez_table *t, ez_func f, unsigned in_scale, unsigned out
     t->lo = -((int64_t)1 << (EZ_TABLE_BITS - 1));
     switch (f) {
     case EZ_FN_GELU:
+    case EZ_FN_GELU_TANH:
     case EZ_FN_SILU: t->lo_tail = EZ_TAIL_ZERO; t->hi_tail = EZ_TAIL_IDENTITY; break;
     case EZ_FN_SIGMOID: t->lo_tail = EZ_TAIL_ZERO; t->hi_tail = EZ_TAIL_ONE; break;
     case EZ_FN_TANH: t->lo_tail = EZ_TAIL_MINUS_ONE; t->hi_tail = EZ_TAIL_ONE; break;
