@@ -22,7 +22,7 @@
 
 #include "cli/cli.h"
 #include "compiler/einc.h"
-#include "runtime/safetensors.h"
+#include "runtime/io/safetensors.h"
 
 static void usage(FILE *f)
 {

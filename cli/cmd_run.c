@@ -28,9 +28,9 @@
 
 #include "cli/cli.h"
 #include "compiler/einc.h"
-#include "runtime/exec.h"
-#include "runtime/exec_io.h"
-#include "runtime/floatref.h"
+#include "runtime/exec/exec.h"
+#include "runtime/io/model_io.h"
+#include "runtime/exec/floatref.h"
 
 static void usage(FILE *f)
 {

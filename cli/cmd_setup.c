@@ -15,10 +15,10 @@
 
 #include "cli/cli.h"
 #include "compiler/einc.h"
-#include "runtime/exec.h"
-#include "runtime/exec_io.h"
-#include "runtime/proofio.h"
-#include "runtime/prove.h"
+#include "runtime/exec/exec.h"
+#include "runtime/io/model_io.h"
+#include "runtime/formats/proofio.h"
+#include "runtime/prove/prove.h"
 
 static void usage(FILE *f)
 {

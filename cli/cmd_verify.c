@@ -20,10 +20,10 @@
 #endif
 
 #include "cli/cli.h"
-#include "runtime/proofio.h"
-#include "runtime/quant.h"
-#include "runtime/tensorio.h"
-#include "runtime/verify.h"
+#include "runtime/formats/proofio.h"
+#include "runtime/io/quant.h"
+#include "runtime/io/tensorio.h"
+#include "runtime/prove/verify.h"
 
 static void usage(FILE *f)
 {

@@ -10,9 +10,9 @@
 #include <omp.h>
 #endif
 
-#include "runtime/exec.h"
-#include "runtime/floatref.h"
-#include "runtime/tables.h"
+#include "runtime/exec/exec.h"
+#include "runtime/exec/floatref.h"
+#include "runtime/exec/tables.h"
 #include "tests/testutil.h"
 
 /* ---- plan builder -------------------------------------------------------------------- */

@@ -13,8 +13,8 @@
 #include <omp.h>
 #endif
 
-#include "runtime/exec.h"
-#include "runtime/exec_gemm.h"
+#include "runtime/exec/exec.h"
+#include "runtime/exec/exec_gemm.h"
 #include "tests/testutil.h"
 
 static int max_threads(void)

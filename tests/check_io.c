@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/quant.h"
-#include "runtime/safetensors.h"
-#include "runtime/tensorio.h"
+#include "runtime/io/quant.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/io/tensorio.h"
 #include "tests/testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------- */

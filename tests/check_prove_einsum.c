@@ -12,8 +12,8 @@
 #include "compiler/plan.h"
 #include "lib/mle.h"
 #include "lib/transcript.h"
-#include "runtime/claim.h"
-#include "runtime/prove_einsum.h"
+#include "runtime/prove/claim.h"
+#include "runtime/prove/contraction.h"
 #include "tests/testutil.h"
 
 /* ---- the equation table ------------------------------------------------------------------ */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/tensorio.h"
+#include "runtime/io/tensorio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,74 @@
+/* exec_internal — what the executor's files share (runtime/exec.c dispatches, one file
+ * per family of ops implements). Not a public header. */
+#ifndef EZ_RUNTIME_EXEC_INTERNAL_H
+#define EZ_RUNTIME_EXEC_INTERNAL_H
+
+#include "runtime/exec/exec.h"
+#include "runtime/exec/exec_index.h"
+
+/* Everything an op executor needs. */
+typedef struct {
+    const ez_plan *p;
+    const ez_plan_op *op;
+    size_t oi;
+    ez_trace *tr;
+    ez_diag *d;
+    unsigned aux_used; /* bit k: the op asked for aux array k in this run */
+} ez_exec_ctx;
+
+/* The aux array of kind k with n entries for the current op (new and zeroed, or the
+ * array of the previous run of this op, NOT cleared: the op must write every entry).
+ * NULL with a diag on allocation failure. */
+int64_t *ez_exec_aux(ez_exec_ctx *c, ez_aux_kind k, uint64_t n);
+
+/* The table (built on first use and kept in the trace). */
+ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_fn_table_kind kind, ez_func f,
+                        unsigned in_scale, unsigned out_scale);
+
+/* Scratch slot 0 or 1 of at least `bytes` bytes, 64-byte aligned, owned by the trace
+ * and reused by later ops (fresh pages cost a fault each: reusing them matters as much
+ * as the kernel). Contents undefined. NULL with a diag on allocation failure. */
+void *ez_exec_scratch(ez_exec_ctx *c, int slot, size_t bytes);
+
+/* Largest |v| over v[0..n) (as uint64, so INT64_MIN is fine). OpenMP-parallel. */
+uint64_t ez_exec_maxabs(const int64_t *v, uint64_t n);
+
+/* Move x from scale `from` to scale `to` exactly: x * 2^(to-from) when to >= from, else
+ * floor(x / 2^(from-to)) with the remainder in *rem (0 otherwise). The caller keeps
+ * |x| * 2^(to-from) < 2^62 (validated against the bounds). */
+static inline int64_t ez_exec_move_scale(int64_t x, unsigned from, unsigned to, int64_t *rem)
+{
+    if (to >= from) {
+        *rem = 0;
+        return (int64_t)((uint64_t)x << (to - from));
+    }
+    unsigned s = from - to;
+    int64_t q = x >> s;
+    *rem = x - (int64_t)((uint64_t)q << s);
+    return q;
+}
+
+/* floor(v / 2^shift) and its remainder in [0, 2^shift) (arithmetic shift = floor,
+ * also for negatives). shift <= 62. */
+static inline int64_t ez_exec_floor_shift(int64_t v, unsigned shift, int64_t *rem)
+{
+    int64_t q = v >> shift;
+    *rem = v - (int64_t)((uint64_t)q << shift);
+    return q;
+}
+
+/* One executor per op family; each fills c->tr->t[op->out] and its aux arrays. */
+ez_status ez_exec_einsum(ez_exec_ctx *c);   /* exec_einsum.c */
+ez_status ez_exec_add(ez_exec_ctx *c);      /* exec_elem.c */
+ez_status ez_exec_causal(ez_exec_ctx *c);
+ez_status ez_exec_gather(ez_exec_ctx *c);
+ez_status ez_exec_unary(ez_exec_ctx *c);
+ez_status ez_exec_softmax(ez_exec_ctx *c);  /* exec_nonlin.c */
+ez_status ez_exec_maxarg(ez_exec_ctx *c);   /* MAX and ARGMAX */
+ez_status ez_exec_norm(ez_exec_ctx *c);     /* LAYERNORM and RMSNORM */
+
+/* E = max(1, round(EZ_NORM_EPS * 4^in_scale)), the epsilon of a normalisation at the
+ * input's scale (docs/semantics.md). in_scale <= 31. */
+int64_t ez_exec_norm_eps(unsigned in_scale);
+
+#endif

@@ -1,0 +1,540 @@
+/* proofio — see proofio.h; byte layout in docs/protocol.md §9. */
+#include "config.h"
+
+#include "runtime/formats/proofio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/einc.h"
+#include "runtime/prove/prove.h"
+
+#define MAX_STMT_TENSORS (UINT64_C(1) << 20)
+#define MAX_ELEMS (UINT64_C(1) << 40)
+
+/* ---- sections ------------------------------------------------------------------------------ */
+
+static void write_header(ez_writer *w, const char *magic)
+{
+    uint8_t v[4] = {EZ_PROOF_MAJOR & 0xff, EZ_PROOF_MAJOR >> 8, EZ_PROOF_MINOR & 0xff, EZ_PROOF_MINOR >> 8};
+    ez_writer_bytes(w, magic, 4);
+    ez_writer_bytes(w, v, 4);
+}
+
+static void write_section(ez_writer *w, uint32_t tag, const ez_writer *payload)
+{
+    ez_writer_u32(w, tag);
+    ez_writer_u64(w, payload->len);
+    ez_writer_bytes(w, payload->data, payload->len);
+    if (payload->failed)
+        w->failed = true;
+}
+
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+    bool present;
+} sec_view;
+
+/* Parse magic, version and sections 1..ntags (each exactly once, increasing order). */
+static ez_status read_sections(const uint8_t *data, size_t len, const char *magic, const char *what,
+                               unsigned ntags, bool strict_minor, sec_view *sec, ez_diag *d)
+{
+    ez_reader r;
+    ez_reader_init(&r, data, len);
+    uint8_t m[4], v[4];
+    memset(sec, 0, (ntags + 1) * sizeof *sec);
+    if (!ez_reader_bytes(&r, m, 4) || memcmp(m, magic, 4) != 0) {
+        ez_diag_set(d, "not a %s (bad magic)", what);
+        return EZ_ERR_FORMAT;
+    }
+    if (!ez_reader_bytes(&r, v, 4)) {
+        ez_diag_set(d, "%s: truncated header", what);
+        return EZ_ERR_FORMAT;
+    }
+    unsigned major = v[0] | (unsigned)v[1] << 8, minor = v[2] | (unsigned)v[3] << 8;
+    if (major != EZ_PROOF_MAJOR) {
+        ez_diag_set(d, "%s: format version %u.%u is not supported (this build reads %d.x)", what, major, minor,
+                    EZ_PROOF_MAJOR);
+        return EZ_ERR_FORMAT;
+    }
+    if (strict_minor && minor > EZ_PROOF_MINOR) {
+        /* a verifier cannot skip parts of an argument it does not understand */
+        ez_diag_set(d, "%s: format version %u.%u is newer than this build's %d.%d", what, major, minor,
+                    EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+        return EZ_ERR_FORMAT;
+    }
+    uint32_t last = 0;
+    while (ez_reader_remaining(&r) > 0) {
+        uint32_t tag = ez_reader_u32(&r);
+        uint64_t n = ez_reader_u64(&r);
+        if (r.failed || n > ez_reader_remaining(&r)) {
+            ez_diag_set(d, "%s: truncated section", what);
+            return EZ_ERR_FORMAT;
+        }
+        const uint8_t *p = ez_reader_view(&r, (size_t)n);
+        if (tag <= last) {
+            ez_diag_set(d, "%s: section %u repeated or out of order", what, tag);
+            return EZ_ERR_FORMAT;
+        }
+        last = tag;
+        if (tag > ntags) {
+            if (minor > EZ_PROOF_MINOR)
+                continue; /* a newer minor version may add sections */
+            ez_diag_set(d, "%s: unknown section %u", what, tag);
+            return EZ_ERR_FORMAT;
+        }
+        sec[tag] = (sec_view){p ? p : (const uint8_t *)"", (size_t)n, true};
+    }
+    for (unsigned t = 1; t <= ntags; t++)
+        if (!sec[t].present) {
+            ez_diag_set(d, "%s: section %u is missing", what, t);
+            return EZ_ERR_FORMAT;
+        }
+    return EZ_OK;
+}
+
+/* ---- tensors of integers ---------------------------------------------------------------------- */
+
+static void write_ints(ez_writer *w, const ez_stmt_tensor *t)
+{
+    ez_writer_u32(w, t->tensor);
+    ez_writer_u64(w, t->n);
+    for (uint64_t i = 0; i < t->n; i++)
+        ez_writer_i64(w, t->v[i]);
+}
+
+static bool read_ints(ez_reader *r, ez_stmt_tensor *t)
+{
+    t->tensor = ez_reader_u32(r);
+    t->n = ez_reader_count(r, MAX_ELEMS, 8);
+    if (r->failed)
+        return false;
+    t->v = ez_alloc_array(t->n ? t->n : 1, sizeof *t->v);
+    if (t->v == NULL)
+        return false;
+    for (uint64_t i = 0; i < t->n; i++)
+        t->v[i] = ez_reader_i64(r);
+    return !r->failed;
+}
+
+/* ---- statement -------------------------------------------------------------------------------- */
+
+void ez_statement_clear(ez_statement *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        free(s->t[i].v);
+    free(s->t);
+    memset(s, 0, sizeof *s);
+}
+
+static bool is_input(const ez_plan_tensor *t)
+{
+    return t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS;
+}
+
+/* The statement's tensors in order: inputs/tokens, then outputs that are not inputs. */
+static size_t stmt_order(const ez_plan *p, unsigned *ids)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (is_input(&p->tensors[i]))
+            ids[n++] = (unsigned)i;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].is_output && !is_input(&p->tensors[i]))
+            ids[n++] = (unsigned)i;
+    return n;
+}
+
+ez_status ez_statement_from_trace(ez_statement *s, const ez_plan *p, int64_t *const *t)
+{
+    memset(s, 0, sizeof *s);
+    unsigned *ids = ez_alloc_array(p->ntensors ? p->ntensors * 2 : 1, sizeof *ids);
+    if (ids == NULL)
+        return EZ_ERR_NOMEM;
+    size_t n = stmt_order(p, ids);
+    s->t = ez_alloc_array(n ? n : 1, sizeof *s->t);
+    if (s->t == NULL) {
+        free(ids);
+        return EZ_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t m = ez_plan_tensor_numel(&p->tensors[ids[i]]);
+        ez_stmt_tensor *x = &s->t[s->n++];
+        x->tensor = ids[i];
+        x->n = m;
+        x->v = ez_alloc_array(m ? m : 1, sizeof *x->v);
+        if (x->v == NULL) {
+            free(ids);
+            ez_statement_clear(s);
+            return EZ_ERR_NOMEM;
+        }
+        if (m)
+            memcpy(x->v, t[ids[i]], m * sizeof *x->v);
+    }
+    free(ids);
+    return EZ_OK;
+}
+
+const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->t[i].tensor == tensor)
+            return &s->t[i];
+    return NULL;
+}
+
+ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d)
+{
+    unsigned *ids = ez_alloc_array(p->ntensors ? p->ntensors * 2 : 1, sizeof *ids);
+    if (ids == NULL)
+        return EZ_ERR_NOMEM;
+    size_t n = stmt_order(p, ids);
+    ez_status st = EZ_OK;
+    if (s->n != n) {
+        ez_diag_set(d, "statement: %zu tensors, the model has %zu inputs and outputs", s->n, n);
+        st = EZ_ERR_FORMAT;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ez_plan_tensor *t = &p->tensors[ids[i]];
+        const ez_stmt_tensor *x = &s->t[i];
+        if (x->tensor != ids[i] || x->n != ez_plan_tensor_numel(t)) {
+            ez_diag_set(d, "statement: entry %zu is not tensor '%s' with %llu values", i, t->name,
+                        (unsigned long long)ez_plan_tensor_numel(t));
+            st = EZ_ERR_FORMAT;
+            goto out;
+        }
+        if (!is_input(t))
+            continue;
+        /* the public inputs must satisfy what the compiler's bound analysis assumed */
+        int64_t lo = t->kind == EZ_TENSOR_TOKENS ? 0 : -(INT64_C(1) << (t->bits - 1));
+        int64_t hi = t->kind == EZ_TENSOR_TOKENS ? t->token_limit - 1 : (INT64_C(1) << (t->bits - 1)) - 1;
+        for (uint64_t j = 0; j < x->n; j++) {
+            int64_t v = x->v[j];
+            bool bad = v < lo || v > hi;
+            if (t->kind == EZ_TENSOR_INPUT && !bad)
+                bad = (uint64_t)(v < 0 ? -v : v) > t->bound;
+            if (bad) {
+                char where[256];
+                ez_exec_format_elem(where, sizeof where, t, j);
+                ez_diag_set(d, "statement: input %s = %lld is outside its range", where, (long long)v);
+                st = EZ_ERR_FORMAT;
+                goto out;
+            }
+        }
+    }
+out:
+    free(ids);
+    return st;
+}
+
+/* ---- proof ------------------------------------------------------------------------------------ */
+
+void ez_proof_init(ez_proof *p)
+{
+    memset(p, 0, sizeof *p);
+    for (int s = 0; s <= EZ_PF_NSEC; s++)
+        ez_writer_init(&p->sec[s]);
+}
+
+void ez_proof_clear(ez_proof *p)
+{
+    if (p == NULL)
+        return;
+    ez_statement_clear(&p->stmt);
+    for (int s = 0; s <= EZ_PF_NSEC; s++)
+        ez_writer_clear(&p->sec[s]);
+    memset(p, 0, sizeof *p);
+}
+
+ez_status ez_proof_encode(ez_writer *w, const ez_proof *p, size_t *stmt_bytes)
+{
+    ez_writer st;
+    ez_writer_init(&st);
+    ez_writer_u64(&st, p->stmt.n);
+    for (size_t i = 0; i < p->stmt.n; i++)
+        write_ints(&st, &p->stmt.t[i]);
+    write_header(w, EZ_PROOF_MAGIC);
+    write_section(w, EZ_PF_SEC_STATEMENT, &st);
+    if (stmt_bytes)
+        *stmt_bytes = st.len + 12;
+    ez_writer_clear(&st);
+    for (int s = 2; s <= EZ_PF_NSEC; s++)
+        write_section(w, (uint32_t)s, &p->sec[s]);
+    return w->failed ? EZ_ERR_NOMEM : EZ_OK;
+}
+
+ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag *d)
+{
+    sec_view sec[EZ_PF_NSEC + 1];
+    ez_proof_init(p);
+    ez_status st = read_sections(data, len, EZ_PROOF_MAGIC, "proof", EZ_PF_NSEC, true, sec, d);
+    if (st != EZ_OK)
+        return st;
+    ez_reader r;
+    ez_reader_init(&r, sec[1].data, sec[1].len);
+    uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 12);
+    if (r.failed) {
+        ez_diag_set(d, "proof: malformed statement");
+        return EZ_ERR_FORMAT;
+    }
+    p->stmt.t = ez_alloc_array(n ? n : 1, sizeof *p->stmt.t);
+    if (p->stmt.t == NULL)
+        return EZ_ERR_NOMEM;
+    for (uint64_t i = 0; i < n; i++) {
+        p->stmt.n++;
+        if (!read_ints(&r, &p->stmt.t[i])) {
+            ez_diag_set(d, "proof: malformed statement (tensor %llu)", (unsigned long long)i);
+            ez_proof_clear(p);
+            return EZ_ERR_FORMAT;
+        }
+    }
+    if (!ez_reader_done(&r)) {
+        ez_diag_set(d, "proof: trailing bytes in the statement");
+        ez_proof_clear(p);
+        return EZ_ERR_FORMAT;
+    }
+    for (int s = 2; s <= EZ_PF_NSEC; s++)
+        ez_writer_bytes(&p->sec[s], sec[s].data, sec[s].len);
+    for (int s = 2; s <= EZ_PF_NSEC; s++)
+        if (p->sec[s].failed) {
+            ez_proof_clear(p);
+            return EZ_ERR_NOMEM;
+        }
+    return EZ_OK;
+}
+
+/* ---- verifying key ------------------------------------------------------------------------------ */
+
+void ez_vk_init(ez_vk *vk)
+{
+    memset(vk, 0, sizeof *vk);
+    ez_plan_init(&vk->plan);
+}
+
+void ez_vk_clear(ez_vk *vk)
+{
+    if (vk == NULL)
+        return;
+    ez_plan_clear(&vk->plan);
+    ez_pcs_commitment_clear(&vk->wcom);
+    free(vk->wrange);
+    memset(vk, 0, sizeof *vk);
+}
+
+ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, const uint8_t *wrange,
+                       size_t wrange_len, ez_diag *d)
+{
+    ez_writer pl, wc, wr;
+    ez_writer_init(&pl);
+    ez_writer_init(&wc);
+    ez_writer_init(&wr);
+    ez_writer_bytes(&wr, wrange, wrange_len);
+    ez_status st = ez_einc_encode(&pl, p, d);
+    if (st == EZ_OK) {
+        ez_writer_u8(&wc, wcom != NULL);
+        if (wcom)
+            ez_pcs_commitment_write(&wc, wcom);
+        write_header(w, EZ_VK_MAGIC);
+        write_section(w, 1, &pl);
+        write_section(w, 2, &wc);
+        write_section(w, 3, &wr);
+        st = w->failed ? EZ_ERR_NOMEM : EZ_OK;
+    }
+    ez_writer_clear(&pl);
+    ez_writer_clear(&wc);
+    ez_writer_clear(&wr);
+    return st;
+}
+
+/* lens of a commitment equal to the plan's weight layout */
+static ez_status check_weight_lens(const ez_plan *p, const ez_pcs_commitment *c, bool present, ez_diag *d)
+{
+    uint64_t *lens = NULL;
+    size_t n = 0;
+    ez_status st = ez_weights_lens(p, &lens, &n);
+    if (st != EZ_OK)
+        return st;
+    bool ok = present == (n > 0) && (!present || c->npolys == n);
+    for (size_t i = 0; ok && present && i < n; i++)
+        ok = c->lens[i] == lens[i];
+    free(lens);
+    if (!ok) {
+        ez_diag_set(d, "the weight commitment does not match the model's weights");
+        return EZ_ERR_FORMAT;
+    }
+    return EZ_OK;
+}
+
+ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
+{
+    sec_view sec[4];
+    ez_vk_init(vk);
+    ez_status st = read_sections(data, len, EZ_VK_MAGIC, "verifying key", 3, false, sec, d);
+    if (st != EZ_OK)
+        return st;
+    ez_diag sub = {{0}};
+    if ((st = ez_einc_decode(&vk->plan, sec[1].data, sec[1].len, &sub)) != EZ_OK) {
+        ez_diag_set(d, "verifying key: the model: %s", sub.msg);
+        ez_vk_clear(vk);
+        return st;
+    }
+    ez_reader r;
+    ez_reader_init(&r, sec[2].data, sec[2].len);
+    uint8_t present = ez_reader_u8(&r);
+    if (r.failed || present > 1) {
+        ez_diag_set(d, "verifying key: malformed weight commitment");
+        ez_vk_clear(vk);
+        return EZ_ERR_FORMAT;
+    }
+    vk->has_weights = present;
+    if (present && (st = ez_pcs_commitment_read(&r, &vk->wcom)) != EZ_OK) {
+        ez_diag_set(d, "verifying key: malformed weight commitment");
+        ez_vk_clear(vk);
+        return st;
+    }
+    if (!ez_reader_done(&r)) {
+        ez_diag_set(d, "verifying key: trailing bytes after the weight commitment");
+        ez_vk_clear(vk);
+        return EZ_ERR_FORMAT;
+    }
+    if ((st = check_weight_lens(&vk->plan, &vk->wcom, vk->has_weights, d)) != EZ_OK) {
+        ez_vk_clear(vk);
+        return st;
+    }
+    vk->wrange = ez_alloc_array(sec[3].len ? sec[3].len : 1, 1);
+    if (vk->wrange == NULL) {
+        ez_vk_clear(vk);
+        return EZ_ERR_NOMEM;
+    }
+    memcpy(vk->wrange, sec[3].data, sec[3].len);
+    vk->wrange_len = sec[3].len;
+    return EZ_OK;
+}
+
+/* ---- proving key ------------------------------------------------------------------------------ */
+
+void ez_pk_init(ez_pk *pk)
+{
+    memset(pk, 0, sizeof *pk);
+}
+
+void ez_pk_clear(ez_pk *pk)
+{
+    if (pk == NULL)
+        return;
+    for (size_t i = 0; i < pk->nweights; i++)
+        free(pk->weights[i].v);
+    free(pk->weights);
+    ez_pcs_prover_free(pk->pcs);
+    memset(pk, 0, sizeof *pk);
+}
+
+ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs)
+{
+    ez_writer dg, ws, pc;
+    ez_writer_init(&dg);
+    ez_writer_init(&ws);
+    ez_writer_init(&pc);
+    ez_writer_bytes(&dg, p->digest, 32);
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        n += p->tensors[i].kind == EZ_TENSOR_WEIGHT;
+    ez_writer_u64(&ws, n);
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT) {
+            ez_stmt_tensor x = {(unsigned)i, ez_plan_tensor_numel(&p->tensors[i]), t[i]};
+            write_ints(&ws, &x);
+        }
+    ez_writer_u8(&pc, pcs != NULL);
+    if (pcs)
+        ez_pcs_prover_write(&pc, pcs);
+    write_header(w, EZ_PK_MAGIC);
+    write_section(w, 1, &dg);
+    write_section(w, 2, &ws);
+    write_section(w, 3, &pc);
+    ez_writer_clear(&dg);
+    ez_writer_clear(&ws);
+    ez_writer_clear(&pc);
+    return w->failed ? EZ_ERR_NOMEM : EZ_OK;
+}
+
+ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d)
+{
+    sec_view sec[4];
+    ez_pk_init(pk);
+    ez_status st = read_sections(data, len, EZ_PK_MAGIC, "proving key", 3, false, sec, d);
+    if (st != EZ_OK)
+        return st;
+    if (sec[1].len != 32) {
+        ez_diag_set(d, "proving key: malformed digest");
+        return EZ_ERR_FORMAT;
+    }
+    memcpy(pk->digest, sec[1].data, 32);
+    if (memcmp(pk->digest, p->digest, 32) != 0) {
+        ez_diag_set(d, "the proving key belongs to another model (digest differs)");
+        return EZ_ERR_INPUT;
+    }
+    ez_reader r;
+    ez_reader_init(&r, sec[2].data, sec[2].len);
+    uint64_t n = ez_reader_count(&r, p->ntensors, 12);
+    pk->weights = ez_alloc_array(n ? n : 1, sizeof *pk->weights);
+    if (r.failed || pk->weights == NULL) {
+        ez_diag_set(d, "proving key: malformed weights");
+        st = r.failed ? EZ_ERR_FORMAT : EZ_ERR_NOMEM;
+        goto fail;
+    }
+    size_t wi = 0;
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        if (t->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        if (wi >= n) {
+            ez_diag_set(d, "proving key: weight '%s' is missing", t->name);
+            st = EZ_ERR_FORMAT;
+            goto fail;
+        }
+        ez_stmt_tensor *x = &pk->weights[pk->nweights++];
+        wi++;
+        if (!read_ints(&r, x) || x->tensor != i || x->n != ez_plan_tensor_numel(t)) {
+            ez_diag_set(d, "proving key: weight '%s' is malformed", t->name);
+            st = EZ_ERR_FORMAT;
+            goto fail;
+        }
+        int64_t lim = INT64_C(1) << (t->bits - 1);
+        for (uint64_t j = 0; j < x->n; j++)
+            if (x->v[j] < -lim || x->v[j] >= lim) {
+                ez_diag_set(d, "proving key: weight '%s' has a value outside its %u-bit width", t->name, t->bits);
+                st = EZ_ERR_FORMAT;
+                goto fail;
+            }
+    }
+    if (wi != n || !ez_reader_done(&r)) {
+        ez_diag_set(d, "proving key: unexpected weights");
+        st = EZ_ERR_FORMAT;
+        goto fail;
+    }
+    ez_reader_init(&r, sec[3].data, sec[3].len);
+    uint8_t present = ez_reader_u8(&r);
+    if (r.failed || present > 1 || (present != 0) != (n > 0)) {
+        ez_diag_set(d, "proving key: malformed commitment data");
+        st = EZ_ERR_FORMAT;
+        goto fail;
+    }
+    if (present) {
+        if ((st = ez_pcs_prover_read(&r, &pk->pcs)) != EZ_OK || !ez_reader_done(&r)) {
+            ez_diag_set(d, "proving key: malformed commitment data");
+            st = st == EZ_OK ? EZ_ERR_FORMAT : st;
+            goto fail;
+        }
+        if ((st = check_weight_lens(p, ez_pcs_prover_commitment(pk->pcs), true, d)) != EZ_OK)
+            goto fail;
+    }
+    return EZ_OK;
+fail:
+    ez_pk_clear(pk);
+    return st;
+}

@@ -1,0 +1,189 @@
+/* exec_io — see exec_io.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "runtime/io/model_io.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/io/quant.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/io/tensorio.h"
+
+static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->rank = t->rank;
+    for (unsigned a = 0; a < t->rank; a++)
+        s->dims[a] = t->dims[a];
+    s->is_token = t->kind == EZ_TENSOR_TOKENS;
+    s->token_limit = t->token_limit;
+}
+
+/* Quantize reals into the trace (and keep them in ft). */
+static ez_status put_reals(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, size_t i,
+                           const double *v, const char *label, ez_diag *d)
+{
+    const ez_plan_tensor *t = &p->tensors[i];
+    uint64_t n = ez_plan_tensor_numel(t);
+    int64_t *q = ez_alloc_array(n ? n : 1, sizeof *q);
+    if (q == NULL) {
+        ez_diag_set(d, "out of memory quantizing '%s'", t->name);
+        return EZ_ERR_NOMEM;
+    }
+    ez_status st = ez_quantize_tensor(label, v, n, t->dims, t->rank, t->scale, t->bits, q, d);
+    if (st == EZ_OK)
+        st = ez_trace_set(tr, i, q, n, d);
+    if (st == EZ_OK && ft)
+        st = ez_ftrace_set(ft, i, v, n, d);
+    free(q);
+    return st;
+}
+
+ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                               ez_diag *d)
+{
+    ez_safetensors st_file;
+    memset(&st_file, 0, sizeof st_file);
+    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
+    double *buf = NULL;
+    ez_status st = EZ_ERR_NOMEM;
+    if (specs == NULL)
+        goto out;
+    size_t n = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
+            spec_of(&specs[n++], &p->tensors[i], p->tensors[i].name);
+    if ((st = ez_safetensors_load(&st_file, path, d)) != EZ_OK)
+        goto out;
+    if ((st = ez_safetensors_check(&st_file, specs, n, d)) != EZ_OK)
+        goto out;
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        if (t->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        const ez_st_tensor *w = ez_safetensors_find(&st_file, t->name);
+        uint64_t numel = ez_plan_tensor_numel(t);
+        free(buf);
+        if ((buf = ez_alloc_array(numel ? numel : 1, sizeof *buf)) == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        if ((st = ez_st_tensor_to_f64(w, buf, d)) != EZ_OK)
+            goto out;
+        char label[EZ_MAX_NAME + 1100];
+        snprintf(label, sizeof label, "%s: tensor '%s'", path, t->name);
+        if ((st = put_reals(tr, ft, p, i, buf, label, d)) != EZ_OK)
+            goto out;
+    }
+out:
+    if (st == EZ_ERR_NOMEM && d && !d->msg[0])
+        ez_diag_set(d, "out of memory loading weights");
+    free(buf);
+    free(specs);
+    ez_safetensors_free(&st_file);
+    return st;
+}
+
+ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                              ez_diag *d)
+{
+    size_t n = 0;
+    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
+    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
+    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
+    double *tokd = NULL;
+    ez_status st = EZ_ERR_NOMEM;
+    if (specs == NULL || ids == NULL || vals == NULL)
+        goto out;
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
+            ids[n] = i;
+            spec_of(&specs[n++], t, t->source_name);
+        }
+    }
+    if ((st = ez_inputs_load(path, specs, n, vals, d)) != EZ_OK) {
+        n = 0; /* nothing to free */
+        goto out;
+    }
+    for (size_t j = 0; j < n; j++) {
+        const ez_plan_tensor *t = &p->tensors[ids[j]];
+        if (t->kind == EZ_TENSOR_TOKENS) {
+            if ((st = ez_trace_set(tr, ids[j], vals[j].tok, vals[j].numel, d)) != EZ_OK)
+                goto out;
+            if (ft) {
+                free(tokd);
+                if ((tokd = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof *tokd)) == NULL) {
+                    st = EZ_ERR_NOMEM;
+                    goto out;
+                }
+                for (uint64_t e = 0; e < vals[j].numel; e++)
+                    tokd[e] = (double)vals[j].tok[e];
+                if ((st = ez_ftrace_set(ft, ids[j], tokd, vals[j].numel, d)) != EZ_OK)
+                    goto out;
+            }
+        } else {
+            char label[EZ_MAX_NAME + 32];
+            snprintf(label, sizeof label, "input '%s'", t->source_name);
+            if ((st = put_reals(tr, ft, p, ids[j], vals[j].f, label, d)) != EZ_OK)
+                goto out;
+        }
+    }
+out:
+    if (st == EZ_ERR_NOMEM && d && !d->msg[0])
+        ez_diag_set(d, "out of memory loading inputs");
+    if (vals)
+        ez_tensor_values_clear(vals, n);
+    free(vals);
+    free(ids);
+    free(specs);
+    free(tokd);
+    return st;
+}
+
+ez_status ez_exec_load(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *weights_path,
+                       const char *input_path, ez_diag *d)
+{
+    ez_status st = ez_exec_load_weights(tr, ft, p, weights_path, d);
+    if (st == EZ_OK)
+        st = ez_exec_load_inputs(tr, ft, p, input_path, d);
+    return st;
+}
+
+ez_status ez_exec_write_outputs(FILE *f, const char *path, const ez_plan *p, const ez_trace *tr,
+                                ez_diag *d)
+{
+    size_t n = 0;
+    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
+    double **data = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *data);
+    ez_status st = EZ_ERR_NOMEM;
+    if (specs == NULL || data == NULL)
+        goto out;
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        if (!t->is_output)
+            continue;
+        uint64_t numel = ez_plan_tensor_numel(t);
+        spec_of(&specs[n], t, t->source_name);
+        specs[n].is_token = false;
+        if ((data[n] = ez_alloc_array(numel ? numel : 1, sizeof(double))) == NULL)
+            goto out;
+        for (uint64_t e = 0; e < numel; e++)
+            data[n][e] = ez_dequantize(tr->t[i][e], t->scale);
+        n++;
+    }
+    st = path ? ez_outputs_save(path, specs, n, (const double *const *)data, d)
+              : ez_outputs_write(f, specs, n, (const double *const *)data, d);
+out:
+    if (st == EZ_ERR_NOMEM && d && !d->msg[0])
+        ez_diag_set(d, "out of memory writing outputs");
+    for (size_t i = 0; data && i < n; i++)
+        free(data[i]);
+    free(data);
+    free(specs);
+    return st;
+}

@@ -1,0 +1,40 @@
+/* exec_io — a trace's data from and to files: weights (safetensors) and inputs (JSON)
+ * quantized into a trace, dequantized outputs out. Shared by `einzk run` and
+ * `einzk prove` so both read models the same way. Uses the runtime's readers
+ * (runtime/safetensors.h, runtime/tensorio.h) and quantizer (runtime/quant.h). */
+#ifndef EZ_RUNTIME_EXEC_IO_H
+#define EZ_RUNTIME_EXEC_IO_H
+
+#include <stdio.h>
+
+#include "compiler/plan.h"
+#include "lib/util.h"
+#include "runtime/exec/exec.h"
+#include "runtime/exec/floatref.h"
+
+/* Load every WEIGHT of p from the safetensors file and every INPUT/TOKENS tensor from
+ * the JSON file, quantize them at their tensors' scale and width, and set them in tr.
+ * In:  tr initialised for p; ft NULL or initialised for p (then it gets the real,
+ *      unquantized values too, for the float reference).
+ * Errors: EZ_ERR_IO (unreadable file), EZ_ERR_FORMAT (malformed safetensors),
+ *      EZ_ERR_INPUT (missing/extra names, wrong shapes, bad JSON, tokens out of range),
+ *      EZ_ERR_NUMERIC (a value that does not fit its width at its scale; the diag names
+ *      the tensor, the multi-index and the value), EZ_ERR_NOMEM.
+ * Cost: O(file sizes + model parameters). */
+ez_status ez_exec_load(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *weights_path,
+                       const char *input_path, ez_diag *d);
+
+/* As ez_exec_load for the weights only / the inputs only (either path may be used
+ * alone, e.g. a prover with committed weights). */
+ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                               ez_diag *d);
+ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                              ez_diag *d);
+
+/* Write the outputs of p (tensors with is_output, in tensor order, named by their
+ * source name) dequantized, as {"name": {"shape": [...], "data": [...]}} to f, or to
+ * the file at path when path is non-NULL. Errors: EZ_ERR_IO, EZ_ERR_NOMEM. */
+ez_status ez_exec_write_outputs(FILE *f, const char *path, const ez_plan *p, const ez_trace *tr,
+                                ez_diag *d);
+
+#endif

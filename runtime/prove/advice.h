@@ -1,0 +1,211 @@
+/* advice — the committed advice of a proof: its deterministic LAYOUT, derived from the
+ * plan alone (prover and verifier call the same function), and its VALUES, filled by
+ * the prover from the integer trace (DESIGN.md §3 "Claim flow", "Lookups"; the whole
+ * protocol is in docs/protocol.md §3).
+ *
+ * The layout has four lists:
+ *   values   quantities committed in 16-bit limbs (a rescale remainder, the high part of
+ *            a wide quotient): (src + offset) >> shift = sum_i 2^(16 i) limb_i, every
+ *            limb looked up in the range table, so the value is in [0, 2^bits);
+ *   polys    the committed polynomials: one per limb of a value, one per lookup table
+ *            for its multiplicities, and the ops' own (stacked into ONE PCS commitment,
+ *            lib/pcs.h);
+ *   columns  the looked-up columns, each a linear form coef * atom + sum xcoef * xatom +
+ *            cst * [x < len] of atoms — advice polynomials or plan tensors (DESIGN:
+ *            "atoms"); usually one atom; a VIRTUAL column (the low 16 bits of a wide
+ *            quotient) has extra atoms, which is how a tensor is tied to the committed
+ *            part that range-checks it — checked to lie in [0, 2^bits) by the range
+ *            table's region of that width;
+ *   links    linear relations sum_i coef_i atom_i + cst * [x < len] = 0 that hold as
+ *            polynomials, checked at one uniformly random point (for ops that need them).
+ *
+ * Tensor-shaped data use the PADDED LAYOUT of a tensor (advice, columns and the weight
+ * commitment alike): an array of ez_advice_padlen(t) = d_1 * prod_{a>=2} 2^ceil(log2 d_a)
+ * entries, entry (i_1..i_k) at sum_a i_a prod_{b>a} 2^ceil(log2 d_b). Its zero-extended
+ * MLE over ceil(log2 padlen) variables IS the tensor's MLE of the project convention
+ * (per-axis zero padding), so a claim on a tensor and a claim on its padded array are
+ * the same claim. Entries of the layout that are not real elements ("padding") are 0
+ * for the tensor itself and `offset` for a value with an offset (a quotient's limbs
+ * encode 0 + 2^(bits-1) there), so the limb relation holds on every entry.
+ *
+ * Ownership: ez_advice_layout owns its arrays (ez_advice_layout_clear). Nothing here
+ * prints. */
+#ifndef EZ_RUNTIME_ADVICE_H
+#define EZ_RUNTIME_ADVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/plan.h"
+#include "lib/field.h"
+#include "lib/util.h"
+#include "runtime/exec/exec.h"
+
+#define EZ_ADV_LIMB_BITS 16u
+#define EZ_ADV_MAX_LIMBS 4u      /* values up to 64 bits */
+#define EZ_ADV_MAX_TABLES 4u
+#define EZ_LINK_MAX_ATOMS (EZ_ADV_MAX_LIMBS + 2u)
+/* Largest padded layout the prover supports (the PCS caps a commitment at 2^40). */
+#define EZ_ADV_MAX_PADLEN (UINT64_C(1) << 40)
+
+/* Where a committed value's entries come from (prover side). */
+typedef enum {
+    EZ_ADV_SRC_TENSOR = 0, /* the values of plan tensor `tensor` */
+    EZ_ADV_SRC_AUX = 1     /* the aux array `aux` of op `op`, one entry per element of `tensor` */
+} ez_adv_src;
+
+/* A quantity committed in 16-bit limbs: for every entry x of the padded layout of
+ * `tensor`, value(x) = floor((src(x) + offset) / 2^shift) = sum_{i < nlimbs} 2^(16 i)
+ * limb_i(x). shift = 16 is the HIGH part of a wide tensor whose low 16 bits are a virtual
+ * lookup column (ez_rc_check_tensor). */
+typedef struct {
+    ez_adv_src src;
+    unsigned op;          /* the op that owns it */
+    unsigned tensor;      /* shape; for EZ_ADV_SRC_TENSOR also the values */
+    ez_aux_kind aux;      /* EZ_ADV_SRC_AUX */
+    int64_t offset;
+    unsigned shift;       /* 0 or 16 */
+    unsigned bits;        /* value in [0, 2^bits), 1 <= bits <= 64 */
+    unsigned nlimbs;      /* ceil(bits / 16) */
+    size_t first_poly;    /* limb i is polys[first_poly + i] */
+} ez_adv_value;
+
+/* One committed polynomial (a vector of len base-field entries). */
+typedef struct {
+    uint64_t len;
+    long value;           /* index into values (a limb), or -1: multiplicities of `table` */
+    unsigned limb;
+    unsigned table;
+    unsigned op;          /* EZ_ADV_POLY_OP: the owning op */
+} ez_adv_poly;
+#define EZ_ADV_POLY_OP (-2L) /* value of an op-owned poly (filled by the op's fill) */
+
+/* An atom: an advice polynomial or a plan tensor (its padded-layout MLE). */
+typedef struct {
+    bool is_tensor;
+    size_t id;
+} ez_atom;
+
+/* A looked-up column: coef * atom + sum_i xcoef[i] * xatom[i] + cst * [x < len], len =
+ * the atoms' length, checked in [0, 2^bits) (one row per entry in the region of that
+ * width of the range table). The extra atoms (nx of them, usually none) make a VIRTUAL
+ * column: at its lookup point the prover sends their values and the verifier derives
+ * the main atom's (docs/protocol.md §4). */
+typedef struct {
+    unsigned table;
+    unsigned op;          /* the op that registered it (for messages) */
+    uint64_t len;
+    ez_atom atom;
+    ez_fe coef;           /* nonzero */
+    ez_fe cst;
+    unsigned bits;        /* 1..16, a width of the table (ez_advice_range_table) */
+    unsigned nx;
+    ez_atom xatom[EZ_ADV_MAX_LIMBS];
+    ez_fe xcoef[EZ_ADV_MAX_LIMBS];
+} ez_lookup_col;
+
+/* sum_i coef[i] atom[i] + cst * [x < len] == 0 on the whole cube; checked at the point
+ * of column at_col's lookup claim. atom[0] is the one the verifier derives (coef[0] != 0);
+ * the prover sends the others' values. All atoms have length len. */
+typedef struct {
+    unsigned natoms;
+    ez_atom atom[EZ_LINK_MAX_ATOMS];
+    ez_fe coef[EZ_LINK_MAX_ATOMS];
+    ez_fe cst;
+    uint64_t len;
+    size_t at_col;
+} ez_link;
+
+/* A lookup table. v1 has one: the range table with one region [0, 2^w) per width w used
+ * by some column (lib/logup.h EZ_TABLE_RANGES), widths strictly decreasing once the
+ * layout is built; its multiplicity poly has sum_k 2^rbits[k] entries. */
+#define EZ_ADV_MAX_RANGES 16u
+typedef struct {
+    unsigned nranges;
+    unsigned rbits[EZ_ADV_MAX_RANGES];
+} ez_lookup_table_desc;
+
+typedef struct {
+    size_t nvalues, npolys, ncols, nlinks, ntables;
+    ez_adv_value *values;
+    ez_adv_poly *polys;
+    ez_lookup_col *cols;
+    ez_link *links;
+    ez_lookup_table_desc tables[EZ_ADV_MAX_TABLES];
+    long *op_rem;         /* per op: the value index of its rescale remainder, or -1 */
+    size_t nops;
+    size_t caps[4];       /* allocation capacities (values, polys, cols, links) */
+} ez_advice_layout;
+
+/* ---- padded layout of a tensor --------------------------------------------------------- */
+
+/* d_1 * prod_{a>=2} 2^ceil(log2 d_a) (1 for rank 0); saturates at UINT64_MAX. */
+uint64_t ez_advice_padlen(const ez_plan_tensor *t);
+
+/* True iff some axis after the first has an extent that is not a power of two, i.e. the
+ * padded layout has padding entries before its last real element. */
+bool ez_advice_interior_padding(const ez_plan_tensor *t);
+
+/* Strides of the padded layout: stride[a] = prod_{b>a} 2^ceil(log2 d_b). */
+void ez_advice_strides(const ez_plan_tensor *t, uint64_t stride[EZ_MAX_RANK]);
+
+/* dst[0..padlen) := the padded layout of src (numel real entries, row-major) with every
+ * entry (padding included) increased by `add`: real entries fe(src) + add, padding add.
+ * dst must not alias src. O(padlen), OpenMP. */
+void ez_advice_pad_i64(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, ez_fe add);
+
+/* The MLE of tensor t (values src, real extents) at point (ez_claim_tensor_nvars coords).
+ * Allocates O(numel) scratch; returns EZ_ERR_NOMEM on failure. */
+ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_tensor *t, const ez_fe2 *point);
+
+/* ---- the layout ------------------------------------------------------------------------ */
+
+void ez_advice_layout_init(ez_advice_layout *L);
+void ez_advice_layout_clear(ez_advice_layout *L);
+
+/* Build the layout of plan p: every op's advice, columns and links (through its entry
+ * in the per-op table, runtime/prove.h), then one multiplicity poly per used table.
+ * Deterministic: a function of the plan only.
+ * Returns EZ_OK; EZ_ERR_UNSUPPORTED with d naming the op when an op kind is not provable
+ * ("op 'p' (softmax) is not provable yet") or a size exceeds the prover's limits;
+ * EZ_ERR_NOMEM. On failure L is cleared. */
+ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
+
+/* The layout of the weight range proof (runtime/prove.h): every WEIGHT tensor range-
+ * checked to its signed width (weight + 2^(bits-1) in [0, 2^bits)), then the
+ * multiplicity polys. Same errors as ez_advice_layout_build. */
+ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
+
+/* Builders (used by the per-op layout functions, runtime/rangecheck.c). Each returns
+ * EZ_OK or EZ_ERR_NOMEM and writes the new element's index to *idx (may be NULL). */
+ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const ez_plan *p, size_t *idx);
+ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t *idx);
+ez_status ez_advice_add_link(ez_advice_layout *L, const ez_link *k, size_t *idx);
+/* An op-owned committed poly of len entries; its entries come from the op's fill. */
+ez_status ez_advice_add_poly(ez_advice_layout *L, uint64_t len, unsigned op, size_t *idx);
+/* The range table (its index), with a region of `bits` bits (1..16) added if new; a
+ * column of that width sets .table = *idx and .bits = bits. */
+ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *idx);
+
+/* Multiplicity-poly length of table t: sum of 2^rbits over its regions. */
+uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t);
+
+/* The length of an atom (advice poly len, or the tensor's padlen). */
+uint64_t ez_advice_atom_len(const ez_advice_layout *L, const ez_plan *p, ez_atom a);
+
+/* ---- values (prover) ----------------------------------------------------------------- */
+
+/* Fill every limb polynomial from the trace: polys[i] (allocated here, polys[i]->len
+ * entries) for every poly of a value; multiplicity polys are left NULL (the prover fills
+ * them after computing the columns).
+ * In:  tr — an executed trace of p; unchecked — testing only: a value outside
+ *      [0, 2^bits) is split anyway (low limbs from its canonical representative, the top
+ *      limb absorbing the rest in the field), producing a proof the verifier rejects.
+ * Out: polys[0..npolys) (caller frees each with free(), and the array).
+ * Returns EZ_OK, EZ_ERR_NUMERIC (checked mode: d names the op, tensor, element and
+ *      value), EZ_ERR_INVALID (aux array missing or of the wrong length), EZ_ERR_NOMEM. */
+ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, bool unchecked,
+                         ez_fe **polys, ez_diag *d);
+
+#endif

@@ -1,0 +1,328 @@
+/* claim — see claim.h. The fan-out merge is the standard "reduce many evaluation claims
+ * to one" step of GKR-style provers (Thaler, "Proofs, Arguments, and Zero-Knowledge",
+ * §4.5.2, here with a random linear combination and one sumcheck instead of a line
+ * through the points, so it works for any number of claims). Protocol text and
+ * soundness: docs/protocol-einsum.md. */
+#include "config.h"
+
+#include "runtime/prove/claim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/plan.h"
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
+
+/* Layout loops below this many entries run on one thread. */
+#define EZ_CLAIM_PAR_MIN 65536
+
+ez_status ez_claim_init(ez_claim *c, unsigned nvars)
+{
+    memset(c, 0, sizeof *c);
+    if (nvars > 0) {
+        c->point = ez_alloc_array(nvars, sizeof(ez_fe2));
+        if (!c->point)
+            return EZ_ERR_NOMEM;
+    }
+    c->nvars = nvars;
+    return EZ_OK;
+}
+
+ez_status ez_claim_set(ez_claim *c, const ez_fe2 *point, unsigned nvars, ez_fe2 value)
+{
+    ez_status st = ez_claim_init(c, nvars);
+    if (st != EZ_OK)
+        return st;
+    if (nvars > 0)
+        memcpy(c->point, point, nvars * sizeof *point);
+    c->value = value;
+    return EZ_OK;
+}
+
+ez_status ez_claim_copy(ez_claim *dst, const ez_claim *src)
+{
+    return ez_claim_set(dst, src->point, src->nvars, src->value);
+}
+
+void ez_claim_clear(ez_claim *c)
+{
+    if (!c)
+        return;
+    free(c->point);
+    memset(c, 0, sizeof *c);
+}
+
+void ez_claim_absorb(ez_transcript *t, const char *label, const ez_claim *c)
+{
+    /* One record per claim: the length prefix of the point is the record's own, so the
+     * u64 nvars is redundant but keeps the record self-describing. */
+    ez_transcript_absorb_u64(t, label, c->nvars);
+    ez_transcript_absorb_fe2(t, label, c->point, c->nvars);
+    ez_transcript_absorb_fe2(t, label, &c->value, 1);
+}
+
+unsigned ez_claim_tensor_nvars(const uint64_t *dims, unsigned rank)
+{
+    unsigned n = 0;
+    for (unsigned a = 0; a < rank; a++)
+        n += ez_log2_ceil(dims[a]);
+    return n;
+}
+
+/* ---- lists ----------------------------------------------------------------------------- */
+
+void ez_claim_list_init(ez_claim_list *l)
+{
+    memset(l, 0, sizeof *l);
+}
+
+void ez_claim_list_clear(ez_claim_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->n; i++)
+        ez_claim_clear(&l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static ez_status list_grow(ez_claim_list *l)
+{
+    if (l->n < l->cap)
+        return EZ_OK;
+    size_t cap = l->cap ? 2 * l->cap : 4;
+    ez_claim *p = ez_realloc_array(l->items, cap, sizeof *p);
+    if (!p)
+        return EZ_ERR_NOMEM;
+    l->items = p;
+    l->cap = cap;
+    return EZ_OK;
+}
+
+ez_status ez_claim_list_add(ez_claim_list *l, const ez_claim *c)
+{
+    ez_status st = list_grow(l);
+    if (st != EZ_OK)
+        return st;
+    st = ez_claim_copy(&l->items[l->n], c);
+    if (st != EZ_OK)
+        return st;
+    l->n++;
+    return EZ_OK;
+}
+
+ez_status ez_claim_list_add_owned(ez_claim_list *l, ez_claim *c)
+{
+    ez_status st = list_grow(l);
+    if (st != EZ_OK)
+        return st;
+    l->items[l->n++] = *c;
+    memset(c, 0, sizeof *c);
+    return EZ_OK;
+}
+
+/* ---- layout ------------------------------------------------------------------------------ */
+
+/* Rows are all axes but the last; each row's destination base is recomputed from its
+ * row number (at most 7 divisions), so rows are independent and parallel. */
+static inline uint64_t row_base(uint64_t row, const uint64_t *dims, unsigned rank, const uint64_t *stride)
+{
+    uint64_t base = 0;
+    for (unsigned a = rank - 1; a-- > 0;) {
+        base += (row % dims[a]) * stride[a];
+        row /= dims[a];
+    }
+    return base;
+}
+
+static uint64_t layout_rows(const uint64_t *dims, unsigned rank)
+{
+    uint64_t rows = 1;
+    for (unsigned a = 0; a + 1 < rank; a++)
+        rows *= dims[a];
+    return rows;
+}
+
+void ez_claim_layout_i64(ez_fe *dst, const int64_t *src, const uint64_t *dims, unsigned rank,
+                         const uint64_t *stride)
+{
+    if (rank == 0) {
+        dst[0] = ez_fe_from_i64(src[0]);
+        return;
+    }
+    const uint64_t inner = dims[rank - 1], is = stride[rank - 1], rows = layout_rows(dims, rank);
+#pragma omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)
+    for (uint64_t row = 0; row < rows; row++) {
+        uint64_t base = row_base(row, dims, rank, stride);
+        const int64_t *s = src + row * inner;
+        for (uint64_t j = 0; j < inner; j++)
+            dst[base + j * is] = ez_fe_from_i64(s[j]);
+    }
+}
+
+void ez_claim_layout_fe2(ez_fe2 *dst, const ez_fe2 *src, const uint64_t *dims, unsigned rank,
+                         const uint64_t *stride)
+{
+    if (rank == 0) {
+        dst[0] = src[0];
+        return;
+    }
+    const uint64_t inner = dims[rank - 1], is = stride[rank - 1], rows = layout_rows(dims, rank);
+#pragma omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)
+    for (uint64_t row = 0; row < rows; row++) {
+        uint64_t base = row_base(row, dims, rank, stride);
+        const ez_fe2 *s = src + row * inner;
+        for (uint64_t j = 0; j < inner; j++)
+            dst[base + j * is] = s[j];
+    }
+}
+
+/* ---- fan-out merge ------------------------------------------------------------------------ */
+
+/* Checks shared by both sides; nv is the tensor's variable count. */
+static ez_status merge_check(unsigned nv, const ez_claim *claims, size_t n)
+{
+    if (!claims || n == 0 || nv > EZ_SC_MAX_VARS)
+        return EZ_ERR_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (claims[i].nvars != nv || (nv > 0 && !claims[i].point))
+            return EZ_ERR_INVALID;
+    return EZ_OK;
+}
+
+/* The transcript prefix both sides share: the statement, then the combination
+ * coefficients. Returns sum_i lambda_i v_i. */
+static ez_fe2 merge_start(ez_transcript *t, const ez_claim *claims, size_t n, ez_fe2 *lambda)
+{
+    ez_transcript_absorb_u64(t, "claim/merge/n", n);
+    for (size_t i = 0; i < n; i++)
+        ez_claim_absorb(t, "claim/merge/claim", &claims[i]);
+    ez_transcript_challenges_fe2(t, "claim/merge/lambda", lambda, n);
+    ez_fe2 sum = ez_fe2_zero();
+    for (size_t i = 0; i < n; i++)
+        sum = ez_fe2_add(sum, ez_fe2_mul(lambda[i], claims[i].value));
+    return sum;
+}
+
+static void merge_desc(ez_sumcheck_desc *d, unsigned nv)
+{
+    /* factor 0 = W (ext), factor 1 = T (base); one term W * T; no eq factor. */
+    ez_sumcheck_desc_init(d, nv, 2);
+}
+
+ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
+                               const ez_claim *claims, size_t n, ez_writer *proof, ez_claim *out)
+{
+    ez_status st = EZ_OK;
+    ez_fe2 *lambda = NULL, *w = NULL, *eq = NULL;
+    ez_fe *tab = NULL;
+    ez_sumcheck_proof sp;
+    memset(&sp, 0, sizeof sp);
+    if (!out)
+        return EZ_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!t || !data || (rank > 0 && !dims) || rank > EZ_MAX_RANK || !proof)
+        return EZ_ERR_INVALID;
+    for (unsigned a = 0; a < rank; a++)
+        if (dims[a] == 0)
+            return EZ_ERR_INVALID;
+    const unsigned nv = ez_claim_tensor_nvars(dims, rank);
+    if ((st = merge_check(nv, claims, n)) != EZ_OK)
+        return st;
+    if (n == 1)
+        return ez_claim_copy(out, &claims[0]);
+
+    const size_t size = (size_t)1 << nv;
+    lambda = ez_alloc_array(n, sizeof *lambda);
+    tab = ez_alloc_array(size, sizeof *tab); /* zero: the padding */
+    w = ez_alloc_array(size, sizeof *w);
+    eq = ez_alloc_aligned(size, sizeof *eq);
+    if (!lambda || !tab || !w || !eq) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    ez_fe2 sum = merge_start(t, claims, n, lambda);
+
+    /* T padded per axis: axis a's stride is 2^(variables of the later axes). */
+    uint64_t stride[EZ_MAX_RANK];
+    unsigned low = 0;
+    for (unsigned a = rank; a-- > 0;) {
+        stride[a] = UINT64_C(1) << low;
+        low += ez_log2_ceil(dims[a]);
+    }
+    ez_claim_layout_i64(tab, data, dims, rank, stride);
+
+    /* W = sum_i lambda_i eq(r_i, .) */
+    for (size_t i = 0; i < n; i++) {
+        ez_eq_table(eq, claims[i].point, nv);
+        ez_fe2 l = lambda[i];
+#pragma omp parallel for schedule(static) if (size >= EZ_CLAIM_PAR_MIN)
+        for (size_t x = 0; x < size; x++)
+            w[x] = ez_fe2_add(w[x], ez_fe2_mul(l, eq[x]));
+    }
+
+    ez_sumcheck_desc d;
+    merge_desc(&d, nv);
+    ez_sumcheck_factor f[2] = {{NULL, w}, {tab, NULL}};
+    ez_fe2 pt[EZ_SC_MAX_VARS], ev[2];
+    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, f, sum, &sp, pt, ev)) != EZ_OK)
+        goto out;
+    ez_sumcheck_proof_write(proof, &sp);
+    if (proof->failed) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    st = ez_claim_set(out, pt, nv, ev[1]);
+out:
+    ez_sumcheck_proof_clear(&sp);
+    free(lambda);
+    free(tab);
+    free(w);
+    free(eq);
+    return st;
+}
+
+ez_status ez_claim_merge_verify(ez_transcript *t, unsigned nvars, const ez_claim *claims, size_t n,
+                                ez_reader *proof, ez_claim *out)
+{
+    ez_status st = EZ_OK;
+    ez_fe2 *lambda = NULL;
+    ez_sumcheck_proof sp;
+    memset(&sp, 0, sizeof sp);
+    if (!out)
+        return EZ_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!t || !proof)
+        return EZ_ERR_INVALID;
+    if ((st = merge_check(nvars, claims, n)) != EZ_OK)
+        return st;
+    if (n == 1)
+        return ez_claim_copy(out, &claims[0]);
+
+    lambda = ez_alloc_array(n, sizeof *lambda);
+    if (!lambda)
+        return EZ_ERR_NOMEM;
+    ez_fe2 sum = merge_start(t, claims, n, lambda);
+    ez_sumcheck_desc d;
+    merge_desc(&d, nvars);
+    if ((st = ez_sumcheck_proof_read(proof, &d, &sp)) != EZ_OK)
+        goto out;
+    ez_fe2 pt[EZ_SC_MAX_VARS], ev[2];
+    if ((st = ez_sumcheck_verify(t, &d, NULL, NULL, sum, &sp, pt, ev)) != EZ_OK)
+        goto out;
+    /* The W evaluation is a prover message like any other: recompute it (public: the
+     * lambdas and the claim points) and reject a mismatch. */
+    ez_fe2 wp = ez_fe2_zero();
+    for (size_t i = 0; i < n; i++)
+        wp = ez_fe2_add(wp, ez_fe2_mul(lambda[i], ez_eq_eval(claims[i].point, pt, nvars)));
+    if (!ez_fe2_eq(wp, ev[0])) {
+        st = EZ_ERR_REJECT;
+        goto out;
+    }
+    st = ez_claim_set(out, pt, nvars, ev[1]);
+out:
+    ez_sumcheck_proof_clear(&sp);
+    free(lambda);
+    return st;
+}

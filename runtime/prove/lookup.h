@@ -1,0 +1,51 @@
+/* lookup — the runtime's door to lib/logup.h (LogUp-GKR, DESIGN.md §3 "Lookups").
+ *
+ * Why a separate module: it turns lib/logup.h's claims into the runtime's ez_claim and
+ * keeps the range-table layout (one region per width) in one place; everything that
+ * touches the trace talks to the lookup argument through these functions.
+ *
+ * v1 has one table: the range table with one region [0, 2^w) per width w in rbits[]
+ * (strictly decreasing, each 1..16; lib/logup.h EZ_TABLE_RANGES); each looked-up column
+ * is checked in the region of its width tags[j]. A function table (softmax's exp,
+ * gelu, ...) would add an "explicit rows" variant here. */
+#ifndef EZ_RUNTIME_LOOKUP_H
+#define EZ_RUNTIME_LOOKUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/transcript.h"
+#include "lib/util.h"
+#include "runtime/prove/claim.h"
+
+/* The claims a lookup leaves: on each looked-up column's zero-padded MLE (over
+ * ceil(log2 len) variables), one per binary piece of its length (lib/logup.h: a column
+ * of 2^k rows has one claim, at a random point; a piece's point starts with fixed 0/1
+ * coordinates), and one on the multiplicities. */
+typedef struct {
+    size_t ncols;
+    size_t *first;   /* ncols + 1: column j's claims are col[first[j] .. first[j+1]) */
+    ez_claim *col;
+    ez_claim mult;
+} ez_lookup_claims;
+
+void ez_lookup_claims_clear(ez_lookup_claims *c);
+
+/* Multiplicities m[0..sum 2^rbits) of the rows of cols[j] (lens[j] entries each, checked
+ * in [0, 2^tags[j])) in the range table of regions rbits[0..nranges). EZ_ERR_NUMERIC (d
+ * names the first value outside) — m then counts the others — EZ_ERR_INVALID,
+ * EZ_ERR_NOMEM. */
+ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+                         const uint64_t *lens, const unsigned *tags, size_t nc, ez_diag *d);
+
+/* ez_logup_prove / ez_logup_verify_tagged for that range table: the caller has absorbed
+ * the commitment to m. Out: *out (clear with ez_lookup_claims_clear; zeroed on
+ * failure). Verify returns EZ_ERR_REJECT for any failed check or malformed bytes. */
+ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+                          const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
+                          ez_lookup_claims *out);
+ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, const uint64_t *lens,
+                           const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out);
+
+#endif

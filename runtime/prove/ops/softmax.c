@@ -1,0 +1,1073 @@
+/* prove_softmax — SOFTMAX with or without the causal mask (prove_softmax.h; the protocol
+ * and its soundness argument are docs/protocol-softmax.md, cited below as "§n").
+ *
+ * Notation (per row of the input x over the softmax axis t; S = the public live selector,
+ * 1 on real entries that the mask keeps, 0 elsewhere on the padded cube):
+ *     d = m - x = d_r + 2^k (l + 2^16 h)      d_r in [0, 2^k), l in [0, 2^16), h in [0, 2^hb)
+ *     e = e_lo (1 - h w),  (l, e_lo) in the exp table
+ *     sigma = sum_t e,  e 2^s = p sigma + rem,  rem in [0, sigma),  p in [0, 2^(s+1))
+ * The committed polys live in the input's padded layout (per element) and in the padded
+ * layout of the row shape (per row); the exp multiplicities have 2^16 entries. */
+#include "config.h"
+
+#include "runtime/prove/ops/softmax.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/logup.h"
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
+#include "runtime/prove/rangecheck.h"
+#include "runtime/exec/tables.h"
+
+#define SM_LIMB EZ_ADV_LIMB_BITS
+#define SM_TABLE_ROWS (UINT64_C(1) << EZ_TABLE_BITS)
+
+/* ---- the live selector's MLE ------------------------------------------------------------- */
+
+ez_fe2 ez_softmax_live_mle(const ez_fe2 *ri, unsigned ni, uint64_t Ni, const ez_fe2 *rj, unsigned nj, uint64_t Nj)
+{
+    /* state: cmp (0: j == i so far, 1: j < i, 2: j > i) x ti (0: i tight against Ni-1,
+     * 1: below) x tj (same for j); a bit above the bound kills the run. Bits are aligned at
+     * the least significant end; a missing high bit of the shorter index is constant 0. */
+    unsigned m = ni > nj ? ni : nj;
+    uint64_t bi = Ni - 1, bj = Nj - 1;
+    ez_fe2 w[3][2][2], nw[3][2][2];
+    memset(w, 0, sizeof w);
+    w[0][0][0] = ez_fe2_one();
+    for (unsigned b = 0; b < m; b++) {
+        bool hasi = b >= m - ni, hasj = b >= m - nj;
+        ez_fe2 xi = hasi ? ri[b - (m - ni)] : ez_fe2_zero(), xj = hasj ? rj[b - (m - nj)] : ez_fe2_zero();
+        unsigned li = (unsigned)((bi >> (m - 1 - b)) & 1), lj = (unsigned)((bj >> (m - 1 - b)) & 1);
+        ez_fe2 fi[2] = {ez_fe2_sub(ez_fe2_one(), xi), xi}, fj[2] = {ez_fe2_sub(ez_fe2_one(), xj), xj};
+        memset(nw, 0, sizeof nw);
+        for (unsigned c = 0; c < 3; c++)
+            for (unsigned ti = 0; ti < 2; ti++)
+                for (unsigned tj = 0; tj < 2; tj++) {
+                    ez_fe2 v = w[c][ti][tj];
+                    if (ez_fe2_is_zero(v))
+                        continue;
+                    for (unsigned ib = 0; ib < (hasi ? 2u : 1u); ib++)
+                        for (unsigned jb = 0; jb < (hasj ? 2u : 1u); jb++) {
+                            if ((ti == 0 && ib > li) || (tj == 0 && jb > lj))
+                                continue; /* above Ni - 1 or Nj - 1: not a real entry */
+                            unsigned c2 = c != 0 ? c : jb < ib ? 1u : jb > ib ? 2u : 0u;
+                            unsigned t2i = ti | (ib < li), t2j = tj | (jb < lj);
+                            nw[c2][t2i][t2j] = ez_fe2_add(nw[c2][t2i][t2j], ez_fe2_mul(v, ez_fe2_mul(fi[ib], fj[jb])));
+                        }
+                }
+        memcpy(w, nw, sizeof w);
+    }
+    ez_fe2 s = ez_fe2_zero();
+    for (unsigned c = 0; c < 2; c++)
+        for (unsigned ti = 0; ti < 2; ti++)
+            for (unsigned tj = 0; tj < 2; tj++)
+                s = ez_fe2_add(s, w[c][ti][tj]);
+    return s;
+}
+
+/* ---- shape ------------------------------------------------------------------------------- */
+
+/* Everything both sides derive from the plan (§2). */
+typedef struct {
+    ez_opview v;                 /* the op over its input slice (prover: with data) */
+    const ez_plan_op *o;
+    const ez_plan_tensor *ti, *to;
+    ez_plan_tensor rows;         /* the row shape: the input without axis t */
+    unsigned rank, at, ai;       /* input axes: softmax axis t, mask row i (masked only) */
+    bool masked;
+    unsigned out_pos[EZ_MAX_RANK]; /* output axis b is input axis out_pos[b] */
+    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
+    unsigned n, nR, nt;          /* cube variables, row variables, t's variables */
+    uint64_t T;                  /* extent of t */
+    unsigned k, hb, bsig, bp, bc; /* in_shift and the widths of h, rem/g, p, count-1 */
+    unsigned nh, ndr, nrm, np, nc; /* their limbs (ndr = 0 when k = 0) */
+    uint64_t lenE, lenR;         /* padded layouts of the input and of the row shape */
+    /* local poly ids (§2): element polys, then row polys, then the multiplicities */
+    unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, pMULT, npolys;
+} sm_shape;
+
+static unsigned bitlen(uint64_t v)
+{
+    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
+}
+
+static void sm_shape_clear(sm_shape *s)
+{
+    ez_opview_clear(&s->v);
+}
+
+static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
+{
+    ez_diag_set(d, "op '%s' (softmax): %s", o->label, why);
+    return EZ_ERR_UNSUPPORTED;
+}
+
+/* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
+static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    const ez_plan_op *o = &p->ops[op];
+    s->o = o;
+    if (o->kind != EZ_OP_SOFTMAX || o->nin != 1)
+        return unsupported(d, o, "not a one-operand softmax");
+    ez_status st = ez_opview_init(&s->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    s->ti = &s->v.tensors[0];
+    s->to = &p->tensors[o->out];
+    s->rank = s->ti->rank;
+    s->masked = o->masked;
+    const unsigned *ax = s->v.op.in_axes[0];
+    if (s->rank == 0 || s->to->rank != s->rank)
+        return unsupported(d, o, "the output's axes differ from the input's");
+    bool have_t = false, have_i = false;
+    for (unsigned a = 0; a < s->rank; a++) {
+        for (unsigned b = 0; b < a; b++)
+            if (ax[a] == ax[b])
+                return unsupported(d, o, "an index repeats inside the input");
+        if (ax[a] == o->axis)
+            s->at = a, have_t = true;
+        if (s->masked && ax[a] == o->mask_row)
+            s->ai = a, have_i = true;
+    }
+    unsigned used = 0;
+    for (unsigned b = 0; b < s->rank; b++) {
+        unsigned a = 0;
+        while (a < s->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == s->rank || ((used >> a) & 1))
+            return unsupported(d, o, "the output's axes differ from the input's");
+        used |= 1u << a;
+        s->out_pos[b] = a;
+        if (s->to->dims[b] != s->ti->dims[a])
+            return unsupported(d, o, "the output's extents differ from the input's");
+    }
+    if (!have_t)
+        return unsupported(d, o, "the softmax index is not an axis of the input");
+    if (s->masked && (!have_i || o->mask_col != o->axis || s->ai == s->at))
+        return unsupported(d, o, "the mask must keep entries with t <= i for another input axis i");
+    /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
+    for (unsigned a = 0, o_ = 0, r_ = 0; a < s->rank; a++) {
+        s->nv[a] = ez_log2_ceil(s->ti->dims[a]);
+        s->off[a] = o_;
+        s->roff[a] = r_;
+        o_ += s->nv[a];
+        if (a != s->at)
+            r_ += s->nv[a];
+        s->n = o_;
+    }
+    s->nt = s->nv[s->at];
+    s->nR = s->n - s->nt;
+    s->T = s->ti->dims[s->at];
+    s->rows = *s->ti;
+    s->rows.rank = 0;
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at)
+            s->rows.dims[s->rows.rank++] = s->ti->dims[a];
+    for (unsigned a = s->rows.rank; a < EZ_MAX_RANK; a++)
+        s->rows.dims[a] = 0;
+    s->lenE = ez_advice_padlen(s->ti);
+    s->lenR = ez_advice_padlen(&s->rows);
+    if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN || s->T == 0)
+        return unsupported(d, o, "the input is too large for one zero-check");
+    /* widths (§2): d < 2^(k + 16 + hb) from the input's bound; sigma <= T 2^16 */
+    if (o->in_scale > 62 || o->out_scale > 44)
+        return unsupported(d, o, "scales above 62 (input) or 44 (output)");
+    s->k = o->in_scale > EZ_TABLE_RES_SCALE ? o->in_scale - EZ_TABLE_RES_SCALE : 0;
+    uint64_t bound = p->tensors[o->in[0]].bound;
+    if (bound >= UINT64_C(1) << 62)
+        return unsupported(d, o, "the input's bound is 2^62 or more");
+    unsigned bits_d = bitlen(2 * bound);
+    s->hb = bits_d > s->k + SM_LIMB ? bits_d - s->k - SM_LIMB : 1;
+    if (s->k + SM_LIMB + s->hb > 62)
+        return unsupported(d, o, "the distances to the row max exceed 62 bits");
+    if (s->T > (UINT64_C(1) << 40))
+        return unsupported(d, o, "the softmax axis is too long");
+    s->bsig = bitlen((s->T << SM_LIMB) - 1);
+    s->bp = o->out_scale + 1;
+    s->bc = s->T > 1 ? bitlen(s->T - 1) : 1;
+    /* e 2^s = p sigma + rem must hold over the integers: (2^bp - 1) 2^bsig + 2^bsig < p */
+    if (s->bp + s->bsig > 62)
+        return unsupported(d, o, "output scale and row length too large for an exact division");
+    s->nh = ez_rc_nlimbs(s->hb);
+    s->ndr = s->k ? ez_rc_nlimbs(s->k) : 0;
+    s->nrm = ez_rc_nlimbs(s->bsig);
+    s->np = ez_rc_nlimbs(s->bp);
+    s->nc = ez_rc_nlimbs(s->bc);
+    unsigned q = 0;
+    s->pL = q++;
+    s->pEL = q++;
+    s->pW = q++;
+    s->pZ = q++;
+    s->pE = q++;
+    s->pH = q, q += s->nh;
+    s->pDR = q, q += s->ndr;
+    s->pRM = q, q += s->nrm;
+    s->pG = q, q += s->nrm;
+    s->pP = q, q += s->np;
+    s->nelem = q;
+    s->pM = q++;
+    s->pC = q, q += s->nc;
+    s->pMULT = q++;
+    s->npolys = q;
+    return EZ_OK;
+}
+
+static uint64_t sm_poly_len(const sm_shape *s, unsigned q)
+{
+    return q < s->nelem ? s->lenE : q < s->pMULT ? s->lenR : SM_TABLE_ROWS;
+}
+
+/* Row cube index of element cube index x: drop t's bits. */
+static inline uint64_t sm_row_of(const sm_shape *s, uint64_t x)
+{
+    unsigned lo = s->n - s->off[s->at] - s->nt;
+    uint64_t low = x & ((UINT64_C(1) << lo) - 1);
+    return ((x >> (lo + s->nt)) << lo) | low;
+}
+
+/* Coordinate of input axis a in cube index x. */
+static inline uint64_t sm_coord(const sm_shape *s, uint64_t x, unsigned a)
+{
+    return (x >> (s->n - s->off[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1);
+}
+
+/* S(x): x is a real entry the mask keeps. */
+static inline bool sm_live(const sm_shape *s, uint64_t x)
+{
+    for (unsigned a = 0; a < s->rank; a++)
+        if (sm_coord(s, x, a) >= s->ti->dims[a])
+            return false;
+    return !s->masked || sm_coord(s, x, s->at) <= sm_coord(s, x, s->ai);
+}
+
+/* S~(pt) over the input's variables (closed form, O(n)). */
+static ez_fe2 sm_live_eval(const sm_shape *s, const ez_fe2 *pt)
+{
+    ez_fe2 r = ez_fe2_one();
+    for (unsigned a = 0; a < s->rank; a++) {
+        if (s->masked && (a == s->at || a == s->ai))
+            continue;
+        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->off[a], s->nv[a], s->ti->dims[a]));
+    }
+    if (s->masked)
+        r = ez_fe2_mul(r, ez_softmax_live_mle(pt + s->off[s->ai], s->nv[s->ai], s->ti->dims[s->ai],
+                                              pt + s->off[s->at], s->nt, s->T));
+    return r;
+}
+
+/* [row is real] at a row point zeta (row variables, input axis order without t). */
+static ez_fe2 sm_rowreal_eval(const sm_shape *s, const ez_fe2 *zeta)
+{
+    ez_fe2 r = ez_fe2_one();
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at)
+            r = ez_fe2_mul(r, ez_mle_prefix(zeta + s->roff[a], s->nv[a], s->ti->dims[a]));
+    return r;
+}
+
+/* The row part of an element point, and an element point from a row point with t's block
+ * set to t_val. */
+static void sm_point_row(const sm_shape *s, ez_fe2 *row, const ez_fe2 *pt)
+{
+    unsigned o = s->off[s->at];
+    memcpy(row, pt, o * sizeof *row);
+    memcpy(row + o, pt + o + s->nt, (s->n - o - s->nt) * sizeof *row);
+}
+
+static void sm_point_join(const sm_shape *s, ez_fe2 *pt, const ez_fe2 *row, ez_fe2 t_val)
+{
+    unsigned o = s->off[s->at];
+    memcpy(pt, row, o * sizeof *pt);
+    for (unsigned b = 0; b < s->nt; b++)
+        pt[o + b] = t_val;
+    memcpy(pt + o + s->nt, row + o, (s->n - o - s->nt) * sizeof *pt);
+}
+
+/* ---- layout -------------------------------------------------------------------------------- */
+
+/* Range columns of a `bits`-bit value committed in nl limbs polys[first ..]: each limb in
+ * the range table's region of its width (16, the top limb w <= 16). */
+static ez_status sm_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
+                               uint64_t len)
+{
+    ez_status st = EZ_OK;
+    for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
+        unsigned w = l + 1 < nl ? SM_LIMB : bits - SM_LIMB * l, table;
+        if ((st = ez_advice_range_table(L, w, &table)) != EZ_OK)
+            break;
+        ez_lookup_col c = {
+            .table = table, .op = op, .len = len, .atom = {false, first + l}, .coef = 1, .cst = 0, .bits = w};
+        st = ez_advice_add_col(L, &c, NULL);
+    }
+    return st;
+}
+
+/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
+static size_t sm_first_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    return SIZE_MAX;
+}
+
+ez_status ez_op_softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    sm_shape s;
+    ez_status st = sm_shape_init(&s, p, op, NULL, d);
+    size_t first = L->npolys;
+    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
+        size_t idx;
+        st = ez_advice_add_poly(L, sm_poly_len(&s, q), (unsigned)op, &idx);
+        if (st == EZ_OK && idx != first + q)
+            st = EZ_ERR_INTERNAL;
+    }
+    const struct {
+        unsigned first, nl, bits;
+        bool row;
+    } v[] = {{s.pH, s.nh, s.hb, false},    {s.pDR, s.ndr, s.k, false},   {s.pRM, s.nrm, s.bsig, false},
+             {s.pG, s.nrm, s.bsig, false}, {s.pP, s.np, s.bp, false},    {s.pC, s.nc, s.bc, true}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
+        if (v[i].nl > 0)
+            st = sm_range_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s.lenR : s.lenE);
+    sm_shape_clear(&s);
+    return st;
+}
+
+/* ---- fill (prover) ------------------------------------------------------------------------- */
+
+/* Split canonical v into nl limbs of a `bits`-bit value at entry i. Out of range (only a
+ * tampered trace): the low limbs take v's low bits and the top limb the field quotient, so
+ * the relation holds in the field and the range lookups fail. Returns in-range. */
+static bool sm_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i)
+{
+    bool ok = bits >= 64 || (v >> bits) == 0;
+    unsigned top = nl - 1;
+    for (unsigned l = 0; l < top; l++)
+        limbs[l][i] = (v >> (SM_LIMB * l)) & 0xffff;
+    if (ok) {
+        limbs[top][i] = v >> (SM_LIMB * top);
+    } else {
+        ez_fe low = top ? v & ((UINT64_C(1) << (SM_LIMB * top)) - 1) : 0;
+        limbs[top][i] = ez_fe_mul(ez_fe_sub(v, low), ez_fe_inv(ez_fe_pow(2, (uint64_t)SM_LIMB * top)));
+    }
+    return ok;
+}
+
+/* The exp table's columns (l, T[l]) as field elements; checks 0 <= T[l] <= 2^16 (the
+ * bound e <= 2^16 the division argument uses, §4). */
+static ez_status sm_exp_table(ez_fe **c0, ez_fe **c1, unsigned in_scale, ez_diag *d)
+{
+    ez_table t;
+    memset(&t, 0, sizeof t);
+    *c0 = *c1 = NULL;
+    ez_status st = ez_table_build_softmax_exp(&t, in_scale, d);
+    if (st != EZ_OK)
+        return st;
+    if (t.n != SM_TABLE_ROWS) {
+        ez_table_clear(&t);
+        ez_diag_set(d, "softmax: the exp table has %u rows, not 2^16", t.n);
+        return EZ_ERR_INTERNAL;
+    }
+    *c0 = ez_alloc_aligned(SM_TABLE_ROWS, sizeof(ez_fe));
+    *c1 = ez_alloc_aligned(SM_TABLE_ROWS, sizeof(ez_fe));
+    if (*c0 == NULL || *c1 == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (uint64_t j = 0; j < SM_TABLE_ROWS; j++) {
+        if (t.out[j] < 0 || t.out[j] > (INT64_C(1) << EZ_SOFTMAX_EXP_SCALE)) {
+            ez_diag_set(d, "softmax: exp table row %llu = %lld is outside [0, 2^16]", (unsigned long long)j,
+                        (long long)t.out[j]);
+            st = EZ_ERR_INTERNAL;
+            goto out;
+        }
+        (*c0)[j] = j;
+        (*c1)[j] = (ez_fe)t.out[j];
+    }
+out:
+    ez_table_clear(&t);
+    if (st != EZ_OK) {
+        free(*c0);
+        free(*c1);
+        *c0 = *c1 = NULL;
+    }
+    return st;
+}
+
+/* Where output element f (row-major over the output) lives. */
+typedef struct {
+    uint64_t pe, xi, pr, rr; /* element cube index, input view flat index, row cube index, exec row */
+    uint64_t ct;             /* coordinate along t */
+    bool live;
+} sm_where;
+
+static void sm_locate(const sm_shape *s, const uint64_t *pstride, const uint64_t *xstride, const uint64_t *rstride,
+                      const uint64_t *estride, uint64_t f, sm_where *w)
+{
+    uint64_t rest = f, ct = 0, ci = 0;
+    w->pe = w->xi = w->pr = w->rr = 0;
+    for (unsigned b = s->rank; b-- > 0;) {
+        uint64_t c = rest % s->to->dims[b];
+        rest /= s->to->dims[b];
+        unsigned a = s->out_pos[b];
+        w->pe += c * pstride[a];
+        w->xi += c * xstride[a];
+        if (a != s->at) {
+            w->pr += c * rstride[a];
+            w->rr += c * estride[b];
+        } else {
+            ct = c;
+        }
+        if (s->masked && a == s->ai)
+            ci = c;
+    }
+    w->ct = ct;
+    w->live = !s->masked || ct <= ci;
+}
+
+ez_status ez_op_softmax_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+                             bool unchecked, ez_fe **polys, ez_diag *d)
+{
+    sm_shape s;
+    ez_status st = sm_shape_init(&s, p, op, tr, d);
+    ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *rv = NULL, *gv = NULL, *pv = NULL, *cv = NULL;
+    ez_fe *sig = NULL, *cnt = NULL;
+    uint8_t *realrow = NULL;
+    if (st != EZ_OK)
+        goto out;
+    const ez_plan_op *o = s.o;
+    size_t first = sm_first_poly(L, op);
+    if (first == SIZE_MAX)
+        goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
+    if (first + s.npolys > L->npolys) {
+        st = EZ_ERR_INTERNAL;
+        goto out;
+    }
+    uint64_t numel = ez_plan_tensor_numel(s.to), nrows = numel / s.T, na[3];
+    const int64_t *aexp = ez_trace_aux(tr, op, EZ_AUX_EXP, &na[0]);
+    const int64_t *arem = ez_trace_aux(tr, op, EZ_AUX_DIV_REM, &na[1]);
+    const int64_t *amax = ez_trace_aux(tr, op, EZ_AUX_ROW_MAX, &na[2]);
+    const int64_t *px = s.v.data[0], *pout = tr->t[o->out];
+    if (!aexp || !arem || !amax || na[0] != numel || na[1] != numel || na[2] != nrows || !px || !pout) {
+        ez_diag_set(d, "op '%s': the trace lacks the softmax aux arrays", o->label);
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    if ((st = sm_exp_table(&c0, &c1, o->in_scale, d)) != EZ_OK)
+        goto out;
+    for (unsigned q = 0; q < s.npolys; q++) {
+        polys[first + q] = ez_alloc_aligned(sm_poly_len(&s, q), sizeof(ez_fe));
+        if (polys[first + q] == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+    }
+    ez_fe *const *P = polys + first;
+    hv = ez_alloc_aligned(s.lenE, sizeof *hv);
+    dv = ez_alloc_aligned(s.lenE, sizeof *dv);
+    rv = ez_alloc_aligned(s.lenE, sizeof *rv);
+    gv = ez_alloc_aligned(s.lenE, sizeof *gv);
+    pv = ez_alloc_aligned(s.lenE, sizeof *pv);
+    cv = ez_alloc_aligned(s.lenR, sizeof *cv);
+    /* row sums over the whole row cube: with t the first axis, interior padding of the
+     * next axis gives rows beyond the row layout (their sums are 0) */
+    uint64_t NR = UINT64_C(1) << s.nR;
+    sig = ez_alloc_array(NR, sizeof *sig);
+    cnt = ez_alloc_array(NR, sizeof *cnt);
+    realrow = ez_alloc_array(NR, 1);
+    if (!hv || !dv || !rv || !gv || !pv || !cv || !sig || !cnt || !realrow) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    /* defaults: every entry that is not live (padding, masked) holds l = 0, e_lo = T[0],
+     * h = w = 1 (so 1 - h w = 0 and e = 0), everything else 0 (§2) */
+#pragma omp parallel for schedule(static) if (s.lenE > 65536)
+    for (uint64_t i = 0; i < s.lenE; i++) {
+        P[s.pL][i] = 0;
+        P[s.pEL][i] = c1[0];
+        P[s.pW][i] = 1;
+        P[s.pZ][i] = 0;
+        P[s.pE][i] = 0;
+        hv[i] = 1;
+        dv[i] = rv[i] = gv[i] = pv[i] = 0;
+    }
+    for (uint64_t i = 0; i < s.lenR; i++)
+        P[s.pM][i] = cv[i] = 0;
+    uint64_t pstride[EZ_MAX_RANK], rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK],
+        estride[EZ_MAX_RANK];
+    ez_advice_strides(s.ti, pstride);
+    ez_advice_strides(&s.rows, rstride_t);
+    for (unsigned a = 0, r = 0; a < s.rank; a++)
+        rstride[a] = a == s.at ? 0 : rstride_t[r++];
+    uint64_t mx = 1, me = 1;
+    for (unsigned a = s.rank; a-- > 0;) {
+        xstride[a] = mx;
+        mx *= s.ti->dims[a];
+    }
+    for (unsigned b = s.rank; b-- > 0;) {
+        estride[b] = me;
+        if (s.out_pos[b] != s.at)
+            me *= s.to->dims[b];
+    }
+    const uint64_t dlim = UINT64_C(1) << (s.k + SM_LIMB + s.hb);
+    const ez_fe inv_hi = ez_fe_inv(ez_fe_pow(2, s.k + SM_LIMB));
+    uint64_t bad_d = UINT64_MAX;
+#pragma omp parallel for schedule(static) if (numel > 16384)
+    for (uint64_t f = 0; f < numel; f++) {
+        sm_where w;
+        sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
+        uint64_t i = w.pe;
+        P[s.pE][i] = ez_fe_from_i64(aexp[f]);
+        rv[i] = ez_fe_from_i64(arem[f]);
+        pv[i] = ez_fe_from_i64(pout[f]);
+        ez_fe m = ez_fe_from_i64(amax[w.rr]);
+        if (w.ct == 0) { /* one writer per row: t = 0 is live in every row */
+            realrow[w.pr] = 1;
+            P[s.pM][w.pr] = m;
+        }
+        if (!w.live)
+            continue;
+        ez_fe dd = ez_fe_sub(m, ez_fe_from_i64(px[w.xi]));
+        ez_fe dr = dd & ((UINT64_C(1) << s.k) - 1), l = (dd >> s.k) & 0xffff, h;
+        if (dd < dlim) {
+            h = dd >> (s.k + SM_LIMB);
+        } else { /* only a tampered row max: x above m */
+#pragma omp critical(ez_softmax_bad)
+            if (f < bad_d)
+                bad_d = f;
+            h = ez_fe_mul(ez_fe_sub(ez_fe_sub(dd, dr), l << s.k), inv_hi);
+        }
+        P[s.pL][i] = l;
+        P[s.pEL][i] = c1[l];
+        hv[i] = h;
+        dv[i] = dr;
+        P[s.pZ][i] = dd == 0;
+    }
+    if (bad_d != UINT64_MAX && !unchecked) {
+        char where[256];
+        ez_exec_format_elem(where, sizeof where, s.to, bad_d);
+        ez_diag_set(d, "op '%s': %s lies above its row's max (the trace is inconsistent)", o->label, where);
+        st = EZ_ERR_NUMERIC;
+        goto out;
+    }
+    /* w = 1/h where h != 0, else 0 (non-live entries: h = w = 1) */
+    if (!ez_fe_batch_inv(P[s.pW], hv, s.lenE, NULL)) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    /* per row: sigma = sum_t e, count = sum_t z (over the whole padded cube) */
+    for (uint64_t i = 0; i < s.lenE; i++) {
+        uint64_t r = sm_row_of(&s, i);
+        sig[r] = ez_fe_add(sig[r], P[s.pE][i]);
+        cnt[r] = ez_fe_add(cnt[r], P[s.pZ][i]);
+    }
+    for (uint64_t r = 0; r < s.lenR; r++)
+        cv[r] = realrow[r] ? ez_fe_sub(cnt[r], 1) : 0;
+#pragma omp parallel for schedule(static) if (numel > 16384)
+    for (uint64_t f = 0; f < numel; f++) {
+        sm_where w;
+        sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
+        if (w.live)
+            gv[w.pe] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[w.pe]);
+    }
+    /* limbs, with the range of every value checked (§2) */
+    const struct {
+        const ez_fe *v;
+        unsigned first, nl, bits;
+        bool row;
+        const char *what;
+    } vals[] = {{hv, s.pH, s.nh, s.hb, false, "the high part of a distance to the row max"},
+                {dv, s.pDR, s.ndr, s.k, false, "the low part of a distance to the row max"},
+                {rv, s.pRM, s.nrm, s.bsig, false, "a division remainder"},
+                {gv, s.pG, s.nrm, s.bsig, false, "sigma - 1 - remainder"},
+                {pv, s.pP, s.np, s.bp, false, "an output"},
+                {cv, s.pC, s.nc, s.bc, true, "the count of row maxima minus one"}};
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+        if (vals[k].nl == 0)
+            continue;
+        uint64_t len = vals[k].row ? s.lenR : s.lenE, bad = UINT64_MAX;
+        ez_fe *limbs[EZ_ADV_MAX_LIMBS];
+        for (unsigned l = 0; l < vals[k].nl; l++)
+            limbs[l] = P[vals[k].first + l];
+        for (uint64_t i = 0; i < len; i++)
+            if (!sm_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && bad == UINT64_MAX)
+                bad = i;
+        if (bad != UINT64_MAX && !unchecked) {
+            ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
+                        vals[k].what, (unsigned long long)bad, (long long)ez_fe_to_i64(vals[k].v[bad]), vals[k].bits);
+            st = EZ_ERR_NUMERIC;
+            goto out;
+        }
+    }
+    /* the exp table's multiplicities over every looked-up row (l, e_lo = T[l]) */
+    memset(P[s.pMULT], 0, SM_TABLE_ROWS * sizeof(ez_fe));
+    for (uint64_t i = 0; i < s.lenE; i++)
+        P[s.pMULT][P[s.pL][i]] = ez_fe_add(P[s.pMULT][P[s.pL][i]], 1);
+out:
+    free(c0);
+    free(c1);
+    free(hv);
+    free(dv);
+    free(rv);
+    free(gv);
+    free(pv);
+    free(cv);
+    free(sig);
+    free(cnt);
+    free(realrow);
+    sm_shape_clear(&s);
+    return st;
+}
+
+/* ---- the reduction (both sides) ------------------------------------------------------------ */
+
+/* The batching coefficients of the zero-check (§3). */
+enum { B_A, B_B, B_C, B_CS, B_D1, B_EP, B_E, B_F, B_N };
+
+/* Values of one point's atoms (§3): recombined limb values included. */
+typedef struct {
+    ez_fe2 x, m, esum, e, el, l, w, z, h, dr, rm, g, p;
+} sm_atoms;
+
+/* The factor values of the big zero-check from atoms (verifier's check, prover's tables). */
+static void sm_factors(const sm_shape *s, const ez_fe2 *beta, const sm_atoms *a, ez_fe2 sv, ez_fe2 f[8])
+{
+    ez_fe two_s = ez_fe_pow(2, s->o->out_scale);
+    ez_fe2 sigma = ez_fe2_mul_fe(a->esum, ez_fe_pow(2, s->nt));
+    ez_fe2 dval = ez_fe2_add(a->dr, ez_fe2_mul_fe(ez_fe2_add(a->l, ez_fe2_mul_fe(a->h, 1u << SM_LIMB)),
+                                                  ez_fe_pow(2, s->k)));
+    ez_fe2 one = ez_fe2_one();
+    /* Lin1 = bA (M - X - D) - bD1 Z - bCs E - bE' P + bF (Sigma - 1 - RM - G) */
+    ez_fe2 l1 = ez_fe2_mul(beta[B_A], ez_fe2_sub(ez_fe2_sub(a->m, a->x), dval));
+    l1 = ez_fe2_sub(l1, ez_fe2_mul(beta[B_D1], a->z));
+    l1 = ez_fe2_sub(l1, ez_fe2_mul(beta[B_CS], a->e));
+    l1 = ez_fe2_sub(l1, ez_fe2_mul(beta[B_EP], a->p));
+    l1 = ez_fe2_add(l1, ez_fe2_mul(beta[B_F], ez_fe2_sub(ez_fe2_sub(ez_fe2_sub(sigma, one), a->rm), a->g)));
+    /* Lin2 = bB H + bC (E - EL) + bD1 Z + bCs E + bE' P + bE (2^s E - RM) */
+    ez_fe2 l2 = ez_fe2_mul(beta[B_B], a->h);
+    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_C], ez_fe2_sub(a->e, a->el)));
+    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_D1], a->z));
+    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_CS], a->e));
+    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_EP], a->p));
+    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_E], ez_fe2_sub(ez_fe2_mul_fe(a->e, two_s), a->rm)));
+    /* Lin4 = bC EL - bB H */
+    ez_fe2 l4 = ez_fe2_sub(ez_fe2_mul(beta[B_C], a->el), ez_fe2_mul(beta[B_B], a->h));
+    f[0] = sv;
+    f[1] = l1;
+    f[2] = l2;
+    f[3] = a->h;
+    f[4] = a->w;
+    f[5] = l4;
+    f[6] = a->p;
+    f[7] = sigma;
+}
+
+/* The big zero-check's shape: factors S, Lin1, Lin2, H, W, Lin4, P, Sigma; terms
+ * S Lin1 + Lin2 + H W Lin4 - bE P Sigma, eq on every variable (§3). */
+static void sm_desc_a(ez_sumcheck_desc *d, unsigned n)
+{
+    ez_sumcheck_desc_init(d, n, 1);
+    d->nfactors = 8;
+    d->nterms = 4;
+    d->term[0].nf = 2, d->term[0].f[0] = 0, d->term[0].f[1] = 1;
+    d->term[1].nf = 1, d->term[1].f[0] = 2;
+    d->term[2].nf = 3, d->term[2].f[0] = 3, d->term[2].f[1] = 4, d->term[2].f[2] = 5;
+    d->term[3].nf = 2, d->term[3].f[0] = 6, d->term[3].f[1] = 7;
+    d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
+/* The attainment zero-check: Z D, eq on every variable (§3). */
+static void sm_desc_b(ez_sumcheck_desc *d, unsigned n)
+{
+    ez_sumcheck_desc_init(d, n, 2);
+    d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
+/* A limbed value's eval from its limbs' evals. */
+static ez_fe2 sm_combine(const ez_fe2 *limbs, unsigned nl)
+{
+    ez_fe2 v = ez_fe2_zero();
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << SM_LIMB), limbs[l]);
+    return v;
+}
+
+/* Prover: the MLE of local element/row poly q at pt. */
+static ez_fe2 sm_eval_poly(const ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt)
+{
+    uint64_t len = sm_poly_len(s, q);
+    return ez_mle_eval_fe(c->advice[first + q], (size_t)len, pt, ez_log2_ceil(len));
+}
+
+/* Add the claim "local poly q at pt = v". */
+static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
+{
+    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(sm_poly_len(s, q)), v);
+}
+
+/* Atom evaluation message at pt: the prover evaluates nq local polys qs[] at pt (or takes
+ * vals as given), both sides exchange them under label and add one claim each. */
+static ez_status sm_atoms_msg(ez_pctx *c, size_t first, const sm_shape *s, const char *label, const unsigned *qs,
+                              size_t nq, const ez_fe2 *pt, ez_fe2 *vals)
+{
+    ez_status st;
+    if (c->prover)
+        for (size_t j = 0; j < nq; j++)
+            vals[j] = sm_eval_poly(c, first, s, qs[j], pt);
+    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
+        return st;
+    for (size_t j = 0; j < nq && st == EZ_OK; j++)
+        st = sm_claim(c, first, s, qs[j], pt, vals[j]);
+    return st;
+}
+
+/* Value of local limbed poly group at element cube index i (0 beyond the layout). */
+static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
+{
+    if (i >= len)
+        return 0;
+    ez_fe v = 0;
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe_add(ez_fe_mul(v, 1u << SM_LIMB), P[firstq + l][i]);
+    return v;
+}
+
+/* Prover: the factor tables of both zero-checks over the whole cube. */
+typedef struct {
+    ez_fe *S, *H, *W, *P, *Sig, *Z, *D;
+    ez_fe2 *l1, *l2, *l4;
+} sm_tables;
+
+static void sm_tables_clear(sm_tables *t)
+{
+    free(t->S);
+    free(t->H);
+    free(t->W);
+    free(t->P);
+    free(t->Sig);
+    free(t->Z);
+    free(t->D);
+    free(t->l1);
+    free(t->l2);
+    free(t->l4);
+    memset(t, 0, sizeof *t);
+}
+
+static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, const sm_shape *s, const ez_fe2 *beta)
+{
+    memset(t, 0, sizeof *t);
+    uint64_t N = UINT64_C(1) << s->n, NR = UINT64_C(1) << s->nR;
+    ez_fe *const *P = c->advice + first;
+    ez_fe *X = ez_alloc_aligned(N, sizeof *X), *sig = ez_alloc_array(NR, sizeof *sig);
+    t->S = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->H = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->W = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->P = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->Sig = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->Z = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->D = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->l1 = ez_alloc_aligned(N, sizeof(ez_fe2));
+    t->l2 = ez_alloc_aligned(N, sizeof(ez_fe2));
+    t->l4 = ez_alloc_aligned(N, sizeof(ez_fe2));
+    if (!X || !sig || !t->S || !t->H || !t->W || !t->P || !t->Sig || !t->Z || !t->D || !t->l1 || !t->l2 || !t->l4) {
+        free(X);
+        free(sig);
+        sm_tables_clear(t);
+        return EZ_ERR_NOMEM;
+    }
+    ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
+    memset(X + s->lenE, 0, (N - s->lenE) * sizeof *X);
+    for (uint64_t i = 0; i < s->lenE; i++) {
+        uint64_t r = sm_row_of(s, i);
+        sig[r] = ez_fe_add(sig[r], P[s->pE][i]);
+    }
+    const ez_fe two_s = ez_fe_pow(2, s->o->out_scale), two_k = ez_fe_pow(2, s->k);
+    const uint64_t lenE = s->lenE, lenR = s->lenR;
+#pragma omp parallel for schedule(static) if (N > 16384)
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t r = sm_row_of(s, i);
+        bool in = i < lenE;
+        ez_fe S = sm_live(s, i), m = r < lenR ? P[s->pM][r] : 0, sg = sig[r];
+        ez_fe e = in ? P[s->pE][i] : 0, el = in ? P[s->pEL][i] : 0, l = in ? P[s->pL][i] : 0;
+        ez_fe z = in ? P[s->pZ][i] : 0, w = in ? P[s->pW][i] : 0;
+        ez_fe h = sm_val(P, s->pH, s->nh, lenE, i), dr = s->ndr ? sm_val(P, s->pDR, s->ndr, lenE, i) : 0;
+        ez_fe rm = sm_val(P, s->pRM, s->nrm, lenE, i), g = sm_val(P, s->pG, s->nrm, lenE, i);
+        ez_fe p = sm_val(P, s->pP, s->np, lenE, i);
+        ez_fe dval = ez_fe_add(dr, ez_fe_mul(ez_fe_add(l, ez_fe_mul(h, 1u << SM_LIMB)), two_k));
+        t->S[i] = S;
+        t->H[i] = h;
+        t->W[i] = w;
+        t->P[i] = p;
+        t->Sig[i] = sg;
+        t->Z[i] = z;
+        t->D[i] = dval;
+        /* the same linear forms as sm_factors, on base-field entries */
+        ez_fe a1 = ez_fe_sub(ez_fe_sub(m, X[i]), dval), f1 = ez_fe_sub(ez_fe_sub(ez_fe_sub(sg, 1), rm), g);
+        ez_fe2 l1 = ez_fe2_mul_fe(beta[B_A], a1);
+        l1 = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_D1], z));
+        l1 = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_CS], e));
+        l1 = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_EP], p));
+        t->l1[i] = ez_fe2_add(l1, ez_fe2_mul_fe(beta[B_F], f1));
+        ez_fe2 l2 = ez_fe2_mul_fe(beta[B_B], h);
+        l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_C], ez_fe_sub(e, el)));
+        l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_D1], z));
+        l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_CS], e));
+        l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_EP], p));
+        t->l2[i] = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_E], ez_fe_sub(ez_fe_mul(e, two_s), rm)));
+        t->l4[i] = ez_fe2_sub(ez_fe2_mul_fe(beta[B_C], el), ez_fe2_mul_fe(beta[B_B], h));
+    }
+    free(X);
+    free(sig);
+    return EZ_OK;
+}
+
+/* Run one zero-check (prover or verifier) with claimed sum 0 and eq point rho.
+ * Out: point (n coords), evals (nf). Verifier failures become EZ_ERR_REJECT. */
+static ez_status sm_zerocheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *rho,
+                              const ez_sumcheck_factor *f, ez_fe2 *point, ez_fe2 *evals)
+{
+    ez_sumcheck_proof proof;
+    memset(&proof, 0, sizeof proof);
+    ez_status st;
+    const ez_fe2 *eqp = desc->nvars ? rho : NULL;
+    if (c->prover) {
+        st = ez_sumcheck_prove(c->t, desc, coeffs, eqp, f, ez_fe2_zero(), &proof, point, evals);
+        if (st == EZ_OK)
+            ez_sumcheck_proof_write(c->w, &proof);
+    } else {
+        st = ez_sumcheck_proof_read(c->r, desc, &proof);
+        if (st == EZ_OK)
+            st = ez_sumcheck_verify(c->t, desc, coeffs, eqp, ez_fe2_zero(), &proof, point, evals);
+        if (st == EZ_ERR_INVALID)
+            st = EZ_ERR_REJECT;
+    }
+    ez_sumcheck_proof_clear(&proof);
+    return st;
+}
+
+/* The framework prefixes "op 'p' (softmax): ". */
+static ez_status sm_reject(ez_pctx *c, const char *why)
+{
+    ez_diag_set(c->d, "%s", why);
+    return EZ_ERR_REJECT;
+}
+
+static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    sm_shape s;
+    ez_status st = sm_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    ez_fe *c0 = NULL, *c1 = NULL;
+    ez_logup_claims lc;
+    sm_tables tb;
+    ez_claim kc = {0};
+    memset(&lc, 0, sizeof lc);
+    memset(&tb, 0, sizeof tb);
+    if (st != EZ_OK)
+        goto out;
+    size_t first = sm_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    const unsigned n = s.n, nR = s.nR;
+    ez_fe2 half = ez_fe2_from_fe(ez_fe_inv(2));
+    ez_claim_absorb(c->t, "softmax/out", out);
+
+    /* 1. (l, e_lo) in the exp table: LogUp-GKR over one 2-column vector (§3.1) */
+    if ((st = sm_exp_table(&c0, &c1, s.o->in_scale, c->d)) != EZ_OK)
+        goto out;
+    ez_logup_table lt = {.kind = EZ_TABLE_EXPLICIT, .ncols = 2, .nrows = SM_TABLE_ROWS, .cols = {c0, c1}};
+    if (c->prover) {
+        ez_logup_column col = {.len = s.lenE, .cols = {c->advice[first + s.pL], c->advice[first + s.pEL]}};
+        st = ez_logup_prove(c->t, &lt, &col, 1, c->advice[first + s.pMULT], c->w, &lc);
+    } else {
+        st = ez_logup_verify(c->t, &lt, &s.lenE, 1, c->r, &lc);
+        if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
+            st = sm_reject(c, "the exp-table lookup failed");
+            goto out;
+        }
+    }
+    if (st != EZ_OK)
+        goto out;
+    if (lc.ncolumns != 1 || lc.width != 2 || lc.col[0].nvars != n || lc.mult.nvars != EZ_TABLE_BITS) {
+        st = EZ_ERR_INTERNAL;
+        goto out;
+    }
+    if ((st = sm_claim(c, first, &s, s.pL, lc.col[0].point, lc.col[0].value)) != EZ_OK ||
+        (st = sm_claim(c, first, &s, s.pEL, lc.col[1].point, lc.col[1].value)) != EZ_OK ||
+        (st = sm_claim(c, first, &s, s.pMULT, lc.mult.point, lc.mult.value)) != EZ_OK)
+        goto out;
+
+    /* 2. the claim on p is a claim on the committed p (§3.2): blocks into input order */
+    ez_fe2 rp[EZ_PROVE_MAX_VARS];
+    {
+        unsigned o_ = 0;
+        for (unsigned b = 0; b < s.rank; b++) {
+            unsigned a = s.out_pos[b];
+            memcpy(rp + s.off[a], out->point + o_, s.nv[a] * sizeof *rp);
+            o_ += s.nv[a];
+        }
+    }
+    {
+        ez_fe2 pl[EZ_ADV_MAX_LIMBS];
+        unsigned qs[EZ_ADV_MAX_LIMBS];
+        for (unsigned l = 1; l < s.np; l++)
+            qs[l - 1] = s.pP + l;
+        if ((st = sm_atoms_msg(c, first, &s, "softmax/p-limbs", qs, s.np - 1, rp, pl + 1)) != EZ_OK)
+            goto out;
+        /* limb 0 = v - sum_{l >= 1} 2^(16 l) limb_l */
+        pl[0] = ez_fe2_zero();
+        ez_fe2 rest = sm_combine(pl, s.np);
+        if ((st = sm_claim(c, first, &s, s.pP, rp, ez_fe2_sub(out->value, rest))) != EZ_OK)
+            goto out;
+    }
+
+    /* 3. challenges: the zero-check point and the batching coefficients (§3.3) */
+    ez_fe2 rho[EZ_PROVE_MAX_VARS], beta[B_N];
+    ez_transcript_challenges_fe2(c->t, "softmax/rho", rho, n);
+    ez_transcript_challenges_fe2(c->t, "softmax/beta", beta, B_N);
+
+    /* 4. the big zero-check */
+    ez_sumcheck_desc da, db;
+    sm_desc_a(&da, n);
+    sm_desc_b(&db, n);
+    ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[B_E])};
+    ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], pth[EZ_PROVE_MAX_VARS], ev[8];
+    ez_sumcheck_factor fa[8], fb[2];
+    if (c->prover) {
+        if ((st = sm_tables_build(&tb, c, first, &s, beta)) != EZ_OK)
+            goto out;
+        fa[0] = (ez_sumcheck_factor){tb.S, NULL};
+        fa[1] = (ez_sumcheck_factor){NULL, tb.l1};
+        fa[2] = (ez_sumcheck_factor){NULL, tb.l2};
+        fa[3] = (ez_sumcheck_factor){tb.H, NULL};
+        fa[4] = (ez_sumcheck_factor){tb.W, NULL};
+        fa[5] = (ez_sumcheck_factor){NULL, tb.l4};
+        fa[6] = (ez_sumcheck_factor){tb.P, NULL};
+        fa[7] = (ez_sumcheck_factor){tb.Sig, NULL};
+        fb[0] = (ez_sumcheck_factor){tb.Z, NULL};
+        fb[1] = (ez_sumcheck_factor){tb.D, NULL};
+    }
+    if ((st = sm_zerocheck(c, &da, coeffs, rho, fa, pt, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            st = sm_reject(c, "the softmax zero-check failed");
+        goto out;
+    }
+    sm_point_row(&s, ptr, pt);
+    sm_point_join(&s, pth, ptr, half);
+    {
+        /* atoms at pt (§3.3): x, m (row point), e at (row point, 1/2..) — the row sum —,
+         * then the element polys */
+        sm_atoms a;
+        ez_fe2 v3[3];
+        if (c->prover) {
+            if ((st = ez_advice_tensor_eval(&v3[0], s.v.data[0], s.ti, pt)) != EZ_OK)
+                goto out;
+            v3[1] = sm_eval_poly(c, first, &s, s.pM, ptr);
+            v3[2] = sm_eval_poly(c, first, &s, s.pE, pth);
+        }
+        if ((st = ez_pctx_msg(c, "softmax/x-m-esum", v3, 3)) != EZ_OK)
+            goto out;
+        if ((st = ez_claim_set(&kc, pt, n, v3[0])) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+            goto out;
+        ez_claim_clear(&kc);
+        if ((st = sm_claim(c, first, &s, s.pM, ptr, v3[1])) != EZ_OK ||
+            (st = sm_claim(c, first, &s, s.pE, pth, v3[2])) != EZ_OK)
+            goto out;
+        unsigned qs[EZ_SC_MAX_FACTORS + 5 * EZ_ADV_MAX_LIMBS];
+        ez_fe2 vals[EZ_SC_MAX_FACTORS + 5 * EZ_ADV_MAX_LIMBS];
+        size_t nq = 0;
+        qs[nq++] = s.pE, qs[nq++] = s.pEL, qs[nq++] = s.pL, qs[nq++] = s.pW, qs[nq++] = s.pZ;
+        for (unsigned q = s.pH; q < s.nelem; q++) /* H, DR, RM, G, P limbs (contiguous) */
+            qs[nq++] = q;
+        if ((st = sm_atoms_msg(c, first, &s, "softmax/atoms-a", qs, nq, pt, vals)) != EZ_OK)
+            goto out;
+        a.x = v3[0], a.m = v3[1], a.esum = v3[2];
+        a.e = vals[0], a.el = vals[1], a.l = vals[2], a.w = vals[3], a.z = vals[4];
+        const ez_fe2 *lv = vals + 5;
+        a.h = sm_combine(lv + (s.pH - s.pH), s.nh);
+        a.dr = s.ndr ? sm_combine(lv + (s.pDR - s.pH), s.ndr) : ez_fe2_zero();
+        a.rm = sm_combine(lv + (s.pRM - s.pH), s.nrm);
+        a.g = sm_combine(lv + (s.pG - s.pH), s.nrm);
+        a.p = sm_combine(lv + (s.pP - s.pH), s.np);
+        if (!c->prover) {
+            ez_fe2 f[8];
+            sm_factors(&s, beta, &a, sm_live_eval(&s, pt), f);
+            for (unsigned j = 0; j < 8; j++)
+                if (!ez_fe2_eq(f[j], ev[j])) {
+                    st = sm_reject(c, "the zero-check's final evaluations do not match the committed values");
+                    goto out;
+                }
+        }
+    }
+
+    /* 5. attainment: z d = 0 (§3.4) */
+    if ((st = sm_zerocheck(c, &db, NULL, rho, fb, pt, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            st = sm_reject(c, "the attainment zero-check failed");
+        goto out;
+    }
+    {
+        unsigned qs[1 + 2 * EZ_ADV_MAX_LIMBS];
+        ez_fe2 vals[1 + 2 * EZ_ADV_MAX_LIMBS];
+        size_t nq = 0;
+        qs[nq++] = s.pL;
+        for (unsigned q = s.pH; q < s.pRM; q++) /* H, DR limbs */
+            qs[nq++] = q;
+        if ((st = sm_atoms_msg(c, first, &s, "softmax/atoms-b", qs, nq, pt, vals)) != EZ_OK)
+            goto out;
+        if ((st = sm_claim(c, first, &s, s.pZ, pt, ev[0])) != EZ_OK)
+            goto out;
+        ez_fe2 h = sm_combine(vals + 1, s.nh), dr = s.ndr ? sm_combine(vals + 1 + s.nh, s.ndr) : ez_fe2_zero();
+        ez_fe2 dval = ez_fe2_add(dr, ez_fe2_mul_fe(ez_fe2_add(vals[0], ez_fe2_mul_fe(h, 1u << SM_LIMB)),
+                                                   ez_fe_pow(2, s.k)));
+        if (!c->prover && !ez_fe2_eq(dval, ev[1])) {
+            st = sm_reject(c, "the attainment zero-check's distance does not match its limbs");
+            goto out;
+        }
+    }
+
+    /* 6. rows: count - 1 + [row real] = sum_t z at a random row point (§3.5) */
+    {
+        ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS];
+        ez_transcript_challenges_fe2(c->t, "softmax/zeta", zeta, nR);
+        sm_point_join(&s, zt, zeta, half);
+        unsigned qs[EZ_ADV_MAX_LIMBS];
+        ez_fe2 vals[EZ_ADV_MAX_LIMBS], zs;
+        for (unsigned l = 0; l < s.nc; l++)
+            qs[l] = s.pC + l;
+        if ((st = sm_atoms_msg(c, first, &s, "softmax/count", qs, s.nc, zeta, vals)) != EZ_OK)
+            goto out;
+        unsigned qz = s.pZ;
+        if ((st = sm_atoms_msg(c, first, &s, "softmax/zsum", &qz, 1, zt, &zs)) != EZ_OK)
+            goto out;
+        ez_fe2 lhs = ez_fe2_add(sm_combine(vals, s.nc), sm_rowreal_eval(&s, zeta));
+        if (!c->prover && !ez_fe2_eq(lhs, ez_fe2_mul_fe(zs, ez_fe_pow(2, s.nt)))) {
+            st = sm_reject(c, "a row's maximum is not attained");
+            goto out;
+        }
+    }
+out:
+    ez_claim_clear(&kc);
+    ez_logup_claims_clear(&lc);
+    sm_tables_clear(&tb);
+    free(c0);
+    free(c1);
+    sm_shape_clear(&s);
+    return st;
+}
+
+ez_status ez_op_softmax_prove(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return sm_reduce(c, op, out);
+}
+
+ez_status ez_op_softmax_verify(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return sm_reduce(c, op, out);
+}

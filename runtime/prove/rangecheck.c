@@ -1,0 +1,279 @@
+/* rangecheck — see rangecheck.h; protocol and soundness in docs/protocol.md §4. */
+#include "config.h"
+
+#include "runtime/prove/rangecheck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mle.h"
+
+unsigned ez_rc_nlimbs(unsigned bits)
+{
+    return bits <= EZ_ADV_LIMB_BITS ? 1 : (bits + EZ_ADV_LIMB_BITS - 1) / EZ_ADV_LIMB_BITS;
+}
+
+/* The column range-checking one limb of width w (1..16) of atom a (plus cst: a tensor
+ * with its offset): one row per entry in the range table's region [0, 2^w). */
+static ez_status limb_cols(ez_advice_layout *L, unsigned op, uint64_t len, ez_atom a, ez_fe cst, unsigned w,
+                           size_t *first)
+{
+    unsigned table;
+    ez_status st = ez_advice_range_table(L, w, &table);
+    if (st != EZ_OK)
+        return st;
+    ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = a, .coef = 1, .cst = cst, .bits = w};
+    return ez_advice_add_col(L, &c, first);
+}
+
+ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv_value *v, size_t *idx,
+                             ez_diag *d)
+{
+    if (v->bits == 0 || v->bits > EZ_ADV_MAX_LIMBS * EZ_ADV_LIMB_BITS) {
+        ez_diag_set(d, "'%s': a %u-bit range check is not supported", p->tensors[v->tensor].name, v->bits);
+        return EZ_ERR_UNSUPPORTED;
+    }
+    ez_status st;
+    ez_adv_value x = *v;
+    x.nlimbs = ez_rc_nlimbs(v->bits);
+    size_t vi;
+    if ((st = ez_advice_add_value(L, &x, p, &vi)) != EZ_OK)
+        return st;
+    const ez_adv_value *val = &L->values[vi];
+    uint64_t len = ez_advice_padlen(&p->tensors[v->tensor]);
+    for (unsigned l = 0; l < val->nlimbs && st == EZ_OK; l++) {
+        unsigned w = l + 1 < val->nlimbs ? EZ_ADV_LIMB_BITS : v->bits - EZ_ADV_LIMB_BITS * l;
+        ez_atom a = {false, val->first_poly + l};
+        st = limb_cols(L, v->op, len, a, 0, w, NULL);
+    }
+    if (st == EZ_OK && idx)
+        *idx = vi;
+    return st;
+}
+
+ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op, unsigned tensor, int64_t offset,
+                             unsigned bits, ez_diag *d)
+{
+    ez_status st;
+    uint64_t len = ez_advice_padlen(&p->tensors[tensor]);
+    if (ez_rc_nlimbs(bits) == 1) {
+        /* the tensor itself (plus offset) is the looked-up column: nothing committed */
+        ez_atom a = {true, tensor};
+        return limb_cols(L, op, len, a, ez_fe_from_i64(offset), bits, NULL);
+    }
+    /* Only the HIGH part H = (tensor + offset) >> 16 is committed (in limbs, each looked
+     * up); the low 16 bits are the VIRTUAL column tensor + offset - 2^16 H, looked up in
+     * the 16-bit region. Both in range make tensor + offset = low + 2^16 H an integer in
+     * [0, 2^bits); at the virtual column's lookup point the prover sends H's limbs and
+     * the verifier derives the tensor's value: that claim ties the tensor the walk
+     * proves to the range-checked H (no separate link, no committed low limb). */
+    ez_adv_value v = {.src = EZ_ADV_SRC_TENSOR, .op = op, .tensor = tensor, .offset = offset,
+                      .shift = EZ_ADV_LIMB_BITS, .bits = bits - EZ_ADV_LIMB_BITS};
+    size_t vi;
+    if ((st = ez_rc_commit_value(L, p, &v, &vi, d)) != EZ_OK)
+        return st;
+    const ez_adv_value *val = &L->values[vi];
+    unsigned table;
+    if ((st = ez_advice_range_table(L, EZ_ADV_LIMB_BITS, &table)) != EZ_OK)
+        return st;
+    ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = {true, tensor}, .coef = 1,
+                       .cst = ez_fe_from_i64(offset), .bits = EZ_ADV_LIMB_BITS, .nx = val->nlimbs};
+    for (unsigned l = 0; l < val->nlimbs; l++) {
+        c.xatom[l] = (ez_atom){false, val->first_poly + l};
+        c.xcoef[l] = ez_fe_neg(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * (l + 1)));
+    }
+    return ez_advice_add_col(L, &c, NULL);
+}
+
+ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d)
+{
+    const ez_plan_op *o = &p->ops[op];
+    const ez_plan_tensor *out = &p->tensors[o->out];
+    if (shift == 0 || shift > 62 || out->bits == 0 || out->bits > 63) {
+        ez_diag_set(d, "op '%s': rescale by 2^%u to %u bits is not supported", o->label, shift, out->bits);
+        return EZ_ERR_UNSUPPORTED;
+    }
+    ez_adv_value v = {.src = EZ_ADV_SRC_AUX, .op = (unsigned)op, .tensor = o->out, .aux = EZ_AUX_REM, .bits = shift};
+    size_t vi;
+    ez_status st = ez_rc_commit_value(L, p, &v, &vi, d);
+    if (st != EZ_OK)
+        return st;
+    L->op_rem[op] = (long)vi;
+    return ez_rc_check_tensor(L, p, (unsigned)op, o->out, (int64_t)(UINT64_C(1) << (out->bits - 1)), out->bits, d);
+}
+
+ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
+                        unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ncols_out,
+                        ez_diag *d)
+{
+    size_t n = 0;
+    (void)d;
+    for (size_t j = 0; j < L->ncols; j++) {
+        const ez_lookup_col *c = &L->cols[j];
+        if (c->table != table)
+            continue;
+        idx[n] = j;
+        owned[n] = NULL;
+        if (!c->atom.is_tensor && c->coef == 1 && c->cst == 0 && c->nx == 0) {
+            cols[n++] = advice[c->atom.id];
+            continue;
+        }
+        ez_fe *x = ez_alloc_aligned(c->len, sizeof *x);
+        if (x == NULL) {
+            *ncols_out = n;
+            return EZ_ERR_NOMEM;
+        }
+        ez_fe coef = c->coef, cst = c->cst;
+        uint64_t len = c->len;
+        if (c->atom.is_tensor && coef == 1) {
+            /* the tensor plus its offset on every entry of its padded layout (len) */
+            ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], cst);
+        } else {
+            if (c->atom.is_tensor)
+                ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
+            else
+                memcpy(x, advice[c->atom.id], c->len * sizeof *x);
+#pragma omp parallel for schedule(static) if (len > 65536)
+            for (uint64_t i = 0; i < len; i++)
+                x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
+        }
+        /* a virtual column: plus the extra atoms (advice polys of the same length) */
+        for (unsigned e = 0; e < c->nx; e++) {
+            const ez_fe *xa = advice[c->xatom[e].id];
+            ez_fe xc = c->xcoef[e];
+            if (c->xatom[e].is_tensor || xa == NULL) {
+                free(x);
+                *ncols_out = n;
+                return EZ_ERR_INTERNAL;
+            }
+#pragma omp parallel for schedule(static) if (len > 65536)
+            for (uint64_t i = 0; i < len; i++)
+                x[i] = ez_fe_add(x[i], ez_fe_mul(xa[i], xc));
+        }
+        owned[n] = x;
+        cols[n++] = x;
+    }
+    *ncols_out = n;
+    return EZ_OK;
+}
+
+/* Add the claim atom~(point) = value. */
+static ez_status atom_claim(ez_pctx *c, ez_atom a, const ez_fe2 *point, unsigned nv, ez_fe2 value)
+{
+    return a.is_tensor ? ez_pctx_claim_tensor(c, a.id, point, nv, value)
+                       : ez_pctx_claim_advice(c, a.id, point, nv, value);
+}
+
+/* One link at point z: the prover sends atoms 1..n-1, atom 0 is derived. */
+static ez_status run_link(ez_pctx *c, const ez_link *k, const ez_fe2 *z, unsigned nv)
+{
+    ez_fe2 val[EZ_LINK_MAX_ATOMS];
+    ez_status st;
+    unsigned m = k->natoms;
+    if (c->prover)
+        for (unsigned i = 1; i < m; i++)
+            if ((st = ez_pctx_eval_atom(c, k->atom[i], z, &val[i])) != EZ_OK)
+                return st;
+    if ((st = ez_pctx_msg(c, "link/atoms", val + 1, m - 1)) != EZ_OK)
+        return st;
+    /* coef_0 a_0 = -(sum_{i>=1} coef_i a_i + cst sel(z)) */
+    ez_fe2 s = ez_fe2_mul_fe(ez_mle_prefix(z, nv, k->len), k->cst);
+    for (unsigned i = 1; i < m; i++)
+        s = ez_fe2_add(s, ez_fe2_mul_fe(val[i], k->coef[i]));
+    val[0] = ez_fe2_mul_fe(ez_fe2_neg(s), ez_fe_inv(k->coef[0]));
+    for (unsigned i = 0; i < m; i++)
+        if ((st = atom_claim(c, k->atom[i], z, nv, val[i])) != EZ_OK)
+            return st;
+    return EZ_OK;
+}
+
+ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_lookup_claims *lc)
+{
+    const ez_advice_layout *L = c->adv;
+    ez_status st;
+    if (lc->ncols != ncols)
+        return EZ_ERR_INTERNAL;
+    for (size_t j = 0; j < ncols; j++) {
+        const ez_lookup_col *col = &L->cols[idx[j]];
+        for (size_t k = lc->first[j]; k < lc->first[j + 1]; k++) {
+            const ez_claim *cl = &lc->col[k];
+            /* col(z) = coef atom(z) + sum xcoef_e xatom_e(z) + cst sel(z): the prover sends
+             * the extra atoms' values, the main atom's follows */
+            ez_fe2 xv[EZ_ADV_MAX_LIMBS];
+            if (c->prover)
+                for (unsigned e = 0; e < col->nx; e++)
+                    if ((st = ez_pctx_eval_atom(c, col->xatom[e], cl->point, &xv[e])) != EZ_OK)
+                        return st;
+            if ((st = ez_pctx_msg(c, "col/atoms", xv, col->nx)) != EZ_OK)
+                return st;
+            ez_fe2 sel = ez_mle_prefix(cl->point, cl->nvars, col->len);
+            ez_fe2 v = ez_fe2_sub(cl->value, ez_fe2_mul_fe(sel, col->cst));
+            for (unsigned e = 0; e < col->nx; e++) {
+                v = ez_fe2_sub(v, ez_fe2_mul_fe(xv[e], col->xcoef[e]));
+                if ((st = atom_claim(c, col->xatom[e], cl->point, cl->nvars, xv[e])) != EZ_OK)
+                    return st;
+            }
+            v = ez_fe2_mul_fe(v, ez_fe_inv(col->coef));
+            if ((st = atom_claim(c, col->atom, cl->point, cl->nvars, v)) != EZ_OK)
+                return st;
+        }
+    }
+    /* the multiplicities: the table's multiplicity poly */
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == -1 && L->polys[q].table == table) {
+            if ((st = ez_pctx_claim_advice(c, q, lc->mult.point, lc->mult.nvars, lc->mult.value)) != EZ_OK)
+                return st;
+            break;
+        }
+    for (size_t k = 0; k < L->nlinks; k++) {
+        const ez_link *lk = &L->links[k];
+        size_t j = 0;
+        while (j < ncols && idx[j] != lk->at_col)
+            j++;
+        if (j == ncols)
+            continue; /* anchored in another table */
+        /* A link is an identity on the whole cube, checked at ONE point that must be
+         * uniformly random in every coordinate: the anchor column's lookup point when
+         * it has one claim (shared with the limbs' lookup claims), else — a split column,
+         * whose piece points have fixed 0/1 coordinates — a fresh point. */
+        const ez_claim *cl = &lc->col[lc->first[j]];
+        ez_fe2 z[EZ_PROVE_MAX_VARS];
+        if (lc->first[j + 1] - lc->first[j] == 1) {
+            memcpy(z, cl->point, cl->nvars * sizeof *z);
+        } else {
+            ez_transcript_challenges_fe2(c->t, "link/point", z, cl->nvars);
+        }
+        if ((st = run_link(c, lk, z, cl->nvars)) != EZ_OK)
+            return st;
+    }
+    return EZ_OK;
+}
+
+ez_status ez_rc_value_claim(ez_pctx *c, size_t value, const ez_claim *claim)
+{
+    const ez_adv_value *v = &c->adv->values[value];
+    const ez_adv_poly *q0 = &c->adv->polys[v->first_poly];
+    ez_fe2 val[EZ_ADV_MAX_LIMBS];
+    ez_status st;
+    unsigned n = v->nlimbs;
+    if (claim->nvars != ez_log2_ceil(q0->len))
+        return EZ_ERR_INVALID;
+    if (c->prover)
+        for (unsigned i = 1; i < n; i++) {
+            ez_atom a = {false, v->first_poly + i};
+            if ((st = ez_pctx_eval_atom(c, a, claim->point, &val[i])) != EZ_OK)
+                return st;
+        }
+    if ((st = ez_pctx_msg(c, "value/limbs", val + 1, n - 1)) != EZ_OK)
+        return st;
+    /* limb_0 = V + offset sel - sum_{i>=1} 2^(16 i) limb_i */
+    ez_fe2 s = ez_fe2_add(claim->value,
+                          ez_fe2_mul_fe(ez_mle_prefix(claim->point, claim->nvars, q0->len), ez_fe_from_i64(v->offset)));
+    for (unsigned i = 1; i < n; i++)
+        s = ez_fe2_sub(s, ez_fe2_mul_fe(val[i], ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * i)));
+    val[0] = s;
+    for (unsigned i = 0; i < n; i++)
+        if ((st = ez_pctx_claim_advice(c, v->first_poly + i, claim->point, claim->nvars, val[i])) != EZ_OK)
+            return st;
+    return EZ_OK;
+}
