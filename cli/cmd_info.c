@@ -1,6 +1,8 @@
 /* einzk info MODEL.einc [--json]
- * The per-op proving plan: kind, equation, shape, sumcheck variables, degree, eq
- * variables, bind order, lookups and committed advice, then the model totals. */
+ * The per-op proving plan: kind, provable or not, equation, shape, sumcheck variables,
+ * degree, eq variables, bind order; then what a proof of it holds, from the same advice
+ * layout the prover builds (runtime/prove/layout.h): committed entries, looked-up rows
+ * and the exact walk bytes (fan-out merge + reduction) per op, and the totals. */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include "compiler/einc.h"
 #include "compiler/plan.h"
 #include "compiler/schedule.h"
+#include "runtime/prove/layout.h"
 
 static void usage(FILE *f)
 {
@@ -53,68 +56,67 @@ static void bind_text(const ez_plan_op *op, char *buf, size_t cap)
         snprintf(buf, cap, "-");
 }
 
-static void lookups_text(const ez_plan_op *op, char *buf, size_t cap)
-{
-    size_t n = 0;
-    char lab[96];
-    buf[0] = 0;
-    for (unsigned l = 0; l < op->nlookups && n < cap; l++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s%s:%" PRIu64, l ? " " : "",
-                              ez_plan_lookup_label(&op->lookups[l], lab, sizeof lab), op->lookups[l].count);
-    if (op->nlookups == 0)
-        snprintf(buf, cap, "-");
-}
 
-static void print_table(const ez_plan *p)
+
+static void print_table(const ez_plan *p, const ez_layout_sizes *z)
 {
-    char hex[65], shape[96], bind[160], lk[320], b1[32], b2[32];
+    char hex[65], shape[96], bind[160], b1[32];
     ez_plan_digest_hex(p, hex);
-    uint64_t weights = 0, vars = 0;
+    uint64_t weights = 0, vars = 0, rows = 0;
     for (size_t t = 0; t < p->ntensors; t++)
         if (p->tensors[t].kind == EZ_TENSOR_WEIGHT)
             weights += ez_plan_tensor_numel(&p->tensors[t]);
     printf("model %s  (.einc %d.%d, digest %s)\n", p->model, EZ_EINC_MAJOR, EZ_EINC_MINOR, hex);
     printf("%zu tensors, %zu ops, %" PRIu64 " weight elements\n\n", p->ntensors, p->nops, weights);
-    printf("%3s  %-12s %-9s %-16s %4s %3s %3s  %-14s %-34s %10s  %s\n", "#", "name", "kind", "shape", "vars", "deg",
-           "eq", "bind (*=eq)", "lookups", "advice", "equation");
+    printf("%3s  %-12s %-9s %-4s %-16s %4s %3s %3s  %-14s %10s %10s %9s  %s\n", "#", "name", "kind", "prov",
+           "shape", "vars", "deg", "eq", "bind (*=eq)", "advice", "lookups", "bytes", "equation");
     for (size_t i = 0; i < p->nops; i++) {
         const ez_plan_op *op = &p->ops[i];
+        const ez_layout_op_size *o = &z->ops[i];
         shape_text(&p->tensors[op->out], shape, sizeof shape);
         bind_text(op, bind, sizeof bind);
-        lookups_text(op, lk, sizeof lk);
         vars += op->sched.nvars;
-        printf("%3zu  %-12s %-9s %-16s %4u %3u %3u  %-14s %-34s %10" PRIu64 "  %s\n", i, op->label,
-               ez_op_kind_name(op->kind), shape, op->sched.nvars, op->sched.degree, op->sched.eq_vars, bind, lk,
-               op->advice_elems, op->equation);
+        rows += o->lookup_rows;
+        printf("%3zu  %-12s %-9s %-4s %-16s %4u %3u %3u  %-14s %10" PRIu64 " %10" PRIu64 " %9" PRIu64 "  %s\n", i,
+               op->label, ez_op_kind_name(op->kind), o->provable ? "yes" : "NO", shape, op->sched.nvars,
+               op->sched.degree, op->sched.eq_vars, bind, o->advice_elems, o->lookup_rows,
+               o->merge_bytes + o->walk_bytes, op->equation);
     }
-    /* lookups per table over the model */
     printf("\ntotals\n  sumcheck variables  %" PRIu64 "\n", vars);
-    /* rows per distinct table, in order of first use (few tables: linear search) */
-    enum { MAXT = 64 };
-    char labels[MAXT][96];
-    uint64_t rows[MAXT];
-    size_t nt = 0;
-    for (size_t i = 0; i < p->nops; i++)
-        for (unsigned l = 0; l < p->ops[i].nlookups; l++) {
-            char lab[96];
-            ez_plan_lookup_label(&p->ops[i].lookups[l], lab, sizeof lab);
-            size_t t = 0;
-            while (t < nt && strcmp(labels[t], lab) != 0)
-                t++;
-            if (t == nt) {
-                if (nt == MAXT)
-                    continue;
-                memcpy(labels[nt], lab, sizeof lab);
-                rows[nt++] = 0;
-            }
-            rows[t] += p->ops[i].lookups[l].count;
-        }
-    for (size_t t = 0; t < nt; t++)
-        printf("  lookups %-11s %" PRIu64 " rows\n", labels[t], rows[t]);
-    printf("  committed advice    %" PRIu64 " field elements (incl. lookup multiplicities)\n",
-           p->total_advice_elems);
-    printf("  est. proof size     %s\n", human_bytes(p->est_proof_bytes, b1, sizeof b1));
-    printf("  est. prover memory  %s\n", human_bytes(p->est_prover_mem_bytes, b2, sizeof b2));
+    printf("  range-check rows    %" PRIu64 "\n", rows);
+    printf("  committed advice    %" PRIu64 " field elements (incl. lookup multiplicities)\n", z->advice_elems);
+    printf("  walk (sumchecks)    %s\n", human_bytes(z->walk_bytes, b1, sizeof b1));
+    if (!z->provable) {
+        printf("  not provable yet:");
+        for (size_t i = 0; i < p->nops; i++)
+            if (!z->ops[i].provable)
+                printf(" %s (%s, line %u)", p->ops[i].label, ez_op_kind_name(p->ops[i].kind), p->ops[i].line);
+        printf("\n");
+    }
+}
+
+/* The plan's JSON with the layout's sizes per op and in the totals. */
+static json_t *info_json(const ez_plan *p, const ez_layout_sizes *z)
+{
+    json_t *j = ez_plan_to_json(p);
+    json_t *ops = j ? json_object_get(j, "ops") : NULL, *tot = j ? json_object_get(j, "totals") : NULL;
+    bool ok = ops && tot;
+    for (size_t i = 0; ok && i < p->nops; i++) {
+        json_t *o = json_array_get(ops, i);
+        const ez_layout_op_size *s = &z->ops[i];
+        ok = o && json_object_set_new(o, "provable", json_boolean(s->provable)) == 0 &&
+             json_object_set_new(o, "advice_elems", json_integer((json_int_t)s->advice_elems)) == 0 &&
+             json_object_set_new(o, "lookup_rows", json_integer((json_int_t)s->lookup_rows)) == 0 &&
+             json_object_set_new(o, "proof_bytes", json_integer((json_int_t)(s->merge_bytes + s->walk_bytes))) == 0;
+    }
+    ok = ok && json_object_set_new(tot, "provable", json_boolean(z->provable)) == 0 &&
+         json_object_set_new(tot, "advice_elems", json_integer((json_int_t)z->advice_elems)) == 0 &&
+         json_object_set_new(tot, "walk_bytes", json_integer((json_int_t)z->walk_bytes)) == 0;
+    if (!ok) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }
 
 int ez_cmd_info(int argc, char **argv)
@@ -150,8 +152,14 @@ int ez_cmd_info(int argc, char **argv)
         return ez_exit_for_status(st);
     }
     int rc = EZ_EXIT_OK;
+    ez_layout_sizes z;
+    if ((st = ez_layout_sizes_compute(&z, &p, &d)) != EZ_OK) {
+        ez_cli_error("info", st, &d);
+        ez_plan_clear(&p);
+        return ez_exit_for_status(st);
+    }
     if (json) {
-        json_t *j = ez_plan_to_json(&p);
+        json_t *j = info_json(&p, &z);
         if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
             ez_cli_error("info", EZ_ERR_NOMEM, NULL);
             rc = EZ_EXIT_INTERNAL;
@@ -160,8 +168,9 @@ int ez_cmd_info(int argc, char **argv)
         }
         json_decref(j);
     } else {
-        print_table(&p);
+        print_table(&p, &z);
     }
+    ez_layout_sizes_clear(&z);
     ez_plan_clear(&p);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include "runtime/io/model_io.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/weights.h"
 
 static void usage(FILE *f)
 {

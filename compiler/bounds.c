@@ -1,6 +1,8 @@
 /* bounds — exact worst-case bounds with GMP (rules in bounds.h). */
 #include "compiler/bounds.h"
 
+#include "compiler/builtins.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,168 +26,56 @@ static void fmt_pow2(const mpz_t b, char *buf, size_t cap)
         snprintf(buf, cap, "2^%.1f", ez_bounds_log2(b));
 }
 
-/* r = min(r, 2^(bits-1)) */
-static void clamp_width(mpz_t r, unsigned bits)
+/* The node's operands' bounds and parameters in the form of a bound rule's arguments
+ * (compiler/builtins.h): the rule is the same one the verifier re-runs on the plan. */
+static void node_args(const ez_program *p, const ez_stmt *st, const ez_node *n, ez_bound_args *a)
 {
-    mpz_t w;
-    mpz_init(w);
-    mpz_setbit(w, bits - 1);
-    if (mpz_cmp(r, w) > 0)
-        mpz_set(r, w);
-    mpz_clear(w);
-}
-
-/* r = ceil(b * 2^(to - from)) + 1: a bound moved between scales with one unit of
- * rounding slack. */
-static void move_scale(mpz_t r, const mpz_t b, unsigned from, unsigned to)
-{
-    if (to >= from)
-        mpz_mul_2exp(r, b, to - from);
-    else
-        mpz_cdiv_q_2exp(r, b, from - to);
-    mpz_add_ui(r, r, 1);
-}
-
-/* r = min(2^(bits-1), ceil(2^x) + 1) for a real exponent x. */
-static void pow2_real(mpz_t r, double x, unsigned bits)
-{
-    if (!(x < (double)bits - 1)) {
-        mpz_set_ui(r, 0);
-        mpz_setbit(r, bits - 1);
-        return;
+    memset(a, 0, sizeof *a);
+    a->nin = n->nin;
+    for (unsigned k = 0; k < n->nin; k++) {
+        a->in_bound[k] = n->in[k]->bound;
+        a->in_scale[k] = n->in[k]->scale;
+        a->coef[k] = n->coef[k];
     }
-    if (x < 0)
-        x = 0;
-    mpz_set_d(r, ceil(exp2(x)));
-    mpz_add_ui(r, r, 1);
-    clamp_width(r, bits);
-}
-
-static void func_bound(const ez_stmt *st, ez_node *n)
-{
-    const ez_node *in = n->in[0];
-    unsigned s = n->scale;
-    uint64_t len = n->op == EZ_OP_CAUSAL || n->op == EZ_OP_UNARY ? 1 : st->idx[n->axis].size;
-    mpz_set(n->raw_bound, in->bound);
-    switch (n->op) {
-    case EZ_OP_CAUSAL:
-    case EZ_OP_MAX:
-        mpz_set(n->bound, in->bound);
-        return;
-    case EZ_OP_ARGMAX:
-        mpz_set_ui(n->bound, len - 1);
-        mpz_set(n->raw_bound, in->bound);
-        return;
-    case EZ_OP_SOFTMAX: {
-        /* p in [0, 2^s]. Inside (docs/semantics.md): exponentials e <= 2^16 (the exp
-         * table's scale), their row sum <= len * 2^16, and e * 2^s before the division. */
-        mpz_set_ui(n->bound, 0);
-        mpz_setbit(n->bound, s);
-        mpz_set_ui(n->raw_bound, len);
-        mpz_mul_2exp(n->raw_bound, n->raw_bound, 16);
-        mpz_t es;
-        mpz_init(es);
-        mpz_setbit(es, 16 + s);
-        if (mpz_cmp(es, n->raw_bound) > 0)
-            mpz_set(n->raw_bound, es);
-        mpz_clear(es);
-        return;
-    }
-    case EZ_OP_LAYERNORM:
-    case EZ_OP_RMSNORM:
-        /* |y_i| <= sqrt(len) for a normalised row. The largest intermediate is the sum
-         * of squares of the (centred) row: at most len * B^2 for rmsnorm, and for
-         * layernorm, centred on the floor of the mean, len * (B^2 + 1) (the floor moves
-         * the centre by less than 1: sum (x - mu)^2 = sum (x - m)^2 + len (m - mu)^2
-         * <= len * B^2 + len). The row sum len * B is smaller. */
-        mpz_set_ui(n->bound, len);
-        mpz_mul_2exp(n->bound, n->bound, 2 * s);
-        mpz_sqrt(n->bound, n->bound);
-        mpz_add_ui(n->bound, n->bound, 2);
-        clamp_width(n->bound, n->bits);
-        mpz_mul(n->raw_bound, in->bound, in->bound);
-        if (n->op == EZ_OP_LAYERNORM)
-            mpz_add_ui(n->raw_bound, n->raw_bound, 1);
-        mpz_mul_ui(n->raw_bound, n->raw_bound, len);
-        return;
-    default:
-        break;
-    }
-    switch (n->func) {
-    case EZ_FN_RELU:
-        mpz_set(n->bound, in->bound);
-        return;
-    case EZ_FN_GELU:
-    case EZ_FN_GELU_TANH:
-    case EZ_FN_SILU:
-        /* |x * Phi(x)| and |x * sigma(x)| are at most |x|. */
-        move_scale(n->bound, in->bound, in->scale, s);
-        clamp_width(n->bound, n->bits);
-        return;
-    case EZ_FN_SIGMOID:
-    case EZ_FN_TANH:
-        mpz_set_ui(n->bound, 0);
-        mpz_setbit(n->bound, s);
-        clamp_width(n->bound, n->bits);
-        return;
-    case EZ_FN_EXP: {
-        /* exp(X) with X = B / 2^s_in the largest input. */
-        double X = exp2(ez_bounds_log2(in->bound) - (double)in->scale);
-        pow2_real(n->bound, X * M_LOG2E + (double)s, n->bits);
-        return;
-    }
-    case EZ_FN_RSQRT:
-        /* The smallest positive input is 2^-s_in, so 1/sqrt is at most 2^(s_in/2). */
-        pow2_real(n->bound, (double)in->scale / 2.0 + (double)s, n->bits);
-        return;
-    default:
-        mpz_set_ui(n->bound, 0);
-        mpz_setbit(n->bound, n->bits - 1);
-        return;
-    }
+    a->out_scale = n->scale;
+    a->out_bits = n->bits;
+    a->func = n->func;
+    a->mul = n->mul;
+    a->shift = n->shift;
+    a->summed = 1;
+    for (unsigned i = 0; i < n->nsum; i++)
+        a->summed *= st->idx[n->sum[i]].size;
+    a->axis_len = 1;
+    if (n->kind == EZ_NODE_FUNC && ez_builtin_of(n->op, n->func)->naxes == 1)
+        a->axis_len = st->idx[n->axis].size;
+    (void)p;
 }
 
 void ez_bounds_node(const ez_program *p, const ez_stmt *st, ez_node *n)
 {
+    ez_op_kind kind;
+    ez_func func = EZ_FN_NONE;
     switch (n->kind) {
     case EZ_NODE_REF:
         mpz_set(n->bound, p->tensors[n->tensor].bound);
         mpz_set(n->raw_bound, n->bound);
         return;
-    case EZ_NODE_GATHER:
-        mpz_set(n->bound, n->in[0]->bound);
-        mpz_set(n->raw_bound, n->bound);
-        return;
-    case EZ_NODE_FUNC:
-        func_bound(st, n);
-        return;
-    case EZ_NODE_PRODUCT:
-        mpz_set_si(n->raw_bound, n->mul);
-        mpz_abs(n->raw_bound, n->raw_bound);
-        for (unsigned k = 0; k < n->nin; k++)
-            mpz_mul(n->raw_bound, n->raw_bound, n->in[k]->bound);
-        for (unsigned i = 0; i < n->nsum; i++)
-            mpz_mul_ui(n->raw_bound, n->raw_bound, st->idx[n->sum[i]].size);
-        break;
-    case EZ_NODE_ADD:
-        mpz_set_ui(n->raw_bound, 0);
-        for (unsigned k = 0; k < n->nin; k++) {
-            mpz_t t;
-            mpz_init_set_si(t, n->coef[k]);
-            mpz_abs(t, t);
-            mpz_addmul(n->raw_bound, t, n->in[k]->bound);
-            mpz_clear(t);
-        }
-        break;
+    case EZ_NODE_GATHER: kind = EZ_OP_GATHER; break;
+    case EZ_NODE_PRODUCT: kind = EZ_OP_EINSUM; break;
+    case EZ_NODE_ADD: kind = EZ_OP_ADD; break;
+    default: kind = n->op, func = n->func; break;
     }
-    if (n->shift > 0) {
-        /* floor(v / 2^k) for |v| <= B lies in [-ceil(B / 2^k), floor(B / 2^k)], and the
-         * rescaled value is range-checked to its width (DESIGN §3). */
-        mpz_cdiv_q_2exp(n->bound, n->raw_bound, n->shift);
-        clamp_width(n->bound, n->bits);
-    } else {
-        mpz_set(n->bound, n->raw_bound);
-    }
+    ez_bound_args a;
+    node_args(p, st, n, &a);
+    ez_builtin_of(kind, func)->bound(&a, n->raw_bound, n->bound);
+    /* a rescaled value, or a sum beyond its width (a residual stream), is range-checked */
+    n->range_checked = n->shift > 0 || (n->kind == EZ_NODE_ADD && ez_bounds_exceeds_width(n->raw_bound, n->bits));
+}
+
+bool ez_bounds_exceeds_width(mpz_srcptr b, unsigned bits)
+{
+    /* |v| <= b fits [-2^(bits-1), 2^(bits-1)) for every v iff b <= 2^(bits-1) - 1 */
+    return mpz_sizeinbase(b, 2) >= bits;
 }
 
 typedef struct {

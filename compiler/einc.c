@@ -12,8 +12,8 @@
 #define EINC_MAX_OPS (UINT64_C(1) << 20)
 /* smallest encodings, so a count can be checked against the bytes that remain */
 #define EINC_MIN_TENSOR_BYTES 42
-#define EINC_MIN_OP_BYTES 54
-#define EINC_MIN_SCHED_BYTES 31
+#define EINC_MIN_OP_BYTES 55
+#define EINC_MIN_SCHED_BYTES 14
 #define EINC_SEC_HEADER_BYTES 12
 
 /* ---- encoding ------------------------------------------------------------------------ */
@@ -104,6 +104,7 @@ static void encode_body(ez_writer *w, const ez_plan *p)
         for (unsigned k = 0; k < op->nin; k++)
             ez_writer_i64(w, op->coef[k]);
         ez_writer_u32(w, op->shift);
+        ez_writer_u8(w, op->checked ? 1 : 0);
         ez_writer_u32(w, op->axis);
         ez_writer_u8(w, op->masked ? 1 : 0);
         ez_writer_u32(w, op->mask_row);
@@ -126,21 +127,7 @@ static void encode_body(ez_writer *w, const ez_plan *p)
         ez_writer_u32(w, sc->eq_vars);
         ez_writer_u32(w, sc->degree);
         put_axes(w, sc->bind_order, sc->nbind);
-        ez_writer_u8(w, (uint8_t)op->nlookups);
-        for (unsigned l = 0; l < op->nlookups; l++) {
-            const ez_plan_lookup *lk = &op->lookups[l];
-            ez_writer_u8(w, (uint8_t)lk->table);
-            ez_writer_u8(w, (uint8_t)lk->func);
-            ez_writer_u64(w, lk->count);
-            ez_writer_i64(w, lk->in_scale);
-            ez_writer_i64(w, lk->out_scale);
-        }
-        ez_writer_u64(w, op->advice_elems);
-        ez_writer_u64(w, op->est_proof_bytes);
     }
-    ez_writer_u64(w, p->total_advice_elems);
-    ez_writer_u64(w, p->est_proof_bytes);
-    ez_writer_u64(w, p->est_prover_mem_bytes);
     sec_end(w, s);
 }
 
@@ -294,7 +281,7 @@ static ez_status decode_ops(ez_reader *r, ez_plan *p, ez_diag *d)
     for (size_t i = 0; i < p->nops; i++) {
         ez_plan_op *op = &p->ops[i];
         unsigned kind = ez_reader_u8(r);
-        if (kind > EZ_OP_GATHER || !get_name(r, op->label, sizeof op->label) ||
+        if (kind > EZ_OP_LAST || !get_name(r, op->label, sizeof op->label) ||
             !get_name(r, op->equation, sizeof op->equation))
             goto bad;
         op->kind = (ez_op_kind)kind;
@@ -333,6 +320,7 @@ static ez_status decode_ops(ez_reader *r, ez_plan *p, ez_diag *d)
         for (unsigned k = 0; k < op->nin; k++)
             op->coef[k] = ez_reader_i64(r);
         op->shift = ez_reader_u32(r);
+        unsigned checked = ez_reader_u8(r);
         op->axis = ez_reader_u32(r);
         unsigned masked = ez_reader_u8(r);
         op->mask_row = ez_reader_u32(r);
@@ -340,9 +328,10 @@ static ez_status decode_ops(ez_reader *r, ez_plan *p, ez_diag *d)
         unsigned func = ez_reader_u8(r);
         op->in_scale = ez_reader_u32(r);
         op->out_scale = ez_reader_u32(r);
-        if (r->failed || masked > 1 || func > EZ_FN_LAST)
+        if (r->failed || masked > 1 || checked > 1 || func > EZ_FN_LAST)
             goto bad;
         op->masked = masked;
+        op->checked = checked;
         op->func = (ez_func)func;
         /* index ids are checked against nidx by ez_plan_validate_graph; reject here the
          * ones that would index past the arrays before anything looks at them */
@@ -394,24 +383,6 @@ static ez_status decode_schedule(ez_reader *r, ez_plan *p, ez_diag *d)
         for (unsigned b = 0; b < nb; b++)
             if (sc->bind_order[b] >= op->nidx)
                 goto bad;
-        op->nlookups = ez_reader_u8(r);
-        if (r->failed || op->nlookups > EZ_MAX_OP_LOOKUPS)
-            goto bad;
-        for (unsigned l = 0; l < op->nlookups; l++) {
-            ez_plan_lookup *lk = &op->lookups[l];
-            unsigned table = ez_reader_u8(r), func = ez_reader_u8(r);
-            lk->count = ez_reader_u64(r);
-            int64_t is = ez_reader_i64(r), os = ez_reader_i64(r);
-            if (r->failed || table > EZ_LOOKUP_FUNC || func > EZ_FN_LAST || is < -64 || is > 64 || os < 0 ||
-                os > 64)
-                goto bad;
-            lk->table = (ez_lookup_kind)table;
-            lk->func = (ez_func)func;
-            lk->in_scale = (int)is;
-            lk->out_scale = (int)os;
-        }
-        op->advice_elems = ez_reader_u64(r);
-        op->est_proof_bytes = ez_reader_u64(r);
         if (r->failed)
             goto bad;
         continue;
@@ -419,9 +390,6 @@ static ez_status decode_schedule(ez_reader *r, ez_plan *p, ez_diag *d)
         ez_diag_set(d, "op %zu: malformed schedule record", i);
         return EZ_ERR_FORMAT;
     }
-    p->total_advice_elems = ez_reader_u64(r);
-    p->est_proof_bytes = ez_reader_u64(r);
-    p->est_prover_mem_bytes = ez_reader_u64(r);
     return EZ_OK;
 }
 
@@ -539,15 +507,6 @@ void ez_plan_digest_hex(const ez_plan *p, char out[65])
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-const char *ez_plan_lookup_label(const ez_plan_lookup *l, char *buf, size_t len)
-{
-    if (l->table == EZ_LOOKUP_RANGE16)
-        snprintf(buf, len, "range16");
-    else
-        snprintf(buf, len, "%s@%d->%d", ez_func_name(l->func), l->in_scale, l->out_scale);
-    return buf;
-}
-
 static json_t *shape_json(const ez_plan_tensor *t)
 {
     json_t *a = json_array();
@@ -584,11 +543,10 @@ static bool put_take(bool ok, json_t *obj, const char *key, json_t **v)
     return put(obj, key, x);
 }
 
-static json_t *op_json(const ez_plan *p, const ez_plan_op *op, uint64_t *lookups_total)
+static json_t *op_json(const ez_plan *p, const ez_plan_op *op)
 {
-    json_t *o = json_object(), *lk = json_object(), *cls = json_object(), *bind = json_array();
-    bool ok = o && lk && cls && bind;
-    char buf[96];
+    json_t *o = json_object(), *cls = json_object(), *bind = json_array();
+    bool ok = o && cls && bind;
     ok = ok && put(o, "name", json_string(op->label));
     ok = ok && put(o, "kind", json_string(ez_op_kind_name(op->kind)));
     ok = ok && put(o, "equation", json_string(op->equation));
@@ -596,21 +554,14 @@ static json_t *op_json(const ez_plan *p, const ez_plan_op *op, uint64_t *lookups
     ok = ok && put(o, "sumcheck_vars", json_integer(op->sched.nvars));
     ok = ok && put(o, "degree", json_integer(op->sched.degree));
     ok = ok && put(o, "eq_vars", json_integer(op->sched.eq_vars));
-    for (unsigned l = 0; ok && l < op->nlookups; l++) {
-        ez_plan_lookup_label(&op->lookups[l], buf, sizeof buf);
-        ok = put(lk, buf, ju(op->lookups[l].count));
-        *lookups_total += op->lookups[l].count;
-    }
     for (unsigned x = 0; ok && x < op->nidx; x++)
         ok = put(cls, op->idx_name[x], json_string(ez_idx_class_name(op->sched.cls[x])));
     for (unsigned b = 0; ok && b < op->sched.nbind; b++)
         ok = json_array_append_new(bind, json_string(op->idx_name[op->sched.bind_order[b]])) == 0;
-    ok = put_take(ok, o, "lookups", &lk);
-    ok = ok && put(o, "advice_elems", ju(op->advice_elems));
     ok = put_take(ok, o, "classes", &cls);
     ok = put_take(ok, o, "bind_order", &bind);
     ok = ok && put(o, "shift", json_integer(op->shift));
-    ok = ok && put(o, "est_proof_bytes", ju(op->est_proof_bytes));
+    ok = ok && put(o, "checked", json_boolean(op->checked));
     ok = ok && put(o, "line", json_integer(op->line));
     if (!ok) {
         json_decref(o);
@@ -645,7 +596,7 @@ json_t *ez_plan_to_json(const ez_plan *p)
     json_t *root = json_object(), *ops = json_array(), *tens = json_array(), *tot = json_object();
     bool ok = root && ops && tens && tot;
     char hex[65], fmt[32];
-    uint64_t lookups = 0, vars = 0, weights = 0;
+    uint64_t vars = 0, weights = 0;
     ez_plan_digest_hex(p, hex);
     snprintf(fmt, sizeof fmt, "%d.%d", EZ_EINC_MAJOR, EZ_EINC_MINOR);
     ok = ok && put(root, "model", json_string(p->model));
@@ -657,17 +608,13 @@ json_t *ez_plan_to_json(const ez_plan *p)
             weights += ez_plan_tensor_numel(&p->tensors[t]);
     }
     for (size_t i = 0; ok && i < p->nops; i++) {
-        ok = json_array_append_new(ops, op_json(p, &p->ops[i], &lookups)) == 0;
+        ok = json_array_append_new(ops, op_json(p, &p->ops[i])) == 0;
         vars += p->ops[i].sched.nvars;
     }
     ok = ok && put(tot, "ops", ju(p->nops));
     ok = ok && put(tot, "tensors", ju(p->ntensors));
     ok = ok && put(tot, "weight_elems", ju(weights));
     ok = ok && put(tot, "sumcheck_vars", ju(vars));
-    ok = ok && put(tot, "lookups", ju(lookups));
-    ok = ok && put(tot, "advice_elems", ju(p->total_advice_elems));
-    ok = ok && put(tot, "est_proof_bytes", ju(p->est_proof_bytes));
-    ok = ok && put(tot, "est_prover_mem_bytes", ju(p->est_prover_mem_bytes));
     ok = put_take(ok, root, "tensors", &tens);
     ok = put_take(ok, root, "ops", &ops);
     ok = put_take(ok, root, "totals", &tot);

@@ -25,7 +25,7 @@
 #include "lib/util.h"
 
 #define EZ_EINC_MAGIC "EINC"
-#define EZ_EINC_MAJOR 1
+#define EZ_EINC_MAJOR 2
 #define EZ_EINC_MINOR 0
 
 /* Section tags. A reader skips unknown tags only in files of a newer minor version. */
@@ -62,15 +62,12 @@ void ez_plan_digest_hex(const ez_plan *p, char out[65]);
  *   {"model", "digest", "format": "major.minor",
  *    "tensors": [{"name","source_name","kind","shape","scale","bits","bound",...}],
  *    "ops": [{"name","kind","equation","shape","sumcheck_vars","degree","eq_vars",
- *             "lookups": {"range16": n, "exp@12->16": n, ...},"advice_elems",
  *             "classes": {"h": "batch", ...}, "bind_order": ["h","e"],
- *             "shift", "est_proof_bytes", "line"}],
- *    "totals": {"ops","tensors","sumcheck_vars","lookups","advice_elems",
- *               "est_proof_bytes","est_prover_mem_bytes", "weights", ...}}
+ *             "shift", "checked", "line"}],
+ *    "totals": {"ops","tensors","weight_elems","sumcheck_vars"}}
+ * What the proof commits and looks up is the runtime's layout (runtime/prove/layout.h);
+ * `einzk info --json` adds it per op.
  * Returns a new reference, or NULL when out of memory. */
 json_t *ez_plan_to_json(const ez_plan *p);
-
-/* A table label for a lookup: "range16", or "<func>@<in_scale>-><out_scale>" (into buf). */
-const char *ez_plan_lookup_label(const ez_plan_lookup *l, char *buf, size_t len);
 
 #endif

@@ -1,6 +1,8 @@
 /* lower — checked program to op graph (lower.h). */
 #include "compiler/lower.h"
 
+#include "compiler/builtins.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,31 +307,21 @@ static void render_equation(const lctx *c, ez_plan_op *op)
     case EZ_OP_GATHER:
         sb_ref(&b, c, op, 0);
         break;
-    case EZ_OP_CAUSAL:
-        sb_printf(&b, "causal[%s,%s](", op->idx_name[op->mask_row], op->idx_name[op->mask_col]);
-        sb_ref(&b, c, op, 0);
-        sb_printf(&b, ")");
-        break;
-    case EZ_OP_SOFTMAX:
-        sb_printf(&b, "softmax[%s](", op->idx_name[op->axis]);
+    default: {
+        /* a built-in: name[axes](operand), a fused causal mask written out */
+        const ez_builtin *bi = ez_builtin_of(op->kind, op->func);
+        sb_printf(&b, "%s", bi->name);
+        if (bi->naxes == 2)
+            sb_printf(&b, "[%s,%s]", op->idx_name[op->mask_row], op->idx_name[op->mask_col]);
+        else if (bi->naxes == 1)
+            sb_printf(&b, "[%s]", op->idx_name[op->axis]);
+        sb_printf(&b, "(");
         if (op->masked)
             sb_printf(&b, "causal[%s,%s](", op->idx_name[op->mask_row], op->idx_name[op->mask_col]);
         sb_ref(&b, c, op, 0);
         sb_printf(&b, op->masked ? "))" : ")");
         break;
-    case EZ_OP_MAX:
-    case EZ_OP_ARGMAX:
-    case EZ_OP_LAYERNORM:
-    case EZ_OP_RMSNORM:
-        sb_printf(&b, "%s[%s](", ez_op_kind_name(op->kind), op->idx_name[op->axis]);
-        sb_ref(&b, c, op, 0);
-        sb_printf(&b, ")");
-        break;
-    case EZ_OP_UNARY:
-        sb_printf(&b, "%s(", ez_func_name(op->func));
-        sb_ref(&b, c, op, 0);
-        sb_printf(&b, ")");
-        break;
+    }
     }
     if (op->shift)
         sb_printf(&b, " >> %u", op->shift);
@@ -545,8 +537,9 @@ static ez_status emit(lctx *c, const ez_node *n, unsigned dest)
     const ez_node *fused_causal = NULL;
     if (n->kind == EZ_NODE_PRODUCT && n->nin > 2)
         return emit_split_product(c, n, dest);
-    if (n->kind == EZ_NODE_FUNC && n->op == EZ_OP_SOFTMAX && n->nin == 1 && n->in[0]->kind == EZ_NODE_FUNC &&
-        n->in[0]->op == EZ_OP_CAUSAL && n->in[0]->mask_col == n->axis)
+    const ez_builtin *bi = n->kind == EZ_NODE_FUNC ? ez_builtin_of(n->op, n->func) : NULL;
+    if (bi && bi->fuses_causal && n->nin == 1 && n->in[0]->kind == EZ_NODE_FUNC && n->in[0]->op == EZ_OP_CAUSAL &&
+        n->in[0]->mask_col == n->axis)
         fused_causal = n->in[0]; /* softmax[t](causal[s, t](e)): one masked softmax */
     if (n->nin > EZ_MAX_OPERANDS)
         return EZ_ERR_INVALID;
@@ -574,10 +567,10 @@ static ez_status emit(lctx *c, const ez_node *n, unsigned dest)
         use_operand(&m, &ops[k]);
     for (unsigned a = 0; a < n->nout; a++)
         map_use(&m, n->out[a]);
-    if (n->kind == EZ_NODE_FUNC) {
-        if (n->op != EZ_OP_CAUSAL && n->op != EZ_OP_UNARY)
+    if (bi) {
+        if (bi->naxes == 1)
             map_use(&m, n->axis);
-        if (n->op == EZ_OP_CAUSAL || fused_causal) {
+        if (bi->naxes == 2 || fused_causal) {
             const ez_node *cz = fused_causal ? fused_causal : n;
             map_use(&m, cz->mask_row);
             map_use(&m, cz->mask_col);
@@ -603,6 +596,7 @@ static ez_status emit(lctx *c, const ez_node *n, unsigned dest)
         for (unsigned k = 0; k < nin; k++)
             op->coef[k] = n->coef[k] * fold_mul[k];
         op->shift = n->shift;
+        op->checked = n->shift == 0 && n->range_checked;
         break;
     case EZ_NODE_GATHER: {
         op->kind = EZ_OP_GATHER;
@@ -619,10 +613,10 @@ static ez_status emit(lctx *c, const ez_node *n, unsigned dest)
     }
     case EZ_NODE_FUNC:
         op->kind = n->op;
-        op->func = n->op == EZ_OP_UNARY ? n->func : EZ_FN_NONE;
-        if (n->op != EZ_OP_CAUSAL && n->op != EZ_OP_UNARY)
+        op->func = bi->func;
+        if (bi->naxes == 1)
             op->axis = (unsigned)m.local[n->axis];
-        if (n->op == EZ_OP_CAUSAL || fused_causal) {
+        if (bi->naxes == 2 || fused_causal) {
             const ez_node *cz = fused_causal ? fused_causal : n;
             op->masked = fused_causal != NULL;
             op->mask_row = (unsigned)m.local[cz->mask_row];

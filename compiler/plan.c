@@ -38,8 +38,10 @@ const char *ez_op_kind_name(ez_op_kind k)
     case EZ_OP_ARGMAX: return "argmax";
     case EZ_OP_LAYERNORM: return "layernorm";
     case EZ_OP_RMSNORM: return "rmsnorm";
-    case EZ_OP_UNARY: return "unary";
+    case EZ_OP_FUNC: return "func";
     case EZ_OP_GATHER: return "gather";
+    case EZ_OP_RELU: return "relu";
+    case EZ_OP_RSQRT: return "rsqrt";
     }
     return "?";
 }

@@ -69,13 +69,17 @@ typedef enum {
     EZ_OP_ARGMAX = 5,    /* index of the max over `axis` (ties -> lowest index), scale 0 */
     EZ_OP_LAYERNORM = 6, /* (x - mean) / sqrt(var + eps) over `axis`, no gain/bias */
     EZ_OP_RMSNORM = 7,   /* x / sqrt(mean(x^2) + eps) over `axis` */
-    EZ_OP_UNARY = 8,     /* elementwise function `func` (table lookup or exact relu) */
+    EZ_OP_FUNC = 8,      /* elementwise function `func` by a table lookup (gelu, silu, ...) */
     /* out[.., s, .., d, ..] = in[0][tokens[s], d...]: in[0] the table (weight), in[1] the
      * token tensor; in_axes[0][0] names the vocabulary index ("#<tokens>", size = the
      * table's rows, contracted against the public one-hot matrix), the rest name indices. */
-    EZ_OP_GATHER = 9
+    EZ_OP_GATHER = 9,
+    EZ_OP_RELU = 10,     /* max(x, 0), exactly */
+    EZ_OP_RSQRT = 11,    /* 1/sqrt(x) by a mantissa/exponent split and a table (0 for x <= 0) */
+    EZ_OP_LAST = EZ_OP_RSQRT
 } ez_op_kind;
 
+/* Functions of EZ_OP_FUNC (RELU and RSQRT name the tables of their own op kinds). */
 typedef enum {
     EZ_FN_NONE = 0,
     EZ_FN_RELU, EZ_FN_GELU, EZ_FN_SILU, EZ_FN_SIGMOID, EZ_FN_TANH, EZ_FN_EXP, EZ_FN_RSQRT,
@@ -111,21 +115,6 @@ typedef struct {
                                         within an index, its variables MSB first */
 } ez_eq_schedule;
 
-/* Lookup tables named in the plan. Range tables are [0, 2^16) (16-bit limbs); function
- * tables hold (input, output) rows for one function at one (in_scale, out_scale). */
-typedef enum { EZ_LOOKUP_RANGE16 = 0, EZ_LOOKUP_FUNC = 1 } ez_lookup_kind;
-
-typedef struct {
-    ez_lookup_kind table;
-    ez_func func;        /* EZ_LOOKUP_FUNC: which function (EZ_FN_EXP for softmax) */
-    uint64_t count;      /* looked-up rows this op contributes */
-    /* EZ_LOOKUP_FUNC: the table's input and output scales (fraction bits); one table per
-     * (func, in_scale, out_scale). 0 for RANGE16. (added by compiler/schedule.c) */
-    int in_scale, out_scale;
-} ez_plan_lookup;
-
-#define EZ_MAX_OP_LOOKUPS 8
-
 typedef struct {
     ez_op_kind kind;
     char label[EZ_MAX_NAME];  /* the output tensor's name, for tables and messages */
@@ -154,20 +143,20 @@ typedef struct {
     int64_t mul;              /* EINSUM: integer constant multiplier (1 if none) */
     int64_t coef[EZ_MAX_OPERANDS]; /* ADD: per-term integer coefficient */
     unsigned shift;           /* fused rescale: floor division by 2^shift (0 = none) */
+    bool checked;             /* ADD without a shift: the sum is range-checked to its width
+                                 because its bound exceeds it (a residual stream); decided by
+                                 the compiler, re-derived by the verifier. A rescaled result
+                                 (shift > 0) is always range-checked: ez_plan_op_width_checked */
 
     /* reductions and functions */
     unsigned axis;            /* SOFTMAX/MAX/ARGMAX/LAYERNORM/RMSNORM: index id reduced */
     bool masked;              /* SOFTMAX: causal mask present */
     unsigned mask_row, mask_col; /* CAUSAL/SOFTMAX: index ids i, j; masked where j > i */
-    ez_func func;             /* UNARY */
+    ez_func func;             /* FUNC */
     unsigned in_scale, out_scale;
 
-    /* the proving plan (filled by ez_plan_schedule) */
+    /* the EqSchedule (filled by ez_plan_schedule) */
     ez_eq_schedule sched;
-    unsigned nlookups;
-    ez_plan_lookup lookups[EZ_MAX_OP_LOOKUPS];
-    uint64_t advice_elems;    /* committed advice field elements this op adds */
-    uint64_t est_proof_bytes; /* estimated bytes this op adds to a proof */
 } ez_plan_op;
 
 typedef struct {
@@ -176,11 +165,14 @@ typedef struct {
     size_t ntensors, nops;
     ez_plan_tensor *tensors;
     ez_plan_op *ops;
-    /* totals over the model (filled by ez_plan_schedule) */
-    uint64_t total_advice_elems;
-    uint64_t est_proof_bytes;
-    uint64_t est_prover_mem_bytes;
 } ez_plan;
+
+/* True iff the op's result is range-checked to its tensor's width: every rescale
+ * (DESIGN §3: both the remainder and the quotient), and a sum marked `checked`. */
+static inline bool ez_plan_op_width_checked(const ez_plan_op *op)
+{
+    return op->shift > 0 || op->checked;
+}
 
 void ez_plan_init(ez_plan *p);
 void ez_plan_clear(ez_plan *p);

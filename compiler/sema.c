@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "compiler/bounds.h"
+#include "compiler/builtins.h"
 
 #define EZ_MAX_UNROLLED 100000      /* statements after unrolling */
 #define EZ_MAX_LOOP_DEPTH 8
@@ -47,8 +48,7 @@ typedef struct pn {
     unsigned tok, tok_rank;
     ez_axis tok_axes[EZ_MAX_RANK];
     /* CALL */
-    ez_op_kind op;
-    ez_func func;
+    const ez_builtin *bi;
     const char *fname;
     unsigned naxes;
     unsigned axis[2];
@@ -125,9 +125,7 @@ typedef struct {
     size_t narena, caparena;
 } sctx;
 
-static const char *const builtin_names[] = {"softmax", "causal", "max", "argmax", "layernorm",
-                                            "rmsnorm", "gelu", "gelu_tanh", "relu", "silu", "sigmoid",
-                                            "tanh", "exp", "rsqrt", NULL};
+
 
 /* ---- small helpers ------------------------------------------------------------------- */
 
@@ -1241,29 +1239,9 @@ static pn *build_ref(sctx *c, const ez_ast *e)
     return ok ? n : NULL;
 }
 
-typedef struct {
-    const char *name;
-    ez_op_kind op;
-    ez_func func;
-    unsigned naxes;
-} builtin;
-
-static const builtin builtins[] = {
-    {"softmax", EZ_OP_SOFTMAX, EZ_FN_NONE, 1},  {"causal", EZ_OP_CAUSAL, EZ_FN_NONE, 2},
-    {"max", EZ_OP_MAX, EZ_FN_NONE, 1},          {"argmax", EZ_OP_ARGMAX, EZ_FN_NONE, 1},
-    {"layernorm", EZ_OP_LAYERNORM, EZ_FN_NONE, 1}, {"rmsnorm", EZ_OP_RMSNORM, EZ_FN_NONE, 1},
-    {"gelu", EZ_OP_UNARY, EZ_FN_GELU, 0},       {"relu", EZ_OP_UNARY, EZ_FN_RELU, 0},
-    {"silu", EZ_OP_UNARY, EZ_FN_SILU, 0},       {"sigmoid", EZ_OP_UNARY, EZ_FN_SIGMOID, 0},
-    {"tanh", EZ_OP_UNARY, EZ_FN_TANH, 0},       {"exp", EZ_OP_UNARY, EZ_FN_EXP, 0},
-    {"rsqrt", EZ_OP_UNARY, EZ_FN_RSQRT, 0},     {"gelu_tanh", EZ_OP_UNARY, EZ_FN_GELU_TANH, 0},
-};
-
 static pn *build_call(sctx *c, const ez_ast *e)
 {
-    const builtin *b = NULL;
-    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
-        if (strcmp(builtins[i].name, e->name) == 0)
-            b = &builtins[i];
+    const ez_builtin *b = ez_builtin_by_name(e->name);
     if (b == NULL) {
         ez_diag_item *it;
         if (strcmp(e->name, "sqrt") == 0) {
@@ -1299,13 +1277,15 @@ static pn *build_call(sctx *c, const ez_ast *e)
                 return NULL;
             }
         suggest s = {NULL, 99, e->name};
-        for (const char *const *p = builtin_names; *p; p++)
-            suggest_try(&s, *p);
+        size_t nb;
+        const ez_builtin *tab = ez_builtin_table(&nb);
+        for (size_t i = 0; i < nb; i++)
+            if (tab[i].name)
+                suggest_try(&s, tab[i].name);
         if (s.best)
             ez_diag_help(c->d, it, "did you mean '%s'?", s.best);
         else
-            ez_diag_help(c->d, it, "the functions are softmax[i], causal[i, j], max[i], argmax[i], layernorm[i], "
-                                   "rmsnorm[i], gelu, relu, silu, sigmoid, tanh, exp and rsqrt");
+            ez_diag_help(c->d, it, "the functions are %s", ez_builtin_list());
         return NULL;
     }
     const ez_ast *args = e->kids[0];
@@ -1325,7 +1305,7 @@ static pn *build_call(sctx *c, const ez_ast *e)
         ez_diag_item *it = err(c, axes ? axes->span : e->span, "%s needs %s axis argument%s, but %zu %s given",
                                e->name, b->naxes == 1 ? "one" : "two", b->naxes == 1 ? "" : "s", nax,
                                nax == 1 ? "is" : "are");
-        if (b->op == EZ_OP_CAUSAL)
+        if (b->naxes == 2)
             ez_diag_help(c->d, it, "write causal[i, j](x[..., i, ..., j]): entries with j > i are masked");
         else
             ez_diag_help(c->d, it, "name the index it works along: %s[t](a[s, t])", e->name);
@@ -1343,8 +1323,7 @@ static pn *build_call(sctx *c, const ez_ast *e)
         return NULL;
     n->kind = PN_CALL;
     n->span = e->span;
-    n->op = b->op;
-    n->func = b->func;
+    n->bi = b;
     n->fname = b->name;
     n->nk = 1;
     n->k[0] = arg;
@@ -1793,16 +1772,6 @@ static ez_node *split_product(sctx *c, ez_node **f, unsigned k, uint32_t keep, d
     return built[full];
 }
 
-static unsigned bitlen(uint64_t v)
-{
-    unsigned b = 0;
-    while (v) {
-        b++;
-        v >>= 1;
-    }
-    return b;
-}
-
 /* True iff some product inside x (not looking into nested calls) has index i in two or
  * more factors, i.e. would contract i if i were summed there. */
 static bool contracts_inside(const pn *x, unsigned i)
@@ -1905,12 +1874,12 @@ static ez_node *reduce(sctx *c, const pn *x, uint32_t allowed, const uint16_t *t
         ez_node *f = new_node(c, EZ_NODE_FUNC, x->span);
         if (f == NULL)
             return NULL;
-        f->op = x->op;
-        f->func = x->func;
+        f->op = x->bi->kind;
+        f->func = x->bi->func;
         f->nin = 1;
         f->in[0] = arg;
         f->axis = x->axis[0];
-        if (x->op == EZ_OP_CAUSAL) {
+        if (x->bi->naxes == 2) {
             f->mask_row = x->axis[0];
             f->mask_col = x->axis[1];
         }
@@ -1923,31 +1892,25 @@ static ez_node *reduce(sctx *c, const pn *x, uint32_t allowed, const uint16_t *t
             }
         for (unsigned i = 0; i < arg->nout; i++) {
             unsigned id = arg->out[i];
-            if ((x->op == EZ_OP_MAX || x->op == EZ_OP_ARGMAX) && id == x->axis[0])
+            if (x->bi->drops_axis && id == x->axis[0])
                 continue;
             f->out[f->nout++] = id;
         }
         f->bits = c->st->bits;
-        switch (x->op) {
-        case EZ_OP_ARGMAX: {
+        switch (x->bi->scale) {
+        case EZ_SCALE_INDEX: {
             uint64_t nax = c->st->idx[x->axis[0]].size;
             f->scale = 0;
-            f->bits = bitlen(nax > 1 ? nax - 1 : 1) + 1;
+            f->bits = ez_bitlen(nax > 1 ? nax - 1 : 1) + 1;
             if (f->bits < EZ_MIN_BITS)
                 f->bits = EZ_MIN_BITS;
             break;
         }
-        case EZ_OP_MAX:
-        case EZ_OP_CAUSAL:
+        case EZ_SCALE_OPERAND:
             f->scale = arg->scale;
             f->bits = arg->bits;
             break;
-        case EZ_OP_UNARY:
-            f->scale = x->func == EZ_FN_RELU ? arg->scale : c->st->scale;
-            if (x->func == EZ_FN_RELU)
-                f->bits = arg->bits;
-            break;
-        default:
+        case EZ_SCALE_TARGET:
             f->scale = c->st->scale;
             break;
         }
@@ -2149,7 +2112,7 @@ static void do_assign(sctx *c, const ez_ast *s)
         goto out;
     }
     /* The root produces the left side's axes in order at the statement's scale. */
-    bool argmax_root = n->kind == EZ_NODE_FUNC && n->op == EZ_OP_ARGMAX;
+    bool argmax_root = n->kind == EZ_NODE_FUNC && ez_builtin_of(n->op, n->func)->scale == EZ_SCALE_INDEX;
     if (n->kind == EZ_NODE_REF || n->kind == EZ_NODE_GATHER || (!argmax_root && n->scale != st.scale)) {
         ez_node *ins[1] = {n};
         n = make_product(c, ins, 1, lhs_set, 1.0, rhs->span, false);
@@ -2592,14 +2555,12 @@ static void dump_node(dbuf *b, const ez_program *p, const ez_stmt *s, const ez_n
         dput(b, "](");
         break;
     case EZ_NODE_FUNC:
-        if (n->op == EZ_OP_UNARY)
-            dput(b, "%s[", ez_func_name(n->func));
-        else
-            dput(b, "%s[", ez_op_kind_name(n->op));
+        const ez_builtin *bi = ez_builtin_of(n->op, n->func);
+        dput(b, "%s[", bi->name);
         dump_idx(b, s, n->out, n->nout);
-        if (n->op == EZ_OP_CAUSAL)
+        if (bi->naxes == 2)
             dput(b, "|%s,%s", s->idx[n->mask_row].name, s->idx[n->mask_col].name);
-        else if (n->op != EZ_OP_UNARY)
+        else if (bi->naxes == 1)
             dput(b, "|%s", s->idx[n->axis].name);
         dput(b, "](");
         break;

@@ -774,6 +774,29 @@ static ez_status inst_tree(const lu_layout *L, const lu_inst *in, const ez_logup
     return ez_gkr_frac_tree_new(tree, in->b, *pleaf, NULL, *qleaf);
 }
 
+ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, size_t nc, uint64_t *bytes)
+{
+    lu_layout L = {0};
+    *bytes = 0;
+    if (!table_ok(t) || (nc > 0 && col_lens == NULL))
+        return EZ_ERR_INVALID;
+    ez_status st = layout_build(&L, ez_logup_table_size(t), col_lens, nc, t->kind == EZ_TABLE_RANGES);
+    if (st != EZ_OK)
+        return st;
+    unsigned width = ez_logup_table_width(t);
+    uint64_t b = 2 * 16 * (uint64_t)L.ninst;
+    for (size_t k = 0; k < L.ninst; k++) {
+        const lu_inst *in = &L.inst[k];
+        const lu_seg *sg0 = &L.seg[in->first];
+        /* the leaf values: one when a lone segment fills the tree or has width 1 */
+        size_t nv = in->nseg == 1 && (sg0->col < 0 || width == 1) ? 1 : inst_nvalues(&L, in, width);
+        b += ez_gkr_frac_proof_bytes(in->b, in->unit) + 16 * (uint64_t)nv;
+    }
+    layout_clear(&L);
+    *bytes = b;
+    return EZ_OK;
+}
+
 ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out)
 {

@@ -12,13 +12,6 @@
  * the low variables (16 KiB of stack). */
 #define EZ_MLE_LEAF_BITS 10
 
-unsigned ez_log2_ceil(uint64_t n)
-{
-    if (n <= 1)
-        return 0;
-    return 64u - (unsigned)__builtin_clzll(n - 1);
-}
-
 /* 1 - a - b + 2ab = ab + (1-a)(1-b): one multiply per coordinate. */
 static inline ez_fe2 eq1(ez_fe2 a, ez_fe2 b)
 {

@@ -21,8 +21,6 @@
 #include "lib/field.h"
 #include "lib/util.h"
 
-/* ceil(log2 n); 0 for n <= 1. */
-unsigned ez_log2_ceil(uint64_t n);
 
 /* The eq table of r over n variables.
  * In:  r[0..n-1] (variable 0 first); n <= 62.

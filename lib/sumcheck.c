@@ -117,6 +117,11 @@ void ez_sumcheck_proof_clear(ez_sumcheck_proof *p)
     memset(p, 0, sizeof *p);
 }
 
+uint64_t ez_sumcheck_proof_bytes(const ez_sumcheck_desc *d)
+{
+    return ((uint64_t)d->nvars * ez_sumcheck_degree(d) + d->nfactors) * 16;
+}
+
 void ez_sumcheck_proof_write(ez_writer *w, const ez_sumcheck_proof *p)
 {
     uint8_t buf[16];

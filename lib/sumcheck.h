@@ -75,6 +75,9 @@ typedef struct {
     ez_fe2 *evals;  /* nfactors: f_j(point) — the claims the caller discharges */
 } ez_sumcheck_proof;
 
+/* Bytes of a proof of shape d (ez_sumcheck_proof_write): (nvars * degree + nfactors) * 16. */
+uint64_t ez_sumcheck_proof_bytes(const ez_sumcheck_desc *d);
+
 /* Free the arrays of p and zero it (p may be zeroed already; NULL-safe fields). */
 void ez_sumcheck_proof_clear(ez_sumcheck_proof *p);
 

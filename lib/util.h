@@ -121,6 +121,20 @@ size_t ez_reader_remaining(const ez_reader *r);
 /* True iff nothing failed and every byte was consumed. */
 bool ez_reader_done(const ez_reader *r);
 
+/* ---- bit counts ---- */
+
+/* ceil(log2 n); 0 for n <= 1 (the variables of an n-entry zero-padded MLE). */
+static inline unsigned ez_log2_ceil(uint64_t n)
+{
+    return n <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(n - 1);
+}
+
+/* The number of bits of v (0 for 0): v < 2^ez_bitlen(v). */
+static inline unsigned ez_bitlen(uint64_t v)
+{
+    return v == 0 ? 0 : 64u - (unsigned)__builtin_clzll(v);
+}
+
 /* Whole-file helpers. ez_file_read returns EZ_ERR_IO with a diag naming the file. */
 ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d);
 ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d);

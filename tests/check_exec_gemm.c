@@ -496,6 +496,7 @@ static void projection_case(ez_rng *r, uint64_t S, uint64_t D, uint64_t N, int64
 {
     ez_plan p;
     ez_plan_init(&p);
+    snprintf(p.model, sizeof p.model, "gemm");
     unsigned x = add_tensor(&p, "x", EZ_TENSOR_INPUT, S, D, (UINT64_C(1) << 23));
     unsigned w = add_tensor(&p, "w", EZ_TENSOR_WEIGHT, D, N, (UINT64_C(1) << 23));
     unsigned y = add_tensor(&p, "y", EZ_TENSOR_ACT, S, N, (UINT64_C(1) << 39));

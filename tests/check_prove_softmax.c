@@ -25,7 +25,9 @@
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
-#include "runtime/prove/ops/softmax.h"
+#include "runtime/ops/op.h"
+#include "runtime/prove/layout.h"
+#include "runtime/prove/masks.h"
 #include "runtime/exec/tables.h"
 #include "runtime/prove/verify.h"
 #include "tests/testutil.h"
@@ -461,7 +463,7 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
     ez_fe **polys = calloc(L.npolys, sizeof *polys);
     ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(ez_op_softmax_fill(&L, &f->plan, &f->tr, f->op, true, polys, &d), EZ_OK);
+    ck_assert_int_eq(ez_op_softmax.fill(&L, &f->plan, &f->tr, f->op, true, polys, &d), EZ_OK);
     size_t first = smx_first(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
@@ -494,12 +496,12 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
     cp.advice = polys, cp.d = &d;
     ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg(ez_op_softmax_prove(&cp, f->op, &out) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_op_softmax.prove(&cp, f->op, &out) == EZ_OK, "%s", d.msg);
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
     cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
     ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = ez_op_softmax_verify(&cv, f->op, &out);
+    ez_status st = ez_op_softmax.verify(&cv, f->op, &out);
     ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
     bool ok = st == EZ_OK && ez_reader_done(&r);
     /* the claims the verifier left: on advice polys and on x only */

@@ -175,7 +175,33 @@ START_TEST(test_scales_and_constants)
     expect_dump(&c, 5, "product[s|](y[s])*-4");
     ck_assert_uint_eq(c.p->tensors[c.p->stmts[4].def].scale, 8);
     ck_assert(c.p->stmts[4].root->range_checked);
-    ck_assert(!c.p->stmts[3].root->range_checked);
+    /* 4x + y reaches 5 * 2^23, beyond its 24 bits: a sum wider than its width is
+     * range-checked to it (a residual stream's reset), so its bound is the width's */
+    ck_assert(c.p->stmts[3].root->range_checked);
+    ck_assert_uint_eq(mpz_get_ui(c.p->tensors[c.p->stmts[3].def].bound), 1u << 23);
+    done(&c);
+}
+END_TEST
+
+/* A residual stream is a sum without a rescale: its worst case would grow with every
+ * layer (a 24-bit, 768-wide, 12-layer stack then overflowed its layernorm's sum of
+ * squares at layer 10). A sum whose bound exceeds its width is range-checked to it, so
+ * the bound resets to the width at every layer and the stack compiles. */
+START_TEST(test_residual_stream_resets)
+{
+    compiled c = compile_ok("model deepnorm\nparam S = 8, D = 768, L = 12\ninput x[S, D]\nweight w[L, D, D]\n"
+                            "for l in 0..L {\n  n[s, d] = layernorm[d](x[s, d])\n"
+                            "  x[s, d] = x[s, d] + n[s, k] * w[l, k, d]\n}\noutput x\n");
+    unsigned last = 0;
+    for (size_t i = 0; i < c.p->nstmts; i++) {
+        const ez_stmt *st = &c.p->stmts[i];
+        if (strcmp(c.p->tensors[st->def].source_name, "x") != 0)
+            continue;
+        ck_assert(st->root->range_checked);
+        ck_assert_uint_eq(mpz_sizeinbase(c.p->tensors[st->def].bound, 2), 24); /* 2^23 */
+        last = st->def;
+    }
+    ck_assert_uint_eq(c.p->tensors[last].version, 12);
     done(&c);
 }
 END_TEST
@@ -344,6 +370,7 @@ Suite *ez_suite_sema(void)
     tcase_add_test(tc, test_summation_rules);
     tcase_add_test(tc, test_broadcast_and_order);
     tcase_add_test(tc, test_scales_and_constants);
+    tcase_add_test(tc, test_residual_stream_resets);
     tcase_add_test(tc, test_shadowing_and_loops);
     tcase_add_test(tc, test_params_and_defines);
     tcase_add_test(tc, test_gather);

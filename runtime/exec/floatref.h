@@ -20,6 +20,7 @@
 
 #include "compiler/plan.h"
 #include "lib/util.h"
+#include "runtime/exec/exec_index.h"
 
 typedef struct {
     const ez_plan *plan; /* borrowed */
@@ -35,7 +36,18 @@ void ez_ftrace_clear(ez_ftrace *ft);
  * Errors: EZ_ERR_INVALID (wrong kind or n != numel). */
 ez_status ez_ftrace_set(ez_ftrace *ft, size_t tensor, const double *data, uint64_t n, ez_diag *d);
 
-/* Evaluate every op of p in double. Errors: EZ_ERR_INVALID (plan malformed — checked
+/* A row of a reduction in double: x and y point at entry 0 of row r of the input and the
+ * output; entries are rows->in_step / out_step apart, rows->len of them. */
+typedef void (*ez_floatref_row_fn)(const ez_plan_op *op, const ez_exec_rows *rows, uint64_t r, const double *x,
+                                   double *y);
+
+/* Run fn over every row of op (its reduced index op->axis; with mask, the causal mask's
+ * coordinates are available through ez_exec_rows_masked). OpenMP over rows.
+ * Errors: those of ez_exec_rows_init. */
+ez_status ez_floatref_rows(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, bool mask, ez_floatref_row_fn fn,
+                           ez_diag *d);
+
+/* Evaluate every op of p in double (each op's floatref hook, runtime/exec/dispatch.c). Errors: EZ_ERR_INVALID (plan malformed — checked
  * with ez_exec_check_plan — or inputs missing), EZ_ERR_INPUT (token out of range),
  * EZ_ERR_NOMEM. Cost: the model's float inference (OpenMP-parallel). */
 ez_status ez_floatref_run(const ez_plan *p, ez_ftrace *ft, ez_diag *d);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "compiler/einc.h"
-#include "runtime/prove/prove.h"
+#include "runtime/prove/advice.h"
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "lib/mle.h"
-#include "runtime/prove/prove.h"
 #include "runtime/prove/rangecheck.h"
 
 /* ---- padded layout ----------------------------------------------------------------------- */
@@ -76,6 +75,28 @@ ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_t
         *out = ez_mle_eval_tensor_fe(tmp, dims, t->rank, point);
     }
     free(tmp);
+    return EZ_OK;
+}
+
+/* ---- the weight layout ----------------------------------------------------------------- */
+
+ez_status ez_weights_lens(const ez_plan *p, uint64_t **lens, size_t *n)
+{
+    size_t k = 0;
+    *lens = NULL;
+    for (size_t i = 0; i < p->ntensors; i++)
+        k += p->tensors[i].kind == EZ_TENSOR_WEIGHT;
+    *n = k;
+    if (k == 0)
+        return EZ_OK;
+    uint64_t *l = ez_alloc_array(k, sizeof *l);
+    if (l == NULL)
+        return EZ_ERR_NOMEM;
+    k = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
+            l[k++] = ez_advice_padlen(&p->tensors[i]);
+    *lens = l;
     return EZ_OK;
 }
 
@@ -196,7 +217,19 @@ uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t)
 
 /* After every column is registered: regions widest first (lib/logup.h's order), then
  * one multiplicity poly per table. */
-static ez_status finish_tables(ez_advice_layout *L)
+ez_status ez_advice_layout_start(ez_advice_layout *L, const ez_plan *p)
+{
+    ez_advice_layout_init(L);
+    L->nops = p->nops;
+    L->op_rem = ez_alloc_array(p->nops ? p->nops : 1, sizeof *L->op_rem);
+    if (L->op_rem == NULL)
+        return EZ_ERR_NOMEM;
+    for (size_t i = 0; i < p->nops; i++)
+        L->op_rem[i] = -1;
+    return EZ_OK;
+}
+
+ez_status ez_advice_finish_tables(ez_advice_layout *L)
 {
     for (size_t t = 0; t < L->ntables; t++) {
         ez_lookup_table_desc *d = &L->tables[t];
@@ -221,70 +254,7 @@ uint64_t ez_advice_atom_len(const ez_advice_layout *L, const ez_plan *p, ez_atom
     return a.is_tensor ? ez_advice_padlen(&p->tensors[a.id]) : L->polys[a.id].len;
 }
 
-ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag *d)
-{
-    ez_status st = EZ_OK;
-    ez_advice_layout_init(L);
-    L->nops = p->nops;
-    L->op_rem = ez_alloc_array(p->nops ? p->nops : 1, sizeof *L->op_rem);
-    if (L->op_rem == NULL)
-        return EZ_ERR_NOMEM;
-    for (size_t i = 0; i < p->nops; i++)
-        L->op_rem[i] = -1;
-    for (size_t t = 0; t < p->ntensors; t++)
-        if (ez_advice_padlen(&p->tensors[t]) > EZ_ADV_MAX_PADLEN) {
-            ez_diag_set(d, "tensor '%s': its padded layout exceeds 2^40 entries", p->tensors[t].name);
-            st = EZ_ERR_UNSUPPORTED;
-            goto out;
-        }
-    for (size_t i = 0; i < p->nops; i++) {
-        const ez_plan_op *op = &p->ops[i];
-        const ez_op_prover *e = ez_op_prover_find(op->kind);
-        if (e == NULL) {
-            ez_diag_set(d, "op '%s' (%s) is not provable yet", op->label, ez_op_kind_name(op->kind));
-            st = EZ_ERR_UNSUPPORTED;
-            goto out;
-        }
-        if ((st = e->layout(L, p, i, d)) != EZ_OK)
-            goto out;
-    }
-    /* one multiplicity poly per table that has columns */
-    st = finish_tables(L);
-out:
-    if (st != EZ_OK)
-        ez_advice_layout_clear(L);
-    return st;
-}
 
-ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, ez_diag *d)
-{
-    ez_status st = EZ_OK;
-    ez_advice_layout_init(L);
-    L->nops = p->nops;
-    L->op_rem = ez_alloc_array(p->nops ? p->nops : 1, sizeof *L->op_rem);
-    if (L->op_rem == NULL)
-        return EZ_ERR_NOMEM;
-    for (size_t i = 0; i < p->nops; i++)
-        L->op_rem[i] = -1;
-    for (size_t t = 0; t < p->ntensors && st == EZ_OK; t++) {
-        const ez_plan_tensor *x = &p->tensors[t];
-        if (x->kind != EZ_TENSOR_WEIGHT)
-            continue;
-        if (ez_advice_padlen(x) > EZ_ADV_MAX_PADLEN || x->bits == 0 || x->bits > 63) {
-            ez_diag_set(d, "weight '%s': its layout or width is beyond the prover's limits", x->name);
-            st = EZ_ERR_UNSUPPORTED;
-            break;
-        }
-        /* op = nops: no op owns it (messages say "weights") */
-        st = ez_rc_check_tensor(L, p, (unsigned)p->nops, (unsigned)t, (int64_t)(UINT64_C(1) << (x->bits - 1)),
-                                x->bits, d);
-    }
-    if (st == EZ_OK)
-        st = finish_tables(L);
-    if (st != EZ_OK)
-        ez_advice_layout_clear(L);
-    return st;
-}
 
 /* ---- values ------------------------------------------------------------------------------- */
 

@@ -164,18 +164,15 @@ ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_t
 void ez_advice_layout_init(ez_advice_layout *L);
 void ez_advice_layout_clear(ez_advice_layout *L);
 
-/* Build the layout of plan p: every op's advice, columns and links (through its entry
- * in the per-op table, runtime/prove.h), then one multiplicity poly per used table.
- * Deterministic: a function of the plan only.
- * Returns EZ_OK; EZ_ERR_UNSUPPORTED with d naming the op when an op kind is not provable
- * ("op 'p' (softmax) is not provable yet") or a size exceeds the prover's limits;
- * EZ_ERR_NOMEM. On failure L is cleared. */
-ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
+/* Lengths of the weight polys: the padded layout of every WEIGHT tensor, plan order.
+ * *n gets the count (0 for a model without weights; lens may then be NULL). */
+ez_status ez_weights_lens(const ez_plan *p, uint64_t **lens, size_t *n);
 
-/* The layout of the weight range proof (runtime/prove.h): every WEIGHT tensor range-
- * checked to its signed width (weight + 2^(bits-1) in [0, 2^bits)), then the
- * multiplicity polys. Same errors as ez_advice_layout_build. */
-ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
+/* Start a layout for p: op_rem of every op set to -1. EZ_OK or EZ_ERR_NOMEM. */
+ez_status ez_advice_layout_start(ez_advice_layout *L, const ez_plan *p);
+
+/* Finish a layout: one multiplicity poly per table that has columns. */
+ez_status ez_advice_finish_tables(ez_advice_layout *L);
 
 /* Builders (used by the per-op layout functions, runtime/rangecheck.c). Each returns
  * EZ_OK or EZ_ERR_NOMEM and writes the new element's index to *idx (may be NULL). */

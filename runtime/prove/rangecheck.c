@@ -99,6 +99,17 @@ ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsign
     if (st != EZ_OK)
         return st;
     L->op_rem[op] = (long)vi;
+    return ez_rc_check_width(L, p, op, d);
+}
+
+ez_status ez_rc_check_width(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    const ez_plan_op *o = &p->ops[op];
+    const ez_plan_tensor *out = &p->tensors[o->out];
+    if (out->bits == 0 || out->bits > 63) {
+        ez_diag_set(d, "op '%s': a %u-bit range check is not supported", o->label, out->bits);
+        return EZ_ERR_UNSUPPORTED;
+    }
     return ez_rc_check_tensor(L, p, (unsigned)op, o->out, (int64_t)(UINT64_C(1) << (out->bits - 1)), out->bits, d);
 }
 

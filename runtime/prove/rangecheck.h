@@ -31,7 +31,7 @@
 
 #include "runtime/prove/lookup.h"
 #include "runtime/prove/advice.h"
-#include "runtime/prove/prove.h"
+#include "runtime/prove/pctx.h"
 
 /* Number of 16-bit limbs of a `bits`-bit quantity (>= 1). */
 unsigned ez_rc_nlimbs(unsigned bits);
@@ -54,6 +54,10 @@ ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op,
  * (the quotient) to its signed width: out + 2^(bits-1) in [0, 2^bits) — BOTH, so the
  * floor division is unique (DESIGN §3). Sets L->op_rem[op]. */
 ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d);
+
+/* The result of op `op` range-checked to its signed width: out + 2^(bits-1) in
+ * [0, 2^bits) (a residual stream's sum, and the quotient of every rescale). */
+ez_status ez_rc_check_width(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
 
 /* The prover's concrete column arrays for the columns of table `table` (in layout
  * order): cols[j] points into advice (borrowed; owned[j] = NULL) or into a new array

@@ -25,11 +25,6 @@ typedef struct {
  *      (logarithmic in the tensors), two PCS verifications. */
 ez_status ez_verify(const ez_vk *vk, const ez_proof *proof, bool *accepted, ez_verify_stats *stats, ez_diag *d);
 
-/* Verify the vk's weight range proof (runtime/prove.h): every committed weight lies in
- * its declared width. ez_verify calls it first. Out: *accepted, reason in d.
- * Returns EZ_OK when a verdict was reached, EZ_ERR_NOMEM, EZ_ERR_UNSUPPORTED. */
-ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d);
-
 /* Decode the proof bytes and verify (a malformed proof is a rejection, not an error). */
 ez_status ez_verify_bytes(const ez_vk *vk, const uint8_t *data, size_t len, bool *accepted,
                           ez_verify_stats *stats, ez_diag *d);

@@ -62,7 +62,8 @@ assert y["classes"]["h"] == "contracted" and y["classes"]["e"] == "contracted", 
 sm = [o for o in j["ops"] if o["kind"] == "softmax"]
 assert len(sm) == 1 and "causal" in sm[0]["equation"], sm  # causal mask fused
 assert not any(o["kind"] == "causal" for o in j["ops"])
-assert j["totals"]["est_proof_bytes"] > 0 and j["totals"]["advice_elems"] > 0
+assert j["totals"]["walk_bytes"] > 0 and j["totals"]["advice_elems"] > 0 and j["totals"]["provable"], j["totals"]
+assert a["provable"] and a["proof_bytes"] > 0 and a["advice_elems"] > 0, a
 PYEOF
 # (no pipe: a sanitizer abort after the output must not hide behind grep's status)
 "$EINZK" info "$work/att80.einc" >"$work/att80.txt" || fail "info att80"

@@ -90,6 +90,7 @@ def gelu(x):
 FUNCS = {
     "relu": lambda x: np.maximum(x, 0.0),
     "gelu": gelu,
+    "gelu_tanh": lambda x: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
     "silu": lambda x: x / (1.0 + np.exp(-x)),
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "tanh": np.tanh,
@@ -149,8 +150,8 @@ def evaluate(plan, weights, inputs):
                 res = x.max(axis=-1) if kind == "max" else np.argmax(x, axis=-1).astype(np.float64)
             else:
                 x = np.array(to_out(arr, sub, out_sub, sizes), dtype=np.float64)
-                if kind == "unary":
-                    res = FUNCS[op["func"]](x)
+                if kind in ("func", "relu", "rsqrt"):
+                    res = FUNCS[op["func"] if kind == "func" else kind](x)
                 elif kind in ("causal", "softmax"):
                     mask = None
                     if kind == "causal" or op["masked"]:

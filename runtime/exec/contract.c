@@ -1,4 +1,5 @@
-/* exec_einsum — EINSUM ops: out = floor(mul * sum_{summed} prod_k in_k / 2^shift)
+/* contract — the contraction engine of EINSUM (runtime/ops/einsum.c), in integers and in
+ * double for the float reference: out = floor(mul * sum_{summed} prod_k in_k / 2^shift)
  * (docs/semantics.md "einsum").
  *
  * Two operands with enough work go to the packed matrix kernel (exec_gemm.h): indices
@@ -15,6 +16,7 @@
 #endif
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__AVX__) || defined(__AVX512F__)
@@ -25,7 +27,9 @@
 #endif
 
 #include "runtime/exec/exec_gemm.h"
-#include "runtime/exec/exec_internal.h"
+#include "runtime/exec/contract.h"
+#include "runtime/exec/exec_op.h"
+#include "runtime/exec/floatref.h"
 
 typedef unsigned __int128 ez_u128;
 
@@ -297,7 +301,7 @@ static void run_direct(const ez_plan *p, const ez_plan_op *op, const int64_t *A,
 
 /* ---- the op ---------------------------------------------------------------------------- */
 
-ez_status ez_exec_einsum(ez_exec_ctx *c)
+ez_status ez_exec_contract(ez_exec_ctx *c)
 {
     const ez_plan *p = c->p;
     const ez_plan_op *op = c->op;
@@ -391,4 +395,88 @@ ez_status ez_exec_einsum(ez_exec_ctx *c)
     }
     free(acc);
     return EZ_OK;
+}
+
+/* ---- the float reference ------------------------------------------------------------ */
+
+typedef struct {
+    double *out;
+    double c;
+    const int64_t *ob, *om, *on, *orr;
+    uint64_t nr;
+} fstore;
+
+static void fstore_tile(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nr,
+                        const double *c)
+{
+    const fstore *s = ctx;
+    for (unsigned i = 0; i < mr; i++)
+        for (unsigned j = 0; j < nr; j++) {
+            int64_t base = s->ob[b] + s->om[m0 + i] + s->on[n0 + j];
+            for (uint64_t q = 0; q < s->nr; q++)
+                s->out[base + s->orr[q]] = s->c * c[i * EZ_GEMM_NR + j];
+        }
+}
+
+ez_status ez_floatref_contract(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
+{
+    const ez_plan_tensor *to = &p->tensors[op->out];
+    int64_t sa[EZ_MAX_IDX], sb[EZ_MAX_IDX] = {0}, so[EZ_MAX_IDX], basea = 0, baseb = 0;
+    bool pa[EZ_MAX_IDX], pb[EZ_MAX_IDX] = {false}, po[EZ_MAX_IDX];
+    ez_exec_strides(p, op, 0, sa, pa, &basea);
+    if (op->nin == 2)
+        ez_exec_strides(p, op, 1, sb, pb, &baseb);
+    ez_exec_strides(p, op, EZ_EXEC_OUT, so, po, NULL);
+    const double *A = ft->t[op->in[0]] + basea;
+    const double *B = op->nin == 2 ? ft->t[op->in[1]] + baseb : NULL;
+    double *out = ft->t[op->out];
+    int sc = (int)p->tensors[op->in[0]].scale + (B ? (int)p->tensors[op->in[1]].scale : 0) -
+             (int)op->shift - (int)to->scale;
+    const double cst = ldexp((double)op->mul, sc);
+    ez_exec_groups g;
+    ez_exec_classify(p, op, pa, pb, po, &g);
+    /* Everything is a (batched) product here: a missing B is a K = 1 column of ones,
+     * realised by treating the operand's own indices as rows and summing while packing. */
+    int64_t *ab = NULL, *am = NULL, *ak = NULL, *as = NULL, *bb = NULL, *bn = NULL, *bk = NULL,
+            *bs = NULL, *ob = NULL, *om = NULL, *on = NULL, *orr = NULL;
+    double *ap = NULL, *bp = NULL, *ones = NULL;
+    ez_status st = EZ_ERR_NOMEM;
+    int64_t zero = 0;
+    if (ez_exec_group_offsets(&ab, op->idx_size, g.b, g.nb, sa) ||
+        ez_exec_group_offsets(&am, op->idx_size, g.m, g.nm, sa) ||
+        ez_exec_group_offsets(&ak, op->idx_size, g.k, g.nk, sa) ||
+        ez_exec_group_offsets(&as, op->idx_size, g.sa, g.nsa, sa) ||
+        ez_exec_group_offsets(&bb, op->idx_size, g.b, g.nb, sb) ||
+        ez_exec_group_offsets(&bn, op->idx_size, g.n, g.nn, sb) ||
+        ez_exec_group_offsets(&bk, op->idx_size, g.k, g.nk, sb) ||
+        ez_exec_group_offsets(&bs, op->idx_size, g.sb, g.nsb, sb) ||
+        ez_exec_group_offsets(&ob, op->idx_size, g.b, g.nb, so) ||
+        ez_exec_group_offsets(&om, op->idx_size, g.m, g.nm, so) ||
+        ez_exec_group_offsets(&on, op->idx_size, g.n, g.nn, so) ||
+        ez_exec_group_offsets(&orr, op->idx_size, g.r, g.nr, so))
+        goto out;
+    uint64_t alen = ez_gemm_apack_len(g.M, g.K) * g.B, blen = ez_gemm_bpack_len(g.N, g.K) * g.B;
+    ap = ez_alloc_aligned(alen ? alen : 1, sizeof(double));
+    bp = ez_alloc_aligned(blen ? blen : 1, sizeof(double));
+    if (ap == NULL || bp == NULL)
+        goto out;
+    ez_gemm_pack_f64_f64(ap, EZ_GEMM_MR, A, g.B, g.M, g.K, ab, am, ak, as, g.SA);
+    if (B) {
+        ez_gemm_pack_f64_f64(bp, EZ_GEMM_NR, B, g.B, g.N, g.K, bb, bn, bk, bs, g.SB);
+    } else {
+        /* N = K = 1 and B == 1: a column of ones */
+        ones = ez_alloc_array(1, sizeof(double));
+        if (ones == NULL)
+            goto out;
+        ones[0] = 1.0;
+        ez_gemm_pack_f64_f64(bp, EZ_GEMM_NR, ones, g.B, 1, 1, bb, &zero, &zero, &zero, 1);
+    }
+    fstore s = {.out = out, .c = cst, .ob = ob, .om = om, .on = on, .orr = orr, .nr = g.R};
+    st = ez_gemm_f64(g.B, g.M, g.N, g.K, ap, bp, fstore_tile, &s);
+out:
+    if (st != EZ_OK)
+        ez_diag_set(d, "out of memory in the float reference of '%s'", op->label);
+    free(ab), free(am), free(ak), free(as), free(bb), free(bn), free(bk), free(bs);
+    free(ob), free(om), free(on), free(orr), free(ap), free(bp), free(ones);
+    return st;
 }

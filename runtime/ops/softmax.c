@@ -1,5 +1,13 @@
-/* prove_softmax — SOFTMAX with or without the causal mask (prove_softmax.h; the protocol
- * and its soundness argument are docs/protocol-softmax.md, cited below as "§n").
+/* SOFTMAX — softmax[t](e), with or without the causal mask, exactly as the integer
+ * semantics define it (DESIGN.md §3 "Softmax, exactly"; docs/semantics.md "Softmax").
+ * The protocol and its soundness argument are docs/protocol-softmax.md, cited below as
+ * "§n". Summary: over the input's padded cube the op commits per element l, e_lo, w, z,
+ * e and the limbs of h, d_r (only when in_scale > 12), rem, g = sigma-1-rem, p; per row
+ * the max m and the limbs of count-1; and the exp table's multiplicities. It proves
+ * (a) (l, e_lo) in the exp table (one LogUp-GKR), (b) the limbs in their ranges (the
+ * framework's range lookups), (c) one batched zero-check of eight pointwise relations,
+ * (d) one zero-check z * d = 0, plus a row identity count-1 + [row real] = sum_t z at a
+ * random row point; the claim on p becomes a claim on the committed p.
  *
  * Notation (per row of the input x over the softmax axis t; S = the public live selector,
  * 1 on real entries that the mask keeps, 0 elsewhere on the padded cube):
@@ -10,8 +18,7 @@
  * layout of the row shape (per row); the exp multiplicities have 2^16 entries. */
 #include "config.h"
 
-#include "runtime/prove/ops/softmax.h"
-
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,54 +26,13 @@
 #include "lib/logup.h"
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
-#include "runtime/prove/rangecheck.h"
 #include "runtime/exec/tables.h"
+#include "runtime/ops/op.h"
+#include "runtime/prove/masks.h"
+#include "runtime/prove/rangecheck.h"
 
 #define SM_LIMB EZ_ADV_LIMB_BITS
 #define SM_TABLE_ROWS (UINT64_C(1) << EZ_TABLE_BITS)
-
-/* ---- the live selector's MLE ------------------------------------------------------------- */
-
-ez_fe2 ez_softmax_live_mle(const ez_fe2 *ri, unsigned ni, uint64_t Ni, const ez_fe2 *rj, unsigned nj, uint64_t Nj)
-{
-    /* state: cmp (0: j == i so far, 1: j < i, 2: j > i) x ti (0: i tight against Ni-1,
-     * 1: below) x tj (same for j); a bit above the bound kills the run. Bits are aligned at
-     * the least significant end; a missing high bit of the shorter index is constant 0. */
-    unsigned m = ni > nj ? ni : nj;
-    uint64_t bi = Ni - 1, bj = Nj - 1;
-    ez_fe2 w[3][2][2], nw[3][2][2];
-    memset(w, 0, sizeof w);
-    w[0][0][0] = ez_fe2_one();
-    for (unsigned b = 0; b < m; b++) {
-        bool hasi = b >= m - ni, hasj = b >= m - nj;
-        ez_fe2 xi = hasi ? ri[b - (m - ni)] : ez_fe2_zero(), xj = hasj ? rj[b - (m - nj)] : ez_fe2_zero();
-        unsigned li = (unsigned)((bi >> (m - 1 - b)) & 1), lj = (unsigned)((bj >> (m - 1 - b)) & 1);
-        ez_fe2 fi[2] = {ez_fe2_sub(ez_fe2_one(), xi), xi}, fj[2] = {ez_fe2_sub(ez_fe2_one(), xj), xj};
-        memset(nw, 0, sizeof nw);
-        for (unsigned c = 0; c < 3; c++)
-            for (unsigned ti = 0; ti < 2; ti++)
-                for (unsigned tj = 0; tj < 2; tj++) {
-                    ez_fe2 v = w[c][ti][tj];
-                    if (ez_fe2_is_zero(v))
-                        continue;
-                    for (unsigned ib = 0; ib < (hasi ? 2u : 1u); ib++)
-                        for (unsigned jb = 0; jb < (hasj ? 2u : 1u); jb++) {
-                            if ((ti == 0 && ib > li) || (tj == 0 && jb > lj))
-                                continue; /* above Ni - 1 or Nj - 1: not a real entry */
-                            unsigned c2 = c != 0 ? c : jb < ib ? 1u : jb > ib ? 2u : 0u;
-                            unsigned t2i = ti | (ib < li), t2j = tj | (jb < lj);
-                            nw[c2][t2i][t2j] = ez_fe2_add(nw[c2][t2i][t2j], ez_fe2_mul(v, ez_fe2_mul(fi[ib], fj[jb])));
-                        }
-                }
-        memcpy(w, nw, sizeof w);
-    }
-    ez_fe2 s = ez_fe2_zero();
-    for (unsigned c = 0; c < 2; c++)
-        for (unsigned ti = 0; ti < 2; ti++)
-            for (unsigned tj = 0; tj < 2; tj++)
-                s = ez_fe2_add(s, w[c][ti][tj]);
-    return s;
-}
 
 /* ---- shape ------------------------------------------------------------------------------- */
 
@@ -89,10 +55,6 @@ typedef struct {
     unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, pMULT, npolys;
 } sm_shape;
 
-static unsigned bitlen(uint64_t v)
-{
-    return v ? 64u - (unsigned)__builtin_clzll(v) : 0u;
-}
 
 static void sm_shape_clear(sm_shape *s)
 {
@@ -180,15 +142,15 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
     uint64_t bound = p->tensors[o->in[0]].bound;
     if (bound >= UINT64_C(1) << 62)
         return unsupported(d, o, "the input's bound is 2^62 or more");
-    unsigned bits_d = bitlen(2 * bound);
+    unsigned bits_d = ez_bitlen(2 * bound);
     s->hb = bits_d > s->k + SM_LIMB ? bits_d - s->k - SM_LIMB : 1;
     if (s->k + SM_LIMB + s->hb > 62)
         return unsupported(d, o, "the distances to the row max exceed 62 bits");
     if (s->T > (UINT64_C(1) << 40))
         return unsupported(d, o, "the softmax axis is too long");
-    s->bsig = bitlen((s->T << SM_LIMB) - 1);
+    s->bsig = ez_bitlen((s->T << SM_LIMB) - 1);
     s->bp = o->out_scale + 1;
-    s->bc = s->T > 1 ? bitlen(s->T - 1) : 1;
+    s->bc = s->T > 1 ? ez_bitlen(s->T - 1) : 1;
     /* e 2^s = p sigma + rem must hold over the integers: (2^bp - 1) 2^bsig + 2^bsig < p */
     if (s->bp + s->bsig > 62)
         return unsupported(d, o, "output scale and row length too large for an exact division");
@@ -315,7 +277,7 @@ static size_t sm_first_poly(const ez_advice_layout *L, size_t op)
     return SIZE_MAX;
 }
 
-ez_status ez_op_softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, NULL, d);
@@ -430,7 +392,7 @@ static void sm_locate(const sm_shape *s, const uint64_t *pstride, const uint64_t
     w->live = !s->masked || ct <= ci;
 }
 
-ez_status ez_op_softmax_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
                              bool unchecked, ez_fe **polys, ez_diag *d)
 {
     sm_shape s;
@@ -1062,12 +1024,137 @@ out:
     return st;
 }
 
-ez_status ez_op_softmax_prove(ez_pctx *c, size_t op, const ez_claim *out)
+/* ---- execution and the float reference ----------------------------------------------- */
+
+static ez_status softmax_exec(ez_exec_ctx *c)
 {
-    return sm_reduce(c, op, out);
+    const ez_plan *p = c->p;
+    const ez_plan_op *op = c->op;
+    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
+    ez_exec_rows rows;
+    ez_status st = ez_exec_rows_init(&rows, p, op, op->masked, c->d);
+    if (st != EZ_OK)
+        return st;
+    const ez_table *t;
+    st = ez_exec_table(c, &t, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, op->in_scale, EZ_SOFTMAX_EXP_SCALE);
+    if (st != EZ_OK)
+        goto out;
+    int64_t *amax = ez_exec_aux(c, EZ_AUX_ROW_MAX, rows.nrows);
+    int64_t *asum = ez_exec_aux(c, EZ_AUX_ROW_SUM, rows.nrows);
+    int64_t *aexp = ez_exec_aux(c, EZ_AUX_EXP, n);
+    int64_t *arem = ez_exec_aux(c, EZ_AUX_DIV_REM, n);
+    if (!amax || !asum || !aexp || !arem) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    const int64_t *in = c->tr->t[op->in[0]];
+    int64_t *out = c->tr->t[op->out];
+    const bool masked = op->masked;
+    const unsigned s_out = op->out_scale;
+#pragma omp parallel for schedule(static) if (rows.nrows * rows.len > 16384)
+    for (uint64_t r = 0; r < rows.nrows; r++) {
+        const int64_t *x = in + rows.in_off[r];
+        const int64_t xs = rows.in_step, os = rows.out_step;
+        int64_t *y = out + rows.out_off[r], *ye = aexp + rows.out_off[r];
+        int64_t *yr = arem + rows.out_off[r];
+        /* m = max over the live entries (masked entries take no part at all) */
+        bool any = false;
+        int64_t m = 0;
+        for (uint64_t j = 0; j < rows.len; j++) {
+            if (masked && ez_exec_rows_masked(&rows, r, (int64_t)j))
+                continue;
+            int64_t v = x[(int64_t)j * xs];
+            if (!any || v > m)
+                m = v;
+            any = true;
+        }
+        /* e = E(m - x) and sigma = sum e; the max entry has e = 2^16, so sigma > 0 */
+        int64_t sigma = 0;
+        for (uint64_t j = 0; j < rows.len; j++) {
+            int64_t e = 0;
+            if (!(masked && ez_exec_rows_masked(&rows, r, (int64_t)j)))
+                e = ez_table_softmax_exp(t, (int64_t)((uint64_t)m - (uint64_t)x[(int64_t)j * xs]));
+            ye[(int64_t)j * os] = e;
+            sigma += e;
+        }
+        amax[r] = any ? m : 0;
+        asum[r] = sigma;
+        /* p = floor(e * 2^s_out / sigma), remainder in [0, sigma). A double reciprocal
+         * gives the quotient to within one (num < 2^61, q <= 2^44), corrected exactly
+         * with integer arithmetic: an integer division per entry would dominate. */
+        const double inv = sigma ? 1.0 / (double)sigma : 0.0;
+        for (uint64_t j = 0; j < rows.len; j++) {
+            int64_t num = ye[(int64_t)j * os] << s_out;
+            int64_t q = (int64_t)((double)num * inv);
+            while (q > 0 && q * sigma > num)
+                q--;
+            while (sigma && (q + 1) * sigma <= num)
+                q++;
+            y[(int64_t)j * os] = q;
+            yr[(int64_t)j * os] = num - q * sigma;
+        }
+    }
+out:
+    ez_exec_rows_clear(&rows);
+    return st;
 }
 
-ez_status ez_op_softmax_verify(ez_pctx *c, size_t op, const ez_claim *out)
+static void softmax_row_f64(const ez_plan_op *op, const ez_exec_rows *rows, uint64_t r, const double *x, double *y)
 {
-    return sm_reduce(c, op, out);
+    const int64_t N = (int64_t)rows->len, xs = rows->in_step, ys = rows->out_step;
+    const bool mask = op->masked;
+    double m = -INFINITY, s = 0;
+    for (int64_t j = 0; j < N; j++)
+        if (!(mask && ez_exec_rows_masked(rows, r, j)) && x[j * xs] > m)
+            m = x[j * xs];
+    for (int64_t j = 0; j < N; j++) {
+        double e = mask && ez_exec_rows_masked(rows, r, j) ? 0.0 : exp(x[j * xs] - m);
+        y[j * ys] = e;
+        s += e;
+    }
+    for (int64_t j = 0; j < N; j++)
+        y[j * ys] = s > 0 ? y[j * ys] / s : 0.0;
 }
+
+static ez_status softmax_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
+{
+    return ez_floatref_rows(p, op, ft, op->masked, softmax_row_f64, d);
+}
+
+/* The bytes sm_reduce appends, message by message. */
+static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    sm_shape s;
+    ez_diag d;
+    ez_fe *c0 = NULL, *c1 = NULL;
+    uint64_t b = 0, lb = 0;
+    (void)L;
+    if (sm_shape_init(&s, p, op, NULL, &d) != EZ_OK)
+        return 0;
+    if (sm_exp_table(&c0, &c1, p->ops[op].in_scale, &d) == EZ_OK) {
+        ez_logup_table lt = {.kind = EZ_TABLE_EXPLICIT, .ncols = 2, .nrows = SM_TABLE_ROWS, .cols = {c0, c1}};
+        if (ez_logup_proof_bytes(&lt, &s.lenE, 1, &lb) == EZ_OK) {
+            ez_sumcheck_desc da, db;
+            sm_desc_a(&da, s.n);
+            sm_desc_b(&db, s.n);
+            uint64_t nfe = (s.np - 1) + 3 + 5 + (s.nelem - s.pH) + (1 + s.nh + s.ndr) + s.nc + 1;
+            b = lb + ez_sumcheck_proof_bytes(&da) + ez_sumcheck_proof_bytes(&db) + nfe * EZ_OP_FE2_BYTES;
+        }
+    }
+    free(c0);
+    free(c1);
+    sm_shape_clear(&s);
+    return b;
+}
+
+const ez_op_def ez_op_softmax = {
+    .kind = EZ_OP_SOFTMAX,
+    .exec = softmax_exec,
+    .floatref = softmax_floatref,
+    .layout = softmax_layout,
+    .fill = softmax_fill,
+    .prove = sm_reduce,
+    .verify = sm_reduce,
+    .walk_bytes = softmax_walk_bytes,
+    .claims = ez_op_one_claim,
+};

@@ -12,14 +12,15 @@
  * (O(S (log S + log V))) and the table claim is table~(p, r_d) = the T' evaluation. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
-#include "runtime/prove/prove.h"
+#include "runtime/ops/op.h"
 
-ez_status ez_op_gather_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status gather_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
     (void)L;
     const ez_plan_op *o = &p->ops[op];
@@ -220,12 +221,107 @@ out:
     return st;
 }
 
-ez_status ez_op_gather_prove(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status gather_exec(ez_exec_ctx *c)
 {
-    return gather_reduce(c, op, out);
+    const ez_plan *p = c->p;
+    const ez_plan_op *op = c->op;
+    const ez_plan_tensor *tt = &p->tensors[op->in[0]];
+    const ez_plan_tensor *tk = &p->tensors[op->in[1]];
+    const ez_plan_tensor *to = &p->tensors[op->out];
+    const uint64_t n = ez_plan_tensor_numel(to);
+    /* table strides over its axes 1.. (axis 0 is the gathered one, addressed by the token) */
+    int64_t st_tab[EZ_MAX_IDX], st_tok[EZ_MAX_IDX], base_tab, base_tok;
+    ez_exec_strides(p, op, 0, st_tab, NULL, &base_tab);
+    ez_exec_strides(p, op, 1, st_tok, NULL, &base_tok);
+    int64_t row_stride = 1;
+    for (unsigned a = 1; a < tt->rank; a++)
+        row_stride *= (int64_t)tt->dims[a];
+    unsigned grp[EZ_MAX_RANK] = {0};
+    for (unsigned a = 0; a < to->rank; a++)
+        grp[a] = op->out_axes[a];
+    int64_t *otab = NULL, *otok = NULL;
+    ez_status st = EZ_OK;
+    if (ez_exec_group_offsets(&otab, op->idx_size, grp, to->rank, st_tab) != EZ_OK ||
+        ez_exec_group_offsets(&otok, op->idx_size, grp, to->rank, st_tok) != EZ_OK) {
+        ez_diag_set(c->d, "out of memory in '%s'", op->label);
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    const int64_t *tab = c->tr->t[op->in[0]] + base_tab, *tok = c->tr->t[op->in[1]] + base_tok;
+    int64_t *out = c->tr->t[op->out];
+    const int64_t rows = (int64_t)tt->dims[0];
+    uint64_t bad = UINT64_MAX;
+#pragma omp parallel for reduction(min : bad) schedule(static) if (n > 65536)
+    for (uint64_t e = 0; e < n; e++) {
+        int64_t t = tok[otok[e]];
+        if (t < 0 || t >= rows) {
+            bad = e < bad ? e : bad;
+            out[e] = 0;
+            continue;
+        }
+        out[e] = tab[t * row_stride + otab[e]];
+    }
+    if (bad != UINT64_MAX) {
+        ez_diag_set(c->d, "token %" PRId64 " of '%s' is outside the %" PRId64 " rows of '%s'",
+                    tok[otok[bad]], tk->name, rows, tt->name);
+        st = EZ_ERR_INPUT;
+    }
+out:
+    free(otab);
+    free(otok);
+    return st;
 }
 
-ez_status ez_op_gather_verify(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status gather_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    return gather_reduce(c, op, out);
+    const ez_plan_tensor *tt = &p->tensors[op->in[0]], *tk = &p->tensors[op->in[1]];
+    const ez_plan_tensor *to = &p->tensors[op->out];
+    const uint64_t n = ez_plan_tensor_numel(to);
+    int64_t st_tok[EZ_MAX_IDX], st_tab[EZ_MAX_IDX], base_tok, base_tab, row_stride = 1;
+    ez_exec_strides(p, op, 1, st_tok, NULL, &base_tok);
+    ez_exec_strides(p, op, 0, st_tab, NULL, &base_tab);
+    for (unsigned a = 1; a < tt->rank; a++)
+        row_stride *= (int64_t)tt->dims[a];
+    for (uint64_t e = 0; e < n; e++) {
+        uint64_t coord[EZ_MAX_IDX];
+        ez_exec_out_coords(p, op, e, coord);
+        int64_t ot = base_tok, otab = base_tab;
+        for (unsigned i = 0; i < op->nidx; i++)
+            ot += (int64_t)coord[i] * st_tok[i], otab += (int64_t)coord[i] * st_tab[i];
+        double tokv = ft->t[op->in[1]][ot];
+        if (!(tokv >= 0 && tokv < (double)tt->dims[0])) {
+            ez_diag_set(d, "token %g of '%s' is outside the table '%s'", tokv, tk->name, tt->name);
+            return EZ_ERR_INPUT;
+        }
+        ft->t[op->out][e] = ft->t[op->in[0]][(int64_t)tokv * row_stride + otab];
+    }
+    return EZ_OK;
 }
+
+static uint64_t gather_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    const ez_plan_op *o = &p->ops[op];
+    (void)L;
+    /* a degree-2 sumcheck over the vocabulary variables and its two final evaluations */
+    unsigned nv = ez_log2_ceil(p->tensors[o->in[0]].dims[0]);
+    return ((uint64_t)2 * nv + 2) * EZ_OP_FE2_BYTES;
+}
+
+/* one claim on the table; the token tensor is public (its one-hot MLE is evaluated by the
+ * verifier, never claimed) */
+static unsigned gather_claims(const ez_plan *p, size_t op, unsigned operand)
+{
+    (void)p, (void)op;
+    return operand == 0;
+}
+
+const ez_op_def ez_op_gather = {
+    .kind = EZ_OP_GATHER,
+    .exec = gather_exec,
+    .floatref = gather_floatref,
+    .layout = gather_layout,
+    .prove = gather_reduce,
+    .verify = gather_reduce,
+    .walk_bytes = gather_walk_bytes,
+    .claims = gather_claims,
+};

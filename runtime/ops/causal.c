@@ -1,5 +1,4 @@
-/* prove_causal — the CAUSAL reduction and the causal mask's structured MLE
- * (runtime/prove.h; docs/protocol.md §5.3).
+/* CAUSAL — the causal mask as an op (docs/semantics.md "CAUSAL"; docs/protocol.md §5.3).
  *
  *     out[.., i, .., j, ..] = move_scale(in[...]) if j <= i else 0
  *
@@ -20,26 +19,12 @@
 
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
-#include "runtime/prove/prove.h"
+#include "runtime/ops/op.h"
+#include "runtime/prove/masks.h"
 #include "runtime/prove/rangecheck.h"
 
-ez_fe2 ez_mle_causal(const ez_fe2 *ri, unsigned ni, const ez_fe2 *rj, unsigned nj)
-{
-    /* [j > i] = sum_b (prod_{c < b} eq(i_c, j_c)) j_b (1 - i_b) over aligned bits, MSB
-     * first; every variable occurs once per term, so this is the multilinear extension. */
-    unsigned m = ni > nj ? ni : nj;
-    ez_fe2 one = ez_fe2_one(), e = one, gt = ez_fe2_zero();
-    for (unsigned b = 0; b < m; b++) {
-        ez_fe2 ib = b >= m - ni ? ri[b - (m - ni)] : ez_fe2_zero();
-        ez_fe2 jb = b >= m - nj ? rj[b - (m - nj)] : ez_fe2_zero();
-        gt = ez_fe2_add(gt, ez_fe2_mul(e, ez_fe2_mul(jb, ez_fe2_sub(one, ib))));
-        ez_fe2 eqb = ez_fe2_add(ez_fe2_mul(ib, jb), ez_fe2_mul(ez_fe2_sub(one, ib), ez_fe2_sub(one, jb)));
-        e = ez_fe2_mul(e, eqb);
-    }
-    return ez_fe2_sub(one, gt);
-}
 
-ez_status ez_op_causal_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status causal_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
     const ez_plan_op *o = &p->ops[op];
     if (o->nin != 1 || o->mask_row == o->mask_col || o->mask_row >= o->nidx || o->mask_col >= o->nidx ||
@@ -193,12 +178,92 @@ out:
     return st;
 }
 
-ez_status ez_op_causal_prove(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status causal_exec(ez_exec_ctx *c)
 {
-    return causal_reduce(c, op, out);
+    const ez_plan *p = c->p;
+    const ez_plan_op *op = c->op;
+    const ez_plan_tensor *to = &p->tensors[op->out];
+    const uint64_t n = ez_plan_tensor_numel(to);
+    int64_t *off = NULL, *rem = NULL;
+    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, c->d);
+    if (st == EZ_OK)
+        st = ez_exec_move_scale_prepare(c, n, &rem);
+    if (st != EZ_OK) {
+        free(off);
+        return st;
+    }
+    const int64_t *in = c->tr->t[op->in[0]];
+    int64_t *out = c->tr->t[op->out];
+    /* coordinates of i and j per element come from unit strides on those indices */
+    int64_t si[EZ_MAX_IDX] = {0}, sj[EZ_MAX_IDX] = {0};
+    unsigned grp[EZ_MAX_RANK] = {0};
+    for (unsigned a = 0; a < to->rank; a++)
+        grp[a] = op->out_axes[a];
+    si[op->mask_row] = 1;
+    sj[op->mask_col] = 1;
+    int64_t *ci = NULL, *cj = NULL;
+    if (ez_exec_group_offsets(&ci, op->idx_size, grp, to->rank, si) != EZ_OK ||
+        ez_exec_group_offsets(&cj, op->idx_size, grp, to->rank, sj) != EZ_OK) {
+        ez_diag_set(c->d, "out of memory in '%s'", op->label);
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    const unsigned from = op->in_scale, toscale = op->out_scale;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (uint64_t e = 0; e < n; e++) {
+        int64_t r = 0;
+        out[e] = cj[e] > ci[e] ? 0 : ez_exec_move_scale(in[off[e]], from, toscale, &r);
+        if (rem)
+            rem[e] = r;
+    }
+out:
+    free(off);
+    free(ci);
+    free(cj);
+    return st;
 }
 
-ez_status ez_op_causal_verify(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status causal_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    return causal_reduce(c, op, out);
+    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
+    int64_t *off = NULL;
+    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
+    if (st != EZ_OK)
+        return st;
+    const double *in = ft->t[op->in[0]];
+    for (uint64_t e = 0; e < n; e++) {
+        uint64_t coord[EZ_MAX_IDX];
+        ez_exec_out_coords(p, op, e, coord);
+        ft->t[op->out][e] = coord[op->mask_col] > coord[op->mask_row] ? 0.0 : in[off[e]];
+    }
+    free(off);
+    return EZ_OK;
 }
+
+static uint64_t causal_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    const ez_plan_op *o = &p->ops[op];
+    const ez_plan_tensor *ti = &p->tensors[o->in[0]];
+    (void)L;
+    unsigned nv = 0;
+    for (unsigned a = 0; a < ti->rank; a++)
+        if (!((o->in_fixed[0] >> a) & 1))
+            nv += ez_log2_ceil(ti->dims[a]);
+    /* rho with its limbs when the scale shrinks, then a degree-3 sumcheck over the input's
+     * variables and its two final evaluations (mask, input) */
+    uint64_t n = (uint64_t)3 * nv + 2;
+    if (o->in_scale > o->out_scale)
+        n += ez_rc_nlimbs(o->in_scale - o->out_scale);
+    return n * EZ_OP_FE2_BYTES;
+}
+
+const ez_op_def ez_op_causal = {
+    .kind = EZ_OP_CAUSAL,
+    .exec = causal_exec,
+    .floatref = causal_floatref,
+    .layout = causal_layout,
+    .prove = causal_reduce,
+    .verify = causal_reduce,
+    .walk_bytes = causal_walk_bytes,
+    .claims = ez_op_one_claim,
+};

@@ -1,7 +1,7 @@
-/* exec_internal — what the executor's files share (runtime/exec.c dispatches, one file
+/* exec_op — what an operator's exec hook may use (runtime/exec/dispatch.c calls the hooks, one file
  * per family of ops implements). Not a public header. */
-#ifndef EZ_RUNTIME_EXEC_INTERNAL_H
-#define EZ_RUNTIME_EXEC_INTERNAL_H
+#ifndef EZ_RUNTIME_EXEC_OP_H
+#define EZ_RUNTIME_EXEC_OP_H
 
 #include "runtime/exec/exec.h"
 #include "runtime/exec/exec_index.h"
@@ -57,15 +57,15 @@ static inline int64_t ez_exec_floor_shift(int64_t v, unsigned shift, int64_t *re
     return q;
 }
 
-/* One executor per op family; each fills c->tr->t[op->out] and its aux arrays. */
-ez_status ez_exec_einsum(ez_exec_ctx *c);   /* exec_einsum.c */
-ez_status ez_exec_add(ez_exec_ctx *c);      /* exec_elem.c */
-ez_status ez_exec_causal(ez_exec_ctx *c);
-ez_status ez_exec_gather(ez_exec_ctx *c);
-ez_status ez_exec_unary(ez_exec_ctx *c);
-ez_status ez_exec_softmax(ez_exec_ctx *c);  /* exec_nonlin.c */
-ez_status ez_exec_maxarg(ez_exec_ctx *c);   /* MAX and ARGMAX */
-ez_status ez_exec_norm(ez_exec_ctx *c);     /* LAYERNORM and RMSNORM */
+/* Values moving between scales without a table (causal, relu): exact when the scale
+ * grows, floor with a remainder (aux REM, allocated here into *rem) when it shrinks;
+ * *rem is NULL otherwise. EZ_ERR_NOMEM. */
+ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **rem);
+
+/* MAX and ARGMAX in one scan (runtime/exec/rows.c): the maximum along op->axis and its
+ * lowest index; the result is the one the op kind asks for, the other goes to aux
+ * (ROW_ARG for MAX, ROW_MAX for ARGMAX). */
+ez_status ez_exec_maxarg(ez_exec_ctx *c);
 
 /* E = max(1, round(EZ_NORM_EPS * 4^in_scale)), the epsilon of a normalisation at the
  * input's scale (docs/semantics.md). in_scale <= 31. */

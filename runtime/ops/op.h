@@ -1,0 +1,62 @@
+/* op — the runtime's side of an operator: ONE file per op in runtime/ops/ holding its
+ * exec, float reference, advice layout, fill, prove and verify (prove and verify side by
+ * side, usually one function for both through ez_pctx_msg, so they cannot drift), and
+ * ONE row in the table of runtime/ops/ops.c. The compiler's side is one row of
+ * compiler/builtins.c. Checklist: docs/architecture.md "Adding an operator".
+ *
+ * Who calls the hooks:
+ *   exec        runtime/exec/dispatch.c, once per op in plan order (docs/semantics.md);
+ *   floatref    runtime/exec/dispatch.c (`einzk run --compare-float`);
+ *   layout      runtime/prove/layout.c: prover, verifier and `einzk info` build the same
+ *               advice layout from the plan alone;
+ *   fill        the prover, after the framework filled the layout's limb values: the
+ *               op-owned polys (ez_advice_add_poly) from the trace;
+ *   prove/verify the backward walk (runtime/prove/prove.c, verify.c): reduce the ONE
+ *               merged claim on the op's output to claims on operands and advice;
+ *   walk_bytes  `einzk info` and the prover's self-check: the exact bytes prove appends;
+ *   claims      how many claims prove leaves on operand k (the fan-out census: the merge
+ *               of a tensor's claims costs bytes that info reports too).
+ * A NULL layout means "not provable yet": setup and prove refuse the model by op name. */
+#ifndef EZ_RUNTIME_OPS_OP_H
+#define EZ_RUNTIME_OPS_OP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/plan.h"
+#include "lib/field.h"
+#include "lib/util.h"
+#include "runtime/exec/exec_op.h"
+#include "runtime/exec/floatref.h"
+#include "runtime/prove/advice.h"
+#include "runtime/prove/claim.h"
+#include "runtime/prove/pctx.h"
+
+typedef struct ez_op_def {
+    ez_op_kind kind;
+    ez_status (*exec)(ez_exec_ctx *c);
+    ez_status (*floatref)(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d);
+    ez_status (*layout)(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
+    ez_status (*fill)(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                      ez_fe **polys, ez_diag *d);
+    ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out);
+    ez_status (*verify)(ez_pctx *c, size_t op, const ez_claim *out);
+    uint64_t (*walk_bytes)(const ez_plan *p, const ez_advice_layout *L, size_t op);
+    unsigned (*claims)(const ez_plan *p, size_t op, unsigned operand);
+} ez_op_def;
+
+/* The row of an op kind, or NULL for a kind this build does not know. */
+const ez_op_def *ez_op_def_of(ez_op_kind kind);
+
+/* The ops, one row each (defined in their files). */
+extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_op_softmax, ez_op_max,
+    ez_op_argmax, ez_op_layernorm, ez_op_rmsnorm, ez_op_func, ez_op_relu, ez_op_rsqrt;
+
+/* Shared by op files: one claim on every operand (the common case of `claims`). */
+unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand);
+
+/* Bytes of n extension-field elements in a proof. */
+#define EZ_OP_FE2_BYTES 16u
+
+#endif

@@ -1,0 +1,170 @@
+/* layout — the whole plan's advice layout and its sizes (layout.h). */
+#include "config.h"
+
+#include "runtime/prove/layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/ops/op.h"
+#include "runtime/prove/rangecheck.h"
+
+ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag *d)
+{
+    ez_status st = EZ_OK;
+    if ((st = ez_advice_layout_start(L, p)) != EZ_OK)
+        return st;
+    for (size_t t = 0; t < p->ntensors; t++)
+        if (ez_advice_padlen(&p->tensors[t]) > EZ_ADV_MAX_PADLEN) {
+            ez_diag_set(d, "tensor '%s': its padded layout exceeds 2^40 entries", p->tensors[t].name);
+            st = EZ_ERR_UNSUPPORTED;
+            goto out;
+        }
+    for (size_t i = 0; i < p->nops; i++) {
+        const ez_plan_op *op = &p->ops[i];
+        const ez_op_def *e = ez_op_def_of(op->kind);
+        if (e == NULL || e->layout == NULL) {
+            ez_diag_set(d, "op '%s' (%s) is not provable yet", op->label, ez_op_kind_name(op->kind));
+            st = EZ_ERR_UNSUPPORTED;
+            goto out;
+        }
+        if ((st = e->layout(L, p, i, d)) != EZ_OK)
+            goto out;
+    }
+    /* one multiplicity poly per table that has columns */
+    st = ez_advice_finish_tables(L);
+out:
+    if (st != EZ_OK)
+        ez_advice_layout_clear(L);
+    return st;
+}
+
+ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, ez_diag *d)
+{
+    ez_status st = EZ_OK;
+    if ((st = ez_advice_layout_start(L, p)) != EZ_OK)
+        return st;
+    for (size_t t = 0; t < p->ntensors && st == EZ_OK; t++) {
+        const ez_plan_tensor *x = &p->tensors[t];
+        if (x->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        if (ez_advice_padlen(x) > EZ_ADV_MAX_PADLEN || x->bits == 0 || x->bits > 63) {
+            ez_diag_set(d, "weight '%s': its layout or width is beyond the prover's limits", x->name);
+            st = EZ_ERR_UNSUPPORTED;
+            break;
+        }
+        /* op = nops: no op owns it (messages say "weights") */
+        st = ez_rc_check_tensor(L, p, (unsigned)p->nops, (unsigned)t, (int64_t)(UINT64_C(1) << (x->bits - 1)),
+                                x->bits, d);
+    }
+    if (st == EZ_OK)
+        st = ez_advice_finish_tables(L);
+    if (st != EZ_OK)
+        ez_advice_layout_clear(L);
+    return st;
+}
+
+/* ---- sizes ------------------------------------------------------------------------------ */
+
+void ez_layout_sizes_clear(ez_layout_sizes *s)
+{
+    if (s == NULL)
+        return;
+    free(s->ops);
+    memset(s, 0, sizeof *s);
+}
+
+/* The layout of every provable op (the others are marked and skipped), so `info` can size
+ * a plan that does not fully prove yet. */
+static ez_status lenient_layout(ez_advice_layout *L, const ez_plan *p, ez_layout_sizes *s, ez_diag *d)
+{
+    ez_status st = ez_advice_layout_start(L, p);
+    for (size_t i = 0; i < p->nops && st == EZ_OK; i++) {
+        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
+        s->ops[i].provable = e && e->layout && e->prove && e->verify && e->walk_bytes && e->claims;
+        if (!s->ops[i].provable)
+            continue;
+        ez_diag why;
+        st = e->layout(L, p, i, &why);
+        if (st == EZ_ERR_UNSUPPORTED) { /* a shape the op cannot prove */
+            s->ops[i].provable = false;
+            st = EZ_OK;
+        }
+    }
+    if (st == EZ_OK)
+        st = ez_advice_finish_tables(L);
+    (void)d;
+    return st;
+}
+
+/* Claims on every tensor when the proof runs (the fan-out census): one per output, one
+ * per lookup-column piece whose atom is the tensor, and what every live op leaves on its
+ * operands (an op is live when its output has a claim: the walk skips the others). */
+static ez_status census(const ez_plan *p, const ez_advice_layout *L, const ez_layout_sizes *s, uint64_t *claims)
+{
+    for (size_t t = 0; t < p->ntensors; t++)
+        claims[t] = p->tensors[t].is_output;
+    for (size_t j = 0; j < L->ncols; j++)
+        if (L->cols[j].atom.is_tensor)
+            claims[L->cols[j].atom.id] += (uint64_t)__builtin_popcountll(L->cols[j].len);
+    for (size_t i = p->nops; i-- > 0;) {
+        const ez_plan_op *op = &p->ops[i];
+        if (claims[op->out] == 0 || !s->ops[i].provable)
+            continue;
+        const ez_op_def *e = ez_op_def_of(op->kind);
+        for (unsigned k = 0; k < op->nin; k++)
+            claims[op->in[k]] += e->claims(p, i, k);
+    }
+    return EZ_OK;
+}
+
+ez_status ez_layout_sizes_compute(ez_layout_sizes *s, const ez_plan *p, ez_diag *d)
+{
+    ez_advice_layout L;
+    uint64_t *claims = NULL;
+    memset(s, 0, sizeof *s);
+    ez_advice_layout_init(&L);
+    s->nops = p->nops;
+    s->ops = ez_alloc_array(p->nops ? p->nops : 1, sizeof *s->ops);
+    claims = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *claims);
+    ez_status st = s->ops && claims ? EZ_OK : EZ_ERR_NOMEM;
+    if (st == EZ_OK)
+        st = lenient_layout(&L, p, s, d);
+    if (st != EZ_OK)
+        goto out;
+    s->provable = true;
+    for (size_t i = 0; i < p->nops; i++)
+        s->provable &= s->ops[i].provable;
+    /* committed entries and looked-up rows per op */
+    for (size_t q = 0; q < L.npolys; q++) {
+        const ez_adv_poly *y = &L.polys[q];
+        long owner = y->value >= 0 ? (long)L.values[y->value].op : y->value == EZ_ADV_POLY_OP ? (long)y->op : -1;
+        if (owner >= 0 && (size_t)owner < p->nops)
+            s->ops[owner].advice_elems += y->len;
+        s->advice_elems += y->len;
+    }
+    for (size_t j = 0; j < L.ncols; j++)
+        if (L.cols[j].op < p->nops)
+            s->ops[L.cols[j].op].lookup_rows += L.cols[j].len;
+    /* the walk: per op its fan-out merge and its reduction */
+    census(p, &L, s, claims);
+    for (size_t i = 0; i < p->nops; i++) {
+        const ez_plan_op *op = &p->ops[i];
+        ez_layout_op_size *o = &s->ops[i];
+        o->out_claims = claims[op->out];
+        if (!o->provable || o->out_claims == 0)
+            continue;
+        const ez_plan_tensor *to = &p->tensors[op->out];
+        unsigned nv = ez_claim_tensor_nvars(to->dims, to->rank);
+        /* ez_claim_merge_prove: a degree-2 sumcheck over the tensor and its 2 evaluations */
+        o->merge_bytes = o->out_claims > 1 ? ((uint64_t)2 * nv + 2) * EZ_OP_FE2_BYTES : 0;
+        o->walk_bytes = ez_op_def_of(op->kind)->walk_bytes(p, &L, i);
+        s->walk_bytes += o->merge_bytes + o->walk_bytes;
+    }
+out:
+    free(claims);
+    ez_advice_layout_clear(&L);
+    if (st != EZ_OK)
+        ez_layout_sizes_clear(s);
+    return st;
+}

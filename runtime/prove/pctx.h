@@ -1,0 +1,96 @@
+/* pctx — the proof context: the state one side (prover or verifier) carries through a
+ * proof, and what every op's prove/verify hook uses (DESIGN.md §3 "Claim flow";
+ * docs/protocol.md §2). An op talks to the proof only through this header:
+ *   ez_pctx_msg             one prover message: written by the prover, read (and checked
+ *                           canonical) by the verifier, absorbed by both;
+ *   ez_pctx_claim_tensor /  the claims an op's reduction leaves on its operands and on
+ *   ez_pctx_claim_advice    committed advice;
+ *   ez_opview_*             an op rewritten over its operands' layer slices.
+ * Both sides run the same hook code with c->prover telling them apart. */
+#ifndef EZ_RUNTIME_PROVE_PCTX_H
+#define EZ_RUNTIME_PROVE_PCTX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/plan.h"
+#include "lib/field.h"
+#include "lib/pcs.h"
+#include "lib/transcript.h"
+#include "lib/util.h"
+#include "runtime/exec/exec.h"
+#include "runtime/formats/proofio.h"
+#include "runtime/prove/advice.h"
+#include "runtime/prove/claim.h"
+
+/* Upper bound on a tensor's MLE variables: padded layouts are capped at 2^40 entries
+ * (EZ_ADV_MAX_PADLEN), so 64 coordinates hold any point. */
+#define EZ_PROVE_MAX_VARS 64
+
+/* The domain of every proof transcript. */
+#define EZ_PROOF_DOMAIN "einzk/proof"
+
+/* The state one side carries through the phases. */
+typedef struct {
+    bool prover;
+    const ez_plan *plan;
+    const ez_advice_layout *adv;
+    ez_transcript *t;
+    ez_writer *w;              /* prover: the section being written */
+    ez_reader *r;              /* verifier: the section being read */
+    const ez_statement *stmt;  /* both: public inputs and claimed outputs (NULL in the
+                                  weight range proof, which has no statement) */
+    const ez_trace *tr;        /* prover only */
+    ez_fe *const *advice;      /* prover only: the advice polys' entries */
+    ez_claim_list *tclaims;    /* plan->ntensors lists */
+    ez_claim_list *aclaims;    /* adv->npolys lists */
+    ez_diag *d;
+} ez_pctx;
+
+/* One prover message of n extension elements: the prover writes v[0..n) to c->w, the
+ * verifier reads them from c->r into v (EZ_ERR_REJECT with a reason on short or
+ * non-canonical bytes); both absorb them under label. */
+ez_status ez_pctx_msg(ez_pctx *c, const char *label, ez_fe2 *v, size_t n);
+
+/* Add the claim T~(point) = value on plan tensor `tensor` / advice poly `poly` (copied).
+ * EZ_ERR_INVALID if nvars differs from the tensor's / poly's variable count; NOMEM. */
+ez_status ez_pctx_claim_tensor(ez_pctx *c, size_t tensor, const ez_fe2 *point, unsigned nvars, ez_fe2 value);
+ez_status ez_pctx_claim_advice(ez_pctx *c, size_t poly, const ez_fe2 *point, unsigned nvars, ez_fe2 value);
+
+/* Prover: the MLE of an atom at point (its length's variable count). */
+ez_status ez_pctx_eval_atom(const ez_pctx *c, ez_atom a, const ez_fe2 *point, ez_fe2 *out);
+
+/* ---- operand views: layer slices -------------------------------------------------------
+ * An operand axis fixed at a position (op->in_fixed) is removed: the op is rewritten over
+ * "slice" tensors whose MLE equals the full tensor's with that axis block set to the
+ * position's bits. Per-op code reduces claims on slices and lifts them with
+ * ez_opview_claim. */
+typedef struct {
+    ez_plan_op op;                                /* in[k] = k, out = nin */
+    ez_plan_tensor tensors[EZ_MAX_OPERANDS + 1];
+    const int64_t *data[EZ_MAX_OPERANDS];         /* prover: slice values (maybe owned) */
+    int64_t *owned[EZ_MAX_OPERANDS];
+} ez_opview;
+
+/* Build the view of op `i` of p; with tr non-NULL also the operand data (slices copied).
+ * Returns EZ_OK, EZ_ERR_NOMEM. Free with ez_opview_clear. */
+ez_status ez_opview_init(ez_opview *v, const ez_plan *p, size_t i, const ez_trace *tr);
+void ez_opview_clear(ez_opview *v);
+/* Add the claim on slice k (point over the slice's variables) to operand k's tensor. */
+ez_status ez_opview_claim(ez_pctx *c, const ez_opview *v, size_t i, unsigned k, const ez_claim *slice_claim);
+
+/* Allocate claim lists for every tensor and advice poly. */
+ez_status ez_pctx_alloc(ez_pctx *c, const ez_plan *p, const ez_advice_layout *L);
+void ez_pctx_free(ez_pctx *c);
+
+/* Phase 1: init the transcript and absorb version, digest, weight commitment (NULL when
+ * the model has none) and the statement. */
+void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom,
+                               const ez_statement *s);
+
+/* Phase 4: per output tensor (plan order) draw a point and add the claim "output MLE at
+ * the point = the statement's values' MLE" to its list. */
+ez_status ez_proof_output_claims(ez_pctx *c, const ez_statement *s);
+
+#endif

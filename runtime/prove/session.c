@@ -1,0 +1,340 @@
+/* session — the shared phases of a proof, prover and verifier (session.h). */
+#include "config.h"
+
+#include "runtime/prove/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/ops/op.h"
+#include "runtime/prove/lookup.h"
+#include "runtime/prove/rangecheck.h"
+
+/* ---- prover ------------------------------------------------------------------------------- */
+
+
+/* The multiplicity poly of table tb. */
+size_t ez_sess_table_poly(const ez_advice_layout *L, unsigned tb)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == -1 && L->polys[q].table == tb)
+            return q;
+    return 0; /* unreachable: the layout builders add one per table */
+}
+
+
+void ez_psess_clear(ez_psess *s)
+{
+    if (s->polys)
+        for (size_t q = 0; q < s->L.npolys; q++)
+            free(s->polys[q]);
+    free(s->polys);
+    free(s->alens);
+    for (size_t tb = 0; tb < EZ_ADV_MAX_TABLES; tb++) {
+        for (size_t j = 0; j < s->tcs[tb].nc; j++)
+            free(s->tcs[tb].owned[j]);
+        free(s->tcs[tb].cols);
+        free(s->tcs[tb].owned);
+        free(s->tcs[tb].idx);
+        free(s->tcs[tb].lens);
+        free(s->tcs[tb].tags);
+    }
+    ez_pcs_prover_free(s->aprover);
+    ez_pcs_commitment_clear(&s->acom);
+    ez_advice_layout_clear(&s->L);
+    memset(s, 0, sizeof *s);
+}
+
+/* The advice values, every table's concrete columns and its multiplicities (s->L built). */
+ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bool unchecked, ez_diag *d)
+{
+    ez_advice_layout *L = &s->L;
+    ez_status st;
+    s->polys = ez_alloc_array(L->npolys ? L->npolys : 1, sizeof *s->polys);
+    s->alens = ez_alloc_array(L->npolys ? L->npolys : 1, sizeof *s->alens);
+    if (!s->polys || !s->alens)
+        return EZ_ERR_NOMEM;
+    if ((st = ez_advice_fill(L, p, tr, unchecked, s->polys, d)) != EZ_OK)
+        return st;
+    for (size_t i = 0; i < p->nops; i++) {
+        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
+        if (e->fill && (st = e->fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
+            return st;
+    }
+    for (size_t q = 0; q < L->npolys; q++)
+        s->alens[q] = L->polys[q].len;
+    for (size_t tb = 0; tb < L->ntables; tb++) {
+        ez_sess_cols *tc = &s->tcs[tb];
+        size_t q = ez_sess_table_poly(L, (unsigned)tb);
+        tc->cols = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->cols);
+        tc->owned = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->owned);
+        tc->idx = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->idx);
+        tc->lens = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->lens);
+        tc->tags = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->tags);
+        s->polys[q] = ez_alloc_aligned(s->alens[q], sizeof(ez_fe));
+        if (!tc->cols || !tc->owned || !tc->idx || !tc->lens || !tc->tags || !s->polys[q])
+            return EZ_ERR_NOMEM;
+        if ((st = ez_rc_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc, d)) != EZ_OK)
+            return st;
+        for (size_t j = 0; j < tc->nc; j++) {
+            tc->lens[j] = L->cols[tc->idx[j]].len;
+            tc->tags[j] = L->cols[tc->idx[j]].bits;
+        }
+        st = ez_lookup_mult(s->polys[q], L->tables[tb].rbits, L->tables[tb].nranges, tc->cols, tc->lens, tc->tags,
+                            tc->nc, d);
+        if (st == EZ_ERR_NUMERIC) {
+            /* checked mode: a value outside its range that the advice fill let through */
+            if (unchecked) {
+                st = EZ_OK;
+            } else {
+                ez_diag why = *d;
+                ez_diag_set(d, "a range-checked value is outside its range (%s)", why.msg);
+            }
+        }
+        if (st != EZ_OK)
+            return st;
+    }
+    return EZ_OK;
+}
+
+/* Phase 2: commit the advice, write u8 present + the commitment to w, absorb it. */
+ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w)
+{
+    ez_writer_u8(w, s->L.npolys > 0);
+    if (s->L.npolys == 0)
+        return EZ_OK;
+    ez_status st = ez_pcs_commit(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, s->L.npolys);
+    if (st != EZ_OK)
+        return st;
+    ez_pcs_commitment_write(w, &s->acom);
+    ez_pcs_commitment_absorb(t, &s->acom);
+    return EZ_OK;
+}
+
+/* Phase 3: one LogUp-GKR per table, then its claims resolved (c->w is the section). */
+ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
+{
+    for (size_t tb = 0; tb < s->L.ntables; tb++) {
+        ez_sess_cols *tc = &s->tcs[tb];
+        ez_lookup_claims lcl;
+        ez_status st = ez_lookup_prove(c->t, s->L.tables[tb].rbits, s->L.tables[tb].nranges, tc->cols, tc->lens,
+                                       tc->tags, tc->nc, s->polys[ez_sess_table_poly(&s->L, (unsigned)tb)], c->w, &lcl);
+        if (st == EZ_OK)
+            st = ez_rc_resolve(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
+        ez_lookup_claims_clear(&lcl);
+        if (st != EZ_OK)
+            return st;
+    }
+    return EZ_OK;
+}
+
+/* Phase 6: weights (one opening, with the PCS flags wflags) into ww, advice (one
+ * opening) into wa. The weights' padding is zero (the vk's range proof), so a claim on a
+ * weight tensor is a claim on its committed polynomial. */
+ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, unsigned wflags, ez_writer *ww,
+                               ez_writer *wa)
+{
+    const ez_plan *p = c->plan;
+    ez_status st = EZ_OK;
+    size_t npc = 0, cap = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        cap += c->tclaims[i].n;
+    for (size_t q = 0; q < s->L.npolys; q++)
+        cap += c->aclaims[q].n;
+    ez_pcs_claim *pclaims = ez_alloc_array(cap ? cap : 1, sizeof *pclaims);
+    if (pclaims == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0, wi = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *tt = &p->tensors[i];
+        ez_claim_list *l = &c->tclaims[i];
+        if (tt->kind == EZ_TENSOR_ACT && l->n > 0) {
+            ez_diag_set(c->d, "internal: claims left on activation '%s'", tt->name);
+            st = EZ_ERR_INTERNAL;
+            goto out;
+        }
+        if (tt->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        for (size_t j = 0; j < l->n; j++)
+            pclaims[npc++] = (ez_pcs_claim){wi, l->items[j].point, l->items[j].value};
+        wi++;
+    }
+    if (npc > 0 && (st = ez_pcs_open_ex(weights, c->t, pclaims, npc, wflags, ww)) != EZ_OK)
+        goto out;
+    npc = 0;
+    for (size_t q = 0; q < s->L.npolys; q++)
+        for (size_t j = 0; j < c->aclaims[q].n; j++)
+            pclaims[npc++] = (ez_pcs_claim){q, c->aclaims[q].items[j].point, c->aclaims[q].items[j].value};
+    if (npc > 0)
+        st = ez_pcs_open(s->aprover, c->t, pclaims, npc, wa);
+out:
+    free(pclaims);
+    return st;
+}
+
+/* ---- verifier ----------------------------------------------------------------------------- */
+
+/* Reject unless the section was read exactly. */
+bool ez_vsess_section_done(ez_reader *r, const char *what, ez_diag *d)
+{
+    if (ez_reader_done(r))
+        return true;
+    ez_diag_set(d, "%s: %zu unexpected trailing bytes", what, ez_reader_remaining(r));
+    return false;
+}
+
+/* Phase 2: read the advice commitment (its lens must be the layout's) and absorb it. */
+ez_status ez_vsess_commit(const ez_advice_layout *L, ez_transcript *t, const uint8_t *data, size_t len,
+                          ez_pcs_commitment *acom, ez_diag *d)
+{
+    ez_reader r;
+    ez_reader_init(&r, data, len);
+    uint8_t present = ez_reader_u8(&r);
+    if (r.failed || present != (L->npolys > 0)) {
+        ez_diag_set(d, "advice commitment: malformed");
+        return EZ_ERR_REJECT;
+    }
+    if (present) {
+        if (ez_pcs_commitment_read(&r, acom) != EZ_OK) {
+            ez_diag_set(d, "advice commitment: malformed");
+            return EZ_ERR_REJECT;
+        }
+        bool same = acom->npolys == L->npolys;
+        for (size_t q = 0; same && q < L->npolys; q++)
+            same = acom->lens[q] == L->polys[q].len;
+        if (!same) {
+            ez_diag_set(d, "advice commitment: its layout is not the model's");
+            return EZ_ERR_REJECT;
+        }
+        ez_pcs_commitment_absorb(t, acom);
+    }
+    return ez_vsess_section_done(&r, "advice commitment", d) ? EZ_OK : EZ_ERR_REJECT;
+}
+
+/* Phase 3: the lookups of every table, read from c->r (set to the section; the caller
+ * checks that the section ends after whatever else it holds). */
+ez_status ez_vsess_lookups(ez_pctx *c)
+{
+    const ez_advice_layout *L = c->adv;
+    ez_status st = EZ_OK;
+    size_t *idx = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *idx);
+    uint64_t *lens = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *lens);
+    unsigned *tags = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tags);
+    if (idx == NULL || lens == NULL || tags == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (unsigned tb = 0; tb < L->ntables && st == EZ_OK; tb++) {
+        size_t nc = 0;
+        ez_lookup_claims lcl;
+        for (size_t j = 0; j < L->ncols; j++)
+            if (L->cols[j].table == tb) {
+                idx[nc] = j;
+                tags[nc] = L->cols[j].bits;
+                lens[nc++] = L->cols[j].len;
+            }
+        st = ez_lookup_verify(c->t, L->tables[tb].rbits, L->tables[tb].nranges, lens, tags, nc, c->r, &lcl);
+        if (st == EZ_ERR_REJECT)
+            ez_diag_set(c->d, "lookups: the range-check argument (table %u) failed", tb);
+        else if (st == EZ_OK)
+            st = ez_rc_resolve(c, tb, idx, nc, &lcl);
+        ez_lookup_claims_clear(&lcl);
+    }
+out:
+    free(idx);
+    free(lens);
+    free(tags);
+    return st == EZ_ERR_INVALID ? EZ_ERR_REJECT : st;
+}
+
+/* Phase 6: public tensors, weights (one opening, section ww; their padding is zero by the
+ * vk's range proof), advice (wa). */
+ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned wflags,
+                            const ez_pcs_commitment *acom, const uint8_t *ww, size_t wwlen, const uint8_t *wa,
+                            size_t walen)
+{
+    const ez_plan *p = c->plan;
+    const ez_advice_layout *L = c->adv;
+    ez_diag *d = c->d;
+    ez_status st = EZ_OK;
+    ez_reader r;
+    size_t npc = 0, cap = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        cap += c->tclaims[i].n;
+    for (size_t q = 0; q < L->npolys; q++)
+        cap += c->aclaims[q].n;
+    ez_pcs_claim *pclaims = ez_alloc_array(cap ? cap : 1, sizeof *pclaims);
+    if (pclaims == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *tt = &p->tensors[i];
+        if (tt->kind != EZ_TENSOR_INPUT && tt->kind != EZ_TENSOR_TOKENS)
+            continue;
+        const ez_stmt_tensor *x = c->stmt ? ez_statement_find(c->stmt, (unsigned)i) : NULL;
+        for (size_t j = 0; j < c->tclaims[i].n; j++) {
+            ez_fe2 v;
+            if (x == NULL) {
+                ez_diag_set(d, "a claim on the public input '%s' without its values", tt->source_name);
+                st = EZ_ERR_REJECT;
+                goto out;
+            }
+            if ((st = ez_advice_tensor_eval(&v, x->v, tt, c->tclaims[i].items[j].point)) != EZ_OK)
+                goto out;
+            if (!ez_fe2_eq(v, c->tclaims[i].items[j].value)) {
+                ez_diag_set(d, "a claim on the public input '%s' is false", tt->source_name);
+                st = EZ_ERR_REJECT;
+                goto out;
+            }
+        }
+    }
+    ez_reader_init(&r, ww, wwlen);
+    for (size_t i = 0, wi = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *tt = &p->tensors[i];
+        ez_claim_list *l = &c->tclaims[i];
+        if (tt->kind == EZ_TENSOR_ACT && l->n > 0) {
+            ez_diag_set(d, "internal: claims left on activation '%s'", tt->name);
+            st = EZ_ERR_INTERNAL;
+            goto out;
+        }
+        if (tt->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        for (size_t j = 0; j < l->n; j++)
+            pclaims[npc++] = (ez_pcs_claim){wi, l->items[j].point, l->items[j].value};
+        wi++;
+    }
+    if (npc > 0) {
+        st = ez_pcs_verify_ex(wcom, c->t, pclaims, npc, wflags, &r);
+        if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
+            ez_diag_set(d, "weight opening: the commitment does not open to the claimed values");
+            st = EZ_ERR_REJECT;
+        }
+        if (st != EZ_OK)
+            goto out;
+    }
+    if (!ez_vsess_section_done(&r, "weight opening", d)) {
+        st = EZ_ERR_REJECT;
+        goto out;
+    }
+    ez_reader_init(&r, wa, walen);
+    npc = 0;
+    for (size_t q = 0; q < L->npolys; q++)
+        for (size_t j = 0; j < c->aclaims[q].n; j++)
+            pclaims[npc++] = (ez_pcs_claim){q, c->aclaims[q].items[j].point, c->aclaims[q].items[j].value};
+    if (npc > 0) {
+        st = ez_pcs_verify(acom, c->t, pclaims, npc, &r);
+        if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
+            ez_diag_set(d, "advice opening: the commitment does not open to the claimed values");
+            st = EZ_ERR_REJECT;
+        }
+        if (st != EZ_OK)
+            goto out;
+    }
+    if (!ez_vsess_section_done(&r, "advice opening", d))
+        st = EZ_ERR_REJECT;
+out:
+    free(pclaims);
+    return st;
+}

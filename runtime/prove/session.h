@@ -1,0 +1,67 @@
+/* session — the phases of a proof that the prover of an inference (runtime/prove/prove.c)
+ * and the vk's weight range proof (runtime/prove/weights.c) share, on both sides
+ * (docs/protocol.md §2): the witness (advice limbs, op-owned polys, lookup columns and
+ * multiplicities), the advice commitment, one LogUp-GKR per table with its claims
+ * resolved, and the two batched openings (weights against the vk, advice against the
+ * proof's commitment). */
+#ifndef EZ_RUNTIME_PROVE_SESSION_H
+#define EZ_RUNTIME_PROVE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/pcs.h"
+#include "runtime/prove/advice.h"
+#include "runtime/prove/pctx.h"
+
+/* The concrete columns of one table (kept from the witness phase to the lookups). */
+typedef struct {
+    size_t nc;
+    const ez_fe **cols;
+    ez_fe **owned;
+    size_t *idx;
+    uint64_t *lens;
+    unsigned *tags;       /* each column's range width */
+} ez_sess_cols;
+
+/* Everything one proof session owns besides the transcript and the claim lists. */
+typedef struct {
+    ez_advice_layout L;
+    ez_fe **polys;
+    uint64_t *alens;
+    ez_sess_cols tcs[EZ_ADV_MAX_TABLES];
+    ez_pcs_prover *aprover;
+    ez_pcs_commitment acom;
+} ez_psess;
+
+/* Free everything s owns (its layout included) and zero it. */
+void ez_psess_clear(ez_psess *s);
+
+/* The multiplicity poly of table tb in L. */
+size_t ez_sess_table_poly(const ez_advice_layout *L, unsigned tb);
+
+/* Prover. s->L built. ez_psess_witness fills the advice values (ez_advice_fill, then
+ * every op's fill hook), every table's concrete columns and its multiplicities (with
+ * unchecked, values outside their ranges go through: testing only). ez_psess_commit
+ * commits the advice and writes u8 present + the commitment to w and absorbs it.
+ * ez_psess_lookups proves one LogUp-GKR per table into c->w and resolves its claims.
+ * ez_psess_openings opens the weights (one batched opening with PCS flags wflags, into
+ * ww) and the advice (into wa). */
+ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bool unchecked, ez_diag *d);
+ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w);
+ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c);
+ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, unsigned wflags, ez_writer *ww,
+                            ez_writer *wa);
+
+/* Verifier: the same phases from untrusted bytes. Each returns EZ_OK (go on),
+ * EZ_ERR_REJECT (reason in d) or a hard error. */
+bool ez_vsess_section_done(ez_reader *r, const char *what, ez_diag *d);
+ez_status ez_vsess_commit(const ez_advice_layout *L, ez_transcript *t, const uint8_t *data, size_t len,
+                          ez_pcs_commitment *acom, ez_diag *d);
+ez_status ez_vsess_lookups(ez_pctx *c);
+ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned wflags,
+                            const ez_pcs_commitment *acom, const uint8_t *ww, size_t wwlen, const uint8_t *wa,
+                            size_t walen);
+
+#endif

@@ -1,0 +1,337 @@
+/* weights — the weight commitment and the vk's weight range proof (weights.h). */
+#include "config.h"
+
+#include "runtime/prove/weights.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mle.h"
+#include "runtime/formats/version.h"
+#include "runtime/prove/layout.h"
+#include "runtime/prove/session.h"
+
+/* ---- the weight commitment ------------------------------------------------------------- */
+
+
+ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p, const ez_trace *tr,
+                            ez_diag *d)
+{
+    uint64_t *lens = NULL;
+    size_t n = 0;
+    ez_fe **polys = NULL;
+    *out = NULL;
+    memset(com, 0, sizeof *com);
+    ez_status st = ez_weights_lens(p, &lens, &n);
+    if (st != EZ_OK || n == 0)
+        return st;
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (lens[i] > EZ_ADV_MAX_PADLEN || (total += lens[i]) > EZ_ADV_MAX_PADLEN) {
+            ez_diag_set(d, "the weights exceed the commitment's limit of 2^40 entries");
+            st = EZ_ERR_UNSUPPORTED;
+            goto out;
+        }
+    }
+    polys = ez_alloc_array(n, sizeof *polys);
+    if (polys == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0, k = 0; i < p->ntensors; i++) {
+        if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
+            continue;
+        polys[k] = ez_alloc_aligned(lens[k], sizeof(ez_fe));
+        if (polys[k] == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        ez_advice_pad_i64(polys[k], tr->t[i], &p->tensors[i], 0);
+        k++;
+    }
+    /* opened in full once (the vk's range proof), then without the proximity row */
+    st = ez_pcs_commit_scheme(out, com, (const ez_fe *const *)polys, lens, n, EZ_PCS_SCHEME_LIGERO_P1);
+out:
+    if (polys)
+        for (size_t i = 0; i < n; i++)
+            free(polys[i]);
+    free(polys);
+    free(lens);
+    return st;
+}
+
+void ez_weight_pad_desc(ez_sumcheck_desc *desc, unsigned nv)
+{
+    /* eq(rho, x) * (1 - R)(x) * P(x): factors 1 - R and P, eq on every variable */
+    ez_sumcheck_desc_init(desc, nv, 2);
+    desc->eq_vars = nv >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << nv) - 1;
+}
+
+ez_fe2 ez_weight_real_mle(const ez_plan_tensor *tt, const ez_fe2 *point)
+{
+    ez_fe2 r = ez_fe2_one();
+    unsigned o = 0;
+    for (unsigned a = 0; a < tt->rank; a++) {
+        unsigned na = ez_log2_ceil(tt->dims[a]);
+        r = ez_fe2_mul(r, ez_mle_prefix(point + o, na, tt->dims[a]));
+        o += na;
+    }
+    return r;
+}
+
+/* Prover: the zero-check of weight i's padding (its data in the trace, padding zero);
+ * appends to c->w and adds the claim P~(pt) to the weight's claims. */
+static ez_status weight_pad_prove(ez_pctx *c, size_t i)
+{
+    const ez_plan_tensor *tt = &c->plan->tensors[i];
+    unsigned nv = ez_claim_tensor_nvars(tt->dims, tt->rank);
+    size_t N = (size_t)1 << nv;
+    uint64_t padlen = ez_advice_padlen(tt), numel = ez_plan_tensor_numel(tt);
+    ez_status st = EZ_ERR_NOMEM;
+    ez_fe *pad = ez_alloc_aligned(N, sizeof *pad), *val = ez_alloc_aligned(N, sizeof *val);
+    int64_t *ones = ez_alloc_array(numel ? numel : 1, sizeof *ones);
+    ez_sumcheck_proof proof;
+    memset(&proof, 0, sizeof proof);
+    if (!pad || !val || !ones)
+        goto out;
+    ez_fe2 rho[EZ_PROVE_MAX_VARS], pt[EZ_PROVE_MAX_VARS], evals[2];
+    ez_transcript_challenges_fe2(c->t, "wpad/rho", rho, nv);
+    /* 1 - R: 1 on padding (interior and beyond padlen), 0 on real entries */
+    for (uint64_t e = 0; e < numel; e++)
+        ones[e] = -1;
+    ez_advice_pad_i64(pad, ones, tt, 1);
+    for (size_t x = padlen; x < N; x++)
+        pad[x] = 1;
+    ez_advice_pad_i64(val, c->tr->t[i], tt, 0);
+    memset(val + padlen, 0, (N - padlen) * sizeof *val);
+    ez_sumcheck_desc desc;
+    ez_weight_pad_desc(&desc, nv);
+    ez_sumcheck_factor f[2] = {{pad, NULL}, {val, NULL}};
+    if ((st = ez_sumcheck_prove(c->t, &desc, NULL, rho, f, ez_fe2_zero(), &proof, pt, evals)) != EZ_OK)
+        goto out;
+    ez_sumcheck_proof_write(c->w, &proof);
+    st = ez_pctx_claim_tensor(c, i, pt, nv, evals[1]);
+out:
+    ez_sumcheck_proof_clear(&proof);
+    free(pad);
+    free(val);
+    free(ones);
+    return st;
+}
+
+static void put_chunk(ez_writer *out, const ez_writer *chunk)
+{
+    ez_writer_u64(out, chunk->len);
+    ez_writer_bytes(out, chunk->data, chunk->len);
+    if (chunk->failed)
+        out->failed = true;
+}
+
+void ez_weight_range_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom)
+{
+    const char *ver = ez_protocol_version();
+    ez_transcript_init(t, EZ_WRANGE_DOMAIN);
+    ez_transcript_absorb_bytes(t, "version", ver, strlen(ver));
+    ez_transcript_absorb_bytes(t, "plan/digest", p->digest, sizeof p->digest);
+    ez_pcs_commitment_absorb(t, wcom);
+}
+
+ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights, bool unchecked,
+                                ez_writer *out, ez_diag *d)
+{
+    ez_status st;
+    ez_psess s;
+    ez_pctx c;
+    ez_transcript t;
+    ez_writer sec[4];
+    memset(&c, 0, sizeof c);
+    memset(&s, 0, sizeof s);
+    for (int k = 0; k < 4; k++)
+        ez_writer_init(&sec[k]);
+    if ((st = ez_weights_check(p, weights, d)) != EZ_OK)
+        goto out;
+    if (weights == NULL) {
+        ez_writer_u8(out, 0);
+        goto out;
+    }
+    if ((st = ez_advice_layout_build_weights(&s.L, p, d)) != EZ_OK)
+        goto out;
+    if ((st = ez_psess_witness(&s, p, tr, unchecked, d)) != EZ_OK)
+        goto out;
+    ez_weight_range_transcript_start(&t, p, ez_pcs_prover_commitment(weights));
+    if ((st = ez_psess_commit(&s, &t, &sec[0])) != EZ_OK)
+        goto out;
+    c.prover = true;
+    c.plan = p;
+    c.adv = &s.L;
+    c.t = &t;
+    c.tr = tr;
+    c.advice = s.polys;
+    c.d = d;
+    if ((st = ez_pctx_alloc(&c, p, &s.L)) != EZ_OK)
+        goto out;
+    c.w = &sec[1];
+    if ((st = ez_psess_lookups(&s, &c)) != EZ_OK)
+        goto out;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT && ez_advice_interior_padding(&p->tensors[i]) &&
+            (st = weight_pad_prove(&c, i)) != EZ_OK)
+            goto out;
+    /* the full opening: it also tests the weight commitment's proximity (docs §6.4) */
+    if ((st = ez_psess_openings(&s, &c, weights, 0, &sec[2], &sec[3])) != EZ_OK)
+        goto out;
+    ez_writer_u8(out, 1);
+    for (int k = 0; k < 4; k++)
+        put_chunk(out, &sec[k]);
+    if (out->failed)
+        st = EZ_ERR_NOMEM;
+out:
+    for (int k = 0; k < 4; k++)
+        ez_writer_clear(&sec[k]);
+    if (c.tclaims)
+        ez_pctx_free(&c);
+    ez_psess_clear(&s);
+    return st;
+}
+
+/* The weight prover must commit exactly the plan's weight layout. */
+ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d)
+{
+    uint64_t *wlens = NULL;
+    size_t nw = 0;
+    ez_status st = ez_weights_lens(p, &wlens, &nw);
+    if (st != EZ_OK)
+        return st;
+    bool same = (nw == 0) == (weights == NULL);
+    if (same && weights) {
+        const ez_pcs_commitment *wc = ez_pcs_prover_commitment(weights);
+        same = wc->npolys == nw;
+        for (size_t i = 0; same && i < nw; i++)
+            same = wc->lens[i] == wlens[i];
+    }
+    free(wlens);
+    if (!same) {
+        ez_diag_set(d, "the weight commitment does not match the model's weight layout");
+        return EZ_ERR_INVALID;
+    }
+    return EZ_OK;
+}
+
+/* ---- verifier -------------------------------------------------------------------------- */
+
+/* Verifier side of weight_pad_prove (runtime/prove.c): the zero-check of weight i's
+ * padding, its claim P~(pt) added to the weight's claims. */
+static ez_status weight_pad_verify(ez_pctx *c, size_t i)
+{
+    const ez_plan_tensor *tt = &c->plan->tensors[i];
+    unsigned nv = ez_claim_tensor_nvars(tt->dims, tt->rank);
+    ez_fe2 rho[EZ_PROVE_MAX_VARS], pt[EZ_PROVE_MAX_VARS], evals[2];
+    ez_sumcheck_proof proof;
+    memset(&proof, 0, sizeof proof);
+    ez_transcript_challenges_fe2(c->t, "wpad/rho", rho, nv);
+    ez_sumcheck_desc desc;
+    ez_weight_pad_desc(&desc, nv);
+    ez_status st = ez_sumcheck_proof_read(c->r, &desc, &proof);
+    if (st == EZ_OK)
+        st = ez_sumcheck_verify(c->t, &desc, NULL, rho, ez_fe2_zero(), &proof, pt, evals);
+    /* the first factor is public: 1 - R~(pt) */
+    if (st == EZ_OK && !ez_fe2_eq(evals[0], ez_fe2_sub(ez_fe2_one(), ez_weight_real_mle(tt, pt))))
+        st = EZ_ERR_REJECT;
+    if (st == EZ_OK)
+        st = ez_pctx_claim_tensor(c, i, pt, nv, evals[1]);
+    else if (st != EZ_ERR_NOMEM)
+        ez_diag_set(c->d, "the zero padding of weight '%s' failed", tt->name);
+    ez_sumcheck_proof_clear(&proof);
+    return st == EZ_ERR_INVALID ? EZ_ERR_REJECT : st;
+}
+
+static bool get_chunk(ez_reader *r, const uint8_t **p, size_t *n)
+{
+    uint64_t len = ez_reader_u64(r);
+    if (r->failed || len > ez_reader_remaining(r))
+        return false;
+    *n = (size_t)len;
+    *p = ez_reader_view(r, *n);
+    if (*p == NULL)
+        *p = (const uint8_t *)"";
+    return true;
+}
+
+ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
+{
+    const ez_plan *p = &vk->plan;
+    ez_status st;
+    ez_advice_layout L;
+    ez_pctx c;
+    ez_transcript t;
+    ez_pcs_commitment acom;
+    ez_reader r, sr;
+    const uint8_t *chunk[4];
+    size_t clen[4];
+    memset(&c, 0, sizeof c);
+    memset(&acom, 0, sizeof acom);
+    ez_advice_layout_init(&L);
+    *accepted = false;
+    ez_reader_init(&r, vk->wrange, vk->wrange_len);
+    uint8_t present = ez_reader_u8(&r);
+    if (r.failed || present != (vk->has_weights ? 1 : 0)) {
+        ez_diag_set(d, "the verifying key's weight range proof is malformed");
+        return EZ_OK;
+    }
+    if (!present) {
+        *accepted = ez_reader_done(&r);
+        if (!*accepted)
+            ez_diag_set(d, "the verifying key's weight range proof is malformed");
+        return EZ_OK;
+    }
+    for (int k = 0; k < 4; k++)
+        if (!get_chunk(&r, &chunk[k], &clen[k])) {
+            ez_diag_set(d, "the verifying key's weight range proof is malformed");
+            return EZ_OK;
+        }
+    if (!ez_reader_done(&r)) {
+        ez_diag_set(d, "the verifying key's weight range proof has trailing bytes");
+        return EZ_OK;
+    }
+    if ((st = ez_advice_layout_build_weights(&L, p, d)) != EZ_OK)
+        goto out;
+    ez_weight_range_transcript_start(&t, p, &vk->wcom);
+    if ((st = ez_vsess_commit(&L, &t, chunk[0], clen[0], &acom, d)) != EZ_OK)
+        goto out;
+    c.prover = false;
+    c.plan = p;
+    c.adv = &L;
+    c.t = &t;
+    c.r = &sr;
+    c.d = d;
+    if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
+        goto out;
+    ez_reader_init(&sr, chunk[1], clen[1]);
+    if ((st = ez_vsess_lookups(&c)) != EZ_OK)
+        goto out;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT && ez_advice_interior_padding(&p->tensors[i]) &&
+            (st = weight_pad_verify(&c, i)) != EZ_OK)
+            goto out;
+    if (!ez_vsess_section_done(&sr, "lookups", d)) {
+        st = EZ_ERR_REJECT;
+        goto out;
+    }
+    /* the full weight opening: it tests the commitment's proximity for every proof */
+    if ((st = ez_vsess_openings(&c, &vk->wcom, 0, &acom, chunk[2], clen[2], chunk[3], clen[3])) != EZ_OK)
+        goto out;
+    *accepted = true;
+out:
+    if (st == EZ_ERR_REJECT) {
+        ez_diag why = *d;
+        ez_diag_set(d, "the verifying key's weight range proof failed: %s", why.msg);
+        st = EZ_OK;
+    }
+    if (c.tclaims)
+        ez_pctx_free(&c);
+    ez_pcs_commitment_clear(&acom);
+    ez_advice_layout_clear(&L);
+    if (*accepted)
+        d->msg[0] = 0;
+    return st;
+}

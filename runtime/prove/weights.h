@@ -1,0 +1,68 @@
+/* weights — the weight commitment (the vk's half of the PCS, DESIGN.md §3 "Polynomial
+ * commitment") and the vk's weight range proof: every committed weight lies in its
+ * declared width and the padding of its layout is zero (docs/protocol.md §6.4). Prove
+ * and verify side by side; both run the session phases of runtime/prove/session.h. */
+#ifndef EZ_RUNTIME_PROVE_WEIGHTS_H
+#define EZ_RUNTIME_PROVE_WEIGHTS_H
+
+#include <stdbool.h>
+
+#include "lib/pcs.h"
+#include "lib/sumcheck.h"
+#include "runtime/formats/proofio.h"
+#include "runtime/prove/pctx.h"
+
+/* ---- the weight commitment -------------------------------------------------------------- */
+
+/* Commit the weights of tr (every WEIGHT tensor set) in their padded layouts, plan order.
+ * Out: *out (NULL when the model has no weights) and *com (zeroed then).
+ * Returns EZ_OK, EZ_ERR_UNSUPPORTED (sizes beyond the PCS limits), EZ_ERR_NOMEM. */
+ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p, const ez_trace *tr,
+                            ez_diag *d);
+
+/* The weight prover must commit exactly the plan's weight layout (and exist iff the
+ * model has weights): EZ_OK or EZ_ERR_INVALID with a reason. */
+ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d);
+
+/* ---- the weight range proof (in the vk) ---------------------------------------------------
+ * The verifier cannot see the weights, yet the compiler's bound analysis (no wrap-around
+ * modulo p) assumes every weight lies in its declared width. `setup` therefore proves it
+ * once: the same advice/lookup/opening machinery over a layout that range-checks every
+ * WEIGHT tensor (ez_advice_layout_build_weights: weight + 2^(bits-1) in [0, 2^bits) on
+ * its padded layout, padding included) and the zero padding of every weight with
+ * interior padding (ez_weight_pad_desc), in its own transcript (domain
+ * EZ_WRANGE_DOMAIN: version, plan digest, weight commitment, advice commitment, lookups,
+ * padding zero-checks, openings). The bytes live in the vk; ez_verify checks them before
+ * the proof (runtime/verify.h ez_verify_weight_range). docs/protocol.md §6.4.
+ * Format: u8 present (0 for a model without weights), then 4 chunks (u64 length +
+ * bytes): advice commitment, lookups + padding zero-checks, weight opening, advice
+ * opening. */
+#define EZ_WRANGE_DOMAIN "einzk/weights"
+
+void ez_weight_range_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom);
+
+/* Prove the weights of tr (committed by `weights`, NULL iff the model has none) in range.
+ * unchecked: testing only (emit a proof for out-of-range weights). Appends to out.
+ * Returns EZ_OK, EZ_ERR_NUMERIC (a weight outside its width, d names it), EZ_ERR_INVALID
+ * (weights do not match the plan), EZ_ERR_NOMEM. Cost: one advice commitment of the
+ * weights' limbs (for widths > 16) and one LogUp-GKR over all weights. */
+ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights, bool unchecked,
+                                ez_writer *out, ez_diag *d);
+
+/* Zero padding of the committed weights (docs/protocol.md §6.4): a weight whose padded
+ * layout has interior padding (ez_advice_interior_padding) is committed with zeros there,
+ * and the vk's range proof shows it with one zero-check per such weight,
+ *     0 = sum_x eq(rho, x) (1 - R(x)) P(x),  R = prod_a [x_a < d_a] (the real entries),
+ * rho (nv coordinates, label "wpad/rho") drawn after the lookups. So P's MLE IS the
+ * zero-padded tensor's, and claims on the tensor are openings of P (no masking).
+ * The factor 1 - R has the closed-form MLE 1 - ez_weight_real_mle (O(nv)). */
+void ez_weight_pad_desc(ez_sumcheck_desc *desc, unsigned nv);
+/* R~(point) = prod_a ez_mle_prefix(point_a, ceil(log2 d_a), d_a). */
+ez_fe2 ez_weight_real_mle(const ez_plan_tensor *tt, const ez_fe2 *point);
+
+/* Verify the vk's weight range proof: every committed weight lies in its declared width.
+ * ez_verify calls it first. Out: *accepted, reason in d.
+ * Returns EZ_OK when a verdict was reached, EZ_ERR_NOMEM, EZ_ERR_UNSUPPORTED. */
+ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d);
+
+#endif
