@@ -27,6 +27,7 @@
 #include "runtime/prove/prove.h"
 #include "runtime/ops/op.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/weights.h"
 #include "runtime/prove/masks.h"
 #include "runtime/exec/tables.h"
 #include "runtime/prove/verify.h"
@@ -386,7 +387,8 @@ END_TEST
 
 /* The proof of an honest trace, then one walk byte or the claimed output changed. Every
  * other field element of the tail (the zero-checks, their evaluations, the row identity)
- * and a sample of the exp lookup's bytes are flipped one at a time. */
+ * and a sample of the lookups section (the range table's and the shared exp table's
+ * LogUp) are flipped one at a time. */
 START_TEST(test_changed_round_message_and_output)
 {
     smx f;
@@ -398,15 +400,21 @@ START_TEST(test_changed_round_message_and_output)
     ck_assert(smx_verify(&f, &pf, &why));
     /* the walk section is the softmax's alone */
     ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
-    ck_assert_uint_gt(w->len, 2048);
+    ck_assert_uint_gt(w->len, 1024);
     size_t nflip = 0;
-    for (size_t off = 3; off < w->len; off += off + 1600 < w->len ? w->len / 16 : 32) {
+    for (size_t off = 3; off < w->len; off += 16) {
         w->data[off] ^= 0x01;
         ck_assert_msg(!smx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
         w->data[off] ^= 0x01;
         nflip++;
     }
-    ck_assert_uint_gt(nflip, 50);
+    ck_assert_uint_gt(nflip, 64);
+    ez_writer *lk = &pf.sec[EZ_PF_SEC_LOOKUPS];
+    for (size_t off = 5; off < lk->len; off += lk->len / 40 + 1) {
+        lk->data[off] ^= 0x01;
+        ck_assert_msg(!smx_verify(&f, &pf, &why), "lookups flip at %zu of %zu accepted", off, lk->len);
+        lk->data[off] ^= 0x01;
+    }
     ck_assert(smx_verify(&f, &pf, &why));
     /* the claimed output in the statement: p[0, 2, 1] + 1 */
     ez_stmt_tensor *st = NULL;
@@ -467,7 +475,8 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     size_t first = smx_first(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
-    /* ideal range lookups: every column entry in [0, 2^bits) */
+    /* ideal lookups: every range column entry in [0, 2^bits), every (l, e_lo) row in the
+     * model's exp table */
     *ranges_ok = true;
     for (size_t j = 0; j < L.ncols; j++) {
         const ez_lookup_col *c = &L.cols[j];
@@ -475,6 +484,18 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
         for (uint64_t i = 0; i < c->len; i++)
             if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
                 *ranges_ok = false;
+    }
+    ck_assert_uint_eq(L.ntuples, 1);
+    {
+        const ez_lookup_table_desc *td = &L.tables[L.tuples[0].table];
+        ez_fe *tin, *tout;
+        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
+        const ez_fe *lcol = polys[L.tuples[0].atom[0].id], *ecol = polys[L.tuples[0].atom[1].id];
+        for (uint64_t i = 0; i < L.tuples[0].len; i++)
+            if (lcol[i] >= (UINT64_C(1) << EZ_TABLE_BITS) || tout[lcol[i]] != ecol[i] || tin[lcol[i]] != lcol[i])
+                *ranges_ok = false;
+        free(tin);
+        free(tout);
     }
     /* the output claim at a random point: the public output's MLE */
     const ez_plan_op *o = &f->plan.ops[f->op];

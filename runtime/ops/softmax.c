@@ -52,7 +52,7 @@ typedef struct {
     unsigned nh, ndr, nrm, np, nc; /* their limbs (ndr = 0 when k = 0) */
     uint64_t lenE, lenR;         /* padded layouts of the input and of the row shape */
     /* local poly ids (§2): element polys, then row polys, then the multiplicities */
-    unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, pMULT, npolys;
+    unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, npolys;
 } sm_shape;
 
 
@@ -173,14 +173,13 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
     s->nelem = q;
     s->pM = q++;
     s->pC = q, q += s->nc;
-    s->pMULT = q++;
     s->npolys = q;
     return EZ_OK;
 }
 
 static uint64_t sm_poly_len(const sm_shape *s, unsigned q)
 {
-    return q < s->nelem ? s->lenE : q < s->pMULT ? s->lenR : SM_TABLE_ROWS;
+    return q < s->nelem ? s->lenE : s->lenR;
 }
 
 /* Row cube index of element cube index x: drop t's bits. */
@@ -296,6 +295,15 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
         if (v[i].nl > 0)
             st = sm_range_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s.lenR : s.lenE);
+    /* (l, e_lo) in the model's shared exp table of this input scale (§3.1) */
+    unsigned tb;
+    if (st == EZ_OK)
+        st = ez_advice_func_table(L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, p->ops[op].in_scale, 0, &tb);
+    if (st == EZ_OK) {
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.lenE,
+                             .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
+        st = ez_advice_add_tuple(L, &u, NULL);
+    }
     sm_shape_clear(&s);
     return st;
 }
@@ -566,10 +574,6 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
             goto out;
         }
     }
-    /* the exp table's multiplicities over every looked-up row (l, e_lo = T[l]) */
-    memset(P[s.pMULT], 0, SM_TABLE_ROWS * sizeof(ez_fe));
-    for (uint64_t i = 0; i < s.lenE; i++)
-        P[s.pMULT][P[s.pL][i]] = ez_fe_add(P[s.pMULT][P[s.pL][i]], 1);
 out:
     free(c0);
     free(c1);
@@ -823,11 +827,8 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     sm_shape s;
     ez_status st = sm_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
-    ez_fe *c0 = NULL, *c1 = NULL;
-    ez_logup_claims lc;
     sm_tables tb;
     ez_claim kc = {0};
-    memset(&lc, 0, sizeof lc);
     memset(&tb, 0, sizeof tb);
     if (st != EZ_OK)
         goto out;
@@ -840,31 +841,8 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_fe2 half = ez_fe2_from_fe(ez_fe_inv(2));
     ez_claim_absorb(c->t, "softmax/out", out);
 
-    /* 1. (l, e_lo) in the exp table: LogUp-GKR over one 2-column vector (§3.1) */
-    if ((st = sm_exp_table(&c0, &c1, s.o->in_scale, c->d)) != EZ_OK)
-        goto out;
-    ez_logup_table lt = {.kind = EZ_TABLE_EXPLICIT, .ncols = 2, .nrows = SM_TABLE_ROWS, .cols = {c0, c1}};
-    if (c->prover) {
-        ez_logup_column col = {.len = s.lenE, .cols = {c->advice[first + s.pL], c->advice[first + s.pEL]}};
-        st = ez_logup_prove(c->t, &lt, &col, 1, c->advice[first + s.pMULT], c->w, &lc);
-    } else {
-        st = ez_logup_verify(c->t, &lt, &s.lenE, 1, c->r, &lc);
-        if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
-            st = sm_reject(c, "the exp-table lookup failed");
-            goto out;
-        }
-    }
-    if (st != EZ_OK)
-        goto out;
-    if (lc.ncolumns != 1 || lc.width != 2 || lc.col[0].nvars != n || lc.mult.nvars != EZ_TABLE_BITS) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
-    if ((st = sm_claim(c, first, &s, s.pL, lc.col[0].point, lc.col[0].value)) != EZ_OK ||
-        (st = sm_claim(c, first, &s, s.pEL, lc.col[1].point, lc.col[1].value)) != EZ_OK ||
-        (st = sm_claim(c, first, &s, s.pMULT, lc.mult.point, lc.mult.value)) != EZ_OK)
-        goto out;
-
+    /* 1. (l, e_lo) in the exp table: the framework's LogUp over the model's shared exp
+     * table (§3.1) left its claims on l and e_lo before the walk. */
     /* 2. the claim on p is a claim on the committed p (§3.2): blocks into input order */
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
     {
@@ -1016,10 +994,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 out:
     ez_claim_clear(&kc);
-    ez_logup_claims_clear(&lc);
     sm_tables_clear(&tb);
-    free(c0);
-    free(c1);
     sm_shape_clear(&s);
     return st;
 }
@@ -1126,23 +1101,14 @@ static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, 
 {
     sm_shape s;
     ez_diag d;
-    ez_fe *c0 = NULL, *c1 = NULL;
-    uint64_t b = 0, lb = 0;
     (void)L;
     if (sm_shape_init(&s, p, op, NULL, &d) != EZ_OK)
         return 0;
-    if (sm_exp_table(&c0, &c1, p->ops[op].in_scale, &d) == EZ_OK) {
-        ez_logup_table lt = {.kind = EZ_TABLE_EXPLICIT, .ncols = 2, .nrows = SM_TABLE_ROWS, .cols = {c0, c1}};
-        if (ez_logup_proof_bytes(&lt, &s.lenE, 1, &lb) == EZ_OK) {
-            ez_sumcheck_desc da, db;
-            sm_desc_a(&da, s.n);
-            sm_desc_b(&db, s.n);
-            uint64_t nfe = (s.np - 1) + 3 + 5 + (s.nelem - s.pH) + (1 + s.nh + s.ndr) + s.nc + 1;
-            b = lb + ez_sumcheck_proof_bytes(&da) + ez_sumcheck_proof_bytes(&db) + nfe * EZ_OP_FE2_BYTES;
-        }
-    }
-    free(c0);
-    free(c1);
+    ez_sumcheck_desc da, db;
+    sm_desc_a(&da, s.n);
+    sm_desc_b(&db, s.n);
+    uint64_t nfe = (s.np - 1) + 3 + 5 + (s.nelem - s.pH) + (1 + s.nh + s.ndr) + s.nc + 1;
+    uint64_t b = ez_sumcheck_proof_bytes(&da) + ez_sumcheck_proof_bytes(&db) + nfe * EZ_OP_FE2_BYTES;
     sm_shape_clear(&s);
     return b;
 }

@@ -114,7 +114,7 @@ void ez_advice_layout_clear(ez_advice_layout *L)
     free(L->values);
     free(L->polys);
     free(L->cols);
-    free(L->links);
+    free(L->tuples);
     free(L->op_rem);
     memset(L, 0, sizeof *L);
 }
@@ -181,14 +181,14 @@ ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t 
     return EZ_OK;
 }
 
-ez_status ez_advice_add_link(ez_advice_layout *L, const ez_link *k, size_t *idx)
+ez_status ez_advice_add_tuple(ez_advice_layout *L, const ez_lookup_tuple *t, size_t *idx)
 {
-    ez_link *x = grow((void **)&L->links, &L->nlinks, &L->caps[3], sizeof *x);
+    ez_lookup_tuple *x = grow((void **)&L->tuples, &L->ntuples, &L->caps[3], sizeof *x);
     if (x == NULL)
         return EZ_ERR_NOMEM;
-    *x = *k;
+    *x = *t;
     if (idx)
-        *idx = L->nlinks - 1;
+        *idx = L->ntuples - 1;
     return EZ_OK;
 }
 
@@ -196,10 +196,16 @@ ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *id
 {
     if (bits == 0 || bits > EZ_ADV_LIMB_BITS)
         return EZ_ERR_INVALID;
-    if (L->ntables == 0)
-        L->ntables = 1;
-    ez_lookup_table_desc *t = &L->tables[0];
-    *idx = 0;
+    size_t i = 0;
+    while (i < L->ntables && L->tables[i].kind != EZ_LOOKUP_RANGES)
+        i++;
+    if (i == L->ntables) {
+        if (L->ntables == EZ_ADV_MAX_TABLES)
+            return EZ_ERR_UNSUPPORTED;
+        memset(&L->tables[L->ntables++], 0, sizeof L->tables[0]);
+    }
+    ez_lookup_table_desc *t = &L->tables[i];
+    *idx = (unsigned)i;
     for (unsigned k = 0; k < t->nranges; k++)
         if (t->rbits[k] == bits)
             return EZ_OK;
@@ -207,8 +213,38 @@ ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *id
     return EZ_OK;
 }
 
+ez_status ez_advice_func_table(ez_advice_layout *L, ez_fn_table_kind fkind, ez_func func, unsigned in_scale,
+                               unsigned out_scale, unsigned *idx)
+{
+    if (fkind == EZ_TABLE_RSQRT)
+        func = EZ_FN_RSQRT, in_scale = out_scale = 0;
+    else if (fkind == EZ_TABLE_SOFTMAX_EXP)
+        func = EZ_FN_EXP, out_scale = 0;
+    for (size_t i = 0; i < L->ntables; i++) {
+        const ez_lookup_table_desc *t = &L->tables[i];
+        if (t->kind == EZ_LOOKUP_FUNC && t->fkind == fkind && t->func == func && t->in_scale == in_scale &&
+            t->out_scale == out_scale) {
+            *idx = (unsigned)i;
+            return EZ_OK;
+        }
+    }
+    if (L->ntables == EZ_ADV_MAX_TABLES)
+        return EZ_ERR_UNSUPPORTED;
+    ez_lookup_table_desc *t = &L->tables[L->ntables];
+    memset(t, 0, sizeof *t);
+    t->kind = EZ_LOOKUP_FUNC;
+    t->fkind = fkind;
+    t->func = func;
+    t->in_scale = in_scale;
+    t->out_scale = out_scale;
+    *idx = (unsigned)L->ntables++;
+    return EZ_OK;
+}
+
 uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t)
 {
+    if (t->kind == EZ_LOOKUP_FUNC)
+        return UINT64_C(1) << EZ_TABLE_BITS;
     uint64_t n = 0;
     for (unsigned k = 0; k < t->nranges; k++)
         n += UINT64_C(1) << t->rbits[k];
@@ -247,6 +283,14 @@ ez_status ez_advice_finish_tables(ez_advice_layout *L)
         q->table = (unsigned)t;
     }
     return EZ_OK;
+}
+
+size_t ez_advice_table_poly(const ez_advice_layout *L, unsigned table)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == -1 && L->polys[q].table == table)
+            return q;
+    return L->npolys; /* no such table: an index every user rejects */
 }
 
 uint64_t ez_advice_atom_len(const ez_advice_layout *L, const ez_plan *p, ez_atom a)

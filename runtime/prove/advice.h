@@ -3,7 +3,7 @@
  * the prover from the integer trace (DESIGN.md §3 "Claim flow", "Lookups"; the whole
  * protocol is in docs/protocol.md §3).
  *
- * The layout has four lists:
+ * The layout has four lists and the tables:
  *   values   quantities committed in 16-bit limbs (a rescale remainder, the high part of
  *            a wide quotient): (src + offset) >> shift = sum_i 2^(16 i) limb_i, every
  *            limb looked up in the range table, so the value is in [0, 2^bits);
@@ -16,8 +16,11 @@
  *            quotient) has extra atoms, which is how a tensor is tied to the committed
  *            part that range-checks it — checked to lie in [0, 2^bits) by the range
  *            table's region of that width;
- *   links    linear relations sum_i coef_i atom_i + cst * [x < len] = 0 that hold as
- *            polynomials, checked at one uniformly random point (for ops that need them).
+ *   tuples   rows looked up in a FUNCTION table: (input, output) pairs of atoms, e.g.
+ *            softmax's (l, e_lo) in its exp table;
+ *   tables   the range table (one region per limb width) and one function table per
+ *            (function, scales) the model uses — shared by every op that looks it up, so
+ *            the verifier pays each table once per proof, not once per op.
  *
  * Tensor-shaped data use the PADDED LAYOUT of a tensor (advice, columns and the weight
  * commitment alike): an array of ez_advice_padlen(t) = d_1 * prod_{a>=2} 2^ceil(log2 d_a)
@@ -41,11 +44,11 @@
 #include "lib/field.h"
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
+#include "runtime/prove/lookup.h"
 
 #define EZ_ADV_LIMB_BITS 16u
 #define EZ_ADV_MAX_LIMBS 4u      /* values up to 64 bits */
-#define EZ_ADV_MAX_TABLES 4u
-#define EZ_LINK_MAX_ATOMS (EZ_ADV_MAX_LIMBS + 2u)
+#define EZ_ADV_MAX_TABLES 16u   /* the range table and up to 15 function tables */
 /* Largest padded layout the prover supports (the PCS caps a commitment at 2^40). */
 #define EZ_ADV_MAX_PADLEN (UINT64_C(1) << 40)
 
@@ -105,37 +108,41 @@ typedef struct {
     ez_fe xcoef[EZ_ADV_MAX_LIMBS];
 } ez_lookup_col;
 
-/* sum_i coef[i] atom[i] + cst * [x < len] == 0 on the whole cube; checked at the point
- * of column at_col's lookup claim. atom[0] is the one the verifier derives (coef[0] != 0);
- * the prover sends the others' values. All atoms have length len. */
+/* A row looked up in function table `table`: atom[w] is column w of the row (w = 0 the
+ * table's input, 1 its output), both of length len. */
 typedef struct {
-    unsigned natoms;
-    ez_atom atom[EZ_LINK_MAX_ATOMS];
-    ez_fe coef[EZ_LINK_MAX_ATOMS];
-    ez_fe cst;
+    unsigned table;
+    unsigned op;          /* the op that registered it */
     uint64_t len;
-    size_t at_col;
-} ez_link;
+    ez_atom atom[EZ_LOOKUP_FUNC_WIDTH];
+} ez_lookup_tuple;
 
-/* A lookup table. v1 has one: the range table with one region [0, 2^w) per width w used
- * by some column (lib/logup.h EZ_TABLE_RANGES), widths strictly decreasing once the
- * layout is built; its multiplicity poly has sum_k 2^rbits[k] entries. */
+/* A lookup table. RANGES: the range table, one region [0, 2^w) per width w used by some
+ * column (lib/logup.h EZ_TABLE_RANGES), widths strictly decreasing once the layout is
+ * built; its multiplicity poly has sum_k 2^rbits[k] entries. FUNC: the 2^16 rows
+ * (input, output) of one table of runtime/exec/tables.h, identified by (fkind, func,
+ * in_scale, out_scale); its multiplicity poly has 2^16 entries. */
 #define EZ_ADV_MAX_RANGES 16u
+typedef enum { EZ_LOOKUP_RANGES = 0, EZ_LOOKUP_FUNC = 1 } ez_lookup_table_kind;
 typedef struct {
+    ez_lookup_table_kind kind;
     unsigned nranges;
     unsigned rbits[EZ_ADV_MAX_RANGES];
+    ez_fn_table_kind fkind;
+    ez_func func;
+    unsigned in_scale, out_scale;
 } ez_lookup_table_desc;
 
 typedef struct {
-    size_t nvalues, npolys, ncols, nlinks, ntables;
+    size_t nvalues, npolys, ncols, ntuples, ntables;
     ez_adv_value *values;
     ez_adv_poly *polys;
     ez_lookup_col *cols;
-    ez_link *links;
+    ez_lookup_tuple *tuples;
     ez_lookup_table_desc tables[EZ_ADV_MAX_TABLES];
     long *op_rem;         /* per op: the value index of its rescale remainder, or -1 */
     size_t nops;
-    size_t caps[4];       /* allocation capacities (values, polys, cols, links) */
+    size_t caps[4];       /* allocation capacities (values, polys, cols, tuples) */
 } ez_advice_layout;
 
 /* ---- padded layout of a tensor --------------------------------------------------------- */
@@ -178,15 +185,25 @@ ez_status ez_advice_finish_tables(ez_advice_layout *L);
  * EZ_OK or EZ_ERR_NOMEM and writes the new element's index to *idx (may be NULL). */
 ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const ez_plan *p, size_t *idx);
 ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t *idx);
-ez_status ez_advice_add_link(ez_advice_layout *L, const ez_link *k, size_t *idx);
+ez_status ez_advice_add_tuple(ez_advice_layout *L, const ez_lookup_tuple *t, size_t *idx);
 /* An op-owned committed poly of len entries; its entries come from the op's fill. */
 ez_status ez_advice_add_poly(ez_advice_layout *L, uint64_t len, unsigned op, size_t *idx);
 /* The range table (its index), with a region of `bits` bits (1..16) added if new; a
  * column of that width sets .table = *idx and .bits = bits. */
 ez_status ez_advice_range_table(ez_advice_layout *L, unsigned bits, unsigned *idx);
 
-/* Multiplicity-poly length of table t: sum of 2^rbits over its regions. */
+/* The function table (fkind, func, in_scale, out_scale) (its index), added if new; a
+ * tuple looked up in it sets .table = *idx. The rsqrt table has one set of rows for every
+ * scale and softmax's exp table one per input scale: their other scales are ignored. */
+ez_status ez_advice_func_table(ez_advice_layout *L, ez_fn_table_kind fkind, ez_func func, unsigned in_scale,
+                               unsigned out_scale, unsigned *idx);
+
+/* Multiplicity-poly length of table t: sum of 2^rbits over its regions (RANGES), 2^16
+ * (FUNC). */
 uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t);
+
+/* The multiplicity poly of table `table` (L->npolys if there is none). */
+size_t ez_advice_table_poly(const ez_advice_layout *L, unsigned table);
 
 /* The length of an atom (advice poly len, or the tensor's padlen). */
 uint64_t ez_advice_atom_len(const ez_advice_layout *L, const ez_plan *p, ez_atom a);

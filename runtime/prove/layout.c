@@ -107,6 +107,10 @@ static ez_status census(const ez_plan *p, const ez_advice_layout *L, const ez_la
     for (size_t j = 0; j < L->ncols; j++)
         if (L->cols[j].atom.is_tensor)
             claims[L->cols[j].atom.id] += (uint64_t)__builtin_popcountll(L->cols[j].len);
+    for (size_t j = 0; j < L->ntuples; j++)
+        for (unsigned w = 0; w < EZ_LOOKUP_FUNC_WIDTH; w++)
+            if (L->tuples[j].atom[w].is_tensor)
+                claims[L->tuples[j].atom[w].id]++;
     for (size_t i = p->nops; i-- > 0;) {
         const ez_plan_op *op = &p->ops[i];
         if (claims[op->out] == 0 || !s->ops[i].provable)

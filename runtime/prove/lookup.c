@@ -1,4 +1,4 @@
-/* lookup — see lookup.h. Must not include runtime/exec.h or runtime/tables.h. */
+/* lookup — see lookup.h. */
 #include "config.h"
 
 #include "runtime/prove/lookup.h"
@@ -121,6 +121,139 @@ ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nra
     st = ez_logup_verify_tagged(t, &tab, lens, tags, nc, r, &cl);
     if (st == EZ_OK)
         st = convert(out, &cl);
+    else if (st == EZ_ERR_INVALID)
+        st = EZ_ERR_REJECT;
+    ez_logup_claims_clear(&cl);
+    return st;
+}
+
+/* ---- function tables ------------------------------------------------------------------ */
+
+ez_status ez_lookup_func_rows(ez_fn_table_kind fkind, ez_func func, unsigned in_scale, unsigned out_scale, ez_fe **in,
+                              ez_fe **out, ez_diag *d)
+{
+    ez_table tab;
+    ez_status st;
+    *in = *out = NULL;
+    if (fkind == EZ_TABLE_SOFTMAX_EXP)
+        st = ez_table_build_softmax_exp(&tab, in_scale, d);
+    else if (fkind == EZ_TABLE_RSQRT)
+        st = ez_table_build_rsqrt(&tab, d);
+    else
+        st = ez_table_build(&tab, func, in_scale, out_scale, d);
+    if (st != EZ_OK)
+        return st;
+    const uint64_t n = UINT64_C(1) << EZ_TABLE_BITS;
+    *in = ez_alloc_aligned(n, sizeof **in);
+    *out = ez_alloc_aligned(n, sizeof **out);
+    if (*in == NULL || *out == NULL || tab.n != n) {
+        free(*in);
+        free(*out);
+        *in = *out = NULL;
+        ez_table_clear(&tab);
+        return tab.n != n ? EZ_ERR_INVALID : EZ_ERR_NOMEM;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        (*in)[i] = ez_fe_from_i64(fkind == EZ_TABLE_FUNC ? tab.lo + (int64_t)i : (int64_t)i);
+        (*out)[i] = ez_fe_from_i64(tab.out[i]);
+    }
+    ez_table_clear(&tab);
+    return EZ_OK;
+}
+
+static void func_table(ez_logup_table *lt, const ez_fe *tin, const ez_fe *tout)
+{
+    memset(lt, 0, sizeof *lt);
+    lt->kind = EZ_TABLE_EXPLICIT;
+    lt->ncols = EZ_LOOKUP_FUNC_WIDTH;
+    lt->nrows = UINT64_C(1) << EZ_TABLE_BITS;
+    lt->cols[0] = tin;
+    lt->cols[1] = tout;
+}
+
+static ez_status func_columns(ez_logup_column **out, const ez_fe *const *cols, const uint64_t *lens, size_t nc)
+{
+    ez_logup_column *lc = ez_alloc_array(nc ? nc : 1, sizeof *lc);
+    if (lc == NULL)
+        return EZ_ERR_NOMEM;
+    for (size_t j = 0; j < nc; j++) {
+        lc[j].len = lens[j];
+        lc[j].cols[0] = cols ? cols[2 * j] : NULL;
+        lc[j].cols[1] = cols ? cols[2 * j + 1] : NULL;
+    }
+    *out = lc;
+    return EZ_OK;
+}
+
+/* Move logup's claims on every column of a width-2 table into ours (2 per tuple). */
+static ez_status convert_func(ez_lookup_claims *out, const ez_logup_claims *in)
+{
+    memset(out, 0, sizeof *out);
+    size_t nc = in->ncolumns, n = nc * EZ_LOOKUP_FUNC_WIDTH;
+    if (in->width != EZ_LOOKUP_FUNC_WIDTH || in->nclaims != nc)
+        return EZ_ERR_INTERNAL;
+    out->col = ez_alloc_array(n ? n : 1, sizeof *out->col);
+    out->first = ez_alloc_array(nc + 1, sizeof *out->first);
+    if (out->col == NULL || out->first == NULL) {
+        ez_lookup_claims_clear(out);
+        return EZ_ERR_NOMEM;
+    }
+    out->ncols = nc;
+    for (size_t j = 0; j <= nc; j++)
+        out->first[j] = EZ_LOOKUP_FUNC_WIDTH * j;
+    ez_status st = EZ_OK;
+    for (size_t j = 0; j < n && st == EZ_OK; j++)
+        st = ez_claim_set(&out->col[j], in->col[j].point, in->col[j].nvars, in->col[j].value);
+    if (st == EZ_OK)
+        st = ez_claim_set(&out->mult, in->mult.point, in->mult.nvars, in->mult.value);
+    if (st != EZ_OK)
+        ez_lookup_claims_clear(out);
+    return st;
+}
+
+ez_status ez_lookup_func_mult(ez_fe *m, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
+                              const uint64_t *lens, size_t nc, ez_diag *d)
+{
+    ez_logup_column *lc = NULL;
+    ez_logup_table lt;
+    func_table(&lt, tin, tout);
+    ez_status st = func_columns(&lc, cols, lens, nc);
+    if (st == EZ_OK)
+        st = ez_logup_multiplicities(m, &lt, lc, nc, d);
+    free(lc);
+    return st;
+}
+
+ez_status ez_lookup_func_prove(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
+                               const uint64_t *lens, size_t nc, const ez_fe *m, ez_writer *w, ez_lookup_claims *out)
+{
+    ez_logup_column *lc = NULL;
+    ez_logup_claims cl;
+    ez_logup_table lt;
+    memset(&cl, 0, sizeof cl);
+    memset(out, 0, sizeof *out);
+    func_table(&lt, tin, tout);
+    ez_status st = func_columns(&lc, cols, lens, nc);
+    if (st == EZ_OK)
+        st = ez_logup_prove(t, &lt, lc, nc, m, w, &cl);
+    if (st == EZ_OK)
+        st = convert_func(out, &cl);
+    ez_logup_claims_clear(&cl);
+    free(lc);
+    return st;
+}
+
+ez_status ez_lookup_func_verify(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const uint64_t *lens,
+                                size_t nc, ez_reader *r, ez_lookup_claims *out)
+{
+    ez_logup_claims cl;
+    ez_logup_table lt;
+    memset(&cl, 0, sizeof cl);
+    memset(out, 0, sizeof *out);
+    func_table(&lt, tin, tout);
+    ez_status st = ez_logup_verify(t, &lt, lens, nc, r, &cl);
+    if (st == EZ_OK)
+        st = convert_func(out, &cl);
     else if (st == EZ_ERR_INVALID)
         st = EZ_ERR_REJECT;
     ez_logup_claims_clear(&cl);

@@ -4,10 +4,12 @@
  * keeps the range-table layout (one region per width) in one place; everything that
  * touches the trace talks to the lookup argument through these functions.
  *
- * v1 has one table: the range table with one region [0, 2^w) per width w in rbits[]
- * (strictly decreasing, each 1..16; lib/logup.h EZ_TABLE_RANGES); each looked-up column
- * is checked in the region of its width tags[j]. A function table (softmax's exp,
- * gelu, ...) would add an "explicit rows" variant here. */
+ * Two kinds of table: the range table with one region [0, 2^w) per width w in rbits[]
+ * (strictly decreasing, each 1..16; lib/logup.h EZ_TABLE_RANGES), each looked-up column
+ * checked in the region of its width tags[j]; and FUNCTION tables (softmax's exp,
+ * gelu, rsqrt, ...): the explicit rows (input, output) of one table of
+ * runtime/exec/tables.h, the same rows the executor evaluates through, looked up by
+ * (input, output) tuples of atoms. */
 #ifndef EZ_RUNTIME_LOOKUP_H
 #define EZ_RUNTIME_LOOKUP_H
 
@@ -17,6 +19,7 @@
 #include "lib/field.h"
 #include "lib/transcript.h"
 #include "lib/util.h"
+#include "runtime/exec/tables.h"
 #include "runtime/prove/claim.h"
 
 /* The claims a lookup leaves: on each looked-up column's zero-padded MLE (over
@@ -47,5 +50,27 @@ ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nran
                           ez_lookup_claims *out);
 ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, const uint64_t *lens,
                            const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out);
+
+/* ---- function tables ------------------------------------------------------------------ */
+
+#define EZ_LOOKUP_FUNC_WIDTH 2u /* a function table's row: (input, output) */
+
+/* The rows of a function table (fkind, func, in_scale, out_scale): in[i] the table's input
+ * (FUNC: x' = lo + i, signed; SOFTMAX_EXP and RSQRT: i) and out[i] its output, 2^16 each
+ * (new arrays, caller frees). Built by runtime/exec/tables.c, so they are the executor's
+ * rows. EZ_ERR_INVALID (no such table), EZ_ERR_NOMEM. O(2^16). */
+ez_status ez_lookup_func_rows(ez_fn_table_kind fkind, ez_func func, unsigned in_scale, unsigned out_scale, ez_fe **in,
+                              ez_fe **out, ez_diag *d);
+
+/* Multiplicities, proof and verification of tuples (cols[2 j], cols[2 j + 1]) of length
+ * lens[j], j < nc, in a function table whose rows are (tin, tout). Claims: out->col[2 j + w]
+ * is the claim on column w of tuple j (one point per tuple); out->first[j] = 2 j.
+ * Errors as ez_lookup_mult / ez_lookup_prove / ez_lookup_verify. */
+ez_status ez_lookup_func_mult(ez_fe *m, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
+                              const uint64_t *lens, size_t nc, ez_diag *d);
+ez_status ez_lookup_func_prove(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
+                               const uint64_t *lens, size_t nc, const ez_fe *m, ez_writer *w, ez_lookup_claims *out);
+ez_status ez_lookup_func_verify(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const uint64_t *lens,
+                                size_t nc, ez_reader *r, ez_lookup_claims *out);
 
 #endif

@@ -168,6 +168,7 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
     return EZ_OK;
 }
 
+
 /* Add the claim atom~(point) = value. */
 static ez_status atom_claim(ez_pctx *c, ez_atom a, const ez_fe2 *point, unsigned nv, ez_fe2 value)
 {
@@ -175,28 +176,6 @@ static ez_status atom_claim(ez_pctx *c, ez_atom a, const ez_fe2 *point, unsigned
                        : ez_pctx_claim_advice(c, a.id, point, nv, value);
 }
 
-/* One link at point z: the prover sends atoms 1..n-1, atom 0 is derived. */
-static ez_status run_link(ez_pctx *c, const ez_link *k, const ez_fe2 *z, unsigned nv)
-{
-    ez_fe2 val[EZ_LINK_MAX_ATOMS];
-    ez_status st;
-    unsigned m = k->natoms;
-    if (c->prover)
-        for (unsigned i = 1; i < m; i++)
-            if ((st = ez_pctx_eval_atom(c, k->atom[i], z, &val[i])) != EZ_OK)
-                return st;
-    if ((st = ez_pctx_msg(c, "link/atoms", val + 1, m - 1)) != EZ_OK)
-        return st;
-    /* coef_0 a_0 = -(sum_{i>=1} coef_i a_i + cst sel(z)) */
-    ez_fe2 s = ez_fe2_mul_fe(ez_mle_prefix(z, nv, k->len), k->cst);
-    for (unsigned i = 1; i < m; i++)
-        s = ez_fe2_add(s, ez_fe2_mul_fe(val[i], k->coef[i]));
-    val[0] = ez_fe2_mul_fe(ez_fe2_neg(s), ez_fe_inv(k->coef[0]));
-    for (unsigned i = 0; i < m; i++)
-        if ((st = atom_claim(c, k->atom[i], z, nv, val[i])) != EZ_OK)
-            return st;
-    return EZ_OK;
-}
 
 ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_lookup_claims *lc)
 {
@@ -230,34 +209,64 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
         }
     }
     /* the multiplicities: the table's multiplicity poly */
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == -1 && L->polys[q].table == table) {
-            if ((st = ez_pctx_claim_advice(c, q, lc->mult.point, lc->mult.nvars, lc->mult.value)) != EZ_OK)
-                return st;
-            break;
-        }
-    for (size_t k = 0; k < L->nlinks; k++) {
-        const ez_link *lk = &L->links[k];
-        size_t j = 0;
-        while (j < ncols && idx[j] != lk->at_col)
-            j++;
-        if (j == ncols)
-            continue; /* anchored in another table */
-        /* A link is an identity on the whole cube, checked at ONE point that must be
-         * uniformly random in every coordinate: the anchor column's lookup point when
-         * it has one claim (shared with the limbs' lookup claims), else — a split column,
-         * whose piece points have fixed 0/1 coordinates — a fresh point. */
-        const ez_claim *cl = &lc->col[lc->first[j]];
-        ez_fe2 z[EZ_PROVE_MAX_VARS];
-        if (lc->first[j + 1] - lc->first[j] == 1) {
-            memcpy(z, cl->point, cl->nvars * sizeof *z);
-        } else {
-            ez_transcript_challenges_fe2(c->t, "link/point", z, cl->nvars);
-        }
-        if ((st = run_link(c, lk, z, cl->nvars)) != EZ_OK)
-            return st;
-    }
+    if ((st = ez_pctx_claim_advice(c, ez_advice_table_poly(L, table), lc->mult.point, lc->mult.nvars,
+                                   lc->mult.value)) != EZ_OK)
+        return st;
     return EZ_OK;
+}
+
+ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
+                              unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ntuples)
+{
+    size_t n = 0;
+    ez_status st = EZ_OK;
+    for (size_t j = 0; j < L->ntuples && st == EZ_OK; j++) {
+        const ez_lookup_tuple *u = &L->tuples[j];
+        if (u->table != table)
+            continue;
+        idx[n] = j;
+        for (unsigned w = 0; w < EZ_LOOKUP_FUNC_WIDTH; w++) {
+            ez_atom a = u->atom[w];
+            owned[2 * n + w] = NULL;
+            if (!a.is_tensor) {
+                cols[2 * n + w] = advice[a.id];
+                continue;
+            }
+            ez_fe *x = ez_alloc_aligned(u->len, sizeof *x);
+            if (x == NULL) {
+                st = EZ_ERR_NOMEM;
+                cols[2 * n + w] = NULL;
+                continue;
+            }
+            ez_advice_pad_i64(x, tr->t[a.id], &p->tensors[a.id], 0);
+            owned[2 * n + w] = x;
+            cols[2 * n + w] = x;
+        }
+        n++;
+    }
+    *ntuples = n;
+    return st;
+}
+
+ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, size_t ntuples,
+                               const ez_lookup_claims *lc)
+{
+    const ez_advice_layout *L = c->adv;
+    ez_status st = EZ_OK;
+    if (lc->ncols != ntuples)
+        return EZ_ERR_INTERNAL;
+    for (size_t j = 0; j < ntuples && st == EZ_OK; j++) {
+        const ez_lookup_tuple *u = &L->tuples[idx[j]];
+        for (unsigned w = 0; w < EZ_LOOKUP_FUNC_WIDTH && st == EZ_OK; w++) {
+            const ez_claim *cl = &lc->col[lc->first[j] + w];
+            st = atom_claim(c, u->atom[w], cl->point, cl->nvars, cl->value);
+        }
+    }
+    if (st == EZ_OK) {
+        size_t q = ez_advice_table_poly(L, table);
+        st = ez_pctx_claim_advice(c, q, lc->mult.point, lc->mult.nvars, lc->mult.value);
+    }
+    return st;
 }
 
 ez_status ez_rc_value_claim(ez_pctx *c, size_t value, const ez_claim *claim)

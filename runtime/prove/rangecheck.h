@@ -71,11 +71,22 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
  * the order of ez_rc_columns, idx[] their layout indices; a split column has one claim
  * per piece): turn each column claim into its atoms' claims (advice -> c->aclaims,
  * tensor -> c->tclaims; for a virtual column the prover sends the extra atoms' values),
- * the multiplicity claim into an advice claim, and run every link anchored at one of
- * these columns (at its lookup point, or a fresh random point if the column is split;
- * the prover sends the non-derived atoms' values; everything is absorbed).
+ * and the multiplicity claim into an advice claim (everything sent is absorbed).
  * Returns EZ_OK, EZ_ERR_REJECT (verifier: short or non-canonical bytes), EZ_ERR_NOMEM. */
 ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_lookup_claims *lc);
+
+/* Function tables: the prover's concrete arrays of the tuples of table `table`, in layout
+ * order: cols[2 j + w] is column w of the j-th such tuple (advice borrowed, tensors in
+ * their padded layout in owned[2 j + w]; caller frees), idx[j] its layout index. Arrays of
+ * 2 L->ntuples (cols, owned) and L->ntuples (idx) entries. */
+ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
+                              unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ntuples);
+
+/* Both sides, after the LogUp of function table `table` returned lc (tuples in the order
+ * of ez_rc_tuple_columns, idx[j] their layout indices): the claim on column w of tuple j
+ * becomes a claim on its atom w, the multiplicity claim a claim on the table's poly. */
+ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, size_t ntuples,
+                               const ez_lookup_claims *lc);
 
 /* Both sides: a claim V~(point) = claim->value on committed value `value` (e.g. a rescale
  * remainder from ez_einsum_prove) becomes claims on its limbs: the prover sends limbs

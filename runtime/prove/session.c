@@ -13,14 +13,6 @@
 /* ---- prover ------------------------------------------------------------------------------- */
 
 
-/* The multiplicity poly of table tb. */
-size_t ez_sess_table_poly(const ez_advice_layout *L, unsigned tb)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == -1 && L->polys[q].table == tb)
-            return q;
-    return 0; /* unreachable: the layout builders add one per table */
-}
 
 
 void ez_psess_clear(ez_psess *s)
@@ -38,6 +30,8 @@ void ez_psess_clear(ez_psess *s)
         free(s->tcs[tb].idx);
         free(s->tcs[tb].lens);
         free(s->tcs[tb].tags);
+        free(s->tcs[tb].tin);
+        free(s->tcs[tb].tout);
     }
     ez_pcs_prover_free(s->aprover);
     ez_pcs_commitment_clear(&s->acom);
@@ -65,30 +59,43 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         s->alens[q] = L->polys[q].len;
     for (size_t tb = 0; tb < L->ntables; tb++) {
         ez_sess_cols *tc = &s->tcs[tb];
-        size_t q = ez_sess_table_poly(L, (unsigned)tb);
-        tc->cols = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->cols);
-        tc->owned = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->owned);
-        tc->idx = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->idx);
-        tc->lens = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->lens);
-        tc->tags = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tc->tags);
+        size_t q = ez_advice_table_poly(L, (unsigned)tb), n = L->ncols + 2 * L->ntuples + 1;
+        tc->cols = ez_alloc_array(n, sizeof *tc->cols);
+        tc->owned = ez_alloc_array(n, sizeof *tc->owned);
+        tc->idx = ez_alloc_array(n, sizeof *tc->idx);
+        tc->lens = ez_alloc_array(n, sizeof *tc->lens);
+        tc->tags = ez_alloc_array(n, sizeof *tc->tags);
         s->polys[q] = ez_alloc_aligned(s->alens[q], sizeof(ez_fe));
         if (!tc->cols || !tc->owned || !tc->idx || !tc->lens || !tc->tags || !s->polys[q])
             return EZ_ERR_NOMEM;
-        if ((st = ez_rc_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc, d)) != EZ_OK)
-            return st;
-        for (size_t j = 0; j < tc->nc; j++) {
-            tc->lens[j] = L->cols[tc->idx[j]].len;
-            tc->tags[j] = L->cols[tc->idx[j]].bits;
+        const ez_lookup_table_desc *td = &L->tables[tb];
+        if (td->kind == EZ_LOOKUP_RANGES) {
+            if ((st = ez_rc_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc, d)) !=
+                EZ_OK)
+                return st;
+            for (size_t j = 0; j < tc->nc; j++) {
+                tc->lens[j] = L->cols[tc->idx[j]].len;
+                tc->tags[j] = L->cols[tc->idx[j]].bits;
+            }
+            st = ez_lookup_mult(s->polys[q], td->rbits, td->nranges, tc->cols, tc->lens, tc->tags, tc->nc, d);
+        } else {
+            if ((st = ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tc->tin, &tc->tout,
+                                          d)) != EZ_OK ||
+                (st = ez_rc_tuple_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc)) !=
+                    EZ_OK)
+                return st;
+            for (size_t j = 0; j < tc->nc; j++)
+                tc->lens[j] = L->tuples[tc->idx[j]].len;
+            st = ez_lookup_func_mult(s->polys[q], tc->tin, tc->tout, tc->cols, tc->lens, tc->nc, d);
         }
-        st = ez_lookup_mult(s->polys[q], L->tables[tb].rbits, L->tables[tb].nranges, tc->cols, tc->lens, tc->tags,
-                            tc->nc, d);
         if (st == EZ_ERR_NUMERIC) {
-            /* checked mode: a value outside its range that the advice fill let through */
+            /* checked mode: a value outside its range, or a row not in its function table,
+             * that the advice fill let through */
             if (unchecked) {
                 st = EZ_OK;
             } else {
                 ez_diag why = *d;
-                ez_diag_set(d, "a range-checked value is outside its range (%s)", why.msg);
+                ez_diag_set(d, "a looked-up value is not in its table (%s)", why.msg);
             }
         }
         if (st != EZ_OK)
@@ -116,11 +123,19 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
 {
     for (size_t tb = 0; tb < s->L.ntables; tb++) {
         ez_sess_cols *tc = &s->tcs[tb];
+        const ez_lookup_table_desc *td = &s->L.tables[tb];
+        const ez_fe *m = s->polys[ez_advice_table_poly(&s->L, (unsigned)tb)];
         ez_lookup_claims lcl;
-        ez_status st = ez_lookup_prove(c->t, s->L.tables[tb].rbits, s->L.tables[tb].nranges, tc->cols, tc->lens,
-                                       tc->tags, tc->nc, s->polys[ez_sess_table_poly(&s->L, (unsigned)tb)], c->w, &lcl);
-        if (st == EZ_OK)
-            st = ez_rc_resolve(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
+        ez_status st;
+        if (td->kind == EZ_LOOKUP_RANGES) {
+            st = ez_lookup_prove(c->t, td->rbits, td->nranges, tc->cols, tc->lens, tc->tags, tc->nc, m, c->w, &lcl);
+            if (st == EZ_OK)
+                st = ez_rc_resolve(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
+        } else {
+            st = ez_lookup_func_prove(c->t, tc->tin, tc->tout, tc->cols, tc->lens, tc->nc, m, c->w, &lcl);
+            if (st == EZ_OK)
+                st = ez_rc_resolve_tuples(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
+        }
         ez_lookup_claims_clear(&lcl);
         if (st != EZ_OK)
             return st;
@@ -218,27 +233,48 @@ ez_status ez_vsess_lookups(ez_pctx *c)
 {
     const ez_advice_layout *L = c->adv;
     ez_status st = EZ_OK;
-    size_t *idx = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *idx);
-    uint64_t *lens = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *lens);
-    unsigned *tags = ez_alloc_array(L->ncols ? L->ncols : 1, sizeof *tags);
+    size_t n = L->ncols + L->ntuples + 1;
+    size_t *idx = ez_alloc_array(n, sizeof *idx);
+    uint64_t *lens = ez_alloc_array(n, sizeof *lens);
+    unsigned *tags = ez_alloc_array(n, sizeof *tags);
     if (idx == NULL || lens == NULL || tags == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     for (unsigned tb = 0; tb < L->ntables && st == EZ_OK; tb++) {
+        const ez_lookup_table_desc *td = &L->tables[tb];
         size_t nc = 0;
         ez_lookup_claims lcl;
-        for (size_t j = 0; j < L->ncols; j++)
-            if (L->cols[j].table == tb) {
-                idx[nc] = j;
-                tags[nc] = L->cols[j].bits;
-                lens[nc++] = L->cols[j].len;
-            }
-        st = ez_lookup_verify(c->t, L->tables[tb].rbits, L->tables[tb].nranges, lens, tags, nc, c->r, &lcl);
-        if (st == EZ_ERR_REJECT)
-            ez_diag_set(c->d, "lookups: the range-check argument (table %u) failed", tb);
-        else if (st == EZ_OK)
-            st = ez_rc_resolve(c, tb, idx, nc, &lcl);
+        memset(&lcl, 0, sizeof lcl);
+        if (td->kind == EZ_LOOKUP_RANGES) {
+            for (size_t j = 0; j < L->ncols; j++)
+                if (L->cols[j].table == tb) {
+                    idx[nc] = j;
+                    tags[nc] = L->cols[j].bits;
+                    lens[nc++] = L->cols[j].len;
+                }
+            st = ez_lookup_verify(c->t, td->rbits, td->nranges, lens, tags, nc, c->r, &lcl);
+            if (st == EZ_ERR_REJECT)
+                ez_diag_set(c->d, "lookups: the range-check argument failed");
+            else if (st == EZ_OK)
+                st = ez_rc_resolve(c, tb, idx, nc, &lcl);
+        } else {
+            ez_fe *tin = NULL, *tout = NULL;
+            for (size_t j = 0; j < L->ntuples; j++)
+                if (L->tuples[j].table == tb) {
+                    idx[nc] = j;
+                    lens[nc++] = L->tuples[j].len;
+                }
+            st = ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, c->d);
+            if (st == EZ_OK)
+                st = ez_lookup_func_verify(c->t, tin, tout, lens, nc, c->r, &lcl);
+            if (st == EZ_ERR_REJECT)
+                ez_diag_set(c->d, "lookups: the %s table lookup failed", ez_func_name(td->func));
+            else if (st == EZ_OK)
+                st = ez_rc_resolve_tuples(c, tb, idx, nc, &lcl);
+            free(tin);
+            free(tout);
+        }
         ez_lookup_claims_clear(&lcl);
     }
 out:

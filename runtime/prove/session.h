@@ -23,6 +23,7 @@ typedef struct {
     size_t *idx;
     uint64_t *lens;
     unsigned *tags;       /* each column's range width */
+    ez_fe *tin, *tout;    /* a function table: its rows (input, output) */
 } ez_sess_cols;
 
 /* Everything one proof session owns besides the transcript and the claim lists. */
@@ -37,9 +38,6 @@ typedef struct {
 
 /* Free everything s owns (its layout included) and zero it. */
 void ez_psess_clear(ez_psess *s);
-
-/* The multiplicity poly of table tb in L. */
-size_t ez_sess_table_poly(const ez_advice_layout *L, unsigned tb);
 
 /* Prover. s->L built. ez_psess_witness fills the advice values (ez_advice_fill, then
  * every op's fill hook), every table's concrete columns and its multiplicities (with
