@@ -12,6 +12,7 @@
 #include "compiler/lower.h"
 #include "compiler/schedule.h"
 #include "compiler/sema.h"
+#include "runtime/prove/margins.h"
 
 static void usage(FILE *f)
 {
@@ -104,6 +105,27 @@ int ez_cmd_compile(int argc, char **argv)
         }
         goto fail;
     }
+    /* every relation the proof will check must be unique over the integers (no wrap
+     * modulo p): refuse the model otherwise, naming the statement and the widest width
+     * that would fit (runtime/prove/margins.h) */
+    size_t bad;
+    if ((st = ez_plan_soundness(&plan, &bad, &d)) == EZ_ERR_NUMERIC) {
+        fprintf(stderr, "%s:%u: error: %s\n", in, bad < plan.nops ? plan.ops[bad].line : 0, d.msg);
+        if (bad < plan.nops) {
+            const ez_plan_tensor *t = &plan.tensors[plan.ops[bad].out];
+            unsigned w = ez_margins_widest_width(&plan, bad);
+            if (w > 0)
+                fprintf(stderr, "help: '%s' has %u bits; at most %u bits fit (@bits(%u)), or use a smaller scale\n",
+                        t->source_name, t->bits, w, w);
+            else
+                fprintf(stderr, "help: no width of '%s' fits: narrow its operands or use a smaller scale\n",
+                        t->source_name);
+        }
+        rc = EZ_EXIT_SOURCE;
+        goto out;
+    }
+    if (st != EZ_OK)
+        goto fail;
     if ((st = ez_einc_write_file(outpath, &plan, &d)) != EZ_OK)
         goto fail;
     char hex[65];

@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-double ez_bounds_log2(const mpz_t b)
-{
-    if (mpz_cmp_ui(b, 1) <= 0)
-        return 0;
-    long e;
-    double d = mpz_get_d_2exp(&e, b); /* b = d * 2^e, d in [0.5, 1) */
-    return (double)e + log2(d);
-}
 
 /* "2^62" for an exact power of two, else "2^71.3". */
 static void fmt_pow2(const mpz_t b, char *buf, size_t cap)
@@ -23,7 +15,7 @@ static void fmt_pow2(const mpz_t b, char *buf, size_t cap)
     if (mpz_sgn(b) > 0 && mpz_popcount(b) == 1)
         snprintf(buf, cap, "2^%zu", mpz_sizeinbase(b, 2) - 1);
     else
-        snprintf(buf, cap, "2^%.1f", ez_bounds_log2(b));
+        snprintf(buf, cap, "2^%.1f", ez_bound_log2(b));
 }
 
 /* The node's operands' bounds and parameters in the form of a bound rule's arguments
@@ -69,14 +61,9 @@ void ez_bounds_node(const ez_program *p, const ez_stmt *st, ez_node *n)
     node_args(p, st, n, &a);
     ez_builtin_of(kind, func)->bound(&a, n->raw_bound, n->bound);
     /* a rescaled value, or a sum beyond its width (a residual stream), is range-checked */
-    n->range_checked = n->shift > 0 || (n->kind == EZ_NODE_ADD && ez_bounds_exceeds_width(n->raw_bound, n->bits));
+    n->range_checked = n->shift > 0 || (n->kind == EZ_NODE_ADD && ez_bound_exceeds_width(n->raw_bound, n->bits));
 }
 
-bool ez_bounds_exceeds_width(mpz_srcptr b, unsigned bits)
-{
-    /* |v| <= b fits [-2^(bits-1), 2^(bits-1)) for every v iff b <= 2^(bits-1) - 1 */
-    return mpz_sizeinbase(b, 2) >= bits;
-}
 
 typedef struct {
     const ez_node *worst;
@@ -186,7 +173,7 @@ ez_status ez_bounds_compute(ez_program *p, ez_diag_list *diags)
             it = ez_diag_error(diags, n->span,
                                "values in the definition of '%s'%s%s can reach %s, beyond the field's safe range 2^%d",
                                t->source_name, st->iter[0] ? " at " : "", st->iter, b, EZ_BOUND_LIMIT_BITS);
-        double excess = ceil(ez_bounds_log2(ov.raw ? n->raw_bound : n->bound) - EZ_BOUND_LIMIT_BITS + 1e-9);
+        double excess = ceil(ez_bound_log2(ov.raw ? n->raw_bound : n->bound) - EZ_BOUND_LIMIT_BITS + 1e-9);
         if (excess < 1)
             excess = 1;
         const char *bits_word = excess == 1 ? "bit" : "bits";

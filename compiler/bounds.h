@@ -21,6 +21,7 @@
 
 #include <gmp.h>
 
+#include "compiler/builtins.h"
 #include "compiler/diag.h"
 #include "compiler/sema.h"
 
@@ -37,12 +38,5 @@ ez_status ez_bounds_compute(ez_program *p, ez_diag_list *diags);
  * sizes. Exposed for tests. */
 void ez_bounds_node(const ez_program *p, const ez_stmt *st, ez_node *n);
 
-/* True iff some v with |v| <= b falls outside the signed width [-2^(bits-1), 2^(bits-1)):
- * a sum with such a bound is range-checked to its width (a residual stream). */
-bool ez_bounds_exceeds_width(mpz_srcptr b, unsigned bits);
-
-/* log2 of a positive bound, rounded to one decimal digit (for messages: "2^71.3").
- * Returns 0 for a bound of 0 or 1. */
-double ez_bounds_log2(const mpz_t b);
 
 #endif

@@ -42,14 +42,6 @@ static void pow2_real(mpz_t r, double x, unsigned bits)
     ez_bound_clamp_width(r, bits);
 }
 
-static double log2_mpz(mpz_srcptr b)
-{
-    if (mpz_cmp_ui(b, 1) <= 0)
-        return 0;
-    long e;
-    double d = mpz_get_d_2exp(&e, b);
-    return (double)e + log2(d);
-}
 
 /* A rescaled result (shift > 0) is range-checked to its width (DESIGN §3), so its bound
  * is min(2^(bits-1), ceil(raw / 2^shift)): floor(v / 2^k) for |v| <= B lies in
@@ -62,6 +54,21 @@ static void rescaled(const ez_bound_args *a, mpz_srcptr raw, mpz_t bound)
     } else {
         mpz_set(bound, raw);
     }
+}
+
+bool ez_bound_exceeds_width(mpz_srcptr b, unsigned bits)
+{
+    /* |v| <= b fits [-2^(bits-1), 2^(bits-1)) for every v iff b <= 2^(bits-1) - 1 */
+    return mpz_sizeinbase(b, 2) >= bits;
+}
+
+double ez_bound_log2(mpz_srcptr b)
+{
+    if (mpz_cmp_ui(b, 1) <= 0)
+        return 0;
+    long e;
+    double d = mpz_get_d_2exp(&e, b); /* b = d * 2^e, d in [0.5, 1) */
+    return (double)e + log2(d);
 }
 
 /* ---- bound rules ------------------------------------------------------------------------ */
@@ -180,7 +187,7 @@ static void bound_unit(const ez_bound_args *a, mpz_t raw, mpz_t bound)
 static void bound_exp(const ez_bound_args *a, mpz_t raw, mpz_t bound)
 {
     mpz_set(raw, a->in_bound[0]);
-    double X = exp2(log2_mpz(a->in_bound[0]) - (double)a->in_scale[0]);
+    double X = exp2(ez_bound_log2(a->in_bound[0]) - (double)a->in_scale[0]);
     pow2_real(bound, X * M_LOG2E + (double)a->out_scale, a->out_bits);
 }
 

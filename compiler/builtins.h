@@ -93,6 +93,13 @@ const char *ez_builtin_list(void);
 void ez_builtin_op_bound(const ez_plan *p, const ez_plan_op *op, mpz_srcptr const *in_bound, mpz_t raw,
                          mpz_t bound);
 
+/* True iff some v with |v| <= b falls outside the signed width [-2^(bits-1), 2^(bits-1)):
+ * a sum with such a bound is range-checked to its width (a residual stream). */
+bool ez_bound_exceeds_width(mpz_srcptr b, unsigned bits);
+
+/* log2 of a positive bound (0 for a bound of 0 or 1), for messages: "2^71.3". */
+double ez_bound_log2(mpz_srcptr b);
+
 /* Bound helpers shared with compiler/bounds.c. */
 void ez_bound_clamp_width(mpz_t r, unsigned bits);            /* r = min(r, 2^(bits-1)) */
 void ez_bound_move_scale(mpz_t r, mpz_srcptr b, unsigned from, unsigned to); /* ceil(b 2^(to-from)) + 1 */

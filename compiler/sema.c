@@ -1678,7 +1678,7 @@ static ez_node *make_product(sctx *c, ez_node **ins, unsigned nin, uint32_t keep
             mpz_mul(raw, raw, ins[k]->bound);
         for (unsigned i = 0; i < n->nsum; i++)
             mpz_mul_ui(raw, raw, c->st->idx[n->sum[i]].size);
-        int avail = (EZ_BOUND_LIMIT_BITS - 1) - (int)ceil(ez_bounds_log2(raw));
+        int avail = (EZ_BOUND_LIMIT_BITS - 1) - (int)ceil(ez_bound_log2(raw));
         mpz_clear(raw);
         if (avail < sig)
             sig = avail < 4 ? 4 : avail;

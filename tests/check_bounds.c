@@ -222,14 +222,14 @@ START_TEST(test_log2)
 {
     mpz_t v;
     mpz_init_set_ui(v, 1);
-    ck_assert(ez_bounds_log2(v) == 0);
+    ck_assert(ez_bound_log2(v) == 0);
     mpz_set_ui(v, 1024);
-    ck_assert(ez_bounds_log2(v) == 10);
+    ck_assert(ez_bound_log2(v) == 10);
     mpz_set_ui(v, 3);
-    ck_assert(ez_bounds_log2(v) > 1.58 && ez_bounds_log2(v) < 1.59);
+    ck_assert(ez_bound_log2(v) > 1.58 && ez_bound_log2(v) < 1.59);
     mpz_set_ui(v, 0);
     mpz_setbit(v, 100);
-    ck_assert(ez_bounds_log2(v) == 100);
+    ck_assert(ez_bound_log2(v) == 100);
     mpz_clear(v);
 }
 END_TEST

@@ -225,6 +225,14 @@ static uint64_t add_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size
     return n * EZ_OP_FE2_BYTES;
 }
 
+/* The rescale as for EINSUM; a checked sum without a shift is the framework's range check
+ * of its result (runtime/prove/margins.c). */
+static void add_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    if (p->ops[op].shift > 0)
+        ez_rel_rescale(m, p, op, p->ops[op].shift);
+}
+
 const ez_op_def ez_op_add = {
     .kind = EZ_OP_ADD,
     .exec = add_exec,
@@ -234,4 +242,5 @@ const ez_op_def ez_op_add = {
     .verify = add_reduce,
     .walk_bytes = add_walk_bytes,
     .claims = ez_op_one_claim,
+    .relations = add_relations,
 };

@@ -257,6 +257,14 @@ static uint64_t causal_walk_bytes(const ez_plan *p, const ez_advice_layout *L, s
     return n * EZ_OP_FE2_BYTES;
 }
 
+/* A scale moving down is a rescale of the masked values (bounded by the input's). */
+static void causal_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    const ez_plan_op *o = &p->ops[op];
+    if (o->in_scale > o->out_scale)
+        ez_rel_rescale(m, p, op, o->in_scale - o->out_scale);
+}
+
 const ez_op_def ez_op_causal = {
     .kind = EZ_OP_CAUSAL,
     .exec = causal_exec,
@@ -266,4 +274,5 @@ const ez_op_def ez_op_causal = {
     .verify = causal_reduce,
     .walk_bytes = causal_walk_bytes,
     .claims = ez_op_one_claim,
+    .relations = causal_relations,
 };

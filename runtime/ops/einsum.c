@@ -83,6 +83,14 @@ static uint64_t einsum_walk_bytes(const ez_plan *p, const ez_advice_layout *L, s
     return b;
 }
 
+/* The fused rescale: acc = 2^shift q + r (the accumulator within its bound, q in the
+ * output's width, r in [0, 2^shift)). */
+static void einsum_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    if (p->ops[op].shift > 0)
+        ez_rel_rescale(m, p, op, p->ops[op].shift);
+}
+
 const ez_op_def ez_op_einsum = {
     .kind = EZ_OP_EINSUM,
     .exec = ez_exec_contract,
@@ -92,4 +100,5 @@ const ez_op_def ez_op_einsum = {
     .verify = einsum_reduce,
     .walk_bytes = einsum_walk_bytes,
     .claims = ez_op_one_claim,
+    .relations = einsum_relations,
 };

@@ -15,7 +15,10 @@
  *               merged claim on the op's output to claims on operands and advice;
  *   walk_bytes  `einzk info` and the prover's self-check: the exact bytes prove appends;
  *   claims      how many claims prove leaves on operand k (the fan-out census: the merge
- *               of a tensor's claims costs bytes that info reports too).
+ *               of a tensor's claims costs bytes that info reports too);
+ *   relations   every integer relation the op's proof checks in the field, with the ranges
+ *               of its terms (runtime/prove/margins.h): the compiler and the verifier
+ *               refuse a plan where one could wrap modulo p.
  * A NULL layout means "not provable yet": setup and prove refuse the model by op name. */
 #ifndef EZ_RUNTIME_OPS_OP_H
 #define EZ_RUNTIME_OPS_OP_H
@@ -31,6 +34,7 @@
 #include "runtime/exec/floatref.h"
 #include "runtime/prove/advice.h"
 #include "runtime/prove/claim.h"
+#include "runtime/prove/margins.h"
 #include "runtime/prove/pctx.h"
 
 typedef struct ez_op_def {
@@ -44,6 +48,7 @@ typedef struct ez_op_def {
     ez_status (*verify)(ez_pctx *c, size_t op, const ez_claim *out);
     uint64_t (*walk_bytes)(const ez_plan *p, const ez_advice_layout *L, size_t op);
     unsigned (*claims)(const ez_plan *p, size_t op, unsigned operand);
+    void (*relations)(ez_margins *m, const ez_plan *p, size_t op);
 } ez_op_def;
 
 /* The row of an op kind, or NULL for a kind this build does not know. */

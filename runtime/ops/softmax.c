@@ -1113,6 +1113,56 @@ static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, 
     return b;
 }
 
+/* The integer relations of docs/protocol-softmax.md §4, with the ranges the proof gives
+ * their terms (B the input's bound; T the row length). */
+static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    sm_shape s;
+    ez_diag d;
+    if (sm_shape_init(&s, p, op, NULL, &d) != EZ_OK)
+        return; /* the layout refuses it anyway */
+    ez_i128 B = (ez_i128)p->tensors[p->ops[op].in[0]].bound, T = (ez_i128)s.T, lo, hi;
+    const ez_i128 e_max = (ez_i128)1 << EZ_SOFTMAX_EXP_SCALE, sig_max = T * e_max;
+    /* A: m - x = d_r + 2^k (l + 2^16 h) on live entries (m equals some x: §4.2) */
+    ez_rel_begin(m, op, "m - x = d_r + 2^k (l + 2^16 h)");
+    ez_rel_term(m, "m - x", 1, 0, -2 * B, 2 * B);
+    ez_rel_unsigned(s.k, &lo, &hi);
+    ez_rel_term(m, "d_r", -1, 0, lo, hi);
+    ez_rel_unsigned(SM_LIMB, &lo, &hi);
+    ez_rel_term(m, "l", -1, s.k, lo, hi);
+    ez_rel_unsigned(s.hb, &lo, &hi);
+    ez_rel_term(m, "h", -1, s.k + SM_LIMB, lo, hi);
+    ez_rel_end(m);
+    /* the row sum: sigma = sum_t e with every e in [0, 2^16] */
+    ez_rel_begin(m, op, "sigma = sum_t e");
+    ez_rel_term(m, "sum_t e", 1, 0, 0, sig_max);
+    ez_rel_term(m, "sigma", -1, 0, 0, sig_max);
+    ez_rel_end(m);
+    /* E: e 2^s = p sigma + rem */
+    ez_rel_begin(m, op, "e 2^s = p sigma + rem");
+    ez_rel_term(m, "e", 1, p->ops[op].out_scale, 0, e_max);
+    ez_rel_unsigned(s.bp, &lo, &hi);
+    ez_rel_term(m, "p sigma", -1, 0, 0, hi * sig_max);
+    ez_rel_unsigned(s.bsig, &lo, &hi);
+    ez_rel_term(m, "rem", -1, 0, lo, hi);
+    ez_rel_end(m);
+    /* F: sigma - 1 - rem - g = 0 */
+    ez_rel_begin(m, op, "sigma - 1 = rem + g");
+    ez_rel_term(m, "sigma", 1, 0, 0, sig_max);
+    ez_rel_term(m, "rem", -1, 0, lo, hi);
+    ez_rel_term(m, "g", -1, 0, lo, hi);
+    ez_rel_term(m, "1", -1, 0, 1, 1);
+    ez_rel_end(m);
+    /* the row identity: count - 1 + [row real] = sum_t z, count - 1 of bc bits */
+    ez_rel_begin(m, op, "count - 1 + 1 = sum_t z");
+    ez_rel_unsigned(s.bc, &lo, &hi);
+    ez_rel_term(m, "count - 1", 1, 0, lo, hi);
+    ez_rel_term(m, "1", 1, 0, 1, 1);
+    ez_rel_term(m, "sum_t z", -1, 0, 0, T);
+    ez_rel_end(m);
+    sm_shape_clear(&s);
+}
+
 const ez_op_def ez_op_softmax = {
     .kind = EZ_OP_SOFTMAX,
     .exec = softmax_exec,
@@ -1123,4 +1173,5 @@ const ez_op_def ez_op_softmax = {
     .verify = sm_reduce,
     .walk_bytes = softmax_walk_bytes,
     .claims = ez_op_one_claim,
+    .relations = softmax_relations,
 };

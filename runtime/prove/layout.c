@@ -64,6 +64,29 @@ ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, 
     return st;
 }
 
+ez_status ez_advice_layout_build_lenient(ez_advice_layout *L, const ez_plan *p, bool *provable, ez_diag *d)
+{
+    ez_status st = ez_advice_layout_start(L, p);
+    for (size_t i = 0; i < p->nops && st == EZ_OK; i++) {
+        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
+        provable[i] = e && e->layout && e->prove && e->verify && e->walk_bytes && e->claims;
+        if (!provable[i])
+            continue;
+        ez_diag why;
+        st = e->layout(L, p, i, &why);
+        if (st == EZ_ERR_UNSUPPORTED) { /* a shape the op cannot prove */
+            provable[i] = false;
+            st = EZ_OK;
+        }
+    }
+    if (st == EZ_OK)
+        st = ez_advice_finish_tables(L);
+    (void)d;
+    if (st != EZ_OK)
+        ez_advice_layout_clear(L);
+    return st;
+}
+
 /* ---- sizes ------------------------------------------------------------------------------ */
 
 void ez_layout_sizes_clear(ez_layout_sizes *s)
@@ -74,28 +97,6 @@ void ez_layout_sizes_clear(ez_layout_sizes *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The layout of every provable op (the others are marked and skipped), so `info` can size
- * a plan that does not fully prove yet. */
-static ez_status lenient_layout(ez_advice_layout *L, const ez_plan *p, ez_layout_sizes *s, ez_diag *d)
-{
-    ez_status st = ez_advice_layout_start(L, p);
-    for (size_t i = 0; i < p->nops && st == EZ_OK; i++) {
-        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
-        s->ops[i].provable = e && e->layout && e->prove && e->verify && e->walk_bytes && e->claims;
-        if (!s->ops[i].provable)
-            continue;
-        ez_diag why;
-        st = e->layout(L, p, i, &why);
-        if (st == EZ_ERR_UNSUPPORTED) { /* a shape the op cannot prove */
-            s->ops[i].provable = false;
-            st = EZ_OK;
-        }
-    }
-    if (st == EZ_OK)
-        st = ez_advice_finish_tables(L);
-    (void)d;
-    return st;
-}
 
 /* Claims on every tensor when the proof runs (the fan-out census): one per output, one
  * per lookup-column piece whose atom is the tensor, and what every live op leaves on its
@@ -132,8 +133,14 @@ ez_status ez_layout_sizes_compute(ez_layout_sizes *s, const ez_plan *p, ez_diag 
     s->ops = ez_alloc_array(p->nops ? p->nops : 1, sizeof *s->ops);
     claims = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *claims);
     ez_status st = s->ops && claims ? EZ_OK : EZ_ERR_NOMEM;
+    bool *prov = st == EZ_OK ? ez_alloc_array(p->nops ? p->nops : 1, sizeof *prov) : NULL;
+    if (st == EZ_OK && prov == NULL)
+        st = EZ_ERR_NOMEM;
     if (st == EZ_OK)
-        st = lenient_layout(&L, p, s, d);
+        st = ez_advice_layout_build_lenient(&L, p, prov, d);
+    for (size_t i = 0; st == EZ_OK && i < p->nops; i++)
+        s->ops[i].provable = prov[i];
+    free(prov);
     if (st != EZ_OK)
         goto out;
     s->provable = true;

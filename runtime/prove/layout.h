@@ -27,6 +27,11 @@ ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag 
  * multiplicity polys. Same errors as ez_advice_layout_build. */
 ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, ez_diag *d);
 
+/* The layout of every provable op of p, the others left out: provable[i] (nops entries)
+ * says which. For `info` and the compiler's checks on a plan that does not fully prove
+ * yet. Returns EZ_OK or EZ_ERR_NOMEM. */
+ez_status ez_advice_layout_build_lenient(ez_advice_layout *L, const ez_plan *p, bool *provable, ez_diag *d);
+
 /* ---- sizes ------------------------------------------------------------------------------ */
 
 typedef struct {

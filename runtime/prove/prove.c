@@ -9,6 +9,7 @@
 
 #include "runtime/ops/op.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/margins.h"
 #include "runtime/prove/session.h"
 #include "runtime/prove/weights.h"
 
@@ -17,6 +18,8 @@ ez_status ez_prove_check_plan(const ez_plan *p, ez_diag *d)
     ez_advice_layout L;
     ez_status st = ez_advice_layout_build(&L, p, d);
     ez_advice_layout_clear(&L);
+    if (st == EZ_OK && (st = ez_plan_soundness(p, NULL, d)) == EZ_ERR_FORMAT)
+        st = EZ_ERR_NUMERIC;
     return st;
 }
 

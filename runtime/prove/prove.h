@@ -38,8 +38,11 @@
 
 /* ---- the prover -------------------------------------------------------------------------- */
 
-/* EZ_OK if every op of p is provable, else EZ_ERR_UNSUPPORTED with
- * "op 'p' (softmax) is not provable yet" (the first such op). Builds the layout. */
+/* EZ_OK if every op of p is provable and the plan is sound (ez_plan_soundness: its bounds
+ * as derived, no relation able to wrap the field), else EZ_ERR_UNSUPPORTED with
+ * "op 'p' (softmax) is not provable yet" (the first such op), or EZ_ERR_NUMERIC naming
+ * the relation. Builds the layout. (ez_prove itself does not refuse an unsound plan:
+ * tests use that to show the verifier rejects one.) */
 ez_status ez_prove_check_plan(const ez_plan *p, ez_diag *d);
 
 typedef struct {

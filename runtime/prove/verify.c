@@ -8,6 +8,7 @@
 
 #include "runtime/ops/op.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/margins.h"
 #include "runtime/prove/session.h"
 #include "runtime/prove/weights.h"
 
@@ -30,6 +31,16 @@ ez_status ez_verify(const ez_vk *vk, const ez_proof *pf, bool *accepted, ez_veri
 
     if ((st = ez_advice_layout_build(&L, p, d)) != EZ_OK)
         goto out; /* EZ_ERR_UNSUPPORTED: an op this build cannot verify */
+    /* the vk's plan: its bounds re-derived and every relation's field margin (a plan where
+     * a relation could wrap modulo p proves nothing about the integers) */
+    ez_status ps = ez_plan_soundness(p, NULL, d);
+    if (ps == EZ_ERR_FORMAT || ps == EZ_ERR_NUMERIC) {
+        ez_diag why = *d;
+        ez_diag_set(d, "the verifying key's plan is not sound: %s", why.msg);
+        goto out;
+    }
+    if ((st = ps) != EZ_OK)
+        goto out;
     /* the vk's own proof that its weights lie in their widths */
     if ((st = ez_verify_weight_range(vk, &ok, d)) != EZ_OK || !ok) {
         ok = false;

@@ -1,0 +1,126 @@
+/* prove_fixture — see prove_fixture.h. */
+#include "tests/prove_fixture.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/einc.h"
+#include "compiler/lower.h"
+#include "compiler/schedule.h"
+#include "compiler/sema.h"
+#include "runtime/prove/prove.h"
+#include "runtime/prove/verify.h"
+#include "runtime/prove/weights.h"
+#include "tests/testutil.h"
+
+void ez_pfx_compile(ez_pfx *f, const char *src)
+{
+    memset(f, 0, sizeof *f);
+    ez_plan_init(&f->plan);
+    ez_diag_list diags;
+    ez_program *prog = NULL;
+    ez_diag d = {{0}};
+    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
+    if (st != EZ_OK) {
+        char *text = NULL;
+        if (ez_diag_render(&diags, &text) == EZ_OK && text)
+            fprintf(stderr, "%s", text);
+        free(text);
+    }
+    ck_assert_int_eq(st, EZ_OK);
+    ck_assert_int_eq(ez_lower(&f->plan, prog, "test", &d), EZ_OK);
+    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
+    ez_program_free(prog);
+    ez_diag_list_clear(&diags);
+}
+
+void ez_pfx_commit(ez_pfx *f)
+{
+    ez_diag d = {{0}};
+    ez_pcs_prover_free(f->w);
+    ez_pcs_commitment_clear(&f->wcom);
+    ez_writer_clear(&f->wrange);
+    f->w = NULL;
+    ck_assert_msg(ez_weights_commit(&f->w, &f->wcom, &f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ez_writer_init(&f->wrange);
+    ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+}
+
+void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
+{
+    ez_rng rng = ez_rng_for(seed);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f->plan.tensors[i];
+        if (t->kind == EZ_TENSOR_ACT)
+            continue;
+        uint64_t n = ez_plan_tensor_numel(t);
+        int64_t *v = malloc((n ? n : 1) * sizeof *v);
+        int64_t l = lim > (int64_t)t->bound - 1 ? (int64_t)t->bound - 1 : lim;
+        for (uint64_t e = 0; e < n; e++) {
+            uint64_t r = ez_rng_next(&rng);
+            v[e] = t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
+                                               : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+        }
+        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        free(v);
+    }
+    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+
+    ez_pfx_commit(f);
+}
+
+ez_vk ez_pfx_vk(ez_pfx *f)
+{
+    ez_vk vk;
+    ez_vk_init(&vk);
+    vk.plan = f->plan;
+    vk.has_weights = f->w != NULL;
+    if (f->w)
+        vk.wcom = *ez_pcs_prover_commitment(f->w);
+    vk.wrange = f->wrange.data;
+    vk.wrange_len = f->wrange.len;
+    return vk;
+}
+
+void ez_pfx_free(ez_pfx *f)
+{
+    ez_trace_clear(&f->tr);
+    ez_pcs_prover_free(f->w);
+    ez_pcs_commitment_clear(&f->wcom);
+    ez_writer_clear(&f->wrange);
+    ez_plan_clear(&f->plan);
+}
+
+void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf)
+{
+    ez_diag d = {{0}};
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);
+}
+
+bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why)
+{
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_proof_encode(&w, pf, NULL), EZ_OK);
+    ez_vk vk = ez_pfx_vk(f); /* borrowed: not cleared below */
+    bool ok = false;
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
+    ez_writer_clear(&w);
+    return ok;
+}
+
+bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
+{
+    ez_proof pf;
+    ez_pfx_prove(f, unchecked, &pf);
+    bool ok = ez_pfx_verify(f, &pf, why);
+    ez_proof_clear(&pf);
+    return ok;
+}

@@ -1,0 +1,39 @@
+/* prove_fixture — a model compiled from source, run on seeded random data, its weights
+ * committed, proven and verified in memory: the whole pipeline the CLI runs, for the
+ * op and soundness suites (tests/check_prove*.c, check_margins.c, check_ops*.c). */
+#ifndef EZ_TESTS_PROVE_FIXTURE_H
+#define EZ_TESTS_PROVE_FIXTURE_H
+
+#include <stdbool.h>
+
+#include "compiler/plan.h"
+#include "lib/pcs.h"
+#include "runtime/exec/exec.h"
+#include "runtime/formats/proofio.h"
+
+typedef struct {
+    ez_plan plan;
+    ez_trace tr;
+    ez_pcs_prover *w;
+    ez_pcs_commitment wcom;
+    ez_writer wrange; /* the weight range proof of the vk */
+} ez_pfx;
+
+/* Compile src (fails the test on a compile error). The plan is scheduled and has its
+ * digest; the soundness checks are NOT run (a test may build an unsound plan on purpose). */
+void ez_pfx_compile(ez_pfx *f, const char *src);
+/* Random inputs and weights in [-lim, lim] (clamped to each tensor's bound; tokens
+ * uniform), run the model, commit the weights and prove their range. */
+void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim);
+/* Commit the trace's weights again (after a test changed them or the plan). */
+void ez_pfx_commit(ez_pfx *f);
+/* A vk borrowing f's plan and commitment (not to be cleared). */
+ez_vk ez_pfx_vk(ez_pfx *f);
+/* Prove (unchecked: values outside their ranges go through, a proof to be rejected). */
+void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf);
+/* Verify pf through the byte format; the verdict, reason in why. */
+bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why);
+bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
+void ez_pfx_free(ez_pfx *f);
+
+#endif
