@@ -2554,7 +2554,7 @@ static void dump_node(dbuf *b, const ez_program *p, const ez_stmt *s, const ez_n
         dump_idx(b, s, n->out, n->nout);
         dput(b, "](");
         break;
-    case EZ_NODE_FUNC:
+    case EZ_NODE_FUNC: {
         const ez_builtin *bi = ez_builtin_of(n->op, n->func);
         dput(b, "%s[", bi->name);
         dump_idx(b, s, n->out, n->nout);
@@ -2564,6 +2564,7 @@ static void dump_node(dbuf *b, const ez_program *p, const ez_stmt *s, const ez_n
             dput(b, "|%s", s->idx[n->axis].name);
         dput(b, "](");
         break;
+    }
     }
     for (unsigned k = 0; k < n->nin; k++) {
         if (k)
