@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "compiler/builtins.h"
+#include "compiler/recheck.h"
+#include "compiler/schedule.h"
+
+#include <nettle/sha2.h>
 
 void ez_positions_clear(ez_positions *ps)
 {
@@ -219,4 +223,77 @@ ez_status ez_positions_analyze(ez_positions *ps, const ez_plan *p, ez_diag *d)
     ez_diag_set(d, "not certifiable: no output is an argmax at every position (e.g. `next[s] = argmax[w](logits[s, "
                    "w])` with `output next`)");
     return EZ_ERR_UNSUPPORTED;
+}
+
+/* ---- the plan of a shorter pass -------------------------------------------------------- */
+
+/* Is index x of op i a position index (a row or key of an operand or of the result)? */
+static bool is_position(const ez_positions *ps, const ez_plan *p, size_t i, unsigned x)
+{
+    const ez_plan_op *op = &p->ops[i];
+    for (unsigned k = 0; k < op->nin; k++) {
+        int row, key;
+        if (operand_positions(ps, op, k, &row, &key) && (row == (int)x || key == (int)x))
+            return true;
+    }
+    int ro = ps->row_axis[op->out], ko = ps->key_axis[op->out];
+    return (ro >= 0 && op->out_axes[ro] == x) || (ko >= 0 && op->out_axes[ko] == x);
+}
+
+ez_status ez_plan_restrict(ez_plan *out, const ez_plan *p, const ez_positions *ps, uint64_t length, ez_diag *d)
+{
+    ez_plan_init(out);
+    const uint64_t S = p->tensors[ps->tokens].dims[0];
+    if (length == 0 || length > S || (length != S && (length & (length - 1)) != 0)) {
+        ez_diag_set(d, "a pass of %llu positions: it must be the context %llu or a power of two below it",
+                    (unsigned long long)length, (unsigned long long)S);
+        return EZ_ERR_INVALID;
+    }
+    *out = *p;
+    out->tensors = ez_alloc_array(p->ntensors, sizeof *out->tensors);
+    out->ops = ez_alloc_array(p->nops ? p->nops : 1, sizeof *out->ops);
+    if (!out->tensors || !out->ops) {
+        free(out->tensors);
+        free(out->ops);
+        ez_plan_init(out);
+        return EZ_ERR_NOMEM;
+    }
+    memcpy(out->tensors, p->tensors, p->ntensors * sizeof *out->tensors);
+    memcpy(out->ops, p->ops, p->nops * sizeof *out->ops);
+    out->tensors[ps->tokens].dims[0] = length;
+    for (size_t i = 0; i < p->nops; i++) {
+        ez_plan_op *op = &out->ops[i];
+        for (unsigned x = 0; x < op->nidx; x++) {
+            if (!is_position(ps, p, i, x))
+                continue;
+            op->idx_size[x] = length;
+            /* every axis the index labels, in the operands and the result */
+            for (unsigned k = 0; k < op->nin; k++)
+                for (unsigned a = 0; a < p->tensors[op->in[k]].rank; a++)
+                    if (!((op->in_fixed[k] >> a) & 1) && op->in_axes[k][a] == x)
+                        out->tensors[op->in[k]].dims[a] = length;
+            for (unsigned a = 0; a < p->tensors[op->out].rank; a++)
+                if (op->out_axes[a] == x)
+                    out->tensors[op->out].dims[a] = length;
+        }
+    }
+    for (size_t t = 0; t < p->ntensors; t++)
+        out->tensors[t].is_output = t == ps->next;
+    ez_status st = ez_plan_rederive(out, d);
+    if (st == EZ_OK)
+        st = ez_plan_schedule(out, d);
+    if (st != EZ_OK) {
+        ez_plan_clear(out);
+        return st == EZ_ERR_FORMAT ? EZ_ERR_INVALID : st;
+    }
+    struct sha256_ctx h;
+    uint8_t len8[8];
+    for (int b = 0; b < 8; b++)
+        len8[b] = (uint8_t)(length >> (8 * b));
+    sha256_init(&h);
+    sha256_update(&h, 14, (const uint8_t *)"einzk/restrict");
+    sha256_update(&h, sizeof p->digest, p->digest);
+    sha256_update(&h, 8, len8);
+    sha256_digest(&h, sizeof out->digest, out->digest);
+    return EZ_OK;
 }

@@ -46,4 +46,18 @@ void ez_positions_clear(ez_positions *ps);
  *      its line and the reason when it is not; EZ_ERR_NOMEM. O(plan). */
 ez_status ez_positions_analyze(ez_positions *ps, const ez_plan *p, ez_diag *d);
 
+/* The plan of a certified pass over `length` positions (docs/certify.md): every
+ * position-sized axis of p (the token input's, and every axis an op labels with a
+ * position index — weights such as learned positions wpe[S, D] included) shrunk to
+ * length, the bounds re-derived, the EqSchedules recomputed, and the certified output
+ * `next` the only output (the logits stay inside the proof). Its digest is
+ * SHA-256("einzk/restrict" || p's digest || length): a function of the vk's plan and the
+ * length, so one vk serves every length.
+ * In:  p certifiable (ps its analysis, EZ_OK); length = p's context, or a power of two
+ *      below it (so a restricted weight is the committed one's prefix: its MLE is the
+ *      committed MLE with the top bits of the axis fixed to 0).
+ * Out: *out (ez_plan_clear).
+ * Returns EZ_OK, EZ_ERR_INVALID (bad length), EZ_ERR_NOMEM. */
+ez_status ez_plan_restrict(ez_plan *out, const ez_plan *p, const ez_positions *ps, uint64_t length, ez_diag *d);
+
 #endif

@@ -45,6 +45,9 @@ typedef struct {
     ez_fe *const *advice;      /* prover only: the advice polys' entries */
     ez_claim_list *tclaims;    /* plan->ntensors lists */
     ez_claim_list *aclaims;    /* adv->npolys lists */
+    const ez_plan *wplan;      /* the plan the weights were committed under, when it is not
+                                  `plan` (a shorter certified pass, docs/certify.md); NULL
+                                  means `plan` */
     ez_diag *d;
 } ez_pctx;
 

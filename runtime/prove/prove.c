@@ -65,7 +65,8 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
 
     if ((st = ez_advice_layout_build(&s.L, p, d)) != EZ_OK)
         goto out;
-    if ((st = ez_weights_check(p, weights, d)) != EZ_OK)
+    const ez_plan *wplan = opts && opts->wplan ? opts->wplan : p;
+    if ((st = ez_weights_check(wplan, weights, d)) != EZ_OK)
         goto out;
     S.nops = p->nops;
     if ((S.ops = ez_alloc_array(p->nops ? p->nops : 1, sizeof *S.ops)) == NULL) {
@@ -99,6 +100,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     c.tr = tr;
     c.stmt = &proof->stmt;
     c.advice = s.polys;
+    c.wplan = opts ? opts->wplan : NULL;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &s.L)) != EZ_OK)
         goto out;

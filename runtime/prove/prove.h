@@ -52,6 +52,9 @@ typedef struct {
     bool progress;        /* report phases through progress_fn */
     void (*progress_fn)(void *ctx, const char *phase, double frac);
     void *progress_ctx;
+    const ez_plan *wplan; /* the plan the weights were committed under, when it is not the
+                             plan proven: a certified pass over fewer positions
+                             (compiler/causality.h ez_plan_restrict); NULL = the same */
 } ez_prove_opts;
 
 typedef struct {

@@ -10,6 +10,75 @@
 #include "runtime/prove/lookup.h"
 #include "runtime/prove/rangecheck.h"
 
+/* ---- the claims of the two openings (both sides) ------------------------------------------ */
+
+/* The weight claims as claims on the committed polynomials: a claim on weight t of the
+ * plan at point z becomes one on the weight as committed (c->wplan's tensor t): per axis
+ * whose extent the plan shrank to a power-of-two prefix, the axis' block of z gets the
+ * missing top coordinates set to 0 (the prefix's MLE). The weights' padding is zero
+ * (the vk's range proof), so a claim on the tensor is a claim on its polynomial.
+ * Out: pcl[0..*n), the lifted points in *lifted (one array, caller frees). */
+static ez_status weight_claims(const ez_pctx *c, ez_pcs_claim *pcl, size_t *n, ez_fe2 **lifted)
+{
+    const ez_plan *p = c->plan, *w = c->wplan ? c->wplan : c->plan;
+    size_t total = 0, used = 0;
+    *n = 0;
+    *lifted = NULL;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
+            total += c->tclaims[i].n * ez_claim_tensor_nvars(w->tensors[i].dims, w->tensors[i].rank);
+    ez_fe2 *buf = ez_alloc_array(total ? total : 1, sizeof *buf);
+    if (buf == NULL)
+        return EZ_ERR_NOMEM;
+    for (size_t i = 0, wi = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *tp = &p->tensors[i], *tw = &w->tensors[i];
+        const ez_claim_list *l = &c->tclaims[i];
+        if (tp->kind == EZ_TENSOR_ACT && l->n > 0) {
+            ez_diag_set(c->d, "internal: claims left on activation '%s'", tp->name);
+            free(buf);
+            return EZ_ERR_INTERNAL;
+        }
+        if (tp->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        for (size_t j = 0; j < l->n; j++) {
+            ez_fe2 *pt = buf + used;
+            unsigned o = 0, so = 0;
+            for (unsigned a = 0; a < tw->rank; a++) {
+                unsigned nw = ez_log2_ceil(tw->dims[a]), np = ez_log2_ceil(tp->dims[a]);
+                for (unsigned b = 0; b < nw - np; b++)
+                    pt[o++] = ez_fe2_zero();
+                memcpy(pt + o, l->items[j].point + so, np * sizeof *pt);
+                o += np, so += np;
+            }
+            used += o;
+            pcl[(*n)++] = (ez_pcs_claim){wi, pt, l->items[j].value};
+        }
+        wi++;
+    }
+    *lifted = buf;
+    return EZ_OK;
+}
+
+/* Every advice claim, as a claim on its poly. */
+static void advice_claims(const ez_pctx *c, ez_pcs_claim *pcl, size_t *n)
+{
+    *n = 0;
+    for (size_t q = 0; q < c->adv->npolys; q++)
+        for (size_t j = 0; j < c->aclaims[q].n; j++)
+            pcl[(*n)++] = (ez_pcs_claim){q, c->aclaims[q].items[j].point, c->aclaims[q].items[j].value};
+}
+
+/* Room for every claim of either opening. */
+static ez_pcs_claim *claims_room(const ez_pctx *c)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < c->plan->ntensors; i++)
+        cap += c->tclaims[i].n;
+    for (size_t q = 0; q < c->adv->npolys; q++)
+        cap += c->aclaims[q].n;
+    return ez_alloc_array(cap ? cap : 1, sizeof(ez_pcs_claim));
+}
+
 /* ---- prover ------------------------------------------------------------------------------- */
 
 
@@ -147,43 +216,23 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
  * opening) into wa. The weights' padding is zero (the vk's range proof), so a claim on a
  * weight tensor is a claim on its committed polynomial. */
 ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, unsigned wflags, ez_writer *ww,
-                               ez_writer *wa)
+                            ez_writer *wa)
 {
-    const ez_plan *p = c->plan;
     ez_status st = EZ_OK;
-    size_t npc = 0, cap = 0;
-    for (size_t i = 0; i < p->ntensors; i++)
-        cap += c->tclaims[i].n;
-    for (size_t q = 0; q < s->L.npolys; q++)
-        cap += c->aclaims[q].n;
-    ez_pcs_claim *pclaims = ez_alloc_array(cap ? cap : 1, sizeof *pclaims);
-    if (pclaims == NULL) {
-        st = EZ_ERR_NOMEM;
+    size_t npc = 0;
+    ez_fe2 *lifted = NULL;
+    ez_pcs_claim *pclaims = claims_room(c);
+    if (pclaims == NULL)
+        return EZ_ERR_NOMEM;
+    if ((st = weight_claims(c, pclaims, &npc, &lifted)) != EZ_OK)
         goto out;
-    }
-    for (size_t i = 0, wi = 0; i < p->ntensors; i++) {
-        const ez_plan_tensor *tt = &p->tensors[i];
-        ez_claim_list *l = &c->tclaims[i];
-        if (tt->kind == EZ_TENSOR_ACT && l->n > 0) {
-            ez_diag_set(c->d, "internal: claims left on activation '%s'", tt->name);
-            st = EZ_ERR_INTERNAL;
-            goto out;
-        }
-        if (tt->kind != EZ_TENSOR_WEIGHT)
-            continue;
-        for (size_t j = 0; j < l->n; j++)
-            pclaims[npc++] = (ez_pcs_claim){wi, l->items[j].point, l->items[j].value};
-        wi++;
-    }
     if (npc > 0 && (st = ez_pcs_open_ex(weights, c->t, pclaims, npc, wflags, ww)) != EZ_OK)
         goto out;
-    npc = 0;
-    for (size_t q = 0; q < s->L.npolys; q++)
-        for (size_t j = 0; j < c->aclaims[q].n; j++)
-            pclaims[npc++] = (ez_pcs_claim){q, c->aclaims[q].items[j].point, c->aclaims[q].items[j].value};
+    advice_claims(c, pclaims, &npc);
     if (npc > 0)
         st = ez_pcs_open(s->aprover, c->t, pclaims, npc, wa);
 out:
+    free(lifted);
     free(pclaims);
     return st;
 }
@@ -291,16 +340,12 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
                             size_t walen)
 {
     const ez_plan *p = c->plan;
-    const ez_advice_layout *L = c->adv;
     ez_diag *d = c->d;
     ez_status st = EZ_OK;
     ez_reader r;
-    size_t npc = 0, cap = 0;
-    for (size_t i = 0; i < p->ntensors; i++)
-        cap += c->tclaims[i].n;
-    for (size_t q = 0; q < L->npolys; q++)
-        cap += c->aclaims[q].n;
-    ez_pcs_claim *pclaims = ez_alloc_array(cap ? cap : 1, sizeof *pclaims);
+    size_t npc = 0;
+    ez_fe2 *lifted = NULL;
+    ez_pcs_claim *pclaims = claims_room(c);
     if (pclaims == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
@@ -327,20 +372,8 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
         }
     }
     ez_reader_init(&r, ww, wwlen);
-    for (size_t i = 0, wi = 0; i < p->ntensors; i++) {
-        const ez_plan_tensor *tt = &p->tensors[i];
-        ez_claim_list *l = &c->tclaims[i];
-        if (tt->kind == EZ_TENSOR_ACT && l->n > 0) {
-            ez_diag_set(d, "internal: claims left on activation '%s'", tt->name);
-            st = EZ_ERR_INTERNAL;
-            goto out;
-        }
-        if (tt->kind != EZ_TENSOR_WEIGHT)
-            continue;
-        for (size_t j = 0; j < l->n; j++)
-            pclaims[npc++] = (ez_pcs_claim){wi, l->items[j].point, l->items[j].value};
-        wi++;
-    }
+    if ((st = weight_claims(c, pclaims, &npc, &lifted)) != EZ_OK)
+        goto out;
     if (npc > 0) {
         st = ez_pcs_verify_ex(wcom, c->t, pclaims, npc, wflags, &r);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
@@ -355,10 +388,7 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
         goto out;
     }
     ez_reader_init(&r, wa, walen);
-    npc = 0;
-    for (size_t q = 0; q < L->npolys; q++)
-        for (size_t j = 0; j < c->aclaims[q].n; j++)
-            pclaims[npc++] = (ez_pcs_claim){q, c->aclaims[q].items[j].point, c->aclaims[q].items[j].value};
+    advice_claims(c, pclaims, &npc);
     if (npc > 0) {
         st = ez_pcs_verify(acom, c->t, pclaims, npc, &r);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
@@ -371,6 +401,7 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
     if (!ez_vsess_section_done(&r, "advice opening", d))
         st = EZ_ERR_REJECT;
 out:
+    free(lifted);
     free(pclaims);
     return st;
 }

@@ -14,7 +14,13 @@
 
 ez_status ez_verify(const ez_vk *vk, const ez_proof *pf, bool *accepted, ez_verify_stats *stats, ez_diag *d)
 {
-    const ez_plan *p = &vk->plan;
+    return ez_verify_plan(vk, NULL, pf, accepted, stats, d);
+}
+
+ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *pf, bool *accepted,
+                         ez_verify_stats *stats, ez_diag *d)
+{
+    const ez_plan *p = plan ? plan : &vk->plan;
     ez_status st;
     ez_advice_layout L;
     ez_pctx c;
@@ -63,6 +69,7 @@ ez_status ez_verify(const ez_vk *vk, const ez_proof *pf, bool *accepted, ez_veri
     c.t = &t;
     c.r = &r;
     c.stmt = &pf->stmt;
+    c.wplan = plan ? &vk->plan : NULL;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;

@@ -25,6 +25,13 @@ typedef struct {
  *      (logarithmic in the tensors), two PCS verifications. */
 ez_status ez_verify(const ez_vk *vk, const ez_proof *proof, bool *accepted, ez_verify_stats *stats, ez_diag *d);
 
+/* ez_verify of a plan derived from the vk's (plan; NULL: the vk's own): a certified pass
+ * over fewer positions (compiler/causality.h ez_plan_restrict), whose weights are the
+ * vk's commitment with the shortened axes read as prefixes. The caller derives plan from
+ * vk->plan itself — never from the proof. */
+ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *pf, bool *accepted,
+                         ez_verify_stats *stats, ez_diag *d);
+
 /* Decode the proof bytes and verify (a malformed proof is a rejection, not an error). */
 ez_status ez_verify_bytes(const ez_vk *vk, const uint8_t *data, size_t len, bool *accepted,
                           ez_verify_stats *stats, ez_diag *d);
