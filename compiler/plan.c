@@ -5,6 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+void ez_plan_point_blocks(ez_point_blocks *b, const ez_plan_op *op, const unsigned *axes, unsigned rank)
+{
+    memset(b, 0, sizeof *b);
+    for (unsigned a = 0; a < rank; a++) {
+        unsigned x = axes[a];
+        b->has[x] = true;
+        b->off[x] = b->nvars;
+        b->nv[x] = ez_log2_ceil(op->idx_size[x]);
+        b->nvars += b->nv[x];
+    }
+}
+
 void ez_plan_init(ez_plan *p)
 {
     memset(p, 0, sizeof *p);

@@ -174,6 +174,19 @@ static inline bool ez_plan_op_width_checked(const ez_plan_op *op)
     return op->shift > 0 || op->checked;
 }
 
+/* Where each index's variables sit in a point over a tensor whose axes are labelled
+ * axes[0..rank) (a claim point on an op's output or operand: one block per axis in axis
+ * order, ceil(log2 size) variables each, most significant first — the project's MLE
+ * convention). The one place this is computed; every op reads it. */
+typedef struct {
+    unsigned nvars;              /* variables of the whole point */
+    bool has[EZ_MAX_IDX];        /* the index labels an axis */
+    unsigned off[EZ_MAX_IDX];    /* its block's first variable */
+    unsigned nv[EZ_MAX_IDX];     /* its block's length: ceil(log2 idx_size) */
+} ez_point_blocks;
+
+void ez_plan_point_blocks(ez_point_blocks *b, const ez_plan_op *op, const unsigned *axes, unsigned rank);
+
 void ez_plan_init(ez_plan *p);
 void ez_plan_clear(ez_plan *p);
 

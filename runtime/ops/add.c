@@ -136,17 +136,9 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     if (st != EZ_OK)
         return st;
     ez_claim kc = {0};
-    /* the output point's block per index */
-    unsigned off[EZ_MAX_IDX] = {0}, nv[EZ_MAX_IDX] = {0}, o_nv = 0;
-    bool in_out[EZ_MAX_IDX] = {false};
-    for (unsigned a = 0; a < to->rank; a++) {
-        unsigned x = o->out_axes[a];
-        in_out[x] = true;
-        off[x] = o_nv;
-        nv[x] = ez_log2_ceil(o->idx_size[x]);
-        o_nv += nv[x];
-    }
-    if (o_nv != out->nvars) {
+    ez_point_blocks ob; /* the output point's block per index */
+    ez_plan_point_blocks(&ob, o, o->out_axes, to->rank);
+    if (ob.nvars != out->nvars) {
         st = EZ_ERR_INVALID;
         goto out;
     }
@@ -175,13 +167,13 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
         for (unsigned a = 0; a < t->rank; a++) {
             unsigned x = v.op.in_axes[k][a];
             has[x] = true;
-            memcpy(pts[k] + pnv[k], out->point + off[x], nv[x] * sizeof(ez_fe2));
-            pnv[k] += nv[x];
+            memcpy(pts[k] + pnv[k], out->point + ob.off[x], ob.nv[x] * sizeof(ez_fe2));
+            pnv[k] += ob.nv[x];
         }
         beta[k] = ez_fe2_one();
         for (unsigned x = 0; x < o->nidx; x++)
-            if (in_out[x] && !has[x])
-                beta[k] = ez_fe2_mul(beta[k], ez_mle_prefix(out->point + off[x], nv[x], o->idx_size[x]));
+            if (ob.has[x] && !has[x])
+                beta[k] = ez_fe2_mul(beta[k], ez_mle_prefix(out->point + ob.off[x], ob.nv[x], o->idx_size[x]));
         if (c->prover && (st = ez_advice_tensor_eval(&e[k], v.data[k], t, pts[k])) != EZ_OK)
             goto out;
     }

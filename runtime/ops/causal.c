@@ -46,32 +46,25 @@ typedef struct {
 static ez_status causal_shape_build(causal_shape *s, const ez_opview *v, const ez_plan_tensor *to,
                                     const ez_plan_op *o, const ez_claim *out)
 {
-    unsigned off[EZ_MAX_IDX] = {0}, nv[EZ_MAX_IDX] = {0}, o_nv = 0;
-    bool in_out[EZ_MAX_IDX] = {false};
-    for (unsigned a = 0; a < to->rank; a++) {
-        unsigned x = o->out_axes[a];
-        in_out[x] = true;
-        off[x] = o_nv;
-        nv[x] = ez_log2_ceil(o->idx_size[x]);
-        o_nv += nv[x];
-    }
-    if (o_nv != out->nvars)
+    ez_point_blocks ob; /* the output point's block per index */
+    ez_plan_point_blocks(&ob, o, o->out_axes, to->rank);
+    if (ob.nvars != out->nvars)
         return EZ_ERR_INVALID;
     const ez_plan_tensor *ti = &v->tensors[0];
     s->n = 0;
     bool seen_i = false, seen_j = false;
     for (unsigned a = 0; a < ti->rank; a++) {
         unsigned x = v->op.in_axes[0][a];
-        if (!in_out[x])
+        if (!ob.has[x])
             return EZ_ERR_INVALID;
         if (x == o->mask_row)
-            s->off_i = s->n, s->ni = nv[x], seen_i = true;
+            s->off_i = s->n, s->ni = ob.nv[x], seen_i = true;
         if (x == o->mask_col)
-            s->off_j = s->n, s->nj = nv[x], seen_j = true;
-        memcpy(s->eqp + s->n, out->point + off[x], nv[x] * sizeof(ez_fe2));
-        s->n += nv[x];
+            s->off_j = s->n, s->nj = ob.nv[x], seen_j = true;
+        memcpy(s->eqp + s->n, out->point + ob.off[x], ob.nv[x] * sizeof(ez_fe2));
+        s->n += ob.nv[x];
     }
-    return s->n == o_nv && seen_i && seen_j ? EZ_OK : EZ_ERR_INVALID;
+    return s->n == ob.nvars && seen_i && seen_j ? EZ_OK : EZ_ERR_INVALID;
 }
 
 static void causal_desc(ez_sumcheck_desc *d, unsigned n)

@@ -43,39 +43,32 @@ typedef struct {
 static ez_status gather_shape_build(gather_shape *s, const ez_opview *v, const ez_plan_op *o,
                                     const ez_plan_tensor *to, const ez_claim *out)
 {
-    unsigned off[EZ_MAX_IDX] = {0}, nv[EZ_MAX_IDX] = {0}, o_nv = 0;
-    bool in_out[EZ_MAX_IDX] = {false};
-    for (unsigned a = 0; a < to->rank; a++) {
-        unsigned x = o->out_axes[a];
-        in_out[x] = true;
-        off[x] = o_nv;
-        nv[x] = ez_log2_ceil(o->idx_size[x]);
-        o_nv += nv[x];
-    }
-    if (o_nv != out->nvars)
+    ez_point_blocks ob; /* the output point's block per index */
+    ez_plan_point_blocks(&ob, o, o->out_axes, to->rank);
+    if (ob.nvars != out->nvars)
         return EZ_ERR_INVALID;
     const ez_plan_tensor *tt = &v->tensors[0], *tk = &v->tensors[1];
     bool used[EZ_MAX_IDX] = {false};
     s->ns = 0;
     for (unsigned a = 0; a < tk->rank; a++) {
         unsigned x = v->op.in_axes[1][a];
-        if (!in_out[x] || used[x])
+        if (!ob.has[x] || used[x])
             return EZ_ERR_INVALID;
         used[x] = true;
-        memcpy(s->rs + s->ns, out->point + off[x], nv[x] * sizeof(ez_fe2));
-        s->ns += nv[x];
+        memcpy(s->rs + s->ns, out->point + ob.off[x], ob.nv[x] * sizeof(ez_fe2));
+        s->ns += ob.nv[x];
     }
     s->nw = ez_log2_ceil(tt->dims[0]);
     s->nd = 0;
     s->rd_axis[0] = NULL;
     for (unsigned a = 1; a < tt->rank; a++) {
         unsigned x = v->op.in_axes[0][a];
-        if (!in_out[x] || used[x])
+        if (!ob.has[x] || used[x])
             return EZ_ERR_INVALID;
         used[x] = true;
         s->rd_axis[a] = s->rd + s->nd;
-        memcpy(s->rd + s->nd, out->point + off[x], nv[x] * sizeof(ez_fe2));
-        s->nd += nv[x];
+        memcpy(s->rd + s->nd, out->point + ob.off[x], ob.nv[x] * sizeof(ez_fe2));
+        s->nd += ob.nv[x];
     }
     for (unsigned a = 0; a < to->rank; a++)
         if (!used[o->out_axes[a]])
