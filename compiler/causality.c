@@ -227,6 +227,15 @@ ez_status ez_positions_analyze(ez_positions *ps, const ez_plan *p, ez_diag *d)
 
 /* ---- the plan of a shorter pass -------------------------------------------------------- */
 
+static bool is_position(const ez_positions *ps, const ez_plan *p, size_t i, unsigned x);
+
+int ez_positions_index_kind(const ez_positions *ps, const ez_plan *p, size_t i, unsigned x)
+{
+    if (ps->op_row[i] == (int)x)
+        return 1;
+    return is_position(ps, p, i, x) ? 2 : 0;
+}
+
 /* Is index x of op i a position index (a row or key of an operand or of the result)? */
 static bool is_position(const ez_positions *ps, const ez_plan *p, size_t i, unsigned x)
 {

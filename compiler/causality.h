@@ -46,6 +46,9 @@ void ez_positions_clear(ez_positions *ps);
  *      its line and the reason when it is not; EZ_ERR_NOMEM. O(plan). */
 ez_status ez_positions_analyze(ez_positions *ps, const ez_plan *p, ez_diag *d);
 
+/* How index x of op i of p relates to positions: 0 none, 1 the row, 2 a key. */
+int ez_positions_index_kind(const ez_positions *ps, const ez_plan *p, size_t i, unsigned x);
+
 /* The plan of a certified pass over `length` positions (docs/certify.md): every
  * position-sized axis of p (the token input's, and every axis an op labels with a
  * position index — weights such as learned positions wpe[S, D] included) shrunk to

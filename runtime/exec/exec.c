@@ -226,6 +226,8 @@ ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_fn_table_kind k
 {
     ez_trace *tr = c->tr;
     const ez_table *have = ez_trace_table(tr, kind, f, in_scale, out_scale);
+    if (have == NULL && tr->table_cache)
+        have = ez_trace_table(tr->table_cache, kind, f, in_scale, out_scale);
     if (have) {
         *out = have;
         return EZ_OK;

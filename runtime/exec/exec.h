@@ -68,7 +68,7 @@ typedef struct {
     bool exact_f64;     /* a contraction ran on the exact-double kernel (else int64) */
 } ez_op_trace;
 
-typedef struct {
+typedef struct ez_trace_s {
     const ez_plan *plan;  /* borrowed */
     int64_t **t;          /* ntensors arrays of numel values (NULL for numel 0) */
     bool *ready;          /* per tensor: set by the caller or computed */
@@ -76,6 +76,9 @@ typedef struct {
     ez_op_trace *ops;     /* nops entries */
     ez_table *tables;     /* every table the run used, built once */
     size_t ntables;
+    const struct ez_trace_s *table_cache; /* optional, borrowed: a trace whose tables are
+                                             used before building new ones (the decoder's
+                                             per-position runs share the model's) */
     void *work[2];        /* scratch of the contraction kernel, kept warm between ops */
     size_t work_bytes[2];
 } ez_trace;
