@@ -1,0 +1,89 @@
+/* Suite "vocab": vocabulary files, text to token ids and back (runtime/io/vocab.h). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/io/vocab.h"
+#include "tests/testutil.h"
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+START_TEST(test_alphabet_roundtrip)
+{
+    char path[] = "/tmp/ezvocabXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    write_file(path, "{\"alphabet\": \" abcdefghij.\\n\\u00e9\"}");
+    ez_vocab v;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_vocab_load(&v, path, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(v.n, 14); /* é is one token of two bytes */
+    int64_t *ids;
+    size_t n;
+    ck_assert_int_eq(ez_vocab_encode(&v, "a bad cafe\xc3\xa9.\n", &ids, &n, &d), EZ_OK);
+    ck_assert_uint_eq(n, 13);
+    ck_assert_int_eq(ids[0], 1);
+    ck_assert_int_eq(ids[1], 0);
+    ck_assert_int_eq(ids[10], 13);
+    char *back;
+    ck_assert_int_eq(ez_vocab_decode(&v, ids, n, &back, &d), EZ_OK);
+    ck_assert_str_eq(back, "a bad cafe\xc3\xa9.\n");
+    free(back);
+    free(ids);
+    /* a character the vocabulary lacks is named, with its offset */
+    ck_assert_int_eq(ez_vocab_encode(&v, "abz", &ids, &n, &d), EZ_ERR_INPUT);
+    ck_assert_msg(strstr(d.msg, "'z'") && strstr(d.msg, "byte 2"), "%s", d.msg);
+    int64_t bad = 14;
+    ck_assert_int_eq(ez_vocab_decode(&v, &bad, 1, &back, &d), EZ_ERR_INPUT);
+    ez_vocab_clear(&v);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(test_tokens_longest_match)
+{
+    char path[] = "/tmp/ezvocabXXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    write_file(path, "{\"tokens\": [\"t\", \"h\", \"e\", \"th\", \"the\", \" \"]}");
+    ez_vocab v;
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_vocab_load(&v, path, &d), EZ_OK);
+    int64_t *ids;
+    size_t n;
+    ck_assert_int_eq(ez_vocab_encode(&v, "the th e", &ids, &n, &d), EZ_OK);
+    ck_assert_uint_eq(n, 5);
+    ck_assert_int_eq(ids[0], 4);
+    ck_assert_int_eq(ids[2], 3);
+    free(ids);
+    ez_vocab_clear(&v);
+    /* malformed files: each names the file */
+    const char *bad[] = {"[1, 2]", "{\"tokens\": [\"a\", \"a\"]}", "{\"tokens\": [\"a\", 3]}",
+                         "{\"tokens\": [\"\"]}", "{\"alphabet\": \"\"}", "{\"tokens\": [], \"alphabet\": \"a\"}", "{"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_file(path, bad[i]);
+        ck_assert_int_eq(ez_vocab_load(&v, path, &d), EZ_ERR_INPUT);
+        ck_assert_msg(strstr(d.msg, path) != NULL, "%s", d.msg);
+    }
+    unlink(path);
+    ck_assert_int_eq(ez_vocab_load(&v, "/nonexistent/v.json", &d), EZ_ERR_IO);
+}
+END_TEST
+
+Suite *ez_suite_vocab(void)
+{
+    Suite *s = suite_create("vocab");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_alphabet_roundtrip);
+    tcase_add_test(tc, test_tokens_longest_match);
+    suite_add_tcase(s, tc);
+    return s;
+}
