@@ -15,7 +15,7 @@ static ez_status analyze(const char *src, char *why, size_t cap)
     ez_diag d = {{0}};
     ez_pfx_compile(&f, src);
     ez_status st = ez_positions_analyze(&ps, &f.plan, &d);
-    snprintf(why, cap, "%s", d.msg);
+    snprintf(why, cap, "%.500s", d.msg);
     ez_positions_clear(&ps);
     ez_plan_clear(&f.plan);
     return st;

@@ -87,6 +87,16 @@ ez_vk ez_pfx_vk(ez_pfx *f)
     return vk;
 }
 
+void ez_pfx_pk(ez_pfx *f, ez_pk *pk)
+{
+    ez_writer w;
+    ez_diag d = {{0}};
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pk_encode(&w, &f->plan, f->tr.t, f->w), EZ_OK);
+    ck_assert_msg(ez_pk_decode(pk, &f->plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
+    ez_writer_clear(&w);
+}
+
 void ez_pfx_free(ez_pfx *f)
 {
     ez_trace_clear(&f->tr);

@@ -34,6 +34,9 @@ void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf);
 /* Verify pf through the byte format; the verdict, reason in why. */
 bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why);
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
+/* The proving key of f's plan, weights and commitment, through its byte format
+ * (ez_pk_clear). */
+void ez_pfx_pk(ez_pfx *f, ez_pk *pk);
 void ez_pfx_free(ez_pfx *f);
 
 #endif

@@ -29,34 +29,6 @@ void ez_decoder_clear(ez_decoder *g)
     memset(g, 0, sizeof *g);
 }
 
-/* Row-major strides of a tensor. */
-static void strides_of(const ez_plan_tensor *t, uint64_t *s)
-{
-    uint64_t m = 1;
-    for (unsigned a = t->rank; a-- > 0;) {
-        s[a] = m;
-        m *= t->dims[a];
-    }
-}
-
-/* dst (the window tensor w, row-major) := src (the full tensor f) at w's coordinates plus
- * start. O(numel of the window). */
-static void copy_slice(int64_t *dst, const ez_plan_tensor *w, const int64_t *src, const ez_plan_tensor *f,
-                       const uint64_t *start)
-{
-    uint64_t fs[EZ_MAX_RANK], n = ez_plan_tensor_numel(w);
-    strides_of(f, fs);
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (uint64_t e = 0; e < n; e++) {
-        uint64_t rest = e, off = 0;
-        for (unsigned a = w->rank; a-- > 0;) {
-            off += (start[a] + rest % w->dims[a]) * fs[a];
-            rest /= w->dims[a];
-        }
-        dst[e] = src[off];
-    }
-}
-
 /* Build op i's window at position cur: index `row` of size 1 at cur, every key index cut
  * to [0, cur]; operands sliced (copied) where their axes change, borrowed otherwise; a
  * causal mask is a copy inside the window (every key <= cur is live), a masked softmax an
@@ -110,7 +82,7 @@ static ez_status window_build(window *wd, const ez_decoder *g, size_t i, uint64_
             wd->t[k] = ez_alloc_array(ez_plan_tensor_numel(w), sizeof(int64_t));
             if (wd->t[k] == NULL)
                 return EZ_ERR_NOMEM;
-            copy_slice(wd->t[k], w, g->tr->t[op->in[k]], f, wd->start[k]);
+            ez_exec_copy_box(wd->t[k], w, g->tr->t[op->in[k]], f, wd->start[k]);
         }
         wd->ready[k] = true;
         wd->maxabs[k] = g->tr->maxabs[op->in[k]]; /* the whole tensor's: an upper bound */
@@ -154,7 +126,7 @@ static void window_store(const window *wd, ez_decoder *g, size_t i)
     const ez_plan_tensor *f = &g->plan->tensors[op->out], *w = &wd->tens[op->nin];
     int64_t *dst = g->tr->t[op->out];
     uint64_t fs[EZ_MAX_RANK], slab[EZ_MAX_RANK], n = 1;
-    strides_of(f, fs);
+    ez_exec_tensor_strides(f, fs);
     /* zero the row: every coordinate but the row axis' */
     unsigned ra = (unsigned)g->pos.row_axis[op->out];
     for (unsigned a = 0; a < f->rank; a++) {
@@ -236,4 +208,125 @@ ez_status ez_decoder_step(ez_decoder *g, int64_t token, int64_t *next, ez_diag *
     *next = g->tr->t[g->pos.next][cur];
     g->next_pos++;
     return EZ_OK;
+}
+
+/* ---- greedy generation ------------------------------------------------------------------- */
+
+const char *ez_stop_rule_name(ez_stop_rule s)
+{
+    switch (s) {
+    case EZ_STOP_MAX_NEW:
+        return "max-new";
+    case EZ_STOP_EOS:
+        return "eos";
+    case EZ_STOP_CONTEXT:
+        return "context";
+    }
+    return "?";
+}
+
+void ez_generation_clear(ez_generation *g)
+{
+    if (g == NULL)
+        return;
+    free(g->tokens);
+    memset(g, 0, sizeof *g);
+}
+
+ez_status ez_generation_check_stop(const ez_generation *g, uint64_t context, ez_diag *d)
+{
+    const uint64_t P = g->nprompt, n = g->ngen;
+    if (P == 0 || n == 0 || P > context || n > context + 1 - P) {
+        ez_diag_set(d, "%" PRIu64 " prompt and %" PRIu64 " generated tokens do not fit a context of %" PRIu64, P, n,
+                    context);
+        return EZ_ERR_REJECT;
+    }
+    for (uint64_t i = 0; i + 1 < n; i++)
+        if (g->eos >= 0 && g->tokens[P + i] == g->eos) {
+            ez_diag_set(d, "generated token %" PRIu64 " is EOS (%" PRId64 "), yet generation went on", i, g->eos);
+            return EZ_ERR_REJECT;
+        }
+    const bool last_eos = g->eos >= 0 && g->tokens[P + n - 1] == g->eos;
+    const char *why = NULL;
+    switch (g->stop) {
+    case EZ_STOP_EOS:
+        if (!last_eos || n > g->max_new)
+            why = "stopped at EOS, but the last token is not EOS";
+        break;
+    case EZ_STOP_MAX_NEW:
+        if (last_eos || n != g->max_new)
+            why = last_eos ? "stopped at max-new, but the last token is EOS" : "stopped at max-new before max-new tokens";
+        break;
+    case EZ_STOP_CONTEXT:
+        if (last_eos || n >= g->max_new || P + n != context + 1)
+            why = "stopped at a full context, but the context is not full";
+        break;
+    default:
+        why = "unknown stop rule";
+    }
+    if (why) {
+        ez_diag_set(d, "%s (%" PRIu64 " generated, max-new %" PRIu64 ")", why, n, g->max_new);
+        return EZ_ERR_REJECT;
+    }
+    return EZ_OK;
+}
+
+ez_status ez_generate(ez_generation *g, const ez_plan *p, ez_trace *tr, const int64_t *prompt, size_t nprompt,
+                      uint64_t max_new, int64_t eos, ez_diag *d)
+{
+    memset(g, 0, sizeof *g);
+    ez_decoder dec;
+    ez_status st = ez_decoder_init(&dec, p, tr, d);
+    if (st != EZ_OK)
+        return st;
+    const ez_plan_tensor *tt = &p->tensors[dec.pos.tokens];
+    const uint64_t S = tt->dims[0];
+    st = EZ_ERR_INPUT;
+    if (nprompt == 0)
+        ez_diag_set(d, "the prompt is empty");
+    else if (nprompt > S)
+        ez_diag_set(d, "the prompt has %zu tokens, the model's context is %" PRIu64, nprompt, S);
+    else if (max_new == 0)
+        ez_diag_set(d, "max-new must be at least 1");
+    else if (eos < -1 || eos >= tt->token_limit)
+        ez_diag_set(d, "the EOS token %" PRId64 " is outside the vocabulary [0, %" PRId64 ")", eos, tt->token_limit);
+    else
+        st = EZ_OK;
+    if (st != EZ_OK) {
+        ez_decoder_clear(&dec);
+        return st;
+    }
+    uint64_t cap = nprompt + (max_new < S + 1 - nprompt ? max_new : S + 1 - nprompt);
+    g->tokens = ez_alloc_array(cap, sizeof *g->tokens);
+    if (g->tokens == NULL) {
+        ez_decoder_clear(&dec);
+        return EZ_ERR_NOMEM;
+    }
+    g->nprompt = nprompt;
+    g->eos = eos;
+    g->max_new = max_new;
+    memcpy(g->tokens, prompt, nprompt * sizeof *prompt);
+    int64_t next = 0;
+    for (size_t s = 0; s < nprompt && st == EZ_OK; s++)
+        st = ez_decoder_step(&dec, prompt[s], &next, d);
+    while (st == EZ_OK) {
+        g->tokens[nprompt + g->ngen++] = next;
+        if (eos >= 0 && next == eos) {
+            g->stop = EZ_STOP_EOS;
+            break;
+        }
+        if (g->ngen == max_new) {
+            g->stop = EZ_STOP_MAX_NEW;
+            break;
+        }
+        if (dec.next_pos == S) {
+            g->stop = EZ_STOP_CONTEXT;
+            break;
+        }
+        st = ez_decoder_step(&dec, next, &next, d);
+    }
+    ez_decoder_clear(&dec);
+    if (st != EZ_OK)
+        ez_generation_clear(g);
+    return st;
 }

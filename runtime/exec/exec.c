@@ -287,3 +287,28 @@ ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **rem)
     return EZ_OK;
 }
 
+
+void ez_exec_tensor_strides(const ez_plan_tensor *t, uint64_t *s)
+{
+    uint64_t m = 1;
+    for (unsigned a = t->rank; a-- > 0;) {
+        s[a] = m;
+        m *= t->dims[a];
+    }
+}
+
+void ez_exec_copy_box(int64_t *dst, const ez_plan_tensor *w, const int64_t *src, const ez_plan_tensor *f,
+                      const uint64_t *start)
+{
+    uint64_t fs[EZ_MAX_RANK], n = ez_plan_tensor_numel(w);
+    ez_exec_tensor_strides(f, fs);
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (uint64_t e = 0; e < n; e++) {
+        uint64_t rest = e, off = 0;
+        for (unsigned a = w->rank; a-- > 0;) {
+            off += ((start ? start[a] : 0) + rest % w->dims[a]) * fs[a];
+            rest /= w->dims[a];
+        }
+        dst[e] = src[off];
+    }
+}

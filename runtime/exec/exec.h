@@ -128,4 +128,13 @@ const ez_table *ez_trace_table(const ez_trace *tr, ez_fn_table_kind kind, ez_fun
 /* Format "name[i, j, k]" for flat row-major element `flat` of tensor t (for messages). */
 void ez_exec_format_elem(char *buf, size_t cap, const ez_plan_tensor *t, uint64_t flat);
 
+/* Row-major strides of tensor t (s has t->rank entries). */
+void ez_exec_tensor_strides(const ez_plan_tensor *t, uint64_t *s);
+
+/* A box of a tensor: dst (shaped like w, row-major) := src (shaped like f, the same rank)
+ * at w's coordinates plus start (NULL: the prefix box). Used for the decoder's windows and
+ * the weights of a certified pass over fewer positions. O(numel of w). */
+void ez_exec_copy_box(int64_t *dst, const ez_plan_tensor *w, const int64_t *src, const ez_plan_tensor *f,
+                      const uint64_t *start);
+
 #endif

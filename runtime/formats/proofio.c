@@ -7,92 +7,11 @@
 #include <string.h>
 
 #include "compiler/einc.h"
+#include "runtime/formats/sections.h"
 #include "runtime/prove/advice.h"
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)
-
-/* ---- sections ------------------------------------------------------------------------------ */
-
-static void write_header(ez_writer *w, const char *magic)
-{
-    uint8_t v[4] = {EZ_PROOF_MAJOR & 0xff, EZ_PROOF_MAJOR >> 8, EZ_PROOF_MINOR & 0xff, EZ_PROOF_MINOR >> 8};
-    ez_writer_bytes(w, magic, 4);
-    ez_writer_bytes(w, v, 4);
-}
-
-static void write_section(ez_writer *w, uint32_t tag, const ez_writer *payload)
-{
-    ez_writer_u32(w, tag);
-    ez_writer_u64(w, payload->len);
-    ez_writer_bytes(w, payload->data, payload->len);
-    if (payload->failed)
-        w->failed = true;
-}
-
-typedef struct {
-    const uint8_t *data;
-    size_t len;
-    bool present;
-} sec_view;
-
-/* Parse magic, version and sections 1..ntags (each exactly once, increasing order). */
-static ez_status read_sections(const uint8_t *data, size_t len, const char *magic, const char *what,
-                               unsigned ntags, bool strict_minor, sec_view *sec, ez_diag *d)
-{
-    ez_reader r;
-    ez_reader_init(&r, data, len);
-    uint8_t m[4], v[4];
-    memset(sec, 0, (ntags + 1) * sizeof *sec);
-    if (!ez_reader_bytes(&r, m, 4) || memcmp(m, magic, 4) != 0) {
-        ez_diag_set(d, "not a %s (bad magic)", what);
-        return EZ_ERR_FORMAT;
-    }
-    if (!ez_reader_bytes(&r, v, 4)) {
-        ez_diag_set(d, "%s: truncated header", what);
-        return EZ_ERR_FORMAT;
-    }
-    unsigned major = v[0] | (unsigned)v[1] << 8, minor = v[2] | (unsigned)v[3] << 8;
-    if (major != EZ_PROOF_MAJOR) {
-        ez_diag_set(d, "%s: format version %u.%u is not supported (this build reads %d.x)", what, major, minor,
-                    EZ_PROOF_MAJOR);
-        return EZ_ERR_FORMAT;
-    }
-    if (strict_minor && minor > EZ_PROOF_MINOR) {
-        /* a verifier cannot skip parts of an argument it does not understand */
-        ez_diag_set(d, "%s: format version %u.%u is newer than this build's %d.%d", what, major, minor,
-                    EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
-        return EZ_ERR_FORMAT;
-    }
-    uint32_t last = 0;
-    while (ez_reader_remaining(&r) > 0) {
-        uint32_t tag = ez_reader_u32(&r);
-        uint64_t n = ez_reader_u64(&r);
-        if (r.failed || n > ez_reader_remaining(&r)) {
-            ez_diag_set(d, "%s: truncated section", what);
-            return EZ_ERR_FORMAT;
-        }
-        const uint8_t *p = ez_reader_view(&r, (size_t)n);
-        if (tag <= last) {
-            ez_diag_set(d, "%s: section %u repeated or out of order", what, tag);
-            return EZ_ERR_FORMAT;
-        }
-        last = tag;
-        if (tag > ntags) {
-            if (minor > EZ_PROOF_MINOR)
-                continue; /* a newer minor version may add sections */
-            ez_diag_set(d, "%s: unknown section %u", what, tag);
-            return EZ_ERR_FORMAT;
-        }
-        sec[tag] = (sec_view){p ? p : (const uint8_t *)"", (size_t)n, true};
-    }
-    for (unsigned t = 1; t <= ntags; t++)
-        if (!sec[t].present) {
-            ez_diag_set(d, "%s: section %u is missing", what, t);
-            return EZ_ERR_FORMAT;
-        }
-    return EZ_OK;
-}
 
 /* ---- tensors of integers ---------------------------------------------------------------------- */
 
@@ -257,21 +176,21 @@ ez_status ez_proof_encode(ez_writer *w, const ez_proof *p, size_t *stmt_bytes)
     ez_writer_u64(&st, p->stmt.n);
     for (size_t i = 0; i < p->stmt.n; i++)
         write_ints(&st, &p->stmt.t[i]);
-    write_header(w, EZ_PROOF_MAGIC);
-    write_section(w, EZ_PF_SEC_STATEMENT, &st);
+    ez_sections_write_header(w, EZ_PROOF_MAGIC);
+    ez_sections_write(w, EZ_PF_SEC_STATEMENT, &st);
     if (stmt_bytes)
         *stmt_bytes = st.len + 12;
     ez_writer_clear(&st);
     for (int s = 2; s <= EZ_PF_NSEC; s++)
-        write_section(w, (uint32_t)s, &p->sec[s]);
+        ez_sections_write(w, (uint32_t)s, &p->sec[s]);
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
 ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag *d)
 {
-    sec_view sec[EZ_PF_NSEC + 1];
+    ez_section_view sec[EZ_PF_NSEC + 1];
     ez_proof_init(p);
-    ez_status st = read_sections(data, len, EZ_PROOF_MAGIC, "proof", EZ_PF_NSEC, true, sec, d);
+    ez_status st = ez_sections_read(data, len, EZ_PROOF_MAGIC, "proof", EZ_PF_NSEC, true, sec, d);
     if (st != EZ_OK)
         return st;
     ez_reader r;
@@ -338,10 +257,10 @@ ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, 
         ez_writer_u8(&wc, wcom != NULL);
         if (wcom)
             ez_pcs_commitment_write(&wc, wcom);
-        write_header(w, EZ_VK_MAGIC);
-        write_section(w, 1, &pl);
-        write_section(w, 2, &wc);
-        write_section(w, 3, &wr);
+        ez_sections_write_header(w, EZ_VK_MAGIC);
+        ez_sections_write(w, 1, &pl);
+        ez_sections_write(w, 2, &wc);
+        ez_sections_write(w, 3, &wr);
         st = w->failed ? EZ_ERR_NOMEM : EZ_OK;
     }
     ez_writer_clear(&pl);
@@ -371,9 +290,9 @@ static ez_status check_weight_lens(const ez_plan *p, const ez_pcs_commitment *c,
 
 ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
 {
-    sec_view sec[4];
+    ez_section_view sec[4];
     ez_vk_init(vk);
-    ez_status st = read_sections(data, len, EZ_VK_MAGIC, "verifying key", 3, false, sec, d);
+    ez_status st = ez_sections_read(data, len, EZ_VK_MAGIC, "verifying key", 3, false, sec, d);
     if (st != EZ_OK)
         return st;
     ez_diag sub = {{0}};
@@ -452,10 +371,10 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
     ez_writer_u8(&pc, pcs != NULL);
     if (pcs)
         ez_pcs_prover_write(&pc, pcs);
-    write_header(w, EZ_PK_MAGIC);
-    write_section(w, 1, &dg);
-    write_section(w, 2, &ws);
-    write_section(w, 3, &pc);
+    ez_sections_write_header(w, EZ_PK_MAGIC);
+    ez_sections_write(w, 1, &dg);
+    ez_sections_write(w, 2, &ws);
+    ez_sections_write(w, 3, &pc);
     ez_writer_clear(&dg);
     ez_writer_clear(&ws);
     ez_writer_clear(&pc);
@@ -464,9 +383,9 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
 
 ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d)
 {
-    sec_view sec[4];
+    ez_section_view sec[4];
     ez_pk_init(pk);
-    ez_status st = read_sections(data, len, EZ_PK_MAGIC, "proving key", 3, false, sec, d);
+    ez_status st = ez_sections_read(data, len, EZ_PK_MAGIC, "proving key", 3, false, sec, d);
     if (st != EZ_OK)
         return st;
     if (sec[1].len != 32) {

@@ -1,0 +1,417 @@
+/* Suite "certify": one proof certifies a greedy generation (runtime/prove/certify.h), and
+ * every way of lying about the text, the prompt, the stop rule, the passes or the model is
+ * rejected (issue 11's tampering list). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/causality.h"
+#include "runtime/exec/decode.h"
+#include "runtime/prove/certify.h"
+#include "runtime/prove/layout.h"
+#include "tests/prove_fixture.h"
+#include "tests/testutil.h"
+
+/* A one-layer char-LM: gather + learned positions, causal attention with 2 heads, a GELU
+ * MLP, norms, an unembedding of its own (the tie test zeroes it), argmax. Context 16. */
+static const char *lm_src =
+    "model lm\nparam V = 13, S = 16, D = 8, H = 2, E = 4, F = 16\ninput tok[S] : token\n"
+    "weight wte[V, D], wpe[S, D], g1[D], wq[D, H, E], wk[D, H, E], wv[D, H, E], wo[H, E, D]\n"
+    "weight g2[D], w1[D, F], w2[F, D], wu[V, D]\n"
+    "x[s, d] = wte[tok[s], d] + wpe[s, d]\n"
+    "n[s, d] = layernorm[d](x[s, d]) * g1[d]\n"
+    "q[s, h, e] = n[s, d] * wq[d, h, e]\nk[t, h, e] = n[t, d] * wk[d, h, e]\n"
+    "v[t, h, e] = n[t, d] * wv[d, h, e]\na[h, s, t] = q[s, h, e] * k[t, h, e] / 2\n"
+    "p[h, s, t] = softmax[t](causal[s, t](a[h, s, t]))\nc[s, h, e] = p[h, s, t] * v[t, h, e]\n"
+    "x[s, d] = x[s, d] + c[s, h, e] * wo[h, e, d]\n"
+    "u[s, f] = gelu(rmsnorm[d](x[s, d]) * g2[d] * w1[d, f])\n"
+    "x[s, d] = x[s, d] + u[s, f] * w2[f, d]\n"
+    "y[s, w] = layernorm[d](x[s, d]) * wu[w, d]\nnext[s] = argmax[w](y[s, w])\noutput next\n";
+
+typedef struct {
+    ez_pfx f;
+    ez_pk pk;
+    ez_generation gen;
+} lm;
+
+static void lm_open(lm *m, const char *seed)
+{
+    ez_pfx_compile(&m->f, lm_src);
+    ez_pfx_run(&m->f, seed, 1 << 10);
+    ez_pfx_pk(&m->f, &m->pk);
+    memset(&m->gen, 0, sizeof m->gen);
+}
+
+static void lm_close(lm *m)
+{
+    ez_generation_clear(&m->gen);
+    ez_pk_clear(&m->pk);
+    ez_pfx_free(&m->f);
+}
+
+/* Greedy generation from prompt with the model's weights. */
+static void lm_generate(lm *m, const int64_t *prompt, size_t P, uint64_t max_new, int64_t eos)
+{
+    ez_diag d = {{0}};
+    ez_trace tr;
+    const ez_plan *p = &m->f.plan;
+    ck_assert_int_eq(ez_trace_init(&tr, p, &d), EZ_OK);
+    for (size_t t = 0; t < p->ntensors; t++)
+        if (p->tensors[t].kind == EZ_TENSOR_WEIGHT)
+            ck_assert_int_eq(ez_trace_set(&tr, t, m->f.tr.t[t], ez_plan_tensor_numel(&p->tensors[t]), &d), EZ_OK);
+    ez_generation_clear(&m->gen);
+    ck_assert_msg(ez_generate(&m->gen, p, &tr, prompt, P, max_new, eos, &d) == EZ_OK, "%s", d.msg);
+    ez_trace_clear(&tr);
+}
+
+static void lm_certify(lm *m, bool per_step, ez_certificate *c)
+{
+    ez_diag d = {{0}};
+    ez_certify_opts o = {.per_step = per_step};
+    ez_certify_stats st;
+    ck_assert_msg(ez_certify(c, &m->f.plan, &m->pk, &m->gen, &o, &st, &d) == EZ_OK, "certify: %s", d.msg);
+    ck_assert_uint_eq(st.npass, per_step ? m->gen.ngen : 1);
+}
+
+/* Verify c through its byte format under vk; the reason in why. */
+static bool cert_verify(const ez_vk *vk, const ez_certificate *c, ez_diag *why)
+{
+    ez_writer w;
+    ez_certificate back;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_certificate_encode(&w, c), EZ_OK);
+    ck_assert(ez_certificate_is(w.data, w.len));
+    ck_assert_msg(ez_certificate_decode(&back, w.data, w.len, why) == EZ_OK, "%s", why->msg);
+    bool ok = false;
+    ck_assert_int_eq(ez_certify_verify(vk, &back, &ok, NULL, why), EZ_OK);
+    ez_certificate_clear(&back);
+    ez_writer_clear(&w);
+    return ok;
+}
+
+static bool lm_verify(lm *m, const ez_certificate *c, ez_diag *why)
+{
+    ez_vk vk = ez_pfx_vk(&m->f); /* borrowed */
+    return cert_verify(&vk, c, why);
+}
+
+#define EXPECT_REJECT(m, c, what)                                                                                      \
+    do {                                                                                                               \
+        ez_diag why_ = {{0}};                                                                                          \
+        ck_assert_msg(!lm_verify(m, c, &why_), "accepted: %s", what);                                                 \
+        ck_assert_msg(why_.msg[0] != 0, "rejected without a reason: %s", what);                                        \
+    } while (0)
+
+static const int64_t prompt[] = {3, 11, 5};
+
+START_TEST(test_certify_honest_one_pass_and_per_step)
+{
+    lm m;
+    lm_open(&m, "certify-honest");
+    lm_generate(&m, prompt, 3, 6, -1);
+    ck_assert_uint_eq(m.gen.ngen, 6);
+    ck_assert_int_eq(m.gen.stop, EZ_STOP_MAX_NEW);
+    ez_certificate c;
+    ez_diag why = {{0}};
+    lm_certify(&m, false, &c);
+    ck_assert_uint_eq(c.pass[0].length, 8); /* positions 0..7: a pass of 8, not the context's 16 */
+    ck_assert_msg(lm_verify(&m, &c, &why), "one pass rejected: %s", why.msg);
+    ez_certificate_clear(&c);
+    lm_certify(&m, true, &c);
+    ck_assert_msg(lm_verify(&m, &c, &why), "per step rejected: %s", why.msg);
+    ez_certificate_clear(&c);
+    /* a text that fills the context: 3 + 14 tokens, the last pass over all 16 positions */
+    lm_generate(&m, prompt, 3, 100, -1);
+    ck_assert_int_eq(m.gen.stop, EZ_STOP_CONTEXT);
+    ck_assert_uint_eq(m.gen.nprompt + m.gen.ngen, 17);
+    lm_certify(&m, false, &c);
+    ck_assert_uint_eq(c.pass[0].length, 16);
+    ck_assert_msg(lm_verify(&m, &c, &why), "full context rejected: %s", why.msg);
+    ez_certificate_clear(&c);
+    /* a one-token prompt and a single generated token: a pass of one position */
+    lm_generate(&m, prompt, 1, 1, -1);
+    lm_certify(&m, false, &c);
+    ck_assert_uint_eq(c.pass[0].length, 1);
+    ck_assert_msg(lm_verify(&m, &c, &why), "one token rejected: %s", why.msg);
+    ez_certificate_clear(&c);
+    lm_close(&m);
+}
+END_TEST
+
+START_TEST(test_certify_rejects_text_and_prompt_changes)
+{
+    lm m;
+    lm_open(&m, "certify-text");
+    lm_generate(&m, prompt, 3, 6, -1);
+    ez_certificate c;
+    lm_certify(&m, false, &c);
+    int64_t *tok = c.gen.tokens;
+    const uint64_t P = c.gen.nprompt, n = P + c.gen.ngen;
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t keep = tok[i];
+        tok[i] = (tok[i] + 1) % 13;
+        char what[64];
+        snprintf(what, sizeof what, "token %llu changed", (unsigned long long)i);
+        EXPECT_REJECT(&m, &c, what);
+        tok[i] = keep;
+    }
+    /* the first prompt token dropped: the text shifts left */
+    memmove(tok, tok + 1, (n - 1) * sizeof *tok);
+    c.gen.nprompt--;
+    EXPECT_REJECT(&m, &c, "prompt token dropped");
+    memmove(tok + 1, tok, (n - 1) * sizeof *tok);
+    tok[0] = prompt[0];
+    c.gen.nprompt++;
+    /* a prompt one token longer (the first generated token moved into the prompt) */
+    c.gen.nprompt++;
+    c.gen.ngen--;
+    c.gen.max_new--;
+    EXPECT_REJECT(&m, &c, "prompt extended by a generated token");
+    c.gen.nprompt--;
+    c.gen.ngen++;
+    c.gen.max_new++;
+    ez_diag why = {{0}};
+    ck_assert_msg(lm_verify(&m, &c, &why), "restored certificate rejected: %s", why.msg);
+    ez_certificate_clear(&c);
+    lm_close(&m);
+}
+END_TEST
+
+START_TEST(test_certify_rejects_stop_rule_lies)
+{
+    lm m;
+    lm_open(&m, "certify-stop");
+    lm_generate(&m, prompt, 3, 8, -1);
+    const uint64_t P = m.gen.nprompt;
+    /* an honest EOS stop: EOS = the fourth generated token, generation stops there */
+    int64_t eos = m.gen.tokens[P + 3];
+    uint64_t first_eos = 0;
+    while (m.gen.tokens[P + first_eos] != eos)
+        first_eos++;
+    lm_generate(&m, prompt, 3, 8, eos);
+    ck_assert_int_eq(m.gen.stop, EZ_STOP_EOS);
+    ck_assert_uint_eq(m.gen.ngen, first_eos + 1);
+    ez_certificate c;
+    ez_diag why = {{0}};
+    lm_certify(&m, false, &c);
+    ck_assert_msg(lm_verify(&m, &c, &why), "EOS stop rejected: %s", why.msg);
+    /* stopped before EOS: the last token dropped, still claiming an EOS stop */
+    if (c.gen.ngen > 1) {
+        c.gen.ngen--;
+        c.pass[0].last--;
+        EXPECT_REJECT(&m, &c, "EOS stop without EOS");
+        c.gen.stop = EZ_STOP_MAX_NEW;
+        EXPECT_REJECT(&m, &c, "max-new stop before max-new");
+        c.gen.stop = EZ_STOP_EOS;
+        c.gen.ngen++;
+        c.pass[0].last++;
+    }
+    /* claiming another EOS: the honest text then continued past it or stopped without it */
+    c.gen.eos = (eos + 1) % 13;
+    EXPECT_REJECT(&m, &c, "EOS stop at a token that is not EOS");
+    c.gen.eos = eos;
+    c.gen.stop = EZ_STOP_MAX_NEW;
+    EXPECT_REJECT(&m, &c, "max-new stop on an EOS token");
+    c.gen.stop = EZ_STOP_CONTEXT;
+    EXPECT_REJECT(&m, &c, "context stop with room left");
+    ez_certificate_clear(&c);
+    /* continued past EOS: the 8-token text claimed under an EOS it contains */
+    lm_generate(&m, prompt, 3, 8, -1);
+    lm_certify(&m, false, &c);
+    c.gen.eos = eos; /* occurs at first_eos < 7 (or is the last token: then a wrong stop) */
+    EXPECT_REJECT(&m, &c, "generation continued past EOS");
+    ez_certificate_clear(&c);
+    lm_close(&m);
+}
+END_TEST
+
+START_TEST(test_certify_rejects_pass_changes)
+{
+    lm m;
+    lm_open(&m, "certify-pass");
+    lm_generate(&m, prompt, 3, 6, -1);
+    ez_certificate c, other;
+    lm_certify(&m, true, &c);
+    ck_assert_uint_ge(c.npass, 3);
+    ez_cert_pass keep = c.pass[1];
+    /* a pass left out */
+    c.pass[1] = c.pass[2];
+    c.pass[2] = keep;
+    EXPECT_REJECT(&m, &c, "passes out of order");
+    c.pass[2] = c.pass[1];
+    c.pass[1] = keep;
+    c.npass--;
+    EXPECT_REJECT(&m, &c, "last pass left out");
+    c.npass++;
+    /* a pass's length or range changed */
+    c.pass[1].length *= 2;
+    EXPECT_REJECT(&m, &c, "pass length doubled");
+    c.pass[1].length = 5;
+    EXPECT_REJECT(&m, &c, "pass length not a power of two");
+    c.pass[1].length = keep.length;
+    c.pass[1].last++;
+    c.pass[2].first++;
+    EXPECT_REJECT(&m, &c, "pass ranges shifted");
+    c.pass[1] = keep;
+    c.pass[2].first = keep.last + 1;
+    /* one proof byte flipped */
+    c.pass[1].proof[c.pass[1].proof_len / 2] ^= 1;
+    EXPECT_REJECT(&m, &c, "proof byte flipped");
+    c.pass[1].proof[c.pass[1].proof_len / 2] ^= 1;
+    ez_diag why = {{0}};
+    ck_assert_msg(lm_verify(&m, &c, &why), "restored certificate rejected: %s", why.msg);
+    /* the one-pass certificate's proof under a per-step certificate's header */
+    lm_certify(&m, false, &other);
+    c.pass[c.npass - 1].first = other.pass[0].first;
+    c.pass[c.npass - 1].length = other.pass[0].length;
+    EXPECT_REJECT(&m, &c, "a pass covering positions already covered");
+    ez_certificate_clear(&other);
+    ez_certificate_clear(&c);
+    lm_close(&m);
+}
+END_TEST
+
+START_TEST(test_certify_rejects_another_model)
+{
+    lm a, b;
+    lm_open(&a, "certify-model-a");
+    lm_open(&b, "certify-model-b"); /* the same plan, other weights */
+    lm_generate(&a, prompt, 3, 5, -1);
+    ez_certificate c;
+    lm_certify(&a, false, &c);
+    ez_diag why = {{0}};
+    ck_assert_msg(lm_verify(&a, &c, &why), "%s", why.msg);
+    EXPECT_REJECT(&b, &c, "the vk of another model");
+    ez_certificate_clear(&c);
+    lm_close(&a);
+    lm_close(&b);
+}
+END_TEST
+
+/* With the unembedding zero every logit ties, the greedy token is 0 everywhere; a proof
+ * that the model chose 1 (a later tied index) must fail in the argmax relation. */
+START_TEST(test_certify_rejects_later_tied_index)
+{
+    lm m;
+    ez_diag d = {{0}};
+    lm_open(&m, "certify-tie");
+    const ez_plan *p = &m.f.plan;
+    int wu = ez_plan_find_tensor(p, "wu");
+    ck_assert_int_ge(wu, 0);
+    memset(m.f.tr.t[wu], 0, ez_plan_tensor_numel(&p->tensors[wu]) * sizeof(int64_t));
+    ck_assert_msg(ez_exec_run(p, &m.f.tr, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_commit(&m.f);
+    ez_pk_clear(&m.pk);
+    ez_pfx_pk(&m.f, &m.pk);
+    lm_generate(&m, prompt, 3, 4, -1);
+    for (uint64_t i = 0; i < m.gen.ngen; i++)
+        ck_assert_int_eq(m.gen.tokens[m.gen.nprompt + i], 0);
+    /* the pass by hand, so the trace can be altered: positions 0..5, a pass of 8 */
+    ez_positions ps;
+    ck_assert_int_eq(ez_positions_analyze(&ps, p, &d), EZ_OK);
+    for (int lie = 0; lie < 2; lie++) {
+        ez_plan rp;
+        ck_assert_int_eq(ez_plan_restrict(&rp, p, &ps, 8, &d), EZ_OK);
+        ez_trace tr;
+        ck_assert_int_eq(ez_trace_init(&tr, &rp, &d), EZ_OK);
+        int64_t tok[8] = {0};
+        memcpy(tok, m.gen.tokens, (m.gen.nprompt + m.gen.ngen) * sizeof *tok);
+        ez_certificate c;
+        ez_certificate_init(&c);
+        ck_assert_int_eq(ez_trace_set(&tr, ps.tokens, tok, 8, &d), EZ_OK);
+        for (size_t t = 0, k = 0; t < p->ntensors; t++)
+            if (p->tensors[t].kind == EZ_TENSOR_WEIGHT) {
+                uint64_t nw = ez_plan_tensor_numel(&rp.tensors[t]);
+                int64_t *w = malloc(nw * sizeof *w);
+                ez_exec_copy_box(w, &rp.tensors[t], m.pk.weights[k++].v, &p->tensors[t], NULL);
+                ck_assert_int_eq(ez_trace_set(&tr, t, w, nw, &d), EZ_OK);
+                free(w);
+            }
+        ck_assert_msg(ez_exec_run(&rp, &tr, &d) == EZ_OK, "%s", d.msg);
+        c.gen.nprompt = m.gen.nprompt;
+        c.gen.ngen = m.gen.ngen;
+        c.gen.eos = -1;
+        c.gen.max_new = m.gen.ngen;
+        c.gen.stop = EZ_STOP_MAX_NEW;
+        c.gen.tokens = malloc(8 * sizeof(int64_t));
+        memcpy(c.gen.tokens, tok, 8 * sizeof(int64_t));
+        if (lie) { /* the model "chose" 1 at the end of the prompt: a later tied index */
+            tr.t[ps.next][m.gen.nprompt - 1] = 1;
+            c.gen.tokens[m.gen.nprompt] = 1;
+        }
+        ez_prove_opts po = {.unchecked = true, .wplan = p};
+        ez_proof pf;
+        ez_writer w;
+        ez_writer_init(&w);
+        ck_assert_msg(ez_prove(&rp, &tr, m.pk.pcs, &po, &pf, NULL, &d) == EZ_OK, "%s", d.msg);
+        ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
+        ck_assert_int_eq(ez_certificate_add_pass(&c, 8, m.gen.nprompt - 1, m.gen.nprompt + m.gen.ngen - 2, w.data, w.len),
+                         EZ_OK);
+        ez_diag why = {{0}};
+        bool ok = lm_verify(&m, &c, &why);
+        if (lie)
+            ck_assert_msg(!ok, "a later tied index was accepted");
+        else
+            ck_assert_msg(ok, "the honest hand-made pass was rejected: %s", why.msg);
+        ez_writer_clear(&w);
+        ez_proof_clear(&pf);
+        ez_certificate_clear(&c);
+        ez_trace_clear(&tr);
+        ez_plan_clear(&rp);
+    }
+    ez_positions_clear(&ps);
+    lm_close(&m);
+}
+END_TEST
+
+/* Cost follows the text: a pass over a quarter of the context commits and walks at most
+ * 35 % of what a pass over the whole context does (issue 11), counted exactly by the
+ * layout (runtime/prove/layout.h). */
+START_TEST(test_certify_cost_follows_length)
+{
+    ez_pfx f;
+    ez_diag d = {{0}};
+    ez_pfx_compile(&f, lm_src);
+    ez_positions ps;
+    ck_assert_int_eq(ez_positions_analyze(&ps, &f.plan, &d), EZ_OK);
+    ez_layout_sizes full, quarter;
+    ez_plan r16, r4;
+    ck_assert_int_eq(ez_plan_restrict(&r16, &f.plan, &ps, 16, &d), EZ_OK);
+    ck_assert_int_eq(ez_plan_restrict(&r4, &f.plan, &ps, 4, &d), EZ_OK);
+    ck_assert_msg(ez_layout_sizes_compute(&full, &r16, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_layout_sizes_compute(&quarter, &r4, &d) == EZ_OK, "%s", d.msg);
+    ck_assert(full.provable && quarter.provable);
+    ck_assert_msg(quarter.advice_elems * 100 <= full.advice_elems * 35, "advice %llu of %llu",
+                  (unsigned long long)quarter.advice_elems, (unsigned long long)full.advice_elems);
+    uint64_t rows_full = 0, rows_quarter = 0;
+    for (size_t i = 0; i < full.nops; i++) {
+        rows_full += full.ops[i].lookup_rows;
+        rows_quarter += quarter.ops[i].lookup_rows;
+    }
+    ck_assert_msg(rows_quarter * 100 <= rows_full * 35, "lookup rows %llu of %llu", (unsigned long long)rows_quarter,
+                  (unsigned long long)rows_full);
+    ez_layout_sizes_clear(&full);
+    ez_layout_sizes_clear(&quarter);
+    ez_plan_clear(&r16);
+    ez_plan_clear(&r4);
+    ez_positions_clear(&ps);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+Suite *ez_suite_certify(void)
+{
+    Suite *s = suite_create("certify");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_certify_honest_one_pass_and_per_step);
+    tcase_add_test(tc, test_certify_rejects_text_and_prompt_changes);
+    tcase_add_test(tc, test_certify_rejects_stop_rule_lies);
+    tcase_add_test(tc, test_certify_rejects_pass_changes);
+    tcase_add_test(tc, test_certify_rejects_another_model);
+    tcase_add_test(tc, test_certify_rejects_later_tied_index);
+    tcase_add_test(tc, test_certify_cost_follows_length);
+    suite_add_tcase(s, tc);
+    return s;
+}
