@@ -653,15 +653,15 @@ END_TEST
 
 START_TEST(test_op_alone_one_hot_two_ones)
 {
-    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "two_ones_max", two_ones_tie, false, "not attained exactly once");
+    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "two_ones_max", two_ones_tie, false, "attainment marks do not sum to one");
     expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "two_ones_arg", two_ones_arg, false, "zero-check");
 }
 END_TEST
 
 START_TEST(test_op_alone_mark_forged)
 {
-    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "no_mark_max", no_mark, false, "not attained exactly once");
-    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "no_mark_arg", no_mark, false, "not attained exactly once");
+    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "no_mark_max", no_mark, false, "attainment marks do not sum to one");
+    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "no_mark_arg", no_mark, false, "attainment marks do not sum to one");
     expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "pad_mark_max", mark_on_padding, false, "zero-check");
     expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "pad_mark_arg", mark_on_padding, false, "zero-check");
     expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "raised_pad_max", raised_max_mark_on_padding, true, "zero-check");

@@ -431,10 +431,13 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
     for (size_t k = 0; k < (arg ? 3u : 1u) && st == EZ_OK; k++) {
         uint64_t bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
-        for (unsigned l = 0; l < vals[k].nl; l++)
+        const ez_fe *v = vals[k].v;
+        const unsigned bits = vals[k].bits, nl = vals[k].nl;
+        for (unsigned l = 0; l < nl; l++)
             limbs[l] = P[vals[k].first + l];
+#pragma omp parallel for schedule(static) reduction(min : bad) if (vals[k].len > 65536)
         for (uint64_t i = 0; i < vals[k].len; i++)
-            if (!mx_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && bad == UINT64_MAX)
+            if (!mx_split(v[i], bits, nl, limbs, i) && i < bad)
                 bad = i;
         if (bad != UINT64_MAX && !unchecked) {
             ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
@@ -762,7 +765,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
         if ((st = mx_atoms_msg(c, first, &s, "max/zsum", &qz, 1, zt, &zs)) != EZ_OK)
             goto out;
         if (!c->prover && !ez_fe2_eq(ez_fe2_mul_fe(zs, ez_fe_pow(2, s.nt)), mx_rowreal_eval(&s, zeta))) {
-            st = mx_reject(c, "a row's maximum is not attained exactly once");
+            st = mx_reject(c, "a row's attainment marks do not sum to one (its maximum is not attained)");
             goto out;
         }
     }
