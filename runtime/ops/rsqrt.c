@@ -3,15 +3,16 @@
  * soundness argument are docs/protocol-norms.md, cited as "§n".
  *
  * RSQRT (§5): over the output's padded cube (n variables) the op commits per element
- * xp = max(x, 0) and xn = max(-x, 0) (limbs, bx = bitlen(bound_x) bits each) and the
- * block of rsqrt.h on V = xp 2^(se - s); the output is y = floor(RG / 2^sh), sh = 23 +
+ * the sign bit z = [x > 0], u = x - 1 (z = 1) or -x (z = 0) in limbs of bx = bitlen(bound_x)
+ * bits, xp = z x = max(x, 0), and the block of rsqrt.h on V = xp 2^(se - s); the output is
+ * y = floor(RG / 2^sh), sh = 23 +
  * kmax - o - se/2, its remainder committed and range-checked with the output (the
  * framework's rescale, ez_rc_rescale). The reduction of the claim y~(r) = v:
  *   1. the prover sends rho = R'~(r); then RG~(r) = 2^sh v + rho (sh <= 0: v / 2^-sh) is a
  *      claim on the committed RG — no sumcheck, the rescale is linear;
- *   2. one zero-check (degree 4) of the block's relations plus x = xp - xn and xp xn = 0,
- *      at a random point zeta; at its end the prover sends x and every poly of the op,
- *      the verifier recomputes the seven factors;
+ *   2. one zero-check (degree 4) of the block's relations plus z^2 = z, u = 2 z x - z - x
+ *      and xp = z x, at a random point zeta; at its end the prover sends x and every poly
+ *      of the op, the verifier recomputes the seven factors;
  *   3. rho becomes limb claims on the remainder. */
 #include "config.h"
 
@@ -316,10 +317,10 @@ typedef struct {
     unsigned ioff[EZ_MAX_RANK];                   /* per input axis: its block in the input's point */
     uint64_t lenE;
     unsigned e;      /* se - s: 0 or 1 */
-    unsigned bx, nx; /* width and limbs of xp, xn */
+    unsigned bx, nx; /* width and limbs of u */
     int sh;          /* y = floor(RG / 2^sh) (sh <= 0: RG 2^-sh) */
     ez_rsq blk;
-    unsigned pXP, pXN, npolys;
+    unsigned pZ, pU, pXP, npolys; /* local ids: z, u's limbs, xp, then the block */
 } rq_shape;
 
 static void rq_shape_clear(rq_shape *s)
@@ -393,11 +394,12 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     s->e = o->in_scale & 1;
     s->bx = B ? ez_bitlen(B) : 1;
     s->nx = ez_rc_nlimbs(s->bx);
-    s->pXP = 0;
-    s->pXN = s->nx;
-    if ((st = ez_rsq_init(&s->blk, vmax, 2 * s->nx)) != EZ_OK)
+    s->pZ = 0;
+    s->pU = 1;
+    s->pXP = 1 + s->nx;
+    if ((st = ez_rsq_init(&s->blk, vmax, 2 + s->nx)) != EZ_OK)
         return rq_unsupported(d, o, "the input is too wide for the split");
-    s->npolys = 2 * s->nx + s->blk.npolys;
+    s->npolys = 2 + s->nx + s->blk.npolys;
     s->sh = rq_shift(o, s->blk.kmax);
     if (s->sh > 62)
         return rq_unsupported(d, o, "the output rescale exceeds 2^62");
@@ -427,9 +429,7 @@ static ez_status rsqrt_layout(ez_advice_layout *L, const ez_plan *p, size_t op, 
             st = EZ_ERR_INTERNAL;
     }
     if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pXP, s.nx, s.bx, s.lenE, 0);
-    if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pXN, s.nx, s.bx, s.lenE, 0);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nx, s.bx, s.lenE, 0);
     if (st == EZ_OK)
         st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.lenE);
     /* y = floor(RG / 2^sh): the remainder and the output's width (§5) */
@@ -505,9 +505,10 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
     for (uint64_t f = 0; f < numel; f++) {
         uint64_t pe, xi;
         rq_locate(&s, pstride, xstride, f, &pe, &xi);
-        int64_t xv = x[xi], xp = xv > 0 ? xv : 0, xn = xv < 0 ? -xv : 0;
-        bool ok = ez_rsq_split((ez_fe)xp, s.bx, s.nx, P + s.pXP, pe);
-        ok &= ez_rsq_split((ez_fe)xn, s.bx, s.nx, P + s.pXN, pe);
+        int64_t xv = x[xi], xp = xv > 0 ? xv : 0;
+        P[s.pZ][pe] = xv > 0;
+        P[s.pXP][pe] = ez_fe_from_i64(xp);
+        bool ok = ez_rsq_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe);
         ok &= ez_rsq_fill(&s.blk, P, pe, true, xp << s.e, ak[f], am[f], amr[f], ar[f]);
         if (!ok) {
 #pragma omp critical(ez_rsqrt_bad)
@@ -529,8 +530,9 @@ out:
 
 /* ---- RSQRT: the reduction (both sides) ----------------------------------------------------- */
 
-/* The extra coefficients of RSQRT's zero-check: x - xp + xn = 0 and xp xn = 0 (§5). */
-enum { RQ_BX = EZ_RSQ_NB, RQ_BXX, RQ_NB };
+/* The extra coefficients of RSQRT's zero-check (§5.2): z^2 - z = 0, u - 2 z x + z + x = 0,
+ * xp - z x = 0. */
+enum { RQ_BZ = EZ_RSQ_NB, RQ_BU, RQ_BXP, RQ_NB };
 
 /* Local poly q at pt: the prover evaluates, both add the claim. */
 static ez_status rq_claim(ez_pctx *c, size_t first, const rq_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
@@ -547,29 +549,35 @@ static ez_fe2 rq_live_eval(const rq_shape *s, const ez_fe2 *pt)
     return r;
 }
 
-/* The factors of the zero-check at one point (§5): the block's three linear forms with
- * x - xp + xn added to Lin0, then G, g, xp, xn. */
-static void rq_factors(const rq_shape *s, const ez_fe2 *beta, const ez_rsq_atoms *a, ez_fe2 x, ez_fe2 xp, ez_fe2 xn,
-                       ez_fe2 S, ez_fe2 f[7])
+/* The factors of the zero-check at one point (§5.2): Lin0 (the block's, plus the linear
+ * parts of the sign relations), G, LinB, g, LinD, z, LinE, where
+ *     bZ (z^2 - z) + bU (u - 2 z x + z + x) + bXP (xp - z x)
+ *       = z LinE + [-bZ z + bU (u + z + x) + bXP xp],   LinE = bZ z - (2 bU + bXP) x. */
+static void rq_factors(const rq_shape *s, const ez_fe2 *beta, const ez_rsq_atoms *a, ez_fe2 x, ez_fe2 z, ez_fe2 u,
+                       ez_fe2 xp, ez_fe2 S, ez_fe2 f[7])
 {
     ez_fe2 lin[3], V = ez_fe2_mul_fe(xp, 1u << s->e);
     ez_rsq_lin(&s->blk, beta, a, V, S, lin);
-    lin[0] = ez_fe2_add(lin[0], ez_fe2_mul(beta[RQ_BX], ez_fe2_add(ez_fe2_sub(x, xp), xn)));
-    f[0] = lin[0];
+    ez_fe2 l0 = ez_fe2_sub(lin[0], ez_fe2_mul(beta[RQ_BZ], z));
+    l0 = ez_fe2_add(l0, ez_fe2_mul(beta[RQ_BU], ez_fe2_add(ez_fe2_add(u, z), x)));
+    l0 = ez_fe2_add(l0, ez_fe2_mul(beta[RQ_BXP], xp));
+    ez_fe2 le = ez_fe2_mul(beta[RQ_BZ], z);
+    le = ez_fe2_sub(le, ez_fe2_mul(ez_fe2_add(ez_fe2_add(beta[RQ_BU], beta[RQ_BU]), beta[RQ_BXP]), x));
+    f[0] = l0;
     f[1] = a->G;
     f[2] = lin[1];
     f[3] = a->g;
     f[4] = lin[2];
-    f[5] = xp;
-    f[6] = xn;
+    f[5] = z;
+    f[6] = le;
 }
 
 static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     rq_shape s;
     ez_status st = rq_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
-    ez_fe *tabs[4] = {NULL}; /* G, g, XP, XN */
-    ez_fe2 *lins[3] = {NULL};
+    ez_fe *tabs[3] = {NULL}; /* G, g, z */
+    ez_fe2 *lins[4] = {NULL}; /* Lin0, LinB, LinD, LinE */
     ez_fe *X = NULL;
     ez_claim kc = {0};
     if (st != EZ_OK)
@@ -609,17 +617,16 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_transcript_challenges_fe2(c->t, "rsqrt/beta", beta, RQ_NB);
     ez_sumcheck_desc desc;
     ez_rsq_desc(&desc, n, true);
-    ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_one(), beta[RQ_BXX]};
     ez_sumcheck_factor fac[7];
     if (c->prover) {
         const uint64_t N = UINT64_C(1) << n, lenE = s.lenE;
         ez_fe *const *P = c->advice + first;
         X = ez_alloc_array(N, sizeof *X);
-        for (int j = 0; j < 4; j++)
-            tabs[j] = ez_alloc_aligned(N, sizeof(ez_fe));
         for (int j = 0; j < 3; j++)
+            tabs[j] = ez_alloc_aligned(N, sizeof(ez_fe));
+        for (int j = 0; j < 4; j++)
             lins[j] = ez_alloc_aligned(N, sizeof(ez_fe2));
-        if (!X || !tabs[0] || !tabs[1] || !tabs[2] || !tabs[3] || !lins[0] || !lins[1] || !lins[2]) {
+        if (!X || !tabs[0] || !tabs[1] || !tabs[2] || !lins[0] || !lins[1] || !lins[2] || !lins[3]) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
@@ -638,24 +645,25 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             for (unsigned b = 0; b < s.rank; b++)
                 live &= ((i >> (n - s.off[b] - s.nv[b])) & ((UINT64_C(1) << s.nv[b]) - 1)) < s.to->dims[b];
             ez_rsq_atoms a;
-            ez_fe xp = 0, xn = 0;
+            ez_fe z = 0, u = 0, xp = 0;
             if (i < lenE) {
                 ez_rsq_atoms_at(&s.blk, P, i, &a);
-                xp = ez_rsq_combine_fe(P + s.pXP, s.nx, i);
-                xn = ez_rsq_combine_fe(P + s.pXN, s.nx, i);
+                z = P[s.pZ][i];
+                u = ez_rsq_combine_fe(P + s.pU, s.nx, i);
+                xp = P[s.pXP][i];
             } else {
                 memset(&a, 0, sizeof a);
             }
             ez_fe2 f[7];
-            rq_factors(&s, beta, &a, ez_fe2_from_fe(X[i]), ez_fe2_from_fe(xp), ez_fe2_from_fe(xn),
+            rq_factors(&s, beta, &a, ez_fe2_from_fe(X[i]), ez_fe2_from_fe(z), ez_fe2_from_fe(u), ez_fe2_from_fe(xp),
                        ez_fe2_from_fe(live), f);
             lins[0][i] = f[0];
             lins[1][i] = f[2];
             lins[2][i] = f[4];
-            tabs[0][i] = f[1].c0; /* G, g, xp, xn are base-field entries */
+            lins[3][i] = f[6];
+            tabs[0][i] = f[1].c0; /* G, g, z are base-field entries */
             tabs[1][i] = f[3].c0;
-            tabs[2][i] = xp;
-            tabs[3][i] = xn;
+            tabs[2][i] = z;
         }
         fac[0] = (ez_sumcheck_factor){NULL, lins[0]};
         fac[1] = (ez_sumcheck_factor){tabs[0], NULL};
@@ -663,10 +671,10 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         fac[3] = (ez_sumcheck_factor){tabs[1], NULL};
         fac[4] = (ez_sumcheck_factor){NULL, lins[2]};
         fac[5] = (ez_sumcheck_factor){tabs[2], NULL};
-        fac[6] = (ez_sumcheck_factor){tabs[3], NULL};
+        fac[6] = (ez_sumcheck_factor){NULL, lins[3]};
     }
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[7];
-    if ((st = ez_rsq_sumcheck(c, &desc, coeffs, zeta, fac, ez_fe2_zero(), pt, ev)) != EZ_OK) {
+    if ((st = ez_rsq_sumcheck(c, &desc, NULL, zeta, fac, ez_fe2_zero(), pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             ez_diag_set(c->d, "the rsqrt zero-check failed");
         goto out;
@@ -693,8 +701,8 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             ez_rsq_atoms a;
             ez_rsq_atoms_of(&s.blk, vals + 1 + s.blk.first, &a);
             ez_fe2 f[7];
-            rq_factors(&s, beta, &a, vals[0], ez_rsq_combine(vals + 1 + s.pXP, s.nx),
-                       ez_rsq_combine(vals + 1 + s.pXN, s.nx), rq_live_eval(&s, pt), f);
+            rq_factors(&s, beta, &a, vals[0], vals[1 + s.pZ], ez_rsq_combine(vals + 1 + s.pU, s.nx), vals[1 + s.pXP],
+                       rq_live_eval(&s, pt), f);
             for (unsigned j = 0; j < 7; j++)
                 if (!ez_fe2_eq(f[j], ev[j])) {
                     ez_diag_set(c->d, "the rsqrt zero-check's final evaluations do not match the committed values");
@@ -713,9 +721,9 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 out:
     ez_claim_clear(&kc);
     free(X);
-    for (int j = 0; j < 4; j++)
-        free(tabs[j]);
     for (int j = 0; j < 3; j++)
+        free(tabs[j]);
+    for (int j = 0; j < 4; j++)
         free(lins[j]);
     rq_shape_clear(&s);
     return st;
@@ -750,18 +758,16 @@ static void rsqrt_relations(ez_margins *m, const ez_plan *p, size_t op)
         return; /* the layout refuses it anyway */
     }
     ez_i128 lo, hi, B = (ez_i128)p->tensors[p->ops[op].in[0]].bound;
+    /* z^2 = z makes z a bit (in any field); then u = 2 z x - z - x is x - 1 (z = 1) or -x
+     * (z = 0), and u in [0, 2^bx) is the sign of x: z = [x > 0] */
     ez_rel_unsigned(s.bx, &lo, &hi);
-    /* x = xp - xn, xp, xn in [0, 2^bx) */
-    ez_rel_begin(m, op, "x = xp - xn");
+    ez_rel_begin(m, op, "u = 2 z x - z - x");
+    ez_rel_term(m, "u", 1, 0, lo, hi);
+    ez_rel_term(m, "z x", -2, 0, -B, B);
+    ez_rel_term(m, "z", 1, 0, 0, 1);
     ez_rel_term(m, "x", 1, 0, -B, B);
-    ez_rel_term(m, "xp", -1, 0, lo, hi);
-    ez_rel_term(m, "xn", 1, 0, lo, hi);
     ez_rel_end(m);
-    /* xp xn = 0: one of them is 0, so xp = max(x, 0) */
-    ez_rel_begin(m, op, "xp xn = 0");
-    ez_rel_term(m, "xp xn", 1, 0, 0, hi * hi);
-    ez_rel_end(m);
-    /* the split on V = xp 2^e <= B 2^e (xp = max(x, 0) <= B) */
+    /* the split on V = xp 2^e <= B 2^e (xp = z x = max(x, 0) <= B: an integer) */
     ez_rsq_relations(m, op, &s.blk, "xp 2^e", B << s.e);
     /* the output: RG = 2^sh y + R' (sh > 0) with RG <= 2^(23 + kmax) */
     if (s.sh > 0) {
