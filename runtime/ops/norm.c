@@ -306,7 +306,9 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     for (unsigned a = 0, r = 0; a < s.rank; a++)
         rstride[a] = a == s.at ? 0 : rstride_t[r++];
     uint64_t bad = UINT64_MAX;
+    const char *bad_what = NULL;
     const ez_fe half_mu = UINT64_C(1) << (s.bmu - 1);
+    const int64_t N = (int64_t)s.N;
     for (uint64_t rr = 0; rr < nrows; rr++) {
         uint64_t rest = rr, pr = 0;
         for (unsigned b = s.rank; b-- > 0;) {
@@ -315,21 +317,24 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
             pr += (rest % s.to->dims[b]) * rstride[s.out_pos[b]];
             rest /= s.to->dims[b];
         }
-        bool ok = true;
+        const char *what = ez_rsq_fill(&s.blk, P, pr, true, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr],
+                                       aux[5][rr]);
+        if (!ez_rsq_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) || aux[1][rr] >= N)
+            what = "the variance's remainder";
+        if (!ez_rsq_split(ez_fe_from_i64(aux[0][rr]), s.bv, s.nvv, P + s.pV, pr))
+            what = "the variance";
         if (s.layer) {
-            ez_fe u = ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu);
-            ok &= ez_rsq_split(u, s.bmu, s.nmu, P + s.pU, pr);
-            ok &= ez_rsq_split(ez_fe_from_i64(aux[7][rr]), s.bN, 1, P + s.pA, pr) && aux[7][rr] < (int64_t)s.N;
+            if (!ez_rsq_split(ez_fe_from_i64(aux[7][rr]), s.bN, 1, P + s.pA, pr) || aux[7][rr] >= N)
+                what = "the mean's remainder";
+            if (!ez_rsq_split(ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu), s.bmu, s.nmu, P + s.pU, pr))
+                what = "the mean";
         }
-        ok &= ez_rsq_split(ez_fe_from_i64(aux[0][rr]), s.bv, s.nvv, P + s.pV, pr);
-        ok &= ez_rsq_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) && aux[1][rr] < (int64_t)s.N;
-        ok &= ez_rsq_fill(&s.blk, P, pr, true, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr], aux[5][rr]);
-        if (!ok && bad == UINT64_MAX)
-            bad = rr;
+        if (what && bad == UINT64_MAX)
+            bad = rr, bad_what = what;
     }
     if (bad != UINT64_MAX && !unchecked) {
-        ez_diag_set(d, "op '%s': row %" PRIu64 " of the norm has a value outside its range (the trace is inconsistent)",
-                    o->label, bad);
+        ez_diag_set(d, "op '%s': %s of row %" PRIu64 " is outside its range (the trace is inconsistent)", o->label,
+                    bad_what, bad);
         st = EZ_ERR_NUMERIC;
     }
 out:

@@ -149,8 +149,8 @@ static ez_fe pow2s(int64_t e)
     return e >= 0 ? ez_fe_pow(2, (uint64_t)e) : ez_fe_inv(ez_fe_pow(2, (uint64_t)-e));
 }
 
-bool ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_t V, int64_t k, int64_t M,
-                 int64_t mrem, int64_t r)
+const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_t V, int64_t k, int64_t M,
+                        int64_t mrem, int64_t r)
 {
     ez_fe G = 0, g = 0, MR = 0, MG = 0, W = 0, Z = 0, RG = 0, Mv = 0, Rv = 0;
     if (live) {
@@ -170,12 +170,18 @@ bool ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_
     P[b->pR][i] = Rv;
     P[b->pZ][i] = Z;
     P[b->pRG][i] = RG;
-    bool ok = ez_rsq_split(G, b->bg, b->ng, P + b->pG, i);
-    ok &= ez_rsq_split(g, b->bg, b->ng, P + b->pg, i);
-    ok &= ez_rsq_split(MR, b->bm, b->nm, P + b->pMR, i);
-    ok &= ez_rsq_split(MG, b->bm, b->nm, P + b->pMG, i);
-    ok &= ez_rsq_split(W, b->bw, b->nw, P + b->pW, i);
-    return ok;
+    const char *bad = NULL;
+    if (!ez_rsq_split(G, b->bg, b->ng, P + b->pG, i))
+        bad = "the exponent's 2^k (k above kmax)";
+    if (!ez_rsq_split(g, b->bg, b->ng, P + b->pg, i) && !bad)
+        bad = "the exponent's 2^(kmax - k) (k negative)";
+    if (!ez_rsq_split(MR, b->bm, b->nm, P + b->pMR, i) && !bad)
+        bad = "the mantissa's remainder";
+    if (!ez_rsq_split(MG, b->bm, b->nm, P + b->pMG, i) && !bad)
+        bad = "4^k - 1 - the mantissa's remainder";
+    if (!ez_rsq_split(W, b->bw, b->nw, P + b->pW, i) && !bad)
+        bad = "the exponent's minimality witness";
+    return bad;
 }
 
 void ez_rsq_atoms_of(const ez_rsq *b, const ez_fe2 *vals, ez_rsq_atoms *a)
@@ -499,6 +505,7 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
     }
     ez_fe *const *P = polys + first;
     uint64_t pstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK], bad = UINT64_MAX;
+    const char *bad_what = NULL;
     rq_strides(&s, pstride, xstride);
     const int64_t *x = s.v.data[0];
 #pragma omp parallel for schedule(static) if (numel > 16384)
@@ -508,19 +515,20 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
         int64_t xv = x[xi], xp = xv > 0 ? xv : 0;
         P[s.pZ][pe] = xv > 0;
         P[s.pXP][pe] = ez_fe_from_i64(xp);
-        bool ok = ez_rsq_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe);
-        ok &= ez_rsq_fill(&s.blk, P, pe, true, xp << s.e, ak[f], am[f], amr[f], ar[f]);
-        if (!ok) {
+        const char *what = ez_rsq_fill(&s.blk, P, pe, true, xp << s.e, ak[f], am[f], amr[f], ar[f]);
+        if (!ez_rsq_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe))
+            what = "the input's magnitude";
+        if (what) {
 #pragma omp critical(ez_rsqrt_bad)
             if (f < bad)
-                bad = f;
+                bad = f, bad_what = what;
         }
     }
     if (bad != UINT64_MAX && !unchecked) {
         char where[256];
         ez_exec_format_elem(where, sizeof where, s.to, bad);
-        ez_diag_set(d, "op '%s': the rsqrt split of %s is outside its ranges (the trace is inconsistent)",
-                    s.o->label, where);
+        ez_diag_set(d, "op '%s': %s of %s is outside its range (the trace is inconsistent)", s.o->label, bad_what,
+                    where);
         st = EZ_ERR_NUMERIC;
     }
 out:

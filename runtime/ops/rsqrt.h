@@ -89,10 +89,11 @@ ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i);
 
 /* Prover: entry i of the block's polys P (the op's local polys, P[q] for local id q) from
  * the trace's values: live entries take V, k, M, mrem and r = T[M] as the executor wrote
- * them; the others hold 0 everywhere. Returns false when a value leaves its range (a
- * tampered trace: k > kmax, mrem outside [0, 4^k), the minimality witness negative). */
-bool ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_t V, int64_t k, int64_t M,
-                 int64_t mrem, int64_t r);
+ * them; the others hold 0 everywhere. Returns NULL, or the name of the first value that
+ * leaves its range (a tampered trace: k > kmax, mrem outside [0, 4^k), the minimality
+ * witness negative); the limbs are split anyway (ez_rsq_split). */
+const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_t V, int64_t k, int64_t M,
+                        int64_t mrem, int64_t r);
 
 /* The block's atoms from the values of its npolys polys at one point, in local order. */
 void ez_rsq_atoms_of(const ez_rsq *b, const ez_fe2 *vals, ez_rsq_atoms *a);
