@@ -15,7 +15,8 @@
  *     inside its range (the row identities), an output off by one with the compensating
  *     remainder, changed round messages, a changed claimed output; with an ideal commitment
  *     (the op alone): g doubled (G g = 2^kmax), the exponent's minimality bypassed through
- *     Z (Z (G^2 - 1) = 0), mg and rg off by one, rsqrt's sign bit forged;
+ *     Z (Z (G^2 - 1) = 0) or through w (its defining relation), mg and rg off by one,
+ *     rsqrt's sign bit forged (z^2 = z);
  *   - the boundary widths: the widest input the field margins allow proves, one bit more is
  *     refused by ez_plan_soundness. */
 #include <check.h>
@@ -789,6 +790,33 @@ START_TEST(test_op_alone_forged_minimality)
 }
 END_TEST
 
+/* k + 1 on row ROW_TINY as above, but the minimality witness simply set to 0 (in range)
+ * with Z = 0: only W - 4V + 65535 G^2 + 4 - 65539 Z = 0 catches it. */
+static void tamper_w(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)
+{
+    (void)L, (void)ctx;
+    ez_rsq b = alone_block(f);
+    put(P, b.pW, b.nw, b.bw, ROW_TINY, 0);
+    ck_assert_uint_eq(P[b.pZ][ROW_TINY], 0);
+}
+
+START_TEST(test_op_alone_forged_witness)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    ez_pfx_compile(&f, SRC_ALONE);
+    nx_run(&f, "op_alone_w", 1 << 11);
+    nx_edit e = {.dk = 1};
+    nx_recompute(&f, 0, ROW_TINY, &e);
+    bool ok = nx_op_alone(&f, tamper_w, NULL, &claims_ok, &ranges_ok, &why);
+    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
+    ck_assert_msg(!ok, "accepted");
+    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 /* mg + 1 (still in range): mg + 1 + mrem = 4^k fails. rg + 1 with the outputs recomputed:
  * rg = r g fails. */
 static void tamper_mg(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)
@@ -969,6 +997,7 @@ Suite *ez_suite_ops_norm(void)
     tcase_add_test(tc, test_op_alone_honest);
     tcase_add_test(tc, test_op_alone_double_g);
     tcase_add_test(tc, test_op_alone_forged_minimality);
+    tcase_add_test(tc, test_op_alone_forged_witness);
     tcase_add_test(tc, test_op_alone_mg_rg);
     tcase_add_test(tc, test_op_alone_rsqrt_sign);
     tcase_add_test(tc, test_boundary_widths);
