@@ -23,6 +23,11 @@ static const char *const models[] = {
     "m[s, t] = causal[s, t](a[s, t])\np[s, t] = softmax[t](causal[s, t](a[s, t]))\n"
     "u[s, t] = softmax[t](a[s, t])\ny[s, e] = p[s, t] * x[t, e] + u[s, t] * q[t, e] + m[s, t] * x[t, e]\n"
     "output y\n",
+    /* layernorm (fan-out, a layer slice), rmsnorm, rsqrt, sharing the model's rsqrt table */
+    "model m3\nparam L = 2, S = 5, D = 12, E = 6\ninput x[L, S, D]\nweight g[D], w[D, E]\n"
+    "n[s, d] = layernorm[d](x[1, s, d]) * g[d]\nh[s, e] = n[s, d] * w[d, e]\nm[s, e] = rmsnorm[e](h[s, e])\n"
+    "r[s, e] = rsqrt(h[s, e])\nq[s, d] = layernorm[d](x[0, s, d]) + n[s, d]\ny[s, e] = m[s, e] + r[s, e]\n"
+    "output y, q\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)
