@@ -16,7 +16,7 @@
  *     remainder, changed round messages, a changed claimed output; with an ideal commitment
  *     (the op alone): g doubled (G g = 2^kmax), the exponent's minimality bypassed through
  *     Z (Z (G^2 - 1) = 0) or through w (its defining relation), mg and rg off by one,
- *     rsqrt's sign bit forged (z^2 = z);
+ *     rsqrt's sign bit forged (z^2 = z), a nonzero rsqrt output on a padding entry;
  *   - the boundary widths: the widest input the field margins allow proves, one bit more is
  *     refused by ez_plan_soundness. */
 #include <check.h>
@@ -562,6 +562,14 @@ END_TEST
  * x) by evaluating the true data. A tamper edits the committed polys after the fill. */
 typedef void (*nx_tamper)(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx);
 
+/* An output claimed with one nonzero PADDING entry (padded index idx, value val): the
+ * harness adds val eq(r, idx) to the claimed value (the trace has no padding). */
+static struct {
+    bool on;
+    uint64_t idx;
+    int64_t val;
+} nx_pad_out;
+
 static size_t nx_first(const ez_advice_layout *L, size_t op)
 {
     for (size_t q = 0; q < L->npolys; q++)
@@ -622,6 +630,13 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     for (unsigned v = 0; v < out.nvars; v++)
         out.point[v] = ez_rng_fe2(&rng);
     ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
+    if (nx_pad_out.on) {
+        ez_fe2 e = ez_fe2_from_fe(ez_fe_from_i64(nx_pad_out.val));
+        for (unsigned v = 0; v < out.nvars; v++)
+            e = ez_fe2_mul(e, (nx_pad_out.idx >> (out.nvars - 1 - v)) & 1 ? out.point[v]
+                                                                           : ez_fe2_sub(ez_fe2_one(), out.point[v]));
+        out.value = ez_fe2_add(out.value, e);
+    }
     ez_transcript tp, tv;
     ez_transcript_init(&tp, "norm-test");
     ez_transcript_init(&tv, "norm-test");
@@ -906,7 +921,7 @@ static void tamper_sign(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *c
     put(P, 1, nx, bx, j, (ez_fe)(1 - 3 * x));
     P[1 + nx][j] = (ez_fe)-x;
     const int64_t *const *aux = (const int64_t *const *)f->tr.ops[0].aux;
-    ck_assert(ez_rsq_fill(&b, P, j, true, -x, aux[EZ_AUX_NORM_EXP][j], aux[EZ_AUX_MANTISSA][j],
+    ck_assert(ez_rsq_fill(&b, P, j, -x, aux[EZ_AUX_NORM_EXP][j], aux[EZ_AUX_MANTISSA][j],
                           aux[EZ_AUX_MANT_REM][j], aux[EZ_AUX_RSQRT][j]) == NULL);
 }
 
@@ -928,6 +943,56 @@ START_TEST(test_op_alone_rsqrt_sign)
     bool ok = nx_op_alone(&f, tamper_sign, &j, &claims_ok, &ranges_ok, &why);
     ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
     ck_assert_msg(!ok, "the forged sign is accepted");
+    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* RSQRT: a nonzero output on a PADDING entry (row 0, column 7 of [4, 7] padded to [4, 8]):
+ * G = 0, g = 2^kmax, M = 1, R = T[1] = 2^23, RG = 2^(23 + kmax), the remainder RG mod 2^sh
+ * and the claimed output y = RG >> sh there. With the live selector in G g = 2^kmax S every
+ * relation would hold (G g = 0 off the live set); with the layout selector G g = 2^kmax on
+ * every layout entry, so G >= 1, M 4^k = mrem < 4^k gives M = 0 and RG = T[0] g = 0. */
+static void tamper_padding(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)
+{
+    (void)ctx;
+    const ez_plan_op *o = &f->plan.ops[0];
+    uint64_t B = f->plan.tensors[o->in[0]].bound;
+    unsigned nx = ez_rc_nlimbs(ez_bitlen(B));
+    ez_rsq b;
+    ck_assert_int_eq(ez_rsq_init(&b, B, 2 + nx), EZ_OK);
+    const uint64_t i = 7;
+    int sh = EZ_RSQRT_TABLE_SCALE + (int)b.kmax - 12 - 6;
+    ez_fe rg = (ez_fe)1 << (EZ_RSQRT_TABLE_SCALE + b.kmax);
+    put(P, b.pG, b.ng, b.bg, i, 0);
+    put(P, b.pg, b.ng, b.bg, i, (ez_fe)1 << b.kmax);
+    P[b.pM][i] = 1;
+    P[b.pR][i] = (ez_fe)1 << EZ_RSQRT_TABLE_SCALE;
+    put(P, b.pMR, b.nm, b.bm, i, 0);
+    put(P, b.pMG, b.nm, b.bm, i, 0);
+    put(P, b.pW, b.nw, b.bw, i, 0);
+    P[b.pZ][i] = 0;
+    P[b.pRG][i] = rg;
+    /* the framework's remainder limbs (op_rem) at the padding entry */
+    const ez_adv_value *rv = &L->values[L->op_rem[0]];
+    ez_fe *const *limbs = (ez_fe *const *)(P - nx_first(L, 0) + rv->first_poly);
+    put((ez_fe **)limbs, 0, rv->nlimbs, rv->bits, i, rg & (((ez_fe)1 << sh) - 1));
+    nx_pad_out.on = true;
+    nx_pad_out.idx = i;
+    nx_pad_out.val = (int64_t)(rg >> sh);
+}
+
+START_TEST(test_op_alone_rsqrt_padding)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    ez_pfx_compile(&f, "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n");
+    nx_run(&f, "rsqrt_padding", 1 << 12);
+    bool ok = nx_op_alone(&f, tamper_padding, NULL, &claims_ok, &ranges_ok, &why);
+    nx_pad_out.on = false;
+    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
+    ck_assert_msg(!ok, "a nonzero padding output is accepted");
     ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
     ez_pfx_free(&f);
 }
@@ -1000,6 +1065,7 @@ Suite *ez_suite_ops_norm(void)
     tcase_add_test(tc, test_op_alone_forged_witness);
     tcase_add_test(tc, test_op_alone_mg_rg);
     tcase_add_test(tc, test_op_alone_rsqrt_sign);
+    tcase_add_test(tc, test_op_alone_rsqrt_padding);
     tcase_add_test(tc, test_boundary_widths);
     suite_add_tcase(s, tc);
     return s;

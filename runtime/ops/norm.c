@@ -300,6 +300,9 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         }
     }
     ez_fe *const *P = polys + first;
+    /* padding rows: the split of V = 0 (rsqrt.h), every other value 0 */
+    for (uint64_t y = 0; y < s.lenR; y++)
+        ez_rsq_fill(&s.blk, P, y, 0, 0, 0, 0, 0);
     /* exec row rr (row-major over the output's axes without t) -> row cube index */
     uint64_t rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK];
     ez_advice_strides(&s.rows, rstride_t);
@@ -317,7 +320,7 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
             pr += (rest % s.to->dims[b]) * rstride[s.out_pos[b]];
             rest /= s.to->dims[b];
         }
-        const char *what = ez_rsq_fill(&s.blk, P, pr, true, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr],
+        const char *what = ez_rsq_fill(&s.blk, P, pr, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr],
                                        aux[5][rr]);
         if (!ez_rsq_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) || aux[1][rr] >= N)
             what = "the variance's remainder";
@@ -587,7 +590,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
                 memset(&a, 0, sizeof a);
             }
             ez_fe2 V = ez_fe2_from_fe(ez_fe_add(vv, real ? ez_fe_from_i64(s.E) : 0)), lin[3];
-            ez_rsq_lin(&s.blk, beta, &a, V, ez_fe2_from_fe(real), lin);
+            ez_rsq_lin(&s.blk, beta, &a, V, ez_fe2_from_fe(y < s.lenR), lin);
             lins[0][y] = lin[0], lins[1][y] = lin[1], lins[2][y] = lin[2];
             gt[0][y] = a.G.c0;
             gt[1][y] = a.g.c0;
@@ -619,7 +622,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             ez_rsq_atoms_of(&s.blk, vals + s.nvv, &a);
             ez_fe2 sr = nm_rowreal_eval(&s, pt2), lin[3];
             ez_fe2 V = ez_fe2_add(ez_rsq_combine(vals, s.nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s.E)));
-            ez_rsq_lin(&s.blk, beta, &a, V, sr, lin);
+            ez_rsq_lin(&s.blk, beta, &a, V, ez_mle_prefix(pt2, nR, s.lenR), lin);
             ez_fe2 want[5] = {lin[0], a.G, lin[1], a.g, lin[2]};
             for (unsigned j = 0; j < 5; j++)
                 if (!ez_fe2_eq(want[j], ev[j])) {

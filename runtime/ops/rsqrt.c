@@ -149,23 +149,15 @@ static ez_fe pow2s(int64_t e)
     return e >= 0 ? ez_fe_pow(2, (uint64_t)e) : ez_fe_inv(ez_fe_pow(2, (uint64_t)-e));
 }
 
-const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_t V, int64_t k, int64_t M,
-                        int64_t mrem, int64_t r)
+const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, int64_t V, int64_t k, int64_t M, int64_t mrem,
+                        int64_t r)
 {
-    ez_fe G = 0, g = 0, MR = 0, MG = 0, W = 0, Z = 0, RG = 0, Mv = 0, Rv = 0;
-    if (live) {
-        G = pow2s(k);
-        g = pow2s((int64_t)b->kmax - k);
-        ez_fe P4 = ez_fe_mul(G, G), v4 = ez_fe_mul(ez_fe_from_i64(V), 4);
-        MR = ez_fe_from_i64(mrem);
-        MG = ez_fe_sub(ez_fe_sub(P4, 1), MR);
-        /* k > 0: W = 4 V - 65535 4^k - 4 >= 0 is the minimality of k; k = 0: W = 4 V */
-        W = k != 0 ? ez_fe_sub(ez_fe_sub(v4, ez_fe_mul(P4, 65535)), 4) : v4;
-        Z = k == 0;
-        Mv = ez_fe_from_i64(M);
-        Rv = ez_fe_from_i64(r);
-        RG = ez_fe_mul(Rv, g);
-    }
+    ez_fe G = pow2s(k), g = pow2s((int64_t)b->kmax - k);
+    ez_fe P4 = ez_fe_mul(G, G), v4 = ez_fe_mul(ez_fe_from_i64(V), 4);
+    ez_fe MR = ez_fe_from_i64(mrem), MG = ez_fe_sub(ez_fe_sub(P4, 1), MR);
+    /* k > 0: W = 4 V - 65535 4^k - 4 >= 0 is the minimality of k; k = 0: W = 4 V */
+    ez_fe W = k != 0 ? ez_fe_sub(ez_fe_sub(v4, ez_fe_mul(P4, 65535)), 4) : v4;
+    ez_fe Z = k == 0, Mv = ez_fe_from_i64(M), Rv = ez_fe_from_i64(r), RG = ez_fe_mul(Rv, g);
     P[b->pM][i] = Mv;
     P[b->pR][i] = Rv;
     P[b->pZ][i] = Z;
@@ -497,13 +489,16 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
         goto out;
     }
     for (unsigned q = 0; q < s.npolys; q++) {
-        polys[first + q] = ez_alloc_array(s.lenE, sizeof(ez_fe)); /* zero: entries off the tensor */
+        polys[first + q] = ez_alloc_array(s.lenE, sizeof(ez_fe)); /* z = u = xp = 0 off the tensor */
         if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     }
     ez_fe *const *P = polys + first;
+    /* padding entries: the split of V = 0 (k = 0, M = 0), as rsqrt.h requires */
+    for (uint64_t i = 0; i < s.lenE; i++)
+        ez_rsq_fill(&s.blk, P, i, 0, 0, 0, 0, 0);
     uint64_t pstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK], bad = UINT64_MAX;
     const char *bad_what = NULL;
     rq_strides(&s, pstride, xstride);
@@ -515,7 +510,7 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
         int64_t xv = x[xi], xp = xv > 0 ? xv : 0;
         P[s.pZ][pe] = xv > 0;
         P[s.pXP][pe] = ez_fe_from_i64(xp);
-        const char *what = ez_rsq_fill(&s.blk, P, pe, true, xp << s.e, ak[f], am[f], amr[f], ar[f]);
+        const char *what = ez_rsq_fill(&s.blk, P, pe, xp << s.e, ak[f], am[f], amr[f], ar[f]);
         if (!ez_rsq_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe))
             what = "the input's magnitude";
         if (what) {
@@ -546,15 +541,6 @@ enum { RQ_BZ = EZ_RSQ_NB, RQ_BU, RQ_BXP, RQ_NB };
 static ez_status rq_claim(ez_pctx *c, size_t first, const rq_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
 {
     return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(s->lenE), v);
-}
-
-/* The live selector S~(pt) of the output's real entries: prefix selectors per axis. */
-static ez_fe2 rq_live_eval(const rq_shape *s, const ez_fe2 *pt)
-{
-    ez_fe2 r = ez_fe2_one();
-    for (unsigned b = 0; b < s->rank; b++)
-        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->off[b], s->nv[b], s->to->dims[b]));
-    return r;
 }
 
 /* The factors of the zero-check at one point (§5.2): Lin0 (the block's, plus the linear
@@ -646,12 +632,8 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             rq_locate(&s, pstride, xstride, f, &pe, &xi);
             X[pe] = ez_fe_from_i64(s.v.data[0][xi]);
         }
-        /* the live selector per entry: every axis coordinate inside its extent */
 #pragma omp parallel for schedule(static) if (N > 16384)
         for (uint64_t i = 0; i < N; i++) {
-            bool live = true;
-            for (unsigned b = 0; b < s.rank; b++)
-                live &= ((i >> (n - s.off[b] - s.nv[b])) & ((UINT64_C(1) << s.nv[b]) - 1)) < s.to->dims[b];
             ez_rsq_atoms a;
             ez_fe z = 0, u = 0, xp = 0;
             if (i < lenE) {
@@ -664,7 +646,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             }
             ez_fe2 f[7];
             rq_factors(&s, beta, &a, ez_fe2_from_fe(X[i]), ez_fe2_from_fe(z), ez_fe2_from_fe(u), ez_fe2_from_fe(xp),
-                       ez_fe2_from_fe(live), f);
+                       ez_fe2_from_fe(i < lenE), f);
             lins[0][i] = f[0];
             lins[1][i] = f[2];
             lins[2][i] = f[4];
@@ -710,7 +692,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             ez_rsq_atoms_of(&s.blk, vals + 1 + s.blk.first, &a);
             ez_fe2 f[7];
             rq_factors(&s, beta, &a, vals[0], vals[1 + s.pZ], ez_rsq_combine(vals + 1 + s.pU, s.nx), vals[1 + s.pXP],
-                       rq_live_eval(&s, pt), f);
+                       ez_mle_prefix(pt, n, s.lenE), f);
             for (unsigned j = 0; j < 7; j++)
                 if (!ez_fe2_eq(f[j], ev[j])) {
                     ez_diag_set(c->d, "the rsqrt zero-check's final evaluations do not match the committed values");

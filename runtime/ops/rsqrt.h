@@ -4,16 +4,19 @@
  * rows, RSQRT's elements). The protocol and its soundness argument are
  * docs/protocol-norms.md, cited as "§n".
  *
- * On every entry of a cube with public live selector S (1 on the real entries), a value
- * V >= 0 the caller ties to its own witness (norms: var + E; RSQRT: max(x, 0) 2^(se-s)),
- * and the committed polys of the block (§3):
+ * On every entry of a committed layout of len entries (S = [x < len], the public layout
+ * selector: every entry of the layout, padding included, is an entry of the block), a
+ * value V >= 0 the caller ties to its own witness (norms: var + E on a real row, 0 on a
+ * padding row; RSQRT: max(x, 0) 2^(se-s)), and the committed polys of the block (§3):
  *     M, R     (M, R) in the model's shared rsqrt table (EZ_TABLE_RSQRT): R = T[M]
  *     G, g     2^k and 2^(kmax - k), each of bg = kmax + 1 bits
  *     MR, MG   mrem and 4^k - 1 - mrem, each of bm = max(1, 2 kmax) bits
  *     W        the minimality witness, bw = bitlen(4 vmax) bits
  *     Z        [k = 0]
  *     RG       R g = T[M] 2^(kmax - k): the per-entry factor with ONE public shift
- * the relations (§3, each zero on the whole cube; the entries off the live set hold 0):
+ * the relations (§3, each zero on the whole cube: beyond the layout every poly is 0 and
+ * S = 0; a padding entry of the layout holds the split of V = 0, so M = 0 and RG = 0 there
+ * are FORCED — a consumer's sum over padded extents sees 0):
  *     L1  V - M G^2 + MR = 0                       V = M 4^k - mrem
  *     L3  G g - 2^kmax S = 0                       G = 2^k, g = 2^(kmax - k), k <= kmax
  *     L4  MG + S + MR - G^2 = 0                    mrem <= 4^k - 1
@@ -87,13 +90,13 @@ bool ez_rsq_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint
 ez_fe2 ez_rsq_combine(const ez_fe2 *limbs, unsigned nl);
 ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i);
 
-/* Prover: entry i of the block's polys P (the op's local polys, P[q] for local id q) from
- * the trace's values: live entries take V, k, M, mrem and r = T[M] as the executor wrote
- * them; the others hold 0 everywhere. Returns NULL, or the name of the first value that
+/* Prover: entry i < len of the block's polys P (the op's local polys, P[q] for local id
+ * q) from the trace's values V, k, M, mrem and r = T[M] as the executor wrote them (a
+ * padding entry: all 0, the split of V = 0). Returns NULL, or the name of the first value that
  * leaves its range (a tampered trace: k > kmax, mrem outside [0, 4^k), the minimality
  * witness negative); the limbs are split anyway (ez_rsq_split). */
-const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, bool live, int64_t V, int64_t k, int64_t M,
-                        int64_t mrem, int64_t r);
+const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, int64_t V, int64_t k, int64_t M, int64_t mrem,
+                        int64_t r);
 
 /* The block's atoms from the values of its npolys polys at one point, in local order. */
 void ez_rsq_atoms_of(const ez_rsq *b, const ez_fe2 *vals, ez_rsq_atoms *a);
@@ -101,7 +104,7 @@ void ez_rsq_atoms_of(const ez_rsq *b, const ez_fe2 *vals, ez_rsq_atoms *a);
 void ez_rsq_atoms_at(const ez_rsq *b, ez_fe *const *P, uint64_t i, ez_rsq_atoms *a);
 
 /* The three factors of the batched relations at one point: Lin0, LinB, LinD (above),
- * for the value V and the live selector S there. Both sides use this one function. */
+ * for the value V and the layout selector S there. Both sides use this one function. */
 void ez_rsq_lin(const ez_rsq *b, const ez_fe2 *beta, const ez_rsq_atoms *a, ez_fe2 V, ez_fe2 S, ez_fe2 out[3]);
 
 /* The zero-check's shape: factors Lin0, G, LinB, g, LinD (then XP, XN when extra), terms
