@@ -37,6 +37,7 @@
 
 #define LIM62 ((ez_i128)1 << 62)
 #define NM_MAX_ROW (UINT64_C(1) << 16) /* a and b are one 16-bit limb each */
+#define NM_MAX_POLYS 64                 /* mu, a, v, b limbs and the block: at most 10 + 24 */
 
 /* ---- the plan's constants (exec and proof) ----------------------------------------------- */
 
@@ -49,7 +50,7 @@ static uint64_t nm_vmax(const ez_plan *p, const ez_plan_op *o)
     return v >= ((unsigned __int128)1 << 63) ? UINT64_MAX : (uint64_t)v;
 }
 
-/* sh = 23 + kmax - out_scale (§2.1). */
+/* sh = 23 + kmax - out_scale (§1). */
 static int nm_shift(const ez_plan_op *o, unsigned kmax)
 {
     return EZ_RSQRT_TABLE_SCALE + (int)kmax - (int)o->out_scale;
@@ -176,6 +177,8 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     if (s->sh > 62 || s->sh < -62)
         return nm_unsupported(d, o, "the output rescale exceeds 2^62");
     s->npolys = q + s->blk.npolys;
+    if (s->npolys > NM_MAX_POLYS)
+        return nm_unsupported(d, o, "too many committed polys");
     return EZ_OK;
 }
 
@@ -255,7 +258,7 @@ static ez_status norm_layout(ez_advice_layout *L, const ez_plan *p, size_t op, e
         st = ez_rsq_range_cols(L, (unsigned)op, first + s.pB, 1, s.bN, s.lenR, s.cstN);
     if (st == EZ_OK)
         st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.lenR);
-    /* y = floor(c RG / 2^sh): the remainder and the output's width (§2.1) */
+    /* y = floor(c RG / 2^sh): the remainder and the output's width (§1) */
     if (st == EZ_OK && s.sh > 0)
         st = ez_rc_rescale(L, p, op, (unsigned)s.sh, d);
     nm_shape_clear(&s);
@@ -465,7 +468,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         o_ += s.nv[a];
     }
 
-    /* 1. the rescale's remainder at r (§2.1) */
+    /* 1. the rescale's remainder at r (§1) */
     ez_fe2 rho = ez_fe2_zero(), claim;
     if (s.sh > 0) {
         if (c->prover) {
@@ -608,8 +611,8 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         goto out;
     }
     {
-        unsigned qs[EZ_ADV_MAX_LIMBS + 64];
-        ez_fe2 vals[EZ_ADV_MAX_LIMBS + 64];
+        unsigned qs[NM_MAX_POLYS];
+        ez_fe2 vals[NM_MAX_POLYS];
         size_t nq = 0;
         for (unsigned l = 0; l < s.nvv; l++)
             qs[nq++] = s.pV + l;
@@ -634,7 +637,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         }
     }
 
-    /* 5. the remainder's limbs (§2.1) */
+    /* 5. the remainder's limbs (§1) */
     if (s.sh > 0) {
         if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
             goto out;
@@ -702,7 +705,7 @@ static void norm_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_end(m);
     /* the split on V = v + E <= vmax (v <= B^2 + 1 by R2) */
     ez_rsq_relations(m, op, &s.blk, "v + E", (ez_i128)s.vmax);
-    /* the output: |c RG| < sqrt(N) 2^(23 + kmax) (§4.5: c^2 <= Q < N V <= N M 4^k,
+    /* the output: |c RG| < sqrt(N) 2^(23 + kmax) (§4.3: c^2 <= Q < N V <= N M 4^k,
      * R^2 <= 2^46 / M, g^2 = 4^(kmax - k)) */
     ez_i128 sq = (ez_i128)ceil(sqrt((double)s.N));
     while (sq * sq < N)
@@ -741,7 +744,7 @@ static int64_t floor_div(ez_i128 a, int64_t b, int64_t *rem)
 
 /* docs/semantics.md "Normalisation". aux rem: the remainder of the proof's one public
  * shift, c T[M] 2^(kmax - k) - y 2^sh in [0, 2^sh) (0 when sh <= 0), kmax and sh from the
- * plan (§2.1); the output is the same floor(c T[M] 2^(o - 23 - k)). */
+ * plan (§1); the output is the same floor(c T[M] 2^(o - 23 - k)). */
 static ez_status norm_exec(ez_exec_ctx *c)
 {
     const ez_plan *p = c->p;

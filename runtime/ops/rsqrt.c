@@ -28,6 +28,7 @@
 #include "runtime/prove/rangecheck.h"
 
 #define RQ_LIMB EZ_ADV_LIMB_BITS
+#define RQ_MAX_POLYS 48 /* z, u's limbs, xp and the block: at most 2 + 4 + 24 */
 
 /* ---- the shared block (rsqrt.h) ---------------------------------------------------------- */
 
@@ -100,7 +101,7 @@ ez_status ez_rsq_layout(ez_advice_layout *L, unsigned op, const ez_rsq *b, size_
     ez_status st = EZ_OK;
     for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
         st = ez_rsq_range_cols(L, op, gfirst + v[i].first, v[i].nl, v[i].bits, len, 0);
-    /* (M, R) in the model's ONE rsqrt table (§3.1): every op of the model shares it */
+    /* (M, R) in the model's ONE rsqrt table (§3): every op of the model shares it */
     unsigned tb;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_RSQRT, EZ_FN_RSQRT, 0, 0, &tb);
@@ -398,6 +399,8 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     if ((st = ez_rsq_init(&s->blk, vmax, 2 + s->nx)) != EZ_OK)
         return rq_unsupported(d, o, "the input is too wide for the split");
     s->npolys = 2 + s->nx + s->blk.npolys;
+    if (s->npolys > RQ_MAX_POLYS)
+        return rq_unsupported(d, o, "too many committed polys");
     s->sh = rq_shift(o, s->blk.kmax);
     if (s->sh > 62)
         return rq_unsupported(d, o, "the output rescale exceeds 2^62");
@@ -533,7 +536,7 @@ out:
 
 /* ---- RSQRT: the reduction (both sides) ----------------------------------------------------- */
 
-/* The extra coefficients of RSQRT's zero-check (§5.2): z^2 - z = 0, u - 2 z x + z + x = 0,
+/* The extra coefficients of RSQRT's zero-check (§5): z^2 - z = 0, u - 2 z x + z + x = 0,
  * xp - z x = 0. */
 enum { RQ_BZ = EZ_RSQ_NB, RQ_BU, RQ_BXP, RQ_NB };
 
@@ -543,7 +546,7 @@ static ez_status rq_claim(ez_pctx *c, size_t first, const rq_shape *s, unsigned 
     return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(s->lenE), v);
 }
 
-/* The factors of the zero-check at one point (§5.2): Lin0 (the block's, plus the linear
+/* The factors of the zero-check at one point (§5): Lin0 (the block's, plus the linear
  * parts of the sign relations), G, LinB, g, LinD, z, LinE, where
  *     bZ (z^2 - z) + bU (u - 2 z x + z + x) + bXP (xp - z x)
  *       = z LinE + [-bZ z + bU (u + z + x) + bXP xp],   LinE = bZ z - (2 bU + bXP) x. */
@@ -584,7 +587,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     const unsigned n = s.n;
     ez_claim_absorb(c->t, "rsqrt/out", out);
 
-    /* 1. the rescale (§5.1): rho = R'~(r), then RG~(r) = 2^sh v + rho is a claim */
+    /* 1. the rescale (§5): rho = R'~(r), then RG~(r) = 2^sh v + rho is a claim */
     ez_fe2 rho = ez_fe2_zero(), rg;
     if (s.sh > 0) {
         if (c->prover) {
@@ -605,7 +608,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     if ((st = rq_claim(c, first, &s, s.blk.pRG, out->point, rg)) != EZ_OK)
         goto out;
 
-    /* 2. the zero-check of the split's relations (§5.2) */
+    /* 2. the zero-check of the split's relations (§5) */
     ez_fe2 zeta[EZ_PROVE_MAX_VARS], beta[RQ_NB];
     ez_transcript_challenges_fe2(c->t, "rsqrt/zeta", zeta, n);
     ez_transcript_challenges_fe2(c->t, "rsqrt/beta", beta, RQ_NB);
@@ -671,7 +674,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
     {
         /* x at pt (the input's axis order), then every poly of the op at pt */
-        ez_fe2 pin[EZ_PROVE_MAX_VARS], vals[1 + 4 * EZ_ADV_MAX_LIMBS + 16 + 5 * EZ_ADV_MAX_LIMBS];
+        ez_fe2 pin[EZ_PROVE_MAX_VARS], vals[1 + RQ_MAX_POLYS];
         for (unsigned b = 0; b < s.rank; b++)
             memcpy(pin + s.ioff[s.in_of[b]], pt + s.off[b], s.nv[b] * sizeof *pin);
         if (c->prover) {
@@ -702,7 +705,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         }
     }
 
-    /* 3. the remainder's limbs (§5.1) */
+    /* 3. the remainder's limbs (§5) */
     if (s.sh > 0) {
         if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
             goto out;
