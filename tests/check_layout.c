@@ -28,6 +28,9 @@ static const char *const models[] = {
     "n[s, d] = layernorm[d](x[1, s, d]) * g[d]\nh[s, e] = n[s, d] * w[d, e]\nm[s, e] = rmsnorm[e](h[s, e])\n"
     "r[s, e] = rsqrt(h[s, e])\nq[s, d] = layernorm[d](x[0, s, d]) + n[s, d]\ny[s, e] = m[s, e] + r[s, e]\n"
     "output y, q\n",
+    /* norm and rsqrt whose one shift is <= 0 (no remainder): 8-bit input at scale 4, output 24 */
+    "model m4\nparam S = 3, D = 12\nscale 24\nbits 32\ninput x[S, D] @scale(4) @bits(8)\n"
+    "n[s, d] = layernorm[d](x[s, d])\nr[s, d] = rsqrt(x[s, d])\noutput n, r\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)
