@@ -28,6 +28,14 @@ static const char *const models[] = {
     "model m3\nparam B = 2, S = 5, V = 13, L = 3, D = 4\ninput x[B, S, V], u[V, S], w[L, S, V]\nweight g[D]\n"
     "m[b, s] = max[v](x[b, s, v])\na[s, b] = argmax[v](x[b, s, v])\nk[s] = argmax[v](u[v, s])\n"
     "n[s] = max[v](w[1, s, v])\nz[s, d] = k[s] * g[d] + n[s] * g[d]\nc[s, d] = k[s] * g[d]\noutput m, a, z, c, k\n",
+    /* layernorm (fan-out, a layer slice), rmsnorm, rsqrt, sharing the model's rsqrt table */
+    "model m3\nparam L = 2, S = 5, D = 12, E = 6\ninput x[L, S, D]\nweight g[D], w[D, E]\n"
+    "n[s, d] = layernorm[d](x[1, s, d]) * g[d]\nh[s, e] = n[s, d] * w[d, e]\nm[s, e] = rmsnorm[e](h[s, e])\n"
+    "r[s, e] = rsqrt(h[s, e])\nq[s, d] = layernorm[d](x[0, s, d]) + n[s, d]\ny[s, e] = m[s, e] + r[s, e]\n"
+    "output y, q\n",
+    /* norm and rsqrt whose one shift is <= 0 (no remainder): 8-bit input at scale 4, output 24 */
+    "model m4\nparam S = 3, D = 12\nscale 24\nbits 32\ninput x[S, D] @scale(4) @bits(8)\n"
+    "n[s, d] = layernorm[d](x[s, d])\nr[s, d] = rsqrt(x[s, d])\noutput n, r\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)
