@@ -203,7 +203,7 @@ static void bound_rsqrt(const ez_bound_args *a, mpz_t raw, mpz_t bound)
 #define ANY_SCALE 62u
 #define FUNC_ROW(nm, fn, bnd, sum)                                                                               \
     {EZ_OP_FUNC, nm, fn, 1, 1, 0, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE, bnd, EZ_SCHED_POINTWISE, 0, \
-     false, sum}
+     true, sum}
 
 static const ez_builtin table[] = {
     /* kind, name, func, min_in, max_in, naxes, drops_axis, fuses_causal, scale rule,
@@ -227,7 +227,7 @@ static const ez_builtin table[] = {
     {EZ_OP_RMSNORM, "rmsnorm", EZ_FN_NONE, 1, 1, 1, false, false, EZ_SCALE_TARGET, 31, 40, bound_rmsnorm,
      EZ_SCHED_ROWCHECK, 3, false, "rmsnorm[i](e): e / sqrt(mean(e^2) + 1e-5) along i"},
     {EZ_OP_RELU, "relu", EZ_FN_NONE, 1, 1, 0, false, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_moved,
-     EZ_SCHED_ROWCHECK, 3, false, "relu(e) = max(e, 0), exactly"},
+     EZ_SCHED_ROWCHECK, 3, true, "relu(e) = max(e, 0), exactly"},
     {EZ_OP_RSQRT, "rsqrt", EZ_FN_NONE, 1, 1, 0, false, false, EZ_SCALE_TARGET, 31, 40, bound_rsqrt,
      EZ_SCHED_POINTWISE, 0, false, "rsqrt(e) = 1 / sqrt(e) (0 for e <= 0)"},
     FUNC_ROW("gelu", EZ_FN_GELU, bound_gelu_like, "gelu(e): x * Phi(x), the exact GELU"),

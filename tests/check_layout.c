@@ -23,6 +23,17 @@ static const char *const models[] = {
     "m[s, t] = causal[s, t](a[s, t])\np[s, t] = softmax[t](causal[s, t](a[s, t]))\n"
     "u[s, t] = softmax[t](a[s, t])\ny[s, e] = p[s, t] * x[t, e] + u[s, t] * q[t, e] + m[s, t] * x[t, e]\n"
     "output y\n",
+    /* elementwise functions: the sumcheck shape (24-bit input at scale 16: both tails, the
+     * identity tail dividing), permuted, layer-sliced; the lookup-only shapes; relu; a
+     * fan-out of x to all of them */
+    "model m3\nparam L = 2, S = 5, D = 7\nscale 12\ninput x[S, D] @scale(16) @bits(24), v[L, S, D] @bits(16)\n"
+    "g[s, d] = gelu(x[s, d])\nt[d, s] = tanh(x[s, d])\nr[s, d] = relu(x[s, d])\n"
+    "e[s, d] = exp(v[1, s, d])\nq[d, s] = sigmoid(v[0, s, d])\nk[s, d] @bits(16) = silu(x[s, d] / 16)\n"
+    "output g, t, r, e, q, k\n",
+    /* SwiGLU with 16-bit activations: silu on a rescaled product (x itself is the lookup's
+     * column), an elementwise einsum, the down projection */
+    "model m4\nparam S = 6, D = 16, F = 24\nscale 12\nbits 16\ninput x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
+    "h[s, f] = silu(x[s, d] * wg[d, f]) * (x[s, k] * wu[k, f])\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)
