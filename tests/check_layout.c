@@ -34,6 +34,10 @@ static const char *const models[] = {
      * column), an elementwise einsum, the down projection */
     "model m4\nparam S = 6, D = 16, F = 24\nscale 12\nbits 16\ninput x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
     "h[s, f] = silu(x[s, d] * wg[d, f]) * (x[s, k] * wu[k, f])\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n",
+    /* RoPE: rotary queries and keys (permuted), attention */
+    "model m5\nparam S = 6, D = 16, H = 2, E = 6\nscale 12\nbits 16\ninput x[S, D]\nweight wq[D, H, E], wk[D, E, H]\n"
+    "q[h, e, s] = rope[s, e](x[s, d] * wq[d, h, e])\nk[t, h, e] = rope[t, e](x[t, d] * wk[d, e, h])\n"
+    "a[h, s, t] = q[h, e, s] * k[t, h, e] / 4\noutput a\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)

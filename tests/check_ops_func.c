@@ -13,8 +13,13 @@
  *     off by one (its remainder's range), relu returning x for a negative x (y's range) and
  *     0 for a positive x (d's range), a changed round message, a changed claimed output;
  *     the checked prover refuses each tampered trace with a message;
- *   - the boundary width of the identity tail's relation x = 2^j y + R2: the widest output
- *     width proves, one bit more is refused by ez_plan_soundness. */
+ *   - RoPE (runtime/ops/rope.c): honest proofs with permuted axes, extents that are not
+ *     powers of two, a layer slice, and a Llama-style block (rotary attention, SwiGLU);
+ *     a rotation with other constants, a value off by one (with and without the
+ *     compensating remainder), changed round messages and output — each rejected;
+ *   - boundary widths: the identity tail's relation x = 2^j y + R2 and RoPE's rescale —
+ *     the widest output width proves, one bit more is refused by ez_plan_soundness. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,6 +425,147 @@ START_TEST(test_changed_message_and_output)
 }
 END_TEST
 
+/* ---- RoPE ------------------------------------------------------------------------------------ */
+
+/* Positions and rotary extents that are not powers of two, permuted axes, a scale change,
+ * a layer slice. */
+START_TEST(test_honest_rope)
+{
+    honest_src("model r\nparam S = 9, H = 3, E = 12\nscale 12\ninput q[H, E, S] @bits(20)\n"
+               "y[s, h, e] @scale(14) = rope[s, e](q[h, e, s])\noutput y\n",
+               "rope_permuted", 0, INT64_MAX);
+    honest_src("model r\nparam L = 2, S = 16, E = 8\nscale 12\ninput q[L, S, E] @bits(20)\n"
+               "y[s, e] = rope[s, e](q[1, s, e])\noutput y\n",
+               "rope_slice", 0, INT64_MAX);
+    honest_src("model r\nparam E = 6\nscale 10\ninput q[E] @scale(12) @bits(12)\ny[e] = rope[e, e2](q[e] * q[e2])\noutput y\n",
+               "rope_outer", 0, INT64_MAX);
+}
+END_TEST
+
+/* A Llama-style block without its norms (RMSNorm is another op): rotary queries and keys,
+ * causal attention, a residual, a SwiGLU MLP with its residual — proven end to end, the
+ * rotation's cos/sin never committed. */
+#define SRC_LLAMA                                                                                                      \
+    "model llama\nparam S = 12, D = 32, H = 2, E = D / H, F = 40\nscale 12\nbits 16\ninput x[S, D]\n"                  \
+    "weight wq[D, H, E], wk[D, H, E], wv[D, H, E], wo[H, E, D], wg[D, F], wu[D, F], wd[F, D]\n"                        \
+    "q[s, h, e] = rope[s, e](x[s, d] * wq[d, h, e])\nk[t, h, e] = rope[t, e](x[t, d] * wk[d, h, e])\n"                 \
+    "v[t, h, e] = x[t, d] * wv[d, h, e]\na[h, s, t] = q[s, h, e] * k[t, h, e] / 4\n"                                   \
+    "p[h, s, t] = softmax[t](causal[s, t](a[h, s, t]))\nc[s, h, e] = p[h, s, t] * v[t, h, e]\n"                        \
+    "r[s, d] = x[s, d] + c[s, h, e] * wo[h, e, d]\nu[s, f] = silu(r[s, d] * wg[d, f]) * (r[s, k] * wu[k, f])\n"        \
+    "y[s, d] = r[s, d] + u[s, f] * wd[f, d]\noutput y\n"
+
+START_TEST(test_honest_llama_block)
+{
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, SRC_LLAMA);
+    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_run(&f, "llama", 1 << 11);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+#define SRC_ROPE "model r\nparam S = 6, H = 2, E = 8\nscale 12\ninput q[S, H, E] @bits(20)\ny[s, h, e] = rope[s, e](q[s, h, e])\noutput y\n"
+
+/* The rotation computed with other constants (base 500000, Llama 3's), remainders in range
+ * and outputs in width: only the rotation's sumcheck (the public coefficients) fails. */
+START_TEST(test_rope_other_constants)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, SRC_ROPE);
+    run_inputs(&f, "rope_base", 0, INT64_C(1) << 13);
+    const int64_t *q = f.tr.t[f.plan.ops[0].in[0]];
+    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    for (int s = 0; s < 6; s++)
+        for (int h = 0; h < 2; h++)
+            for (int e = 0; e < 8; e++) {
+                int i = e % 4, base = (s * 2 + h) * 8;
+                double a = s * pow(500000.0, -2.0 * i / 8.0);
+                int64_t cc = (int64_t)round(cos(a) * 65536), sn = (int64_t)round(sin(a) * 65536);
+                int64_t acc = e < 4 ? q[base + e] * cc - q[base + e + 4] * sn : q[base + e] * cc + q[base + e - 4] * sn;
+                y[base + e] = acc >> 16;
+                rem[base + e] = acc - (y[base + e] << 16);
+            }
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* One rotated value off by one: with the compensating remainder (r - 2^16 < 0) the range
+ * lookup rejects; without it the rotation's sumcheck. */
+START_TEST(test_rope_value_off_by_one)
+{
+    for (int comp = 0; comp < 2; comp++) {
+        ez_pfx f;
+        ez_diag why = {{0}};
+        ez_pfx_compile(&f, SRC_ROPE);
+        run_inputs(&f, comp ? "rope_off_comp" : "rope_off", 0, INT64_C(1) << 13);
+        f.tr.t[f.plan.ops[0].out][17] += 1;
+        if (comp)
+            f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
+        ck_assert(!ez_pfx_prove_verify(&f, true, &why));
+        ck_assert_msg(strstr(why.msg, comp ? "range-check argument failed" : "rotation's sumcheck failed") != NULL,
+                      "%s", why.msg);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* Every walk byte of the rotation flipped in turn, then the claimed output changed. */
+START_TEST(test_rope_changed_message_and_output)
+{
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, SRC_ROPE);
+    run_inputs(&f, "rope_msg", 0, INT64_C(1) << 13);
+    ez_proof pf;
+    ck_assert_int_eq(prove_status(&f, false, &pf, &d), EZ_OK);
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
+    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
+    for (size_t off = 3; off < w->len; off += 16) {
+        w->data[off] ^= 0x01;
+        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
+        w->data[off] ^= 0x01;
+    }
+    pf.stmt.t[pf.stmt.n - 1].v[5] -= 1;
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* The rescale acc = 2^16 y + R over a 46-bit input (the widest whose accumulator stays
+ * below 2^62): acc reaches 92683 * 2^45 ~ 2^61.5, so the relation stays inside (-p, p) up
+ * to a 48-bit output and leaves it at 49 bits. */
+START_TEST(test_rope_boundary_width)
+{
+    char src[512];
+    ez_pfx f;
+    ez_diag d = {{0}}, why = {{0}};
+    size_t bad = 0;
+    for (unsigned w = 48; w <= 49; w++) {
+        snprintf(src, sizeof src,
+                 "model r\nparam S = 4, E = 6\nscale 12\ninput q[S, E] @bits(46)\ny[s, e] @bits(%u) = rope[s, e](q[s, e])\n"
+                 "output y\n",
+                 w);
+        ez_pfx_compile(&f, src);
+        if (w == 48) {
+            ck_assert_msg(ez_plan_soundness(&f.plan, &bad, &d) == EZ_OK, "%s", d.msg);
+            run_inputs(&f, "rope_boundary", 0, INT64_MAX);
+            ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+            ez_pfx_free(&f);
+        } else {
+            ck_assert_int_eq(ez_plan_soundness(&f.plan, &bad, &d), EZ_ERR_NUMERIC);
+            ck_assert_uint_eq(ez_margins_widest_width(&f.plan, bad), 48);
+            ez_plan_clear(&f.plan);
+        }
+    }
+}
+END_TEST
+
 /* ---- boundary widths ------------------------------------------------------------------------ */
 
 /* gelu from scale 40 (k = 28) to scale 8: the identity tail divides by 2^j, j = 32, and its
@@ -474,6 +620,12 @@ Suite *ez_suite_ops_func(void)
     tcase_add_test(tc, test_relu_forged);
     tcase_add_test(tc, test_changed_message_and_output);
     tcase_add_test(tc, test_boundary_width);
+    tcase_add_test(tc, test_honest_rope);
+    tcase_add_test(tc, test_honest_llama_block);
+    tcase_add_test(tc, test_rope_other_constants);
+    tcase_add_test(tc, test_rope_value_off_by_one);
+    tcase_add_test(tc, test_rope_changed_message_and_output);
+    tcase_add_test(tc, test_rope_boundary_width);
     suite_add_tcase(s, tc);
     return s;
 }
