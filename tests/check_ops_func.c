@@ -10,8 +10,9 @@
  *     function value off by one (the lookup), a tail value for an input inside the rows and
  *     a row for an input outside them (the is-zero relations in the sumcheck), a wrong
  *     shift remainder with the compensating x' (the remainder's range), an identity tail
- *     off by one (its remainder's range), relu returning x for a negative x (y's range) and
- *     0 for a positive x (d's range), a changed round message, a changed claimed output;
+ *     off by one (its remainder's range), relu returning x for a negative x (y's range),
+ *     0 for a positive x (d's range) and x + 5 for a positive x (the zero-check y d = 0),
+ *     a changed round message, a changed claimed output;
  *     the checked prover refuses each tampered trace with a message;
  *   - RoPE (runtime/ops/rope.c): honest proofs with permuted axes, extents that are not
  *     powers of two, a layer slice, and a Llama-style block (rotary attention, SwiGLU);
@@ -60,7 +61,9 @@ static void run_inputs(ez_pfx *f, const char *seed, unsigned k, int64_t hi)
                 x = (int64_t)(r % 1025) - 512;
             } else {
                 switch (e % 9) {
-                case 0: x = (int64_t)(r % (uint64_t)(2 * e15)) - e15; break;  /* inside the rows */
+                case 0: /* inside the rows (element 0: a negative one away from the edges) */
+                    x = e == 0 ? -e15 / 3 : (int64_t)(r % (uint64_t)(2 * e15)) - e15;
+                    break;
                 case 1: x = -e15 - 1 - (int64_t)(r % (uint64_t)lim); break;   /* below */
                 case 2: x = e15 + (int64_t)(r % (uint64_t)lim); break;        /* above */
                 case 3: x = -e15 - 1; break;                                  /* x' = -2^15 - 1 */
@@ -152,6 +155,13 @@ START_TEST(test_honest_functions)
             ck_assert_uint_gt(op_polys(&f.plan, 0), 4);
             ez_plan_clear(&f.plan);
         }
+    /* exp's upper tail (the clamp to the last row) at an output scale where that row fits */
+    honest_src("model f\nparam S = 5, D = 7\nscale 4\ninput x[S, D] @scale(12) @bits(24)\ny[s, d] = exp(x[s, d])\n"
+               "output y\n",
+               "exp_clamp", 0, INT64_MAX);
+    honest_src("model f\nparam S = 5, D = 7\nscale 4\ninput x[S, D] @scale(16) @bits(24)\ny[s, d] = exp(x[s, d])\n"
+               "output y\n",
+               "exp_clamp16", 4, INT64_MAX);
 }
 END_TEST
 
@@ -226,7 +236,7 @@ START_TEST(test_honest_swiglu)
     ez_diag why = {{0}}, d = {{0}};
     ez_pfx_compile(&f, src);
     ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_run(&f, "swiglu", 1 << 11);
+    ez_pfx_run(&f, "swiglu", 1 << 9);
     ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     ez_pfx_free(&f);
 }
@@ -367,21 +377,22 @@ START_TEST(test_identity_tail_off_by_one)
 }
 END_TEST
 
-/* relu(x) = x for a negative x (y < 0: y's range), and 0 for a positive x (d = -x < 0). */
+/* relu(x) = x for a negative x (y < 0: y's range), 0 for a positive x (d = -x < 0), and
+ * x + 5 for a positive x (y and d = 5 both in range: only y d = 0 fails). */
 START_TEST(test_relu_forged)
 {
-    for (int pos = 0; pos < 2; pos++) {
+    for (int pos = 0; pos < 3; pos++) {
         ez_pfx f;
         ez_pfx_compile(&f, "model r\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @bits(16)\n"
                            "y[s, d] = relu(x[s, d])\noutput y\n");
-        run_inputs(&f, pos ? "relu_pos" : "relu_neg", 0, INT64_MAX);
+        run_inputs(&f, pos == 2 ? "relu_plus5" : pos ? "relu_pos" : "relu_neg", 0, INT64_C(1) << 14);
         const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
         int64_t *y = f.tr.t[f.plan.ops[0].out];
         uint64_t e = 0;
         while (pos ? x[e] <= 0 : x[e] >= 0)
             e++;
-        y[e] = pos ? 0 : x[e];
-        expect_rejected(&f, "is not max(x, 0)", "range-check argument failed");
+        y[e] = pos == 2 ? x[e] + 5 : pos ? 0 : x[e];
+        expect_rejected(&f, "is not max(x, 0)", pos == 2 ? "zero-check y (y - x) = 0 failed" : "range-check argument failed");
         ez_pfx_free(&f);
     }
 }
@@ -460,7 +471,7 @@ START_TEST(test_honest_llama_block)
     ez_diag why = {{0}}, d = {{0}};
     ez_pfx_compile(&f, SRC_LLAMA);
     ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_run(&f, "llama", 1 << 11);
+    ez_pfx_run(&f, "llama", 1 << 9);
     ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     ez_pfx_free(&f);
 }
