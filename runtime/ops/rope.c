@@ -403,7 +403,14 @@ static ez_status rope_exec(ez_exec_ctx *c)
     ez_status st = rp_index_init(&ix, p, op, c->d);
     if (st != EZ_OK)
         return st;
-    /* |acc| <= B (2^16 sqrt 2 + 2) < 2^62: the compiler's bound (bound_rope) */
+    /* |acc| <= max|x| (2^16 sqrt 2 + 2) < 2^62 (the compiler's bound_rope; checked on the
+     * actual values too, so a plan with a wrong bound cannot overflow here) */
+    uint64_t mx = ez_exec_maxabs(c->tr->t[op->in[0]], ez_plan_tensor_numel(&p->tensors[op->in[0]]));
+    if (mx >= (UINT64_C(1) << 62) / 92683) {
+        ez_diag_set(c->d, "rope '%s' (line %u) could leave the safe range 2^62", op->label, op->line);
+        st = EZ_ERR_NUMERIC;
+        goto out;
+    }
     if ((cf = rope_coeffs(P, H)) == NULL || (rem = ez_exec_aux(c, EZ_AUX_REM, n)) == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
