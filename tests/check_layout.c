@@ -36,6 +36,21 @@ static const char *const models[] = {
     /* norm and rsqrt whose one shift is <= 0 (no remainder): 8-bit input at scale 4, output 24 */
     "model m4\nparam S = 3, D = 12\nscale 24\nbits 32\ninput x[S, D] @scale(4) @bits(8)\n"
     "n[s, d] = layernorm[d](x[s, d])\nr[s, d] = rsqrt(x[s, d])\noutput n, r\n",
+    /* elementwise functions: the sumcheck shape (24-bit input at scale 16: both tails, the
+     * identity tail dividing), permuted, layer-sliced; the lookup-only shapes; relu; a
+     * fan-out of x to all of them */
+    "model m3\nparam L = 2, S = 5, D = 7\nscale 12\ninput x[S, D] @scale(16) @bits(24), v[L, S, D] @bits(16)\n"
+    "g[s, d] = gelu(x[s, d])\nt[d, s] = tanh(x[s, d])\nr[s, d] = relu(x[s, d])\n"
+    "e[s, d] = exp(v[1, s, d])\nq[d, s] = sigmoid(v[0, s, d])\nk[s, d] @bits(16) = silu(x[s, d] / 16)\n"
+    "output g, t, r, e, q, k\n",
+    /* SwiGLU with 16-bit activations: silu on a rescaled product (x itself is the lookup's
+     * column), an elementwise einsum, the down projection */
+    "model m4\nparam S = 6, D = 16, F = 24\nscale 12\nbits 16\ninput x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
+    "h[s, f] = silu(x[s, d] * wg[d, f]) * (x[s, k] * wu[k, f])\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n",
+    /* RoPE: rotary queries and keys (permuted), attention */
+    "model m5\nparam S = 6, D = 16, H = 2, E = 6\nscale 12\nbits 16\ninput x[S, D]\nweight wq[D, H, E], wk[D, E, H]\n"
+    "q[h, e, s] = rope[s, e](x[s, d] * wq[d, h, e])\nk[t, h, e] = rope[t, e](x[t, d] * wk[d, e, h])\n"
+    "a[h, s, t] = q[h, e, s] * k[t, h, e] / 4\noutput a\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)
