@@ -5,37 +5,9 @@
 # verify; then bytes flipped across the walk section (where the softmax's lookup and
 # zero-checks live) and the openings are rejected with exit 1.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "prove_attention: $EINZK not built" >&2
-    exit 99
-fi
-EINZK=$(cd "$(dirname "$EINZK")" && pwd)/$(basename "$EINZK")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezattn.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "prove_attention: FAIL: $*" >&2
-    exit 1
-}
-
-# expect CODE DESCRIPTION -- command...
-expect() {
-    want=$1
-    what=$2
-    shift 3
-    rc=0
-    "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        cat "$work/out.txt" "$work/err.txt" >&2
-        fail "$what: exit $rc, expected $want"
-    fi
-}
+me=prove_attention
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 
 for spec in "attention -D S=12 -D D=32 -D H=3 -D E=8" \
     "gqa -D S=10 -D D=32 -D G=2 -D R=3 -D E=8" \

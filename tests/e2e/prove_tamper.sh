@@ -7,37 +7,9 @@
 # input. Also: prove/setup refuse an op that is not provable yet (exit 4, op named), and
 # `verify -o` writes exactly the outputs `run` computes.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "prove_tamper: $EINZK not built" >&2
-    exit 99
-fi
-EINZK=$(cd "$(dirname "$EINZK")" && pwd)/$(basename "$EINZK")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezprove.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "prove_tamper: FAIL: $*" >&2
-    exit 1
-}
-
-# expect CODE DESCRIPTION -- command...
-expect() {
-    want=$1
-    what=$2
-    shift 3
-    rc=0
-    "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        cat "$work/out.txt" "$work/err.txt" >&2
-        fail "$what: exit $rc, expected $want"
-    fi
-}
+me=prove_tamper
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 
 for m in linear masked; do
     d="$work/$m"

@@ -1,0 +1,49 @@
+# common.sh — the preamble of every end-to-end script, sourced first thing:
+#
+#     me=NAME                         # the script's name in messages
+#     . "$(dirname "$0")/common.sh"
+#
+# It sets no shell options (each script keeps its own `set` line) and defines:
+#   top_srcdir, top_builddir  absolute; `make check` passes them, a direct run from the
+#                             build directory defaults to this script's tree and "."
+#   PY                        a python3, Debian's /usr/bin/python3 when present
+#   EINZK                     the built program (absolute path; not checked: need_built)
+#   work                      a fresh temporary directory, removed when the script exits
+#   need_built PROG...        exit 99 (a hard error for automake) unless every PROG is built
+#   fail MESSAGE...           "NAME: FAIL: MESSAGE" on stderr, exit 1
+#   expect CODE WHAT -- CMD...  run CMD with stdout/stderr in $work/out.txt, $work/err.txt;
+#                             fail (showing both) unless it exits with CODE
+top_srcdir=$(cd "${top_srcdir:-$(dirname "$0")/../..}" && pwd)
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=${PYTHON3:-python3}
+EINZK=$top_builddir/einzk
+
+need_built() {
+    for prog_ in "$@"; do
+        if [ ! -x "$prog_" ]; then
+            echo "$me: $prog_ not built (make check builds it)" >&2
+            exit 99
+        fi
+    done
+}
+
+fail() {
+    echo "$me: FAIL: $*" >&2
+    exit 1
+}
+
+expect() {
+    want_=$1
+    what_=$2
+    shift 3
+    rc_=0
+    "$@" >"$work/out.txt" 2>"$work/err.txt" || rc_=$?
+    if [ "$rc_" -ne "$want_" ]; then
+        cat "$work/out.txt" "$work/err.txt" >&2
+        fail "$what_: exit $rc_, expected $want_"
+    fi
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ez$me.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
