@@ -167,8 +167,10 @@ void ez_mle_bind_bottom(ez_fe2 *p, size_t n, const ez_fe2 *r)
 /* Block of the inner dimension one task accumulates (stays in L1). */
 #define EZ_FOLD_BLOCK 256
 
-static void fold_axis_fe(ez_fe2 *dst, const ez_fe *src, size_t outer, size_t d, size_t inner,
-                         const ez_fe2 *eq)
+/* One axis, from a base (sb) or an extension (se) source: exactly one is non-NULL. The
+ * choice is made once per row, outside the inner loop. */
+static void fold_axis(ez_fe2 *dst, const ez_fe *sb, const ez_fe2 *se, size_t outer, size_t d, size_t inner,
+                      const ez_fe2 *eq)
 {
     size_t nblk = (inner + EZ_FOLD_BLOCK - 1) / EZ_FOLD_BLOCK;
     size_t ntask = outer * nblk;
@@ -180,32 +182,14 @@ static void fold_axis_fe(ez_fe2 *dst, const ez_fe *src, size_t outer, size_t d, 
         for (size_t i = 0; i < bl; i++)
             acc[i] = ez_fe2_zero();
         for (size_t j = 0; j < d; j++) {
-            const ez_fe *row = src + (o * d + j) * inner + b0;
+            size_t row = (o * d + j) * inner + b0;
             ez_fe2 e = eq[j];
-            for (size_t i = 0; i < bl; i++)
-                acc[i] = ez_fe2_add(acc[i], ez_fe2_mul_fe(e, row[i]));
-        }
-        memcpy(dst + o * inner + b0, acc, bl * sizeof *acc);
-    }
-}
-
-static void fold_axis_fe2(ez_fe2 *dst, const ez_fe2 *src, size_t outer, size_t d, size_t inner,
-                          const ez_fe2 *eq)
-{
-    size_t nblk = (inner + EZ_FOLD_BLOCK - 1) / EZ_FOLD_BLOCK;
-    size_t ntask = outer * nblk;
-#pragma omp parallel for schedule(static) if (outer * d * inner >= EZ_MLE_PAR_MIN)
-    for (size_t task = 0; task < ntask; task++) {
-        size_t o = task / nblk, b0 = (task % nblk) * EZ_FOLD_BLOCK;
-        size_t bl = inner - b0 < EZ_FOLD_BLOCK ? inner - b0 : EZ_FOLD_BLOCK;
-        ez_fe2 acc[EZ_FOLD_BLOCK];
-        for (size_t i = 0; i < bl; i++)
-            acc[i] = ez_fe2_zero();
-        for (size_t j = 0; j < d; j++) {
-            const ez_fe2 *row = src + (o * d + j) * inner + b0;
-            ez_fe2 e = eq[j];
-            for (size_t i = 0; i < bl; i++)
-                acc[i] = ez_fe2_add(acc[i], ez_fe2_mul(e, row[i]));
+            if (sb)
+                for (size_t i = 0; i < bl; i++)
+                    acc[i] = ez_fe2_add(acc[i], ez_fe2_mul_fe(e, sb[row + i]));
+            else
+                for (size_t i = 0; i < bl; i++)
+                    acc[i] = ez_fe2_add(acc[i], ez_fe2_mul(e, se[row + i]));
         }
         memcpy(dst + o * inner + b0, acc, bl * sizeof *acc);
     }
@@ -279,10 +263,7 @@ static ez_status fold_any(ez_fe2 *out, const ez_fe *in_fe, const ez_fe2 *in_fe2,
             }
             dst = *slot;
         }
-        if (step == 0 && in_fe)
-            fold_axis_fe(dst, in_fe, outer, d, inner, eqs[best]);
-        else
-            fold_axis_fe2(dst, src2, outer, d, inner, eqs[best]);
+        fold_axis(dst, step == 0 ? in_fe : NULL, src2, outer, d, inner, eqs[best]);
         src2 = dst;
         cursize = nsize;
         cur[best] = 1;

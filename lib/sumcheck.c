@@ -122,16 +122,8 @@ uint64_t ez_sumcheck_proof_bytes(const ez_sumcheck_desc *d)
 
 void ez_sumcheck_proof_write(ez_writer *w, const ez_sumcheck_proof *p)
 {
-    uint8_t buf[16];
-    size_t nr = (size_t)p->nvars * p->degree;
-    for (size_t i = 0; i < nr; i++) {
-        ez_fe2_encode(buf, p->rounds[i]);
-        ez_writer_bytes(w, buf, 16);
-    }
-    for (unsigned i = 0; i < p->nfactors; i++) {
-        ez_fe2_encode(buf, p->evals[i]);
-        ez_writer_bytes(w, buf, 16);
-    }
+    ez_writer_fe2(w, p->rounds, (size_t)p->nvars * p->degree);
+    ez_writer_fe2(w, p->evals, p->nfactors);
 }
 
 static ez_status proof_alloc(ez_sumcheck_proof *p, unsigned nvars, unsigned degree, unsigned nfactors)
@@ -165,14 +157,9 @@ ez_status ez_sumcheck_proof_read(ez_reader *r, const ez_sumcheck_desc *d, ez_sum
     ez_status st = proof_alloc(p, d->nvars, deg, d->nfactors);
     if (st != EZ_OK)
         return st;
-    for (size_t i = 0; i < total; i++) {
-        const uint8_t *b = ez_reader_view(r, 16);
-        ez_fe2 *dst = i < nr ? &p->rounds[i] : &p->evals[i - nr];
-        if (!b || !ez_fe2_decode(dst, b)) {
-            r->failed = true;
-            ez_sumcheck_proof_clear(p);
-            return EZ_ERR_REJECT;
-        }
+    if (!ez_reader_fe2(r, p->rounds, nr) || !ez_reader_fe2(r, p->evals, d->nfactors)) {
+        ez_sumcheck_proof_clear(p);
+        return EZ_ERR_REJECT;
     }
     return EZ_OK;
 }
