@@ -124,117 +124,77 @@ int ez_program_find(const ez_program *p, const char *name)
 
 /* ---- dumps ------------------------------------------------------------------------- */
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} dbuf;
-
-static void dput(dbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dput(dbuf *b, const char *fmt, ...)
-{
-    if (b->failed)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        b->failed = true;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (s == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
-}
-
-static void dump_idx(dbuf *b, const ez_stmt *s, const unsigned *ids, unsigned n)
+static void dump_idx(ez_writer *b, const ez_stmt *s, const unsigned *ids, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        dput(b, "%s%s", i ? "," : "", s->idx[ids[i]].name);
+        ez_writer_printf(b, "%s%s", i ? "," : "", s->idx[ids[i]].name);
 }
 
-static void dump_node(dbuf *b, const ez_program *p, const ez_stmt *s, const ez_node *n)
+static void dump_node(ez_writer *b, const ez_program *p, const ez_stmt *s, const ez_node *n)
 {
     switch (n->kind) {
     case EZ_NODE_REF:
-        dput(b, "%s[", p->tensors[n->tensor].name);
+        ez_writer_printf(b, "%s[", p->tensors[n->tensor].name);
         for (unsigned a = 0; a < n->rank; a++) {
             if (a)
-                dput(b, ",");
+                ez_writer_printf(b, ",");
             if (n->axes[a].kind == EZ_AXIS_INDEX)
-                dput(b, "%s", s->idx[n->axes[a].idx].name);
+                ez_writer_printf(b, "%s", s->idx[n->axes[a].idx].name);
             else if (n->axes[a].kind == EZ_AXIS_FIXED)
-                dput(b, "%llu", (unsigned long long)n->axes[a].pos);
+                ez_writer_printf(b, "%llu", (unsigned long long)n->axes[a].pos);
             else
-                dput(b, "*");
+                ez_writer_printf(b, "*");
         }
-        dput(b, "]");
+        ez_writer_printf(b, "]");
         return;
     case EZ_NODE_GATHER:
-        dput(b, "gather(");
+        ez_writer_printf(b, "gather(");
         dump_node(b, p, s, n->in[0]);
-        dput(b, ", ");
+        ez_writer_printf(b, ", ");
         dump_node(b, p, s, n->in[1]);
-        dput(b, ")");
+        ez_writer_printf(b, ")");
         return;
     case EZ_NODE_PRODUCT:
-        dput(b, "%s[", n->split_tmp ? "product~" : "product");
+        ez_writer_printf(b, "%s[", n->split_tmp ? "product~" : "product");
         dump_idx(b, s, n->out, n->nout);
-        dput(b, "|");
+        ez_writer_printf(b, "|");
         dump_idx(b, s, n->sum, n->nsum);
-        dput(b, "](");
+        ez_writer_printf(b, "](");
         break;
     case EZ_NODE_ADD:
-        dput(b, "add[");
+        ez_writer_printf(b, "add[");
         dump_idx(b, s, n->out, n->nout);
-        dput(b, "](");
+        ez_writer_printf(b, "](");
         break;
     case EZ_NODE_FUNC:
         const ez_builtin *bi = ez_builtin_of(n->op, n->func);
-        dput(b, "%s[", bi->name);
+        ez_writer_printf(b, "%s[", bi->name);
         dump_idx(b, s, n->out, n->nout);
         if (bi->naxes == 2)
-            dput(b, "|%s,%s", s->idx[n->mask_row].name, s->idx[n->mask_col].name);
+            ez_writer_printf(b, "|%s,%s", s->idx[n->mask_row].name, s->idx[n->mask_col].name);
         else if (bi->naxes == 1)
-            dput(b, "|%s", s->idx[n->axis].name);
-        dput(b, "](");
+            ez_writer_printf(b, "|%s", s->idx[n->axis].name);
+        ez_writer_printf(b, "](");
         break;
     }
     for (unsigned k = 0; k < n->nin; k++) {
         if (k)
-            dput(b, ", ");
+            ez_writer_printf(b, ", ");
         if (n->kind == EZ_NODE_ADD && n->coef[k] != 1)
-            dput(b, "%lld*", (long long)n->coef[k]);
+            ez_writer_printf(b, "%lld*", (long long)n->coef[k]);
         dump_node(b, p, s, n->in[k]);
     }
-    dput(b, ")");
+    ez_writer_printf(b, ")");
     if (n->kind == EZ_NODE_PRODUCT && n->mul != 1)
-        dput(b, "*%lld", (long long)n->mul);
+        ez_writer_printf(b, "*%lld", (long long)n->mul);
     if ((n->kind == EZ_NODE_PRODUCT || n->kind == EZ_NODE_ADD) && n->shift)
-        dput(b, ">>%u", n->shift);
+        ez_writer_printf(b, ">>%u", n->shift);
 }
 
 char *ez_node_dump(const ez_program *p, const ez_stmt *s, const ez_node *n)
 {
-    dbuf b = {0};
+    ez_writer b;
+    ez_writer_init(&b);
     dump_node(&b, p, s, n);
-    if (b.failed) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return ez_writer_take_text(&b);
 }

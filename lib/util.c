@@ -164,6 +164,35 @@ void ez_writer_bytes(ez_writer *w, const void *p, size_t n)
     w->len += n;
 }
 
+void ez_writer_printf(ez_writer *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        w->failed = true;
+        return;
+    }
+    /* + 1: vsnprintf writes a terminator, which the next write overwrites */
+    if (!writer_grow(w, (size_t)n + 1))
+        return;
+    va_start(ap, fmt);
+    vsnprintf((char *)w->data + w->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    w->len += (size_t)n;
+}
+
+char *ez_writer_take_text(ez_writer *w)
+{
+    ez_writer_u8(w, 0);
+    char *s = w->failed ? NULL : (char *)w->data;
+    if (s == NULL)
+        free(w->data);
+    memset(w, 0, sizeof *w);
+    return s;
+}
+
 static void put_le(ez_writer *w, uint64_t v, size_t n)
 {
     uint8_t b[8];

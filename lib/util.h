@@ -92,6 +92,13 @@ void ez_writer_str(ez_writer *w, const char *s);
 size_t ez_writer_reserve(ez_writer *w, size_t n);
 void ez_writer_patch_u64(ez_writer *w, size_t off, uint64_t v);
 
+/* The writer as a string builder (messages, dumps): append printf-formatted text, no
+ * terminator; ez_writer_take_text adds it. */
+void ez_writer_printf(ez_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What was written, as a new NUL-terminated string (free()): "" when nothing was; NULL
+ * when a write failed or memory ran out. Either way w is left empty (as after init). */
+char *ez_writer_take_text(ez_writer *w);
+
 /* ---- strict reader over untrusted bytes -------------------------------------------
  * Every read checks the remaining length; the first short read sets r->failed and all
  * later reads fail too and return zeros, so parsers may read a whole record and check

@@ -106,33 +106,6 @@ static uint64_t le_get(const uint8_t *p, size_t n)
     return v;
 }
 
-static void format_shape(char *buf, size_t cap, const uint64_t *dims, unsigned rank)
-{
-    size_t used = 0;
-    int w = snprintf(buf, cap, "[");
-    used = w > 0 ? (size_t)w : 0;
-    for (unsigned k = 0; k < rank && used < cap; k++) {
-        w = snprintf(buf + used, cap - used, "%s%" PRIu64, k ? ", " : "", dims[k]);
-        if (w < 0)
-            return;
-        used += (size_t)w;
-    }
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
-}
-
-/* "[i0, i1, ...]" of flat row-major position pos. */
-static void format_index(char *buf, size_t cap, uint64_t pos, const uint64_t *dims, unsigned rank)
-{
-    uint64_t idx[EZ_MAX_RANK] = {0};
-    for (unsigned k = rank; k-- > 0;) {
-        uint64_t e = dims[k] ? dims[k] : 1;
-        idx[k] = pos % e;
-        pos /= e;
-    }
-    format_shape(buf, cap, idx, rank);
-}
-
 /* ---- parsing --------------------------------------------------------------------- */
 
 /* A tensor's name is printed through ez_tensorio_quote_name (control bytes replaced,
@@ -243,7 +216,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
     uint64_t need;
     if (overflow || __builtin_mul_overflow(numel, (uint64_t)esize, &need)) {
         char sh[200];
-        format_shape(sh, sizeof sh, t->dims, t->rank);
+        ez_tensorio_format_list(sh, sizeof sh, t->dims, t->rank);
         ez_diag_set(d, "%s: tensor '%s': shape: %s %s has more bytes than fit in 64 bits", path,
                     qn, ez_st_dtype_name(t->dtype), sh);
         return EZ_ERR_FORMAT;
@@ -269,7 +242,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
     }
     if (end - begin != need) {
         char sh[200];
-        format_shape(sh, sizeof sh, t->dims, t->rank);
+        ez_tensorio_format_list(sh, sizeof sh, t->dims, t->rank);
         ez_diag_set(d, "%s: tensor '%s': data_offsets: [%" PRIu64 ", %" PRIu64 "] holds %" PRIu64
                     " bytes but %s %s needs %" PRIu64, path, qn, begin, end, end - begin,
                     ez_st_dtype_name(t->dtype), sh, need);
@@ -496,7 +469,7 @@ ez_status ez_safetensors_check(const ez_safetensors *st, const ez_tensor_spec *s
             same = t->dims[k] == sp->dims[k];
         if (!same) {
             char sh[200];
-            format_shape(sh, sizeof sh, t->dims, t->rank);
+            ez_tensorio_format_list(sh, sizeof sh, t->dims, t->rank);
             ez_diag_set(d, "%s: tensor '%s': shape %s, but the model declares weight %s", path,
                         QNAME(qn, sp->name), sh, decl);
             goto out;
@@ -611,7 +584,7 @@ ez_status ez_st_tensor_to_f64(const ez_st_tensor *t, double *out, ez_diag *d)
 
     char qn[96], where[200];
     QNAME(qn, t->name);
-    format_index(where, sizeof where, bad, t->dims, t->rank);
+    ez_tensorio_format_index(where, sizeof where, bad, t->dims, t->rank);
     uint64_t u = le_get(p + bad * es, es);
     const char *path = t->path ? t->path : "<memory>";
     if (ty == EZ_ST_BOOL) {

@@ -48,8 +48,7 @@ bool ez_tensor_spec_numel(const ez_tensor_spec *spec, uint64_t *out)
     return true;
 }
 
-/* "[d0, d1, ...]" */
-static void format_list(char *buf, size_t cap, const uint64_t *v, unsigned n)
+void ez_tensorio_format_list(char *buf, size_t cap, const uint64_t *v, unsigned n)
 {
     size_t used = 0;
     int w = snprintf(buf, cap, "[");
@@ -64,12 +63,23 @@ static void format_list(char *buf, size_t cap, const uint64_t *v, unsigned n)
         snprintf(buf + used, cap - used, "]");
 }
 
+void ez_tensorio_format_index(char *buf, size_t cap, uint64_t pos, const uint64_t *dims, unsigned rank)
+{
+    uint64_t idx[EZ_MAX_RANK] = {0};
+    for (unsigned k = rank; k-- > 0;) {
+        uint64_t e = dims[k] ? dims[k] : 1;
+        idx[k] = pos % e;
+        pos /= e;
+    }
+    ez_tensorio_format_list(buf, cap, idx, rank);
+}
+
 void ez_tensor_spec_format(char *buf, size_t cap, const ez_tensor_spec *spec)
 {
     char qn[96], sh[200] = "";
     unsigned rank = spec->rank > EZ_MAX_RANK ? EZ_MAX_RANK : spec->rank;
     if (rank > 0)
-        format_list(sh, sizeof sh, spec->dims, rank);
+        ez_tensorio_format_list(sh, sizeof sh, spec->dims, rank);
     snprintf(buf, cap, "%s%s", QNAME(qn, spec->name ? spec->name : "?"), sh);
 }
 
@@ -146,7 +156,7 @@ static void format_where(char *buf, size_t cap, const char *what, const uint64_t
         return;
     }
     char l[200];
-    format_list(l, sizeof l, idx, depth);
+    ez_tensorio_format_list(l, sizeof l, idx, depth);
     snprintf(buf, cap, "%s %s", what, l);
 }
 
@@ -250,7 +260,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
     if (!same) {
         char sh[200];
         if (rank <= EZ_MAX_RANK)
-            format_list(sh, sizeof sh, got, (unsigned)rank);
+            ez_tensorio_format_list(sh, sizeof sh, got, (unsigned)rank);
         else
             snprintf(sh, sizeof sh, "of rank %zu", rank);
         ez_diag_set(c->d, "%s: input '%s': shape %s does not match the declared %s", c->path,
