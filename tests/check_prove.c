@@ -35,23 +35,7 @@ typedef struct {
 static void fx_compile(fx *f, const char *src)
 {
     memset(f, 0, sizeof *f);
-    ez_plan_init(&f->plan);
-    ez_diag_list diags;
-    ez_program *prog = NULL;
-    ez_diag d = {{0}};
-    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
-    if (st != EZ_OK) {
-        char *text = NULL;
-        if (ez_diag_render(&diags, &text) == EZ_OK && text)
-            fprintf(stderr, "%s", text);
-        free(text);
-    }
-    ck_assert_int_eq(st, EZ_OK);
-    ck_assert_int_eq(ez_lower(&f->plan, prog, "test", &d), EZ_OK);
-    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
-    ez_program_free(prog);
-    ez_diag_list_clear(&diags);
+    ez_test_compile_plan(&f->plan, src);
 }
 
 /* Random quantized inputs and weights (small, so no op leaves its range), then run. */
@@ -487,10 +471,7 @@ END_TEST
 static void bump(ez_writer *w, size_t off)
 {
     ck_assert_uint_ge(w->len, off + 16);
-    ez_fe2 v;
-    ck_assert(ez_fe2_decode(&v, w->data + off));
-    v.c0 = ez_fe_add(v.c0, 1);
-    ez_fe2_encode(w->data + off, v);
+    ez_tamper_fe2(w->data + off);
 }
 
 START_TEST(test_changed_round_message)
