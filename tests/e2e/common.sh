@@ -13,6 +13,9 @@
 #   fail MESSAGE...           "NAME: FAIL: MESSAGE" on stderr, exit 1
 #   expect CODE WHAT -- CMD...  run CMD with stdout/stderr in $work/out.txt, $work/err.txt;
 #                             fail (showing both) unless it exits with CODE
+#   each_file_rejected WHAT DIR CMD...  run CMD once per file of DIR, the argument {}
+#                             replaced by the file: each run must exit 1 (a rejection,
+#                             never a crash); $count is set to the number of files
 top_srcdir=$(cd "${top_srcdir:-$(dirname "$0")/../..}" && pwd)
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 PY=/usr/bin/python3
@@ -43,6 +46,28 @@ expect() {
         cat "$work/out.txt" "$work/err.txt" >&2
         fail "$what_: exit $rc_, expected $want_"
     fi
+}
+
+# with_file_ FILE CMD...: run CMD with every argument {} replaced by FILE
+with_file_() {
+    file_=$1
+    shift
+    for arg_; do
+        shift
+        if [ "$arg_" = "{}" ]; then set -- "$@" "$file_"; else set -- "$@" "$arg_"; fi
+    done
+    "$@"
+}
+
+each_file_rejected() {
+    each_what_=$1
+    each_dir_=$2
+    shift 2
+    count=0
+    for each_f_ in "$each_dir_"/*; do
+        expect 1 "$each_what_ $(basename "$each_f_")" -- with_file_ "$each_f_" "$@"
+        count=$((count + 1))
+    done
 }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ez$me.XXXXXX") || exit 99
