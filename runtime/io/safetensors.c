@@ -123,21 +123,6 @@ static bool json_u64(const json_t *v, uint64_t *out)
     return true;
 }
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
-
 /* Validate one header entry into *t (name already set). data_len: size of the data area. */
 static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *data,
                              size_t data_len, const char *path, ez_diag *d)
@@ -145,7 +130,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
     char qn[96];
     QNAME(qn, t->name);
     if (!json_is_object(v)) {
-        ez_diag_set(d, "%s: tensor '%s': entry is %s, expected an object", path, qn, json_kind(v));
+        ez_diag_set(d, "%s: tensor '%s': entry is %s, expected an object", path, qn, ez_tensorio_json_kind(v));
         return EZ_ERR_FORMAT;
     }
     const char *key;
@@ -170,7 +155,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
 
     if (!json_is_string(jd)) {
         ez_diag_set(d, "%s: tensor '%s': dtype: %s, expected a string such as \"F32\"", path,
-                    qn, json_kind(jd));
+                    qn, ez_tensorio_json_kind(jd));
         return EZ_ERR_FORMAT;
     }
     if (!dtype_lookup(json_string_value(jd), &t->dtype)) {
@@ -182,7 +167,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
 
     if (!json_is_array(js)) {
         ez_diag_set(d, "%s: tensor '%s': shape: %s, expected an array of integers", path, qn,
-                    json_kind(js));
+                    ez_tensorio_json_kind(js));
         return EZ_ERR_FORMAT;
     }
     size_t rank = json_array_size(js);
@@ -199,7 +184,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
         if (!json_u64(e, &t->dims[k])) {
             ez_diag_set(d, "%s: tensor '%s': shape[%zu]: %s, expected a non-negative integer",
                         path, qn, k,
-                        json_is_integer(e) ? "a negative integer" : json_kind(e));
+                        json_is_integer(e) ? "a negative integer" : ez_tensorio_json_kind(e));
             return EZ_ERR_FORMAT;
         }
         /* Keep multiplying after an overflow only to find a zero extent, which makes
@@ -309,7 +294,7 @@ ez_status ez_safetensors_parse(ez_safetensors *out, uint8_t *bytes, size_t len,
     }
     if (!json_is_object(root)) {
         ez_diag_set(d, "%s: header: the JSON header is %s, expected an object", path,
-                    json_kind(root));
+                    ez_tensorio_json_kind(root));
         goto out;
     }
 
@@ -327,7 +312,7 @@ ez_status ez_safetensors_parse(ez_safetensors *out, uint8_t *bytes, size_t len,
             /* Free-form string-to-string map: validated, not kept. */
             if (!json_is_object(val)) {
                 ez_diag_set(d, "%s: header: __metadata__ is %s, expected an object of strings",
-                            path, json_kind(val));
+                            path, ez_tensorio_json_kind(val));
                 goto out;
             }
             const char *mk;
@@ -337,7 +322,7 @@ ez_status ez_safetensors_parse(ez_safetensors *out, uint8_t *bytes, size_t len,
                 if (!json_is_string(mv)) {
                     char qk[96];
                     ez_diag_set(d, "%s: header: __metadata__ '%s' is %s, expected a string", path,
-                                QNAME(qk, mk), json_kind(mv));
+                                QNAME(qk, mk), ez_tensorio_json_kind(mv));
                     goto out;
                 }
             }

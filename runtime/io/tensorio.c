@@ -92,7 +92,7 @@ void ez_tensor_values_clear(ez_tensor_value *vals, size_t n)
     }
 }
 
-static const char *json_kind(const json_t *v)
+const char *ez_tensorio_json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
@@ -126,7 +126,7 @@ static ez_status store_elem(input_ctx *c, const json_t *e, uint64_t pos, const c
     if (sp->is_token) {
         if (!json_is_integer(e)) {
             ez_diag_set(c->d, "%s: input '%s': %s is %s, expected an integer token", c->path,
-                        c->qname, where, json_kind(e));
+                        c->qname, where, ez_tensorio_json_kind(e));
             return EZ_ERR_INPUT;
         }
         json_int_t t = json_integer_value(e);
@@ -140,7 +140,7 @@ static ez_status store_elem(input_ctx *c, const json_t *e, uint64_t pos, const c
     }
     if (!json_is_number(e)) {
         ez_diag_set(c->d, "%s: input '%s': %s is %s, expected a number", c->path, c->qname, where,
-                    json_kind(e));
+                    ez_tensorio_json_kind(e));
         return EZ_ERR_INPUT;
     }
     c->val->f[pos] = json_number_value(e);
@@ -180,11 +180,11 @@ static ez_status walk_nested(input_ctx *c, const json_t *v, unsigned depth, uint
             ez_tensor_spec_format(decl, sizeof decl, sp);
             ez_diag_set(c->d, "%s: input '%s': value is %s, expected nested arrays of the "
                         "declared shape %s or {\"shape\": [...], \"data\": [...]}", c->path,
-                        c->qname, json_kind(v), decl);
+                        c->qname, ez_tensorio_json_kind(v), decl);
         } else {
             format_where(where, sizeof where, "row", idx, depth);
             ez_diag_set(c->d, "%s: input '%s': %s is %s, expected an array of %" PRIu64
-                        " entries", c->path, c->qname, where, json_kind(v), want);
+                        " entries", c->path, c->qname, where, ez_tensorio_json_kind(v), want);
         }
         return EZ_ERR_INPUT;
     }
@@ -239,7 +239,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
     ez_tensor_spec_format(decl, sizeof decl, sp);
     if (!json_is_array(js)) {
         ez_diag_set(c->d, "%s: input '%s': shape is %s, expected an array of integers", c->path,
-                    c->qname, json_kind(js));
+                    c->qname, ez_tensorio_json_kind(js));
         return EZ_ERR_INPUT;
     }
     size_t rank = json_array_size(js);
@@ -250,7 +250,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
         if (!json_is_integer(e) || json_integer_value(e) < 0) {
             ez_diag_set(c->d, "%s: input '%s': shape[%zu] is %s, expected a non-negative integer",
                         c->path, c->qname, k,
-                        json_is_integer(e) ? "negative" : json_kind(e));
+                        json_is_integer(e) ? "negative" : ez_tensorio_json_kind(e));
             return EZ_ERR_INPUT;
         }
         if (k < EZ_MAX_RANK)
@@ -269,7 +269,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
     }
     if (!json_is_array(jd)) {
         ez_diag_set(c->d, "%s: input '%s': data is %s, expected a flat array of numbers",
-                    c->path, c->qname, json_kind(jd));
+                    c->path, c->qname, ez_tensorio_json_kind(jd));
         return EZ_ERR_INPUT;
     }
     if (json_array_size(jd) != numel) {
@@ -336,7 +336,7 @@ ez_status ez_inputs_parse(const uint8_t *bytes, size_t len, const char *path,
     }
     if (!json_is_object(root)) {
         ez_diag_set(d, "%s: the file holds %s, expected a JSON object mapping input names to "
-                    "values", path, json_kind(root));
+                    "values", path, ez_tensorio_json_kind(root));
         goto out;
     }
     const char *key;

@@ -68,6 +68,11 @@ void ez_tensorio_format_list(char *buf, size_t cap, const uint64_t *v, unsigned 
  * dims[0..rank) ("[]" for rank 0; rank <= EZ_MAX_RANK). For diagnostics. */
 void ez_tensorio_format_index(char *buf, size_t cap, uint64_t pos, const uint64_t *dims, unsigned rank);
 
+/* What a JSON value is, for messages: "an object", "an array", "a string", "an integer",
+ * "a real number", "a boolean" or "null". */
+struct json_t;
+const char *ez_tensorio_json_kind(const struct json_t *v);
+
 /* Copy a tensor name into buf for a diagnostic: control bytes become '?', and a name
  * longer than fits (or than 64 bytes) is cut at a UTF-8 boundary and ends in "...".
  * Names come from untrusted files, so messages never echo them raw. cap >= 4. */
