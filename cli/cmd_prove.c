@@ -53,28 +53,32 @@ static void show_progress(void *ctx, const char *phase, double frac)
     fflush(stderr);
 }
 
+/* {"witness", "commit", "lookups", "sumchecks", "openings"}: seconds per prover phase. */
+static json_t *phases_json(double witness, double commit, double lookups, double sumchecks, double openings)
+{
+    json_t *ph = json_object();
+    json_object_set_new(ph, "witness", json_real(witness));
+    json_object_set_new(ph, "commit", json_real(commit));
+    json_object_set_new(ph, "lookups", json_real(lookups));
+    json_object_set_new(ph, "sumchecks", json_real(sumchecks));
+    json_object_set_new(ph, "openings", json_real(openings));
+    return ph;
+}
+
 static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds, double cpu_seconds, double exec_s,
                       double exec_cpu, double wcommit_s, double wcommit_cpu)
 {
-    json_t *o = json_object(), *ph = json_object(), *pc = json_object(), *ops = json_array();
+    json_t *o = json_object(), *ops = json_array();
     json_object_set_new(o, "model", json_string(p->model));
     json_object_set_new(o, "proof_bytes", json_integer((json_int_t)s->proof_bytes));
     json_object_set_new(o, "statement_bytes", json_integer((json_int_t)s->statement_bytes));
     json_object_set_new(o, "prove_seconds", json_real(seconds));
     json_object_set_new(o, "peak_rss_bytes", json_integer((json_int_t)ez_peak_rss_bytes()));
-    json_object_set_new(ph, "witness", json_real(exec_s + s->witness));
-    json_object_set_new(ph, "commit", json_real(wcommit_s + s->commit));
-    json_object_set_new(ph, "lookups", json_real(s->lookups));
-    json_object_set_new(ph, "sumchecks", json_real(s->sumchecks));
-    json_object_set_new(ph, "openings", json_real(s->openings));
-    json_object_set_new(o, "phases", ph);
+    json_object_set_new(o, "phases",
+                        phases_json(exec_s + s->witness, wcommit_s + s->commit, s->lookups, s->sumchecks, s->openings));
     json_object_set_new(o, "prove_cpu_seconds", json_real(cpu_seconds));
-    json_object_set_new(pc, "witness", json_real(exec_cpu + s->cpu_witness));
-    json_object_set_new(pc, "commit", json_real(wcommit_cpu + s->cpu_commit));
-    json_object_set_new(pc, "lookups", json_real(s->cpu_lookups));
-    json_object_set_new(pc, "sumchecks", json_real(s->cpu_sumchecks));
-    json_object_set_new(pc, "openings", json_real(s->cpu_openings));
-    json_object_set_new(o, "phases_cpu", pc);
+    json_object_set_new(o, "phases_cpu", phases_json(exec_cpu + s->cpu_witness, wcommit_cpu + s->cpu_commit,
+                                                     s->cpu_lookups, s->cpu_sumchecks, s->cpu_openings));
     for (size_t i = 0; i < p->nops; i++) {
         json_t *x = json_object();
         json_object_set_new(x, "name", json_string(p->ops[i].label));
