@@ -6,7 +6,8 @@
 # It sets no shell options (each script keeps its own `set` line) and defines:
 #   top_srcdir, top_builddir  absolute; `make check` passes them, a direct run from the
 #                             build directory defaults to this script's tree and "."
-#   PY                        a python3, Debian's /usr/bin/python3 when present
+#   PY                        a python3, Debian's /usr/bin/python3 when present; this
+#                             directory is on PYTHONPATH (mutate.py: tampered files)
 #   EINZK                     the built program (absolute path; not checked: need_built)
 #   work                      a fresh temporary directory, removed when the script exits
 #   need_built PROG...        exit 99 (a hard error for automake) unless every PROG is built
@@ -20,6 +21,9 @@ top_srcdir=$(cd "${top_srcdir:-$(dirname "$0")/../..}" && pwd)
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=${PYTHON3:-python3}
+PYTHONPATH=$top_srcdir/tests/e2e${PYTHONPATH:+:$PYTHONPATH}
+PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
+export PYTHONPATH PYTHONDONTWRITEBYTECODE
 EINZK=$top_builddir/einzk
 
 need_built() {

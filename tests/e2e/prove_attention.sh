@@ -31,23 +31,15 @@ print("prove_attention: %s: proof %d bytes, softmax %d bytes, %.3f s" %
 PYEOF
     expect 0 "verify $m" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof"
     "$PY" - "$d/m.proof" "$d/mut" <<'PYEOF'
-import os, struct, sys
-data = open(sys.argv[1], "rb").read()
-out = sys.argv[2]
-os.makedirs(out, exist_ok=True)
-secs, pos = [], 8
-while pos < len(data):
-    tag, ln = struct.unpack_from("<IQ", data, pos)
-    secs.append((tag, pos + 12, ln))
-    pos += 12 + ln
-n = 0
-for tag, p, ln in secs:
+import sys
+from mutate import Mutations, flipped, read_file
+data, secs = read_file(sys.argv[1])
+m = Mutations(sys.argv[2])
+for tag, h, p, ln in secs:
     if tag not in (4, 6) or ln == 0:
         continue
     for k in range(12 if tag == 4 else 3):
-        off = p + (ln * (2 * k + 1)) // (24 if tag == 4 else 6)
-        b = bytearray(data); b[off] ^= 1 << (k % 8)
-        open(os.path.join(out, "%03d" % n), "wb").write(bytes(b)); n += 1
+        m.put(flipped(data, p + (ln * (2 * k + 1)) // (24 if tag == 4 else 6), k % 8))
 PYEOF
     each_file_rejected "$m: mutated proof" "$d/mut" "$EINZK" verify --vk "$d/m.vk" {}
     echo "prove_attention: $m proves and verifies; $count mutated proofs rejected"
