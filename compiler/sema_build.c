@@ -81,7 +81,6 @@ static int idx_use(ez_sema_ctx *c, const char *name, ez_span sp, unsigned tensor
     return i;
 }
 
-
 static bool is_plain_index_name(const ez_ast *e)
 {
     return e->kind == EZ_AST_NAME;

@@ -220,7 +220,7 @@ ez_pn *ez_sema_build(ez_sema_ctx *c, const ez_ast *e);
 
 /* ---- sema_reduce.c ------------------------------------------------------------------ */
 
-/* The set of x's output index ids, as a bit mask. */
+/* The set of n's output index ids (out[]), as a bit mask. */
 uint32_t ez_sema_node_outset(const ez_node *n);
 /* A PRODUCT node over ins[0..nin) (nin 1 or 2) that keeps the indices in `keep` and sums
  * the others, times the constant cst, at the statement's target scale (shift or

@@ -21,7 +21,6 @@ ez_diag_item *ez_sema_err(ez_sema_ctx *c, ez_span sp, const char *fmt, ...)
     return it;
 }
 
-
 void *ez_sema_pn_new(ez_sema_ctx *c)
 {
     if (c->narena == c->caparena) {
@@ -291,7 +290,6 @@ const char *ez_sema_suggest_name(const ez_sema_ctx *c, const char *want, bool te
 }
 
 /* ---- constants --------------------------------------------------------------------- */
-
 
 bool ez_sema_is_const_expr(const ez_sema_ctx *c, const ez_ast *e)
 {

@@ -222,7 +222,6 @@ out:
     ez_sema_pn_free_all(c);
 }
 
-
 static void do_for(ez_sema_ctx *c, const ez_ast *s)
 {
     if (c->nloops >= EZ_MAX_LOOP_DEPTH) {

@@ -623,7 +623,6 @@ static void sc_ext_generic(const ez_sc_round *R, size_t yh, ez_fe2 *acc)
         eval_ext(R, yh, acc, R->nf, R->D, false, false, true);
 }
 
-
 ez_sc_block_fn ez_sc_pick_kernel(const ez_sc_round *R, int shape, bool round0, bool base, bool ext, bool reference)
 {
     const bool e = R->elo_on;
