@@ -184,13 +184,11 @@ int ez_cmd_gen(int argc, char **argv)
             for (uint64_t e = 0; e < n; e++)
                 v[e] = draw(&r, mean, sd, lim);
         } else if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            json_t *o = json_object(), *shape = json_array(), *arr = json_array();
+            json_t *o = json_object(), *shape = ez_tensorio_json_dims(t->dims, t->rank), *arr = json_array();
             if (!o || !shape || !arr) {
                 json_decref(o), json_decref(shape), json_decref(arr);
                 goto fail;
             }
-            for (unsigned a = 0; a < t->rank; a++)
-                json_array_append_new(shape, json_integer((json_int_t)t->dims[a]));
             double lim = clip_limit(t);
             for (uint64_t e = 0; e < n; e++) {
                 if (t->kind == EZ_TENSOR_TOKENS)

@@ -30,6 +30,7 @@
 #include "cli/model.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
+#include "runtime/io/tensorio.h"
 #include "runtime/exec/floatref.h"
 
 enum { O_WEIGHTS, O_INPUT, O_OUT, O_COMPARE, O_PROFILE, O_REPEAT, O_THREADS, O_DUMP, O_N };
@@ -53,14 +54,6 @@ const ez_cli_cmd ez_cli_cmd_run = {
 
 /* ---- --dump-plan ---------------------------------------------------------------------- */
 
-static json_t *dims_json(const uint64_t *dims, unsigned rank)
-{
-    json_t *a = json_array();
-    for (unsigned i = 0; i < rank; i++)
-        json_array_append_new(a, json_integer((json_int_t)dims[i]));
-    return a;
-}
-
 static json_t *plan_json(const ez_plan *p)
 {
     json_t *root = json_object();
@@ -72,7 +65,7 @@ static json_t *plan_json(const ez_plan *p)
         json_object_set_new(o, "name", json_string(t->name));
         json_object_set_new(o, "source_name", json_string(t->source_name));
         json_object_set_new(o, "kind", json_string(ez_tensor_kind_name(t->kind)));
-        json_object_set_new(o, "shape", dims_json(t->dims, t->rank));
+        json_object_set_new(o, "shape", ez_tensorio_json_dims(t->dims, t->rank));
         json_object_set_new(o, "scale", json_integer(t->scale));
         json_object_set_new(o, "bits", json_integer(t->bits));
         json_object_set_new(o, "bound", json_integer((json_int_t)t->bound));

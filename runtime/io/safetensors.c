@@ -626,10 +626,8 @@ ez_status ez_safetensors_serialize(ez_writer *w, size_t n, const char *const *na
                         QNAME(qn, names[i]));
             goto out;
         }
-        json_t *shape = json_array(), *offs = json_array(), *e = json_object();
+        json_t *shape = ez_tensorio_json_dims(dims[i], ranks[i]), *offs = json_array(), *e = json_object();
         bool built = shape && offs && e;
-        for (unsigned k = 0; built && k < ranks[i]; k++)
-            built = json_array_append_new(shape, json_integer((json_int_t)dims[i][k])) == 0;
         built = built && json_array_append_new(offs, json_integer((json_int_t)off)) == 0 &&
                 json_array_append_new(offs, json_integer((json_int_t)end)) == 0 &&
                 json_object_set_new(e, "dtype", json_string("F32")) == 0;

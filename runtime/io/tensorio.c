@@ -92,6 +92,17 @@ void ez_tensor_values_clear(ez_tensor_value *vals, size_t n)
     }
 }
 
+json_t *ez_tensorio_json_dims(const uint64_t *dims, unsigned rank)
+{
+    json_t *a = json_array();
+    for (unsigned k = 0; a && k < rank; k++)
+        if (json_array_append_new(a, json_integer((json_int_t)dims[k])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
 const char *ez_tensorio_json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -420,10 +431,8 @@ ez_status ez_inputs_load(const char *path, const ez_tensor_spec *specs, size_t n
 /* Build {"shape": [...], "data": [...]}; NULL on allocation failure. */
 static json_t *output_entry(const ez_tensor_spec *sp, uint64_t numel, const double *data)
 {
-    json_t *e = json_object(), *shape = json_array(), *arr = json_array();
+    json_t *e = json_object(), *shape = ez_tensorio_json_dims(sp->dims, sp->rank), *arr = json_array();
     bool ok = e && shape && arr;
-    for (unsigned k = 0; ok && k < sp->rank; k++)
-        ok = json_array_append_new(shape, json_integer((json_int_t)sp->dims[k])) == 0;
     for (uint64_t i = 0; ok && i < numel; i++)
         ok = json_array_append_new(arr, json_real(data[i])) == 0;
     if (ok) {

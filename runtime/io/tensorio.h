@@ -72,6 +72,9 @@ void ez_tensorio_format_index(char *buf, size_t cap, uint64_t pos, const uint64_
  * "a real number", "a boolean" or "null". */
 struct json_t;
 const char *ez_tensorio_json_kind(const struct json_t *v);
+/* A new JSON array of dims[0..rank) (a shape as every einzk JSON file writes it), or
+ * NULL when memory runs out. */
+struct json_t *ez_tensorio_json_dims(const uint64_t *dims, unsigned rank);
 
 /* Copy a tensor name into buf for a diagnostic: control bytes become '?', and a name
  * longer than fits (or than 64 bytes) is cut at a UTF-8 boundary and ends in "...".
