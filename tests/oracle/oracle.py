@@ -90,6 +90,7 @@ def gelu(x):
 FUNCS = {
     "relu": lambda x: np.maximum(x, 0.0),
     "gelu": gelu,
+    "gelu_tanh": lambda x: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
     "silu": lambda x: x / (1.0 + np.exp(-x)),
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
     "tanh": np.tanh,
