@@ -29,7 +29,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
-from gpt2_reference import forward, load_checkpoint  # noqa: E402
+from gpt2_reference import forward, load_checkpoint, read_tokens  # noqa: E402
 from safetensors_np import SafeTensors  # noqa: E402
 
 CFG = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_layer": 2, "n_head": 4,
@@ -140,8 +140,7 @@ def cmd_tokens(argv):
 def cmd_compare(argv):
     ckpt, inp, outp, bound = argv[0], argv[1], argv[2], float(argv[3])
     cfg, w = load_checkpoint(ckpt)
-    with open(inp) as f:
-        tok = json.load(f)["tok"]["data"]
+    tok = read_tokens(inp)
     ref = forward(cfg, w, tok)
     with open(outp) as f:
         got = json.load(f)
