@@ -49,6 +49,7 @@ typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle
  *                            then openings with EZ_PCS_OPEN_NO_PROXIMITY (one row). */
 #define EZ_PCS_SCHEME_LIGERO 1u
 #define EZ_PCS_SCHEME_LIGERO_P1 2u
+#define EZ_PCS_SCHEME_WHIR 3u
 
 typedef struct {
     uint8_t root[32];
