@@ -43,7 +43,7 @@ void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r)
     sha256_digest(&h, sizeof out->h, out->h);
 }
 
-ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth)
+ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
 {
     *out = NULL;
     if (depth > EZ_MERKLE_MAX_DEPTH || depth >= 8 * sizeof(size_t) - 7)
@@ -53,19 +53,38 @@ ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth
         return EZ_ERR_NOMEM;
     size_t nl = (size_t)1 << depth;
     t->depth = depth;
-    t->node = ez_alloc_aligned(2 * nl, sizeof *t->node);
+    t->node = ez_alloc_huge(2 * nl, sizeof *t->node);
     if (t->node == NULL) {
         free(t);
         return EZ_ERR_NOMEM;
     }
     memset(t->node, 0, sizeof *t->node);
-    memcpy(t->node + nl, leaves, nl * sizeof *leaves);
+    *out = t;
+    return EZ_OK;
+}
+
+ez_digest *ez_merkle_leaves_mut(ez_merkle *t)
+{
+    return t->node + ((size_t)1 << t->depth);
+}
+
+void ez_merkle_build(ez_merkle *t)
+{
+    size_t nl = (size_t)1 << t->depth;
     for (size_t w = nl / 2; w >= 1; w /= 2) {
 #pragma omp parallel for schedule(static) if (w >= EZ_MERKLE_PAR_MIN)
         for (size_t k = w; k < 2 * w; k++)
             ez_merkle_hash_node(&t->node[k], &t->node[2 * k], &t->node[2 * k + 1]);
     }
-    *out = t;
+}
+
+ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth)
+{
+    ez_status st = ez_merkle_alloc(out, depth);
+    if (st != EZ_OK)
+        return st;
+    memcpy(ez_merkle_leaves_mut(*out), leaves, ((size_t)1 << depth) * sizeof *leaves);
+    ez_merkle_build(*out);
     return EZ_OK;
 }
 

@@ -112,6 +112,11 @@ typedef struct ez_whir_prover ez_whir_prover;
  *      EZ_ERR_NOMEM. */
 ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, const ez_fe *s,
                          uint64_t len);
+/* ez_whir_commit taking ownership of s: s has 2^m entries from ez_alloc_huge (or
+ * malloc), zero from len on; it is kept (no copy) and freed with the prover, or freed
+ * here on failure. */
+ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
+                              uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 
