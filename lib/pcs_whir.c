@@ -65,7 +65,12 @@ ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
     if (ez_pcs_whir_params(&p->com, &par) != EZ_OK)
         return EZ_ERR_FORMAT;
     ez_status st = ez_whir_prover_read(r, &par, p->com.root, &p->whir);
-    return st == EZ_ERR_INVALID ? EZ_ERR_FORMAT : st;
+    if (st == EZ_ERR_INVALID)
+        st = EZ_ERR_FORMAT;
+    /* the stored vector must be exactly the layout's stacked length */
+    if (st == EZ_OK && ez_whir_prover_len(p->whir) != stacked_len(&p->com))
+        st = EZ_ERR_FORMAT;
+    return st;
 }
 
 /* The weight terms of the claims: one per (claim, piece); rev receives each claim's

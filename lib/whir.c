@@ -453,6 +453,11 @@ const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)
     return &p->par;
 }
 
+uint64_t ez_whir_prover_len(const ez_whir_prover *p)
+{
+    return p->len;
+}
+
 /* Oracle 0 of p->s (tree built unless leaves is given: then from those digests). */
 static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves)
 {

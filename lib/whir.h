@@ -119,6 +119,8 @@ ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_w
                               uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
+/* The committed vector's real length (entries from it on are zero). */
+uint64_t ez_whir_prover_len(const ez_whir_prover *p);
 
 /* Prover data: u64 len, len canonical u64 entries of s, then the N_0 leaf digests of
  * oracle 0 (32 bytes each). The reader re-encodes s (no leaf hashing), rebuilds the tree
