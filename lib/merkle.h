@@ -34,6 +34,10 @@ typedef struct {
 
 /* leaf(col[0..m-1]) as above. Cost: SHA-256 over 8m + 1 bytes. */
 void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m);
+/* leaf() of n columns at once: out[i] = leaf(cols[i stride .. i stride + m - 1]).
+ * Same digests as ez_merkle_hash_leaf; two at a time with SHA-NI when the build
+ * targets it (about twice the single-stream rate). out must not overlap cols. */
+void ez_merkle_hash_leaves(ez_digest *out, const ez_fe *cols, size_t m, size_t stride, size_t n);
 /* node(l, r) as above. out may alias l or r. */
 void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r);
 

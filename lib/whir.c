@@ -420,9 +420,13 @@ static ez_status oracle_tree(ez_whir_oracle *o, ez_digest *root)
     if (st != EZ_OK)
         return st;
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
+    const size_t chunk = 256;
+    size_t nch = (N + chunk - 1) / chunk;
 #pragma omp parallel for schedule(static) if (N >= 1024)
-    for (size_t q = 0; q < N; q++)
-        ez_merkle_hash_leaf(&lv[q], o->enc + q * o->width, o->width);
+    for (size_t ch = 0; ch < nch; ch++) {
+        size_t q0 = ch * chunk, nq = N - q0 < chunk ? N - q0 : chunk;
+        ez_merkle_hash_leaves(lv + q0, o->enc + q0 * o->width, o->width, o->width, nq);
+    }
     ez_merkle_build(o->tree);
     *root = *ez_merkle_root(o->tree);
     return EZ_OK;

@@ -557,6 +557,37 @@ START_TEST(test_whir_ntt_blocks)
 }
 END_TEST
 
+START_TEST(test_whir_merkle_batch_hash)
+{
+    /* the two-lane hasher gives exactly ez_merkle_hash_leaf's digests, every length
+     * class (tail in one or two padding blocks, multiple full blocks), odd counts */
+    ez_rng r = ez_rng_for("whir_merkle_batch_hash");
+    ez_fe data[80 * 7];
+    for (size_t i = 0; i < 80 * 7; i++)
+        data[i] = ez_rng_fe(&r);
+    for (size_t m = 0; m <= 70; m++)
+        for (size_t n = 0; n <= 7; n += 3) {
+            ez_digest a[8], b;
+            ez_merkle_hash_leaves(a, data, m, 80, n);
+            for (size_t i = 0; i < n; i++) {
+                ez_merkle_hash_leaf(&b, data + 80 * i, m);
+                ck_assert_mem_eq(a[i].h, b.h, 32);
+            }
+        }
+    /* a tree built level by level (two nodes at a time) against single node hashes */
+    ez_digest lv[64];
+    for (size_t i = 0; i < 64; i++)
+        ez_merkle_hash_leaf(&lv[i], data + i, 3);
+    ez_merkle *tr = NULL;
+    ck_assert_int_eq(ez_merkle_new(&tr, lv, 6), EZ_OK);
+    for (unsigned w = 32; w >= 1; w /= 2)
+        for (unsigned k = 0; k < w; k++)
+            ez_merkle_hash_node(&lv[k], &lv[2 * k], &lv[2 * k + 1]);
+    ck_assert_mem_eq(lv[0].h, ez_merkle_root(tr)->h, 32);
+    ez_merkle_free(tr);
+}
+END_TEST
+
 /* The fold of an oracle-0 leaf is the multilinear extension of s at (alpha, pow(y)),
  * computed directly with lib/mle.h; every leaf is the rows' univariate polynomials at
  * its point (ref_encode, which evaluates point by point). */
@@ -1139,6 +1170,7 @@ Suite *ez_suite_whir(void)
     tcase_add_test(tb, test_whir_queries_exact);
     tcase_add_test(tb, test_whir_params);
     tcase_add_test(tb, test_whir_points);
+    tcase_add_test(tb, test_whir_merkle_batch_hash);
     tcase_add_test(tb, test_whir_ntt_blocks);
     tcase_add_test(tb, test_whir_fold_differential);
     suite_add_tcase(s, tb);
