@@ -147,16 +147,35 @@ ez_fe ez_whir_root_pow(unsigned logN, uint64_t e)
     return ez_fe_pow(ez_fe_root_of_unity(logN), e);
 }
 
-void ez_whir_eq_bits(ez_fe2 *out, const ez_fe2 *r, unsigned k)
+void ez_whir_eq_bits_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned k, ez_fe2 c)
 {
-    out[0] = ez_fe2_one();
+    out[0] = c;
     for (unsigned b = 0; b < k; b++) {
         size_t h = (size_t)1 << b;
         /* entries with bit b set come from those without it */
+#pragma omp parallel for schedule(static) if (h >= (1u << 13))
         for (size_t t = 0; t < h; t++) {
-            ez_fe2 v = out[t];
-            out[t + h] = ez_fe2_mul(v, r[b]);
-            out[t] = ez_fe2_sub(v, out[t + h]);
+            ez_fe2 v = out[t], hi = ez_fe2_mul(v, r[b]);
+            out[t + h] = hi;
+            out[t] = ez_fe2_sub(v, hi);
+        }
+    }
+}
+
+void ez_whir_eq_bits(ez_fe2 *out, const ez_fe2 *r, unsigned k)
+{
+    ez_whir_eq_bits_scaled(out, r, k, ez_fe2_one());
+}
+
+void ez_whir_eq_bits_base(ez_fe *out, const ez_fe *r, unsigned k)
+{
+    out[0] = 1;
+    for (unsigned b = 0; b < k; b++) {
+        size_t h = (size_t)1 << b;
+        for (size_t t = 0; t < h; t++) {
+            ez_fe v = out[t], hi = ez_fe_mul(v, r[b]);
+            out[t + h] = hi;
+            out[t] = ez_fe_sub(v, hi);
         }
     }
 }
@@ -325,14 +344,22 @@ static void scatter8(ez_fe *dst, size_t dw, const ez_fe *src, size_t n)
 {
     size_t j = 0;
 #if defined(__AVX512F__)
+    /* aligned runs bypass the cache: the codeword is far larger than it and is next
+     * read leaf by leaf for hashing */
+    bool aligned = ((uintptr_t)dst % 64) == 0 && dw % 8 == 0;
     for (; j + 8 <= n; j += 8) {
         __m512i x[8];
         for (int k = 0; k < 8; k++)
             x[k] = _mm512_loadu_si512((const void *)(src + k * n + j));
         transpose8(x);
-        for (int k = 0; k < 8; k++)
-            _mm512_storeu_si512((void *)(dst + dw * (j + k)), x[k]);
+        if (aligned)
+            for (int k = 0; k < 8; k++)
+                _mm512_stream_si512((void *)(dst + dw * (j + k)), x[k]);
+        else
+            for (int k = 0; k < 8; k++)
+                _mm512_storeu_si512((void *)(dst + dw * (j + k)), x[k]);
     }
+    _mm_sfence();
 #endif
     for (; j < n; j++)
         for (size_t rr = 0; rr < 8; rr++)

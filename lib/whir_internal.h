@@ -84,8 +84,12 @@ static inline ez_fe2 ez_whir_eq1(ez_fe2 a, ez_fe2 b)
     return ez_fe2_add(ez_fe2_sub(ez_fe2_sub(ez_fe2_one(), a), b), ez_fe2_add(ab, ab));
 }
 
-/* out[t] = prod_{b<k} eq1(r[b], bit b of t) for t < 2^k (bit b <-> r[b]). */
+/* out[t] = prod_{b<k} eq1(r[b], bit b of t) for t < 2^k (bit b <-> r[b]); the _scaled
+ * form multiplies every entry by c (no extra pass), the _base form is for base-field
+ * points. Cost 2^k multiplies (OpenMP from 2^14 entries for the extension forms). */
 void ez_whir_eq_bits(ez_fe2 *out, const ez_fe2 *r, unsigned k);
+void ez_whir_eq_bits_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned k, ez_fe2 c);
+void ez_whir_eq_bits_base(ez_fe *out, const ez_fe *r, unsigned k);
 
 /* eq(pow(y), r) = prod_{b<n} eq1(y^(2^b), r[b]) for y in K. */
 ez_fe2 ez_whir_eq_pow(ez_fe2 y, const ez_fe2 *r, unsigned n);

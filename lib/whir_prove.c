@@ -160,35 +160,41 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
     const ez_fe *blk = p->s + w->off;
     for (size_t t = 0; t < R; t++)
         P[t] = ez_fe2_zero();
+    /* chunks of 64 rows (the chunk of s and of eqmid stay in L1 while every t runs over
+     * them with its accumulators in registers) */
+    const size_t chunk = 64;
+    size_t nch = (nu + chunk - 1) / chunk;
 #pragma omp parallel if (nu * R >= (1u << 16))
     {
-        /* 64x64-bit products summed in 192 bits per (t, coordinate), reduced once */
-        unsigned __int128 a0[256], a1[256];
-        uint64_t c0[256], c1[256];
-        for (size_t t = 0; t < R; t++) {
-            a0[t] = a1[t] = 0;
-            c0[t] = c1[t] = 0;
-        }
+        ez_fe2 part[256];
+        for (size_t t = 0; t < R; t++)
+            part[t] = ez_fe2_zero();
 #pragma omp for schedule(static) nowait
-        for (size_t u = 0; u < nu; u++) {
-            const ez_fe *row = blk + u * R;
-            uint64_t e0 = eqmid[u].c0, e1 = eqmid[u].c1;
+        for (size_t ch = 0; ch < nch; ch++) {
+            size_t u0 = ch * chunk, u1 = u0 + chunk < nu ? u0 + chunk : nu;
             for (size_t t = 0; t < R; t++) {
-                unsigned __int128 q0 = (unsigned __int128)e0 * row[t], q1 = (unsigned __int128)e1 * row[t];
-                a0[t] += q0;
-                c0[t] += a0[t] < q0;
-                a1[t] += q1;
-                c1[t] += a1[t] < q1;
+                /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
+                unsigned __int128 a0 = 0, a1 = 0;
+                uint64_t c0 = 0, c1 = 0;
+                const ez_fe *col = blk + t;
+                for (size_t u = u0; u < u1; u++) {
+                    uint64_t x = col[u * R];
+                    unsigned __int128 q0 = (unsigned __int128)eqmid[u].c0 * x, q1 = (unsigned __int128)eqmid[u].c1 * x;
+                    a0 += q0;
+                    c0 += a0 < q0;
+                    a1 += q1;
+                    c1 += a1 < q1;
+                }
+                /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
+                ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
+                ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
+                part[t] = ez_fe2_add(part[t], ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0),
+                                                          ez_fe_sub(ez_fe_reduce128(a1), top1)));
             }
         }
 #pragma omp critical
-        for (size_t t = 0; t < R; t++) {
-            /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
-            ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0[t]), (ez_fe)1 << 32);
-            ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1[t]), (ez_fe)1 << 32);
-            ez_fe2 v = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0[t]), top0), ez_fe_sub(ez_fe_reduce128(a1[t]), top1));
-            P[t] = ez_fe2_add(P[t], v);
-        }
+        for (size_t t = 0; t < R; t++)
+            P[t] = ez_fe2_add(P[t], part[t]);
     }
 }
 
@@ -216,9 +222,11 @@ static ez_status round0_finish(prover *pv, const ez_whir_prover *p, const ez_whi
             continue;
         }
         unsigned nm = w->b - k0;
-        ez_whir_eq_bits(eqmid, w->z + k0, nm);
-        for (size_t u = 0; u < ((size_t)1 << nm); u++)
-            pv->W[base + u] = ez_fe2_add(pv->W[base + u], ez_fe2_mul(c, eqmid[u]));
+        ez_whir_eq_bits_scaled(eqmid, w->z + k0, nm, c);
+        size_t nu = (size_t)1 << nm;
+#pragma omp parallel for schedule(static) if (nu >= EZ_WHIR_PAR_MIN)
+        for (size_t u = 0; u < nu; u++)
+            pv->W[base + u] = ez_fe2_add(pv->W[base + u], eqmid[u]);
     }
     pv->len = n1;
     return EZ_OK;
@@ -402,16 +410,18 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
     if ((st = answer_queries(&pv, po, par->t[M], q, d, &nd)) != EZ_OK)
         goto out;
     /* W_F = the dense part + every shift term on the remaining variables */
-    for (size_t j = 0; j < ns; j++) {
-        ez_fe2 r[EZ_WHIR_MAX_VARS];
-        ez_fe y = sh[j].y;
-        for (unsigned b = 0; b < par->mfinal; b++) {
-            r[b] = ez_fe2_from_fe(y);
-            y = ez_fe_sqr(y);
+    {
+        ez_fe *eb = (ez_fe *)eqmid; /* lf base entries fit: lf <= n1 */
+        for (size_t j = 0; j < ns; j++) {
+            ez_fe r[EZ_WHIR_MAX_VARS], y = sh[j].y;
+            for (unsigned b = 0; b < par->mfinal; b++) {
+                r[b] = y;
+                y = ez_fe_sqr(y);
+            }
+            ez_whir_eq_bits_base(eb, r, par->mfinal);
+            for (size_t x = 0; x < lf; x++)
+                pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul_fe(sh[j].coef, eb[x]));
         }
-        ez_whir_eq_bits(eqmid, r, par->mfinal);
-        for (size_t x = 0; x < lf; x++)
-            pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul(sh[j].coef, eqmid[x]));
     }
     pv.sp.nt = 0;
     for (unsigned r = 0; r < par->mfinal; r++)
