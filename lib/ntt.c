@@ -626,6 +626,39 @@ static void mobius_pairs(ez_fe *a, size_t h, size_t q0, size_t q1)
     }
 }
 
+#if EZ_NTT_AVX512
+/* Bits 0..2 of the Möbius transform inside each 8-lane register: lanes with bit b set
+ * minus the lane with it clear (a permute brings that lane over, a mask keeps the
+ * upper lanes). */
+static void mobius_low3(ez_fe *a, size_t n)
+{
+    const __m512i p1 = _mm512_setr_epi64(0, 0, 2, 2, 4, 4, 6, 6);
+    const __m512i p2 = _mm512_setr_epi64(0, 1, 0, 1, 4, 5, 4, 5);
+    const __m512i p4 = _mm512_setr_epi64(0, 1, 2, 3, 0, 1, 2, 3);
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        __m512i x = v_load(a + i);
+        x = _mm512_mask_mov_epi64(x, 0xAA, v_sub(x, _mm512_permutexvar_epi64(p1, x)));
+        x = _mm512_mask_mov_epi64(x, 0xCC, v_sub(x, _mm512_permutexvar_epi64(p2, x)));
+        x = _mm512_mask_mov_epi64(x, 0xF0, v_sub(x, _mm512_permutexvar_epi64(p4, x)));
+        v_store(a + i, x);
+    }
+}
+#endif
+
+/* Bits lo .. hi-1 of one block of bsz entries. */
+static void mobius_block(ez_fe *a, size_t bsz, unsigned lo, unsigned hi)
+{
+    unsigned b = lo;
+#if EZ_NTT_AVX512
+    if (lo == 0 && hi >= 3 && bsz >= 8) {
+        mobius_low3(a, bsz);
+        b = 3;
+    }
+#endif
+    for (; b < hi; b++)
+        mobius_pairs(a, (size_t)1 << b, 0, bsz / 2);
+}
+
 void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits)
 {
     unsigned hi = lo + nbits;
@@ -637,8 +670,7 @@ void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits)
         size_t bsz = (size_t)1 << lb, nb = total >> lb;
 #pragma omp parallel for schedule(static) if (par)
         for (size_t blk = 0; blk < nb; blk++)
-            for (unsigned b = lo; b < lb; b++)
-                mobius_pairs(a + blk * bsz, (size_t)1 << b, 0, bsz / 2);
+            mobius_block(a + blk * bsz, bsz, lo, lb);
     }
     /* the rest: whole-array passes, split into chunks of pairs */
     const size_t chunk = 4096;
