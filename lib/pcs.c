@@ -204,7 +204,7 @@ ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
     uint8_t scheme = ez_reader_u8(r);
     uint32_t lc = ez_reader_u32(r);
     uint64_t np = ez_reader_count(r, EZ_PCS_MAX_POLYS, 8);
-    if (r->failed || (!ez_pcs_scheme_is_ligero(scheme) && scheme != EZ_PCS_SCHEME_WHIR) || np == 0)
+    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0)
         goto out;
     c->scheme = scheme;
     c->npolys = np;
@@ -296,7 +296,7 @@ ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, cons
     *out = NULL;
     memset(com, 0, sizeof *com);
     if (polys == NULL || lens == NULL || npolys == 0 || npolys > EZ_PCS_MAX_POLYS ||
-        (!ez_pcs_scheme_is_ligero(scheme) && scheme != EZ_PCS_SCHEME_WHIR))
+        !ez_pcs_scheme_valid(scheme))
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < npolys; i++)
         if (polys[i] == NULL)

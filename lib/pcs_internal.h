@@ -31,10 +31,17 @@ struct ez_pcs_prover {
  * element (the caller maps it to EZ_ERR_REJECT or EZ_ERR_FORMAT). */
 bool ez_pcs_read_fe_array(ez_reader *r, ez_fe *out, size_t n);
 
-/* True for the two Ligero schemes. */
+/* A scheme id ez_pcs_commit_scheme and ez_pcs_commitment_read accept. */
+static inline bool ez_pcs_scheme_valid(unsigned scheme)
+{
+    return scheme == EZ_PCS_SCHEME_LIGERO || scheme == EZ_PCS_SCHEME_LIGERO_P1 || scheme == EZ_PCS_SCHEME_WHIR;
+}
+
+/* Dispatch: everything but WHIR is Ligero (a zeroed scheme field reads as
+ * EZ_PCS_SCHEME_LIGERO, pcs.h). */
 static inline bool ez_pcs_scheme_is_ligero(unsigned scheme)
 {
-    return scheme == EZ_PCS_SCHEME_LIGERO || scheme == EZ_PCS_SCHEME_LIGERO_P1;
+    return scheme != EZ_PCS_SCHEME_WHIR;
 }
 
 /* ---- Ligero backend (lib/pcs_ligero.c) ------------------------------------------------
