@@ -1,5 +1,5 @@
 /* whir — see whir.h: parameters, the oracles (interleaved Reed–Solomon encoding and
- * Merkle commitment, [WHIR] §2.1 and §5.1 "commit"), the commitment and its prover
+ * Merkle commitment, [WHIR] §2 and the commitment phase of §5), the commitment and its prover
  * data, and the small helpers lib/whir_prove.c and lib/whir_verify.c share.
  * Protocol and soundness: docs/protocol-kernel-pcs.md §8-11. */
 #include "lib/whir.h"

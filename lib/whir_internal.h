@@ -3,8 +3,8 @@
  *
  * Conventions (lib/whir.h): index bit j of a table is the j-th variable WHIR binds;
  * eq1(a, b) = a b + (1 - a)(1 - b); every sumcheck round binds the least significant
- * remaining bit and sends g(0), g(2) (g(1) = claim - g(0), [WHIR] §5 Construction 5.1
- * step "sumcheck rounds"). */
+ * remaining bit and sends g(0), g(2) (g(1) = claim - g(0); the sumcheck rounds of
+ * [WHIR] §5). */
 #ifndef EZ_WHIR_INTERNAL_H
 #define EZ_WHIR_INTERNAL_H
 

@@ -1,6 +1,6 @@
-/* whir_prove — the WHIR opening prover (ez_whir_open, lib/whir.h); [WHIR] §5
- * Construction 5.1 with the parameters and transcript of docs/protocol-kernel-pcs.md
- * §9.
+/* whir_prove — the WHIR opening prover (ez_whir_open, lib/whir.h): the protocol of
+ * [WHIR] §5 with the parameters, transcript and proof format of
+ * docs/protocol-kernel-pcs.md §9 (the steps below are named as in that table).
  *
  * The sum sum_x f(x) W(x) is kept in two parts while variables are bound:
  *   dense:  tables f and W over the remaining variables (W: the claims after round 0 and
@@ -88,7 +88,7 @@ static void bind_low(ez_fe2 *out, const ez_fe2 *p, size_t half, ez_fe2 r)
 }
 
 /* One sumcheck round over both parts (round `rd` of the sparse tables): send g(0), g(2),
- * draw the challenge, bind. [WHIR] §5.1: sumcheck round on f * w. */
+ * draw the challenge, bind ([WHIR] §5: a sumcheck round on f * w). */
 static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
 {
     ez_fe2 g0 = ez_fe2_zero(), g2 = ez_fe2_zero();
@@ -336,7 +336,7 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
     ez_whir_absorb_params(t, par);
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &sigma, 1);
 
-    /* Round 0 ([WHIR] §5.1 step 1): k0 sumcheck rounds on the claim terms alone. */
+    /* Round 0: k0 sumcheck rounds, on the claim terms alone. */
     pv.sp.nt = nterms;
     pv.sp.k = k0;
     for (size_t j = 0; j < nterms; j++)
@@ -351,7 +351,7 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
     for (unsigned i = 1; i <= M; i++) {
         unsigned mv = par->mv[i], k = par->k[i];
         size_t len = (size_t)1 << mv;
-        /* commit f_i ([WHIR] §5.1 step 2a) */
+        /* commit f_i (the folded polynomial, as a new oracle) */
         st = EZ_ERR_NOMEM;
         ood = ez_alloc_huge(len, sizeof *ood);
         if (ood == NULL)
@@ -361,7 +361,7 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
             goto out;
         ez_writer_bytes(proof, root.h, 32);
         ez_transcript_absorb_bytes(t, EZ_WHIR_L_ROOT, root.h, 32);
-        /* out-of-domain sample (step 2b): f_i(z) = sum_x f(x) eq(pow(z), x) */
+        /* out-of-domain sample: f_i(z) = sum_x f(x) eq(pow(z), x) */
         ez_fe2 z = ez_transcript_challenge_fe2(t, EZ_WHIR_L_OODPT), zp[EZ_WHIR_MAX_VARS];
         for (unsigned b = 0; b < mv; b++) {
             zp[b] = z;
@@ -369,17 +369,25 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
         }
         ez_whir_eq_bits(ood, zp, mv);
         ez_fe2 ans = ez_fe2_zero();
-        for (size_t x = 0; x < len; x++)
-            ans = ez_fe2_add(ans, ez_fe2_mul(pv.f[x], ood[x]));
+#pragma omp parallel if (len >= EZ_WHIR_PAR_MIN)
+        {
+            ez_fe2 part = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+            for (size_t x = 0; x < len; x++)
+                part = ez_fe2_add(part, ez_fe2_mul(pv.f[x], ood[x]));
+#pragma omp critical
+            ans = ez_fe2_add(ans, part);
+        }
         ez_writer_bytes(proof, &ans, sizeof ans);
         ez_transcript_absorb_fe2(t, EZ_WHIR_L_OOD, &ans, 1);
-        /* shift queries to oracle i-1 (step 2c) */
+        /* in-domain ("shift") queries to oracle i-1 */
         size_t nd;
         if ((st = answer_queries(&pv, po, par->t[i - 1], q, d, &nd)) != EZ_OK)
             goto out;
-        /* combination randomness (step 2d): the OOD constraint gets gamma, query j
+        /* combination randomness: the OOD constraint gets gamma, query j
          * gamma^(j+2); W += gamma eq(pow(z), .), the queries become shift terms */
         ez_fe2 gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE), gp = ez_fe2_mul(gamma, gamma);
+#pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
         for (size_t x = 0; x < len; x++)
             pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul(gamma, ood[x]));
         free(ood);
@@ -394,14 +402,14 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
         prev = cur;
         memset(&cur, 0, sizeof cur);
         po = &prev;
-        /* k_i sumcheck rounds (step 2e) */
+        /* k_i sumcheck rounds */
         shift_tables(&pv, par, i, po, sh, ns);
         for (unsigned r = 0; r < k; r++)
             sumcheck_round(&pv, r);
         shift_advance(&pv, k, sh, ns);
     }
 
-    /* Final round ([WHIR] §5.1 step 3): f_F in the clear (its 2^mfinal hypercube values),
+    /* Final round: f_F in the clear (its 2^mfinal hypercube values),
      * the last oracle's queries, then the sumcheck of f_F W_F over the mfinal variables. */
     size_t lf = (size_t)1 << par->mfinal;
     ez_writer_bytes(proof, pv.f, lf * sizeof(ez_fe2));

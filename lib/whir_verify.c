@@ -1,6 +1,5 @@
-/* whir_verify — the WHIR verifier (ez_whir_verify, lib/whir.h); [WHIR] §5
- * Construction 5.1, verifier side, with the transcript and proof format of
- * docs/protocol-kernel-pcs.md §9.
+/* whir_verify — the WHIR verifier (ez_whir_verify, lib/whir.h): the verifier of [WHIR]
+ * §5 with the transcript and proof format of docs/protocol-kernel-pcs.md §9.
  *
  * Checks, in order: every sumcheck round is folded into the running claim (g(1) is
  * derived, so a wrong round shows up in the final equation); every opened leaf is
@@ -173,7 +172,7 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
             goto out;
         st = EZ_ERR_REJECT;
         ez_fe2 gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE), gp = ez_fe2_mul(gamma, gamma);
-        /* [WHIR] §5.1 step 2d: claim += gamma ans + sum_j gamma^(j+2) Fold(f_{i-1})(y_j) */
+        /* [WHIR] §5 combination: claim += gamma ans + sum_j gamma^(j+2) Fold(f_{i-1})(y_j) */
         v.claim = ez_fe2_add(v.claim, ez_fe2_mul(gamma, ans));
         cons[nc++] = (vconstraint){.coef = gamma, .y = z, .i = i};
         unsigned logn = par->mv[i - 1] - par->k[i - 1], c = par->c[i - 1];
@@ -187,7 +186,7 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
             if (!sumcheck_round(&v))
                 goto out;
     }
-    /* final polynomial, then the last oracle's folds must match it ([WHIR] §5.1 step 3) */
+    /* final polynomial, then the last oracle's folds must match it ([WHIR] §5, final round) */
     if (!read_fe2(proof, fin, lf))
         goto out;
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, fin, lf);
