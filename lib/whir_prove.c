@@ -133,6 +133,61 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
 
 /* ---- round 0: the claim terms ---------------------------------------------------------- */
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* sum_u e[u] x[u * stride + lane] for 8 lanes (x base, e extension), u in [u0, u1):
+ * 64x64-bit products as four 32x32-bit vpmuludq products, each split into its 32-bit
+ * halves and summed in 64-bit lanes (every step adds < 2^33: no overflow before 2^30
+ * steps), then folded mod p once: with A/B the low/high-half sums of the products
+ * xl el (ll), xl eh + xh el (m) and xh eh (hh),
+ *   sum = A_ll + 2^32 (B_ll + A_m) + 2^64 (B_m + A_hh) + 2^96 B_hh,
+ * and 2^64 = 2^32 - 1, 2^96 = -1 (mod p). out[lane] += the sum. */
+static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
+{
+    const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
+    __m512i a0 = _mm512_setzero_si512(), b0 = a0, am0 = a0, bm0 = a0, ah0 = a0, bh0 = a0;
+    __m512i a1 = a0, b1 = a0, am1 = a0, bm1 = a0, ah1 = a0, bh1 = a0;
+    /* one coordinate: products of xl, xh with el, eh into (a, b, am, bm, ah, bh) */
+#define EZ_ACC8(ev, a, b, am, bm, ah, bh)                                                                \
+    do {                                                                                                 \
+        __m512i el = _mm512_set1_epi64((long long)(ev)), eh = _mm512_set1_epi64((long long)((ev) >> 32)); \
+        __m512i ll = _mm512_mul_epu32(xv, el), lh = _mm512_mul_epu32(xv, eh);                            \
+        __m512i hl = _mm512_mul_epu32(xh, el), hh = _mm512_mul_epu32(xh, eh);                            \
+        a = _mm512_add_epi64(a, _mm512_and_si512(ll, m32));                                              \
+        b = _mm512_add_epi64(b, _mm512_srli_epi64(ll, 32));                                              \
+        am = _mm512_add_epi64(am, _mm512_add_epi64(_mm512_and_si512(lh, m32), _mm512_and_si512(hl, m32))); \
+        bm = _mm512_add_epi64(bm, _mm512_add_epi64(_mm512_srli_epi64(lh, 32), _mm512_srli_epi64(hl, 32))); \
+        ah = _mm512_add_epi64(ah, _mm512_and_si512(hh, m32));                                            \
+        bh = _mm512_add_epi64(bh, _mm512_srli_epi64(hh, 32));                                            \
+    } while (0)
+    for (size_t u = u0; u < u1; u++) {
+        __m512i xv = _mm512_loadu_si512((const void *)(x + u * stride));
+        __m512i xh = _mm512_srli_epi64(xv, 32);
+        uint64_t e0 = e[u].c0, e1 = e[u].c1;
+        EZ_ACC8(e0, a0, b0, am0, bm0, ah0, bh0);
+        EZ_ACC8(e1, a1, b1, am1, bm1, ah1, bh1);
+    }
+#undef EZ_ACC8
+    uint64_t q[2][6][8];
+    __m512i all[2][6] = {{a0, b0, am0, bm0, ah0, bh0}, {a1, b1, am1, bm1, ah1, bh1}};
+    for (int c = 0; c < 2; c++)
+        for (int j = 0; j < 6; j++)
+            _mm512_storeu_si512((void *)q[c][j], all[c][j]);
+    const ez_fe two32 = (ez_fe)1 << 32, eps = EZ_EPSILON;
+    for (int l = 0; l < 8; l++) {
+        ez_fe v[2];
+        for (int c = 0; c < 2; c++) {
+            ez_fe lo = ez_fe_from_u64(q[c][0][l]);
+            ez_fe mid = ez_fe_add(ez_fe_from_u64(q[c][1][l]), ez_fe_from_u64(q[c][2][l]));
+            ez_fe hi = ez_fe_add(ez_fe_from_u64(q[c][3][l]), ez_fe_from_u64(q[c][4][l]));
+            v[c] = ez_fe_sub(ez_fe_add(ez_fe_add(lo, ez_fe_mul(mid, two32)), ez_fe_mul(hi, eps)),
+                             ez_fe_from_u64(q[c][5][l]));
+        }
+        out[l] = ez_fe2_add(out[l], ez_fe2_make(v[0], v[1]));
+    }
+}
+#endif
+
 /* E = coef * eq over the k0 low bits of the term; P = the rows' values on its block. */
 static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigned k0, ez_fe2 *E, ez_fe2 *P,
                          ez_fe2 *eqmid)
@@ -160,9 +215,9 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
     const ez_fe *blk = p->s + w->off;
     for (size_t t = 0; t < R; t++)
         P[t] = ez_fe2_zero();
-    /* chunks of 64 rows (the chunk of s and of eqmid stay in L1 while every t runs over
-     * them with its accumulators in registers) */
-    const size_t chunk = 64;
+    /* chunks of rows (the chunk of s and of eqmid stay in cache while every t, or every
+     * 8 lanes of t, runs over them with its accumulators in registers) */
+    const size_t chunk = 256;
     size_t nch = (nu + chunk - 1) / chunk;
 #pragma omp parallel if (nu * R >= (1u << 16))
     {
@@ -172,6 +227,13 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
 #pragma omp for schedule(static) nowait
         for (size_t ch = 0; ch < nch; ch++) {
             size_t u0 = ch * chunk, u1 = u0 + chunk < nu ? u0 + chunk : nu;
+#if defined(__AVX512F__)
+            if (R >= 8) {
+                for (size_t t0 = 0; t0 < R; t0 += 8)
+                    acc8_ext_base(part + t0, eqmid, blk + t0, R, u0, u1);
+                continue;
+            }
+#endif
             for (size_t t = 0; t < R; t++) {
                 /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
                 unsigned __int128 a0 = 0, a1 = 0;
