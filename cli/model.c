@@ -17,6 +17,7 @@
 #include "runtime/exec/exec.h"
 #include "runtime/prove/margins.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/weights.h"
 
 int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, ez_program **prog)
 {
@@ -155,4 +156,21 @@ out:
         ez_plan_clear(plan);
     ez_program_free(prog);
     return rc;
+}
+
+bool ez_cli_pcs_scheme(const ez_cli_args *a, unsigned opt, unsigned *scheme)
+{
+    const char *v = a->value[opt];
+    *scheme = EZ_PCS_DEFAULT_SCHEME;
+    if (v == NULL)
+        return true;
+    if (!strcmp(v, "whir"))
+        *scheme = EZ_PCS_SCHEME_WHIR;
+    else if (!strcmp(v, "ligero"))
+        *scheme = EZ_PCS_SCHEME_LIGERO_P1;
+    else {
+        ez_cli_usage_error(a->cmd, "%s must be ligero or whir, not '%s'", a->cmd->opts[opt].name, v);
+        return false;
+    }
+    return true;
 }

@@ -25,6 +25,11 @@ int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, 
  * printing (EZ_EXIT_SOURCE for the model's errors). */
 int ez_cli_compile(const char *cmd, const char *path, const ez_cli_defines *defs, ez_plan *plan);
 
+/* The commitment scheme of option opt of a (a --pcs ligero|whir row), or the default
+ * (EZ_PCS_DEFAULT_SCHEME: WHIR) when it is absent. Returns false after printing a usage
+ * error for another value. */
+bool ez_cli_pcs_scheme(const ez_cli_args *a, unsigned opt, unsigned *scheme);
+
 /* How much of a plan to check after reading it. */
 typedef enum {
     EZ_CLI_PLAN_READ,  /* read only (gen: it writes data for any plan) */

@@ -60,7 +60,8 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
 
     /* phase 1 and 2 */
     ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt);
-    if ((st = ez_vsess_commit(&L, &t, pf->sec[EZ_PF_SEC_ADVICE].data, pf->sec[EZ_PF_SEC_ADVICE].len, &acom, d)) != EZ_OK)
+    if ((st = ez_vsess_commit(&L, &t, pf->sec[EZ_PF_SEC_ADVICE].data, pf->sec[EZ_PF_SEC_ADVICE].len,
+                              ez_advice_scheme(vk->has_weights ? &vk->wcom : NULL), &acom, d)) != EZ_OK)
         goto out;
 
     c.prover = false;
