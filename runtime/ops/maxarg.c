@@ -45,7 +45,7 @@ typedef struct {
     uint64_t T;                    /* extent of t */
     uint64_t B;                    /* the input's bound */
     unsigned bd, ta, wm;           /* widths of D, A = the key shift k (argmax), M + 2^(wm-1) */
-    unsigned nd, na, nm;           /* their limbs (na = nm = 0 for MAX) */
+    unsigned nd, na, nm;           /* their limbs (na = 0, nm = 1: a plain M, for MAX and public) */
     uint64_t lenE, lenR;           /* padded layouts of the input and of the row shape */
     bool rowpad;                   /* the row layout has interior padding (§3.5) */
     /* local poly ids (§2): element polys D limbs, Z (not pub); then the row polys: MAX M,
@@ -742,7 +742,8 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
     for (unsigned b = 0, o_ = 0; b < s.to->rank; b++) {
         unsigned a = s.out_pos[b];
-        memcpy(rp + s.roff[a], out->point + o_, s.nv[a] * sizeof *rp);
+        if (s.nv[a]) /* an axis of extent 1 has no variables (and a point may be NULL) */
+            memcpy(rp + s.roff[a], out->point + o_, s.nv[a] * sizeof *rp);
         o_ += s.nv[a];
     }
     const int64_t *pubv = NULL;
