@@ -4,85 +4,118 @@
 # leaves every test green ("survived") is a check no test guards. On demand, not part of
 # `make check` (each mutant costs a rebuild and a test run).
 #
-#   tests/mutation/run.sh [--quick] [ID...]     all mutants of tests/mutation/mutants.txt,
-#                                               or the named ones
-#   --quick   run the unit runner only (tests/check_einzk), not the end-to-end scripts
+#   tests/mutation/run.sh [--quick] [--redundant] [ID...]
+#                         all mutants of tests/mutation/mutants.txt, or the named ones
+#   tests/mutation/run.sh --check      validate the list against this tree (no build)
+#   --quick      run the unit runner only (tests/check_einzk), not the end-to-end scripts
+#   --triage     run only each mutant's SUITES hint (a quick first pass while writing
+#                tests: a survivor here may still be killed by another suite)
+#                (EZ_MUTATION_NO_BASELINE=1 skips the baseline run, for iterating)
+#   --redundant  run the mutants marked redundant ("#=" lines) instead: they are expected
+#                to survive, and are never counted in the kill rate
 #
-# mutants.txt, one mutant per line (# comments): ID | SNIPPET | REPLACEMENT | WHAT
-# SNIPPET is an exact piece of code that occurs exactly once in lib/, runtime/ and
-# compiler/ (so the list survives files being split or moved); REPLACEMENT is what it
-# becomes (typically a condition made false: the check never fires). The scratch copy is
-# build-mutation/src; the report, with the kill rate, goes to stdout and
-# build-mutation/report.txt. Exit 0 when the kill rate is at least 95 %.
+# The list's format is in tests/mutation/mutants.py: ID | SNIPPET | REPLACEMENT | WHAT
+# [| SUITES]. SNIPPET is an exact piece of code that occurs exactly once in the .c files
+# of lib/, runtime/ and compiler/ (so the list survives files being split or moved);
+# REPLACEMENT is what it becomes (typically a condition made false: the check never
+# fires). The unit runner runs fail-fast (EZ_TEST_FAILFAST), the SUITES hint first; in
+# the full mode a mutant the unit runner does not kill also runs the end-to-end scripts
+# (make check's other TESTS). The scratch copy is build-mutation/src; the report, with
+# the kill rate, goes to stdout and build-mutation/report.txt. Exit 0 when the kill rate
+# is at least 95 %.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-quick=0
-if [ "${1:-}" = --quick ]; then
-    quick=1
+quick=0 redundant=0 triage=0
+list="$top/tests/mutation/mutants.txt"
+py="/usr/bin/python3 $top/tests/mutation/mutants.py"
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) quick=1 ;;
+    --redundant) redundant=1 ;;
+    --triage) triage=1 quick=1 ;;
+    --check) exec $py check "$list" "$top" ;;
+    *) break ;;
+    esac
     shift
-fi
+done
 dir="$top/build-mutation"
 src="$dir/src"
-list="$top/tests/mutation/mutants.txt"
 mkdir -p "$src"
-git ls-files -z --cached --others --exclude-standard | grep -zv '^build-' | tar --null -T - -cf - |
-    tar -xf - -C "$src"
+$py check "$list" "$top" >/dev/null || { $py check "$list" "$top"; exit 2; }
+$py sync "$top" "$src" >/dev/null
 cd "$src"
 if [ ! -f config.status ]; then
     autoreconf -fi >/dev/null 2>&1
     ./configure CFLAGS="-O1 -g" >"$dir/build.log" 2>&1
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
-make -j"$jobs" >>"$dir/build.log" 2>&1
-make -j"$jobs" tests/check_einzk >>"$dir/build.log" 2>&1
+build() {
+    make -j"$jobs" >>"$dir/build.log" 2>&1 && make -j"$jobs" tests/check_einzk >>"$dir/build.log" 2>&1
+}
+build || { echo "mutation: the scratch copy does not build (see $dir/build.log)" >&2; exit 2; }
+# make check's scripts other than the unit runner
+e2e=$(make -s -f Makefile -f <(printf 'ez-print-tests:\n\t@echo $(TESTS)\n') ez-print-tests |
+    tr ' ' '\n' | grep -v '^tests/check_einzk$' | tr '\n' ' ')
+killer=""
+# run_tests HINT: 0 when every test passes; else sets killer to what failed
 run_tests() {
-    if [ "$quick" = 1 ]; then
-        ./tests/check_einzk >/dev/null 2>&1 </dev/null
-    else
-        make -j"$jobs" check >/dev/null 2>&1 </dev/null
+    local out only=""
+    [ "$triage" = 1 ] && [ -n "$1" ] && only="$1"
+    out=$(EZ_TEST_FAILFAST=1 EZ_TEST_FIRST="$1" EZ_TEST_ONLY="$only" timeout 3600 ./tests/check_einzk </dev/null 2>&1) || {
+        killer=$(printf '%s\n' "$out" | sed -n 's/^failfast: suite \(.*\) failed$/\1/p' | head -1)
+        killer=${killer:-unit runner}
+        return 1
+    }
+    if [ "$quick" = 0 ] && ! timeout 7200 make -j"$jobs" check TESTS="$e2e" >/dev/null 2>&1 </dev/null; then
+        killer="end-to-end"
+        return 1
     fi
+    return 0
 }
 echo "mutation: baseline (the unmodified tree must pass)"
-run_tests || { echo "mutation: the baseline fails; fix the tests first" >&2; exit 2; }
-killed=0 survived=0 invalid=0
+[ -n "${EZ_MUTATION_NO_BASELINE:-}" ] || run_tests "" || { echo "mutation: the baseline fails ($killer); fix the tests first" >&2; exit 2; }
+killed=0 survived=0 invalid=0 nredundant=0
 report="$dir/report.txt"
 : >"$report"
-while IFS='|' read -r id snippet repl what; do
-    id=$(echo "$id" | xargs)
-    case "$id" in '' | \#*) continue ;; esac
-    if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$id"; then continue; fi
-    snippet=$(echo "$snippet" | sed 's/^ //; s/ $//')
-    repl=$(echo "$repl" | sed 's/^ //; s/ $//')
-    files=$(grep -rlF -- "$snippet" lib runtime compiler --include='*.c' || true)
-    n=$(printf '%s' "$files" | grep -c . || true)
-    if [ "$n" -ne 1 ] || [ "$(grep -cF -- "$snippet" "$files")" -ne 1 ]; then
-        echo "INVALID  $id: the snippet is not unique ($n files)" | tee -a "$report"
-        invalid=$((invalid + 1))
+want_kind=mutant
+[ "$redundant" = 1 ] && want_kind=redundant
+while IFS=$'\t' read -r kind id hint what; do
+    if [ "$kind" = redundant ] && [ "$redundant" = 0 ]; then
+        nredundant=$((nredundant + 1))
         continue
     fi
-    cp "$files" "$dir/orig"
-    /usr/bin/python3 - "$files" "$snippet" "$repl" <<'PY'
-import sys
-p, a, b = sys.argv[1:]
-s = open(p).read()
-open(p, "w").write(s.replace(a, b, 1))
-PY
-    if ! make -j"$jobs" >/dev/null 2>&1 || ! make -j"$jobs" tests/check_einzk >/dev/null 2>&1; then
+    [ "$kind" = "$want_kind" ] || continue
+    if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx -- "$id"; then continue; fi
+    [ "$hint" = - ] && hint=""
+    file=$($py locate "$list" "$id" "$src" 2>/dev/null) || {
+        echo "INVALID  $id: the snippet is not unique" | tee -a "$report"
+        invalid=$((invalid + 1))
+        continue
+    }
+    cp "$file" "$dir/orig"
+    $py apply "$list" "$id" "$src" >/dev/null
+    t0=$(date +%s)
+    if ! build; then
         echo "INVALID  $id: does not build ($what)" | tee -a "$report"
         invalid=$((invalid + 1))
-    elif run_tests; then
-        echo "SURVIVED $id: $what ($files)" | tee -a "$report"
+    elif run_tests "$hint"; then
+        echo "SURVIVED $id: $what ($file)" | tee -a "$report"
         survived=$((survived + 1))
     else
-        echo "killed   $id: $what" | tee -a "$report"
+        echo "killed   $id [$killer, $(($(date +%s) - t0)) s]: $what" | tee -a "$report"
         killed=$((killed + 1))
     fi
-    cp "$dir/orig" "$files"
-    touch "$files"
-done <"$list"
-make -j"$jobs" >/dev/null 2>&1 || true
+    cp "$dir/orig" "$file"
+    touch "$file"
+done < <($py list "$list")
+build || true
 total=$((killed + survived))
 rate=$(awk -v k=$killed -v t=$total 'BEGIN { printf "%.1f", t ? 100 * k / t : 0 }')
-echo "mutation: $killed killed, $survived survived, $invalid invalid; kill rate $rate %" | tee -a "$report"
-awk -v r="$rate" 'BEGIN { exit (r + 0 >= 95) ? 0 : 1 }'
+if [ "$redundant" = 1 ]; then
+    echo "mutation (redundant mutants): $killed killed, $survived survived, $invalid invalid" | tee -a "$report"
+    exit 0
+fi
+echo "mutation: $killed killed, $survived survived, $invalid invalid ($nredundant redundant, not counted);" \
+    "kill rate $rate %" | tee -a "$report"
+awk -v r="$rate" -v i=$invalid 'BEGIN { exit (r + 0 >= 95 && i == 0) ? 0 : 1 }'
