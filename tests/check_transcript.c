@@ -267,6 +267,66 @@ START_TEST(test_challenge_index)
 }
 END_TEST
 
+/* A long vector of field elements is absorbed in batches (lib/transcript.c): every
+ * element, in every batch, changes the challenge — a verifier absorbing only a prefix
+ * of a long message (a statement, an evaluation row) would let the rest be chosen after
+ * the challenges. */
+static ez_fe2 chal_after_elems(const ez_fe *fe, const ez_fe2 *fe2, size_t n)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "d");
+    if (fe)
+        ez_transcript_absorb_fe(&t, "v", fe, n);
+    else
+        ez_transcript_absorb_fe2(&t, "v", fe2, n);
+    return ez_transcript_challenge_fe2(&t, "c");
+}
+
+START_TEST(test_every_element_matters)
+{
+    enum { N = 150 }; /* several 256-byte batches of either size */
+    ez_rng r = ez_rng_for("every_element_matters");
+    ez_fe fe[N];
+    ez_fe2 fe2[N];
+    for (size_t i = 0; i < N; i++) {
+        fe[i] = ez_rng_fe(&r);
+        fe2[i] = ez_rng_fe2(&r);
+    }
+    ez_fe2 b1 = chal_after_elems(fe, NULL, N), b2 = chal_after_elems(NULL, fe2, N);
+    for (size_t i = 0; i < N; i++) {
+        ez_fe keep = fe[i];
+        fe[i] = ez_fe_add(keep, 1);
+        ck_assert_msg(!ez_fe2_eq(b1, chal_after_elems(fe, NULL, N)), "base element %zu not bound", i);
+        fe[i] = keep;
+        ez_fe2 keep2 = fe2[i];
+        fe2[i] = ez_fe2_add(keep2, ez_fe2_make(0, 1)); /* the second coordinate too */
+        ck_assert_msg(!ez_fe2_eq(b2, chal_after_elems(NULL, fe2, N)), "extension element %zu not bound", i);
+        fe2[i] = keep2;
+    }
+    ck_assert(ez_fe2_eq(b1, chal_after_elems(fe, NULL, N)));
+    ck_assert(ez_fe2_eq(b2, chal_after_elems(NULL, fe2, N)));
+}
+END_TEST
+
+/* Index challenges reject the tail of the word range that would bias w % bound: with
+ * bound = 3 * 2^62 a plain remainder would land in [0, 2^62) half the time instead of a
+ * third. 3000 draws from a fixed transcript (deterministic): a third is 1000 +- 26. */
+START_TEST(test_challenge_index_unbiased)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "index-bias");
+    const uint64_t bound = UINT64_C(3) << 62;
+    unsigned low = 0;
+    for (int i = 0; i < 3000; i++) {
+        uint64_t x = ez_transcript_challenge_index(&t, "i", bound);
+        ck_assert_uint_lt(x, bound);
+        low += x < (UINT64_C(1) << 62);
+    }
+    ck_assert_uint_gt(low, 1000 - 5 * 26);
+    ck_assert_uint_lt(low, 1000 + 5 * 26);
+}
+END_TEST
+
 Suite *ez_suite_transcript(void)
 {
     Suite *s = suite_create("transcript");
@@ -278,6 +338,8 @@ Suite *ez_suite_transcript(void)
     tcase_add_test(tc, test_every_byte_matters);
     tcase_add_test(tc, test_boundaries_and_types);
     tcase_add_test(tc, test_challenge_index);
+    tcase_add_test(tc, test_every_element_matters);
+    tcase_add_test(tc, test_challenge_index_unbiased);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -51,7 +51,12 @@ if [ ! -f config.status ]; then
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
 build() {
-    make -j"$jobs" >>"$dir/build.log" 2>&1 && make -j"$jobs" tests/check_einzk >>"$dir/build.log" 2>&1
+    # the unit runner alone (quick) or everything make check needs
+    if [ "$quick" = 1 ]; then
+        make -j"$jobs" tests/check_einzk >>"$dir/build.log" 2>&1
+    else
+        make -j"$jobs" >>"$dir/build.log" 2>&1 && make -j"$jobs" tests/check_einzk >>"$dir/build.log" 2>&1
+    fi
 }
 build || { echo "mutation: the scratch copy does not build (see $dir/build.log)" >&2; exit 2; }
 # make check's scripts other than the unit runner
@@ -94,6 +99,7 @@ while IFS=$'\t' read -r kind id hint what; do
         continue
     }
     cp "$file" "$dir/orig"
+    trap 'cp "$dir/orig" "$src/$file"; touch "$src/$file"' EXIT
     $py apply "$list" "$id" "$src" >/dev/null
     t0=$(date +%s)
     if ! build; then
@@ -108,6 +114,7 @@ while IFS=$'\t' read -r kind id hint what; do
     fi
     cp "$dir/orig" "$file"
     touch "$file"
+    trap - EXIT
 done < <($py list "$list")
 build || true
 total=$((killed + survived))
