@@ -699,6 +699,43 @@ START_TEST(test_substituted_column)
 }
 END_TEST
 
+/* The leaves' denominators (issue 8): a prover runs the GKR on an in-table column a'
+ * but reports, as the column's leaf value, the MLE of the column a it is bound to, which
+ * holds a value outside the table. Every GKR layer, the roots' sum and the numerators
+ * are those of a' (same multiplicities); the claims the verifier hands back are true for
+ * a and m. Only the comparison of the GKR's final denominator with the leaves' (built
+ * from the reported value) catches it. One instance (table and column 16 rows each):
+ * its leaf values, [m, a'] at the point, end the proof. */
+START_TEST(test_leaf_denominator_substituted)
+{
+    ez_rng rng = ez_rng_for("leaf_denominator");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 4};
+    for (int trial = 0; trial < 3; trial++) {
+        ez_fe *ap = range_values(&rng, 16, 4), *a = malloc(16 * sizeof *a);
+        memcpy(a, ap, 16 * sizeof *a);
+        a[ez_rng_next(&rng) % 16] = trial == 0 ? 16 : trial == 1 ? EZ_P - 1 : 1000; /* outside [0, 16) */
+        ez_logup_column ca = {.len = 16, .cols = {a}}, cp = {.len = 16, .cols = {ap}};
+        ez_fe m[16];
+        ck_assert_int_eq(ez_logup_multiplicities(m, &t, &cp, 1, NULL), EZ_OK);
+        ez_writer w;
+        ez_logup_claims pc;
+        prove(&t, &cp, 1, m, &w, &pc);
+        ck_assert(accepts(&t, &cp, 1, m, w.data, w.len, NULL));
+        ck_assert_uint_eq(pc.nclaims, 1);
+        ez_fe2 v = ez_mle_eval_fe(a, 16, pc.col[0].point, pc.col[0].nvars);
+        ck_assert_uint_ge(w.len, 16);
+        ez_fe2_encode(w.data + w.len - 16, v);
+        ez_status st;
+        ck_assert(!accepts(&t, &ca, 1, m, w.data, w.len, &st));
+        ck_assert_int_eq(st, EZ_ERR_REJECT); /* logup itself rejects: the claims would hold */
+        ez_writer_clear(&w);
+        ez_logup_claims_clear(&pc);
+        free(a);
+        free(ap);
+    }
+}
+END_TEST
+
 START_TEST(test_truncated_and_garbage)
 {
     ez_rng rng = ez_rng_for("truncated");
@@ -791,6 +828,7 @@ Suite *ez_suite_logup(void)
     tcase_add_test(tc, test_wrong_multiplicity);
     tcase_add_test(tc, test_tamper_messages);
     tcase_add_test(tc, test_substituted_column);
+    tcase_add_test(tc, test_leaf_denominator_substituted);
     tcase_add_test(tc, test_truncated_and_garbage);
     tcase_add_test(tc, test_invalid_arguments);
     suite_add_tcase(s, tc);

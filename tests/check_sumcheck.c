@@ -546,6 +546,47 @@ START_TEST(test_malicious_claim)
 }
 END_TEST
 
+/* The claim is absorbed before the first round (issue 8). Without it the challenges do
+ * not depend on the claimed sum, and a prover picks the sum AFTER seeing them. One
+ * variable, one factor f (degree 1): the prover sends g(0) = f(0) + delta, learns rho,
+ * and solves the final equation (1 - rho) g(0) + rho (S - g(0)) = f(rho) for S, a false
+ * sum (S - (f(0) + f(1)) = delta (2 rho - 1) / rho). The rho it needs is what a verifier
+ * blind to the claim draws: the one of its own run on f' = (f(0) + delta, f(1)). Every
+ * equation then holds and the evaluation f(rho) it reports is true: only the absorbed
+ * claim, which makes the verifier's rho another one, rejects. */
+START_TEST(test_malicious_claim_after_challenges)
+{
+    ez_rng r = ez_rng_for("claim_after_challenges");
+    for (int trial = 0; trial < 4; trial++) {
+        ez_sumcheck_desc d;
+        ez_sumcheck_desc_init(&d, 1, 1);
+        ez_fe f[2] = {ez_rng_fe(&r), ez_rng_fe(&r)};
+        ez_fe fp[2] = {ez_fe_add(f[0], 1 + ez_rng_next(&r) % 1000), f[1]};
+        ez_sumcheck_factor fac = {fp, NULL};
+        ez_transcript t;
+        ez_transcript_init(&t, "claim-after");
+        ez_sumcheck_proof pf;
+        ez_fe2 rho, ev;
+        ck_assert_int_eq(ez_sumcheck_prove(&t, &d, NULL, NULL, &fac, ez_fe2_from_fe(ez_fe_add(fp[0], fp[1])), &pf,
+                                           &rho, &ev),
+                         EZ_OK);
+        ez_fe2 g0 = pf.rounds[0];
+        ck_assert(ez_fe2_eq(g0, ez_fe2_from_fe(fp[0])));
+        /* f(rho) and the sum that makes the last equation hold at this rho */
+        ez_fe2 one = ez_fe2_one(), frho = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_sub(one, rho), f[0]), ez_fe2_mul_fe(rho, f[1]));
+        ez_fe2 S = ez_fe2_add(ez_fe2_mul(ez_fe2_sub(frho, ez_fe2_mul(ez_fe2_sub(one, rho), g0)), ez_fe2_inv(rho)), g0);
+        ck_assert(!ez_fe2_eq(S, ez_fe2_from_fe(ez_fe_add(f[0], f[1])))); /* false */
+        ez_fe2 lhs = ez_fe2_add(ez_fe2_mul(ez_fe2_sub(one, rho), g0), ez_fe2_mul(rho, ez_fe2_sub(S, g0)));
+        ck_assert(ez_fe2_eq(lhs, frho)); /* consistent at the prover's rho */
+        pf.evals[0] = frho;
+        ez_transcript_init(&t, "claim-after");
+        ez_fe2 vpt, vev;
+        ck_assert_int_eq(ez_sumcheck_verify(&t, &d, NULL, NULL, S, &pf, &vpt, &vev), EZ_ERR_REJECT);
+        ez_sumcheck_proof_clear(&pf);
+    }
+}
+END_TEST
+
 START_TEST(test_malicious_final_eval)
 {
     ez_rng r = ez_rng_for("malicious_eval");
@@ -672,6 +713,7 @@ Suite *ez_suite_sumcheck(void)
     tcase_add_test(tc, test_malicious_round_value);
     tcase_add_test(tc, test_malicious_claim);
     tcase_add_test(tc, test_malicious_final_eval);
+    tcase_add_test(tc, test_malicious_claim_after_challenges);
     tcase_add_test(tc, test_proof_bytes);
     suite_add_tcase(s, tc);
     return s;
