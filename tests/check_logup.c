@@ -216,11 +216,18 @@ START_TEST(test_gkr_tree)
                 ck_assert(ez_fe2_eq(vpt[j], pt[j]));
             ck_assert(!memcmp(tp.state, tv.state, sizeof tp.state));
 
-            /* A wrong root is rejected. */
+            /* A wrong root is rejected: its numerator, or its denominator alone (the
+             * leaf claims the verifier would return are the tree's, true: only the
+             * layer-1 check of the root's denominator catches it; LogUp relies on it,
+             * a prover faking one instance's q could make the roots sum to zero). */
             if (n > 0) {
                 ez_transcript_init(&tv, "gkr");
                 ez_reader_init(&r, w.data, w.len);
                 ck_assert_int_eq(ez_gkr_frac_verify(&tv, n, unit, ez_fe2_add(rp, ez_fe2_one()), rq, &r, vpt, &vP, &vQ),
+                                 EZ_ERR_REJECT);
+                ez_transcript_init(&tv, "gkr");
+                ez_reader_init(&r, w.data, w.len);
+                ck_assert_int_eq(ez_gkr_frac_verify(&tv, n, unit, rp, ez_fe2_add(rq, ez_fe2_one()), &r, vpt, &vP, &vQ),
                                  EZ_ERR_REJECT);
             }
             ez_writer_clear(&w);
