@@ -8,6 +8,7 @@
 
 #include "lib/merkle.h"
 #include "lib/mle.h"
+#include "lib/ntt.h"
 #include "lib/pcs.h"
 #include "lib/sumcheck.h"
 #include "tests/testutil.h"
@@ -771,64 +772,54 @@ START_TEST(test_pcs_prover_io)
 END_TEST
 
 /* An independent implementation of the direct-path prover from the documented format
- * (docs/protocol-kernel-pcs.md §2-3), reading the encoded matrix from the prover data.
- * With lie != 0 it claims value + lie and shifts y[0] so that the evaluation check
- * <eq(r_col), y> = value + lie passes: only the column checks can catch it. */
-static void reimplemented_open(const uint8_t *pk, size_t pklen, const ez_pcs_commitment *com, size_t poly,
-                               const ez_fe2 *z, ez_fe2 value, ez_fe lie, ez_writer *out, ez_pcs_claim *claim)
+ * (docs/protocol-kernel-pcs.md §2-3) over an encoded matrix enc (column-major: column j
+ * holds rows entries) and its Merkle tree. It claims `claimed` and sends the evaluation
+ * row computed from enc with y_shift added to y[0]; with prox it also sends the
+ * proximity row (a full opening), else it opens in the EZ_PCS_OPEN_NO_PROXIMITY mode. */
+static void ligero_open_raw(const ez_fe *enc, const ez_merkle *tree, const ez_pcs_commitment *com, size_t poly,
+                            const ez_fe2 *z, ez_fe2 claimed, ez_fe2 y_shift, bool prox, ez_writer *out)
 {
     size_t cols = (size_t)1 << com->log_cols, ncode = 4 * cols, rows = (size_t)com->rows;
     unsigned nt = com->nvars_total, lr = nt - com->log_cols, nv = com->nvars[poly], top = nt - nv;
-    ez_writer cw;
-    ez_writer_init(&cw);
-    ez_pcs_commitment_write(&cw, com);
-    size_t off = cw.len + 8;
-    ez_writer_clear(&cw);
-    ck_assert_uint_eq(pklen, off + 8 * ncode * rows + 32 * ncode);
-    ez_fe *enc = malloc(8 * ncode * rows);
-    memcpy(enc, pk + off, 8 * ncode * rows);
-    ez_merkle *tree = NULL;
-    ck_assert_int_eq(ez_merkle_new(&tree, (const ez_digest *)(pk + off + 8 * ncode * rows), com->log_cols + 2),
-                     EZ_OK);
-    ck_assert_mem_eq(ez_merkle_root(tree)->h, com->root, 32);
-
     ez_transcript t;
     ez_transcript_init(&t, "check_pcs");
     ez_pcs_commitment_absorb(&t, com);
-    claim->poly = poly;
-    claim->point = z;
-    claim->value = ez_fe2_add(value, ez_fe2_from_fe(lie));
+    if (!prox)
+        ez_transcript_absorb_u64(&t, "pcs/mode", EZ_PCS_OPEN_NO_PROXIMITY);
     ez_transcript_absorb_u64(&t, "pcs/nclaims", 1);
     ez_transcript_absorb_u64(&t, "pcs/claim-poly", poly);
     ez_transcript_absorb_fe2(&t, "pcs/claim-point", z, nv);
-    ez_transcript_absorb_fe2(&t, "pcs/claim-value", &claim->value, 1);
+    ez_transcript_absorb_fe2(&t, "pcs/claim-value", &claimed, 1);
     (void)ez_transcript_challenge_fe2(&t, "pcs/rho");
     ez_fe2 r[64];
     uint64_t slot = com->offsets[poly] >> nv;
     for (unsigned l = 0; l < top; l++)
         r[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
     memcpy(r + top, z, nv * sizeof *z);
-    ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e), *ec = malloc(cols * sizeof *ec);
+    ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e);
     ez_fe2 *a = malloc(rows * sizeof *a), *y = calloc(cols, sizeof *y), *w = calloc(cols, sizeof *w);
     ez_eq_table(e, r, lr);
-    ez_eq_table(ec, r + lr, com->log_cols);
-    ez_transcript_challenges_fe2(&t, "pcs/proximity", a, rows);
+    if (prox)
+        ez_transcript_challenges_fe2(&t, "pcs/proximity", a, rows);
     for (size_t j = 0; j < cols; j++)
         for (size_t i = 0; i < rows; i++) {
             y[j] = ez_fe2_add(y[j], ez_fe2_mul_fe(e[i], enc[j * rows + i]));
-            w[j] = ez_fe2_add(w[j], ez_fe2_mul_fe(a[i], enc[j * rows + i]));
+            if (prox)
+                w[j] = ez_fe2_add(w[j], ez_fe2_mul_fe(a[i], enc[j * rows + i]));
         }
-    y[0] = ez_fe2_add(y[0], ez_fe2_mul_fe(ez_fe2_inv(ec[0]), lie));
+    y[0] = ez_fe2_add(y[0], y_shift);
     for (size_t j = 0; j < cols; j++) {
         ez_writer_u64(out, y[j].c0);
         ez_writer_u64(out, y[j].c1);
     }
-    for (size_t j = 0; j < cols; j++) {
-        ez_writer_u64(out, w[j].c0);
-        ez_writer_u64(out, w[j].c1);
-    }
+    if (prox)
+        for (size_t j = 0; j < cols; j++) {
+            ez_writer_u64(out, w[j].c0);
+            ez_writer_u64(out, w[j].c1);
+        }
     ez_transcript_absorb_fe2(&t, "pcs/eval-row", y, cols);
-    ez_transcript_absorb_fe2(&t, "pcs/proximity-row", w, cols);
+    if (prox)
+        ez_transcript_absorb_fe2(&t, "pcs/proximity-row", w, cols);
     uint64_t q[EZ_PCS_QUERIES];
     size_t nq = 0;
     for (size_t k = 0; k < EZ_PCS_QUERIES; k++) {
@@ -851,10 +842,51 @@ static void reimplemented_open(const uint8_t *pk, size_t pklen, const ez_pcs_com
     ez_writer_bytes(out, mp, nmp * sizeof *mp);
     free(mp);
     free(e);
-    free(ec);
     free(a);
     free(y);
     free(w);
+}
+
+/* The encoded matrix and its Merkle tree, read from the prover data (the documented
+ * format): *enc (caller frees) and *tree (ez_merkle_free). */
+static void prover_matrix(const uint8_t *pk, size_t pklen, const ez_pcs_commitment *com, ez_fe **enc,
+                          ez_merkle **tree)
+{
+    size_t cols = (size_t)1 << com->log_cols, ncode = 4 * cols, rows = (size_t)com->rows;
+    ez_writer cw;
+    ez_writer_init(&cw);
+    ez_pcs_commitment_write(&cw, com);
+    size_t off = cw.len + 8;
+    ez_writer_clear(&cw);
+    ck_assert_uint_eq(pklen, off + 8 * ncode * rows + 32 * ncode);
+    *enc = malloc(8 * ncode * rows);
+    memcpy(*enc, pk + off, 8 * ncode * rows);
+    *tree = NULL;
+    ck_assert_int_eq(ez_merkle_new(tree, (const ez_digest *)(pk + off + 8 * ncode * rows), com->log_cols + 2), EZ_OK);
+    ck_assert_mem_eq(ez_merkle_root(*tree)->h, com->root, 32);
+}
+
+/* The direct-path prover of the prover data pk. With lie != 0 it claims value + lie and
+ * shifts y[0] so that the evaluation check <eq(r_col), y> = value + lie passes: only the
+ * column checks can catch it. */
+static void reimplemented_open(const uint8_t *pk, size_t pklen, const ez_pcs_commitment *com, size_t poly,
+                               const ez_fe2 *z, ez_fe2 value, ez_fe lie, ez_writer *out, ez_pcs_claim *claim)
+{
+    ez_fe *enc;
+    ez_merkle *tree;
+    prover_matrix(pk, pklen, com, &enc, &tree);
+    unsigned nt = com->nvars_total, lr = nt - com->log_cols, nv = com->nvars[poly], top = nt - nv;
+    ez_fe2 r[64], *ec = malloc(((size_t)1 << com->log_cols) * sizeof *ec);
+    uint64_t slot = com->offsets[poly] >> nv;
+    for (unsigned l = 0; l < top; l++)
+        r[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
+    memcpy(r + top, z, nv * sizeof *z);
+    ez_eq_table(ec, r + lr, com->log_cols);
+    claim->poly = poly;
+    claim->point = z;
+    claim->value = ez_fe2_add(value, ez_fe2_from_fe(lie));
+    ligero_open_raw(enc, tree, com, poly, z, claim->value, ez_fe2_mul_fe(ez_fe2_inv(ec[0]), lie), true, out);
+    free(ec);
     free(enc);
     ez_merkle_free(tree);
 }
@@ -875,6 +907,13 @@ START_TEST(test_pcs_reimplemented_prover)
     for (int v = 0; v < 11; v++)
         z[v] = ez_rng_fe2(&r);
     ez_fe2 value = ez_mle_eval_fe(ps.polys[1], 1 << 11, z, 11);
+    /* the query count is the security level's (docs/protocol-kernel-pcs.md §3): the least t
+     * with (5/8)^t <= 2^-100, i.e. 148; the reimplementation below draws exactly that many */
+    unsigned t = 0;
+    for (double pr = 1.0; pr > 0x1p-100; pr *= 5.0 / 8.0)
+        t++;
+    ck_assert_uint_eq(t, 148);
+    ck_assert_uint_eq(EZ_PCS_QUERIES, t);
     /* honest: the documented format is what the library produces and accepts */
     ez_writer w1, w2;
     ez_pcs_claim cl;
@@ -893,6 +932,154 @@ START_TEST(test_pcs_reimplemented_prover)
         ck_assert_int_eq(verify_bytes(&com, &cl, 1, w1.data, w1.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w1);
     }
+    ez_writer_clear(&pk);
+    ez_pcs_commitment_clear(&com);
+    ez_pcs_prover_free(p);
+    polyset_free(&ps);
+}
+END_TEST
+
+static ez_status verify_bytes_mode(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
+                                   const uint8_t *data, size_t len, unsigned flags)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "check_pcs");
+    ez_pcs_commitment_absorb(&t, com);
+    ez_reader rd;
+    ez_reader_init(&rd, data, len);
+    ez_status st = ez_pcs_verify_ex(com, &t, cl, n, flags, &rd);
+    return st == EZ_OK && !ez_reader_done(&rd) ? EZ_ERR_REJECT : st;
+}
+
+/* The evaluation equation <eq(r_col), y> = value (issue 8): a prover claims a false
+ * value and sends the honest rows (computed after the challenges the false value
+ * gives): every column check passes; only the equation rejects — with and without the
+ * proximity row. */
+START_TEST(test_pcs_evaluation_equation)
+{
+    ez_rng r = ez_rng_for("pcs_evaluation_equation");
+    polyset ps;
+    uint64_t lens[2] = {333, 1 << 11};
+    polyset_make(&ps, &r, lens, 2);
+    ez_pcs_prover *p = NULL;
+    ez_pcs_commitment com;
+    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
+    ez_writer pk;
+    ez_writer_init(&pk);
+    ez_pcs_prover_write(&pk, p);
+    ez_fe *enc;
+    ez_merkle *tree;
+    prover_matrix(pk.data, pk.len, &com, &enc, &tree);
+    ez_fe2 z[11];
+    for (int v = 0; v < 11; v++)
+        z[v] = ez_rng_fe2(&r);
+    ez_fe2 value = ez_mle_eval_fe(ps.polys[1], 1 << 11, z, 11);
+    for (int prox = 0; prox < 2; prox++) {
+        unsigned flags = prox ? 0 : EZ_PCS_OPEN_NO_PROXIMITY;
+        ez_pcs_claim cl = {1, z, value};
+        ez_writer w;
+        ez_writer_init(&w);
+        ligero_open_raw(enc, tree, &com, 1, z, value, ez_fe2_zero(), prox, &w);
+        ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, flags), EZ_OK); /* the opener is right */
+        ez_writer_clear(&w);
+        cl.value = ez_fe2_add(value, ez_fe2_from_fe(1 + ez_rng_next(&r) % 1000));
+        ez_writer_init(&w);
+        ligero_open_raw(enc, tree, &com, 1, z, cl.value, ez_fe2_zero(), prox, &w);
+        ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, flags), EZ_ERR_REJECT);
+        ez_writer_clear(&w);
+    }
+    free(enc);
+    ez_merkle_free(tree);
+    ez_writer_clear(&pk);
+    ez_pcs_commitment_clear(&com);
+    ez_pcs_prover_free(p);
+    polyset_free(&ps);
+}
+END_TEST
+
+/* The proximity row's column check (issue 8). A prover that knows the point z before it
+ * commits adds an error E to three rows of the encoded matrix such that the rows' eq(r)
+ * combination picks up a codeword: e^T E = Enc(d), d = (c, 0, ..., 0) (E itself is far
+ * from the code: row 1 is random). Then y' = e^T M' is an exact codeword row, every
+ * evaluation-row column check passes and the equation holds for the false value
+ * v + eq(r_col)_0 c. Only the proximity row a^T M', for a random a, is not a codeword:
+ * its column check rejects. (Opened without the proximity row the forgery passes: the
+ * "proximity tested once" mode relies on the vk's full opening and on points that are
+ * challenges drawn after the commitment, docs/protocol-kernel-pcs.md §3.) */
+START_TEST(test_pcs_proximity_far_matrix)
+{
+    ez_rng r = ez_rng_for("pcs_proximity_far_matrix");
+    polyset ps;
+    uint64_t lens[2] = {333, 1 << 11};
+    polyset_make(&ps, &r, lens, 2);
+    ez_pcs_prover *p = NULL;
+    ez_pcs_commitment com;
+    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
+    ez_writer pk;
+    ez_writer_init(&pk);
+    ez_pcs_prover_write(&pk, p);
+    ez_fe *enc;
+    ez_merkle *tree;
+    prover_matrix(pk.data, pk.len, &com, &enc, &tree);
+    ez_merkle_free(tree);
+    const unsigned lc = com.log_cols, nt = com.nvars_total, lr = nt - lc, nv = 11, top = nt - nv;
+    const size_t cols = (size_t)1 << lc, ncode = 4 * cols, rows = (size_t)com.rows;
+    ck_assert_uint_ge(rows, 3);
+    ez_fe2 z[11], rr[64];
+    for (unsigned v = 0; v < nv; v++)
+        z[v] = ez_rng_fe2(&r);
+    uint64_t slot = com.offsets[1] >> nv;
+    for (unsigned l = 0; l < top; l++)
+        rr[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
+    memcpy(rr + top, z, nv * sizeof *z);
+    ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e), *ec = malloc(cols * sizeof *ec);
+    ez_eq_table(e, rr, lr);
+    ez_eq_table(ec, rr + lr, lc);
+    /* E: row 0 random; rows 1, 2 solve sum_i e_i E_i = Enc(d) coordinate by coordinate of
+     * K = F[X]/(X^2 - 7) (c0 part Enc(d), c1 part 0) */
+    ez_fe c = 1 + ez_rng_next(&r) % 1000;
+    ez_fe *d = calloc(ncode, sizeof *d), *code = malloc(ncode * sizeof *code), *scr = malloc(cols * sizeof *scr);
+    d[0] = c;
+    ez_ntt_lde *lde = NULL;
+    ck_assert_int_eq(ez_ntt_lde_new(&lde, lc, 2), EZ_OK);
+    ez_ntt_lde_apply(lde, code, d, scr);
+    ez_fe det = ez_fe_sub(ez_fe_mul(e[1].c0, e[2].c1), ez_fe_mul(e[2].c0, e[1].c1));
+    ck_assert_uint_ne(det, 0);
+    ez_fe idet = ez_fe_inv(det);
+    for (size_t j = 0; j < ncode; j++) {
+        ez_fe g = ez_rng_fe(&r);
+        ez_fe b0 = ez_fe_sub(code[j], ez_fe_mul(e[0].c0, g)), b1 = ez_fe_neg(ez_fe_mul(e[0].c1, g));
+        ez_fe x1 = ez_fe_mul(ez_fe_sub(ez_fe_mul(b0, e[2].c1), ez_fe_mul(e[2].c0, b1)), idet);
+        ez_fe x2 = ez_fe_mul(ez_fe_sub(ez_fe_mul(e[1].c0, b1), ez_fe_mul(b0, e[1].c1)), idet);
+        enc[j * rows + 0] = ez_fe_add(enc[j * rows + 0], g);
+        enc[j * rows + 1] = ez_fe_add(enc[j * rows + 1], x1);
+        enc[j * rows + 2] = ez_fe_add(enc[j * rows + 2], x2);
+    }
+    /* the forged commitment: the root of the tampered matrix */
+    ez_digest *leaves = malloc(ncode * sizeof *leaves);
+    for (size_t j = 0; j < ncode; j++)
+        ez_merkle_hash_leaf(&leaves[j], enc + j * rows, rows);
+    ck_assert_int_eq(ez_merkle_new(&tree, leaves, lc + 2), EZ_OK);
+    memcpy(com.root, ez_merkle_root(tree)->h, 32);
+    ez_pcs_claim cl = {1, z, ez_fe2_add(ez_mle_eval_fe(ps.polys[1], 1 << 11, z, nv), ez_fe2_mul_fe(ec[0], c))};
+    ez_writer w;
+    ez_writer_init(&w);
+    ligero_open_raw(enc, tree, &com, 1, z, cl.value, ez_fe2_zero(), true, &w);
+    ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, 0), EZ_ERR_REJECT);
+    ez_writer_clear(&w);
+    ez_writer_init(&w);
+    ligero_open_raw(enc, tree, &com, 1, z, cl.value, ez_fe2_zero(), false, &w);
+    ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, EZ_PCS_OPEN_NO_PROXIMITY), EZ_OK);
+    ez_writer_clear(&w);
+    ez_ntt_lde_free(lde);
+    free(leaves);
+    free(d);
+    free(code);
+    free(scr);
+    free(e);
+    free(ec);
+    free(enc);
+    ez_merkle_free(tree);
     ez_writer_clear(&pk);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
@@ -951,6 +1138,8 @@ Suite *ez_suite_pcs(void)
     tcase_add_test(tc, test_pcs_padding_not_trusted);
     tcase_add_test(tc, test_pcs_prover_io);
     tcase_add_test(tc, test_pcs_reimplemented_prover);
+    tcase_add_test(tc, test_pcs_evaluation_equation);
+    tcase_add_test(tc, test_pcs_proximity_far_matrix);
     tcase_add_test(tc, test_pcs_invalid_args);
     suite_add_tcase(s, tc);
     return s;
