@@ -11,6 +11,7 @@
 
 #include "compiler/plan.h"
 #include "lib/mle.h"
+#include "lib/sumcheck.h"
 #include "lib/transcript.h"
 #include "runtime/prove/claim.h"
 #include "runtime/prove/contraction.h"
@@ -803,6 +804,132 @@ END_TEST
 
 /* A merge whose claims come from two einsum proofs on one shared operand (x used by
  * y = W x and z = x x elementwise): the flow the runtime will run. */
+/* The merge's W(r) (issue 8): W = sum_i lambda_i eq(r_i, .) is public, so the verifier
+ * recomputes W(r) rather than trust the sumcheck's evaluation. A prover with one false
+ * claim (value + delta) runs the sumcheck on W' = W + c eq(s, .), c = lambda_bad delta /
+ * T~(s): sum_x W'(x) T(x) is exactly the false combination, every round checks, and the
+ * merged claim T~(pt) it hands on is TRUE — so nothing downstream notices. Only the
+ * recomputed W(pt) differs from W'(pt). (The lambdas are the verifier's: the prover
+ * absorbs what ez_claim_merge_verify absorbs.) */
+START_TEST(test_merge_forged_w)
+{
+    ez_rng rng = ez_rng_for("merge_forged_w");
+    const unsigned nv = 4;
+    const size_t N = (size_t)1 << nv, nc = 3;
+    ez_fe T[16];
+    for (size_t x = 0; x < N; x++)
+        T[x] = ez_fe_from_i64((int64_t)(ez_rng_next(&rng) % 2001) - 1000);
+    for (size_t bad = 0; bad < nc; bad++) {
+        ez_claim cl[3];
+        for (size_t i = 0; i < nc; i++) {
+            ck_assert_int_eq(ez_claim_init(&cl[i], nv), EZ_OK);
+            for (unsigned j = 0; j < nv; j++)
+                cl[i].point[j] = ez_rng_fe2(&rng);
+            cl[i].value = ez_mle_eval_fe(T, N, cl[i].point, nv);
+        }
+        cl[bad].value = ez_fe2_add(cl[bad].value, ez_fe2_from_fe(1 + ez_rng_next(&rng) % 1000));
+        ez_transcript tp, tv;
+        ez_transcript_init(&tp, "einzk/test/merge");
+        tv = tp;
+        /* the verifier's prefix: n, the claims, the lambdas */
+        ez_fe2 lambda[3], sum = ez_fe2_zero();
+        ez_transcript_absorb_u64(&tp, "claim/merge/n", nc);
+        for (size_t i = 0; i < nc; i++)
+            ez_claim_absorb(&tp, "claim/merge/claim", &cl[i]);
+        ez_transcript_challenges_fe2(&tp, "claim/merge/lambda", lambda, nc);
+        for (size_t i = 0; i < nc; i++)
+            sum = ez_fe2_add(sum, ez_fe2_mul(lambda[i], cl[i].value));
+        /* W' = sum_i lambda_i eq(r_i, .) + c eq(s, .) */
+        ez_fe2 W[16], eq[16], s[4];
+        memset(W, 0, sizeof W);
+        for (size_t i = 0; i < nc; i++) {
+            ez_eq_table(eq, cl[i].point, nv);
+            for (size_t x = 0; x < N; x++)
+                W[x] = ez_fe2_add(W[x], ez_fe2_mul(lambda[i], eq[x]));
+        }
+        for (unsigned j = 0; j < nv; j++)
+            s[j] = ez_rng_fe2(&rng);
+        ez_fe2 ts = ez_mle_eval_fe(T, N, s, nv), delta = ez_fe2_sub(cl[bad].value, ez_mle_eval_fe(T, N, cl[bad].point, nv));
+        ck_assert(!ez_fe2_is_zero(ts));
+        ez_fe2 c = ez_fe2_mul(ez_fe2_mul(lambda[bad], delta), ez_fe2_inv(ts));
+        ez_eq_table(eq, s, nv);
+        for (size_t x = 0; x < N; x++)
+            W[x] = ez_fe2_add(W[x], ez_fe2_mul(c, eq[x]));
+        ez_sumcheck_desc d;
+        ez_sumcheck_desc_init(&d, nv, 2);
+        ez_sumcheck_factor f[2] = {{NULL, W}, {T, NULL}};
+        ez_sumcheck_proof sp;
+        ez_fe2 pt[4], ev[2];
+        ck_assert_int_eq(ez_sumcheck_prove(&tp, &d, NULL, NULL, f, sum, &sp, pt, ev), EZ_OK);
+        ck_assert(ez_fe2_eq(ev[1], ez_mle_eval_fe(T, N, pt, nv))); /* the merged claim is true */
+        ez_writer w;
+        ez_writer_init(&w);
+        ez_sumcheck_proof_write(&w, &sp);
+        ez_reader r;
+        ez_reader_init(&r, w.data, w.len);
+        ez_claim vo;
+        ck_assert_int_eq(ez_claim_merge_verify(&tv, nv, cl, nc, &r, &vo), EZ_ERR_REJECT);
+        ez_writer_clear(&w);
+        ez_sumcheck_proof_clear(&sp);
+        for (size_t i = 0; i < nc; i++)
+            ez_claim_clear(&cl[i]);
+    }
+}
+END_TEST
+
+/* The merged claims, with their values, are absorbed before the lambdas. A prover that
+ * knew the lambdas first (those of a verifier blind to the claims — only n absorbed —
+ * or to their values only) moves a lie between two claims, v0 + delta and
+ * v1 - delta lambda0 / lambda1, keeping sum lambda_i v_i true: the honest merge prover
+ * then proves it and the merged claim is true. */
+START_TEST(test_merge_claims_after_lambdas)
+{
+    ez_rng rng = ez_rng_for("merge_claims_after_lambdas");
+    const unsigned nv = 4;
+    const uint64_t dims[1] = {16};
+    int64_t data[16];
+    ez_fe T[16];
+    for (size_t x = 0; x < 16; x++) {
+        data[x] = (int64_t)(ez_rng_next(&rng) % 2001) - 1000;
+        T[x] = ez_fe_from_i64(data[x]);
+    }
+    for (int trial = 0; trial < 4; trial++) {
+        ez_claim cl[2];
+        for (size_t i = 0; i < 2; i++) {
+            ck_assert_int_eq(ez_claim_init(&cl[i], nv), EZ_OK);
+            for (unsigned j = 0; j < nv; j++)
+                cl[i].point[j] = ez_rng_fe2(&rng);
+            cl[i].value = ez_mle_eval_fe(T, 16, cl[i].point, nv);
+        }
+        ez_transcript tp, tv;
+        ez_transcript_init(&tp, "einzk/test/merge-lambdas");
+        tv = tp;
+        ez_transcript blind = tp;
+        ez_fe2 lambda[2], delta = ez_fe2_from_fe(1 + ez_rng_next(&rng) % 1000);
+        ez_transcript_absorb_u64(&blind, "claim/merge/n", 2);
+        if (trial % 2) /* blind to the values only */
+            for (size_t i = 0; i < 2; i++) {
+                ez_transcript_absorb_u64(&blind, "claim/merge/claim", nv);
+                ez_transcript_absorb_fe2(&blind, "claim/merge/claim", cl[i].point, nv);
+            }
+        ez_transcript_challenges_fe2(&blind, "claim/merge/lambda", lambda, 2);
+        cl[0].value = ez_fe2_add(cl[0].value, delta);
+        cl[1].value = ez_fe2_sub(cl[1].value, ez_fe2_mul(ez_fe2_mul(delta, lambda[0]), ez_fe2_inv(lambda[1])));
+        ez_writer w;
+        ez_writer_init(&w);
+        ez_claim po, vo;
+        ck_assert_int_eq(ez_claim_merge_prove(&tp, data, dims, 1, cl, 2, &w, &po), EZ_OK);
+        ez_reader r;
+        ez_reader_init(&r, w.data, w.len);
+        ck_assert_int_eq(ez_claim_merge_verify(&tv, nv, cl, 2, &r, &vo), EZ_ERR_REJECT);
+        ez_claim_clear(&po);
+        ez_writer_clear(&w);
+        for (size_t i = 0; i < 2; i++)
+            ez_claim_clear(&cl[i]);
+    }
+}
+END_TEST
+
 START_TEST(test_merge_after_einsum)
 {
     ez_rng rng = ez_rng_for("claim_merge_flow");
@@ -903,6 +1030,8 @@ Suite *ez_suite_prove_einsum(void)
     tcase_add_test(tc, test_invalid_ops);
     tcase_add_test(tc, test_claim_list);
     tcase_add_test(tc, test_merge);
+    tcase_add_test(tc, test_merge_forged_w);
+    tcase_add_test(tc, test_merge_claims_after_lambdas);
     tcase_add_test(tc, test_merge_after_einsum);
     tcase_add_test(tc, test_larger);
     suite_add_tcase(s, tc);
