@@ -1087,6 +1087,122 @@ START_TEST(test_pcs_proximity_far_matrix)
 }
 END_TEST
 
+/* The commitment is absorbed before the opening's challenges (the caller does it with
+ * ez_pcs_commitment_absorb; an advice commitment is a prover message). A prover that
+ * could commit AFTER the challenges (those of a transcript without the commitment) opens
+ * any value: it sends y' = y + (c, 0, ..., 0), learns the queries, and changes only the
+ * queried columns of the matrix (two rows each) so that they match y' — then commits to
+ * that matrix. Opened without the proximity row, every check holds at those queries. */
+START_TEST(test_pcs_commitment_bound)
+{
+    ez_rng r = ez_rng_for("pcs_commitment_bound");
+    polyset ps;
+    uint64_t lens[2] = {333, 1 << 11};
+    polyset_make(&ps, &r, lens, 2);
+    ez_pcs_prover *p = NULL;
+    ez_pcs_commitment com;
+    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
+    ez_writer pk;
+    ez_writer_init(&pk);
+    ez_pcs_prover_write(&pk, p);
+    ez_fe *enc;
+    ez_merkle *tree;
+    prover_matrix(pk.data, pk.len, &com, &enc, &tree);
+    ez_merkle_free(tree);
+    const unsigned lc = com.log_cols, nt = com.nvars_total, lr = nt - lc, nv = 11, top = nt - nv;
+    const size_t cols = (size_t)1 << lc, ncode = 4 * cols, rows = (size_t)com.rows;
+    ez_fe2 z[11], rr[64];
+    for (unsigned v = 0; v < nv; v++)
+        z[v] = ez_rng_fe2(&r);
+    uint64_t slot = com.offsets[1] >> nv;
+    for (unsigned l = 0; l < top; l++)
+        rr[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
+    memcpy(rr + top, z, nv * sizeof *z);
+    ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e), *ec = malloc(cols * sizeof *ec);
+    ez_fe2 *y = calloc(cols, sizeof *y);
+    ez_eq_table(e, rr, lr);
+    ez_eq_table(ec, rr + lr, lc);
+    for (size_t j = 0; j < cols; j++)
+        for (size_t i = 0; i < rows; i++)
+            y[j] = ez_fe2_add(y[j], ez_fe2_mul_fe(e[i], enc[j * rows + i]));
+    ez_fe c = 1 + ez_rng_next(&r) % 1000;
+    y[0] = ez_fe2_add(y[0], ez_fe2_from_fe(c));
+    ez_pcs_claim cl = {1, z, ez_fe2_add(ez_mle_eval_fe(ps.polys[1], 1 << 11, z, nv), ez_fe2_mul_fe(ec[0], c))};
+    /* the challenges of a transcript without the commitment */
+    ez_transcript t;
+    ez_transcript_init(&t, "check_pcs");
+    ez_transcript_absorb_u64(&t, "pcs/mode", EZ_PCS_OPEN_NO_PROXIMITY);
+    ez_transcript_absorb_u64(&t, "pcs/nclaims", 1);
+    ez_transcript_absorb_u64(&t, "pcs/claim-poly", 1);
+    ez_transcript_absorb_fe2(&t, "pcs/claim-point", z, nv);
+    ez_transcript_absorb_fe2(&t, "pcs/claim-value", &cl.value, 1);
+    (void)ez_transcript_challenge_fe2(&t, "pcs/rho");
+    ez_transcript_absorb_fe2(&t, "pcs/eval-row", y, cols);
+    uint64_t q[EZ_PCS_QUERIES];
+    size_t nq = 0;
+    for (size_t k = 0; k < EZ_PCS_QUERIES; k++) {
+        uint64_t v = ez_transcript_challenge_index(&t, "pcs/query", ncode), at = 0;
+        while (at < nq && q[at] < v)
+            at++;
+        if (at < nq && q[at] == v)
+            continue;
+        memmove(q + at + 1, q + at, (nq - at) * sizeof *q);
+        q[at] = v;
+        nq++;
+    }
+    /* the queried columns made to match Enc(y'): Enc(y' - y) = Enc((c, 0, ...)) on rows 0, 1 */
+    ez_fe *d = calloc(ncode, sizeof *d), *code = malloc(ncode * sizeof *code), *scr = malloc(cols * sizeof *scr);
+    d[0] = c;
+    ez_ntt_lde *lde = NULL;
+    ck_assert_int_eq(ez_ntt_lde_new(&lde, lc, 2), EZ_OK);
+    ez_ntt_lde_apply(lde, code, d, scr);
+    ez_fe det = ez_fe_sub(ez_fe_mul(e[0].c0, e[1].c1), ez_fe_mul(e[1].c0, e[0].c1));
+    ck_assert_uint_ne(det, 0);
+    for (size_t k = 0; k < nq; k++) {
+        ez_fe b0 = code[q[k]]; /* c0 part: b0; c1 part: 0 */
+        ez_fe x0 = ez_fe_mul(ez_fe_mul(b0, e[1].c1), ez_fe_inv(det));
+        ez_fe x1 = ez_fe_neg(ez_fe_mul(ez_fe_mul(b0, e[0].c1), ez_fe_inv(det)));
+        enc[q[k] * rows + 0] = ez_fe_add(enc[q[k] * rows + 0], x0);
+        enc[q[k] * rows + 1] = ez_fe_add(enc[q[k] * rows + 1], x1);
+    }
+    ez_digest *leaves = malloc(ncode * sizeof *leaves);
+    for (size_t j = 0; j < ncode; j++)
+        ez_merkle_hash_leaf(&leaves[j], enc + j * rows, rows);
+    ck_assert_int_eq(ez_merkle_new(&tree, leaves, lc + 2), EZ_OK);
+    memcpy(com.root, ez_merkle_root(tree)->h, 32);
+    ez_writer w;
+    ez_writer_init(&w);
+    for (size_t j = 0; j < cols; j++) {
+        ez_writer_u64(&w, y[j].c0);
+        ez_writer_u64(&w, y[j].c1);
+    }
+    for (size_t k = 0; k < nq; k++)
+        for (size_t i = 0; i < rows; i++)
+            ez_writer_u64(&w, enc[q[k] * rows + i]);
+    size_t nmp = ez_merkle_batch_count(lc + 2, q, nq);
+    ez_digest *mp = malloc((nmp + 1) * sizeof *mp);
+    ck_assert_int_eq(ez_merkle_batch_open(tree, q, nq, mp), EZ_OK);
+    ez_writer_bytes(&w, mp, nmp * sizeof *mp);
+    ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, EZ_PCS_OPEN_NO_PROXIMITY), EZ_ERR_REJECT);
+    ez_writer_clear(&w);
+    ez_ntt_lde_free(lde);
+    free(mp);
+    free(leaves);
+    free(d);
+    free(code);
+    free(scr);
+    free(e);
+    free(ec);
+    free(y);
+    free(enc);
+    ez_merkle_free(tree);
+    ez_writer_clear(&pk);
+    ez_pcs_commitment_clear(&com);
+    ez_pcs_prover_free(p);
+    polyset_free(&ps);
+}
+END_TEST
+
 START_TEST(test_pcs_invalid_args)
 {
     ez_rng r = ez_rng_for("pcs_invalid_args");
@@ -1140,6 +1256,7 @@ Suite *ez_suite_pcs(void)
     tcase_add_test(tc, test_pcs_reimplemented_prover);
     tcase_add_test(tc, test_pcs_evaluation_equation);
     tcase_add_test(tc, test_pcs_proximity_far_matrix);
+    tcase_add_test(tc, test_pcs_commitment_bound);
     tcase_add_test(tc, test_pcs_invalid_args);
     suite_add_tcase(s, tc);
     return s;
