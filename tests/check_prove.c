@@ -544,6 +544,59 @@ START_TEST(test_changed_claimed_output)
 }
 END_TEST
 
+/* A trace of the same weights on other inputs: every INPUT changed by `delta` at one
+ * element, then run. */
+static void fx_rerun_other_input(fx *f, ez_trace *t2, int64_t delta)
+{
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(t2, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f->plan.tensors[i];
+        if (t->kind == EZ_TENSOR_ACT)
+            continue;
+        uint64_t n = ez_plan_tensor_numel(t);
+        int64_t *v = malloc((n ? n : 1) * sizeof *v);
+        memcpy(v, f->tr.t[i], n * sizeof *v);
+        if (t->kind == EZ_TENSOR_INPUT)
+            v[n / 3] += v[n / 3] > 0 ? -delta : delta;
+        ck_assert_msg(ez_trace_set(t2, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        free(v);
+    }
+    ck_assert_msg(ez_exec_run(&f->plan, t2, &d) == EZ_OK, "%s", d.msg);
+}
+
+/* The public-input claim check (issue 8): the walk ends in claims on the INPUT tensors,
+ * which the verifier evaluates from the statement itself. A prover runs the model on
+ * another input x' but states the true input x with the outputs y' = f(x') (a statement
+ * that is false: f(x) != y'). It absorbs the statement it states, so every challenge is
+ * the verifier's; every reduction, lookup and opening holds for its witness; only the
+ * claims on x, whose values are x'~(r), differ from the statement's x~(r). */
+START_TEST(test_public_input_claim)
+{
+    const char *srcs[] = {proj_src, linear_src};
+    for (size_t k = 0; k < 2; k++) {
+        fx f;
+        ez_diag why = {{0}};
+        fx_setup(&f, srcs[k], "public_input_claim");
+        ez_trace t2;
+        fx_rerun_other_input(&f, &t2, 1);
+        int64_t **from = malloc(f.plan.ntensors * sizeof *from);
+        for (size_t i = 0; i < f.plan.ntensors; i++)
+            from[i] = f.plan.tensors[i].kind == EZ_TENSOR_INPUT ? f.tr.t[i] : t2.t[i];
+        ez_prove_opts o = {.stmt_from = from};
+        ez_proof pf;
+        ez_proof_init(&pf);
+        ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+        ck_assert(!fx_verify(&f, &pf, &why));
+        ck_assert_msg(strstr(why.msg, "a claim on the public input 'x' is false") != NULL, "%s", why.msg);
+        ez_proof_clear(&pf);
+        free(from);
+        ez_trace_clear(&t2);
+        fx_free(&f);
+    }
+}
+END_TEST
+
 START_TEST(test_truncated_and_trailing)
 {
     fx f;
@@ -767,6 +820,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_changed_round_message);
     tcase_add_test(tc, test_virtual_column_value);
     tcase_add_test(tc, test_changed_claimed_output);
+    tcase_add_test(tc, test_public_input_claim);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);

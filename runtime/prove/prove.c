@@ -73,7 +73,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    if ((st = ez_statement_from_trace(&proof->stmt, p, tr->t)) != EZ_OK)
+    if ((st = ez_statement_from_trace(&proof->stmt, p, opts && opts->stmt_from ? opts->stmt_from : tr->t)) != EZ_OK)
         goto out;
 
     /* witness: advice limbs, then every table's columns and multiplicities */

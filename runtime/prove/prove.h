@@ -55,6 +55,10 @@ typedef struct {
     const ez_plan *wplan; /* the plan the weights were committed under, when it is not the
                              plan proven: a certified pass over fewer positions
                              (compiler/causality.h ez_plan_restrict); NULL = the same */
+    int64_t *const *stmt_from; /* TESTING ONLY: the tensors the statement (public inputs and
+                                  outputs: absorbed, claimed, checked) is taken from instead
+                                  of the trace's — a prover whose witness is not its
+                                  statement, for the verifier to reject; NULL = the trace */
 } ez_prove_opts;
 
 typedef struct {
