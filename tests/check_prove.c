@@ -17,8 +17,10 @@
 #include "lib/mle.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/formats/version.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/masks.h"
+#include "runtime/prove/pctx.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
 #include "runtime/prove/verify.h"
@@ -597,6 +599,108 @@ START_TEST(test_public_input_claim)
 }
 END_TEST
 
+/* The transcript starts exactly as docs/protocol.md §2 step 1 and §6.4 say: domain, then
+ * the version, the plan digest, the weight commitment (present flag first for a proof)
+ * and, for a proof, the statement — n, then per tensor its id, its length and its values
+ * in chunks of 4096 canonical elements. Every one of them must be bound: a proof for one
+ * plan, version, commitment or statement must not be a proof for another. Independent of
+ * the code (the labels and the order of the spec), on a statement longer than a chunk;
+ * and each part changed alone changes the state. */
+static void spec_proof_start(ez_transcript *t, const uint8_t digest[32], const ez_pcs_commitment *wcom,
+                             const ez_statement *s)
+{
+    const char *ver = ez_protocol_version();
+    ez_transcript_init(t, "einzk/proof");
+    ez_transcript_absorb_bytes(t, "version", ver, strlen(ver));
+    ez_transcript_absorb_bytes(t, "plan/digest", digest, 32);
+    ez_transcript_absorb_u64(t, "weights/present", wcom != NULL);
+    if (wcom)
+        ez_pcs_commitment_absorb(t, wcom);
+    ez_transcript_absorb_u64(t, "stmt/n", s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        ez_transcript_absorb_u64(t, "stmt/tensor", s->t[i].tensor);
+        ez_transcript_absorb_u64(t, "stmt/len", s->t[i].n);
+        for (uint64_t o = 0; o < s->t[i].n; o += 4096) {
+            size_t m = s->t[i].n - o < 4096 ? (size_t)(s->t[i].n - o) : 4096;
+            ez_fe buf[4096];
+            for (size_t j = 0; j < m; j++)
+                buf[j] = ez_fe_from_i64(s->t[i].v[o + j]);
+            ez_transcript_absorb_fe(t, "stmt/values", buf, m);
+        }
+    }
+}
+
+static bool same_state(const ez_transcript *a, const ez_transcript *b)
+{
+    return a->nmsg == b->nmsg && memcmp(a->state, b->state, sizeof a->state) == 0;
+}
+
+START_TEST(test_transcript_start_documented)
+{
+    fx f;
+    fx_setup(&f, proj_src, "transcript_start");
+    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f.w);
+    ez_rng rng = ez_rng_for("transcript_start");
+    int64_t v0[3] = {1, -2, 3}, *v1 = malloc(9000 * sizeof *v1);
+    for (int i = 0; i < 9000; i++)
+        v1[i] = (int64_t)(ez_rng_next(&rng) % 20001) - 10000;
+    ez_stmt_tensor st[2] = {{0, 3, v0}, {5, 9000, v1}};
+    ez_statement s = {2, st};
+    ez_transcript a, b;
+    for (int present = 0; present < 2; present++) {
+        const ez_pcs_commitment *wc = present ? wcom : NULL;
+        ez_proof_transcript_start(&a, &f.plan, wc, &s);
+        spec_proof_start(&b, f.plan.digest, wc, &s);
+        ck_assert_msg(same_state(&a, &b), "the proof's transcript start is not the documented one");
+    }
+    /* each part alone: the digest, the commitment, the statement's ids, lengths, values
+     * (in the first and in the last chunk) and its size */
+    ez_transcript base;
+    ez_proof_transcript_start(&base, &f.plan, wcom, &s);
+    f.plan.digest[31] ^= 1;
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ck_assert(!same_state(&a, &base));
+    f.plan.digest[31] ^= 1;
+    ez_pcs_commitment wc2;
+    ck_assert_int_eq(ez_pcs_commitment_copy(&wc2, wcom), EZ_OK);
+    wc2.root[0] ^= 1;
+    ez_proof_transcript_start(&a, &f.plan, &wc2, &s);
+    ck_assert(!same_state(&a, &base));
+    ez_pcs_commitment_clear(&wc2);
+    int64_t *cells[] = {&v0[1], &v1[0], &v1[4096], &v1[8999]};
+    for (size_t k = 0; k < 4; k++) {
+        *cells[k] += 1;
+        ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+        ck_assert_msg(!same_state(&a, &base), "statement value %zu not bound", k);
+        *cells[k] -= 1;
+    }
+    st[1].tensor = 6;
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ck_assert(!same_state(&a, &base));
+    st[1].tensor = 5;
+    st[0].n = 2; /* the same values, one fewer in the first entry */
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ck_assert(!same_state(&a, &base));
+    st[0].n = 3;
+    s.n = 1;
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ck_assert(!same_state(&a, &base));
+    s.n = 2;
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ck_assert(same_state(&a, &base));
+    /* the vk's weight range proof: domain, version, digest, commitment */
+    const char *ver = ez_protocol_version();
+    ez_weight_range_transcript_start(&a, &f.plan, wcom);
+    ez_transcript_init(&b, EZ_WRANGE_DOMAIN);
+    ez_transcript_absorb_bytes(&b, "version", ver, strlen(ver));
+    ez_transcript_absorb_bytes(&b, "plan/digest", f.plan.digest, 32);
+    ez_pcs_commitment_absorb(&b, wcom);
+    ck_assert_msg(same_state(&a, &b), "the weight range proof's transcript start is not the documented one");
+    free(v1);
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_truncated_and_trailing)
 {
     fx f;
@@ -821,6 +925,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_virtual_column_value);
     tcase_add_test(tc, test_changed_claimed_output);
     tcase_add_test(tc, test_public_input_claim);
+    tcase_add_test(tc, test_transcript_start_documented);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);
