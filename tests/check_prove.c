@@ -435,6 +435,120 @@ START_TEST(test_quotient_out_of_width)
 }
 END_TEST
 
+/* ---- a prover whose commitments are not its walk's witness ------------------------------
+ * The advice and the looked-up columns come from one trace, the output claims and the
+ * backward walk from another (ez_prove_opts.walk_tr), the statement from the walk's: each
+ * check that ties a walk claim to a commitment or a lookup is then the only thing standing
+ * between the verifier and a false statement. */
+typedef void (*fx_edit)(fx *f, ez_trace *t, size_t op, uint64_t e);
+
+/* A fresh copy of f's trace (the same inputs and weights, run again). */
+static void fx_copy_trace(fx *f, ez_trace *t2)
+{
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(t2, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++)
+        if (f->plan.tensors[i].kind != EZ_TENSOR_ACT)
+            ck_assert_int_eq(ez_trace_set(t2, i, f->tr.t[i], ez_plan_tensor_numel(&f->plan.tensors[i]), &d), EZ_OK);
+    ck_assert_msg(ez_exec_run(&f->plan, t2, &d) == EZ_OK, "%s", d.msg);
+}
+
+/* Prove with the witness edited by wit and the walk by walk (op's element e), verify. */
+static bool fx_split_witness(fx *f, size_t op, uint64_t e, fx_edit wit, fx_edit walk, ez_diag *why)
+{
+    ez_trace tw, tk;
+    fx_copy_trace(f, &tw);
+    fx_copy_trace(f, &tk);
+    wit(f, &tw, op, e);
+    walk(f, &tk, op, e);
+    ez_prove_opts o = {.unchecked = true, .walk_tr = &tk, .stmt_from = tk.t};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f->plan, &tw, f->w, &o, &pf, NULL, why) == EZ_OK, "prove: %s", why->msg);
+    bool ok = fx_verify(f, &pf, why);
+    ez_proof_clear(&pf);
+    ez_trace_clear(&tw);
+    ez_trace_clear(&tk);
+    return ok;
+}
+
+static int64_t *fx_rem(ez_trace *t, size_t op)
+{
+    return t->ops[op].aux[EZ_AUX_REM];
+}
+
+/* C' = C + 1, R' = R - 2^k: acc = 2^k C' + R' holds, R' is negative */
+static void edit_out_up_rem_down(fx *f, ez_trace *t, size_t op, uint64_t e)
+{
+    t->t[f->plan.ops[op].out][e] += 1;
+    fx_rem(t, op)[e] -= INT64_C(1) << f->plan.ops[op].shift;
+}
+
+/* C' = C + 1 only (the committed remainder stays the true, in-range one) */
+static void edit_out_up(fx *f, ez_trace *t, size_t op, uint64_t e)
+{
+    t->t[f->plan.ops[op].out][e] += 1;
+}
+
+/* R' = R + 1, C' = (acc - R') / 2^k in the field: no integer of its width */
+static void edit_quotient_out_of_width(fx *f, ez_trace *t, size_t op, uint64_t e)
+{
+    fx_rem(t, op)[e] += 1;
+    int64_t *out = t->t[f->plan.ops[op].out];
+    out[e] = ez_fe_to_i64(ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, f->plan.ops[op].shift))));
+}
+
+/* R' = R + 1 only (the looked-up quotient stays the true one) */
+static void edit_rem_up(fx *f, ez_trace *t, size_t op, uint64_t e)
+{
+    (void)f;
+    fx_rem(t, op)[e] += 1;
+}
+
+/* The remainder's limb claims (runtime/prove/rangecheck.c ez_rc_value_claim): the
+ * rescale's output C' = C + 1 with R' = R - 2^k in the walk, the true (in-range) R
+ * committed and looked up. Every range check holds (C' is in its width); only the claims
+ * tying the walk's R'~(r) to the committed limbs reject. Without them any in-range output
+ * would prove. */
+START_TEST(test_remainder_not_committed)
+{
+    const char *srcs[] = {proj16_src, proj_src};
+    for (size_t k = 0; k < 2; k++) {
+        fx f;
+        ez_diag why = {{0}};
+        fx_setup(&f, srcs[k], "remainder_not_committed");
+        size_t op = f.plan.nops - 1;
+        const int64_t *out = f.tr.t[f.plan.ops[op].out];
+        uint64_t e = 0;
+        while (out[e] >= 100) /* C + 1 inside the width */
+            e++;
+        ck_assert(!fx_split_witness(&f, op, e, edit_out_up, edit_out_up_rem_down, &why));
+        ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+/* The looked-up quotient is the walk's (runtime/prove/rangecheck.c ez_rc_resolve: the
+ * column's claim becomes a claim on its tensor atom): a quotient out of its width in the
+ * walk (with the field-consistent remainder, test_quotient_out_of_width) and the TRUE
+ * quotient in the lookups. The range check holds; only the claim on the looked-up
+ * column's atom, merged with the walk's claims on C', rejects. */
+START_TEST(test_lookup_column_substituted)
+{
+    const char *srcs[] = {proj16_src, proj_src};
+    for (size_t k = 0; k < 2; k++) {
+        fx f;
+        ez_diag why = {{0}};
+        fx_setup(&f, srcs[k], "lookup_column_substituted");
+        size_t op = f.plan.nops - 1;
+        uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << f.plan.ops[op].shift) - 2);
+        ck_assert(!fx_split_witness(&f, op, e, edit_rem_up, edit_quotient_out_of_width, &why));
+        fx_free(&f);
+    }
+}
+END_TEST
+
 /* The checked prover refuses such a witness with a numeric error instead. */
 START_TEST(test_checked_prover_refuses)
 {
@@ -926,6 +1040,8 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_changed_claimed_output);
     tcase_add_test(tc, test_public_input_claim);
     tcase_add_test(tc, test_transcript_start_documented);
+    tcase_add_test(tc, test_remainder_not_committed);
+    tcase_add_test(tc, test_lookup_column_substituted);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);

@@ -121,6 +121,8 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     cp = ez_prove_cpu_now();
     progress(opts, "sumchecks", 0);
     c.w = &proof->sec[EZ_PF_SEC_WALK];
+    if (opts && opts->walk_tr)
+        c.tr = opts->walk_tr; /* testing only: another witness for the walk */
     if ((st = ez_proof_output_claims(&c, &proof->stmt)) != EZ_OK)
         goto out;
     for (size_t i = p->nops; i-- > 0;) {
@@ -135,7 +137,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         if (l->n == 1)
             st = ez_claim_copy(&m, &l->items[0]);
         else
-            st = ez_claim_merge_prove(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
+            st = ez_claim_merge_prove(&t, c.tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
         ez_claim_list_clear(l);
         if (st == EZ_OK)
             st = ez_op_def_of(op->kind)->prove(&c, i, &m);

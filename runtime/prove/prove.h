@@ -59,6 +59,10 @@ typedef struct {
                                   outputs: absorbed, claimed, checked) is taken from instead
                                   of the trace's — a prover whose witness is not its
                                   statement, for the verifier to reject; NULL = the trace */
+    const ez_trace *walk_tr;   /* TESTING ONLY: the trace the output claims and the backward
+                                  walk (merges, reductions) use, while the committed advice
+                                  and the looked-up columns come from tr — a prover whose
+                                  commitments are not its reductions' witness; NULL = tr */
 } ez_prove_opts;
 
 typedef struct {
