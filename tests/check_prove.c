@@ -834,10 +834,51 @@ START_TEST(test_truncated_and_trailing)
     ez_writer_u8(&w, 0);
     ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, &why), EZ_OK);
     ck_assert(!ok);
-    /* trailing bytes inside a section */
-    ez_writer_u8(&pf.sec[EZ_PF_SEC_WALK], 0);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "walk") != NULL, "%s", why.msg);
+    /* trailing bytes inside a section: every section must be read exactly (a verifier
+     * that skipped a section's rest would accept a second encoding of a proof, and one
+     * that stopped early inside an opening could skip checks) */
+    static const struct {
+        int sec;
+        const char *why;
+    } trail[] = {{EZ_PF_SEC_ADVICE, "advice commitment"},
+                 {EZ_PF_SEC_LOOKUPS, "lookups"},
+                 {EZ_PF_SEC_WALK, "walk"},
+                 {EZ_PF_SEC_OPEN_W, "weight opening"},
+                 {EZ_PF_SEC_OPEN_A, "advice opening"}};
+    for (size_t k = 0; k < sizeof trail / sizeof trail[0]; k++) {
+        ez_writer_u8(&pf.sec[trail[k].sec], 0);
+        ck_assert(!fx_verify(&f, &pf, &why));
+        ck_assert_msg(strstr(why.msg, trail[k].why) != NULL, "%s: %s", trail[k].why, why.msg);
+        pf.sec[trail[k].sec].len--;
+        ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg);
+    }
+    /* ... and in the vk's weight range proof: u8 present, 4 x (u64 length, bytes) */
+    ez_writer keep = f.wrange;
+    static const char *chunk_why[4] = {"advice commitment", "lookups", "weight opening", "advice opening"};
+    for (int k = 0; k <= 4; k++) {
+        ez_reader rd;
+        ez_reader_init(&rd, keep.data, keep.len);
+        ez_writer nw;
+        ez_writer_init(&nw);
+        ez_writer_u8(&nw, ez_reader_u8(&rd));
+        for (int j = 0; j < 4; j++) {
+            uint64_t n = ez_reader_u64(&rd);
+            const uint8_t *b = ez_reader_view(&rd, (size_t)n);
+            ez_writer_u64(&nw, n + (j == k));
+            ez_writer_bytes(&nw, b, (size_t)n);
+            if (j == k)
+                ez_writer_u8(&nw, 0);
+        }
+        ck_assert(ez_reader_done(&rd));
+        if (k == 4)
+            ez_writer_u8(&nw, 0); /* after the chunks */
+        f.wrange = nw;
+        ck_assert(!fx_verify(&f, &pf, &why));
+        ck_assert_msg(strstr(why.msg, k == 4 ? "trailing bytes" : chunk_why[k]) != NULL, "chunk %d: %s", k, why.msg);
+        ez_writer_clear(&nw);
+    }
+    f.wrange = keep;
+    ck_assert(fx_verify(&f, &pf, &why));
     ez_writer_clear(&w);
     ez_proof_clear(&pf);
     fx_free(&f);
