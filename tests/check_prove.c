@@ -14,6 +14,7 @@
 #include "compiler/recheck.h"
 #include "compiler/schedule.h"
 #include "compiler/sema.h"
+#include "lib/logup.h"
 #include "lib/mle.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
@@ -21,7 +22,9 @@
 #include "runtime/prove/layout.h"
 #include "runtime/prove/masks.h"
 #include "runtime/prove/pctx.h"
+#include "runtime/ops/op.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/session.h"
 #include "runtime/prove/weights.h"
 #include "runtime/prove/verify.h"
 #include "tests/plan_fixture.h"
@@ -546,6 +549,220 @@ START_TEST(test_lookup_column_substituted)
         ck_assert(!fx_split_witness(&f, op, e, edit_rem_up, edit_quotient_out_of_width, &why));
         fx_free(&f);
     }
+}
+END_TEST
+
+/* ---- a prover assembled from the session's phases (runtime/prove/session.h), as ez_prove
+ * does, with a test's hands between them: before the advice commitment (the session's
+ * polys and lens), the scheme it is committed under, and after it (the polys the lookups
+ * read, with the transcript as the lookups will start from it). The commitment keeps
+ * what was committed. */
+typedef struct {
+    void *ctx;
+    void (*before_commit)(void *ctx, ez_psess *s);
+    unsigned scheme; /* 0: the weights' family (ez_advice_scheme) */
+    void (*before_lookups)(void *ctx, ez_psess *s, const ez_transcript *t);
+} fx_cheat;
+
+static void fx_prove_cheat(fx *f, const ez_trace *tr, const fx_cheat *ch, ez_proof *pf)
+{
+    ez_diag d = {{0}};
+    const ez_plan *p = &f->plan;
+    ez_psess s;
+    ez_pctx c;
+    ez_transcript t;
+    memset(&s, 0, sizeof s);
+    memset(&c, 0, sizeof c);
+    ez_proof_init(pf);
+    ck_assert_int_eq(ez_advice_layout_build(&s.L, p, &d), EZ_OK);
+    ck_assert_int_eq(ez_statement_from_trace(&pf->stmt, p, tr->t), EZ_OK);
+    ck_assert_msg(ez_psess_witness(&s, p, tr, true, &d) == EZ_OK, "%s", d.msg);
+    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f->w);
+    ez_proof_transcript_start(&t, p, wcom, &pf->stmt);
+    if (ch->before_commit)
+        ch->before_commit(ch->ctx, &s);
+    unsigned scheme = ch->scheme ? ch->scheme : ez_advice_scheme(wcom);
+    ck_assert_int_eq(ez_psess_commit(&s, &t, &pf->sec[EZ_PF_SEC_ADVICE], scheme), EZ_OK);
+    c.prover = true, c.plan = p, c.adv = &s.L, c.t = &t, c.tr = tr, c.stmt = &pf->stmt, c.advice = s.polys;
+    c.d = &d;
+    ck_assert_int_eq(ez_pctx_alloc(&c, p, &s.L), EZ_OK);
+    if (ch->before_lookups)
+        ch->before_lookups(ch->ctx, &s, &t);
+    c.w = &pf->sec[EZ_PF_SEC_LOOKUPS];
+    ck_assert_msg(ez_psess_lookups(&s, &c) == EZ_OK, "%s", d.msg);
+    c.w = &pf->sec[EZ_PF_SEC_WALK];
+    ck_assert_int_eq(ez_proof_output_claims(&c, &pf->stmt), EZ_OK);
+    for (size_t i = p->nops; i-- > 0;) {
+        const ez_plan_op *op = &p->ops[i];
+        ez_claim_list *l = &c.tclaims[op->out];
+        if (l->n == 0)
+            continue;
+        const ez_plan_tensor *to = &p->tensors[op->out];
+        ez_claim m = {0};
+        ez_status st = l->n == 1 ? ez_claim_copy(&m, &l->items[0])
+                                 : ez_claim_merge_prove(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
+        ez_claim_list_clear(l);
+        ck_assert_int_eq(st, EZ_OK);
+        ck_assert_msg(ez_op_def_of(op->kind)->prove(&c, i, &m) == EZ_OK, "%s", d.msg);
+        ez_claim_clear(&m);
+    }
+    ck_assert_int_eq(ez_psess_openings(&s, &c, f->w, EZ_PCS_OPEN_NO_PROXIMITY, &pf->sec[EZ_PF_SEC_OPEN_W],
+                                       &pf->sec[EZ_PF_SEC_OPEN_A]),
+                     EZ_OK);
+    ez_pctx_free(&c);
+    ez_psess_clear(&s);
+}
+
+/* The range table's LogUp challenges alpha, gamma as ez_logup_prove will draw them from
+ * t (lib/logup.c: the statement, then alpha, gamma). */
+static void range_lookup_challenges(const ez_psess *s, size_t tb, const ez_transcript *t, ez_fe2 *alpha,
+                                    ez_fe2 *gamma)
+{
+    const ez_lookup_table_desc *td = &s->L.tables[tb];
+    const ez_sess_cols *tc = &s->tcs[tb];
+    ez_transcript u = *t;
+    uint64_t size = 0;
+    for (unsigned k = 0; k < td->nranges; k++)
+        size += UINT64_C(1) << td->rbits[k];
+    ez_transcript_absorb_u64(&u, "logup/kind", EZ_TABLE_RANGES);
+    ez_transcript_absorb_u64(&u, "logup/table_size", size);
+    ez_transcript_absorb_u64(&u, "logup/width", 1);
+    ez_transcript_absorb_u64(&u, "logup/ncolumns", tc->nc);
+    for (size_t i = 0; i < tc->nc; i++)
+        ez_transcript_absorb_u64(&u, "logup/len", tc->lens[i]);
+    ez_transcript_absorb_u64(&u, "logup/nranges", td->nranges);
+    for (unsigned k = 0; k < td->nranges; k++)
+        ez_transcript_absorb_u64(&u, "logup/rbits", td->rbits[k]);
+    for (size_t i = 0; i < tc->nc; i++)
+        ez_transcript_absorb_u64(&u, "logup/tag", tc->tags[i]);
+    *alpha = ez_transcript_challenge_fe2(&u, "logup/alpha");
+    *gamma = ez_transcript_challenge_fe2(&u, "logup/gamma");
+}
+
+/* Multiplicities chosen after alpha: the looked-up value outside its range, F = v +
+ * gamma b, is "explained" by two table rows T_0, T_1 (values 0, 1 of the first region):
+ * m_0 += a, m_1 += b with a / (alpha - T_0) + b / (alpha - T_1) = 1 / (alpha - F), a, b
+ * in F (two equations, the coordinates of K). The LogUp identity then holds. */
+static void mult_after_alpha(void *ctx, ez_psess *s, const ez_transcript *t)
+{
+    int *done = ctx;
+    for (size_t tb = 0; tb < s->L.ntables; tb++) {
+        if (s->L.tables[tb].kind != EZ_LOOKUP_RANGES)
+            continue;
+        ez_fe2 alpha, gamma, F = ez_fe2_zero();
+        range_lookup_challenges(s, tb, t, &alpha, &gamma);
+        const ez_sess_cols *tc = &s->tcs[tb];
+        bool found = false;
+        for (size_t j = 0; j < tc->nc && !found; j++)
+            for (uint64_t i = 0; i < tc->lens[j] && !found; i++)
+                if (tc->cols[j][i] >> tc->tags[j]) {
+                    F = ez_fe2_add(ez_fe2_from_fe(tc->cols[j][i]), ez_fe2_mul_fe(gamma, tc->tags[j]));
+                    found = true;
+                }
+        ck_assert(found);
+        unsigned b0 = s->L.tables[tb].rbits[0];
+        ez_fe2 A0 = ez_fe2_inv(ez_fe2_sub(alpha, ez_fe2_mul_fe(gamma, b0)));
+        ez_fe2 A1 = ez_fe2_inv(ez_fe2_sub(alpha, ez_fe2_add(ez_fe2_one(), ez_fe2_mul_fe(gamma, b0))));
+        ez_fe2 B = ez_fe2_inv(ez_fe2_sub(alpha, F));
+        ez_fe det = ez_fe_sub(ez_fe_mul(A0.c0, A1.c1), ez_fe_mul(A1.c0, A0.c1)), idet = ez_fe_inv(det);
+        ez_fe a = ez_fe_mul(ez_fe_sub(ez_fe_mul(B.c0, A1.c1), ez_fe_mul(A1.c0, B.c1)), idet);
+        ez_fe b = ez_fe_mul(ez_fe_sub(ez_fe_mul(A0.c0, B.c1), ez_fe_mul(B.c0, A0.c1)), idet);
+        ez_fe *m = s->polys[ez_advice_table_poly(&s->L, (unsigned)tb)];
+        m[0] = ez_fe_add(m[0], a);
+        m[1] = ez_fe_add(m[1], b);
+        *done = 1;
+    }
+}
+
+/* The range table's multiplicity claim (runtime/prove/rangecheck.c ez_rc_resolve): a
+ * remainder outside its range (R' = R + 2^k, C' = C - 1: the false output C'), its
+ * multiplicities chosen after alpha so that the LogUp identity holds; the committed
+ * multiplicities are the true counts. Every lookup check passes; only the multiplicity
+ * claim, opened against the commitment, rejects — LogUp's soundness needs m fixed before
+ * alpha. */
+START_TEST(test_multiplicities_after_alpha)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, proj16_src, "multiplicities_after_alpha");
+    size_t op = f.plan.nops - 1;
+    unsigned k = f.plan.ops[op].shift;
+    uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << k) - 1);
+    fx_rem(&f.tr, op)[e] += INT64_C(1) << k;
+    f.tr.t[f.plan.ops[op].out][e] -= 1;
+    int done = 0;
+    fx_cheat ch = {.ctx = &done, .before_lookups = mult_after_alpha};
+    ez_proof pf;
+    fx_prove_cheat(&f, &f.tr, &ch, &pf);
+    ck_assert(done);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
+/* One advice poly committed one entry longer (a zero: every claim keeps its value); the
+ * lookups and the walk read the original again (the columns point into it). */
+typedef struct {
+    size_t q;
+    ez_fe *orig, *longer;
+} longer_poly;
+
+static void longer_advice_poly(void *ctx, ez_psess *s)
+{
+    longer_poly *lp = ctx;
+    for (size_t q = 0; q < s->L.npolys && !lp->longer; q++) {
+        uint64_t n = s->alens[q];
+        if ((n & (n - 1)) == 0)
+            continue; /* keep the variable count */
+        lp->longer = ez_alloc_aligned(n + 1, sizeof(ez_fe));
+        memcpy(lp->longer, s->polys[q], n * sizeof(ez_fe));
+        lp->longer[n] = 0;
+        lp->q = q;
+        lp->orig = s->polys[q];
+        s->polys[q] = lp->longer;
+        s->alens[q] = n + 1;
+    }
+}
+
+static void restore_advice_poly(void *ctx, ez_psess *s, const ez_transcript *t)
+{
+    longer_poly *lp = ctx;
+    (void)t;
+    s->polys[lp->q] = lp->orig;
+    s->alens[lp->q]--;
+    free(lp->longer);
+}
+
+/* The advice commitment is the layout's, under the vk's scheme family (docs/protocol.md
+ * §6.3): a proof whose advice is committed with another layout (one poly an entry longer,
+ * zero there, so every claim holds) or under the other scheme is rejected, though every
+ * opening of it is consistent. */
+START_TEST(test_advice_commitment_shape)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, masked_src, "advice_commitment_shape");
+    longer_poly lp = {0, NULL, NULL};
+    fx_cheat longer = {.ctx = &lp, .before_commit = longer_advice_poly, .before_lookups = restore_advice_poly};
+    ez_proof pf;
+    fx_prove_cheat(&f, &f.tr, &longer, &pf);
+    ck_assert(lp.longer != NULL);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "its layout is not the model's") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f.w);
+    fx_cheat other = {.scheme = ez_advice_scheme(wcom) == EZ_PCS_SCHEME_WHIR ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR};
+    fx_prove_cheat(&f, &f.tr, &other, &pf);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the verifying key's weights call for") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    fx_cheat none = {0};
+    fx_prove_cheat(&f, &f.tr, &none, &pf);
+    ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg); /* the assembled prover is right */
+    ez_proof_clear(&pf);
+    fx_free(&f);
 }
 END_TEST
 
@@ -1083,6 +1300,8 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_transcript_start_documented);
     tcase_add_test(tc, test_remainder_not_committed);
     tcase_add_test(tc, test_lookup_column_substituted);
+    tcase_add_test(tc, test_multiplicities_after_alpha);
+    tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);
