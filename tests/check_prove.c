@@ -1192,6 +1192,13 @@ START_TEST(test_weight_range_strict)
         ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
         ck_assert(!ok);
     }
+    /* a vk with weights and no range proof ("absent") proves nothing about them */
+    uint8_t absent = 0;
+    vk.wrange = &absent;
+    vk.wrange_len = 1;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert(!ok);
+    vk.wrange = f.wrange.data;
     vk.wrange_len = f.wrange.len;
     f.wrange.data[f.wrange.len / 2] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
