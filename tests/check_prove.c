@@ -16,10 +16,12 @@
 #include "compiler/sema.h"
 #include "lib/logup.h"
 #include "lib/mle.h"
+#include "lib/sumcheck.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/version.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/lookup.h"
 #include "runtime/prove/masks.h"
 #include "runtime/prove/pctx.h"
 #include "runtime/ops/op.h"
@@ -1282,6 +1284,129 @@ START_TEST(test_weight_padding_junk)
 }
 END_TEST
 
+/* The padding zero-check's public factor 1 - R (runtime/prove/weights.c): a malicious
+ * setup commits junk in a weight's interior padding and proves the range proof for the
+ * junk itself — its range columns carry the junk (in range), the multiplicities count
+ * it, every claim on the weight is the committed polynomial's — but runs the padding
+ * zero-check with the factor 0 in place of 1 - R, so the sum is 0 whatever the padding
+ * holds. Every round and the opening of P(pt) check; only the verifier's own 1 - R~(pt)
+ * rejects. (test_weight_padding_junk runs the honest zero-check on the junk instead.) */
+START_TEST(test_weight_padding_forged_factor)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_setup(&f, masked_src, "weight_padding_forged");
+    const ez_plan *p = &f.plan;
+    uint64_t *lens = NULL;
+    size_t nw = 0;
+    ck_assert_int_eq(ez_weights_lens(p, &lens, &nw), EZ_OK);
+    ez_fe **polys = calloc(nw, sizeof *polys);
+    size_t junk_t = SIZE_MAX;
+    uint64_t junk_at = 0;
+    for (size_t i = 0, k = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        if (t->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        polys[k] = calloc(lens[k], sizeof(ez_fe));
+        ez_advice_pad_i64(polys[k], f.tr.t[i], t, 0);
+        if (junk_t == SIZE_MAX && ez_advice_interior_padding(t)) {
+            junk_t = i;
+            junk_at = t->dims[t->rank - 1]; /* the first entry past the last axis' extent */
+            polys[k][junk_at] = 5;
+        }
+        k++;
+    }
+    ck_assert_uint_ne(junk_t, SIZE_MAX);
+    ez_pcs_prover_free(f.w);
+    ez_pcs_commitment_clear(&f.wcom);
+    ck_assert_int_eq(ez_pcs_commit(&f.w, &f.wcom, (const ez_fe *const *)polys, lens, nw), EZ_OK);
+    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f.w);
+
+    /* the range proof of the junk: its columns and multiplicities, committed */
+    ez_psess s;
+    ez_pctx c;
+    ez_transcript t;
+    ez_writer sec[4];
+    memset(&s, 0, sizeof s);
+    memset(&c, 0, sizeof c);
+    for (int k = 0; k < 4; k++)
+        ez_writer_init(&sec[k]);
+    ck_assert_int_eq(ez_advice_layout_build_weights(&s.L, p, &d), EZ_OK);
+    ck_assert_msg(ez_psess_witness(&s, p, &f.tr, true, &d) == EZ_OK, "%s", d.msg);
+    bool patched = false;
+    for (size_t tb = 0; tb < s.L.ntables; tb++) {
+        ez_sess_cols *tc = &s.tcs[tb];
+        const ez_lookup_table_desc *td = &s.L.tables[tb];
+        if (td->kind != EZ_LOOKUP_RANGES)
+            continue;
+        for (size_t j = 0; j < tc->nc; j++) {
+            const ez_lookup_col *col = &s.L.cols[tc->idx[j]];
+            if (col->atom.is_tensor && col->atom.id == junk_t) {
+                ck_assert_ptr_nonnull(tc->owned[j]);
+                tc->owned[j][junk_at] = ez_fe_add(tc->owned[j][junk_at], ez_fe_mul(col->coef, 5));
+                patched = true;
+            }
+        }
+        ck_assert_int_eq(ez_lookup_mult(s.polys[ez_advice_table_poly(&s.L, (unsigned)tb)], td->rbits, td->nranges,
+                                        tc->cols, tc->lens, tc->tags, tc->nc, &d),
+                         EZ_OK);
+    }
+    ck_assert(patched);
+    ez_weight_range_transcript_start(&t, p, wcom);
+    ck_assert_int_eq(ez_psess_commit(&s, &t, &sec[0], ez_advice_scheme(wcom)), EZ_OK);
+    c.prover = true, c.plan = p, c.adv = &s.L, c.t = &t, c.tr = &f.tr, c.advice = s.polys, c.d = &d;
+    ck_assert_int_eq(ez_pctx_alloc(&c, p, &s.L), EZ_OK);
+    c.w = &sec[1];
+    ck_assert_msg(ez_psess_lookups(&s, &c) == EZ_OK, "%s", d.msg);
+    /* the zero-checks, with 0 for the factor 1 - R and the committed (junk) weight */
+    for (size_t i = 0, k = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *tt = &p->tensors[i];
+        if (tt->kind != EZ_TENSOR_WEIGHT)
+            continue;
+        if (ez_advice_interior_padding(tt)) {
+            unsigned nv = ez_claim_tensor_nvars(tt->dims, tt->rank);
+            size_t N = (size_t)1 << nv;
+            ez_fe *zero = calloc(N, sizeof *zero), *val = calloc(N, sizeof *val);
+            memcpy(val, polys[k], lens[k] * sizeof *val);
+            ez_fe2 rho[64], pt[64], ev[2];
+            ez_transcript_challenges_fe2(&t, "wpad/rho", rho, nv);
+            ez_sumcheck_desc desc;
+            ez_weight_pad_desc(&desc, nv);
+            ez_sumcheck_factor fac[2] = {{zero, NULL}, {val, NULL}};
+            ez_sumcheck_proof sp;
+            ck_assert_int_eq(ez_sumcheck_prove(&t, &desc, NULL, rho, fac, ez_fe2_zero(), &sp, pt, ev), EZ_OK);
+            ez_sumcheck_proof_write(c.w, &sp);
+            ck_assert_int_eq(ez_pctx_claim_tensor(&c, i, pt, nv, ev[1]), EZ_OK);
+            ez_sumcheck_proof_clear(&sp);
+            free(zero);
+            free(val);
+        }
+        k++;
+    }
+    ck_assert_int_eq(ez_psess_openings(&s, &c, f.w, 0, &sec[2], &sec[3]), EZ_OK);
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ez_writer_u8(&f.wrange, 1);
+    for (int k = 0; k < 4; k++) {
+        ez_writer_u64(&f.wrange, sec[k].len);
+        ez_writer_bytes(&f.wrange, sec[k].data, sec[k].len);
+        ez_writer_clear(&sec[k]);
+    }
+    ez_pctx_free(&c);
+    ez_psess_clear(&s);
+    ez_vk vk = fx_vk(&f);
+    bool ok = true;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert_msg(strstr(why.msg, "zero padding") != NULL, "%s", why.msg);
+    for (size_t k = 0; k < nw; k++)
+        free(polys[k]);
+    free(polys);
+    free(lens);
+    fx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_prove(void)
 {
     Suite *s = suite_create("prove");
@@ -1309,6 +1434,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_lookup_column_substituted);
     tcase_add_test(tc, test_multiplicities_after_alpha);
     tcase_add_test(tc, test_advice_commitment_shape);
+    tcase_add_test(tc, test_weight_padding_forged_factor);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);
