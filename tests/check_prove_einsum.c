@@ -558,6 +558,40 @@ START_TEST(test_wrong_output)
 }
 END_TEST
 
+/* A claim at a point where a broadcast index's factor vanishes (reduce_claim's beta:
+ * the prefix MLE of m, 1 - r0 r1 for an extent 3, is 0 at (2, 1/2)) says nothing about
+ * the contraction: acc(r) = beta * (...) = 0 whatever the output. Such a claim is
+ * rejected outright; dividing by beta = 0 would turn any claimed value into the sum 0,
+ * which the all-zero operands here (with an all-zero proof) then "prove" — every
+ * operand and remainder claim true, the output claim 5 false. */
+START_TEST(test_broadcast_factor_vanishes)
+{
+    ez_rng rng = ez_rng_for("einsum_beta_zero");
+    size_t ci = 0;
+    while (strcmp(cases[ci].name, "broadcast2") != 0)
+        ci++;
+    fixture f;
+    fixture_build(&f, &cases[ci], &rng);
+    for (unsigned k = 0; k < 2; k++)
+        memset(f.data[k], 0, f.numel[k] * sizeof(int64_t));
+    reference(&f, f.data, f.out, f.rem);
+    ez_claim oc;
+    output_claim(&f, f.out, &rng, &oc); /* imj: i 2 vars, m (3) 2 vars, j 3 vars */
+    ck_assert_uint_eq(oc.nvars, 7);
+    oc.point[2] = ez_fe2_from_fe(2);
+    oc.point[3] = ez_fe2_from_fe(ez_fe_inv(2));
+    oc.value = ez_fe2_from_fe(5);
+    ez_status st;
+    size_t len = ez_einsum_proof_size(&f.op, f.tn, &st);
+    ck_assert_int_eq(st, EZ_OK);
+    uint8_t *zero = calloc(len, 1);
+    ck_assert(!accepts(&f, &oc, zero, len, &st));
+    free(zero);
+    ez_claim_clear(&oc);
+    fixture_free(&f);
+}
+END_TEST
+
 /* Every truncation is rejected (no crash; ASan build checks bounds); trailing bytes are
  * left unread for the caller. */
 START_TEST(test_truncated)
@@ -1031,6 +1065,7 @@ Suite *ez_suite_prove_einsum(void)
     tcase_add_test(tc, test_claim_list);
     tcase_add_test(tc, test_merge);
     tcase_add_test(tc, test_merge_forged_w);
+    tcase_add_test(tc, test_broadcast_factor_vanishes);
     tcase_add_test(tc, test_merge_claims_after_lambdas);
     tcase_add_test(tc, test_merge_after_einsum);
     tcase_add_test(tc, test_larger);
