@@ -339,6 +339,50 @@ START_TEST(test_honest_add_shift_hand)
 }
 END_TEST
 
+/* An op message (ez_pctx_msg) is a canonical field element: the ADD's remainder message,
+ * 0 when every sum is a multiple of 2^3 (the input chosen so), written as p instead is
+ * rejected — a second encoding of the same proof. */
+START_TEST(test_message_non_canonical)
+{
+    fx f;
+    memset(&f, 0, sizeof f);
+    ez_plan_init(&f.plan);
+    snprintf(f.plan.model, sizeof f.plan.model, "hand");
+    unsigned a = ez_fx_op(&f.plan, EZ_OP_ADD, "y[s,n] = x[s,n] + b[n] + c[s]", "s=5 n=6");
+    f.plan.ops[a].coef[1] = -2;
+    f.plan.ops[a].coef[2] = 4;
+    f.plan.ops[a].shift = 3;
+    f.plan.tensors[f.plan.ops[a].out].is_output = true;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_plan_schedule(&f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_plan_rederive(&f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(ez_plan_compute_digest(&f.plan, &d), EZ_OK);
+    fx_run(&f, "message_non_canonical");
+    const ez_plan_op *op = &f.plan.ops[a];
+    int64_t *x = f.tr.t[op->in[0]];
+    const int64_t *b = f.tr.t[op->in[1]], *c = f.tr.t[op->in[2]];
+    for (unsigned s_ = 0; s_ < 5; s_++)
+        for (unsigned n = 0; n < 6; n++)
+            x[s_ * 6 + n] = 2 * b[n] - 4 * c[s_] + 8 * (int64_t)((s_ + n) % 3);
+    ck_assert_msg(ez_exec_run(&f.plan, &f.tr, &d) == EZ_OK, "%s", d.msg);
+    ez_proof pf;
+    ez_diag why = {{0}};
+    fx_prove_honest(&f, &pf, &why);
+    /* add/rem (after the merge of y's output and lookup claims) is the walk's one zero */
+    const uint8_t zero[16] = {0};
+    size_t at = 0;
+    while (at + 16 <= pf.sec[EZ_PF_SEC_WALK].len && memcmp(pf.sec[EZ_PF_SEC_WALK].data + at, zero, 16) != 0)
+        at += 16;
+    ck_assert_uint_le(at + 16, pf.sec[EZ_PF_SEC_WALK].len);
+    uint64_t pv = EZ_P;
+    memcpy(pf.sec[EZ_PF_SEC_WALK].data + at, &pv, 8);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "non-canonical") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
 /* ---- unsupported ops ----------------------------------------------------------------------- */
 
 /* ---- malicious provers ------------------------------------------------------------------- */
@@ -1419,6 +1463,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_honest_layer_slices);
     tcase_add_test(tc, test_honest_proj16);
     tcase_add_test(tc, test_honest_add_shift_hand);
+    tcase_add_test(tc, test_message_non_canonical);
     tcase_add_test(tc, test_changed_activation);
     tcase_add_test(tc, test_changed_einsum_output);
     tcase_add_test(tc, test_changed_masked_entry);

@@ -592,6 +592,37 @@ START_TEST(test_broadcast_factor_vanishes)
 }
 END_TEST
 
+/* Field elements in a proof are canonical (docs/protocol.md §7.1, checklist 3): the
+ * remainder's value 0 (all-zero operands) written as p instead is rejected — a second
+ * encoding of the same proof, which a verifier reducing modulo p would accept. */
+START_TEST(test_remainder_non_canonical)
+{
+    ez_rng rng = ez_rng_for("einsum_rem_non_canonical");
+    size_t ci = 0;
+    while (strcmp(cases[ci].name, "rescale12") != 0)
+        ci++;
+    fixture f;
+    fixture_build(&f, &cases[ci], &rng);
+    memset(f.data[0], 0, f.numel[0] * sizeof(int64_t));
+    reference(&f, f.data, f.out, f.rem);
+    ez_claim oc, pin[2], prem = {0};
+    output_claim(&f, f.out, &rng, &oc);
+    ez_writer w;
+    prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+    ck_assert(accepts(&f, &oc, w.data, w.len, NULL));
+    uint64_t pv = EZ_P, zero = 0;
+    ck_assert_mem_eq(w.data, &zero, 8); /* rho = 0 */
+    memcpy(w.data, &pv, 8);
+    ez_status st;
+    ck_assert(!accepts(&f, &oc, w.data, w.len, &st));
+    ck_assert_int_eq(st, EZ_ERR_REJECT);
+    clear3(&f, pin, &prem);
+    ez_claim_clear(&oc);
+    ez_writer_clear(&w);
+    fixture_free(&f);
+}
+END_TEST
+
 /* Every truncation is rejected (no crash; ASan build checks bounds); trailing bytes are
  * left unread for the caller. */
 START_TEST(test_truncated)
@@ -1066,6 +1097,7 @@ Suite *ez_suite_prove_einsum(void)
     tcase_add_test(tc, test_merge);
     tcase_add_test(tc, test_merge_forged_w);
     tcase_add_test(tc, test_broadcast_factor_vanishes);
+    tcase_add_test(tc, test_remainder_non_canonical);
     tcase_add_test(tc, test_merge_claims_after_lambdas);
     tcase_add_test(tc, test_merge_after_einsum);
     tcase_add_test(tc, test_larger);
