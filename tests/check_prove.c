@@ -195,6 +195,21 @@ static const char *gather_src = "model emb\n"
                                 "y[s, n] = x[s, d] * w[d, n]\n"
                                 "output y\n";
 
+/* One small model per op kind that reads an input and produces the output y. */
+static const char *last_op_srcs[] = {
+    "model f\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @scale(12) @bits(16)\ny[s, d] = tanh(x[s, d])\noutput y\n",
+    "model f\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @scale(16) @bits(24)\ny[s, d] = gelu(x[s, d])\noutput y\n",
+    "model r\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @bits(16)\ny[s, d] = relu(x[s, d])\noutput y\n",
+    "model r\nparam S = 6, H = 2, E = 8\nscale 12\ninput q[S, H, E] @bits(20)\ny[s, h, e] = rope[s, e](q[s, h, e])\n"
+    "output y\n",
+    "model nm\nparam R = 5, N = 12\nscale 12\ninput x[R, N]\ny[s, d] = rmsnorm[d](x[s, d])\noutput y\n",
+    "model nm\nparam R = 5, N = 12\nscale 12\ninput x[R, N]\ny[s, d] = layernorm[d](x[s, d])\noutput y\n",
+    "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n",
+    "model sm\nparam R = 4, T = 6\nscale 12\ninput x[R, T]\ny[r, t] = softmax[t](x[r, t])\noutput y\n",
+    "model mx\nparam R = 5, T = 6\nbits 12\ninput x[R, T]\ny[r] = max[t](x[r, t])\noutput y\n",
+    "model mx\nparam R = 5, T = 6\nbits 12\ninput x[R, T]\ny[r] = argmax[t](x[r, t])\noutput y\n",
+};
+
 static const char *layers_src = "model layers\n"
                                 "param L = 3, S = 4, D = 8\n"
                                 "scale 12\n"
@@ -541,6 +556,43 @@ START_TEST(test_causal_unmasked)
     ez_claim_clear(&out);
     ez_statement_clear(&sv);
     fx_free(&f);
+}
+END_TEST
+
+
+/* The output claim is tied to what the last op commits (relu's y, a function's table
+ * value, rope's and the norms' rescale, softmax's p, max's M, a public argmax's
+ * one-hot): a prover states an output one unit off at one element while proving the
+ * true trace — it absorbs what it states, so every challenge is the verifier's; every
+ * reduction holds for the witness; only the claim linking the stated output to the
+ * committed (or, for a public argmax, the verifier's own one-hot) rejects. */
+START_TEST(test_stated_output_not_proven)
+{
+    for (size_t k = 0; k < sizeof last_op_srcs / sizeof last_op_srcs[0]; k++) {
+        fx f;
+        ez_diag why = {{0}};
+        fx_setup(&f, last_op_srcs[k], "stated_output");
+        int y = ez_plan_find_tensor(&f.plan, "y");
+        ck_assert_int_ge(y, 0);
+        const ez_plan_tensor *ty = &f.plan.tensors[y];
+        uint64_t n = ez_plan_tensor_numel(ty);
+        int64_t *v = malloc(n * sizeof *v);
+        memcpy(v, f.tr.t[y], n * sizeof *v);
+        int64_t hi = f.plan.ops[f.plan.nops - 1].kind == EZ_OP_ARGMAX ? 5 : (INT64_C(1) << (ty->bits - 1)) - 1;
+        v[1] = v[1] < hi ? v[1] + 1 : v[1] - 1;
+        int64_t **from = malloc(f.plan.ntensors * sizeof *from);
+        for (size_t i = 0; i < f.plan.ntensors; i++)
+            from[i] = (int)i == y ? v : f.tr.t[i];
+        ez_prove_opts o = {.stmt_from = from};
+        ez_proof pf;
+        ez_proof_init(&pf);
+        ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "%zu: prove: %s", k, why.msg);
+        ck_assert_msg(!fx_verify(&f, &pf, &why), "%zu: a stated output the trace does not have was accepted", k);
+        ez_proof_clear(&pf);
+        free(from);
+        free(v);
+        fx_free(&f);
+    }
 }
 END_TEST
 
@@ -1124,6 +1176,7 @@ START_TEST(test_changed_claimed_output)
 }
 END_TEST
 
+
 /* A trace of the same weights on other inputs: every INPUT changed by `delta` at one
  * element, then run. */
 static void fx_rerun_other_input(fx *f, ez_trace *t2, int64_t delta)
@@ -1153,11 +1206,11 @@ static void fx_rerun_other_input(fx *f, ez_trace *t2, int64_t delta)
  * claims on x, whose values are x'~(r), differ from the statement's x~(r). */
 START_TEST(test_public_input_claim)
 {
-    const char *srcs[] = {proj_src, linear_src};
-    for (size_t k = 0; k < 2; k++) {
+    const size_t nlast = sizeof last_op_srcs / sizeof last_op_srcs[0];
+    for (size_t k = 0; k < 2 + nlast; k++) {
         fx f;
         ez_diag why = {{0}};
-        fx_setup(&f, srcs[k], "public_input_claim");
+        fx_setup(&f, k == 0 ? proj_src : k == 1 ? linear_src : last_op_srcs[k - 2], "public_input_claim");
         ez_trace t2;
         fx_rerun_other_input(&f, &t2, 1);
         int64_t **from = malloc(f.plan.ntensors * sizeof *from);
@@ -1168,7 +1221,7 @@ START_TEST(test_public_input_claim)
         ez_proof_init(&pf);
         ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
         ck_assert(!fx_verify(&f, &pf, &why));
-        ck_assert_msg(strstr(why.msg, "a claim on the public input 'x' is false") != NULL, "%s", why.msg);
+        ck_assert_msg(strstr(why.msg, "a claim on the public input") != NULL, "%zu: %s", k, why.msg);
         ez_proof_clear(&pf);
         free(from);
         ez_trace_clear(&t2);
@@ -1667,6 +1720,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_message_non_canonical);
     tcase_add_test(tc, test_gather_other_tokens);
     tcase_add_test(tc, test_causal_unmasked);
+    tcase_add_test(tc, test_stated_output_not_proven);
     tcase_add_test(tc, test_changed_activation);
     tcase_add_test(tc, test_changed_einsum_output);
     tcase_add_test(tc, test_changed_masked_entry);
