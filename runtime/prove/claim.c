@@ -211,6 +211,14 @@ static void merge_desc(ez_sumcheck_desc *d, unsigned nv)
     ez_sumcheck_desc_init(d, nv, 2);
 }
 
+uint64_t ez_claim_merge_work(const uint64_t *dims, unsigned rank, size_t n, bool padded)
+{
+    uint64_t size = 1;
+    for (unsigned a = 0; a < rank; a++)
+        size *= padded ? UINT64_C(1) << ez_log2_ceil(dims[a]) : dims[a];
+    return (uint64_t)(n + 2) * size;
+}
+
 ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
                                const ez_claim *claims, size_t n, ez_writer *proof, ez_claim *out)
 {

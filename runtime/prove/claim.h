@@ -15,6 +15,7 @@
 #ifndef EZ_RUNTIME_CLAIM_H
 #define EZ_RUNTIME_CLAIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,6 +89,11 @@ ez_status ez_claim_list_add_owned(ez_claim_list *l, ez_claim *c);
  * Returns EZ_OK, EZ_ERR_INVALID (n == 0, nvars mismatch, bad dims) or EZ_ERR_NOMEM. */
 ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
                                const ez_claim *claims, size_t n, ez_writer *proof, ez_claim *out);
+
+/* The elements the merge prover touches (padded: its n eq tables, W and the sumcheck over
+ * the padded tensor, (n + 2) 2^nv) or would touch over the real extents only (padded
+ * false: (n + 2) numel) — the counts of ez_work (runtime/prove/strategy.h). */
+uint64_t ez_claim_merge_work(const uint64_t *dims, unsigned rank, size_t n, bool padded);
 
 /* Verifier: the same statement with the tensor known only by its variable count.
  * In:  t; nvars; claims[0..n-1] (each nvars variables, n >= 1); proof — untrusted bytes,

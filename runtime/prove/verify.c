@@ -58,8 +58,12 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
         goto out;
     }
 
-    /* phase 1 and 2 */
-    ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt);
+    /* phase 1 and 2; the strategy is the proof's own (any of them verifies against the vk) */
+    if (pf->strategy >= EZ_STRATEGY_COUNT) {
+        ez_diag_set(d, "unknown proving strategy %u", (unsigned)pf->strategy);
+        goto out;
+    }
+    ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt, (ez_strategy)pf->strategy);
     if ((st = ez_vsess_commit(&L, &t, pf->sec[EZ_PF_SEC_ADVICE].data, pf->sec[EZ_PF_SEC_ADVICE].len, &acom, d)) != EZ_OK)
         goto out;
 
@@ -70,6 +74,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     c.r = &r;
     c.stmt = &pf->stmt;
     c.wplan = plan ? &vk->plan : NULL;
+    c.strategy = (ez_strategy)pf->strategy;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;
