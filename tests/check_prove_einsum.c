@@ -378,6 +378,54 @@ START_TEST(test_sched_bind_order)
 }
 END_TEST
 
+/* The padding-free prover (compact tables, lib/sumcheck_box.h) and the dense one (tables
+ * padded to powers of two, operands folded padded) write the same bytes and hand out the
+ * same claims; the compact one reads exactly the real entries (folds over real extents,
+ * the sumcheck's non-zero support), the dense one more whenever an extent is not a power
+ * of two. */
+START_TEST(test_compact_equals_dense)
+{
+    ez_rng rng = ez_rng_for("einsum_compact_dense");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        if (f.op.nin == 1) {
+            fixture_free(&f);
+            continue;
+        }
+        ez_claim oc, in[2][2], rem[2] = {{0}};
+        output_claim(&f, f.out, &rng, &oc);
+        ez_writer w[2];
+        ez_work work[2] = {{0}};
+        for (int dense = 0; dense < 2; dense++) {
+            ez_transcript t;
+            start(&t);
+            ez_writer_init(&w[dense]);
+            const int64_t *d[2] = {f.data[0], f.data[1]};
+            ez_einsum_opts o = {.dense = dense, .work = &work[dense]};
+            ck_assert_int_eq(ez_einsum_prove_ex(&t, &f.op, f.tn, d, f.op.shift ? f.rem : NULL, &oc, &o, &w[dense],
+                                                in[dense], &rem[dense]),
+                             EZ_OK);
+        }
+        ck_assert_uint_eq(w[0].len, w[1].len);
+        ck_assert_msg(memcmp(w[0].data, w[1].data, w[0].len) == 0, "%s: compact and dense proofs differ", f.c->name);
+        for (unsigned k = 0; k < 2; k++)
+            ck_assert(claim_equal(&in[0][k], &in[1][k]));
+        ck_assert_uint_eq(work[0].sumchecks, 1);
+        ck_assert_uint_eq(work[0].real, work[1].real);
+        ck_assert_msg(work[0].touched == work[0].real, "%s: compact read %llu, real %llu", f.c->name,
+                      (unsigned long long)work[0].touched, (unsigned long long)work[0].real);
+        ck_assert_uint_ge(work[1].touched, work[1].real);
+        clear3(&f, in[0], &rem[0]);
+        clear3(&f, in[1], &rem[1]);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w[0]);
+        ez_writer_clear(&w[1]);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
 /* ---- malicious ---------------------------------------------------------------------------- */
 
 /* The prover changes one operand value and proves its own output consistently: the
@@ -884,6 +932,7 @@ Suite *ez_suite_prove_einsum(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_honest_table);
     tcase_add_test(tc, test_sched_bind_order);
+    tcase_add_test(tc, test_compact_equals_dense);
     tcase_add_test(tc, test_changed_operand_consistent);
     tcase_add_test(tc, test_changed_operand_inconsistent);
     tcase_add_test(tc, test_changed_remainder);

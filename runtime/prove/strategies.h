@@ -11,6 +11,7 @@
 #ifndef EZ_RUNTIME_PROVE_STRATEGIES_H
 #define EZ_RUNTIME_PROVE_STRATEGIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/prove/claim.h"
@@ -24,5 +25,11 @@
 ez_status ez_strategy_einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out);
 ez_status ez_strategy_deepprove_reduce(ez_pctx *c, size_t op, const ez_claim *out);
 ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out);
+
+/* The one-sumcheck contraction of runtime/prove/contraction.h for any EINSUM op: compact
+ * and padding-free (dense false: the einsum strategy), or over tables padded to powers of
+ * two (dense true: how the other strategies prove a contraction without head axes).
+ * Same contract as above; both give the same bytes. */
+ez_status ez_strategy_plain_reduce(ez_pctx *c, size_t op, const ez_claim *out, bool dense);
 
 #endif

@@ -10,7 +10,7 @@
 #include "runtime/prove/rangecheck.h"
 #include "runtime/prove/strategies.h"
 
-ez_status ez_strategy_einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+ez_status ez_strategy_plain_reduce(ez_pctx *c, size_t op, const ez_claim *out, bool dense)
 {
     const ez_plan_op *o = &c->plan->ops[op];
     ez_claim inc[2] = {{0}}, remc = {0};
@@ -25,7 +25,8 @@ ez_status ez_strategy_einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             st = EZ_ERR_INVALID;
             goto out;
         }
-        st = ez_einsum_prove(c->t, &v.op, v.tensors, v.data, rem, out, c->w, inc, o->shift > 0 ? &remc : NULL);
+        ez_einsum_opts eo = {.dense = dense, .work = c->work};
+        st = ez_einsum_prove_ex(c->t, &v.op, v.tensors, v.data, rem, out, &eo, c->w, inc, o->shift > 0 ? &remc : NULL);
     } else {
         st = ez_einsum_verify(c->t, &v.op, v.tensors, out, c->r, inc, o->shift > 0 ? &remc : NULL);
         if (st == EZ_ERR_REJECT)
@@ -41,4 +42,9 @@ out:
     ez_claim_clear(&remc);
     ez_opview_clear(&v);
     return st;
+}
+
+ez_status ez_strategy_einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return ez_strategy_plain_reduce(c, op, out, false);
 }

@@ -5,5 +5,5 @@
 
 ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
-    return ez_strategy_einsum_reduce(c, op, out);
+    return ez_strategy_plain_reduce(c, op, out, true);
 }
