@@ -455,15 +455,10 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
     }
 
     /* 4.-5. */
-    uint64_t reads = 0, real = 0;
-    for (unsigned k = 0; k < 2; k++) {
+    uint64_t reads = 0;
+    for (unsigned k = 0; k < 2; k++)
         if ((st = build_factor(op, &s, k, operand_data[k], out_claim, dense, &base[k], &ext[k], &reads)) != EZ_OK)
             goto out;
-        uint64_t n = 1;
-        for (unsigned a = 0; a < s.rank[k]; a++)
-            n *= s.dims[k][a];
-        real += n;
-    }
     ez_sumcheck_desc d;
     sc_desc(&s, &d);
     ez_sumcheck_box box;
@@ -471,7 +466,6 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
     ez_fe2 ep[EZ_SC_MAX_VARS], pt[EZ_SC_MAX_VARS], ev[2];
     eq_point(&s, out_claim, ep);
     ez_sumcheck_factor f[2] = {{base[0], ext[0]}, {base[1], ext[1]}};
-    real += ez_sumcheck_box_touched(&box, false);
     if (dense || ez_sumcheck_box_size(&box) == (UINT64_C(1) << s.nvars)) {
         /* no padding (or a padding prover): the dense kernels */
         st = ez_sumcheck_prove(t, &d, &coef, s.eq_mask ? ep : NULL, f, claim, &sp, pt, ev);
@@ -481,7 +475,7 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
     }
     if (st != EZ_OK)
         goto out;
-    ez_work_add(work, 1, reads, real);
+    ez_work_add(work, 1, reads, ez_einsum_real_work(op, tensors));
     ez_sumcheck_proof_write(proof, &sp);
     /* 6. */
     for (unsigned k = 0; k < 2 && st == EZ_OK; k++)
@@ -565,4 +559,21 @@ size_t ez_einsum_proof_size(const ez_plan_op *op, const ez_plan_tensor *tensors,
         n += 16 * ((size_t)s.nvars * ez_sumcheck_degree(&d) + 2);
     }
     return n;
+}
+
+uint64_t ez_einsum_real_work(const ez_plan_op *op, const ez_plan_tensor *tensors)
+{
+    es_shape s;
+    if (shape_build(op, tensors, &s) != EZ_OK || s.nin != 2)
+        return 0;
+    uint64_t real = 0;
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t n = 1;
+        for (unsigned a = 0; a < s.rank[k]; a++)
+            n *= s.dims[k][a];
+        real += n;
+    }
+    ez_sumcheck_box box;
+    sc_box(op, &s, &box);
+    return real + ez_sumcheck_box_touched(&box, false);
 }

@@ -74,6 +74,11 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
                              const int64_t *const *operand_data, const int64_t *rem, const ez_claim *out_claim,
                              const ez_einsum_opts *opts, ez_writer *proof, ez_claim *in_claims, ez_claim *rem_claim);
 
+/* The real work of the op's reduction (ez_work.real, runtime/prove/strategy.h): its
+ * operands' real entries plus the non-zero support of its sumcheck tables over the
+ * rounds — what the compact prover reads. 0 for a one-operand op or an invalid one. */
+uint64_t ez_einsum_real_work(const ez_plan_op *op, const ez_plan_tensor *tensors);
+
 /* Verifier: uses the op, the tensor shapes, the claim and the proof bytes only.
  * In:  t, op, tensors, out_claim as for the prover; proof — untrusted bytes (the reader
  *      is left after this op's part; the caller checks the end of the whole proof).
