@@ -126,6 +126,10 @@ void ez_heads_classify(const ez_plan_op *op, const ez_plan_tensor *tensors, ez_h
         bool ok = true;
         for (unsigned j = 0; j < nfb; j++)
             ok = ok && free_b[ab[tb->rank - nfb + j]];
+        /* the contracted indices in the same order in x and in w (one table layout) */
+        for (unsigned a = 0, j = 0; ok && a < ta->rank; a++)
+            if (in_b[aa[a]])
+                ok = ab[j++] == aa[a];
         if (ok) {
             h->role = EZ_HEAD_PROJ_IN;
             set_flat(op, ab + tb->rank - nfb, nfb, h);

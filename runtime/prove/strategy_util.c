@@ -191,3 +191,13 @@ ez_status ez_su_sumcheck(ez_pctx *c, const char *what, const ez_sumcheck_desc *d
     ez_sumcheck_proof_clear(&sp);
     return st;
 }
+
+void ez_su_desc(ez_sumcheck_desc *d, unsigned nvars, unsigned nfactors, unsigned nterms)
+{
+    memset(d, 0, sizeof *d);
+    d->nvars = nvars;
+    d->nfactors = nfactors;
+    d->nterms = nterms;
+    for (unsigned j = 0; j < nvars && j < EZ_SC_MAX_VARS; j++)
+        d->order[j] = j;
+}

@@ -52,6 +52,10 @@ ez_status ez_su_sumcheck(ez_pctx *c, const char *what, const ez_sumcheck_desc *d
                          const ez_fe2 *eq_point, const ez_sumcheck_factor *factors, ez_fe2 claim, ez_fe2 *pt,
                          ez_fe2 *ev);
 
+/* A sumcheck shape of nterms terms over nfactors factors (up to 8; the caller sets the
+ * terms), no eq factor, variables bound in order (lib/sumcheck.h). */
+void ez_su_desc(ez_sumcheck_desc *d, unsigned nvars, unsigned nfactors, unsigned nterms);
+
 /* Entries of the padded operand k of op (view): prod_a 2^ceil(log2 d_a). */
 uint64_t ez_su_padded_numel(const ez_plan_tensor *t);
 
