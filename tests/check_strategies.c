@@ -89,12 +89,62 @@ START_TEST(test_honest_every_strategy)
 }
 END_TEST
 
+/* What ez_strategy_describe says of a plan is what the prover does: per op and strategy,
+ * the walk bytes, the sumchecks, the elements touched and the real elements. */
+START_TEST(test_describe_is_the_provers)
+{
+    char src[1024];
+    for (int m = 0; m < 3; m++) {
+        if (m == 0)
+            attention_src(src, sizeof src, 5, 8, 3, 80);
+        else if (m == 1)
+            attention_src(src, sizeof src, 4, 8, 2, 64);
+        else
+            gqa_src(src, sizeof src, 6, 8, 2, 4, 12);
+        ez_pfx f;
+        ez_pfx_compile(&f, src);
+        ez_pfx_run(&f, "strategies_describe", 1 << 6);
+        for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
+            ez_strategy_plan sp;
+            ez_diag d = {{0}};
+            ck_assert_int_eq(ez_strategy_describe(&sp, &f.plan, (ez_strategy)s, &d), EZ_OK);
+            ck_assert(sp.provable);
+            ez_proof pf;
+            ez_prove_stats S;
+            prove_with(&f, (ez_strategy)s, false, &pf, &S);
+            uint64_t walk = 0;
+            for (size_t i = 0; i < f.plan.nops; i++) {
+                const ez_strategy_op *o = &sp.ops[i];
+                const char *what = f.plan.ops[i].label, *sn = ez_strategy_name((ez_strategy)s);
+                ck_assert_msg(S.ops[i].bytes == o->walk_bytes, "model %d %s op %s: prover %llu bytes, describe %llu", m,
+                              sn, what, (unsigned long long)S.ops[i].bytes, (unsigned long long)o->walk_bytes);
+                ck_assert_msg(S.ops[i].work.sumchecks == o->work.sumchecks, "model %d %s op %s: %llu sumchecks, %llu", m,
+                              sn, what, (unsigned long long)S.ops[i].work.sumchecks,
+                              (unsigned long long)o->work.sumchecks);
+                ck_assert_msg(S.ops[i].work.touched == o->work.touched, "model %d %s op %s: touched %llu, %llu", m, sn,
+                              what, (unsigned long long)S.ops[i].work.touched, (unsigned long long)o->work.touched);
+                ck_assert_msg(S.ops[i].work.real == o->work.real, "model %d %s op %s: real %llu, %llu", m, sn, what,
+                              (unsigned long long)S.ops[i].work.real, (unsigned long long)o->work.real);
+                walk += S.ops[i].bytes;
+            }
+            ck_assert_uint_eq(walk, sp.walk_bytes);
+            ck_assert_uint_eq(walk, pf.sec[EZ_PF_SEC_WALK].len);
+            ez_prove_stats_clear(&S);
+            ez_proof_clear(&pf);
+            ez_strategy_plan_clear(&sp);
+        }
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
 Suite *ez_suite_strategies(void)
 {
     Suite *s = suite_create("strategies");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_honest_every_strategy);
+    tcase_add_test(tc, test_describe_is_the_provers);
     suite_add_tcase(s, tc);
     return s;
 }

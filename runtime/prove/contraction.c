@@ -577,3 +577,23 @@ uint64_t ez_einsum_real_work(const ez_plan_op *op, const ez_plan_tensor *tensors
     sc_box(op, &s, &box);
     return real + ez_sumcheck_box_touched(&box, false);
 }
+
+ez_work ez_einsum_work(const ez_plan_op *op, const ez_plan_tensor *tensors, bool dense)
+{
+    ez_work w = {0};
+    es_shape s;
+    if (shape_build(op, tensors, &s) != EZ_OK || s.nin != 2)
+        return w;
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t n = 1;
+        for (unsigned a = 0; a < s.rank[k]; a++)
+            n *= dense ? UINT64_C(1) << ez_log2_ceil(s.dims[k][a]) : s.dims[k][a];
+        w.touched += n;
+    }
+    ez_sumcheck_box box;
+    sc_box(op, &s, &box);
+    w.sumchecks = 1;
+    w.touched += ez_sumcheck_box_touched(&box, dense);
+    w.real = ez_einsum_real_work(op, tensors);
+    return w;
+}

@@ -79,6 +79,9 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
  * rounds — what the compact prover reads. 0 for a one-operand op or an invalid one. */
 uint64_t ez_einsum_real_work(const ez_plan_op *op, const ez_plan_tensor *tensors);
 
+/* The work ez_einsum_prove_ex adds for the op (dense or compact), from the op alone. */
+ez_work ez_einsum_work(const ez_plan_op *op, const ez_plan_tensor *tensors, bool dense);
+
 /* Verifier: uses the op, the tensor shapes, the claim and the proof bytes only.
  * In:  t, op, tensors, out_claim as for the prover; proof — untrusted bytes (the reader
  *      is left after this op's part; the caller checks the end of the whole proof).

@@ -62,4 +62,36 @@ static inline void ez_work_add(ez_work *w, uint64_t sumchecks, uint64_t touched,
     }
 }
 
+/* ---- what a strategy does to a plan (for `einzk info --strategy` and the bench) -------- */
+
+typedef struct {
+    bool provable;       /* the op is proven (else everything below is 0) */
+    unsigned role;       /* the op's role for the strategy (runtime/prove/heads.h
+                            ez_head_role; EZ_HEAD_NONE = 0: the plain contraction or not an
+                            einsum) */
+    unsigned out_claims; /* claims on its output when the walk reaches it (0: skipped, or
+                            consumed by the group that proves it) */
+    uint64_t walk_bytes; /* fan-out merge + reduction: ez_prove_stats.ops[i].bytes */
+    ez_work work;        /* ez_prove_stats.ops[i].work */
+    uint64_t committed;  /* committed advice entries the op owns (the same in every
+                            strategy: none of them commits anything for its contractions) */
+} ez_strategy_op;
+
+typedef struct {
+    ez_strategy strategy;
+    size_t nops;
+    ez_strategy_op *ops;
+    bool provable;       /* every op */
+    uint64_t walk_bytes; /* the proof's walk section */
+    uint64_t committed;  /* the whole advice commitment (multiplicities included) */
+    ez_work work;        /* the sum over the ops */
+} ez_strategy_plan;
+
+/* What a proof of p under strategy s does, per op, from the plan alone: the same walk
+ * bytes and work the prover reports (tests/check_strategies.c compares them).
+ * Returns EZ_OK, EZ_ERR_INVALID (s is not a strategy) or EZ_ERR_NOMEM; an op that is not
+ * provable is marked, not an error. Clear with ez_strategy_plan_clear. */
+ez_status ez_strategy_describe(ez_strategy_plan *sp, const ez_plan *p, ez_strategy s, ez_diag *d);
+void ez_strategy_plan_clear(ez_strategy_plan *sp);
+
 #endif
