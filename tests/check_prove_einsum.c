@@ -774,10 +774,35 @@ START_TEST(test_merge)
                 ez_writer_init(&w);
                 ez_claim po, vo;
                 ck_assert_int_eq(ez_claim_merge_prove(&tp, v, m->dims, m->rank, cl, nc, &w, &po), EZ_OK);
+                if (nc > 1) { /* the padded prover writes the same bytes, reading more */
+                    ez_transcript td;
+                    ez_transcript_init(&td, "einzk/test/merge");
+                    ez_writer wd;
+                    ez_writer_init(&wd);
+                    ez_claim pd;
+                    uint64_t tc = 0, tdn = 0;
+                    ez_transcript tc2;
+                    ez_transcript_init(&tc2, "einzk/test/merge");
+                    ez_writer wc;
+                    ez_writer_init(&wc);
+                    ez_claim pc;
+                    ck_assert_int_eq(ez_claim_merge_prove_ex(&td, v, m->dims, m->rank, cl, nc, true, &wd, &pd, &tdn), EZ_OK);
+                    ck_assert_int_eq(ez_claim_merge_prove_ex(&tc2, v, m->dims, m->rank, cl, nc, false, &wc, &pc, &tc),
+                                     EZ_OK);
+                    ck_assert_uint_eq(wd.len, w.len);
+                    ck_assert(memcmp(wd.data, w.data, w.len) == 0 && memcmp(wc.data, w.data, w.len) == 0);
+                    ck_assert_uint_eq(tc, ez_claim_merge_work(m->dims, m->rank, nc, false));
+                    ck_assert_uint_eq(tdn, ez_claim_merge_work(m->dims, m->rank, nc, true));
+                    ck_assert_uint_le(tc, tdn);
+                    ez_claim_clear(&pd);
+                    ez_claim_clear(&pc);
+                    ez_writer_clear(&wd);
+                    ez_writer_clear(&wc);
+                }
                 ck_assert_uint_eq(w.len, nc == 1 ? 0 : 16 * (2 * (size_t)nv + 2));
                 ez_reader r;
                 ez_reader_init(&r, w.data, w.len);
-                ez_status st = ez_claim_merge_verify(&tv, nv, cl, nc, &r, &vo);
+                ez_status st = ez_claim_merge_verify(&tv, m->dims, m->rank, cl, nc, &r, &vo);
                 if (bad < 0) {
                     ck_assert_int_eq(st, EZ_OK);
                     ck_assert(ez_reader_done(&r));
@@ -790,7 +815,7 @@ START_TEST(test_merge)
                         w.data[i] ^= 0x10;
                         ez_claim o2;
                         ez_reader_init(&r, w.data, w.len);
-                        ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_REJECT);
+                        ck_assert_int_eq(ez_claim_merge_verify(&t2, m->dims, m->rank, cl, nc, &r, &o2), EZ_ERR_REJECT);
                         ck_assert_ptr_null(o2.point);
                         w.data[i] ^= 0x10;
                     }
@@ -799,7 +824,7 @@ START_TEST(test_merge)
                         ez_transcript_init(&t2, "einzk/test/merge");
                         ez_claim o2;
                         ez_reader_init(&r, w.data, len);
-                        ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_REJECT);
+                        ck_assert_int_eq(ez_claim_merge_verify(&t2, m->dims, m->rank, cl, nc, &r, &o2), EZ_ERR_REJECT);
                     }
                     ez_claim_clear(&vo);
                 } else if (nc == 1) {
@@ -827,7 +852,7 @@ START_TEST(test_merge)
                 ck_assert_int_eq(ez_claim_merge_prove(&t2, v, m->dims, m->rank, cl, nc, &w, &o2), EZ_ERR_INVALID);
                 ez_reader r;
                 ez_reader_init(&r, NULL, 0);
-                ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_INVALID);
+                ck_assert_int_eq(ez_claim_merge_verify(&t2, m->dims, m->rank, cl, nc, &r, &o2), EZ_ERR_INVALID);
                 cl[0].nvars++;
                 ez_writer_clear(&w);
             }
@@ -877,7 +902,7 @@ START_TEST(test_merge_after_einsum)
     ck_assert_int_eq(ez_einsum_verify(&tv, &f2.op, f2.tn, &oc2, &r, in2, &r2), EZ_OK);
     ck_assert_int_eq(ez_claim_copy(&xs[0], &in1[1]), EZ_OK);
     ck_assert_int_eq(ez_claim_copy(&xs[1], &in2[1]), EZ_OK);
-    ck_assert_int_eq(ez_claim_merge_verify(&tv, xs[0].nvars, xs, 2, &r, &merged), EZ_OK);
+    ck_assert_int_eq(ez_claim_merge_verify(&tv, f1.tn[1].dims, 1, xs, 2, &r, &merged), EZ_OK);
     ck_assert(ez_reader_done(&r));
     ck_assert(ez_fe2_eq(merged.value, mle_i64(f1.data[1], &f1.tn[1], merged.point)));
     ck_assert(claims_true(&f1, in1, &r1));

@@ -14,6 +14,8 @@ ez_status ez_pctx_msg(ez_pctx *c, const char *label, ez_fe2 *v, size_t n)
     if (n == 0)
         return EZ_OK;
     if (c->prover) {
+        if (c->msg_hook)
+            c->msg_hook(c->msg_hook_ctx, label, v, n);
         for (size_t i = 0; i < n; i++) {
             uint8_t b[16];
             ez_fe2_encode(b, v[i]);

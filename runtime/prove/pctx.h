@@ -51,6 +51,9 @@ typedef struct {
                                   means `plan` */
     ez_strategy strategy;      /* how contractions are reduced (runtime/prove/strategy.h) */
     ez_work *work;             /* prover: the current op's work counters (NULL: not counted) */
+    void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n); /* prover, TESTING
+                                  ONLY: may change each message before it is sent (prove.h) */
+    void *msg_hook_ctx;
     ez_diag *d;
 } ez_pctx;
 

@@ -108,6 +108,8 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     c.advice = s.polys;
     c.wplan = opts ? opts->wplan : NULL;
     c.strategy = strategy;
+    c.msg_hook = opts ? opts->msg_hook : NULL;
+    c.msg_hook_ctx = opts ? opts->msg_hook_ctx : NULL;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &s.L)) != EZ_OK)
         goto out;
@@ -142,9 +144,11 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         if (l->n == 1) {
             st = ez_claim_copy(&m, &l->items[0]);
         } else {
-            st = ez_claim_merge_prove(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
-            ez_work_add(c.work, 1, ez_claim_merge_work(to->dims, to->rank, l->n, true),
-                        ez_claim_merge_work(to->dims, to->rank, l->n, false));
+            /* the padded strategies merge over padded tables too (the same bytes) */
+            uint64_t touched = 0;
+            st = ez_claim_merge_prove_ex(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n,
+                                         strategy != EZ_STRATEGY_EINSUM, c.w, &m, &touched);
+            ez_work_add(c.work, 1, touched, ez_claim_merge_work(to->dims, to->rank, l->n, false));
         }
         ez_claim_list_clear(l);
         if (st == EZ_OK)

@@ -58,6 +58,12 @@ typedef struct {
                              (compiler/causality.h ez_plan_restrict); NULL = the same */
     ez_strategy strategy; /* how contractions are reduced (default 0: einsum); recorded in
                              the proof, which the verifier reads */
+    /* TESTING ONLY: called with every message the prover sends through ez_pctx_msg
+     * (runtime/prove/pctx.h), before it is written and absorbed; it may change the values —
+     * a malicious prover that keeps its transcript consistent and goes on from what it
+     * sent. NULL: none. */
+    void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n);
+    void *msg_hook_ctx;
 } ez_prove_opts;
 
 typedef struct {

@@ -53,13 +53,14 @@ static void add_work(ez_work *w, uint64_t s, uint64_t t, uint64_t r)
     w->real += r;
 }
 
-static void merge_cost(const ez_plan *p, size_t op, uint64_t n, ez_strategy_op *o)
+/* the fan-out merge of n claims (padded: the padded strategies' dense merge) */
+static void merge_cost(const ez_plan *p, size_t op, uint64_t n, bool padded, ez_strategy_op *o)
 {
     const ez_plan_tensor *to = &p->tensors[p->ops[op].out];
     if (n <= 1)
         return;
     o->walk_bytes += ((uint64_t)2 * ez_claim_tensor_nvars(to->dims, to->rank) + 2) * FE;
-    add_work(&o->work, 1, ez_claim_merge_work(to->dims, to->rank, n, true),
+    add_work(&o->work, 1, ez_claim_merge_work(to->dims, to->rank, n, padded),
              ez_claim_merge_work(to->dims, to->rank, n, false));
 }
 
@@ -166,7 +167,7 @@ static ez_status dp_in_cost(const ez_plan *p, size_t op, uint64_t *claims, ez_st
         const ez_plan_op *mo = &p->ops[ids[i]];
         if (ids[i] != op) {
             ops[ids[i]].out_claims = (unsigned)claims[mo->out];
-            merge_cost(p, ids[i], claims[mo->out], o);
+            merge_cost(p, ids[i], claims[mo->out], true, o);
             claims[mo->out] = 0;
         }
         o->walk_bytes += rem_bytes(mo);
@@ -301,7 +302,7 @@ ez_status ez_strategy_describe(ez_strategy_plan *sp, const ez_plan *p, ez_strate
         if (!o->provable || claims[op->out] == 0)
             continue;
         o->out_claims = (unsigned)claims[op->out];
-        merge_cost(p, i, claims[op->out], o);
+        merge_cost(p, i, claims[op->out], s != EZ_STRATEGY_EINSUM, o);
         claims[op->out] = 0;
         if (op->kind == EZ_OP_EINSUM) {
             if ((st = einsum_cost(p, i, s, claims, sp->ops)) != EZ_OK)

@@ -95,7 +95,7 @@ ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         }
         sum = ez_fe2_add(sum, ez_fe2_mul(w, vals[j]));
     }
-    if (!ez_fe2_eq(sum, acc)) {
+    if (!c->prover && !ez_fe2_eq(sum, acc)) {
         ez_diag_set(c->d, "the per-head values do not add up to the output claim");
         st = EZ_ERR_REJECT;
         goto out;

@@ -102,7 +102,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
         d->msg[0] = 0;
         if (l->n == 1)
             st = ez_claim_copy(&m, &l->items[0]);
-        else if ((st = ez_claim_merge_verify(&t, ez_claim_tensor_nvars(to->dims, to->rank), l->items, l->n, &r,
+        else if ((st = ez_claim_merge_verify(&t, to->dims, to->rank, l->items, l->n, &r,
                                              &m)) == EZ_ERR_REJECT)
             ez_diag_set(d, "the fan-out merge failed");
         ez_claim_list_clear(l);
