@@ -198,6 +198,13 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
     ez_status st = ez_sections_read(data, len, EZ_PROOF_MAGIC, "proof", EZ_PF_NSEC, true, sec, d);
     if (st != EZ_OK)
         return st;
+    /* an older minor version is another argument (1.0: no strategy, another transcript) */
+    unsigned minor = data[6] | (unsigned)data[7] << 8;
+    if (minor != EZ_PROOF_MINOR) {
+        ez_diag_set(d, "proof: format version %d.%u predates this build's %d.%d (proving strategies)", EZ_PROOF_MAJOR,
+                    minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+        return EZ_ERR_FORMAT;
+    }
     ez_reader r;
     ez_reader_init(&r, sec[1].data, sec[1].len);
     uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 12);

@@ -95,7 +95,7 @@ while pos < len(data):
     tag, ln = struct.unpack_from("<IQ", data, pos)
     secs.append((tag, pos, pos + 12, ln))
     pos += 12 + ln
-assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6], secs
+assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6, 7], secs
 n = 0
 def put(name, b):
     global n
