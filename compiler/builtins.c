@@ -191,6 +191,16 @@ static void bound_exp(const ez_bound_args *a, mpz_t raw, mpz_t bound)
     pow2_real(bound, X * M_LOG2E + (double)a->out_scale, a->out_bits);
 }
 
+/* RoPE: |C| + |S| <= sqrt(2) 2^16 + 1 for the rounded cos/sin at scale 16, so the
+ * accumulator x C -+ x' S is at most B (floor(sqrt(2) 2^16) + 2); rescaled by the op's
+ * shift (range-checked to the width). */
+#define EZ_ROPE_COEF_SUM 92683u
+static void bound_rope(const ez_bound_args *a, mpz_t raw, mpz_t bound)
+{
+    mpz_mul_ui(raw, a->in_bound[0], EZ_ROPE_COEF_SUM);
+    rescaled(a, raw, bound);
+}
+
 /* the smallest positive input is 2^-s_in, so 1/sqrt is at most 2^(s_in/2) */
 static void bound_rsqrt(const ez_bound_args *a, mpz_t raw, mpz_t bound)
 {
@@ -203,7 +213,7 @@ static void bound_rsqrt(const ez_bound_args *a, mpz_t raw, mpz_t bound)
 #define ANY_SCALE 62u
 #define FUNC_ROW(nm, fn, bnd, sum)                                                                               \
     {EZ_OP_FUNC, nm, fn, 1, 1, 0, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE, bnd, EZ_SCHED_POINTWISE, 0, \
-     false, sum}
+     true, sum}
 
 static const ez_builtin table[] = {
     /* kind, name, func, min_in, max_in, naxes, drops_axis, fuses_causal, scale rule,
@@ -219,17 +229,19 @@ static const ez_builtin table[] = {
     {EZ_OP_SOFTMAX, "softmax", EZ_FN_NONE, 1, 1, 1, false, true, EZ_SCALE_TARGET, ANY_SCALE, 44, bound_softmax,
      EZ_SCHED_ROWCHECK, 4, true, "softmax[i](e): exact integer softmax along i"},
     {EZ_OP_MAX, "max", EZ_FN_NONE, 1, 1, 1, true, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_same,
-     EZ_SCHED_ROWCHECK, 4, false, "max[i](e): the maximum along i"},
+     EZ_SCHED_ROWCHECK, 3, true, "max[i](e): the maximum along i"},
     {EZ_OP_ARGMAX, "argmax", EZ_FN_NONE, 1, 1, 1, true, false, EZ_SCALE_INDEX, ANY_SCALE, 0, bound_argmax,
-     EZ_SCHED_ROWCHECK, 3, false, "argmax[i](e): the lowest index of the maximum along i"},
+     EZ_SCHED_ROWCHECK, 3, true, "argmax[i](e): the lowest index of the maximum along i"},
     {EZ_OP_LAYERNORM, "layernorm", EZ_FN_NONE, 1, 1, 1, false, false, EZ_SCALE_TARGET, 31, 40, bound_layernorm,
-     EZ_SCHED_ROWCHECK, 3, false, "layernorm[i](e): (e - mean) / sqrt(var + 1e-5) along i"},
+     EZ_SCHED_ROWCHECK, 4, true, "layernorm[i](e): (e - mean) / sqrt(var + 1e-5) along i"},
     {EZ_OP_RMSNORM, "rmsnorm", EZ_FN_NONE, 1, 1, 1, false, false, EZ_SCALE_TARGET, 31, 40, bound_rmsnorm,
-     EZ_SCHED_ROWCHECK, 3, false, "rmsnorm[i](e): e / sqrt(mean(e^2) + 1e-5) along i"},
+     EZ_SCHED_ROWCHECK, 4, true, "rmsnorm[i](e): e / sqrt(mean(e^2) + 1e-5) along i"},
     {EZ_OP_RELU, "relu", EZ_FN_NONE, 1, 1, 0, false, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_moved,
-     EZ_SCHED_ROWCHECK, 3, false, "relu(e) = max(e, 0), exactly"},
+     EZ_SCHED_ROWCHECK, 3, true, "relu(e) = max(e, 0), exactly"},
     {EZ_OP_RSQRT, "rsqrt", EZ_FN_NONE, 1, 1, 0, false, false, EZ_SCALE_TARGET, 31, 40, bound_rsqrt,
-     EZ_SCHED_POINTWISE, 0, false, "rsqrt(e) = 1 / sqrt(e) (0 for e <= 0)"},
+     EZ_SCHED_ROWCHECK, 4, true, "rsqrt(e) = 1 / sqrt(e) (0 for e <= 0)"},
+    {EZ_OP_ROPE, "rope", EZ_FN_NONE, 1, 1, 2, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE, bound_rope,
+     EZ_SCHED_POINTWISE, 0, true, "rope[s, e](x): rotary position embedding along e at the positions s"},
     FUNC_ROW("gelu", EZ_FN_GELU, bound_gelu_like, "gelu(e): x * Phi(x), the exact GELU"),
     FUNC_ROW("gelu_tanh", EZ_FN_GELU_TANH, bound_gelu_like, "gelu_tanh(e): GPT-2's tanh form of GELU"),
     FUNC_ROW("silu", EZ_FN_SILU, bound_gelu_like, "silu(e) = x * sigmoid(x)"),
@@ -264,8 +276,8 @@ const ez_builtin *ez_builtin_of(ez_op_kind kind, ez_func func)
 
 const char *ez_builtin_list(void)
 {
-    return "softmax[i], causal[i, j], max[i], argmax[i], layernorm[i], rmsnorm[i], relu, rsqrt, gelu, gelu_tanh, "
-           "silu, sigmoid, tanh and exp";
+    return "softmax[i], causal[i, j], max[i], argmax[i], layernorm[i], rmsnorm[i], rope[s, e], relu, rsqrt, gelu, "
+           "gelu_tanh, silu, sigmoid, tanh and exp";
 }
 
 void ez_builtin_op_bound(const ez_plan *p, const ez_plan_op *op, mpz_srcptr const *in_bound, mpz_t raw,

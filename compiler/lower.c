@@ -622,6 +622,8 @@ static ez_status emit(lctx *c, const ez_node *n, unsigned dest)
             op->mask_row = (unsigned)m.local[cz->mask_row];
             op->mask_col = (unsigned)m.local[cz->mask_col];
         }
+        if (n->op == EZ_OP_ROPE)
+            op->shift = n->shift; /* its fused rescale (sema) */
         break;
     case EZ_NODE_REF:
         return EZ_ERR_INTERNAL; /* sema: a REF is never computed */

@@ -54,6 +54,7 @@ const char *ez_op_kind_name(ez_op_kind k)
     case EZ_OP_GATHER: return "gather";
     case EZ_OP_RELU: return "relu";
     case EZ_OP_RSQRT: return "rsqrt";
+    case EZ_OP_ROPE: return "rope";
     }
     return "?";
 }

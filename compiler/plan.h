@@ -76,8 +76,17 @@ typedef enum {
     EZ_OP_GATHER = 9,
     EZ_OP_RELU = 10,     /* max(x, 0), exactly */
     EZ_OP_RSQRT = 11,    /* 1/sqrt(x) by a mantissa/exponent split and a table (0 for x <= 0) */
-    EZ_OP_LAST = EZ_OP_RSQRT
+    /* rotary position embedding (Llama's rotate-half, base 10000): position index mask_row,
+     * rotary index mask_col (even extent E); out = floor((x C -+ x' S) / 2^shift) with x'
+     * the partner at e +- E/2 and C, S the public cos/sin at EZ_ROPE_SCALE
+     * (docs/semantics.md "RoPE"); shift = in_scale + EZ_ROPE_SCALE - out_scale >= 1. */
+    EZ_OP_ROPE = 12,
+    EZ_OP_LAST = EZ_OP_ROPE
 } ez_op_kind;
+
+/* Fraction bits of RoPE's cos/sin coefficients, and the rotation base. */
+#define EZ_ROPE_SCALE 16
+#define EZ_ROPE_BASE 10000.0
 
 /* Functions of EZ_OP_FUNC (RELU and RSQRT name the tables of their own op kinds). */
 typedef enum {
@@ -142,7 +151,8 @@ typedef struct {
     /* arithmetic */
     int64_t mul;              /* EINSUM: integer constant multiplier (1 if none) */
     int64_t coef[EZ_MAX_OPERANDS]; /* ADD: per-term integer coefficient */
-    unsigned shift;           /* fused rescale: floor division by 2^shift (0 = none) */
+    unsigned shift;           /* fused rescale: floor division by 2^shift (0 = none);
+                                 EINSUM, ADD and ROPE only */
     bool checked;             /* ADD without a shift: the sum is range-checked to its width
                                  because its bound exceeds it (a residual stream); decided by
                                  the compiler, re-derived by the verifier. A rescaled result
@@ -151,7 +161,8 @@ typedef struct {
     /* reductions and functions */
     unsigned axis;            /* SOFTMAX/MAX/ARGMAX/LAYERNORM/RMSNORM: index id reduced */
     bool masked;              /* SOFTMAX: causal mask present */
-    unsigned mask_row, mask_col; /* CAUSAL/SOFTMAX: index ids i, j; masked where j > i */
+    unsigned mask_row, mask_col; /* CAUSAL/SOFTMAX: index ids i, j; masked where j > i.
+                                    ROPE: the position index and the rotary index */
     ez_func func;             /* FUNC */
     unsigned in_scale, out_scale;
 

@@ -218,7 +218,8 @@ static ez_status check_function(const ez_plan *p, const ez_plan_op *op, const ez
         ez_diag_set(d, "op %zu: a token input is used outside a gather", i);
         return EZ_ERR_FORMAT;
     }
-    bool masked = op->kind == EZ_OP_CAUSAL || (bi->fuses_causal && op->masked);
+    /* two axis indices: causal's mask, softmax's fused mask, rope's position and rotary ones */
+    bool masked = bi->naxes == 2 || (bi->fuses_causal && op->masked);
     if (op->masked && !bi->fuses_causal) {
         ez_diag_set(d, "op %zu (%s): only softmax carries a causal mask", i, ez_op_kind_name(op->kind));
         return EZ_ERR_FORMAT;
@@ -238,10 +239,17 @@ static ez_status check_function(const ez_plan *p, const ez_plan_op *op, const ez
     }
     if (masked) {
         if (op->mask_row == op->mask_col || !in_has(p, op, 0, op->mask_row) || !in_has(p, op, 0, op->mask_col)) {
-            ez_diag_set(d, "op %zu: causal mask indices are not two distinct input axes", i);
+            ez_diag_set(d, "op %zu: the %s indices are not two distinct input axes", i,
+                        op->kind == EZ_OP_ROPE ? "position and rotary" : "causal mask");
             return EZ_ERR_FORMAT;
         }
-        if (op->kind != EZ_OP_CAUSAL && op->mask_col != op->axis) {
+        if (op->kind == EZ_OP_ROPE && (op->idx_size[op->mask_col] % 2 != 0 || op->in_scale + EZ_ROPE_SCALE <= op->out_scale ||
+                                       op->shift != op->in_scale + EZ_ROPE_SCALE - op->out_scale)) {
+            ez_diag_set(d, "op %zu (rope): an odd rotary extent, or a shift other than in + %d - out", i,
+                        EZ_ROPE_SCALE);
+            return EZ_ERR_FORMAT;
+        }
+        if (op->kind == EZ_OP_SOFTMAX && op->mask_col != op->axis) {
             ez_diag_set(d, "op %zu: a masked softmax must reduce over the mask column", i);
             return EZ_ERR_FORMAT;
         }
@@ -334,7 +342,7 @@ static ez_status check_op(const ez_plan *p, size_t i, ez_diag *d)
         ez_diag_set(d, "op %zu: invalid shift or scale", i);
         return EZ_ERR_FORMAT;
     }
-    if ((op->shift > 0 && op->kind != EZ_OP_EINSUM && op->kind != EZ_OP_ADD) ||
+    if ((op->shift > 0 && op->kind != EZ_OP_EINSUM && op->kind != EZ_OP_ADD && op->kind != EZ_OP_ROPE) ||
         (op->checked && op->kind != EZ_OP_ADD)) {
         ez_diag_set(d, "op %zu (%s): only a contraction or a sum has a rescale", i, ez_op_kind_name(op->kind));
         return EZ_ERR_FORMAT;

@@ -1305,7 +1305,9 @@ static pn *build_call(sctx *c, const ez_ast *e)
         ez_diag_item *it = err(c, axes ? axes->span : e->span, "%s needs %s axis argument%s, but %zu %s given",
                                e->name, b->naxes == 1 ? "one" : "two", b->naxes == 1 ? "" : "s", nax,
                                nax == 1 ? "is" : "are");
-        if (b->naxes == 2)
+        if (b->kind == EZ_OP_ROPE)
+            ez_diag_help(c->d, it, "write rope[s, e](x[..., s, ..., e]): positions s rotate the pairs (e, e + E/2)");
+        else if (b->naxes == 2)
             ez_diag_help(c->d, it, "write causal[i, j](x[..., i, ..., j]): entries with j > i are masked");
         else
             ez_diag_help(c->d, it, "name the index it works along: %s[t](a[s, t])", e->name);
@@ -1913,6 +1915,23 @@ static ez_node *reduce(sctx *c, const pn *x, uint32_t allowed, const uint16_t *t
         case EZ_SCALE_TARGET:
             f->scale = c->st->scale;
             break;
+        }
+        if (x->bi->kind == EZ_OP_ROPE) {
+            /* the rotation pairs e with e + E/2; its accumulator has the operand's scale + 16 */
+            uint64_t ext = c->st->idx[x->axis[1]].size;
+            if (ext % 2 != 0) {
+                ez_diag_item *it = err(c, x->span, "rope's rotary index '%s' ranges over %llu, an odd number",
+                                       c->st->idx[x->axis[1]].name, (unsigned long long)ext);
+                ez_diag_help(c->d, it, "rope rotates the pairs (e, e + E/2): the rotary axis needs an even size");
+                return NULL;
+            }
+            if (arg->scale + EZ_ROPE_SCALE <= f->scale || arg->scale + EZ_ROPE_SCALE - f->scale > 62) {
+                ez_diag_item *it = err(c, x->span, "rope's result scale %u must be below its operand's scale %u + %d",
+                                       f->scale, arg->scale, EZ_ROPE_SCALE);
+                ez_diag_help(c->d, it, "give the statement a smaller @scale");
+                return NULL;
+            }
+            f->shift = arg->scale + EZ_ROPE_SCALE - f->scale;
         }
         n = f;
         break;

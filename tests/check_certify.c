@@ -344,7 +344,8 @@ START_TEST(test_certify_rejects_later_tied_index)
         ez_proof pf;
         ez_writer w;
         ez_writer_init(&w);
-        ck_assert_msg(ez_prove(&rp, &tr, m.pk.pcs, &po, &pf, NULL, &d) == EZ_OK, "%s", d.msg);
+        ez_status pst = ez_prove(&rp, &tr, m.pk.pcs, &po, &pf, NULL, &d);
+        ck_assert_msg(pst == EZ_OK, "lie %d: status %d: %s", lie, (int)pst, d.msg);
         ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
         ck_assert_int_eq(ez_certificate_add_pass(&c, 8, m.gen.nprompt - 1, m.gen.nprompt + m.gen.ngen - 2, w.data, w.len),
                          EZ_OK);

@@ -23,6 +23,34 @@ static const char *const models[] = {
     "m[s, t] = causal[s, t](a[s, t])\np[s, t] = softmax[t](causal[s, t](a[s, t]))\n"
     "u[s, t] = softmax[t](a[s, t])\ny[s, e] = p[s, t] * x[t, e] + u[s, t] * q[t, e] + m[s, t] * x[t, e]\n"
     "output y\n",
+    /* max and argmax: rows with interior padding (the padding rows' zero-check), a permuted
+     * output, the reduced axis first, a layer slice, an argmax feeding an einsum, a fan-out */
+    "model m3\nparam B = 2, S = 5, V = 13, L = 3, D = 4\ninput x[B, S, V], u[V, S], w[L, S, V]\nweight g[D]\n"
+    "m[b, s] = max[v](x[b, s, v])\na[s, b] = argmax[v](x[b, s, v])\nk[s] = argmax[v](u[v, s])\n"
+    "n[s] = max[v](w[1, s, v])\nz[s, d] = k[s] * g[d] + n[s] * g[d]\nc[s, d] = k[s] * g[d]\noutput m, a, z, c, k\n",
+    /* layernorm (fan-out, a layer slice), rmsnorm, rsqrt, sharing the model's rsqrt table */
+    "model m3\nparam L = 2, S = 5, D = 12, E = 6\ninput x[L, S, D]\nweight g[D], w[D, E]\n"
+    "n[s, d] = layernorm[d](x[1, s, d]) * g[d]\nh[s, e] = n[s, d] * w[d, e]\nm[s, e] = rmsnorm[e](h[s, e])\n"
+    "r[s, e] = rsqrt(h[s, e])\nq[s, d] = layernorm[d](x[0, s, d]) + n[s, d]\ny[s, e] = m[s, e] + r[s, e]\n"
+    "output y, q\n",
+    /* norm and rsqrt whose one shift is <= 0 (no remainder): 8-bit input at scale 4, output 24 */
+    "model m4\nparam S = 3, D = 12\nscale 24\nbits 32\ninput x[S, D] @scale(4) @bits(8)\n"
+    "n[s, d] = layernorm[d](x[s, d])\nr[s, d] = rsqrt(x[s, d])\noutput n, r\n",
+    /* elementwise functions: the sumcheck shape (24-bit input at scale 16: both tails, the
+     * identity tail dividing), permuted, layer-sliced; the lookup-only shapes; relu; a
+     * fan-out of x to all of them */
+    "model m3\nparam L = 2, S = 5, D = 7\nscale 12\ninput x[S, D] @scale(16) @bits(24), v[L, S, D] @bits(16)\n"
+    "g[s, d] = gelu(x[s, d])\nt[d, s] = tanh(x[s, d])\nr[s, d] = relu(x[s, d])\n"
+    "e[s, d] = exp(v[1, s, d])\nq[d, s] = sigmoid(v[0, s, d])\nk[s, d] @bits(16) = silu(x[s, d] / 16)\n"
+    "output g, t, r, e, q, k\n",
+    /* SwiGLU with 16-bit activations: silu on a rescaled product (x itself is the lookup's
+     * column), an elementwise einsum, the down projection */
+    "model m4\nparam S = 6, D = 16, F = 24\nscale 12\nbits 16\ninput x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
+    "h[s, f] = silu(x[s, d] * wg[d, f]) * (x[s, k] * wu[k, f])\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n",
+    /* RoPE: rotary queries and keys (permuted), attention */
+    "model m5\nparam S = 6, D = 16, H = 2, E = 6\nscale 12\nbits 16\ninput x[S, D]\nweight wq[D, H, E], wk[D, E, H]\n"
+    "q[h, e, s] = rope[s, e](x[s, d] * wq[d, h, e])\nk[t, h, e] = rope[t, e](x[t, d] * wk[d, e, h])\n"
+    "a[h, s, t] = q[h, e, s] * k[t, h, e] / 4\noutput a\n",
 };
 
 START_TEST(test_info_bytes_are_the_provers)

@@ -155,7 +155,8 @@ START_TEST(test_softmax_and_friends)
     ck_assert_uint_eq(op->sched.degree, 4);
 
     op = &p.ops[mx];
-    ck_assert_uint_eq(op->sched.degree, 4);
+    /* max: eq * (S * A1 + beta Z * L2), degree 3 (docs/protocol-argmax.md §3.2) */
+    ck_assert_uint_eq(op->sched.degree, 3);
     ck_assert_uint_eq(op->sched.nvars, 7);
     op = &p.ops[cz];
     ck_assert_uint_eq(op->sched.degree, 3);

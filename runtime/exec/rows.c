@@ -17,17 +17,16 @@ ez_status ez_exec_maxarg(ez_exec_ctx *c)
     ez_status st = ez_exec_rows_init(&rows, p, op, false, c->d);
     if (st != EZ_OK)
         return st;
+    /* a valid plan gives MAX the operand's scale (compiler/builtins.c EZ_SCALE_OPERAND):
+     * the result is the maximum itself, nothing to move */
     const bool is_max = op->kind == EZ_OP_MAX;
     int64_t *aux = ez_exec_aux(c, is_max ? EZ_AUX_ROW_ARG : EZ_AUX_ROW_MAX, rows.nrows);
-    int64_t *rem = NULL;
-    if (aux == NULL ||
-        (is_max && op->out_scale < op->in_scale && !(rem = ez_exec_aux(c, EZ_AUX_REM, rows.nrows)))) {
+    if (aux == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     const int64_t *in = c->tr->t[op->in[0]];
     int64_t *out = c->tr->t[op->out];
-    const unsigned from = op->in_scale, to = op->out_scale;
 #pragma omp parallel for schedule(static) if (rows.nrows * rows.len > 16384)
     for (uint64_t r = 0; r < rows.nrows; r++) {
         const int64_t *x = in + rows.in_off[r];
@@ -37,16 +36,8 @@ ez_status ez_exec_maxarg(ez_exec_ctx *c)
             if (v > m) /* strict: ties keep the lowest index */
                 m = v, arg = (int64_t)j;
         }
-        if (is_max) {
-            int64_t rr = 0;
-            out[rows.out_off[r]] = ez_exec_move_scale(m, from, to, &rr);
-            aux[r] = arg;
-            if (rem)
-                rem[r] = rr;
-        } else {
-            out[rows.out_off[r]] = arg;
-            aux[r] = m;
-        }
+        out[rows.out_off[r]] = is_max ? m : arg;
+        aux[r] = is_max ? arg : m;
     }
 out:
     ez_exec_rows_clear(&rows);

@@ -51,6 +51,18 @@ static ez_status table_alloc(ez_table *t, uint32_t n, ez_diag *d)
     return EZ_OK;
 }
 
+void ez_table_tails(ez_func f, ez_tail *lo, ez_tail *hi)
+{
+    switch (f) {
+    case EZ_FN_GELU:
+    case EZ_FN_GELU_TANH:
+    case EZ_FN_SILU: *lo = EZ_TAIL_ZERO, *hi = EZ_TAIL_IDENTITY; break;
+    case EZ_FN_SIGMOID: *lo = EZ_TAIL_ZERO, *hi = EZ_TAIL_ONE; break;
+    case EZ_FN_TANH: *lo = EZ_TAIL_MINUS_ONE, *hi = EZ_TAIL_ONE; break;
+    default: *lo = EZ_TAIL_ZERO, *hi = EZ_TAIL_CLAMP; break; /* exp */
+    }
+}
+
 ez_status ez_table_build(ez_table *t, ez_func f, unsigned in_scale, unsigned out_scale,
                          ez_diag *d)
 {
@@ -75,14 +87,7 @@ ez_status ez_table_build(ez_table *t, ez_func f, unsigned in_scale, unsigned out
     t->out_scale = out_scale;
     t->in_shift = in_scale > EZ_TABLE_RES_SCALE ? in_scale - EZ_TABLE_RES_SCALE : 0;
     t->lo = -((int64_t)1 << (EZ_TABLE_BITS - 1));
-    switch (f) {
-    case EZ_FN_GELU:
-    case EZ_FN_GELU_TANH:
-    case EZ_FN_SILU: t->lo_tail = EZ_TAIL_ZERO; t->hi_tail = EZ_TAIL_IDENTITY; break;
-    case EZ_FN_SIGMOID: t->lo_tail = EZ_TAIL_ZERO; t->hi_tail = EZ_TAIL_ONE; break;
-    case EZ_FN_TANH: t->lo_tail = EZ_TAIL_MINUS_ONE; t->hi_tail = EZ_TAIL_ONE; break;
-    default: t->lo_tail = EZ_TAIL_ZERO; t->hi_tail = EZ_TAIL_CLAMP; break; /* exp */
-    }
+    ez_table_tails(f, &t->lo_tail, &t->hi_tail);
     ez_status st = table_alloc(t, UINT32_C(1) << EZ_TABLE_BITS, d);
     if (st != EZ_OK)
         return st;

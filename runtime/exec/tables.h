@@ -68,6 +68,11 @@ typedef struct {
     int64_t *out;           /* n entries */
 } ez_table;
 
+/* The tails of the elementwise table of f (GELU, GELU_TANH, SILU, SIGMOID, TANH, EXP):
+ * what ez_table_build records in lo_tail / hi_tail, without building the rows (the
+ * prover's layout needs them from the plan alone). */
+void ez_table_tails(ez_func f, ez_tail *lo, ez_tail *hi);
+
 /* Build the elementwise table of f in {GELU, SILU, SIGMOID, TANH, EXP} at the given
  * scales (rows as in the file comment, lo = -2^15, n = 2^16). Tails: gelu, silu:
  * ZERO below, IDENTITY above; sigmoid: ZERO / ONE; tanh: MINUS_ONE / ONE; exp: ZERO /

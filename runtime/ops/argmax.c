@@ -1,7 +1,12 @@
 /* ARGMAX — argmax[t](e), the lowest index of the maximum along t (docs/semantics.md
- * "ARGMAX"). Not provable yet. */
+ * "ARGMAX"). Proven by the row-max argument shared with MAX (runtime/ops/maxarg.h,
+ * docs/protocol-argmax.md) on the lexicographic key: d = 2^k (m - x) + t - a >= 0 on
+ * every entry says x_t <= m everywhere and x_t < m for every t < a; the mark at a with
+ * d = 0, with m and a range-checked per row, pins a = the argmax and m = the max. The
+ * tie-break is part of the statement, so the result is a function of the input. */
 #include "config.h"
 
+#include "runtime/ops/maxarg.h"
 #include "runtime/ops/op.h"
 
 static void argmax_row_f64(const ez_plan_op *op, const ez_exec_rows *rows, uint64_t r, const double *x, double *y)
@@ -24,4 +29,11 @@ const ez_op_def ez_op_argmax = {
     .kind = EZ_OP_ARGMAX,
     .exec = ez_exec_maxarg,
     .floatref = argmax_floatref,
+    .layout = ez_maxarg_layout,
+    .fill = ez_maxarg_fill,
+    .prove = ez_maxarg_reduce,
+    .verify = ez_maxarg_reduce,
+    .walk_bytes = ez_maxarg_walk_bytes,
+    .claims = ez_op_one_claim,
+    .relations = ez_maxarg_relations,
 };

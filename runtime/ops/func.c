@@ -1,17 +1,824 @@
-/* FUNC — an elementwise function by one table lookup: gelu, gelu_tanh, silu, sigmoid,
- * tanh, exp (docs/semantics.md "Elementwise functions"): x' = floor(x / 2^k) indexes a
- * 2^16-row table; inputs outside its rows take the function's tails. Not provable yet. */
+/* FUNC — an elementwise function by one lookup in the model's shared function table:
+ * gelu, gelu_tanh, silu, sigmoid, tanh, exp (docs/semantics.md "Elementwise functions").
+ * The protocol and its soundness argument are docs/protocol-elementwise.md, cited below
+ * as "§n". Summary, per element of the output's padded cube (x the input moved into the
+ * output's layout, k = the table's input shift):
+ *
+ *     x = 2^k (A + 2^16 h) + R          R in [0, 2^k), A in [-2^15, 2^15) (the lookup)
+ *     (A, TV) a row of the table        h = HL - 2^(hb-1) NB, HL in [0, 2^(hb-1)), NB a bit
+ *     O = [h != 0]                      h (1 - O) = 0 and O = h W (is-zero gadget)
+ *     y = (1 - O) TV + O (NB ylo + (1 - NB) yhi) - T[0] (P - S)
+ *
+ * so y is the table row of x' = floor(x / 2^k) when x' is in the rows, the lower tail
+ * when below them (h < 0, NB = 1) and the upper tail when above (h > 0); P - S (the
+ * layout's interior padding, public) keeps y zero off the real entries. The identity
+ * upper tail is yhi = 2^u x (u = out - in >= 0) or yhi = (x - R2) / 2^j with R2 in
+ * [0, 2^j) and y range-checked to its width (j = in - out > 0).
+ *
+ * Two shapes (§2): when the input's proven range keeps every x' inside the rows (a 16-bit
+ * input at scale 12, an input rescaled to its width), h = 0 and the proof is the lookup
+ * alone — the claim on y is a claim on TV, x = 2^k A + R is checked at the claim's point
+ * (A is x itself when k = 0 and the layouts agree: nothing but TV is committed). Otherwise
+ * one sumcheck at the claim's point proves y~(r) and the relations above together (§3). */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
 #include "runtime/exec/tables.h"
 #include "runtime/ops/op.h"
+#include "runtime/prove/rangecheck.h"
+
+#define FN_LIMB EZ_ADV_LIMB_BITS
+#define FN_HALF (INT64_C(1) << (EZ_TABLE_BITS - 1)) /* 2^15: the rows are x' in [-2^15, 2^15) */
+
+/* ---- the plan's side: shape, ranges, tails ----------------------------------------------- */
+
+/* The input's proven range [lo, hi]: its bound, and its width when the width is proven
+ * (public inputs are checked by the verifier, weights by the vk's range proof, rescaled
+ * or checked sums by their range lookups). */
+static void fn_input_range(const ez_plan *p, unsigned t, int64_t *lo, int64_t *hi)
+{
+    const ez_plan_tensor *x = &p->tensors[t];
+    int64_t b = (int64_t)x->bound;
+    *lo = -b;
+    *hi = b;
+    bool width = x->kind == EZ_TENSOR_INPUT || x->kind == EZ_TENSOR_WEIGHT ||
+                 (x->kind == EZ_TENSOR_ACT && x->producer >= 0 && (size_t)x->producer < p->nops &&
+                  ez_plan_op_width_checked(&p->ops[x->producer]));
+    if (width && x->bits >= 1 && x->bits <= 63) {
+        int64_t w = (int64_t)(UINT64_C(1) << (x->bits - 1));
+        if (*hi > w - 1)
+            *hi = w - 1;
+        if (*lo < -w)
+            *lo = -w;
+    }
+}
+
+static unsigned fn_in_shift(const ez_plan_op *o)
+{
+    return o->in_scale > EZ_TABLE_RES_SCALE ? o->in_scale - EZ_TABLE_RES_SCALE : 0;
+}
+
+/* The output is range-checked to its width (§2.3) when its bound was clamped to the width
+ * (the semantic values could exceed it: the executor refuses them, the proof must too) or
+ * when the identity tail divides (its floor needs the quotient's range). */
+static bool fn_width_checked(const ez_plan *p, const ez_plan_op *o)
+{
+    const ez_plan_tensor *to = &p->tensors[o->out];
+    if (to->bits == 0 || to->bits > 63)
+        return false;
+    if (to->bound >= (UINT64_C(1) << (to->bits - 1)))
+        return true;
+    ez_tail lo, hi;
+    ez_table_tails(o->func, &lo, &hi);
+    if (hi != EZ_TAIL_IDENTITY || o->out_scale >= o->in_scale)
+        return false;
+    int64_t xlo, xhi;
+    fn_input_range(p, o->in[0], &xlo, &xhi);
+    return (xhi >> fn_in_shift(o)) >= FN_HALF;
+}
+
+/* Everything both sides derive from the plan (§2). */
+typedef struct {
+    ez_opview v;                   /* the op over its input slice (prover: with data) */
+    const ez_plan_op *o;
+    const ez_plan_tensor *ti, *to;
+    unsigned rank, n;              /* axes; cube variables (the output's) */
+    unsigned in_pos[EZ_MAX_RANK];  /* output axis b is input (slice) axis in_pos[b] */
+    unsigned off[EZ_MAX_RANK];     /* output axis b's block in the output point */
+    unsigned ioff[EZ_MAX_RANK];    /* input axis a's block in the input point */
+    uint64_t len;                  /* the output's padded layout */
+    bool interior;                 /* the layout has interior padding (P - S != 0) */
+    bool same;                     /* the input's layout is the output's (no slice, no permutation) */
+    bool general;                  /* some tail is reachable: the sumcheck shape (§3) */
+    bool a_is_x;                   /* the lookup's input column is x itself */
+    bool width;                    /* y range-checked to its width */
+    bool id_down;                  /* the identity tail divides: R2 committed */
+    unsigned k, j, u;              /* in shift; identity tail down / up shifts */
+    ez_tail lo_tail, hi_tail;
+    unsigned hb, nhl, nr, nr2;     /* h's width; limbs of HL, R, R2 */
+    /* local poly ids (§2.2) */
+    unsigned pA, pTV, pO, pW, pNB, pHL, pR, pR2, npolys;
+} fn_shape;
+
+static void fn_shape_clear(fn_shape *s)
+{
+    ez_opview_clear(&s->v);
+}
+
+static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
+{
+    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_func_name(o->func), why);
+    return EZ_ERR_UNSUPPORTED;
+}
+
+static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    const ez_plan_op *o = &p->ops[op];
+    s->o = o;
+    if (o->kind != EZ_OP_FUNC || o->nin != 1 || o->func == EZ_FN_NONE || o->func == EZ_FN_RELU ||
+        o->func == EZ_FN_RSQRT)
+        return unsupported(d, o, "not a one-operand table function");
+    if (o->in_scale > 62 || o->out_scale > 62)
+        return unsupported(d, o, "scales above 62");
+    ez_status st = ez_opview_init(&s->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    s->ti = &s->v.tensors[0];
+    s->to = &p->tensors[o->out];
+    s->rank = s->to->rank;
+    if (s->ti->rank != s->rank)
+        return unsupported(d, o, "the output's axes differ from the input's");
+    const unsigned *ax = s->v.op.in_axes[0];
+    unsigned used = 0;
+    s->same = o->in_fixed[0] == 0;
+    for (unsigned b = 0; b < s->rank; b++) {
+        unsigned a = 0;
+        while (a < s->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
+            return unsupported(d, o, "the output's axes differ from the input's");
+        used |= 1u << a;
+        s->in_pos[b] = a;
+        s->same = s->same && a == b;
+    }
+    for (unsigned b = 0, q = 0; b < s->rank; b++) {
+        s->off[b] = q;
+        q += ez_log2_ceil(s->to->dims[b]);
+        s->n = q;
+    }
+    for (unsigned a = 0, q = 0; a < s->rank; a++) {
+        s->ioff[a] = q;
+        q += ez_log2_ceil(s->ti->dims[a]);
+    }
+    s->len = ez_advice_padlen(s->to);
+    s->interior = ez_advice_interior_padding(s->to);
+    if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
+        return unsupported(d, o, "the tensor is too large for one sumcheck");
+    s->k = fn_in_shift(o);
+    if (o->out_scale >= o->in_scale)
+        s->u = o->out_scale - o->in_scale;
+    else
+        s->j = o->in_scale - o->out_scale;
+    ez_table_tails(o->func, &s->lo_tail, &s->hi_tail);
+    /* which cases the input's proven range reaches (§2.1) */
+    int64_t xlo, xhi;
+    fn_input_range(p, o->in[0], &xlo, &xhi);
+    int64_t qlo = xlo >> s->k, qhi = xhi >> s->k;
+    bool lo_reach = qlo < -FN_HALF, hi_reach = qhi >= FN_HALF;
+    s->general = lo_reach || hi_reach;
+    s->width = fn_width_checked(p, o);
+    /* the bound rule of gelu, gelu_tanh, silu covers the rows of negative inputs only when
+     * the input's bound is at least 2^k - 1 (§2.3) */
+    const ez_plan_tensor *tx = &p->tensors[o->in[0]];
+    if (s->hi_tail == EZ_TAIL_IDENTITY && !s->width && s->k < 62 && tx->bound + 1 < (UINT64_C(1) << s->k))
+        return unsupported(d, o, "the input's bound is below the table's input step 2^k: the result's bound does "
+                                 "not cover the rows (give the input a smaller scale)");
+    if (s->hi_tail == EZ_TAIL_IDENTITY && s->u > 0 && xhi > 0 && (uint64_t)xhi > (UINT64_C(1) << 62) >> s->u)
+        return unsupported(d, o, "the identity tail's values reach 2^62");
+    s->id_down = s->general && hi_reach && s->hi_tail == EZ_TAIL_IDENTITY && s->j > 0;
+    if (s->id_down && (s->j > 62 || !s->width))
+        return unsupported(d, o, "the identity tail's rescale is beyond the prover's limits");
+    if (s->general) {
+        int64_t hmin = (qlo + FN_HALF) >> EZ_TABLE_BITS, hmax = (qhi + FN_HALF) >> EZ_TABLE_BITS;
+        s->hb = 2;
+        while (s->hb < 63 && (hmin < -(INT64_C(1) << (s->hb - 1)) || hmax > (INT64_C(1) << (s->hb - 1)) - 1))
+            s->hb++;
+        s->nhl = ez_rc_nlimbs(s->hb - 1);
+    }
+    s->a_is_x = !s->general && s->k == 0 && s->same;
+    s->nr = s->k ? ez_rc_nlimbs(s->k) : 0;
+    s->nr2 = s->id_down ? ez_rc_nlimbs(s->j) : 0;
+    unsigned q = 0;
+    s->pA = s->a_is_x ? UINT32_MAX : q++;
+    s->pTV = q++;
+    if (s->general) {
+        s->pO = q++;
+        s->pW = q++;
+        s->pNB = q++;
+        s->pHL = q, q += s->nhl;
+    }
+    s->pR = q, q += s->nr;
+    s->pR2 = q, q += s->nr2;
+    s->npolys = q;
+    return EZ_OK;
+}
+
+/* Global index of the op's first op-owned poly (contiguous, local order). */
+static size_t fn_first_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    return SIZE_MAX;
+}
+
+/* ---- layout --------------------------------------------------------------------------------- */
+
+static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    fn_shape s;
+    ez_status st = fn_shape_init(&s, p, op, NULL, d);
+    size_t first = L->npolys;
+    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
+        size_t idx;
+        st = ez_advice_add_poly(L, s.len, (unsigned)op, &idx);
+        if (st == EZ_OK && idx != first + q)
+            st = EZ_ERR_INTERNAL;
+    }
+    /* limbs in range (§2.2): HL, the bit NB, R, R2 */
+    if (st == EZ_OK && s.general) {
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pHL, s.nhl, s.hb - 1, s.len);
+        if (st == EZ_OK)
+            st = ez_rc_limb_cols(L, (unsigned)op, first + s.pNB, 1, 1, s.len);
+    }
+    if (st == EZ_OK && s.nr)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pR, s.nr, s.k, s.len);
+    if (st == EZ_OK && s.nr2)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pR2, s.nr2, s.j, s.len);
+    /* (A, TV) in the model's shared table of (function, scales) (§2.2) */
+    unsigned tb;
+    if (st == EZ_OK)
+        st = ez_advice_func_table(L, EZ_TABLE_FUNC, s.o->func, s.o->in_scale, s.o->out_scale, &tb);
+    if (st == EZ_OK) {
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.len};
+        u.atom[0] = s.a_is_x ? (ez_atom){true, s.o->in[0]} : (ez_atom){false, first + s.pA};
+        u.atom[1] = (ez_atom){false, first + s.pTV};
+        st = ez_advice_add_tuple(L, &u, NULL);
+    }
+    if (st == EZ_OK && s.width)
+        st = ez_rc_check_width(L, p, op, d);
+    fn_shape_clear(&s);
+    return st;
+}
+
+/* ---- public values: tails, T[0], selectors -------------------------------------------------- */
+
+/* The constants of the op's table the relations use (§3): T[0] (y off the real entries),
+ * the lower tail and a constant upper tail. */
+typedef struct {
+    int64_t t0, c_lo, c_hi;
+} fn_consts;
+
+static int64_t tail_const(const ez_table *t, ez_tail tail, bool hi)
+{
+    if (tail == EZ_TAIL_CLAMP)
+        return hi ? t->out[t->n - 1] : t->out[0];
+    return ez_table_tail(t, tail, 0); /* ZERO, ONE, MINUS_ONE (IDENTITY is not constant) */
+}
+
+static ez_status fn_consts_get(fn_consts *c, const fn_shape *s, const ez_table *t)
+{
+    if (t->n != (UINT32_C(1) << EZ_TABLE_BITS) || t->lo != -FN_HALF)
+        return EZ_ERR_INTERNAL;
+    c->t0 = t->out[FN_HALF]; /* the row of x' = 0 */
+    c->c_lo = tail_const(t, s->lo_tail, false);
+    c->c_hi = s->hi_tail == EZ_TAIL_IDENTITY ? 0 : tail_const(t, s->hi_tail, true);
+    return EZ_OK;
+}
+
+/* (P - S)~(pt): the layout's prefix minus the real entries' selector (§3). */
+static ez_fe2 fn_pad_eval(const fn_shape *s, const ez_fe2 *pt)
+{
+    if (!s->interior)
+        return ez_fe2_zero();
+    ez_fe2 sel = ez_fe2_one();
+    for (unsigned b = 0; b < s->rank; b++)
+        sel = ez_fe2_mul(sel, ez_mle_prefix(pt + s->off[b], ez_log2_ceil(s->to->dims[b]), s->to->dims[b]));
+    return ez_fe2_sub(ez_mle_prefix(pt, s->n, s->len), sel);
+}
+
+/* The input's point from the output's: blocks into the input's axis order. */
+static void fn_in_point(const fn_shape *s, ez_fe2 *pin, const ez_fe2 *pout)
+{
+    for (unsigned b = 0; b < s->rank; b++) {
+        unsigned a = s->in_pos[b];
+        memcpy(pin + s->ioff[a], pout + s->off[b], ez_log2_ceil(s->to->dims[b]) * sizeof *pin);
+    }
+}
+
+/* Padded position of every output element (row-major), and the input's offsets. */
+static ez_status fn_positions(const fn_shape *s, const ez_plan *p, uint64_t **pos, int64_t **off, ez_diag *d)
+{
+    uint64_t numel = ez_plan_tensor_numel(s->to), stride[EZ_MAX_RANK];
+    *pos = NULL;
+    *off = NULL;
+    ez_status st = ez_exec_elem_offsets(off, p, s->o, 0, d);
+    if (st != EZ_OK)
+        return st;
+    *pos = ez_alloc_aligned(numel ? numel : 1, sizeof **pos);
+    if (*pos == NULL) {
+        free(*off);
+        *off = NULL;
+        return EZ_ERR_NOMEM;
+    }
+    ez_advice_strides(s->to, stride);
+    const unsigned rank = s->rank;
+#pragma omp parallel for schedule(static) if (numel > 65536)
+    for (uint64_t e = 0; e < numel; e++) {
+        uint64_t rest = e, q = 0;
+        for (unsigned b = rank; b-- > 0;) {
+            q += (rest % s->to->dims[b]) * stride[b];
+            rest /= s->to->dims[b];
+        }
+        (*pos)[e] = q;
+    }
+    return EZ_OK;
+}
+
+/* ---- fill (prover) ------------------------------------------------------------------------ */
+
+/* The upper tail's value at x (IDENTITY: x moved to the output scale exactly). */
+static int64_t fn_yhi(const fn_shape *s, const fn_consts *c, int64_t x)
+{
+    if (s->hi_tail != EZ_TAIL_IDENTITY)
+        return c->c_hi;
+    return s->j ? x >> s->j : (int64_t)((uint64_t)x << s->u);
+}
+
+/* The witness explains the trace's y (§2.2): x, R (the trace's remainder) fix x', h, A; the
+ * case is the one y matches — a tail value at an entry whose x' is in the rows, or a row
+ * value outside them, gives the witness a false statement the verifier catches, which is
+ * what the malicious-prover tests rely on. In checked mode any y that is not f(x) (or an R
+ * outside [0, 2^k)) is refused here with a message. */
+static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+                           bool unchecked, ez_fe **polys, ez_diag *d)
+{
+    fn_shape s;
+    ez_status st = fn_shape_init(&s, p, op, tr, d);
+    ez_table tab;
+    memset(&tab, 0, sizeof tab);
+    uint64_t *pos = NULL;
+    int64_t *off = NULL;
+    ez_fe *hv = NULL, *rv = NULL, *r2v = NULL;
+    if (st != EZ_OK)
+        goto out;
+    const ez_plan_op *o = s.o;
+    size_t first = fn_first_poly(L, op);
+    if (first == SIZE_MAX)
+        goto out; /* a layout without this op's polys */
+    if (first + s.npolys > L->npolys) {
+        st = EZ_ERR_INTERNAL;
+        goto out;
+    }
+    fn_consts cs;
+    if ((st = ez_table_build(&tab, o->func, o->in_scale, o->out_scale, d)) != EZ_OK ||
+        (st = fn_consts_get(&cs, &s, &tab)) != EZ_OK || (st = fn_positions(&s, p, &pos, &off, d)) != EZ_OK)
+        goto out;
+    uint64_t numel = ez_plan_tensor_numel(s.to), nrem = 0;
+    const int64_t *x = tr->t[o->in[0]], *y = tr->t[o->out];
+    const int64_t *arem = s.k ? ez_trace_aux(tr, op, EZ_AUX_REM, &nrem) : NULL;
+    if (s.k && (arem == NULL || nrem != numel)) {
+        ez_diag_set(d, "op '%s': the trace lacks the function's remainders", o->label);
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    for (unsigned q = 0; q < s.npolys; q++)
+        if ((polys[first + q] = ez_alloc_aligned(s.len, sizeof(ez_fe))) == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+    ez_fe *const *P = polys + first;
+    hv = ez_alloc_aligned(s.len, sizeof *hv);
+    rv = ez_alloc_aligned(s.len, sizeof *rv);
+    r2v = ez_alloc_aligned(s.len, sizeof *r2v);
+    if (!hv || !rv || !r2v) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    /* padding entries: x = 0, so x' = h = 0, A = 0, TV = T[0], everything else 0 */
+    for (uint64_t i = 0; i < s.len; i++) {
+        if (!s.a_is_x)
+            P[s.pA][i] = 0;
+        P[s.pTV][i] = ez_fe_from_i64(cs.t0);
+        if (s.general)
+            P[s.pO][i] = P[s.pW][i] = P[s.pNB][i] = 0;
+        hv[i] = rv[i] = r2v[i] = 0;
+    }
+    uint64_t bad = UINT64_MAX;
+    const char *why = NULL;
+    const int64_t hw = s.general ? INT64_C(1) << (s.hb - 1) : 0;
+#pragma omp parallel for schedule(static) if (numel > 16384)
+    for (uint64_t e = 0; e < numel; e++) {
+        uint64_t i = pos[e];
+        int64_t xe = x[off[e]], ye = y[e], re = s.k ? arem[e] : 0;
+        const char *w = NULL;
+        /* x' from the trace's remainder: exact when R = x mod 2^k */
+        int64_t xq = (xe - re) >> s.k; /* arithmetic shift: floor */
+        if (s.k && (re < 0 || re >= (INT64_C(1) << s.k) || ((xe - re) & ((INT64_C(1) << s.k) - 1)) != 0))
+            w = "its remainder is not x mod 2^k";
+        int64_t h = (xq + FN_HALF) >> EZ_TABLE_BITS, a = xq - h * (INT64_C(1) << EZ_TABLE_BITS);
+        int64_t row = tab.out[a + FN_HALF];
+        bool nb = h < 0, oc = false;
+        if (!s.general && h != 0)
+            w = "its input is outside the table's rows, which the plan rules out";
+        if (s.general) {
+            if (h < -hw || h >= hw)
+                w = "its input is beyond the plan's bound";
+            int64_t tail = nb ? cs.c_lo : fn_yhi(&s, &cs, xe);
+            /* the case y claims (honest: O = [h != 0]): outside the rows the tail unless y
+             * is the row and not the tail, inside the rows the row unless y is the tail
+             * and not the row */
+            oc = h != 0 ? (ye != row || ye == tail) : (ye == tail && ye != row);
+            if (oc != (h != 0))
+                w = h != 0 ? "a table row is given for an input outside the rows"
+                           : "a tail value is given for an input inside the rows";
+            else if (oc && ye != tail)
+                w = "its value is not the function's tail";
+            P[s.pO][i] = oc;
+            P[s.pNB][i] = nb;
+            P[s.pW][i] = oc && h != 0 ? ez_fe_from_i64(h) : 0; /* inverted below */
+            hv[i] = ez_fe_from_i64(h + (nb ? hw : 0)); /* HL */
+            if (s.id_down)
+                r2v[i] = ez_fe_from_i64(oc && !nb ? xe - ye * (INT64_C(1) << s.j) : xe & ((INT64_C(1) << s.j) - 1));
+        }
+        /* TV: the row, or y itself where y claims to be a row */
+        int64_t tv = oc ? row : ye;
+        if (!oc && ye != row)
+            w = "its value is not the table's row";
+        if (!s.a_is_x)
+            P[s.pA][i] = ez_fe_from_i64(a);
+        P[s.pTV][i] = ez_fe_from_i64(tv);
+        rv[i] = ez_fe_from_i64(re);
+        if (w) {
+#pragma omp critical(ez_func_bad)
+            if (e < bad)
+                bad = e, why = w;
+        }
+    }
+    if (bad != UINT64_MAX && !unchecked) {
+        char where[256];
+        ez_exec_format_elem(where, sizeof where, s.to, bad);
+        ez_diag_set(d, "op '%s': %s = %lld: %s (the trace is inconsistent)", o->label, where, (long long)y[bad],
+                    why);
+        st = EZ_ERR_NUMERIC;
+        goto out;
+    }
+    /* W = 1 / h where O = 1 (h != 0), else 0 */
+    if (s.general && !ez_fe_batch_inv(P[s.pW], P[s.pW], s.len, NULL)) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    const struct {
+        const ez_fe *v;
+        unsigned first, nl, bits;
+    } vals[] = {{hv, s.pHL, s.general ? s.nhl : 0, s.hb - 1}, {rv, s.pR, s.nr, s.k}, {r2v, s.pR2, s.nr2, s.j}};
+    for (size_t k = 0; k < sizeof vals / sizeof vals[0] && st == EZ_OK; k++) {
+        if (vals[k].nl == 0)
+            continue;
+        ez_fe *limbs[EZ_ADV_MAX_LIMBS];
+        for (unsigned l = 0; l < vals[k].nl; l++)
+            limbs[l] = P[vals[k].first + l];
+        uint64_t badl = UINT64_MAX;
+        for (uint64_t i = 0; i < s.len; i++)
+            if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && badl == UINT64_MAX)
+                badl = i;
+        if (badl != UINT64_MAX && !unchecked) {
+            ez_diag_set(d, "op '%s': a committed value (entry %llu of the padded layout) is outside [0, 2^%u)",
+                        o->label, (unsigned long long)badl, vals[k].bits);
+            st = EZ_ERR_NUMERIC;
+        }
+    }
+out:
+    free(pos);
+    free(off);
+    free(hv);
+    free(rv);
+    free(r2v);
+    ez_table_clear(&tab);
+    fn_shape_clear(&s);
+    return st;
+}
+
+/* ---- the reduction (both sides) ------------------------------------------------------------ */
+
+/* A limbed value's eval from its limbs' evals. */
+static ez_fe2 fn_combine(const ez_fe2 *limbs, unsigned nl)
+{
+    ez_fe2 v = ez_fe2_zero();
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << FN_LIMB), limbs[l]);
+    return v;
+}
+
+static ez_fe2 fn_eval_poly(const ez_pctx *c, size_t q, const ez_fe2 *pt)
+{
+    uint64_t len = c->adv->polys[q].len;
+    return ez_mle_eval_fe(c->advice[q], (size_t)len, pt, ez_log2_ceil(len));
+}
+
+/* Prover: local polys qs[] at pt; both sides: one message under label. */
+static ez_status fn_atoms_msg(ez_pctx *c, size_t first, const char *label, const unsigned *qs, size_t nq,
+                              const ez_fe2 *pt, ez_fe2 *vals)
+{
+    if (c->prover)
+        for (size_t j = 0; j < nq; j++)
+            vals[j] = fn_eval_poly(c, first + qs[j], pt);
+    return ez_pctx_msg(c, label, vals, nq);
+}
+
+static ez_status fn_claim(ez_pctx *c, const fn_shape *s, size_t first, unsigned q, const ez_fe2 *pt, ez_fe2 v)
+{
+    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(s->len), v);
+}
+
+/* The claim x~(pt') = v on the operand (pt in the output's variable order). */
+static ez_status fn_claim_x(ez_pctx *c, const fn_shape *s, size_t op, const ez_fe2 *pt, ez_fe2 v)
+{
+    ez_fe2 pin[EZ_PROVE_MAX_VARS];
+    ez_claim kc = {0};
+    fn_in_point(s, pin, pt);
+    ez_status st = ez_claim_set(&kc, pin, s->n, v);
+    if (st == EZ_OK)
+        st = ez_opview_claim(c, &s->v, op, 0, &kc);
+    ez_claim_clear(&kc);
+    return st;
+}
+
+/* The shape of the sumcheck (§3): factors L0, O, L2, h, W, NB, L4; terms
+ * L0 + O L2 - b2 h W + O NB L4; eq(r, .) on every variable. */
+enum { F_L0, F_O, F_L2, F_H, F_W, F_NB, F_L4, F_N };
+
+static void fn_desc(ez_sumcheck_desc *d, unsigned n)
+{
+    ez_sumcheck_desc_init(d, n, 1);
+    d->nfactors = F_N;
+    d->nterms = 4;
+    d->term[0].nf = 1, d->term[0].f[0] = F_L0;
+    d->term[1].nf = 2, d->term[1].f[0] = F_O, d->term[1].f[1] = F_L2;
+    d->term[2].nf = 2, d->term[2].f[0] = F_H, d->term[2].f[1] = F_W;
+    d->term[3].nf = 3, d->term[3].f[0] = F_O, d->term[3].f[1] = F_NB, d->term[3].f[2] = F_L4;
+    d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
+/* The linear factors from the atoms (verifier's check; the prover's tables use the same
+ * formulas per entry): yhi, then L0 = TV + b2 O + b1 h - T0 (P - S), L2 = yhi - TV - b1 h,
+ * L4 = ylo - yhi. */
+typedef struct {
+    ez_fe2 tv, o, h, nb, x, r2, pad;
+} fn_atoms;
+
+static void fn_linear(const fn_shape *s, const fn_consts *cs, const ez_fe2 *beta, const fn_atoms *a, ez_fe2 *l0,
+                      ez_fe2 *l2, ez_fe2 *l4)
+{
+    ez_fe2 yhi;
+    if (s->hi_tail != EZ_TAIL_IDENTITY)
+        yhi = ez_fe2_from_fe(ez_fe_from_i64(cs->c_hi));
+    else if (s->j)
+        yhi = ez_fe2_mul_fe(ez_fe2_sub(a->x, a->r2), ez_fe_inv(ez_fe_pow(2, s->j)));
+    else
+        yhi = ez_fe2_mul_fe(a->x, ez_fe_pow(2, s->u));
+    *l0 = ez_fe2_add(a->tv, ez_fe2_add(ez_fe2_mul(beta[1], a->o), ez_fe2_mul(beta[0], a->h)));
+    *l0 = ez_fe2_sub(*l0, ez_fe2_mul_fe(a->pad, ez_fe_from_i64(cs->t0)));
+    *l2 = ez_fe2_sub(ez_fe2_sub(yhi, a->tv), ez_fe2_mul(beta[0], a->h));
+    *l4 = ez_fe2_sub(ez_fe2_from_fe(ez_fe_from_i64(cs->c_lo)), yhi);
+}
+
+/* Prover: the factor tables over the whole cube. */
+typedef struct {
+    ez_fe *O, *H, *W, *NB, *L4;
+    ez_fe2 *L0, *L2;
+} fn_tables;
+
+static void fn_tables_clear(fn_tables *t)
+{
+    free(t->O);
+    free(t->H);
+    free(t->W);
+    free(t->NB);
+    free(t->L4);
+    free(t->L0);
+    free(t->L2);
+    memset(t, 0, sizeof *t);
+}
+
+static inline ez_fe fn_limbs_at(ez_fe *const *P, unsigned q, unsigned nl, uint64_t i)
+{
+    ez_fe v = 0;
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe_add(ez_fe_mul(v, 1u << FN_LIMB), P[q + l][i]);
+    return v;
+}
+
+static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size_t first, const fn_shape *s,
+                                 const fn_consts *cs, const ez_fe2 *beta)
+{
+    memset(t, 0, sizeof *t);
+    const uint64_t N = UINT64_C(1) << s->n, len = s->len;
+    ez_fe *X = ez_alloc_aligned(N, sizeof *X), *PS = ez_alloc_array(N, sizeof *PS);
+    uint64_t *pos = NULL;
+    int64_t *off = NULL;
+    t->O = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->H = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->W = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->NB = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->L4 = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->L0 = ez_alloc_aligned(N, sizeof(ez_fe2));
+    t->L2 = ez_alloc_aligned(N, sizeof(ez_fe2));
+    ez_status st = EZ_ERR_NOMEM;
+    if (!X || !PS || !t->O || !t->H || !t->W || !t->NB || !t->L4 || !t->L0 || !t->L2)
+        goto out;
+    if ((st = fn_positions(s, c->plan, &pos, &off, c->d)) != EZ_OK)
+        goto out;
+    /* x in the output's layout; P - S: 1 on the layout's entries that are not real */
+    memset(X, 0, N * sizeof *X);
+    for (uint64_t i = 0; i < len; i++)
+        PS[i] = s->interior;
+    const int64_t *x = c->tr->t[s->o->in[0]];
+    uint64_t numel = ez_plan_tensor_numel(s->to);
+    for (uint64_t e = 0; e < numel; e++) {
+        X[pos[e]] = ez_fe_from_i64(x[off[e]]);
+        PS[pos[e]] = 0;
+    }
+    (void)op;
+    ez_fe *const *P = c->advice + first;
+    const ez_fe hw = ez_fe_pow(2, s->hb - 1), t0 = ez_fe_from_i64(cs->t0), clo = ez_fe_from_i64(cs->c_lo);
+    const ez_fe chi = ez_fe_from_i64(cs->c_hi), up = ez_fe_pow(2, s->u), dn = ez_fe_inv(ez_fe_pow(2, s->j));
+#pragma omp parallel for schedule(static) if (N > 16384)
+    for (uint64_t i = 0; i < N; i++) {
+        bool in = i < len;
+        ez_fe tv = in ? P[s->pTV][i] : 0, o = in ? P[s->pO][i] : 0, w = in ? P[s->pW][i] : 0;
+        ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? fn_limbs_at(P, s->pHL, s->nhl, i) : 0;
+        ez_fe r2 = in && s->nr2 ? fn_limbs_at(P, s->pR2, s->nr2, i) : 0;
+        ez_fe h = ez_fe_sub(hl, ez_fe_mul(hw, nb));
+        ez_fe yhi = s->hi_tail != EZ_TAIL_IDENTITY ? chi
+                    : s->j                         ? ez_fe_mul(ez_fe_sub(X[i], r2), dn)
+                                                   : ez_fe_mul(X[i], up);
+        t->O[i] = o;
+        t->H[i] = h;
+        t->W[i] = w;
+        t->NB[i] = nb;
+        t->L4[i] = ez_fe_sub(clo, yhi);
+        ez_fe2 l0 = ez_fe2_add(ez_fe2_mul_fe(beta[1], o), ez_fe2_mul_fe(beta[0], h));
+        t->L0[i] = ez_fe2_add(l0, ez_fe2_from_fe(ez_fe_sub(tv, ez_fe_mul(PS[i], t0))));
+        t->L2[i] = ez_fe2_sub(ez_fe2_from_fe(ez_fe_sub(yhi, tv)), ez_fe2_mul_fe(beta[0], h));
+    }
+    st = EZ_OK;
+out:
+    free(X);
+    free(PS);
+    free(pos);
+    free(off);
+    if (st != EZ_OK)
+        fn_tables_clear(t);
+    return st;
+}
+
+static ez_status fn_reject(ez_pctx *c, const char *why)
+{
+    ez_diag_set(c->d, "%s", why);
+    return EZ_ERR_REJECT;
+}
+
+static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    fn_shape s;
+    ez_status st = fn_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    ez_table tab;
+    fn_tables tb;
+    ez_sumcheck_proof proof;
+    memset(&tab, 0, sizeof tab);
+    memset(&tb, 0, sizeof tb);
+    memset(&proof, 0, sizeof proof);
+    if (st != EZ_OK)
+        goto out;
+    size_t first = fn_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    ez_claim_absorb(c->t, "func/out", out);
+    /* the public constants (the verifier builds the same rows the lookup used) */
+    fn_consts cs = {0, 0, 0};
+    bool need_tab = s.interior || (s.general && (s.lo_tail == EZ_TAIL_CLAMP || s.hi_tail == EZ_TAIL_CLAMP));
+    if (need_tab) {
+        if ((st = ez_table_build(&tab, s.o->func, s.o->in_scale, s.o->out_scale, c->d)) != EZ_OK ||
+            (st = fn_consts_get(&cs, &s, &tab)) != EZ_OK)
+            goto out;
+    } else {
+        cs.c_lo = s.lo_tail == EZ_TAIL_MINUS_ONE ? -(INT64_C(1) << s.o->out_scale) : 0;
+        cs.c_hi = s.hi_tail == EZ_TAIL_ONE ? INT64_C(1) << s.o->out_scale : 0;
+    }
+    const ez_fe two_k = ez_fe_pow(2, s.k);
+    if (!s.general) {
+        /* §2.4: y~(r) = TV~(r) - T0 (P - S)~(r); x~(r') = 2^k A~(r) + R~(r) */
+        ez_fe2 vals[1 + EZ_ADV_MAX_LIMBS];
+        unsigned qs[1 + EZ_ADV_MAX_LIMBS], nq = 0;
+        if (!s.a_is_x)
+            qs[nq++] = s.pA;
+        for (unsigned l = 0; l < s.nr; l++)
+            qs[nq++] = s.pR + l;
+        if ((st = fn_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
+            goto out;
+        for (unsigned q = 0; q < nq && st == EZ_OK; q++)
+            st = fn_claim(c, &s, first, qs[q], out->point, vals[q]);
+        if (st == EZ_OK && !s.a_is_x) {
+            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s.nr ? fn_combine(vals + 1, s.nr) : ez_fe2_zero());
+            st = fn_claim_x(c, &s, op, out->point, xv);
+        }
+        if (st == EZ_OK) {
+            ez_fe2 tv = ez_fe2_add(out->value, ez_fe2_mul_fe(fn_pad_eval(&s, out->point), ez_fe_from_i64(cs.t0)));
+            st = fn_claim(c, &s, first, s.pTV, out->point, tv);
+        }
+        goto out;
+    }
+
+    /* §3: one sumcheck at the claim's point proves y~(r) and the relations together */
+    ez_fe2 beta[2];
+    ez_transcript_challenges_fe2(c->t, "func/beta", beta, 2);
+    ez_sumcheck_desc desc;
+    fn_desc(&desc, s.n);
+    ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[1]), ez_fe2_one()};
+    ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[F_N];
+    const ez_fe2 *eqp = s.n ? out->point : NULL;
+    if (c->prover) {
+        if ((st = fn_tables_build(&tb, c, op, first, &s, &cs, beta)) != EZ_OK)
+            goto out;
+        ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
+                                     {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
+        if ((st = ez_sumcheck_prove(c->t, &desc, coeffs, eqp, f, out->value, &proof, pt, ev)) != EZ_OK)
+            goto out;
+        ez_sumcheck_proof_write(c->w, &proof);
+    } else {
+        st = ez_sumcheck_proof_read(c->r, &desc, &proof);
+        if (st == EZ_OK)
+            st = ez_sumcheck_verify(c->t, &desc, coeffs, eqp, out->value, &proof, pt, ev);
+        if (st != EZ_OK) {
+            if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID)
+                st = fn_reject(c, "the function's sumcheck failed");
+            goto out;
+        }
+    }
+    /* atoms at pt: TV, A, HL limbs 1.., R limbs, R2 limbs; O, W, NB and h are the sumcheck's
+     * own final evaluations, HL's limb 0 follows from h and NB */
+    {
+        unsigned qs[2 + 3 * EZ_ADV_MAX_LIMBS], nq = 0;
+        ez_fe2 vals[2 + 3 * EZ_ADV_MAX_LIMBS];
+        qs[nq++] = s.pTV;
+        qs[nq++] = s.pA;
+        for (unsigned l = 1; l < s.nhl; l++)
+            qs[nq++] = s.pHL + l;
+        for (unsigned l = 0; l < s.nr; l++)
+            qs[nq++] = s.pR + l;
+        for (unsigned l = 0; l < s.nr2; l++)
+            qs[nq++] = s.pR2 + l;
+        if ((st = fn_atoms_msg(c, first, "func/atoms", qs, nq, pt, vals)) != EZ_OK)
+            goto out;
+        ez_fe2 hl[EZ_ADV_MAX_LIMBS];
+        const ez_fe2 *v = vals + 2;
+        hl[0] = ez_fe2_zero();
+        for (unsigned l = 1; l < s.nhl; l++)
+            hl[l] = *v++;
+        ez_fe2 rest = fn_combine(hl, s.nhl);
+        hl[0] = ez_fe2_sub(ez_fe2_add(ev[F_H], ez_fe2_mul_fe(ev[F_NB], ez_fe_pow(2, s.hb - 1))), rest);
+        ez_fe2 r = s.nr ? fn_combine(v, s.nr) : ez_fe2_zero();
+        const ez_fe2 *r2l = v + s.nr;
+        fn_atoms a = {.tv = vals[0], .o = ev[F_O], .h = ev[F_H], .nb = ev[F_NB],
+                      .r2 = s.nr2 ? fn_combine(r2l, s.nr2) : ez_fe2_zero(), .pad = fn_pad_eval(&s, pt)};
+        /* x = 2^k (A + 2^16 h) + R (§3, E5): the operand's claim */
+        a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(a.h, 1u << EZ_TABLE_BITS)), two_k), r);
+        if (!c->prover) {
+            ez_fe2 l0, l2, l4;
+            fn_linear(&s, &cs, beta, &a, &l0, &l2, &l4);
+            if (!ez_fe2_eq(l0, ev[F_L0]) || !ez_fe2_eq(l2, ev[F_L2]) || !ez_fe2_eq(l4, ev[F_L4])) {
+                st = fn_reject(c, "the function's sumcheck does not end in the committed values");
+                goto out;
+            }
+        }
+        for (unsigned q = 0; q < nq && st == EZ_OK; q++)
+            if (qs[q] < s.pHL || qs[q] >= s.pHL + s.nhl)
+                st = fn_claim(c, &s, first, qs[q], pt, vals[q]);
+        for (unsigned l = 0; l < s.nhl && st == EZ_OK; l++)
+            st = fn_claim(c, &s, first, s.pHL + l, pt, hl[l]);
+        if (st == EZ_OK)
+            st = fn_claim(c, &s, first, s.pO, pt, ev[F_O]);
+        if (st == EZ_OK)
+            st = fn_claim(c, &s, first, s.pW, pt, ev[F_W]);
+        if (st == EZ_OK)
+            st = fn_claim(c, &s, first, s.pNB, pt, ev[F_NB]);
+        if (st == EZ_OK)
+            st = fn_claim_x(c, &s, op, pt, a.x);
+    }
+out:
+    ez_sumcheck_proof_clear(&proof);
+    fn_tables_clear(&tb);
+    ez_table_clear(&tab);
+    fn_shape_clear(&s);
+    return st;
+}
+
+/* ---- execution and the float reference ----------------------------------------------- */
 
 static ez_status func_exec(ez_exec_ctx *c)
 {
     const ez_plan_op *op = c->op;
-    const uint64_t n = ez_plan_tensor_numel(&c->p->tensors[op->out]);
+    const ez_plan_tensor *to = &c->p->tensors[op->out];
+    const uint64_t n = ez_plan_tensor_numel(to);
     int64_t *off = NULL, *rem = NULL;
     const ez_table *t;
     ez_status st = ez_exec_elem_offsets(&off, c->p, op, 0, c->d);
@@ -30,6 +837,21 @@ static ez_status func_exec(ez_exec_ctx *c)
             out[e] = ez_table_eval(t, x);
             if (rem)
                 rem[e] = x - (int64_t)((uint64_t)(x >> sh) << sh);
+        }
+        /* a result the proof range-checks to its width must fit it (docs/semantics.md) */
+        if (fn_width_checked(c->p, op)) {
+            const int64_t lo = -(int64_t)(UINT64_C(1) << (to->bits - 1)), hi = -lo - 1;
+            for (uint64_t e = 0; e < n; e++)
+                if (out[e] < lo || out[e] > hi) {
+                    char where[256];
+                    ez_exec_format_elem(where, sizeof where, to, e);
+                    ez_diag_set(c->d,
+                                "%s = %lld is outside its %u-bit range in line %u: %s\n"
+                                "help: give the statement more bits (@bits(N)) or a smaller scale",
+                                where, (long long)out[e], to->bits, op->line, op->equation);
+                    st = EZ_ERR_NUMERIC;
+                    break;
+                }
         }
     }
     free(off);
@@ -51,8 +873,120 @@ static ez_status func_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
     return EZ_OK;
 }
 
+/* ---- sizes and relations ------------------------------------------------------------------ */
+
+/* The bytes func_reduce appends (§4). */
+static uint64_t func_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    fn_shape s;
+    ez_diag d;
+    (void)L;
+    if (fn_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        fn_shape_clear(&s);
+        return 0;
+    }
+    uint64_t b;
+    if (!s.general) {
+        b = (uint64_t)((s.a_is_x ? 0 : 1) + s.nr) * EZ_OP_FE2_BYTES;
+    } else {
+        ez_sumcheck_desc desc;
+        fn_desc(&desc, s.n);
+        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 + (s.nhl - 1) + s.nr + s.nr2) * EZ_OP_FE2_BYTES;
+    }
+    fn_shape_clear(&s);
+    return b;
+}
+
+/* One claim on the input, except when the lookup itself looks x up (§2.4). */
+static unsigned func_claims(const ez_plan *p, size_t op, unsigned operand)
+{
+    fn_shape s;
+    ez_diag d;
+    (void)operand;
+    unsigned n = 1;
+    if (fn_shape_init(&s, p, op, NULL, &d) == EZ_OK && s.a_is_x)
+        n = 0;
+    fn_shape_clear(&s);
+    return n;
+}
+
+/* The integer relations of docs/protocol-elementwise.md §5, with the ranges the proof gives
+ * their terms. */
+static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    fn_shape s;
+    ez_diag d;
+    if (fn_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        fn_shape_clear(&s);
+        return; /* the layout refuses it anyway */
+    }
+    const ez_plan_tensor *tx = &p->tensors[s.o->in[0]], *ty = s.to;
+    ez_i128 B = (ez_i128)tx->bound, Y = (ez_i128)ty->bound, lo, hi;
+    const ez_i128 sat = ((ez_i128)1 << 62) - 1;
+    ez_rel_begin(m, op, s.general ? "x = 2^k (A + 2^16 (HL - 2^(hb-1) NB)) + R" : "x = 2^k A + R");
+    ez_rel_term(m, "x", 1, 0, -B, B);
+    ez_rel_term(m, "A", -1, s.k, -FN_HALF, FN_HALF - 1);
+    if (s.general) {
+        ez_rel_unsigned(s.hb - 1, &lo, &hi);
+        ez_rel_term(m, "HL", -1, s.k + EZ_TABLE_BITS, lo, hi);
+        ez_rel_term(m, "NB", 1, s.k + EZ_TABLE_BITS + s.hb - 1, 0, 1);
+    }
+    ez_rel_unsigned(s.k, &lo, &hi);
+    ez_rel_term(m, "R", -1, 0, lo, hi);
+    ez_rel_end(m);
+    /* y equals a table row, a tail constant or T[0] - T[0] in F: both sides are integers
+     * of at most 62 bits, so equal in F means equal */
+    ez_rel_begin(m, op, "y = T[A] (a row)");
+    ez_rel_term(m, "y", 1, 0, -Y, Y);
+    ez_rel_term(m, "T[A]", -1, 0, -sat, sat);
+    ez_rel_end(m);
+    if (s.general && s.hi_tail == EZ_TAIL_IDENTITY) {
+        if (s.j) {
+            ez_rel_begin(m, op, "x = 2^j y + R2 (the identity tail)");
+            ez_rel_term(m, "x", 1, 0, -B, B);
+            ez_rel_signed(ty->bits, &lo, &hi);
+            ez_rel_term(m, "y", -1, s.j, lo, hi);
+            ez_rel_unsigned(s.j, &lo, &hi);
+            ez_rel_term(m, "R2", -1, 0, lo, hi);
+        } else {
+            ez_rel_begin(m, op, "y = 2^u x (the identity tail)");
+            ez_rel_term(m, "y", 1, 0, -Y, Y);
+            ez_rel_term(m, "x", -1, s.u, -B, B);
+        }
+        ez_rel_end(m);
+    }
+    /* the committed values are the sums of their limbs */
+    const struct {
+        unsigned nl, bits;
+        const char *what;
+    } v[] = {{s.general ? s.nhl : 0, s.hb - 1, "HL = the sum of its limbs"},
+             {s.nr, s.k, "R = the sum of its limbs"},
+             {s.nr2, s.j, "R2 = the sum of its limbs"}};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        if (v[i].nl == 0)
+            continue;
+        ez_rel_begin(m, op, v[i].what);
+        ez_rel_unsigned(v[i].bits, &lo, &hi);
+        ez_rel_term(m, "value", 1, 0, lo, hi);
+        for (unsigned l = 0; l < v[i].nl; l++) {
+            unsigned w = l + 1 < v[i].nl ? FN_LIMB : v[i].bits - FN_LIMB * l;
+            ez_rel_unsigned(w, &lo, &hi);
+            ez_rel_term(m, "limb", -1, FN_LIMB * l, lo, hi);
+        }
+        ez_rel_end(m);
+    }
+    fn_shape_clear(&s);
+}
+
 const ez_op_def ez_op_func = {
     .kind = EZ_OP_FUNC,
     .exec = func_exec,
     .floatref = func_floatref,
+    .layout = func_layout,
+    .fill = func_fill,
+    .prove = func_reduce,
+    .verify = func_reduce,
+    .walk_bytes = func_walk_bytes,
+    .claims = func_claims,
+    .relations = func_relations,
 };

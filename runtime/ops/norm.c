@@ -1,19 +1,737 @@
 /* LAYERNORM and RMSNORM — layernorm[i](e) = (e - mean) / sqrt(var + 1e-5) and
- * rmsnorm[i](e) = e / sqrt(mean(e^2) + 1e-5) along i, no gain or bias (docs/semantics.md
- * "Normalisation"): row sums, floor divisions by N, the rsqrt mantissa/exponent split and
- * table, the output rescale. Not provable yet. */
+ * rmsnorm[i](e) = e / sqrt(mean(e^2) + 1e-5) along i, no gain or bias, exactly as the
+ * integer semantics define them (docs/semantics.md "Normalisation"). The protocol and its
+ * soundness argument are docs/protocol-norms.md, cited below as "§n".
+ *
+ * Per row of N entries x (the input without the normalised axis t; mu = 0 for rmsnorm):
+ *     sum_t x = N mu + a,  a in [0, N)          (layernorm: the floor of the mean)
+ *     sum_t c^2 = N v + b, b in [0, N),  c = x - mu
+ *     V = v + E;  the split V = M 4^k - mrem, k minimal, R = T[M]   (rsqrt.h's block)
+ *     y = floor(c R 2^(kmax - k) / 2^sh),  sh = 23 + kmax - o   (ONE public shift: the
+ *         per-row factor RG = R 2^(kmax - k) absorbs the row's exponent)
+ * The op commits per row (the row shape's padded layout) mu (+ 2^(bmu-1), limbs), a, v
+ * (limbs), b and the rsqrt block, and per element only the rescale's remainder (the
+ * framework's ez_rc_rescale, which also range-checks y to its width). The reduction of
+ * the claim y~(r) = v_out:
+ *   1. rho = R'~(r) (the remainder), zeta (a random row point), v, b, a at zeta, lambda;
+ *   2. ONE sumcheck over the input's cube (degree 3, no eq factor):
+ *          sum_x eq(r, x) D(x) RG(x_R) + lambda_0 eq(zeta, x_R) D(x)^2 + lambda_1 eq(zeta, x_R) D(x)
+ *        = 2^sh v_out + rho + lambda_0 (N v(zeta) + b(zeta)) + lambda_1 a(zeta)
+ *      with D = x - mu(x_R) S_t(x_t) (zero off the real entries): the output rescale, the
+ *      sum of squares and the row sum (sum_t D = a) in one pass (§2.2);
+ *   3. the block's zero-check over the row cube at eq(zeta, .) (§3);
+ *   4. rho becomes limb claims on the remainder. */
 #include "config.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
 #include "runtime/exec/tables.h"
 #include "runtime/ops/op.h"
-
-typedef __int128 ez_i128;
+#include "runtime/ops/rsqrt.h"
+#include "runtime/prove/rangecheck.h"
 
 #define LIM62 ((ez_i128)1 << 62)
+#define NM_MAX_ROW (UINT64_C(1) << 16) /* a and b are one 16-bit limb each */
+#define NM_MAX_POLYS 64                 /* mu, a, v, b limbs and the block: at most 10 + 24 */
+
+/* ---- the plan's constants (exec and proof) ----------------------------------------------- */
+
+/* The largest V = v + E the plan allows: v = floor(Q / N) <= B^2 (+ 1 for layernorm,
+ * centred on the floor of the mean: compiler/builtins.c bound_norm). */
+static uint64_t nm_vmax(const ez_plan *p, const ez_plan_op *o)
+{
+    unsigned __int128 B = p->tensors[o->in[0]].bound;
+    unsigned __int128 v = B * B + (o->kind == EZ_OP_LAYERNORM) + (unsigned __int128)ez_exec_norm_eps(o->in_scale);
+    return v >= ((unsigned __int128)1 << 63) ? UINT64_MAX : (uint64_t)v;
+}
+
+/* sh = 23 + kmax - out_scale (§1). */
+static int nm_shift(const ez_plan_op *o, unsigned kmax)
+{
+    return EZ_RSQRT_TABLE_SCALE + (int)kmax - (int)o->out_scale;
+}
+
+/* ---- shape ------------------------------------------------------------------------------- */
+
+/* Everything both sides derive from the plan (§1). */
+typedef struct {
+    ez_opview v;
+    const ez_plan_op *o;
+    const ez_plan_tensor *ti, *to;
+    ez_plan_tensor rows;            /* the row shape: the input without axis t */
+    bool layer;
+    unsigned rank, at;
+    unsigned out_pos[EZ_MAX_RANK];  /* output axis b is input axis out_pos[b] */
+    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
+    unsigned n, nR, nt;             /* cube variables, row variables, t's variables */
+    uint64_t N, B, lenE, lenR;      /* row length, input bound, padded layouts */
+    int64_t E;                      /* epsilon at scale 2 in_scale */
+    uint64_t vmax;
+    unsigned bmu, bv, bN, nmu, nvv; /* widths: mu + 2^(bmu-1), v, a and b; limbs */
+    uint64_t cstN;                  /* 2^bN - N: a + cstN < 2^bN is a < N */
+    int sh;
+    ez_rsq blk;
+    /* local poly ids: U = mu + 2^(bmu-1) S_R limbs and a (layernorm), v limbs, b, block */
+    unsigned pU, pA, pV, pB, npolys;
+} nm_shape;
+
+static void nm_shape_clear(nm_shape *s)
+{
+    ez_opview_clear(&s->v);
+}
+
+static ez_status nm_unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
+{
+    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_op_kind_name(o->kind), why);
+    return EZ_ERR_UNSUPPORTED;
+}
+
+static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    const ez_plan_op *o = &p->ops[op];
+    s->o = o;
+    if ((o->kind != EZ_OP_LAYERNORM && o->kind != EZ_OP_RMSNORM) || o->nin != 1)
+        return nm_unsupported(d, o, "not a one-operand norm");
+    s->layer = o->kind == EZ_OP_LAYERNORM;
+    ez_status st = ez_opview_init(&s->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    s->ti = &s->v.tensors[0];
+    s->to = &p->tensors[o->out];
+    s->rank = s->ti->rank;
+    const unsigned *ax = s->v.op.in_axes[0];
+    if (s->rank == 0 || s->to->rank != s->rank)
+        return nm_unsupported(d, o, "the output's axes differ from the input's");
+    bool have_t = false;
+    for (unsigned a = 0; a < s->rank; a++) {
+        for (unsigned b = 0; b < a; b++)
+            if (ax[a] == ax[b])
+                return nm_unsupported(d, o, "an index repeats inside the input");
+        if (ax[a] == o->axis)
+            s->at = a, have_t = true;
+    }
+    if (!have_t)
+        return nm_unsupported(d, o, "the normalised index is not an axis of the input");
+    unsigned used = 0;
+    for (unsigned b = 0; b < s->rank; b++) {
+        unsigned a = 0;
+        while (a < s->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == s->rank || ((used >> a) & 1) || s->to->dims[b] != s->ti->dims[a])
+            return nm_unsupported(d, o, "the output's axes differ from the input's");
+        used |= 1u << a;
+        s->out_pos[b] = a;
+    }
+    for (unsigned a = 0, o_ = 0, r_ = 0; a < s->rank; a++) {
+        s->nv[a] = ez_log2_ceil(s->ti->dims[a]);
+        s->off[a] = o_;
+        s->roff[a] = r_;
+        o_ += s->nv[a];
+        if (a != s->at)
+            r_ += s->nv[a];
+        s->n = o_;
+    }
+    s->nt = s->nv[s->at];
+    s->nR = s->n - s->nt;
+    s->N = s->ti->dims[s->at];
+    s->rows = *s->ti;
+    s->rows.rank = 0;
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at)
+            s->rows.dims[s->rows.rank++] = s->ti->dims[a];
+    for (unsigned a = s->rows.rank; a < EZ_MAX_RANK; a++)
+        s->rows.dims[a] = 0;
+    s->lenE = ez_advice_padlen(s->ti);
+    s->lenR = ez_advice_padlen(&s->rows);
+    if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN || s->N == 0)
+        return nm_unsupported(d, o, "the input is too large for one sumcheck");
+    if (s->N > NM_MAX_ROW)
+        return nm_unsupported(d, o, "rows longer than 2^16 entries");
+    if (o->in_scale > 31)
+        return nm_unsupported(d, o, "input scale above 31");
+    s->B = p->tensors[o->in[0]].bound;
+    if (s->B >= (UINT64_C(1) << 31))
+        return nm_unsupported(d, o, "the input's bound is 2^31 or more (its squares leave 2^62)");
+    s->E = ez_exec_norm_eps(o->in_scale);
+    s->vmax = nm_vmax(p, o);
+    s->bmu = ez_bitlen(s->B) + 1;
+    s->bv = ez_bitlen(s->B * s->B + s->layer) ? ez_bitlen(s->B * s->B + s->layer) : 1;
+    s->bN = s->N > 1 ? ez_bitlen(s->N - 1) : 1;
+    s->cstN = (UINT64_C(1) << s->bN) - s->N;
+    s->nmu = s->layer ? ez_rc_nlimbs(s->bmu) : 0;
+    s->nvv = ez_rc_nlimbs(s->bv);
+    unsigned q = 0;
+    s->pU = q, q += s->nmu;
+    s->pA = q, q += s->layer;
+    s->pV = q, q += s->nvv;
+    s->pB = q++;
+    if ((st = ez_rsq_init(&s->blk, s->vmax, q)) != EZ_OK)
+        return nm_unsupported(d, o, "the variance is too wide for the split");
+    s->sh = nm_shift(o, s->blk.kmax);
+    if (s->sh > 62 || s->sh < -62)
+        return nm_unsupported(d, o, "the output rescale exceeds 2^62");
+    s->npolys = q + s->blk.npolys;
+    if (s->npolys > NM_MAX_POLYS)
+        return nm_unsupported(d, o, "too many committed polys");
+    return EZ_OK;
+}
+
+/* Row cube index of element cube index x: drop t's bits. */
+static inline uint64_t nm_row_of(const nm_shape *s, uint64_t x)
+{
+    unsigned lo = s->n - s->off[s->at] - s->nt;
+    uint64_t low = x & ((UINT64_C(1) << lo) - 1);
+    return ((x >> (lo + s->nt)) << lo) | low;
+}
+
+/* t's coordinate of element cube index x. */
+static inline uint64_t nm_t_of(const nm_shape *s, uint64_t x)
+{
+    return (x >> (s->n - s->off[s->at] - s->nt)) & ((UINT64_C(1) << s->nt) - 1);
+}
+
+/* [row is real] at row cube index y. */
+static inline bool nm_row_real(const nm_shape *s, uint64_t y)
+{
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at &&
+            ((y >> (s->nR - s->roff[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1)) >= s->ti->dims[a])
+            return false;
+    return true;
+}
+
+/* S_R~(zeta): the real-row selector at a row point (prefix selectors per axis). */
+static ez_fe2 nm_rowreal_eval(const nm_shape *s, const ez_fe2 *zeta)
+{
+    ez_fe2 r = ez_fe2_one();
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at)
+            r = ez_fe2_mul(r, ez_mle_prefix(zeta + s->roff[a], s->nv[a], s->ti->dims[a]));
+    return r;
+}
+
+/* The row part of an element point. */
+static void nm_point_row(const nm_shape *s, ez_fe2 *row, const ez_fe2 *pt)
+{
+    unsigned o = s->off[s->at];
+    memcpy(row, pt, o * sizeof *row);
+    memcpy(row + o, pt + o + s->nt, (s->n - o - s->nt) * sizeof *row);
+}
+
+/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
+static size_t nm_first_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    return SIZE_MAX;
+}
+
+/* ---- layout ------------------------------------------------------------------------------- */
+
+static ez_status norm_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    nm_shape s;
+    ez_status st = nm_shape_init(&s, p, op, NULL, d);
+    size_t first = L->npolys;
+    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
+        size_t idx;
+        st = ez_advice_add_poly(L, s.lenR, (unsigned)op, &idx);
+        if (st == EZ_OK && idx != first + q)
+            st = EZ_ERR_INTERNAL;
+    }
+    /* mu + 2^(bmu-1) (signed mean), a < N and b < N (two columns each: a in [0, 2^bN) and
+     * a + 2^bN - N in [0, 2^bN)), v in its width (§1) */
+    if (st == EZ_OK && s.layer)
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nmu, s.bmu, s.lenR, 0);
+    if (st == EZ_OK && s.layer)
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pA, 1, s.bN, s.lenR, s.cstN);
+    if (st == EZ_OK)
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pV, s.nvv, s.bv, s.lenR, 0);
+    if (st == EZ_OK)
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pB, 1, s.bN, s.lenR, s.cstN);
+    if (st == EZ_OK)
+        st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.lenR);
+    /* y = floor(c RG / 2^sh): the remainder and the output's width (§1) */
+    if (st == EZ_OK && s.sh > 0)
+        st = ez_rc_rescale(L, p, op, (unsigned)s.sh, d);
+    nm_shape_clear(&s);
+    return st;
+}
+
+/* ---- fill (prover) ------------------------------------------------------------------------- */
+
+static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+                           bool unchecked, ez_fe **polys, ez_diag *d)
+{
+    nm_shape s;
+    ez_status st = nm_shape_init(&s, p, op, tr, d);
+    if (st != EZ_OK)
+        goto out;
+    const ez_plan_op *o = s.o;
+    size_t first = nm_first_poly(L, op);
+    if (first == SIZE_MAX)
+        goto out; /* a layout without this op's polys (the weight range proof's) */
+    if (first + s.npolys > L->npolys) {
+        st = EZ_ERR_INTERNAL;
+        goto out;
+    }
+    const uint64_t nrows = ez_plan_tensor_numel(s.to) / s.N;
+    const ez_aux_kind kinds[] = {EZ_AUX_VAR,      EZ_AUX_VAR_REM, EZ_AUX_NORM_EXP, EZ_AUX_MANTISSA,
+                                 EZ_AUX_MANT_REM, EZ_AUX_RSQRT,   EZ_AUX_MEAN,     EZ_AUX_MEAN_REM};
+    const int64_t *aux[8];
+    for (unsigned j = 0; j < 8; j++) {
+        uint64_t na = 0;
+        aux[j] = j >= 6 && !s.layer ? NULL : ez_trace_aux(tr, op, kinds[j], &na);
+        if ((j < 6 || s.layer) && (aux[j] == NULL || na != nrows)) {
+            ez_diag_set(d, "op '%s': the trace lacks the norm's aux arrays", o->label);
+            st = EZ_ERR_INVALID;
+            goto out;
+        }
+    }
+    for (unsigned q = 0; q < s.npolys; q++) {
+        polys[first + q] = ez_alloc_array(s.lenR, sizeof(ez_fe)); /* zero: padding rows */
+        if (polys[first + q] == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+    }
+    ez_fe *const *P = polys + first;
+    /* padding rows: the split of V = 0 (rsqrt.h), every other value 0 */
+    for (uint64_t y = 0; y < s.lenR; y++)
+        ez_rsq_fill(&s.blk, P, y, 0, 0, 0, 0, 0);
+    /* exec row rr (row-major over the output's axes without t) -> row cube index */
+    uint64_t rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK];
+    ez_advice_strides(&s.rows, rstride_t);
+    for (unsigned a = 0, r = 0; a < s.rank; a++)
+        rstride[a] = a == s.at ? 0 : rstride_t[r++];
+    uint64_t bad = UINT64_MAX;
+    const char *bad_what = NULL;
+    const ez_fe half_mu = UINT64_C(1) << (s.bmu - 1);
+    const int64_t N = (int64_t)s.N;
+    for (uint64_t rr = 0; rr < nrows; rr++) {
+        uint64_t rest = rr, pr = 0;
+        for (unsigned b = s.rank; b-- > 0;) {
+            if (s.out_pos[b] == s.at)
+                continue;
+            pr += (rest % s.to->dims[b]) * rstride[s.out_pos[b]];
+            rest /= s.to->dims[b];
+        }
+        const char *what = ez_rsq_fill(&s.blk, P, pr, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr],
+                                       aux[5][rr]);
+        if (!ez_rsq_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) || aux[1][rr] >= N)
+            what = "the variance's remainder";
+        if (!ez_rsq_split(ez_fe_from_i64(aux[0][rr]), s.bv, s.nvv, P + s.pV, pr))
+            what = "the variance";
+        if (s.layer) {
+            if (!ez_rsq_split(ez_fe_from_i64(aux[7][rr]), s.bN, 1, P + s.pA, pr) || aux[7][rr] >= N)
+                what = "the mean's remainder";
+            if (!ez_rsq_split(ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu), s.bmu, s.nmu, P + s.pU, pr))
+                what = "the mean";
+        }
+        if (what && bad == UINT64_MAX)
+            bad = rr, bad_what = what;
+    }
+    if (bad != UINT64_MAX && !unchecked) {
+        ez_diag_set(d, "op '%s': %s of row %" PRIu64 " is outside its range (the trace is inconsistent)", o->label,
+                    bad_what, bad);
+        st = EZ_ERR_NUMERIC;
+    }
+out:
+    nm_shape_clear(&s);
+    return st;
+}
+
+/* ---- the reduction (both sides) ------------------------------------------------------------ */
+
+/* Add the claim "local poly q at pt = v" (every local poly is a row poly). */
+static ez_status nm_claim(ez_pctx *c, size_t first, const nm_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
+{
+    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(s->lenR), v);
+}
+
+/* Atom message at a row point: the prover evaluates local polys qs[] at pt, both sides
+ * exchange them under label and add one claim each. */
+static ez_status nm_atoms_msg(ez_pctx *c, size_t first, const nm_shape *s, const char *label, const unsigned *qs,
+                              size_t nq, const ez_fe2 *pt, ez_fe2 *vals)
+{
+    ez_status st;
+    if (c->prover)
+        for (size_t j = 0; j < nq; j++)
+            vals[j] = ez_mle_eval_fe(c->advice[first + qs[j]], (size_t)s->lenR, pt, ez_log2_ceil(s->lenR));
+    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
+        return st;
+    for (size_t j = 0; j < nq && st == EZ_OK; j++)
+        st = nm_claim(c, first, s, qs[j], pt, vals[j]);
+    return st;
+}
+
+/* The main sumcheck's shape (§2.2): factors E_r, D, RG, E_zeta; terms E_r D RG,
+ * lambda_0 E_zeta D D and (layernorm) lambda_1 E_zeta D; no eq factor. */
+static void nm_desc_main(ez_sumcheck_desc *d, unsigned n, bool layer)
+{
+    ez_sumcheck_desc_init(d, n, 1);
+    d->nfactors = 4;
+    d->nterms = layer ? 3 : 2;
+    d->term[0].nf = 3, d->term[0].f[0] = 0, d->term[0].f[1] = 1, d->term[0].f[2] = 2;
+    d->term[1].nf = 3, d->term[1].f[0] = 3, d->term[1].f[1] = 1, d->term[1].f[2] = 1;
+    d->term[2].nf = 2, d->term[2].f[0] = 3, d->term[2].f[1] = 1;
+    d->eq_vars = 0;
+}
+
+/* Prover: the main sumcheck's factor tables over the whole cube (2^n entries). */
+typedef struct {
+    ez_fe2 *Er, *Ez, *ez_rows;
+    ez_fe *D, *RG, *X;
+} nm_tables;
+
+static void nm_tables_clear(nm_tables *t)
+{
+    free(t->Er);
+    free(t->Ez);
+    free(t->ez_rows);
+    free(t->D);
+    free(t->RG);
+    free(t->X);
+    memset(t, 0, sizeof *t);
+}
+
+static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, const nm_shape *s, const ez_fe2 *rin,
+                                 const ez_fe2 *zeta)
+{
+    memset(t, 0, sizeof *t);
+    const uint64_t N = UINT64_C(1) << s->n, NR = UINT64_C(1) << s->nR;
+    t->Er = ez_alloc_aligned(N, sizeof *t->Er);
+    t->Ez = ez_alloc_aligned(N, sizeof *t->Ez);
+    t->ez_rows = ez_alloc_aligned(NR, sizeof *t->ez_rows);
+    t->D = ez_alloc_aligned(N, sizeof *t->D);
+    t->RG = ez_alloc_aligned(N, sizeof *t->RG);
+    t->X = ez_alloc_aligned(N, sizeof *t->X);
+    if (!t->Er || !t->Ez || !t->ez_rows || !t->D || !t->RG || !t->X) {
+        nm_tables_clear(t);
+        return EZ_ERR_NOMEM;
+    }
+    ez_eq_table(t->Er, rin, s->n);
+    ez_eq_table(t->ez_rows, zeta, s->nR);
+    ez_advice_pad_i64(t->X, s->v.data[0], s->ti, 0);
+    memset(t->X + s->lenE, 0, (N - s->lenE) * sizeof *t->X);
+    ez_fe *const *P = c->advice + first;
+    const ez_fe half_mu = UINT64_C(1) << (s->bmu - 1);
+    const uint64_t lenR = s->lenR;
+#pragma omp parallel for schedule(static) if (N > 16384)
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t r = nm_row_of(s, i);
+        ez_fe mu = 0, rg = 0;
+        if (r < lenR) {
+            rg = P[s->blk.pRG][r];
+            if (s->layer)
+                mu = ez_fe_sub(ez_rsq_combine_fe(P + s->pU, s->nmu, r), nm_row_real(s, r) ? half_mu : 0);
+        }
+        bool tin = nm_t_of(s, i) < s->N;
+        t->D[i] = ez_fe_sub(t->X[i], tin ? mu : 0);
+        t->RG[i] = rg;
+        t->Ez[i] = t->ez_rows[r];
+    }
+    return EZ_OK;
+}
+
+static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    nm_shape s;
+    ez_status st = nm_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    nm_tables tb;
+    ez_fe2 *lins[3] = {NULL};
+    ez_fe *gt[2] = {NULL};
+    ez_claim kc = {0};
+    memset(&tb, 0, sizeof tb);
+    if (st != EZ_OK)
+        goto out;
+    size_t first = nm_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    const unsigned n = s.n, nR = s.nR;
+    const char *kind = s.layer ? "layernorm" : "rmsnorm";
+    ez_claim_absorb(c->t, "norm/out", out);
+    /* the output point's blocks in the input's axis order */
+    ez_fe2 rin[EZ_PROVE_MAX_VARS];
+    for (unsigned b = 0, o_ = 0; b < s.rank; b++) {
+        unsigned a = s.out_pos[b];
+        memcpy(rin + s.off[a], out->point + o_, s.nv[a] * sizeof *rin);
+        o_ += s.nv[a];
+    }
+
+    /* 1. the rescale's remainder at r (§1) */
+    ez_fe2 rho = ez_fe2_zero(), claim;
+    if (s.sh > 0) {
+        if (c->prover) {
+            const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
+            if (rem == NULL) {
+                st = EZ_ERR_INVALID;
+                goto out;
+            }
+            if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
+                goto out;
+        }
+        if ((st = ez_pctx_msg(c, "norm/rem", &rho, 1)) != EZ_OK)
+            goto out;
+        claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)s.sh)), rho);
+    } else {
+        claim = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-s.sh)));
+    }
+
+    /* 2. the row point zeta and v, b (and a) there, then lambda (§2.2) */
+    ez_fe2 zeta[EZ_PROVE_MAX_VARS], lambda[2], zv[EZ_ADV_MAX_LIMBS + 2];
+    ez_transcript_challenges_fe2(c->t, "norm/zeta", zeta, nR);
+    {
+        unsigned qs[EZ_ADV_MAX_LIMBS + 2];
+        size_t nq = 0;
+        for (unsigned l = 0; l < s.nvv; l++)
+            qs[nq++] = s.pV + l;
+        qs[nq++] = s.pB;
+        if (s.layer)
+            qs[nq++] = s.pA;
+        if ((st = nm_atoms_msg(c, first, &s, "norm/rows-at-zeta", qs, nq, zeta, zv)) != EZ_OK)
+            goto out;
+    }
+    ez_transcript_challenges_fe2(c->t, "norm/lambda", lambda, 2);
+    {
+        ez_fe2 vz = ez_rsq_combine(zv, s.nvv), bz = zv[s.nvv];
+        ez_fe2 q = ez_fe2_add(ez_fe2_mul_fe(vz, (ez_fe)s.N), bz);
+        claim = ez_fe2_add(claim, ez_fe2_mul(lambda[0], q));
+        if (s.layer)
+            claim = ez_fe2_add(claim, ez_fe2_mul(lambda[1], zv[s.nvv + 1]));
+    }
+
+    /* 3. the main sumcheck: output rescale, sum of squares, row sum (§2.2) */
+    ez_sumcheck_desc dm;
+    nm_desc_main(&dm, n, s.layer);
+    ez_fe2 coeffs[3] = {ez_fe2_one(), lambda[0], lambda[1]};
+    ez_sumcheck_factor fm[4];
+    if (c->prover) {
+        if ((st = nm_tables_build(&tb, c, first, &s, rin, zeta)) != EZ_OK)
+            goto out;
+        fm[0] = (ez_sumcheck_factor){NULL, tb.Er};
+        fm[1] = (ez_sumcheck_factor){tb.D, NULL};
+        fm[2] = (ez_sumcheck_factor){tb.RG, NULL};
+        fm[3] = (ez_sumcheck_factor){NULL, tb.Ez};
+    }
+    ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], ev[7];
+    if ((st = ez_rsq_sumcheck(c, &dm, coeffs, NULL, fm, claim, pt, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            ez_diag_set(c->d, "the %s sumcheck (output, row sums) failed", kind);
+        goto out;
+    }
+    nm_tables_clear(&tb);
+    nm_point_row(&s, ptr, pt);
+    {
+        /* x at pt, mu's limbs and RG at the row point */
+        ez_fe2 xv;
+        if (c->prover && (st = ez_advice_tensor_eval(&xv, s.v.data[0], s.ti, pt)) != EZ_OK)
+            goto out;
+        if ((st = ez_pctx_msg(c, "norm/x", &xv, 1)) != EZ_OK)
+            goto out;
+        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+            goto out;
+        ez_claim_clear(&kc);
+        unsigned qs[EZ_ADV_MAX_LIMBS + 1];
+        ez_fe2 vals[EZ_ADV_MAX_LIMBS + 1];
+        size_t nq = 0;
+        for (unsigned l = 0; l < s.nmu; l++)
+            qs[nq++] = s.pU + l;
+        qs[nq++] = s.blk.pRG;
+        if ((st = nm_atoms_msg(c, first, &s, "norm/mu-rg", qs, nq, ptr, vals)) != EZ_OK)
+            goto out;
+        if (!c->prover) {
+            ez_fe2 sr = nm_rowreal_eval(&s, ptr), mu = ez_fe2_zero();
+            if (s.layer)
+                mu = ez_fe2_sub(ez_rsq_combine(vals, s.nmu), ez_fe2_mul_fe(sr, UINT64_C(1) << (s.bmu - 1)));
+            ez_fe2 st_ = ez_mle_prefix(pt + s.off[s.at], s.nt, s.N);
+            ez_fe2 want[4] = {ez_eq_eval(rin, pt, n), ez_fe2_sub(xv, ez_fe2_mul(mu, st_)), vals[s.nmu],
+                              ez_eq_eval(zeta, ptr, nR)};
+            for (unsigned j = 0; j < 4; j++)
+                if (!ez_fe2_eq(want[j], ev[j])) {
+                    ez_diag_set(c->d, "the %s sumcheck's final evaluations do not match the committed values", kind);
+                    st = EZ_ERR_REJECT;
+                    goto out;
+                }
+        }
+    }
+
+    /* 4. the rsqrt block's zero-check on the row cube at eq(zeta, .) (§3) */
+    ez_fe2 beta[EZ_RSQ_NB];
+    ez_transcript_challenges_fe2(c->t, "norm/beta", beta, EZ_RSQ_NB);
+    ez_sumcheck_desc dz;
+    ez_rsq_desc(&dz, nR, false);
+    ez_sumcheck_factor fz[5];
+    if (c->prover) {
+        const uint64_t NR = UINT64_C(1) << nR;
+        ez_fe *const *P = c->advice + first;
+        for (int j = 0; j < 3; j++)
+            lins[j] = ez_alloc_aligned(NR, sizeof(ez_fe2));
+        gt[0] = ez_alloc_aligned(NR, sizeof(ez_fe));
+        gt[1] = ez_alloc_aligned(NR, sizeof(ez_fe));
+        if (!lins[0] || !lins[1] || !lins[2] || !gt[0] || !gt[1]) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        for (uint64_t y = 0; y < NR; y++) {
+            ez_rsq_atoms a;
+            ez_fe vv = 0;
+            bool real = y < s.lenR && nm_row_real(&s, y);
+            if (y < s.lenR) {
+                ez_rsq_atoms_at(&s.blk, P, y, &a);
+                vv = ez_rsq_combine_fe(P + s.pV, s.nvv, y);
+            } else {
+                memset(&a, 0, sizeof a);
+            }
+            ez_fe2 V = ez_fe2_from_fe(ez_fe_add(vv, real ? ez_fe_from_i64(s.E) : 0)), lin[3];
+            ez_rsq_lin(&s.blk, beta, &a, V, ez_fe2_from_fe(y < s.lenR), lin);
+            lins[0][y] = lin[0], lins[1][y] = lin[1], lins[2][y] = lin[2];
+            gt[0][y] = a.G.c0;
+            gt[1][y] = a.g.c0;
+        }
+        fz[0] = (ez_sumcheck_factor){NULL, lins[0]};
+        fz[1] = (ez_sumcheck_factor){gt[0], NULL};
+        fz[2] = (ez_sumcheck_factor){NULL, lins[1]};
+        fz[3] = (ez_sumcheck_factor){gt[1], NULL};
+        fz[4] = (ez_sumcheck_factor){NULL, lins[2]};
+    }
+    ez_fe2 pt2[EZ_PROVE_MAX_VARS];
+    if ((st = ez_rsq_sumcheck(c, &dz, NULL, zeta, fz, ez_fe2_zero(), pt2, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            ez_diag_set(c->d, "the %s rsqrt zero-check failed", kind);
+        goto out;
+    }
+    {
+        unsigned qs[NM_MAX_POLYS];
+        ez_fe2 vals[NM_MAX_POLYS];
+        size_t nq = 0;
+        for (unsigned l = 0; l < s.nvv; l++)
+            qs[nq++] = s.pV + l;
+        for (unsigned q = 0; q < s.blk.npolys; q++)
+            qs[nq++] = s.blk.first + q;
+        if ((st = nm_atoms_msg(c, first, &s, "norm/rows", qs, nq, pt2, vals)) != EZ_OK)
+            goto out;
+        if (!c->prover) {
+            ez_rsq_atoms a;
+            ez_rsq_atoms_of(&s.blk, vals + s.nvv, &a);
+            ez_fe2 sr = nm_rowreal_eval(&s, pt2), lin[3];
+            ez_fe2 V = ez_fe2_add(ez_rsq_combine(vals, s.nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s.E)));
+            ez_rsq_lin(&s.blk, beta, &a, V, ez_mle_prefix(pt2, nR, s.lenR), lin);
+            ez_fe2 want[5] = {lin[0], a.G, lin[1], a.g, lin[2]};
+            for (unsigned j = 0; j < 5; j++)
+                if (!ez_fe2_eq(want[j], ev[j])) {
+                    ez_diag_set(c->d, "the %s rsqrt zero-check's final evaluations do not match the committed values",
+                                kind);
+                    st = EZ_ERR_REJECT;
+                    goto out;
+                }
+        }
+    }
+
+    /* 5. the remainder's limbs (§1) */
+    if (s.sh > 0) {
+        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
+            goto out;
+        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &kc);
+    }
+out:
+    ez_claim_clear(&kc);
+    nm_tables_clear(&tb);
+    for (int j = 0; j < 3; j++)
+        free(lins[j]);
+    free(gt[0]);
+    free(gt[1]);
+    nm_shape_clear(&s);
+    return st;
+}
+
+/* The bytes nm_reduce appends, message by message. */
+static uint64_t norm_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    nm_shape s;
+    ez_diag d;
+    (void)L;
+    if (nm_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        nm_shape_clear(&s);
+        return 0;
+    }
+    ez_sumcheck_desc dm, dz;
+    nm_desc_main(&dm, s.n, s.layer);
+    ez_rsq_desc(&dz, s.nR, false);
+    uint64_t nfe = (s.sh > 0 ? ez_rc_nlimbs((unsigned)s.sh) : 0) /* rho, then the remainder's limbs 1.. */
+                   + s.nvv + 1 + s.layer                          /* v, b, a at zeta */
+                   + 1 + s.nmu + 1                                /* x, mu, RG at the main point */
+                   + s.nvv + s.blk.npolys;                        /* v and the block at the row point */
+    uint64_t b = ez_sumcheck_proof_bytes(&dm) + ez_sumcheck_proof_bytes(&dz) + nfe * EZ_OP_FE2_BYTES;
+    nm_shape_clear(&s);
+    return b;
+}
+
+/* The integer relations of docs/protocol-norms.md §4 with the ranges the proof gives their
+ * terms (B the input's bound, N the row length). */
+static void norm_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    nm_shape s;
+    ez_diag d;
+    if (nm_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        nm_shape_clear(&s);
+        return; /* the layout refuses it anyway */
+    }
+    ez_i128 B = (ez_i128)s.B, N = (ez_i128)s.N, lo, hi;
+    if (s.layer) {
+        /* R1: sum_t x = N mu + a, mu in its signed width, a in [0, N) */
+        ez_rel_begin(m, op, "sum_t x = N mu + a");
+        ez_rel_term(m, "sum_t x", 1, 0, -N * B, N * B);
+        ez_rel_signed(s.bmu, &lo, &hi);
+        ez_rel_term(m, "N mu", -(int64_t)s.N, 0, lo, hi);
+        ez_rel_term(m, "a", -1, 0, 0, N - 1);
+        ez_rel_end(m);
+    }
+    /* R2: sum_t c^2 = N v + b; with mu the floor of the mean (R1), sum_t c^2 <= N (B^2 + 1) */
+    ez_rel_begin(m, op, "sum_t c^2 = N v + b");
+    ez_rel_term(m, "sum_t c^2", 1, 0, 0, N * (B * B + s.layer));
+    ez_rel_unsigned(s.bv, &lo, &hi);
+    ez_rel_term(m, "N v", -(int64_t)s.N, 0, lo, hi);
+    ez_rel_term(m, "b", -1, 0, 0, N - 1);
+    ez_rel_end(m);
+    /* the split on V = v + E <= vmax (v <= B^2 + 1 by R2) */
+    ez_rsq_relations(m, op, &s.blk, "v + E", (ez_i128)s.vmax);
+    /* the output: |c RG| < sqrt(N) 2^(23 + kmax) (§4.3: c^2 <= Q < N V <= N M 4^k,
+     * R^2 <= 2^46 / M, g^2 = 4^(kmax - k)) */
+    ez_i128 sq = (ez_i128)ceil(sqrt((double)s.N));
+    while (sq * sq < N)
+        sq++;
+    while (sq > 1 && (sq - 1) * (sq - 1) >= N)
+        sq--;
+    ez_i128 crg = sq << (EZ_RSQRT_TABLE_SCALE + s.blk.kmax);
+    const ez_plan_tensor *to = &p->tensors[p->ops[op].out];
+    if (s.sh > 0) {
+        ez_rel_begin(m, op, "c rg = 2^sh y + r");
+        ez_rel_term(m, "c rg", 1, 0, -crg, crg);
+        ez_rel_signed(to->bits, &lo, &hi);
+        ez_rel_term(m, "y", -1, (unsigned)s.sh, lo, hi);
+        ez_rel_unsigned((unsigned)s.sh, &lo, &hi);
+        ez_rel_term(m, "r", -1, 0, lo, hi);
+        ez_rel_end(m);
+    } else {
+        ez_rel_begin(m, op, "y = c rg 2^-sh");
+        ez_rel_term(m, "c rg", 1, (unsigned)-s.sh, -crg, crg);
+        ez_rel_term(m, "y", -1, 0, -(crg << -s.sh), crg << -s.sh);
+        ez_rel_end(m);
+    }
+    nm_shape_clear(&s);
+}
+
+/* ---- execution and the float reference ----------------------------------------------- */
 
 static int64_t floor_div(ez_i128 a, int64_t b, int64_t *rem)
 {
@@ -24,6 +742,9 @@ static int64_t floor_div(ez_i128 a, int64_t b, int64_t *rem)
     return (int64_t)q;
 }
 
+/* docs/semantics.md "Normalisation". aux rem: the remainder of the proof's one public
+ * shift, c T[M] 2^(kmax - k) - y 2^sh in [0, 2^sh) (0 when sh <= 0), kmax and sh from the
+ * plan (§1); the output is the same floor(c T[M] 2^(o - 23 - k)). */
 static ez_status norm_exec(ez_exec_ctx *c)
 {
     const ez_plan *p = c->p;
@@ -62,6 +783,8 @@ static ez_status norm_exec(ez_exec_ctx *c)
     int64_t *out = c->tr->t[op->out];
     const int64_t N = (int64_t)rows.len, E = ez_exec_norm_eps(op->in_scale);
     const int s_out = (int)op->out_scale;
+    const unsigned kmax = ez_rsq_kmax(nm_vmax(p, op));
+    const int sh = nm_shift(op, kmax);
     uint64_t bad = UINT64_MAX;
 #pragma omp parallel for reduction(min : bad) schedule(static) if (nr * rows.len > 16384)
     for (uint64_t r = 0; r < nr; r++) {
@@ -97,24 +820,22 @@ static ez_status norm_exec(ez_exec_ctx *c)
         ez_rsqrt_split(v + E, &m, &k, &mrem);
         const int64_t rs = t->out[m];
         ak[r] = k, am[r] = m, amr[r] = mrem, ar[r] = rs;
-        /* y = floor(c * r * 2^(s_out - 23 - k)) */
+        /* y = floor(c r 2^(s_out - 23 - k)) */
         const int ex = s_out - EZ_RSQRT_TABLE_SCALE - (int)k;
         for (int64_t j = 0; j < N; j++) {
             ez_i128 prod = ((ez_i128)x[j * xs] - mu) * rs;
-            ez_i128 y;
-            int64_t yr = 0;
-            if (ex >= 0) {
-                y = prod * ((ez_i128)1 << ex);
-            } else {
-                y = prod >> (-ex); /* arithmetic: floor */
-                yr = (int64_t)(prod - y * ((ez_i128)1 << (-ex)));
-            }
+            ez_i128 y = ex >= 0 ? prod * ((ez_i128)1 << ex) : prod >> (-ex); /* arithmetic: floor */
             if (y >= LIM62 || y <= -LIM62) {
                 bad = r < bad ? r : bad;
                 y = 0;
             }
+            /* the proof's remainder: c r 2^(kmax - k) = 2^sh y + rem (k <= kmax when the
+             * input is within its bound; otherwise the prover refuses the trace) */
+            ez_i128 yr = 0;
+            if (sh > 0 && k <= kmax)
+                yr = prod * ((ez_i128)1 << (kmax - k)) - y * ((ez_i128)1 << sh);
             out[rows.out_off[r] + j * os] = (int64_t)y;
-            rem[rows.out_off[r] + j * os] = yr;
+            rem[rows.out_off[r] + j * os] = (int64_t)yr;
         }
     }
     if (bad != UINT64_MAX) {
@@ -155,10 +876,24 @@ const ez_op_def ez_op_layernorm = {
     .kind = EZ_OP_LAYERNORM,
     .exec = norm_exec,
     .floatref = norm_floatref,
+    .layout = norm_layout,
+    .fill = norm_fill,
+    .prove = nm_reduce,
+    .verify = nm_reduce,
+    .walk_bytes = norm_walk_bytes,
+    .claims = ez_op_one_claim,
+    .relations = norm_relations,
 };
 
 const ez_op_def ez_op_rmsnorm = {
     .kind = EZ_OP_RMSNORM,
     .exec = norm_exec,
     .floatref = norm_floatref,
+    .layout = norm_layout,
+    .fill = norm_fill,
+    .prove = nm_reduce,
+    .verify = nm_reduce,
+    .walk_bytes = norm_walk_bytes,
+    .claims = ez_op_one_claim,
+    .relations = norm_relations,
 };

@@ -5,7 +5,7 @@
 
 static const ez_op_def *const table[] = {
     &ez_op_einsum, &ez_op_add,       &ez_op_causal,  &ez_op_gather, &ez_op_softmax, &ez_op_max,
-    &ez_op_argmax, &ez_op_layernorm, &ez_op_rmsnorm, &ez_op_func,   &ez_op_relu,    &ez_op_rsqrt,
+    &ez_op_argmax, &ez_op_layernorm, &ez_op_rmsnorm, &ez_op_func,   &ez_op_relu,    &ez_op_rsqrt, &ez_op_rope,
 };
 
 const ez_op_def *ez_op_def_of(ez_op_kind kind)

@@ -1,9 +1,319 @@
-/* RELU — relu(e) = max(e, 0), exactly (docs/semantics.md "relu"). Not provable yet. */
+/* RELU — relu(e) = max(e, 0), exactly (docs/semantics.md "relu"; the protocol and its
+ * soundness argument: docs/protocol-elementwise.md §6). No table: over the output's padded
+ * cube the op commits y and d = y - x in limbs, each limb range-checked, so
+ *     y >= 0,  d >= 0,  y - d = x  (checked at a random point: the claim on x),
+ *     y d = 0                       (one zero-check)
+ * and y is max(x, 0): y d = 0 with y, d integers below p leaves y = 0 (then x = -d <= 0)
+ * or d = 0 (then y = x >= 0). The claim on y is a claim on the committed y. */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
 #include "runtime/ops/op.h"
+#include "runtime/prove/rangecheck.h"
+
+#define RL_LIMB EZ_ADV_LIMB_BITS
+
+typedef struct {
+    ez_opview v;
+    const ez_plan_op *o;
+    const ez_plan_tensor *ti, *to;
+    unsigned rank, n;
+    unsigned in_pos[EZ_MAX_RANK], off[EZ_MAX_RANK], ioff[EZ_MAX_RANK];
+    uint64_t len;
+    unsigned by, bd, ny, nd; /* widths and limbs of y and d */
+    unsigned pY, pD, npolys;
+} rl_shape;
+
+static void rl_shape_clear(rl_shape *s)
+{
+    ez_opview_clear(&s->v);
+}
+
+static ez_status rl_unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
+{
+    ez_diag_set(d, "op '%s' (relu): %s", o->label, why);
+    return EZ_ERR_UNSUPPORTED;
+}
+
+static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    const ez_plan_op *o = &p->ops[op];
+    s->o = o;
+    if (o->kind != EZ_OP_RELU || o->nin != 1)
+        return rl_unsupported(d, o, "not a one-operand relu");
+    if (o->in_scale != o->out_scale)
+        return rl_unsupported(d, o, "the result's scale differs from the operand's");
+    ez_status st = ez_opview_init(&s->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    s->ti = &s->v.tensors[0];
+    s->to = &p->tensors[o->out];
+    s->rank = s->to->rank;
+    if (s->ti->rank != s->rank)
+        return rl_unsupported(d, o, "the output's axes differ from the input's");
+    const unsigned *ax = s->v.op.in_axes[0];
+    unsigned used = 0;
+    for (unsigned b = 0; b < s->rank; b++) {
+        unsigned a = 0;
+        while (a < s->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
+            return rl_unsupported(d, o, "the output's axes differ from the input's");
+        used |= 1u << a;
+        s->in_pos[b] = a;
+    }
+    for (unsigned b = 0, q = 0; b < s->rank; b++) {
+        s->off[b] = q;
+        q += ez_log2_ceil(s->to->dims[b]);
+        s->n = q;
+    }
+    for (unsigned a = 0, q = 0; a < s->rank; a++) {
+        s->ioff[a] = q;
+        q += ez_log2_ceil(s->ti->dims[a]);
+    }
+    s->len = ez_advice_padlen(s->to);
+    if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
+        return rl_unsupported(d, o, "the tensor is too large for one zero-check");
+    uint64_t by = p->tensors[o->out].bound, bx = p->tensors[o->in[0]].bound;
+    s->by = by ? ez_bitlen(by) : 1;
+    s->bd = bx ? ez_bitlen(bx) : 1;
+    if (s->by > 62 || s->bd > 62)
+        return rl_unsupported(d, o, "values of 62 bits or more");
+    s->ny = ez_rc_nlimbs(s->by);
+    s->nd = ez_rc_nlimbs(s->bd);
+    s->pY = 0;
+    s->pD = s->ny;
+    s->npolys = s->ny + s->nd;
+    return EZ_OK;
+}
+
+static size_t rl_first_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    return SIZE_MAX;
+}
+
+static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    rl_shape s;
+    ez_status st = rl_shape_init(&s, p, op, NULL, d);
+    size_t first = L->npolys;
+    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
+        size_t idx;
+        st = ez_advice_add_poly(L, s.len, (unsigned)op, &idx);
+        if (st == EZ_OK && idx != first + q)
+            st = EZ_ERR_INTERNAL;
+    }
+    if (st == EZ_OK)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pY, s.ny, s.by, s.len);
+    if (st == EZ_OK)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.len);
+    rl_shape_clear(&s);
+    return st;
+}
+
+/* y from the trace, d = y - x; in checked mode a y that is not max(x, 0) is refused. */
+static ez_status relu_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+                           bool unchecked, ez_fe **polys, ez_diag *d)
+{
+    rl_shape s;
+    ez_status st = rl_shape_init(&s, p, op, tr, d);
+    int64_t *off = NULL;
+    ez_fe *yv = NULL, *dv = NULL;
+    if (st != EZ_OK)
+        goto out;
+    size_t first = rl_first_poly(L, op);
+    if (first == SIZE_MAX)
+        goto out;
+    if (first + s.npolys > L->npolys) {
+        st = EZ_ERR_INTERNAL;
+        goto out;
+    }
+    if ((st = ez_exec_elem_offsets(&off, p, s.o, 0, d)) != EZ_OK)
+        goto out;
+    for (unsigned q = 0; q < s.npolys; q++)
+        if ((polys[first + q] = ez_alloc_aligned(s.len, sizeof(ez_fe))) == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+    yv = ez_alloc_array(s.len, sizeof *yv);
+    dv = ez_alloc_array(s.len, sizeof *dv);
+    if (!yv || !dv) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    uint64_t numel = ez_plan_tensor_numel(s.to), stride[EZ_MAX_RANK], bad = UINT64_MAX;
+    ez_advice_strides(s.to, stride);
+    const int64_t *x = tr->t[s.o->in[0]], *y = tr->t[s.o->out];
+#pragma omp parallel for schedule(static) if (numel > 65536)
+    for (uint64_t e = 0; e < numel; e++) {
+        uint64_t rest = e, i = 0;
+        for (unsigned b = s.rank; b-- > 0;) {
+            i += (rest % s.to->dims[b]) * stride[b];
+            rest /= s.to->dims[b];
+        }
+        int64_t xe = x[off[e]];
+        yv[i] = ez_fe_from_i64(y[e]);
+        dv[i] = ez_fe_sub(yv[i], ez_fe_from_i64(xe));
+        if (y[e] != (xe > 0 ? xe : 0)) {
+#pragma omp critical(ez_relu_bad)
+            if (e < bad)
+                bad = e;
+        }
+    }
+    if (bad != UINT64_MAX && !unchecked) {
+        char where[256];
+        ez_exec_format_elem(where, sizeof where, s.to, bad);
+        ez_diag_set(d, "op '%s': %s = %lld is not max(x, 0) (the trace is inconsistent)", s.o->label, where,
+                    (long long)y[bad]);
+        st = EZ_ERR_NUMERIC;
+        goto out;
+    }
+    ez_fe *const *P = polys + first;
+    const struct {
+        const ez_fe *v;
+        unsigned q, nl, bits;
+    } vals[] = {{yv, s.pY, s.ny, s.by}, {dv, s.pD, s.nd, s.bd}};
+    for (size_t k = 0; k < 2; k++) {
+        ez_fe *limbs[EZ_ADV_MAX_LIMBS];
+        for (unsigned l = 0; l < vals[k].nl; l++)
+            limbs[l] = P[vals[k].q + l];
+        for (uint64_t i = 0; i < s.len; i++)
+            ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i);
+    }
+out:
+    free(off);
+    free(yv);
+    free(dv);
+    rl_shape_clear(&s);
+    return st;
+}
+
+static ez_fe2 rl_combine(const ez_fe2 *limbs, unsigned nl)
+{
+    ez_fe2 v = ez_fe2_zero();
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << RL_LIMB), limbs[l]);
+    return v;
+}
+
+static void rl_desc(ez_sumcheck_desc *d, unsigned n)
+{
+    ez_sumcheck_desc_init(d, n, 2);
+    d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
+/* Limbs 1.. of the value at local polys q.. (nl limbs) are sent at pt, limb 0 follows from
+ * the value v; all become advice claims. */
+static ez_status rl_value_claims(ez_pctx *c, const rl_shape *s, size_t first, const char *label, unsigned q,
+                                 unsigned nl, const ez_fe2 *pt, ez_fe2 v)
+{
+    ez_fe2 limbs[EZ_ADV_MAX_LIMBS];
+    ez_status st;
+    if (c->prover)
+        for (unsigned l = 1; l < nl; l++)
+            limbs[l] = ez_mle_eval_fe(c->advice[first + q + l], (size_t)s->len, pt, s->n);
+    if ((st = ez_pctx_msg(c, label, limbs + 1, nl - 1)) != EZ_OK)
+        return st;
+    limbs[0] = ez_fe2_zero();
+    limbs[0] = ez_fe2_sub(v, rl_combine(limbs, nl));
+    for (unsigned l = 0; l < nl && st == EZ_OK; l++)
+        st = ez_pctx_claim_advice(c, first + q + l, pt, s->n, limbs[l]);
+    return st;
+}
+
+/* Prover: a limbed value over the whole cube. */
+static ez_fe *rl_table(const ez_pctx *c, const rl_shape *s, size_t first, unsigned q, unsigned nl)
+{
+    uint64_t N = UINT64_C(1) << s->n;
+    ez_fe *t = ez_alloc_aligned(N, sizeof *t);
+    if (t == NULL)
+        return NULL;
+#pragma omp parallel for schedule(static) if (N > 65536)
+    for (uint64_t i = 0; i < N; i++) {
+        ez_fe v = 0;
+        if (i < s->len)
+            for (unsigned l = nl; l-- > 0;)
+                v = ez_fe_add(ez_fe_mul(v, 1u << RL_LIMB), c->advice[first + q + l][i]);
+        t[i] = v;
+    }
+    return t;
+}
+
+static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    rl_shape s;
+    ez_status st = rl_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    ez_sumcheck_proof proof;
+    ez_fe *Y = NULL, *D = NULL;
+    ez_claim kc = {0};
+    memset(&proof, 0, sizeof proof);
+    if (st != EZ_OK)
+        goto out;
+    size_t first = rl_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    ez_claim_absorb(c->t, "relu/out", out);
+    /* 1. the claim on y is a claim on the committed y */
+    if ((st = rl_value_claims(c, &s, first, "relu/y-limbs", s.pY, s.ny, out->point, out->value)) != EZ_OK)
+        goto out;
+    /* 2. y d = 0 on the whole cube: one zero-check at a random point */
+    ez_fe2 rho[EZ_PROVE_MAX_VARS], pt[EZ_PROVE_MAX_VARS], ev[2];
+    ez_transcript_challenges_fe2(c->t, "relu/rho", rho, s.n);
+    ez_sumcheck_desc desc;
+    rl_desc(&desc, s.n);
+    const ez_fe2 *eqp = s.n ? rho : NULL;
+    if (c->prover) {
+        Y = rl_table(c, &s, first, s.pY, s.ny);
+        D = rl_table(c, &s, first, s.pD, s.nd);
+        if (Y == NULL || D == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        ez_sumcheck_factor f[2] = {{Y, NULL}, {D, NULL}};
+        if ((st = ez_sumcheck_prove(c->t, &desc, NULL, eqp, f, ez_fe2_zero(), &proof, pt, ev)) != EZ_OK)
+            goto out;
+        ez_sumcheck_proof_write(c->w, &proof);
+    } else {
+        st = ez_sumcheck_proof_read(c->r, &desc, &proof);
+        if (st == EZ_OK)
+            st = ez_sumcheck_verify(c->t, &desc, NULL, eqp, ez_fe2_zero(), &proof, pt, ev);
+        if (st != EZ_OK) {
+            if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
+                ez_diag_set(c->d, "the zero-check y (y - x) = 0 failed");
+                st = EZ_ERR_REJECT;
+            }
+            goto out;
+        }
+    }
+    /* 3. y and d at its point become limb claims; x = y - d there is the operand's claim */
+    if ((st = rl_value_claims(c, &s, first, "relu/y-at", s.pY, s.ny, pt, ev[0])) != EZ_OK ||
+        (st = rl_value_claims(c, &s, first, "relu/d-at", s.pD, s.nd, pt, ev[1])) != EZ_OK)
+        goto out;
+    {
+        ez_fe2 pin[EZ_PROVE_MAX_VARS];
+        for (unsigned b = 0; b < s.rank; b++)
+            memcpy(pin + s.ioff[s.in_pos[b]], pt + s.off[b], ez_log2_ceil(s.to->dims[b]) * sizeof *pin);
+        if ((st = ez_claim_set(&kc, pin, s.n, ez_fe2_sub(ev[0], ev[1]))) == EZ_OK)
+            st = ez_opview_claim(c, &s.v, op, 0, &kc);
+    }
+out:
+    ez_claim_clear(&kc);
+    ez_sumcheck_proof_clear(&proof);
+    free(Y);
+    free(D);
+    rl_shape_clear(&s);
+    return st;
+}
 
 static ez_status relu_exec(ez_exec_ctx *c)
 {
@@ -44,8 +354,68 @@ static ez_status relu_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
     return EZ_OK;
 }
 
+/* (ny - 1) limbs at r, the zero-check, (ny - 1) + (nd - 1) limbs at its point. */
+static uint64_t relu_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    rl_shape s;
+    ez_diag d;
+    (void)L;
+    if (rl_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        rl_shape_clear(&s);
+        return 0;
+    }
+    ez_sumcheck_desc desc;
+    rl_desc(&desc, s.n);
+    uint64_t b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 * (s.ny - 1) + (s.nd - 1)) * EZ_OP_FE2_BYTES;
+    rl_shape_clear(&s);
+    return b;
+}
+
+/* docs/protocol-elementwise.md §6: y - d = x with y, d in their ranges; y d = 0 needs only
+ * y, d < p (a product of two integers in [0, p) is 0 mod p iff a factor is 0). */
+static void relu_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    rl_shape s;
+    ez_diag d;
+    if (rl_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        rl_shape_clear(&s);
+        return;
+    }
+    ez_i128 B = (ez_i128)p->tensors[s.o->in[0]].bound, lo, hi;
+    ez_rel_begin(m, op, "y - d = x");
+    ez_rel_unsigned(s.by, &lo, &hi);
+    ez_rel_term(m, "y", 1, 0, lo, hi);
+    ez_rel_unsigned(s.bd, &lo, &hi);
+    ez_rel_term(m, "d", -1, 0, lo, hi);
+    ez_rel_term(m, "x", -1, 0, -B, B);
+    ez_rel_end(m);
+    const struct {
+        unsigned nl, bits;
+        const char *what;
+    } v[] = {{s.ny, s.by, "y = the sum of its limbs"}, {s.nd, s.bd, "d = the sum of its limbs"}};
+    for (size_t i = 0; i < 2; i++) {
+        ez_rel_begin(m, op, v[i].what);
+        ez_rel_unsigned(v[i].bits, &lo, &hi);
+        ez_rel_term(m, "value", 1, 0, lo, hi);
+        for (unsigned l = 0; l < v[i].nl; l++) {
+            unsigned w = l + 1 < v[i].nl ? RL_LIMB : v[i].bits - RL_LIMB * l;
+            ez_rel_unsigned(w, &lo, &hi);
+            ez_rel_term(m, "limb", -1, RL_LIMB * l, lo, hi);
+        }
+        ez_rel_end(m);
+    }
+    rl_shape_clear(&s);
+}
+
 const ez_op_def ez_op_relu = {
     .kind = EZ_OP_RELU,
     .exec = relu_exec,
     .floatref = relu_floatref,
+    .layout = relu_layout,
+    .fill = relu_fill,
+    .prove = relu_reduce,
+    .verify = relu_reduce,
+    .walk_bytes = relu_walk_bytes,
+    .claims = ez_op_one_claim,
+    .relations = relu_relations,
 };

@@ -113,6 +113,33 @@ ez_status ez_rc_check_width(ez_advice_layout *L, const ez_plan *p, size_t op, ez
     return ez_rc_check_tensor(L, p, (unsigned)op, o->out, (int64_t)(UINT64_C(1) << (out->bits - 1)), out->bits, d);
 }
 
+ez_status ez_rc_limb_cols(ez_advice_layout *L, unsigned op, size_t first_poly, unsigned nl, unsigned bits,
+                          uint64_t len)
+{
+    ez_status st = EZ_OK;
+    for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
+        unsigned w = l + 1 < nl ? EZ_ADV_LIMB_BITS : bits - EZ_ADV_LIMB_BITS * l;
+        ez_atom a = {false, first_poly + l};
+        st = limb_cols(L, op, len, a, 0, w, NULL);
+    }
+    return st;
+}
+
+bool ez_rc_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i)
+{
+    bool ok = bits >= 64 || (v >> bits) == 0;
+    unsigned top = nl - 1;
+    for (unsigned l = 0; l < top; l++)
+        limbs[l][i] = (v >> (EZ_ADV_LIMB_BITS * l)) & 0xffff;
+    if (ok) {
+        limbs[top][i] = v >> (EZ_ADV_LIMB_BITS * top);
+    } else {
+        ez_fe low = top ? v & ((UINT64_C(1) << (EZ_ADV_LIMB_BITS * top)) - 1) : 0;
+        limbs[top][i] = ez_fe_mul(ez_fe_sub(v, low), ez_fe_inv(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * top)));
+    }
+    return ok;
+}
+
 ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
                         unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ncols_out,
                         ez_diag *d)

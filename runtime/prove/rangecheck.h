@@ -75,6 +75,19 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
  * Returns EZ_OK, EZ_ERR_REJECT (verifier: short or non-canonical bytes), EZ_ERR_NOMEM. */
 ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t ncols, const ez_lookup_claims *lc);
 
+/* Range columns of an op-owned value committed in nl limb polys first_poly .. (e.g. an
+ * element-wise remainder): limb l in the range table's region of its width (16, the top
+ * limb bits - 16 (nl - 1)), every entry of len checked. Together with the value being
+ * DEFINED as sum 2^(16 l) limb_l, it lies in [0, 2^bits). EZ_OK, EZ_ERR_NOMEM. */
+ez_status ez_rc_limb_cols(ez_advice_layout *L, unsigned op, size_t first_poly, unsigned nl, unsigned bits,
+                          uint64_t len);
+
+/* Prover: entry i of the limbs of a `bits`-bit value v (canonical field element, nl =
+ * ez_rc_nlimbs(bits) limbs). Returns whether v < 2^bits; if not (a tampered witness in
+ * unchecked mode) the low limbs take v's low bits and the top limb the field quotient,
+ * so sum 2^(16 l) limb_l = v still holds in F and only the range lookups fail. */
+bool ez_rc_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i);
+
 /* Function tables: the prover's concrete arrays of the tuples of table `table`, in layout
  * order: cols[2 j + w] is column w of the j-th such tuple (advice borrowed, tensors in
  * their padded layout in owned[2 j + w]; caller frees), idx[j] its layout index. Arrays of

@@ -197,15 +197,15 @@ param S = 4
 input a[S, S]
 weight w[S, S]
 b[s, t] = a[s, u] * w[u, t]
-p[s, t] = layernorm[t](b[s, t])
+p[s] = argmax[t](b[s, t])
 output p
 EOF
 expect 0 "compile sm" -- "$EINZK" compile "$work/sm.ein" -o "$work/sm.einc"
 expect 0 "gen sm" -- "$EINZK" gen "$work/sm.einc" --seed 1 --weights "$work/sm.safetensors" --input "$work/sm.json"
-expect 4 "setup layernorm" -- "$EINZK" setup "$work/sm.einc" --weights "$work/sm.safetensors" --vk "$work/sm.vk" \
+expect 4 "setup argmax" -- "$EINZK" setup "$work/sm.einc" --weights "$work/sm.safetensors" --vk "$work/sm.vk" \
     --pk "$work/sm.pk"
-grep -q "op 'p' (layernorm) is not provable yet" "$work/err.txt" || fail "setup does not name the layernorm op"
-expect 4 "prove layernorm" -- "$EINZK" prove "$work/sm.einc" --weights "$work/sm.safetensors" --input "$work/sm.json" \
+grep -q "op 'p' (argmax) is not provable yet" "$work/err.txt" || fail "setup does not name the argmax op"
+expect 4 "prove argmax" -- "$EINZK" prove "$work/sm.einc" --weights "$work/sm.safetensors" --input "$work/sm.json" \
     -o "$work/sm.proof"
-grep -q "op 'p' (layernorm) is not provable yet" "$work/err.txt" || fail "prove does not name the layernorm op"
-echo "prove_tamper: layernorm is refused by setup and prove (exit 4, op named)"
+grep -q "op 'p' (argmax) is not provable yet" "$work/err.txt" || fail "prove does not name the argmax op"
+echo "prove_tamper: argmax is refused by setup and prove (exit 4, op named)"

@@ -152,6 +152,18 @@ def evaluate(plan, weights, inputs):
                 x = np.array(to_out(arr, sub, out_sub, sizes), dtype=np.float64)
                 if kind in ("func", "relu", "rsqrt"):
                     res = FUNCS[op["func"] if kind == "func" else kind](x)
+                elif kind == "rope":
+                    # Hugging Face Llama: x * cos + rotate_half(x) * sin, base 10000
+                    cs, ce = sub_of([op["mask_row"]]), sub_of([op["mask_col"]])
+                    pe, E = out_sub.index(ce), sizes[ce]
+                    inv = 10000.0 ** (-np.arange(0, E, 2, dtype=np.float64) / E)
+                    ang = np.arange(sizes[cs], dtype=np.float64)[:, None] * inv[None, :]
+                    emb = np.concatenate([ang, ang], axis=-1)  # [s, e]
+                    cos = to_out(np.cos(emb), cs + ce, out_sub, sizes)
+                    sin = to_out(np.sin(emb), cs + ce, out_sub, sizes)
+                    h = E // 2
+                    rot = np.concatenate([-np.take(x, range(h, E), axis=pe), np.take(x, range(h), axis=pe)], axis=pe)
+                    res = x * cos + rot * sin
                 elif kind in ("causal", "softmax"):
                     mask = None
                     if kind == "causal" or op["masked"]:

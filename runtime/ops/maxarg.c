@@ -1,0 +1,909 @@
+/* maxarg — the row-max argument of MAX and ARGMAX (maxarg.h). The protocol and its
+ * soundness argument are docs/protocol-argmax.md, cited below as "§n".
+ *
+ * Notation (per row y of the input x over the reduced axis t, T its extent, nt = its
+ * variables; S the public live selector — 1 on real entries, 0 on padding — and R the
+ * real-row selector; B the input's bound):
+ *     MAX     D = M - X                          D in [0, 2^bd),        bd = bitlen(2B)
+ *     ARGMAX  D = 2^k (M - X) + t - A            D in [0, 2^(bd + k)),  A in [0, 2^k),
+ *             k = max(nt, 1)                     M + 2^(wm-1) in [0, 2^wm) (per row)
+ *     both    Z (D + 1 - S) = 0 on the cube,  sum_t Z = R per row.
+ * The committed polys: per element (the input's padded layout) D's limbs and Z; per row
+ * (the padded layout of the row shape, the input's axes without t, in the input's
+ * order) M (MAX), or A's limbs and the limbs of M + 2^(wm-1) (ARGMAX). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mle.h"
+#include "lib/sumcheck.h"
+#include "runtime/ops/maxarg.h"
+#include "runtime/prove/rangecheck.h"
+
+#define MX_LIMB EZ_ADV_LIMB_BITS
+
+/* ---- shape ------------------------------------------------------------------------------- */
+
+/* Everything both sides derive from the plan (§2). */
+typedef struct {
+    ez_opview v;                   /* the op over its input slice (prover: with data) */
+    const ez_plan_op *o;
+    const ez_plan_tensor *ti, *to;
+    ez_plan_tensor rows;           /* the row shape: the input without axis t */
+    bool arg;                      /* ARGMAX */
+    unsigned rank, at;             /* input rank, the reduced axis' position */
+    unsigned out_pos[EZ_MAX_RANK]; /* output axis b is input axis out_pos[b] */
+    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
+    unsigned n, nR, nt;            /* cube variables, row variables, t's variables */
+    uint64_t T;                    /* extent of t */
+    uint64_t B;                    /* the input's bound */
+    unsigned bd, ta, wm;           /* widths of D, A = the key shift k (argmax), M + 2^(wm-1) */
+    unsigned nd, na, nm;           /* their limbs (na = nm = 0 for MAX) */
+    uint64_t lenE, lenR;           /* padded layouts of the input and of the row shape */
+    bool rowpad;                   /* the row layout has interior padding (§3.5) */
+    /* local poly ids (§2): element polys D limbs, Z; then the row polys: MAX M, ARGMAX
+     * A limbs then M's limbs */
+    unsigned pD, pZ, nelem, pM, pA, npolys;
+} mx_shape;
+
+static void mx_shape_clear(mx_shape *s)
+{
+    ez_opview_clear(&s->v);
+}
+
+static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
+{
+    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_op_kind_name(o->kind), why);
+    return EZ_ERR_UNSUPPORTED;
+}
+
+/* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
+static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    const ez_plan_op *o = &p->ops[op];
+    s->o = o;
+    if ((o->kind != EZ_OP_MAX && o->kind != EZ_OP_ARGMAX) || o->nin != 1)
+        return unsupported(d, o, "not a one-operand max or argmax");
+    s->arg = o->kind == EZ_OP_ARGMAX;
+    ez_status st = ez_opview_init(&s->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    s->ti = &s->v.tensors[0];
+    s->to = &p->tensors[o->out];
+    s->rank = s->ti->rank;
+    const unsigned *ax = s->v.op.in_axes[0];
+    if (s->rank == 0 || s->to->rank + 1 != s->rank)
+        return unsupported(d, o, "the output's axes must be the input's without the reduced one");
+    bool have_t = false;
+    for (unsigned a = 0; a < s->rank; a++) {
+        for (unsigned b = 0; b < a; b++)
+            if (ax[a] == ax[b])
+                return unsupported(d, o, "an index repeats inside the input");
+        if (ax[a] == o->axis)
+            s->at = a, have_t = true;
+    }
+    if (!have_t)
+        return unsupported(d, o, "the reduced index is not an axis of the input");
+    unsigned used = 1u << s->at;
+    for (unsigned b = 0; b < s->to->rank; b++) {
+        unsigned a = 0;
+        while (a < s->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == s->rank || ((used >> a) & 1))
+            return unsupported(d, o, "the output's axes must be the input's without the reduced one");
+        used |= 1u << a;
+        s->out_pos[b] = a;
+        if (s->to->dims[b] != s->ti->dims[a])
+            return unsupported(d, o, "the output's extents differ from the input's");
+    }
+    if (s->arg ? o->out_scale != 0 : o->out_scale != o->in_scale)
+        return unsupported(d, o, s->arg ? "an argmax result must have scale 0" : "a max that changes the scale");
+    /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
+    for (unsigned a = 0, o_ = 0, r_ = 0; a < s->rank; a++) {
+        s->nv[a] = ez_log2_ceil(s->ti->dims[a]);
+        s->off[a] = o_;
+        s->roff[a] = r_;
+        o_ += s->nv[a];
+        if (a != s->at)
+            r_ += s->nv[a];
+        s->n = o_;
+    }
+    s->nt = s->nv[s->at];
+    s->nR = s->n - s->nt;
+    s->T = s->ti->dims[s->at];
+    s->rows = *s->ti;
+    s->rows.rank = 0;
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at)
+            s->rows.dims[s->rows.rank++] = s->ti->dims[a];
+    for (unsigned a = s->rows.rank; a < EZ_MAX_RANK; a++)
+        s->rows.dims[a] = 0;
+    s->lenE = ez_advice_padlen(s->ti);
+    s->lenR = ez_advice_padlen(&s->rows);
+    s->rowpad = ez_advice_interior_padding(&s->rows);
+    if (s->T == 0 || s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN)
+        return unsupported(d, o, "the input is too large for one zero-check");
+    /* widths (§2): 0 <= m - x <= 2B */
+    s->B = p->tensors[o->in[0]].bound;
+    if (s->B >= UINT64_C(1) << 61)
+        return unsupported(d, o, "the input's bound is 2^61 or more");
+    unsigned bdm = s->B ? ez_bitlen(2 * s->B) : 1;
+    if (s->arg) {
+        /* the key's shift k = max(nt, 1): A in [0, 2^k) and t < T <= 2^k (with k = 0 a
+         * one-entry row could claim A = 1 with M = x + 1, §4.2) */
+        s->ta = s->nt ? s->nt : 1;
+        s->wm = ez_bitlen(s->B) + 1;
+    }
+    s->bd = bdm + s->ta;
+    if (s->bd > 62)
+        return unsupported(d, o, s->arg ? "the input's width plus the row length's bits exceed 62"
+                                        : "the distances to the row max exceed 62 bits");
+    s->nd = ez_rc_nlimbs(s->bd);
+    s->na = s->arg ? ez_rc_nlimbs(s->ta) : 0;
+    s->nm = s->arg ? ez_rc_nlimbs(s->wm) : 0;
+    unsigned q = 0;
+    s->pD = q, q += s->nd;
+    s->pZ = q++;
+    s->nelem = q;
+    if (s->arg) {
+        s->pA = q, q += s->na;
+        s->pM = q, q += s->nm;
+    } else {
+        s->pM = q++;
+    }
+    s->npolys = q;
+    return EZ_OK;
+}
+
+static uint64_t mx_poly_len(const mx_shape *s, unsigned q)
+{
+    return q < s->nelem ? s->lenE : s->lenR;
+}
+
+/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
+static size_t mx_first_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    return SIZE_MAX;
+}
+
+/* Coordinate of input axis a in element cube index x. */
+static inline uint64_t mx_coord(const mx_shape *s, uint64_t x, unsigned a)
+{
+    return (x >> (s->n - s->off[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1);
+}
+
+/* Row cube index of element cube index x: t's bits dropped. */
+static inline uint64_t mx_row_of(const mx_shape *s, uint64_t x)
+{
+    unsigned lo = s->n - s->off[s->at] - s->nt;
+    return ((x >> (lo + s->nt)) << lo) | (x & ((UINT64_C(1) << lo) - 1));
+}
+
+/* S~(pt) over the input's variables and R~(zeta) over the row variables (O(n)). */
+static ez_fe2 mx_live_eval(const mx_shape *s, const ez_fe2 *pt)
+{
+    ez_fe2 r = ez_fe2_one();
+    for (unsigned a = 0; a < s->rank; a++)
+        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->off[a], s->nv[a], s->ti->dims[a]));
+    return r;
+}
+
+static ez_fe2 mx_rowreal_eval(const mx_shape *s, const ez_fe2 *zeta)
+{
+    ez_fe2 r = ez_fe2_one();
+    for (unsigned a = 0; a < s->rank; a++)
+        if (a != s->at)
+            r = ez_fe2_mul(r, ez_mle_prefix(zeta + s->roff[a], s->nv[a], s->ti->dims[a]));
+    return r;
+}
+
+/* tau~(pt): the coordinate t as a multilinear polynomial of t's bits (MSB first). */
+static ez_fe2 mx_tau_eval(const mx_shape *s, const ez_fe2 *pt)
+{
+    ez_fe2 r = ez_fe2_zero();
+    for (unsigned j = 0; j < s->nt; j++)
+        r = ez_fe2_add(ez_fe2_add(r, r), pt[s->off[s->at] + j]);
+    return r;
+}
+
+/* The row part of an element point; an element point from a row point with every
+ * coordinate of t's block set to t_val. */
+static void mx_point_row(const mx_shape *s, ez_fe2 *row, const ez_fe2 *pt)
+{
+    unsigned o = s->off[s->at];
+    memcpy(row, pt, o * sizeof *row);
+    memcpy(row + o, pt + o + s->nt, (s->n - o - s->nt) * sizeof *row);
+}
+
+static void mx_point_join(const mx_shape *s, ez_fe2 *pt, const ez_fe2 *row, ez_fe2 t_val)
+{
+    unsigned o = s->off[s->at];
+    memcpy(pt, row, o * sizeof *pt);
+    for (unsigned b = 0; b < s->nt; b++)
+        pt[o + b] = t_val;
+    memcpy(pt + o + s->nt, row + o, (s->n - o - s->nt) * sizeof *pt);
+}
+
+/* ---- layout -------------------------------------------------------------------------------- */
+
+/* Range columns of a `bits`-bit value committed in nl limbs polys[first ..]: each limb in
+ * the range table's region of its width (16, the top limb w <= 16). */
+static ez_status mx_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
+                               uint64_t len)
+{
+    ez_status st = EZ_OK;
+    for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
+        unsigned w = l + 1 < nl ? MX_LIMB : bits - MX_LIMB * l, table;
+        if ((st = ez_advice_range_table(L, w, &table)) != EZ_OK)
+            break;
+        ez_lookup_col c = {
+            .table = table, .op = op, .len = len, .atom = {false, first + l}, .coef = 1, .cst = 0, .bits = w};
+        st = ez_advice_add_col(L, &c, NULL);
+    }
+    return st;
+}
+
+ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    mx_shape s;
+    ez_status st = mx_shape_init(&s, p, op, NULL, d);
+    size_t first = L->npolys;
+    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
+        size_t idx;
+        st = ez_advice_add_poly(L, mx_poly_len(&s, q), (unsigned)op, &idx);
+        if (st == EZ_OK && idx != first + q)
+            st = EZ_ERR_INTERNAL;
+    }
+    /* D >= 0 on every entry of the input's layout; A and M + 2^(wm-1) on every row */
+    if (st == EZ_OK)
+        st = mx_range_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.lenE);
+    if (st == EZ_OK && s.arg)
+        st = mx_range_cols(L, (unsigned)op, first + s.pA, s.na, s.ta, s.lenR);
+    if (st == EZ_OK && s.arg)
+        st = mx_range_cols(L, (unsigned)op, first + s.pM, s.nm, s.wm, s.lenR);
+    mx_shape_clear(&s);
+    return st;
+}
+
+/* ---- fill (prover) ------------------------------------------------------------------------- */
+
+/* Split canonical v into nl limbs of a `bits`-bit value at entry i. Out of range (only a
+ * tampered trace): the low limbs take v's low bits and the top limb the field quotient, so
+ * the limb relation holds in the field and the range lookups fail. Returns in-range. */
+static bool mx_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i)
+{
+    bool ok = bits >= 64 || (v >> bits) == 0;
+    unsigned top = nl - 1;
+    for (unsigned l = 0; l < top; l++)
+        limbs[l][i] = (v >> (MX_LIMB * l)) & 0xffff;
+    if (ok) {
+        limbs[top][i] = v >> (MX_LIMB * top);
+    } else {
+        ez_fe low = top ? v & ((UINT64_C(1) << (MX_LIMB * top)) - 1) : 0;
+        limbs[top][i] = ez_fe_mul(ez_fe_sub(v, low), ez_fe_inv(ez_fe_pow(2, (uint64_t)MX_LIMB * top)));
+    }
+    return ok;
+}
+
+/* Where row r of the output (row-major over the output) lives: its entry t = 0 in the
+ * element layout and in the input (slice) data, and its row layout index. */
+typedef struct {
+    uint64_t pstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK], rstride[EZ_MAX_RANK];
+} mx_strides;
+
+static void mx_strides_init(const mx_shape *s, mx_strides *z)
+{
+    uint64_t rs[EZ_MAX_RANK], mx = 1;
+    ez_advice_strides(s->ti, z->pstride);
+    ez_advice_strides(&s->rows, rs);
+    for (unsigned a = 0, r = 0; a < s->rank; a++)
+        z->rstride[a] = a == s->at ? 0 : rs[r++];
+    for (unsigned a = s->rank; a-- > 0;) {
+        z->xstride[a] = mx;
+        mx *= s->ti->dims[a];
+    }
+}
+
+static void mx_locate(const mx_shape *s, const mx_strides *z, uint64_t r, uint64_t *pe, uint64_t *xi, uint64_t *pr)
+{
+    uint64_t rest = r;
+    *pe = *xi = *pr = 0;
+    for (unsigned b = s->to->rank; b-- > 0;) {
+        uint64_t c = rest % s->to->dims[b];
+        rest /= s->to->dims[b];
+        unsigned a = s->out_pos[b];
+        *pe += c * z->pstride[a];
+        *xi += c * z->xstride[a];
+        *pr += c * z->rstride[a];
+    }
+}
+
+ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                         ez_fe **polys, ez_diag *d)
+{
+    mx_shape s;
+    ez_status st = mx_shape_init(&s, p, op, tr, d);
+    ez_fe *dv = NULL, *av = NULL, *mv = NULL;
+    if (st != EZ_OK)
+        goto out;
+    const ez_plan_op *o = s.o;
+    size_t first = mx_first_poly(L, op);
+    if (first == SIZE_MAX)
+        goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
+    if (first + s.npolys > L->npolys) {
+        st = EZ_ERR_INTERNAL;
+        goto out;
+    }
+    uint64_t nrows = ez_plan_tensor_numel(s.to), naux = 0;
+    const int64_t *aux = ez_trace_aux(tr, op, s.arg ? EZ_AUX_ROW_MAX : EZ_AUX_ROW_ARG, &naux);
+    const int64_t *px = s.v.data[0], *pout = tr->t[o->out];
+    if (!aux || naux != nrows || !px || !pout) {
+        ez_diag_set(d, "op '%s': the trace lacks the %s aux array", o->label, s.arg ? "row max" : "row argmax");
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    for (unsigned q = 0; q < s.npolys; q++)
+        if ((polys[first + q] = ez_alloc_aligned(mx_poly_len(&s, q), sizeof(ez_fe))) == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+    ez_fe *const *P = polys + first;
+    dv = ez_alloc_aligned(s.lenE, sizeof *dv);
+    mv = ez_alloc_aligned(s.lenR, sizeof *mv);
+    av = ez_alloc_aligned(s.lenR, sizeof *av);
+    if (!dv || !mv || !av) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    /* padding entries and rows: D = Z = 0; M = A = 0 (ARGMAX: M's offset encoding) */
+    const ez_fe moff = s.arg ? ez_fe_pow(2, s.wm - 1) : 0;
+#pragma omp parallel for schedule(static) if (s.lenE > 65536)
+    for (uint64_t i = 0; i < s.lenE; i++)
+        dv[i] = P[s.pZ][i] = 0;
+    for (uint64_t i = 0; i < s.lenR; i++)
+        mv[i] = moff, av[i] = 0;
+    mx_strides z;
+    mx_strides_init(&s, &z);
+    const uint64_t T = s.T, ps = z.pstride[s.at], xs = z.xstride[s.at];
+    const ez_fe two_k = ez_fe_pow(2, s.ta);
+    const bool arg = s.arg;
+    /* per row the first inconsistency a checked prover reports (UINT64_MAX: none) */
+    uint64_t bad_arg = UINT64_MAX, bad_att = UINT64_MAX;
+#pragma omp parallel for schedule(dynamic, 1) if (nrows * T > 65536)
+    for (uint64_t r = 0; r < nrows; r++) {
+        uint64_t pe, xi, pr;
+        mx_locate(&s, &z, r, &pe, &xi, &pr);
+        int64_t m = arg ? aux[r] : pout[r], a = arg ? pout[r] : aux[r];
+        ez_fe mf = ez_fe_from_i64(m), af = ez_fe_from_i64(a);
+        mv[pr] = ez_fe_add(mf, moff);
+        av[pr] = af;
+        for (uint64_t t = 0; t < T; t++) {
+            ez_fe x = ez_fe_from_i64(px[xi + t * xs]);
+            /* MAX: m - x; ARGMAX: 2^k (m - x) + t - a (§2) */
+            ez_fe dd = ez_fe_sub(mf, x);
+            if (arg)
+                dd = ez_fe_sub(ez_fe_add(ez_fe_mul(dd, two_k), t), af);
+            dv[pe + t * ps] = dd;
+        }
+        /* the attainment mark: one entry, at the (claimed) argmax */
+        if (a >= 0 && (uint64_t)a < T) {
+            P[s.pZ][pe + (uint64_t)a * ps] = 1;
+            if (dv[pe + (uint64_t)a * ps] != 0) {
+#pragma omp critical(ez_maxarg_bad)
+                if (r < bad_att)
+                    bad_att = r;
+            }
+        } else {
+#pragma omp critical(ez_maxarg_bad)
+            if (r < bad_arg)
+                bad_arg = r;
+        }
+    }
+    if (!unchecked && (bad_arg != UINT64_MAX || bad_att != UINT64_MAX)) {
+        char where[256];
+        uint64_t r = bad_arg != UINT64_MAX ? bad_arg : bad_att;
+        ez_exec_format_elem(where, sizeof where, s.to, r);
+        ez_diag_set(d, "op '%s': %s of %s (the trace is inconsistent)", o->label,
+                    bad_arg != UINT64_MAX ? "the argmax lies outside the row" : "the max is not attained at the argmax",
+                    where);
+        st = EZ_ERR_NUMERIC;
+        goto out;
+    }
+    if (!arg)
+        memcpy(P[s.pM], mv, s.lenR * sizeof *mv);
+    /* limbs, with the range of every value checked (§2) */
+    const struct {
+        const ez_fe *v;
+        unsigned first, nl, bits;
+        uint64_t len;
+        const char *what;
+    } vals[] = {{dv, s.pD, s.nd, s.bd, s.lenE,
+                 arg ? "a distance to the row's (max, argmax): an entry above the max, or tying it before the argmax"
+                     : "a distance to the row max: an entry above the max"},
+                {av, s.pA, s.na, s.ta, s.lenR, "an argmax"},
+                {mv, s.pM, s.nm, s.wm, s.lenR, "a row max plus its offset"}};
+    for (size_t k = 0; k < (arg ? 3u : 1u) && st == EZ_OK; k++) {
+        uint64_t bad = UINT64_MAX;
+        ez_fe *limbs[EZ_ADV_MAX_LIMBS];
+        const ez_fe *v = vals[k].v;
+        const unsigned bits = vals[k].bits, nl = vals[k].nl;
+        for (unsigned l = 0; l < nl; l++)
+            limbs[l] = P[vals[k].first + l];
+#pragma omp parallel for schedule(static) reduction(min : bad) if (vals[k].len > 65536)
+        for (uint64_t i = 0; i < vals[k].len; i++)
+            if (!mx_split(v[i], bits, nl, limbs, i) && i < bad)
+                bad = i;
+        if (bad != UINT64_MAX && !unchecked) {
+            ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
+                        vals[k].what, (unsigned long long)bad, (long long)ez_fe_to_i64(vals[k].v[bad]), vals[k].bits);
+            st = EZ_ERR_NUMERIC;
+        }
+    }
+out:
+    free(dv);
+    free(mv);
+    free(av);
+    mx_shape_clear(&s);
+    return st;
+}
+
+/* ---- the reduction (both sides) ------------------------------------------------------------ */
+
+/* A limbed value's eval from its limbs' evals. */
+static ez_fe2 mx_combine(const ez_fe2 *limbs, unsigned nl)
+{
+    ez_fe2 v = ez_fe2_zero();
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << MX_LIMB), limbs[l]);
+    return v;
+}
+
+/* Prover: the MLE of local poly q at pt. */
+static ez_fe2 mx_eval_poly(const ez_pctx *c, size_t first, const mx_shape *s, unsigned q, const ez_fe2 *pt)
+{
+    uint64_t len = mx_poly_len(s, q);
+    return ez_mle_eval_fe(c->advice[first + q], (size_t)len, pt, ez_log2_ceil(len));
+}
+
+/* Add the claim "local poly q at pt = v". */
+static ez_status mx_claim(ez_pctx *c, size_t first, const mx_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
+{
+    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(mx_poly_len(s, q)), v);
+}
+
+/* Atom message at pt: the prover evaluates nq local polys qs[] at pt, both sides exchange
+ * the values under label and add one claim each. */
+static ez_status mx_atoms_msg(ez_pctx *c, size_t first, const mx_shape *s, const char *label, const unsigned *qs,
+                              size_t nq, const ez_fe2 *pt, ez_fe2 *vals)
+{
+    ez_status st;
+    if (c->prover)
+        for (size_t j = 0; j < nq; j++)
+            vals[j] = mx_eval_poly(c, first, s, qs[j], pt);
+    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
+        return st;
+    for (size_t j = 0; j < nq && st == EZ_OK; j++)
+        st = mx_claim(c, first, s, qs[j], pt, vals[j]);
+    return st;
+}
+
+/* The claim "limbed value at polys q0 .. q0+nl at pt = v": the prover sends limbs 1.., limb
+ * 0 = v - sum_{l >= 1} 2^(16 l) limb_l; one claim per limb. */
+static ez_status mx_limbs_claim(ez_pctx *c, size_t first, const mx_shape *s, const char *label, unsigned q0,
+                                unsigned nl, const ez_fe2 *pt, ez_fe2 v)
+{
+    ez_fe2 vals[EZ_ADV_MAX_LIMBS];
+    unsigned qs[EZ_ADV_MAX_LIMBS];
+    ez_status st;
+    for (unsigned l = 1; l < nl; l++)
+        qs[l - 1] = q0 + l;
+    if ((st = mx_atoms_msg(c, first, s, label, qs, nl - 1, pt, vals + 1)) != EZ_OK)
+        return st;
+    vals[0] = ez_fe2_zero();
+    return mx_claim(c, first, s, q0, pt, ez_fe2_sub(v, mx_combine(vals, nl)));
+}
+
+/* Value of local limbed poly group at index i of a layout of len entries (0 beyond). */
+static inline ez_fe mx_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
+{
+    if (i >= len)
+        return 0;
+    ez_fe v = 0;
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe_add(ez_fe_mul(v, 1u << MX_LIMB), P[firstq + l][i]);
+    return v;
+}
+
+/* The zero-check's shape (§3.2): factors S, A1, Z, L2; terms S A1 + beta Z L2, eq on
+ * every variable; degree 3. */
+static void mx_desc(ez_sumcheck_desc *d, unsigned n)
+{
+    ez_sumcheck_desc_init(d, n, 4);
+    d->nterms = 2;
+    d->term[0].nf = 2, d->term[0].f[0] = 0, d->term[0].f[1] = 1;
+    d->term[1].nf = 2, d->term[1].f[0] = 2, d->term[1].f[1] = 3;
+    d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
+/* The row padding's zero-check (§3.5): factors 1 - R and W, eq on every row variable. */
+static void mx_desc_rows(ez_sumcheck_desc *d, unsigned n)
+{
+    ez_sumcheck_desc_init(d, n, 2);
+    d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+}
+
+/* The value of the linear factor A1 from its atoms (§3.2): MAX M - X - D; ARGMAX
+ * D - 2^k (M - X) - tau + A with M = (M + 2^(wm-1)) - 2^(wm-1). */
+static ez_fe2 mx_a1(const mx_shape *s, ez_fe2 m, ez_fe2 x, ez_fe2 dval, ez_fe2 a, ez_fe2 tau)
+{
+    if (!s->arg)
+        return ez_fe2_sub(ez_fe2_sub(m, x), dval);
+    ez_fe2 mm = ez_fe2_sub(m, ez_fe2_from_fe(ez_fe_pow(2, s->wm - 1)));
+    ez_fe2 v = ez_fe2_sub(dval, ez_fe2_mul_fe(ez_fe2_sub(mm, x), ez_fe_pow(2, s->ta)));
+    return ez_fe2_add(ez_fe2_sub(v, tau), a);
+}
+
+/* Prover: the factor tables of the zero-check over the whole cube. */
+typedef struct {
+    ez_fe *S, *A1, *Z, *L2;
+} mx_tables;
+
+static void mx_tables_clear(mx_tables *t)
+{
+    free(t->S);
+    free(t->A1);
+    free(t->Z);
+    free(t->L2);
+    memset(t, 0, sizeof *t);
+}
+
+static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, const mx_shape *s)
+{
+    memset(t, 0, sizeof *t);
+    const uint64_t N = UINT64_C(1) << s->n, NR = UINT64_C(1) << s->nR;
+    ez_fe *const *P = c->advice + first;
+    ez_fe *X = ez_alloc_aligned(N, sizeof *X), *rowv = ez_alloc_aligned(NR, sizeof *rowv);
+    uint8_t *real = ez_alloc_aligned(NR, 1);
+    t->S = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->A1 = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->Z = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->L2 = ez_alloc_aligned(N, sizeof(ez_fe));
+    if (!X || !rowv || !real || !t->S || !t->A1 || !t->Z || !t->L2) {
+        free(X);
+        free(rowv);
+        free(real);
+        mx_tables_clear(t);
+        return EZ_ERR_NOMEM;
+    }
+    ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
+    memset(X + s->lenE, 0, (N - s->lenE) * sizeof *X);
+    const uint64_t lenE = s->lenE, lenR = s->lenR, T = s->T;
+    const ez_fe two_k = ez_fe_pow(2, s->ta), moff = s->arg ? ez_fe_pow(2, s->wm - 1) : 0;
+    /* per row of the row cube: real?, and the row term of A1 (MAX: M; ARGMAX: A - 2^k M) */
+    for (uint64_t r = 0; r < NR; r++) {
+        bool re = true;
+        for (unsigned a = 0; a < s->rank; a++)
+            if (a != s->at && ((r >> (s->nR - s->roff[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1)) >=
+                                  s->ti->dims[a])
+                re = false;
+        real[r] = re;
+        if (s->arg) {
+            ez_fe m = ez_fe_sub(mx_val(P, s->pM, s->nm, lenR, r), moff), a = mx_val(P, s->pA, s->na, lenR, r);
+            rowv[r] = ez_fe_sub(a, ez_fe_mul(m, two_k));
+        } else {
+            rowv[r] = r < lenR ? P[s->pM][r] : 0;
+        }
+    }
+    const unsigned lo = s->n - s->off[s->at] - s->nt;
+    const uint64_t tmask = (UINT64_C(1) << s->nt) - 1;
+    const bool arg = s->arg;
+#pragma omp parallel for schedule(static) if (N > 16384)
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t r = mx_row_of(s, i), tt = (i >> lo) & tmask;
+        ez_fe S = real[r] && tt < T, z = i < lenE ? P[s->pZ][i] : 0;
+        ez_fe dval = mx_val(P, s->pD, s->nd, lenE, i);
+        /* MAX: M - X - D; ARGMAX: D - 2^k (M - X) - t + A = D + 2^k X - t + (A - 2^k M) */
+        ez_fe a1 = arg ? ez_fe_add(ez_fe_sub(ez_fe_add(dval, ez_fe_mul(X[i], two_k)), tt), rowv[r])
+                       : ez_fe_sub(ez_fe_sub(rowv[r], X[i]), dval);
+        t->S[i] = S;
+        t->A1[i] = a1;
+        t->Z[i] = z;
+        t->L2[i] = ez_fe_sub(ez_fe_add(dval, 1), S);
+    }
+    free(X);
+    free(rowv);
+    free(real);
+    return EZ_OK;
+}
+
+/* Run one zero-check (prover or verifier) with claimed sum 0 and eq point rho.
+ * Out: point (n coords), evals. Verifier failures become EZ_ERR_REJECT. */
+static ez_status mx_zerocheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *rho,
+                              const ez_sumcheck_factor *f, ez_fe2 *point, ez_fe2 *evals)
+{
+    ez_sumcheck_proof proof;
+    memset(&proof, 0, sizeof proof);
+    ez_status st;
+    const ez_fe2 *eqp = desc->nvars ? rho : NULL;
+    if (c->prover) {
+        st = ez_sumcheck_prove(c->t, desc, coeffs, eqp, f, ez_fe2_zero(), &proof, point, evals);
+        if (st == EZ_OK)
+            ez_sumcheck_proof_write(c->w, &proof);
+    } else {
+        st = ez_sumcheck_proof_read(c->r, desc, &proof);
+        if (st == EZ_OK)
+            st = ez_sumcheck_verify(c->t, desc, coeffs, eqp, ez_fe2_zero(), &proof, point, evals);
+        if (st == EZ_ERR_INVALID)
+            st = EZ_ERR_REJECT;
+    }
+    ez_sumcheck_proof_clear(&proof);
+    return st;
+}
+
+/* The framework prefixes "op 'p' (max): ". */
+static ez_status mx_reject(ez_pctx *c, const char *why)
+{
+    ez_diag_set(c->d, "%s", why);
+    return EZ_ERR_REJECT;
+}
+
+static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *fctx)
+{
+    mx_shape s;
+    ez_status st = mx_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    mx_tables tb;
+    ez_claim kc = {0};
+    ez_fe *rt = NULL, *wt = NULL;
+    memset(&tb, 0, sizeof tb);
+    if (st != EZ_OK)
+        goto out;
+    size_t first = mx_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.nR) {
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    const unsigned n = s.n, nR = s.nR;
+    ez_claim_absorb(c->t, s.arg ? "argmax/out" : "max/out", out);
+
+    /* 1. the claim on the output is a claim on the committed M (MAX) or A (ARGMAX) at the
+     * point with its blocks in the row layout's (input) axis order (§3.1) */
+    ez_fe2 rp[EZ_PROVE_MAX_VARS];
+    for (unsigned b = 0, o_ = 0; b < s.to->rank; b++) {
+        unsigned a = s.out_pos[b];
+        memcpy(rp + s.roff[a], out->point + o_, s.nv[a] * sizeof *rp);
+        o_ += s.nv[a];
+    }
+    if (s.arg)
+        st = mx_limbs_claim(c, first, &s, "argmax/out-limbs", s.pA, s.na, rp, out->value);
+    else
+        st = mx_claim(c, first, &s, s.pM, rp, out->value);
+    if (st != EZ_OK)
+        goto out;
+
+    /* 2. the zero-check (§3.2): sum_x eq(rho, x) (S A1 + beta Z L2) = 0 */
+    ez_fe2 rho[EZ_PROVE_MAX_VARS], beta;
+    ez_transcript_challenges_fe2(c->t, "max/rho", rho, n);
+    ez_transcript_challenges_fe2(c->t, "max/beta", &beta, 1);
+    ez_sumcheck_desc desc;
+    mx_desc(&desc, n);
+    ez_fe2 coeffs[2] = {ez_fe2_one(), beta};
+    ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], ev[4];
+    ez_sumcheck_factor f[4];
+    if (c->prover) {
+        if ((st = mx_tables_build(&tb, c, first, &s)) != EZ_OK)
+            goto out;
+        f[0] = (ez_sumcheck_factor){tb.S, NULL};
+        f[1] = (ez_sumcheck_factor){tb.A1, NULL};
+        f[2] = (ez_sumcheck_factor){tb.Z, NULL};
+        f[3] = (ez_sumcheck_factor){tb.L2, NULL};
+        if (forge) {
+            ez_fe *const ts[4] = {tb.S, tb.A1, tb.Z, tb.L2};
+            forge(fctx, 0, ts, 4, UINT64_C(1) << n);
+        }
+    }
+    st = mx_zerocheck(c, &desc, coeffs, rho, f, pt, ev);
+    mx_tables_clear(&tb);
+    if (st != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            st = mx_reject(c, "the zero-check of the row maxima failed");
+        goto out;
+    }
+    mx_point_row(&s, ptr, pt);
+    {
+        /* atoms (§3.3): X at pt, the row polys at the row part, D's limbs at pt */
+        ez_fe2 xv, vals[3 * EZ_ADV_MAX_LIMBS];
+        unsigned qs[3 * EZ_ADV_MAX_LIMBS];
+        if (c->prover && (st = ez_advice_tensor_eval(&xv, s.v.data[0], s.ti, pt)) != EZ_OK)
+            goto out;
+        if ((st = ez_pctx_msg(c, s.arg ? "argmax/x" : "max/x", &xv, 1)) != EZ_OK)
+            goto out;
+        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+            goto out;
+        ez_claim_clear(&kc);
+        size_t nq = 0;
+        for (unsigned q = s.nelem; q < s.npolys; q++) /* M, or A's limbs then M's */
+            qs[nq++] = q;
+        if ((st = mx_atoms_msg(c, first, &s, s.arg ? "argmax/rows" : "max/rows", qs, nq, ptr, vals)) != EZ_OK)
+            goto out;
+        ez_fe2 mval, aval = ez_fe2_zero();
+        if (s.arg) {
+            aval = mx_combine(vals, s.na);
+            mval = mx_combine(vals + s.na, s.nm);
+        } else {
+            mval = vals[0];
+        }
+        for (unsigned l = 0; l < s.nd; l++)
+            qs[l] = s.pD + l;
+        if ((st = mx_atoms_msg(c, first, &s, s.arg ? "argmax/d" : "max/d", qs, s.nd, pt, vals)) != EZ_OK)
+            goto out;
+        ez_fe2 dval = mx_combine(vals, s.nd);
+        if ((st = mx_claim(c, first, &s, s.pZ, pt, ev[2])) != EZ_OK)
+            goto out;
+        if (!c->prover) {
+            ez_fe2 sv = mx_live_eval(&s, pt);
+            ez_fe2 a1 = mx_a1(&s, mval, xv, dval, aval, mx_tau_eval(&s, pt));
+            ez_fe2 l2 = ez_fe2_sub(ez_fe2_add(dval, ez_fe2_one()), sv);
+            if (!ez_fe2_eq(ev[0], sv) || !ez_fe2_eq(ev[1], a1) || !ez_fe2_eq(ev[3], l2)) {
+                st = mx_reject(c, "the zero-check's final evaluations do not match the committed values");
+                goto out;
+            }
+        }
+    }
+
+    /* 3. the row identity sum_t Z = R at a random row point (§3.4) */
+    {
+        ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS], zs;
+        ez_transcript_challenges_fe2(c->t, "max/zeta", zeta, nR);
+        mx_point_join(&s, zt, zeta, ez_fe2_from_fe(ez_fe_inv(2)));
+        unsigned qz = s.pZ;
+        if ((st = mx_atoms_msg(c, first, &s, "max/zsum", &qz, 1, zt, &zs)) != EZ_OK)
+            goto out;
+        if (!c->prover && !ez_fe2_eq(ez_fe2_mul_fe(zs, ez_fe_pow(2, s.nt)), mx_rowreal_eval(&s, zeta))) {
+            st = mx_reject(c, "a row's attainment marks do not sum to one (its maximum is not attained)");
+            goto out;
+        }
+    }
+
+    /* 4. padding rows inside the row layout hold 0 in the output poly (§3.5) */
+    if (s.rowpad) {
+        ez_fe2 rhoR[EZ_PROVE_MAX_VARS], pr[EZ_PROVE_MAX_VARS], er[2];
+        ez_transcript_challenges_fe2(c->t, "max/rho-rows", rhoR, nR);
+        ez_sumcheck_desc dr;
+        mx_desc_rows(&dr, nR);
+        ez_sumcheck_factor fr[2] = {{NULL, NULL}, {NULL, NULL}};
+        if (c->prover) {
+            uint64_t NR = UINT64_C(1) << nR;
+            rt = ez_alloc_aligned(NR, sizeof *rt);
+            wt = ez_alloc_aligned(NR, sizeof *wt);
+            if (!rt || !wt) {
+                st = EZ_ERR_NOMEM;
+                goto out;
+            }
+            ez_fe *const *P = c->advice + first;
+            for (uint64_t y = 0; y < NR; y++) {
+                bool real = true;
+                for (unsigned a = 0; a < s.rank; a++)
+                    if (a != s.at && ((y >> (nR - s.roff[a] - s.nv[a])) & ((UINT64_C(1) << s.nv[a]) - 1)) >=
+                                         s.ti->dims[a])
+                        real = false;
+                rt[y] = !real;
+                wt[y] = s.arg ? mx_val(P, s.pA, s.na, s.lenR, y) : y < s.lenR ? P[s.pM][y] : 0;
+            }
+            fr[0] = (ez_sumcheck_factor){rt, NULL};
+            fr[1] = (ez_sumcheck_factor){wt, NULL};
+            if (forge) {
+                ez_fe *const ts[2] = {rt, wt};
+                forge(fctx, 1, ts, 2, NR);
+            }
+        }
+        if ((st = mx_zerocheck(c, &dr, NULL, rhoR, fr, pr, er)) != EZ_OK) {
+            if (st == EZ_ERR_REJECT)
+                st = mx_reject(c, "the padding rows' zero-check failed");
+            goto out;
+        }
+        if (!c->prover && !ez_fe2_eq(er[0], ez_fe2_sub(ez_fe2_one(), mx_rowreal_eval(&s, pr)))) {
+            st = mx_reject(c, "the padding rows' selector does not match");
+            goto out;
+        }
+        if (s.arg)
+            st = mx_limbs_claim(c, first, &s, "argmax/pad-limbs", s.pA, s.na, pr, er[1]);
+        else
+            st = mx_claim(c, first, &s, s.pM, pr, er[1]);
+    }
+out:
+    free(rt);
+    free(wt);
+    ez_claim_clear(&kc);
+    mx_tables_clear(&tb);
+    mx_shape_clear(&s);
+    return st;
+}
+
+ez_status ez_maxarg_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return mx_reduce(c, op, out, NULL, NULL);
+}
+
+ez_status ez_maxarg_prove_forged(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *ctx)
+{
+    return c->prover ? mx_reduce(c, op, out, forge, ctx) : EZ_ERR_INVALID;
+}
+
+/* The bytes ez_maxarg_reduce appends, message by message. */
+uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    mx_shape s;
+    ez_diag d;
+    (void)L;
+    if (mx_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        mx_shape_clear(&s);
+        return 0;
+    }
+    ez_sumcheck_desc desc;
+    mx_desc(&desc, s.n);
+    /* out limbs 1.., X, the row polys, D's limbs, the Z sum */
+    uint64_t nfe = (s.arg ? s.na - 1 : 0) + 1 + (s.npolys - s.nelem) + s.nd + 1;
+    uint64_t b = ez_sumcheck_proof_bytes(&desc);
+    if (s.rowpad) {
+        ez_sumcheck_desc dr;
+        mx_desc_rows(&dr, s.nR);
+        b += ez_sumcheck_proof_bytes(&dr);
+        nfe += s.arg ? s.na - 1 : 0;
+    }
+    mx_shape_clear(&s);
+    return b + nfe * EZ_OP_FE2_BYTES;
+}
+
+/* The integer relations of docs/protocol-argmax.md §4, with the ranges the proof gives
+ * their terms. */
+void ez_maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    mx_shape s;
+    ez_diag d;
+    if (mx_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
+        mx_shape_clear(&s);
+        return; /* the layout refuses it anyway */
+    }
+    ez_i128 B = (ez_i128)s.B, lo, hi, dlo, dhi;
+    ez_rel_unsigned(s.bd, &dlo, &dhi);
+    if (!s.arg) {
+        /* on live entries m - x = D, with m = some x (attainment, §4) */
+        ez_rel_begin(m, op, "m - x = D");
+        ez_rel_term(m, "m", 1, 0, -B, B);
+        ez_rel_term(m, "x", -1, 0, -B, B);
+        ez_rel_term(m, "D", -1, 0, dlo, dhi);
+        ez_rel_end(m);
+    } else {
+        /* on live entries D = 2^k (M - x) + t - A, M and A range-checked per row */
+        ez_rel_begin(m, op, "D = 2^k (M - x) + t - A");
+        ez_rel_term(m, "D", 1, 0, dlo, dhi);
+        ez_rel_signed(s.wm, &lo, &hi);
+        ez_rel_term(m, "M", -1, s.ta, lo, hi);
+        ez_rel_term(m, "x", 1, s.ta, -B, B);
+        ez_rel_term(m, "t", -1, 0, 0, (ez_i128)s.T - 1);
+        ez_rel_unsigned(s.ta, &lo, &hi);
+        ez_rel_term(m, "A", 1, 0, lo, hi);
+        ez_rel_end(m);
+        /* the limbs of M + 2^(wm-1) */
+        ez_rel_begin(m, op, "M + 2^(wm-1) = sum_l 2^(16 l) limb_l");
+        ez_rel_signed(s.wm, &lo, &hi);
+        ez_rel_term(m, "M", 1, 0, lo, hi);
+        ez_rel_term(m, "2^(wm-1)", 1, s.wm - 1, 1, 1);
+        ez_rel_unsigned(s.wm, &lo, &hi);
+        ez_rel_term(m, "limbs", -1, 0, lo, hi);
+        ez_rel_end(m);
+    }
+    /* the attainment mark's factor: D + 1 - S is 0 only for D = 0, S = 1 (§4) */
+    ez_rel_begin(m, op, "D + 1 - S");
+    ez_rel_term(m, "D", 1, 0, dlo, dhi);
+    ez_rel_term(m, "1", 1, 0, 1, 1);
+    ez_rel_term(m, "S", -1, 0, 0, 1);
+    ez_rel_end(m);
+    mx_shape_clear(&s);
+}

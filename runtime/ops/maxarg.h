@@ -1,0 +1,35 @@
+/* maxarg — the row-max argument MAX and ARGMAX share (docs/protocol-argmax.md; the ops'
+ * rows are runtime/ops/max.c and argmax.c). One implementation of every proving hook,
+ * switching on the op kind, so the two reductions cannot drift apart:
+ *
+ *   MAX     m = max_t x, proven by d = m - x >= 0 on every entry (limbs) AND attainment
+ *           (a mark z on entries with d = 0 summing to 1 per row);
+ *   ARGMAX  a = the lowest t with x_t = max, proven by the same two obligations on the
+ *           lexicographic key d = 2^k (m - x) + t - a >= 0 (k = max(nt, 1), T <= 2^k),
+ *           which is exactly
+ *           "x_t <= m everywhere and x_t < m before a", with m and a range-checked
+ *           per row so that the attaining entry pins both.
+ *
+ * The hooks have the signatures of runtime/ops/op.h and are plugged into ez_op_max and
+ * ez_op_argmax directly. Internal to runtime/ops. */
+#ifndef EZ_RUNTIME_OPS_MAXARG_H
+#define EZ_RUNTIME_OPS_MAXARG_H
+
+#include "runtime/ops/op.h"
+
+ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
+ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                         ez_fe **polys, ez_diag *d);
+/* Prover and verifier: one function (c->prover tells them apart). */
+ez_status ez_maxarg_reduce(ez_pctx *c, size_t op, const ez_claim *out);
+/* Testing only (tests/check_ops_max.c): the prover of ez_maxarg_reduce with forge(ctx,
+ * which, tables, ntables, len) called on the factor tables of a zero-check right before its
+ * sumcheck — which = 0: the main one (S, A1, Z, L2), 1: the padding rows' (1 - R, W); len
+ * entries each — so that a test builds a prover that lies in ONE factor and keeps the
+ * transcript consistent, and shows the verifier's check of that factor is needed. */
+typedef void (*ez_maxarg_forge)(void *ctx, unsigned which, ez_fe *const *tables, unsigned ntables, uint64_t len);
+ez_status ez_maxarg_prove_forged(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *ctx);
+uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op);
+void ez_maxarg_relations(ez_margins *m, const ez_plan *p, size_t op);
+
+#endif

@@ -1,0 +1,642 @@
+/* Suite "ops_func": the elementwise ops FUNC and RELU (runtime/ops/func.c, relu.c;
+ * docs/protocol-elementwise.md) inside the whole-plan prover, on models whose operand is
+ * the public input (so every rejection is the op's) and on SwiGLU:
+ *   - honest proofs verify for every function at input scales 12, 16 (k = 4) and 8, with
+ *     inputs on both tails, inside the rows and at the rows' edges; the lookup-only shape
+ *     (x' always inside the rows) with x itself as the lookup's column, with a committed
+ *     x' (k > 0), permuted outputs and layer slices; relu; SwiGLU end to end;
+ *   - malicious provers that keep the transcript consistent (the prover runs unchanged on a
+ *     tampered trace; its witness explains the trace's y) each targeting one check: a
+ *     function value off by one (the lookup), a tail value for an input inside the rows and
+ *     a row for an input outside them (the is-zero relations in the sumcheck), a wrong
+ *     shift remainder with the compensating x' (the remainder's range), an identity tail
+ *     off by one (its remainder's range), relu returning x for a negative x (y's range),
+ *     0 for a positive x (d's range) and x + 5 for a positive x (the zero-check y d = 0),
+ *     a changed round message, a changed claimed output;
+ *     the checked prover refuses each tampered trace with a message;
+ *   - RoPE (runtime/ops/rope.c): honest proofs with permuted axes, extents that are not
+ *     powers of two, a layer slice, and a Llama-style block (rotary attention, SwiGLU);
+ *     a rotation with other constants, a value off by one (with and without the
+ *     compensating remainder), changed round messages and output — each rejected;
+ *   - boundary widths: the identity tail's relation x = 2^j y + R2 and RoPE's rescale —
+ *     the widest output width proves, one bit more is refused by ez_plan_soundness. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/recheck.h"
+#include "runtime/exec/tables.h"
+#include "runtime/formats/proofio.h"
+#include "runtime/ops/op.h"
+#include "runtime/prove/layout.h"
+#include "runtime/prove/margins.h"
+#include "runtime/prove/prove.h"
+#include "tests/prove_fixture.h"
+#include "tests/testutil.h"
+
+/* ---- fixture: chosen inputs --------------------------------------------------------------- */
+
+/* Inputs cycling through the cases of an input to a table of shift k: inside the rows,
+ * below and above them, and the four edges x' = -2^15 - 1, -2^15, 2^15 - 1, 2^15, then the
+ * extremes; every value clamped to [-lim, hi] (hi < lim for exp, whose upper rows outgrow
+ * any width at small scales). Weights random in [-2^9, 2^9]. */
+static void run_inputs(ez_pfx *f, const char *seed, unsigned k, int64_t hi)
+{
+    ez_rng rng = ez_rng_for(seed);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f->plan.tensors[i];
+        if (t->kind == EZ_TENSOR_ACT)
+            continue;
+        uint64_t n = ez_plan_tensor_numel(t);
+        int64_t *v = malloc((n ? n : 1) * sizeof *v);
+        int64_t lim = (int64_t)t->bound - 1, e15 = INT64_C(1) << (15 + k);
+        int64_t top = hi < lim ? hi : lim;
+        for (uint64_t e = 0; e < n; e++) {
+            uint64_t r = ez_rng_next(&rng);
+            int64_t x;
+            if (t->kind == EZ_TENSOR_WEIGHT) {
+                x = (int64_t)(r % 1025) - 512;
+            } else {
+                switch (e % 9) {
+                case 0: /* inside the rows (element 0: a negative one away from the edges) */
+                    x = e == 0 ? -e15 / 3 : (int64_t)(r % (uint64_t)(2 * e15)) - e15;
+                    break;
+                case 1: x = -e15 - 1 - (int64_t)(r % (uint64_t)lim); break;   /* below */
+                case 2: x = e15 + (int64_t)(r % (uint64_t)lim); break;        /* above */
+                case 3: x = -e15 - 1; break;                                  /* x' = -2^15 - 1 */
+                case 4: x = -e15; break;                                      /* x' = -2^15 */
+                case 5: x = e15 - 1; break;                                   /* x' = 2^15 - 1 */
+                case 6: x = e15; break;                                       /* x' = 2^15 */
+                case 7: x = (r & 1) ? lim : -lim; break;                      /* the extremes */
+                default: x = (int64_t)(r % 4001) - 2000; break;                /* near 0 */
+                }
+            }
+            if (x < -lim)
+                x = -lim;
+            if (x > top)
+                x = top;
+            v[e] = x;
+        }
+        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        free(v);
+    }
+    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s: %s", seed, d.msg);
+    ez_pfx_commit(f);
+}
+
+/* Prove; the status (checked or unchecked). */
+static ez_status prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *d)
+{
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    return ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, d);
+}
+
+/* The number of polys the op commits (its own, the layout's op-owned ones). */
+static unsigned op_polys(const ez_plan *p, size_t op)
+{
+    ez_advice_layout L;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_advice_layout_build(&L, p, &d) == EZ_OK, "%s", d.msg);
+    unsigned n = 0;
+    for (size_t q = 0; q < L.npolys; q++)
+        n += L.polys[q].value == EZ_ADV_POLY_OP && L.polys[q].op == op;
+    ez_advice_layout_clear(&L);
+    return n;
+}
+
+static char *func_src(char *buf, size_t cap, const char *fn, unsigned in_scale, unsigned in_bits, const char *lhs,
+                      const char *arg)
+{
+    snprintf(buf, cap,
+             "model f\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @scale(%u) @bits(%u)\n%s = %s(%s)\noutput y\n",
+             in_scale, in_bits, lhs, fn, arg);
+    return buf;
+}
+
+static void honest_src(const char *src, const char *seed, unsigned k, int64_t hi)
+{
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, src);
+    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s: %s", seed, d.msg);
+    run_inputs(&f, seed, k, hi);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
+    ez_pfx_free(&f);
+}
+
+/* ---- honest provers ------------------------------------------------------------------------ */
+
+static const char *const fns[] = {"gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "exp"};
+
+/* Every function at input scales 12 (k = 0), 16 (k = 4, the identity tail divides by 2^4)
+ * and 8 (the identity tail multiplies by 2^4), 24- and 20-bit inputs reaching both tails;
+ * the output has interior padding (D = 7), so y = 0 there although T[0] != 0 for sigmoid
+ * and exp. */
+START_TEST(test_honest_functions)
+{
+    const struct {
+        unsigned scale, bits, k;
+    } cfg[] = {{12, 24, 0}, {16, 24, 4}, {8, 20, 0}};
+    for (size_t c = 0; c < 3; c++)
+        for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+            char src[512], seed[64];
+            snprintf(seed, sizeof seed, "%s_%u", fns[i], cfg[c].scale);
+            func_src(src, sizeof src, fns[i], cfg[c].scale, cfg[c].bits, "y[s, d]", "x[s, d]");
+            /* exp's rows above ~7.6 exceed 24 bits at scale 12: keep its inputs below */
+            int64_t hi = strcmp(fns[i], "exp") == 0 ? (INT64_C(15) << (cfg[c].scale - 1)) : INT64_MAX;
+            honest_src(src, seed, cfg[c].k, hi);
+            /* both tails are reached: the sumcheck shape */
+            ez_pfx f;
+            ez_pfx_compile(&f, src);
+            ck_assert_uint_gt(op_polys(&f.plan, 0), 4);
+            ez_plan_clear(&f.plan);
+        }
+    /* exp's upper tail (the clamp to the last row) at an output scale where that row fits */
+    honest_src("model f\nparam S = 5, D = 7\nscale 4\ninput x[S, D] @scale(12) @bits(24)\ny[s, d] = exp(x[s, d])\n"
+               "output y\n",
+               "exp_clamp", 0, INT64_MAX);
+    honest_src("model f\nparam S = 5, D = 7\nscale 4\ninput x[S, D] @scale(16) @bits(24)\ny[s, d] = exp(x[s, d])\n"
+               "output y\n",
+               "exp_clamp16", 4, INT64_MAX);
+}
+END_TEST
+
+/* Inputs whose x' never leaves the rows: the lookup is the proof. At scale 12 with 16 bits
+ * the lookup's input column is x itself and only TV is committed; at scale 16 with 20 bits
+ * x' = floor(x / 16) is committed with its remainder; a permuted output commits x'. */
+START_TEST(test_honest_lookup_only)
+{
+    char src[512];
+    ez_pfx f;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        char seed[64];
+        snprintf(seed, sizeof seed, "lookup_%s", fns[i]);
+        int64_t hi = strcmp(fns[i], "exp") == 0 ? INT64_C(15) << 11 : INT64_MAX;
+        func_src(src, sizeof src, fns[i], 12, 16, "y[s, d]", "x[s, d]");
+        honest_src(src, seed, 0, hi);
+        ez_pfx_compile(&f, src);
+        ck_assert_uint_eq(op_polys(&f.plan, 0), 1); /* TV alone */
+        ez_plan_clear(&f.plan);
+    }
+    func_src(src, sizeof src, "gelu", 16, 20, "y[s, d]", "x[s, d]");
+    honest_src(src, "lookup_k4", 4, INT64_MAX);
+    ez_pfx_compile(&f, src);
+    ck_assert_uint_eq(op_polys(&f.plan, 0), 3); /* A, TV, R */
+    ez_plan_clear(&f.plan);
+    func_src(src, sizeof src, "sigmoid", 12, 16, "y[d, s]", "x[s, d]");
+    honest_src(src, "lookup_permuted", 0, INT64_MAX);
+    ez_pfx_compile(&f, src);
+    ck_assert_uint_eq(op_polys(&f.plan, 0), 2); /* A, TV */
+    ez_plan_clear(&f.plan);
+}
+END_TEST
+
+/* Permuted outputs and layer slices in the sumcheck shape; an input that is itself a
+ * rescaled (width-checked) activation; a scalar. */
+START_TEST(test_honest_shapes)
+{
+    char src[512];
+    func_src(src, sizeof src, "gelu", 16, 24, "y[d, s]", "x[s, d]");
+    honest_src(src, "permuted_general", 4, INT64_MAX);
+    honest_src("model f\nparam L = 3, S = 5, D = 6\nscale 12\ninput x[L, S, D] @bits(24)\n"
+               "y[d, s] = tanh(x[1, s, d])\nz[s, d] = silu(x[2, s, d])\noutput y, z\n",
+               "slices", 0, INT64_MAX);
+    honest_src("model f\nparam S = 4, D = 8, F = 12\nscale 12\nbits 16\ninput x[S, D]\nweight w[D, F]\n"
+               "y[s, f] = gelu(x[s, d] * w[d, f])\noutput y\n",
+               "rescaled_input", 0, INT64_MAX);
+    honest_src("model f\nscale 12\ninput x[] @bits(24)\ny[] = silu(x[])\noutput y\n", "scalar", 0, INT64_MAX);
+}
+END_TEST
+
+START_TEST(test_honest_relu)
+{
+    honest_src("model r\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @bits(16)\ny[s, d] = relu(x[s, d])\noutput y\n",
+               "relu16", 0, INT64_MAX);
+    honest_src("model r\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @bits(40)\ny[d, s] = relu(x[s, d])\noutput y\n",
+               "relu40_permuted", 0, INT64_MAX);
+    honest_src("model r\nparam S = 4, D = 8, F = 12\nscale 12\nbits 16\ninput x[S, D]\nweight w1[D, F], w2[F, D]\n"
+               "h[s, f] = relu(x[s, d] * w1[d, f])\ny[s, e] = h[s, f] * w2[f, e]\noutput y\n",
+               "relu_mlp", 0, INT64_MAX);
+}
+END_TEST
+
+/* SwiGLU: silu(x W_g) * (x W_u), then W_d (the product is an elementwise einsum with a
+ * rescale). */
+START_TEST(test_honest_swiglu)
+{
+    const char *src = "model swiglu\nparam S = 6, D = 16, F = 24\nscale 12\nbits 16\n"
+                      "input x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
+                      "a[s, f] = x[s, d] * wg[d, f]\nb[s, f] = x[s, d] * wu[d, f]\n"
+                      "h[s, f] = silu(a[s, f]) * b[s, f]\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n";
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, src);
+    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_run(&f, "swiglu", 1 << 9);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* ---- malicious provers ------------------------------------------------------------------- */
+
+/* gelu at input scale 16 (k = 4) with 24 bits, output scale 12: both tails, a committed
+ * remainder R and the identity tail's R2. */
+#define SRC_GELU16                                                                                                     \
+    "model f\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @scale(16) @bits(24)\ny[s, d] = gelu(x[s, d])\noutput y\n"
+
+/* An element whose x' = floor(x / 16) is inside the rows (not at their lower edge), or
+ * above them. */
+static uint64_t pick(const ez_pfx *f, size_t op, bool above)
+{
+    const ez_plan_op *o = &f->plan.ops[op];
+    const int64_t *x = f->tr.t[o->in[0]];
+    uint64_t n = ez_plan_tensor_numel(&f->plan.tensors[o->out]);
+    for (uint64_t e = 0; e < n; e++) {
+        int64_t q = x[e] >> 4;
+        if (above ? q >= (1 << 15) : (q > -(1 << 15) + 1 && q < (1 << 15) && x[e] < -1000))
+            return e;
+    }
+    ck_abort_msg("no suitable element");
+    return 0;
+}
+
+static ez_table gelu16_table(void)
+{
+    ez_table t;
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_table_build(&t, EZ_FN_GELU, 16, 12, &d), EZ_OK);
+    return t;
+}
+
+/* Prove the tampered trace: the checked prover refuses it with `refusal` in its message; the
+ * unchecked proof is rejected with `reason` in the verifier's. */
+static void expect_rejected(ez_pfx *f, const char *refusal, const char *reason)
+{
+    ez_proof pf;
+    ez_diag d = {{0}}, why = {{0}};
+    ck_assert_int_eq(prove_status(f, false, &pf, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, refusal) != NULL, "checked prover: %s", d.msg);
+    ez_proof_clear(&pf);
+    ck_assert_int_eq(prove_status(f, true, &pf, &d), EZ_OK);
+    ck_assert(!ez_pfx_verify(f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, reason) != NULL, "rejected for another reason: %s", why.msg);
+    ez_proof_clear(&pf);
+}
+
+/* A value off by one inside the rows: (A, TV) is no row of the table. */
+START_TEST(test_value_off_by_one)
+{
+    ez_pfx f;
+    ez_pfx_compile(&f, SRC_GELU16);
+    run_inputs(&f, "off_by_one", 4, INT64_MAX);
+    f.tr.t[f.plan.ops[0].out][pick(&f, 0, false)] += 1;
+    expect_rejected(&f, "not the table's row", "gelu table lookup failed");
+    ez_pfx_free(&f);
+    /* the same in the lookup-only shape (x itself is the lookup's input column) */
+    char src[512];
+    ez_pfx_compile(&f, func_src(src, sizeof src, "silu", 12, 16, "y[s, d]", "x[s, d]"));
+    run_inputs(&f, "off_by_one_lookup", 0, INT64_MAX);
+    f.tr.t[f.plan.ops[0].out][3] -= 1;
+    expect_rejected(&f, "not the table's row", "silu table lookup failed");
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* A tail value for an input inside the rows: O = 1 with h = 0 (every lookup and range holds;
+ * O = h W fails). */
+START_TEST(test_tail_for_row)
+{
+    ez_pfx f;
+    ez_pfx_compile(&f, SRC_GELU16);
+    run_inputs(&f, "tail_for_row", 4, INT64_MAX);
+    uint64_t e = pick(&f, 0, false);
+    int64_t *y = f.tr.t[f.plan.ops[0].out];
+    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
+    int64_t tail = x[e] >> 4; /* the identity tail at output scale 12 */
+    ck_assert_int_ne(y[e], tail);
+    y[e] = tail;
+    expect_rejected(&f, "a tail value is given", "function's sumcheck failed");
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* A table row (of x' mod 2^16) for an input above the rows: O = 0 with h != 0 (the lookup
+ * holds; h (1 - O) = 0 fails). */
+START_TEST(test_row_for_tail)
+{
+    ez_pfx f;
+    ez_pfx_compile(&f, SRC_GELU16);
+    run_inputs(&f, "row_for_tail", 4, INT64_MAX);
+    uint64_t e = pick(&f, 0, true);
+    int64_t *y = f.tr.t[f.plan.ops[0].out];
+    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
+    int64_t q = x[e] >> 4, h = (q + (1 << 15)) >> 16, a = q - h * 65536;
+    ck_assert_int_ne(h, 0);
+    ez_table t = gelu16_table();
+    y[e] = t.out[a + (1 << 15)];
+    ez_table_clear(&t);
+    expect_rejected(&f, "a table row is given", "function's sumcheck failed");
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* x' one below with the compensating remainder R + 2^k (x = 2^k x' + R still holds, y the
+ * row of x' - 1): only R's range fails. */
+START_TEST(test_wrong_remainder)
+{
+    ez_pfx f;
+    ez_pfx_compile(&f, SRC_GELU16);
+    run_inputs(&f, "wrong_rem", 4, INT64_MAX);
+    uint64_t e = pick(&f, 0, false);
+    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
+    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    ck_assert_ptr_nonnull(rem);
+    ez_table t = gelu16_table();
+    rem[e] += 16;
+    y[e] = t.out[(x[e] >> 4) - 1 + (1 << 15)];
+    ez_table_clear(&t);
+    expect_rejected(&f, "its remainder is not x mod 2^k", "range-check argument failed");
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* The identity tail one too high: x = 2^j y + R2 forces R2 = x mod 2^j - 2^j < 0. */
+START_TEST(test_identity_tail_off_by_one)
+{
+    ez_pfx f;
+    ez_pfx_compile(&f, SRC_GELU16);
+    run_inputs(&f, "identity_off", 4, INT64_MAX);
+    f.tr.t[f.plan.ops[0].out][pick(&f, 0, true)] += 1;
+    expect_rejected(&f, "not the function's tail", "range-check argument failed");
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* relu(x) = x for a negative x (y < 0: y's range), 0 for a positive x (d = -x < 0), and
+ * x + 5 for a positive x (y and d = 5 both in range: only y d = 0 fails). */
+START_TEST(test_relu_forged)
+{
+    for (int pos = 0; pos < 3; pos++) {
+        ez_pfx f;
+        ez_pfx_compile(&f, "model r\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @bits(16)\n"
+                           "y[s, d] = relu(x[s, d])\noutput y\n");
+        run_inputs(&f, pos == 2 ? "relu_plus5" : pos ? "relu_pos" : "relu_neg", 0, INT64_C(1) << 14);
+        const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
+        int64_t *y = f.tr.t[f.plan.ops[0].out];
+        uint64_t e = 0;
+        while (pos ? x[e] <= 0 : x[e] >= 0)
+            e++;
+        y[e] = pos == 2 ? x[e] + 5 : pos ? 0 : x[e];
+        expect_rejected(&f, "is not max(x, 0)", pos == 2 ? "zero-check y (y - x) = 0 failed" : "range-check argument failed");
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* Every walk byte of the op flipped in turn (its sumcheck's rounds and final values, the
+ * atoms), then the claimed output changed: each rejected. */
+START_TEST(test_changed_message_and_output)
+{
+    const char *srcs[] = {SRC_GELU16,
+                          "model r\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @bits(24)\n"
+                          "y[s, d] = relu(x[s, d])\noutput y\n"};
+    for (size_t k = 0; k < 2; k++) {
+        ez_pfx f;
+        ez_diag why = {{0}}, d = {{0}};
+        ez_pfx_compile(&f, srcs[k]);
+        run_inputs(&f, k ? "msg_relu" : "msg_gelu", k ? 0 : 4, INT64_MAX);
+        ez_proof pf;
+        ck_assert_int_eq(prove_status(&f, false, &pf, &d), EZ_OK);
+        ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
+        ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
+        ck_assert_uint_gt(w->len, 256);
+        for (size_t off = 5; off < w->len; off += 16) {
+            w->data[off] ^= 0x01;
+            ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
+            w->data[off] ^= 0x01;
+        }
+        ck_assert(ez_pfx_verify(&f, &pf, &why));
+        ez_stmt_tensor *st = NULL;
+        for (size_t i = 0; i < pf.stmt.n; i++)
+            if (pf.stmt.t[i].tensor == f.plan.ops[0].out)
+                st = &pf.stmt.t[i];
+        ck_assert_ptr_nonnull(st);
+        st->v[8] += 1;
+        ck_assert(!ez_pfx_verify(&f, &pf, &why));
+        st->v[8] -= 1;
+        ck_assert(ez_pfx_verify(&f, &pf, &why));
+        ez_proof_clear(&pf);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* ---- RoPE ------------------------------------------------------------------------------------ */
+
+/* Positions and rotary extents that are not powers of two, permuted axes, a scale change,
+ * a layer slice. */
+START_TEST(test_honest_rope)
+{
+    honest_src("model r\nparam S = 9, H = 3, E = 12\nscale 12\ninput q[H, E, S] @bits(20)\n"
+               "y[s, h, e] @scale(14) = rope[s, e](q[h, e, s])\noutput y\n",
+               "rope_permuted", 0, INT64_MAX);
+    honest_src("model r\nparam L = 2, S = 16, E = 8\nscale 12\ninput q[L, S, E] @bits(20)\n"
+               "y[s, e] = rope[s, e](q[1, s, e])\noutput y\n",
+               "rope_slice", 0, INT64_MAX);
+    honest_src("model r\nparam E = 6\nscale 10\ninput q[E] @scale(12) @bits(12)\ny[e] = rope[e, e2](q[e] * q[e2])\noutput y\n",
+               "rope_outer", 0, INT64_MAX);
+}
+END_TEST
+
+/* A Llama-style block without its norms (RMSNorm is another op): rotary queries and keys,
+ * causal attention, a residual, a SwiGLU MLP with its residual — proven end to end, the
+ * rotation's cos/sin never committed. */
+#define SRC_LLAMA                                                                                                      \
+    "model llama\nparam S = 12, D = 32, H = 2, E = D / H, F = 40\nscale 12\nbits 16\ninput x[S, D]\n"                  \
+    "weight wq[D, H, E], wk[D, H, E], wv[D, H, E], wo[H, E, D], wg[D, F], wu[D, F], wd[F, D]\n"                        \
+    "q[s, h, e] = rope[s, e](x[s, d] * wq[d, h, e])\nk[t, h, e] = rope[t, e](x[t, d] * wk[d, h, e])\n"                 \
+    "v[t, h, e] = x[t, d] * wv[d, h, e]\na[h, s, t] = q[s, h, e] * k[t, h, e] / 4\n"                                   \
+    "p[h, s, t] = softmax[t](causal[s, t](a[h, s, t]))\nc[s, h, e] = p[h, s, t] * v[t, h, e]\n"                        \
+    "r[s, d] = x[s, d] + c[s, h, e] * wo[h, e, d]\nu[s, f] = silu(r[s, d] * wg[d, f]) * (r[s, k] * wu[k, f])\n"        \
+    "y[s, d] = r[s, d] + u[s, f] * wd[f, d]\noutput y\n"
+
+START_TEST(test_honest_llama_block)
+{
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, SRC_LLAMA);
+    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_run(&f, "llama", 1 << 9);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+#define SRC_ROPE "model r\nparam S = 6, H = 2, E = 8\nscale 12\ninput q[S, H, E] @bits(20)\ny[s, h, e] = rope[s, e](q[s, h, e])\noutput y\n"
+
+/* The rotation computed with other constants (base 500000, Llama 3's), remainders in range
+ * and outputs in width: only the rotation's sumcheck (the public coefficients) fails. */
+START_TEST(test_rope_other_constants)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, SRC_ROPE);
+    run_inputs(&f, "rope_base", 0, INT64_C(1) << 13);
+    const int64_t *q = f.tr.t[f.plan.ops[0].in[0]];
+    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    for (int s = 0; s < 6; s++)
+        for (int h = 0; h < 2; h++)
+            for (int e = 0; e < 8; e++) {
+                int i = e % 4, base = (s * 2 + h) * 8;
+                double a = s * pow(500000.0, -2.0 * i / 8.0);
+                int64_t cc = (int64_t)round(cos(a) * 65536), sn = (int64_t)round(sin(a) * 65536);
+                int64_t acc = e < 4 ? q[base + e] * cc - q[base + e + 4] * sn : q[base + e] * cc + q[base + e - 4] * sn;
+                y[base + e] = acc >> 16;
+                rem[base + e] = acc - (y[base + e] << 16);
+            }
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* One rotated value off by one: with the compensating remainder (r - 2^16 < 0) the range
+ * lookup rejects; without it the rotation's sumcheck. */
+START_TEST(test_rope_value_off_by_one)
+{
+    for (int comp = 0; comp < 2; comp++) {
+        ez_pfx f;
+        ez_diag why = {{0}};
+        ez_pfx_compile(&f, SRC_ROPE);
+        run_inputs(&f, comp ? "rope_off_comp" : "rope_off", 0, INT64_C(1) << 13);
+        f.tr.t[f.plan.ops[0].out][17] += 1;
+        if (comp)
+            f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
+        ck_assert(!ez_pfx_prove_verify(&f, true, &why));
+        ck_assert_msg(strstr(why.msg, comp ? "range-check argument failed" : "rotation's sumcheck failed") != NULL,
+                      "%s", why.msg);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* Every walk byte of the rotation flipped in turn, then the claimed output changed. */
+START_TEST(test_rope_changed_message_and_output)
+{
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, SRC_ROPE);
+    run_inputs(&f, "rope_msg", 0, INT64_C(1) << 13);
+    ez_proof pf;
+    ck_assert_int_eq(prove_status(&f, false, &pf, &d), EZ_OK);
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
+    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
+    for (size_t off = 3; off < w->len; off += 16) {
+        w->data[off] ^= 0x01;
+        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
+        w->data[off] ^= 0x01;
+    }
+    pf.stmt.t[pf.stmt.n - 1].v[5] -= 1;
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* The rescale acc = 2^16 y + R over a 46-bit input (the widest whose accumulator stays
+ * below 2^62): acc reaches 92683 * 2^45 ~ 2^61.5, so the relation stays inside (-p, p) up
+ * to a 48-bit output and leaves it at 49 bits. */
+START_TEST(test_rope_boundary_width)
+{
+    char src[512];
+    ez_pfx f;
+    ez_diag d = {{0}}, why = {{0}};
+    size_t bad = 0;
+    for (unsigned w = 48; w <= 49; w++) {
+        snprintf(src, sizeof src,
+                 "model r\nparam S = 4, E = 6\nscale 12\ninput q[S, E] @bits(46)\ny[s, e] @bits(%u) = rope[s, e](q[s, e])\n"
+                 "output y\n",
+                 w);
+        ez_pfx_compile(&f, src);
+        if (w == 48) {
+            ck_assert_msg(ez_plan_soundness(&f.plan, &bad, &d) == EZ_OK, "%s", d.msg);
+            run_inputs(&f, "rope_boundary", 0, INT64_MAX);
+            ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+            ez_pfx_free(&f);
+        } else {
+            ck_assert_int_eq(ez_plan_soundness(&f.plan, &bad, &d), EZ_ERR_NUMERIC);
+            ck_assert_uint_eq(ez_margins_widest_width(&f.plan, bad), 48);
+            ez_plan_clear(&f.plan);
+        }
+    }
+}
+END_TEST
+
+/* ---- boundary widths ------------------------------------------------------------------------ */
+
+/* gelu from scale 40 (k = 28) to scale 8: the identity tail divides by 2^j, j = 32, and its
+ * relation x - 2^32 y - R2 over a 62-bit x and a w-bit y reaches 2^61 + 2^(31 + w): inside
+ * (-p, p) up to w = 32, beyond it at w = 33. The 62-bit input (the widest a plan allows)
+ * keeps every other relation inside, e.g. x = 2^k (A + 2^16 h) + R at about 1.5 * 2^62. */
+static void boundary_src(char *buf, size_t cap, unsigned w)
+{
+    snprintf(buf, cap,
+             "model b\nparam S = 3, D = 5\nscale 8\ninput x[S, D] @scale(40) @bits(62)\n"
+             "y[s, d] @bits(%u) = gelu(x[s, d])\noutput y\n",
+             w);
+}
+
+START_TEST(test_boundary_width)
+{
+    char src[512];
+    ez_pfx f;
+    ez_diag d = {{0}}, why = {{0}};
+    size_t bad = 0;
+    boundary_src(src, sizeof src, 32);
+    ez_pfx_compile(&f, src);
+    ck_assert_msg(ez_plan_soundness(&f.plan, &bad, &d) == EZ_OK, "%s", d.msg);
+    run_inputs(&f, "boundary", 28, INT64_MAX);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    ez_pfx_free(&f);
+    boundary_src(src, sizeof src, 33);
+    ez_pfx_compile(&f, src);
+    ck_assert_int_eq(ez_plan_soundness(&f.plan, &bad, &d), EZ_ERR_NUMERIC);
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_msg(strstr(d.msg, "identity tail") != NULL, "%s", d.msg);
+    ck_assert_uint_eq(ez_margins_widest_width(&f.plan, bad), 32);
+    ez_plan_clear(&f.plan);
+}
+END_TEST
+
+Suite *ez_suite_ops_func(void)
+{
+    Suite *s = suite_create("ops_func");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_honest_functions);
+    tcase_add_test(tc, test_honest_lookup_only);
+    tcase_add_test(tc, test_honest_shapes);
+    tcase_add_test(tc, test_honest_relu);
+    tcase_add_test(tc, test_honest_swiglu);
+    tcase_add_test(tc, test_value_off_by_one);
+    tcase_add_test(tc, test_tail_for_row);
+    tcase_add_test(tc, test_row_for_tail);
+    tcase_add_test(tc, test_wrong_remainder);
+    tcase_add_test(tc, test_identity_tail_off_by_one);
+    tcase_add_test(tc, test_relu_forged);
+    tcase_add_test(tc, test_changed_message_and_output);
+    tcase_add_test(tc, test_boundary_width);
+    tcase_add_test(tc, test_honest_rope);
+    tcase_add_test(tc, test_honest_llama_block);
+    tcase_add_test(tc, test_rope_other_constants);
+    tcase_add_test(tc, test_rope_value_off_by_one);
+    tcase_add_test(tc, test_rope_changed_message_and_output);
+    tcase_add_test(tc, test_rope_boundary_width);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,741 @@
+/* Suite "ops_max": the MAX and ARGMAX provers and verifiers (runtime/ops/maxarg.c,
+ * docs/protocol-argmax.md) inside the whole-plan prover, on small models whose operand
+ * is the public input (so every rejection below is the op's own):
+ *   - honest proofs verify: row lengths that are not powers of two, one row, many rows,
+ *     single-entry rows, ties at the max, all-equal rows, negative values, values at the
+ *     width's ends, the reduced axis first, a permuted output, rows with interior padding
+ *     (the padding rows' zero-check), a layer slice, an argmax feeding a later op;
+ *   - malicious provers keeping the transcript consistent are rejected, each by ONE
+ *     check: a max one above the true max with everything recomputed (attainment), a
+ *     max below an entry (range of D), an argmax at a later tied index (range of D: the
+ *     tie-break), an argmax at a non-maximal entry (attainment; or, with the max
+ *     recomputed from it, the range of D), a one-hot with two ones (row identity), a
+ *     mark moved to padding (zero-check), junk in the padding rows of the output (the
+ *     rows' zero-check), a changed round message, a changed claimed output;
+ *   - the checked prover refuses inconsistent traces with a message;
+ *   - the boundary widths: the widest input width each op proves, one more refused. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/mle.h"
+#include "runtime/ops/maxarg.h"
+#include "runtime/ops/op.h"
+#include "runtime/prove/layout.h"
+#include "runtime/prove/margins.h"
+#include "runtime/prove/prove.h"
+#include "tests/prove_fixture.h"
+#include "tests/testutil.h"
+
+typedef struct {
+    ez_pfx f;
+    size_t op; /* the (last) max or argmax */
+} mxt;
+
+static void mxt_compile(mxt *m, const char *src, ez_op_kind kind)
+{
+    ez_pfx_compile(&m->f, src);
+    m->op = SIZE_MAX;
+    for (size_t i = 0; i < m->f.plan.nops; i++)
+        if (m->f.plan.ops[i].kind == kind)
+            m->op = i;
+    ck_assert_uint_ne(m->op, SIZE_MAX);
+}
+
+/* Kinds of rows (a row: a run of the input's last axis). */
+enum { ROW_RANDOM, ROW_TIES, ROW_CONST, ROW_LOW, ROW_HIGH, ROW_LAST, ROW_KINDS };
+
+/* Values of every input: `small` draws from {-2..2} (ties everywhere); otherwise rows cycle
+ * through the kinds: random in [-lim, lim]; the max lim at entries 1 and T-2 (a tie; the
+ * first at 1); all equal; at the bottom of the width (-B, -B+1, -B+2: negative and tied);
+ * at its top (B-1 .. B-5); a unique max lim at the last entry with the runner-up lim-1 at
+ * entry 0. Weights random. */
+static void mxt_run(mxt *m, const char *seed, int64_t lim, bool small)
+{
+    ez_pfx *f = &m->f;
+    ez_rng rng = ez_rng_for(seed);
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++) {
+        const ez_plan_tensor *t = &f->plan.tensors[i];
+        if (t->kind == EZ_TENSOR_ACT)
+            continue;
+        uint64_t n = ez_plan_tensor_numel(t), T = t->rank ? t->dims[t->rank - 1] : 1;
+        int64_t *v = malloc((n ? n : 1) * sizeof *v);
+        int64_t B = (int64_t)t->bound, l = lim > B - 1 ? B - 1 : lim;
+        for (uint64_t e = 0; e < n; e++) {
+            uint64_t r = ez_rng_next(&rng), row = e / T, j = e % T;
+            int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+            if (t->kind == EZ_TENSOR_INPUT && small) {
+                x = (int64_t)(r % 5) - 2;
+            } else if (t->kind == EZ_TENSOR_INPUT) {
+                switch (row % ROW_KINDS) {
+                case ROW_TIES: x = (j == 1 || j + 2 == T) ? l : (int64_t)(r % (uint64_t)(2 * l)) - l; break;
+                case ROW_CONST: x = l / 3; break;
+                case ROW_LOW: x = -B + (int64_t)(r % 3); break;
+                case ROW_HIGH: x = B - 1 - (int64_t)(r % 5); break;
+                case ROW_LAST:
+                    x = j + 1 == T ? l : j == 0 ? l - 1 : (int64_t)(r % (uint64_t)(2 * l - 1)) - l;
+                    break;
+                default: break;
+                }
+            }
+            v[e] = x;
+        }
+        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        free(v);
+    }
+    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_commit(f);
+}
+
+static void mxt_free(mxt *m)
+{
+    ez_pfx_free(&m->f);
+}
+
+/* Prove with the checked or unchecked prover; the status (the proof is kept on EZ_OK). */
+static ez_status mxt_prove(mxt *m, bool unchecked, ez_proof *pf, ez_diag *d)
+{
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    return ez_prove(&m->f.plan, &m->f.tr, m->f.w, &o, pf, NULL, d);
+}
+
+#define SRC(OP, R, T, BITS)                                                                                            \
+    "model mx\nparam R = " #R ", T = " #T "\nbits " #BITS "\ninput x[R, T]\ny[r] = " OP "[t](x[r, t])\noutput y\n"
+
+/* ---- honest provers ---------------------------------------------------------------------- */
+
+static void honest(const char *src, ez_op_kind kind, const char *seed, int64_t lim, bool small)
+{
+    mxt m;
+    ez_diag why = {{0}};
+    mxt_compile(&m, src, kind);
+    mxt_run(&m, seed, lim, small);
+    ck_assert_msg(ez_pfx_prove_verify(&m.f, false, &why), "%s: rejected: %s", seed, why.msg);
+    mxt_free(&m);
+}
+
+static void honest_both(const char *src_max, const char *src_arg, const char *seed, int64_t lim)
+{
+    char s[96];
+    snprintf(s, sizeof s, "%s/max", seed);
+    honest(src_max, EZ_OP_MAX, s, lim, false);
+    snprintf(s, sizeof s, "%s/max-small", seed);
+    honest(src_max, EZ_OP_MAX, s, lim, true);
+    snprintf(s, sizeof s, "%s/argmax", seed);
+    honest(src_arg, EZ_OP_ARGMAX, s, lim, false);
+    snprintf(s, sizeof s, "%s/argmax-small", seed);
+    honest(src_arg, EZ_OP_ARGMAX, s, lim, true);
+}
+
+/* Row lengths that are not powers of two, one row, many rows, single-entry rows; every
+ * row kind (ties, all equal, negative, the width's ends) and ties everywhere. */
+START_TEST(test_honest_shapes)
+{
+    honest_both(SRC("max", 12, 7, 24), SRC("argmax", 12, 7, 24), "12x7", 1 << 20);
+    honest_both(SRC("max", 1, 9, 24), SRC("argmax", 1, 9, 24), "1x9", 1 << 12);
+    honest_both(SRC("max", 37, 6, 16), SRC("argmax", 37, 6, 16), "37x6", 1 << 10);
+    honest_both(SRC("max", 6, 1, 24), SRC("argmax", 6, 1, 24), "6x1", 1 << 12);
+    honest_both(SRC("max", 1, 1, 24), SRC("argmax", 1, 1, 24), "1x1", 1 << 12);
+    honest_both(SRC("max", 6, 16, 12), SRC("argmax", 6, 16, 12), "6x16", 1 << 8);
+    honest_both(SRC("max", 3, 300, 32), SRC("argmax", 3, 300, 32), "3x300", INT64_C(1) << 30);
+}
+END_TEST
+
+/* The reduced axis first, an output with its axes permuted, rows with interior padding
+ * (the row shape [2, 5] is laid out as [2, 8]), a layer slice, and argmax feeding an
+ * einsum and both results as outputs. */
+START_TEST(test_honest_layouts)
+{
+    honest_both("model mx\nparam S = 5, T = 6\ninput x[T, S]\ny[s] = max[t](x[t, s])\noutput y\n",
+                "model mx\nparam S = 5, T = 6\ninput x[T, S]\ny[s] = argmax[t](x[t, s])\noutput y\n", "axis_first",
+                1 << 14);
+    honest_both("model mx\nparam B = 3, S = 5, T = 7\ninput x[S, B, T]\ny[b, s] = max[t](x[s, b, t])\noutput y\n",
+                "model mx\nparam B = 3, S = 5, T = 7\ninput x[S, B, T]\ny[b, s] = argmax[t](x[s, b, t])\noutput y\n",
+                "permuted", 1 << 14);
+    honest_both("model mx\nparam B = 2, S = 5, T = 6\ninput x[B, S, T]\ny[b, s] = max[t](x[b, s, t])\noutput y\n",
+                "model mx\nparam B = 2, S = 5, T = 6\ninput x[B, S, T]\ny[b, s] = argmax[t](x[b, s, t])\noutput y\n",
+                "rowpad", 1 << 14);
+    honest_both("model mx\nparam B = 3, S = 5, T = 6\ninput x[B, T, S]\ny[b, s] = max[t](x[b, t, s])\noutput y\n",
+                "model mx\nparam B = 3, S = 5, T = 6\ninput x[B, T, S]\ny[b, s] = argmax[t](x[b, t, s])\noutput y\n",
+                "middle_axis", 1 << 14);
+    honest_both("model mx\nparam L = 3, S = 5, T = 6\ninput x[L, S, T]\ny[s] = max[t](x[1, s, t])\noutput y\n",
+                "model mx\nparam L = 3, S = 5, T = 6\ninput x[L, S, T]\ny[s] = argmax[t](x[1, s, t])\noutput y\n",
+                "slice", 1 << 14);
+    honest("model mx\nparam S = 5, V = 11, D = 4\ninput x[S, V]\nweight w[D]\n"
+           "a[s] = argmax[v](x[s, v])\nm[s] = max[v](x[s, v])\nz[s, d] = a[s] * w[d]\noutput z, a, m\n",
+           EZ_OP_ARGMAX, "feeds_einsum", 1 << 10, false);
+}
+END_TEST
+
+/* ---- malicious provers through the whole pipeline --------------------------------------- */
+
+/* Prove tr with the checked prover (refused, message contains want_checked) and with the
+ * unchecked one (the proof is rejected, the reason contains want_reason). */
+static void refused_and_rejected(mxt *m, const char *want_checked, const char *want_reason)
+{
+    ez_proof pf;
+    ez_diag d = {{0}}, why = {{0}};
+    ck_assert_int_eq(mxt_prove(m, false, &pf, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, want_checked) != NULL, "checked prover: %s", d.msg);
+    ez_proof_clear(&pf);
+    ck_assert_msg(mxt_prove(m, true, &pf, &d) == EZ_OK, "%s", d.msg);
+    ck_assert(!ez_pfx_verify(&m->f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, want_reason) != NULL, "reason: %s", why.msg);
+    ez_proof_clear(&pf);
+}
+
+/* A max one above the true max of a row, everything else recomputed from it (the claimed
+ * output is the raised value, the argmax aux kept): every d >= 1 is in range, only
+ * attainment fails. */
+START_TEST(test_max_not_attained)
+{
+    mxt m;
+    mxt_compile(&m, SRC("max", 6, 7, 24), EZ_OP_MAX);
+    mxt_run(&m, "max_not_attained", 1 << 12, false);
+    m.f.tr.t[m.f.plan.ops[m.op].out][ROW_RANDOM] += 1;
+    refused_and_rejected(&m, "not attained", "zero-check");
+    mxt_free(&m);
+}
+END_TEST
+
+/* A max one below the true max of a row (the runner-up's value, so the mark moved to it
+ * attains it): only the distance at the max entry, -1, fails its range. */
+START_TEST(test_max_below_an_entry)
+{
+    mxt m;
+    mxt_compile(&m, SRC("max", 6, 7, 24), EZ_OP_MAX);
+    mxt_run(&m, "max_below", 1 << 12, false);
+    m.f.tr.t[m.f.plan.ops[m.op].out][ROW_LAST] -= 1;
+    ck_assert_int_eq(m.f.tr.ops[m.op].aux[EZ_AUX_ROW_ARG][ROW_LAST], 6);
+    m.f.tr.ops[m.op].aux[EZ_AUX_ROW_ARG][ROW_LAST] = 0;
+    refused_and_rejected(&m, "outside [0, 2^", "lookups");
+    mxt_free(&m);
+}
+END_TEST
+
+/* The argmax of a row with a tie at the max (entries 1 and T-2) moved to the later one:
+ * the key of entry 1 is 2^nt * 0 + 1 - (T-2) < 0. */
+START_TEST(test_argmax_later_tie)
+{
+    mxt m;
+    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    mxt_run(&m, "argmax_later_tie", 1 << 12, false);
+    int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
+    ck_assert_int_eq(a[ROW_TIES], 1);
+    a[ROW_TIES] = 7 - 2;
+    refused_and_rejected(&m, "outside [0, 2^", "lookups");
+    /* and at the far end: ties everywhere (an all-equal row), the last index claimed */
+    mxt_free(&m);
+    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    mxt_run(&m, "argmax_later_tie2", 1 << 12, false);
+    a = m.f.tr.t[m.f.plan.ops[m.op].out];
+    ck_assert_int_eq(a[ROW_CONST], 0);
+    a[ROW_CONST] = 6;
+    refused_and_rejected(&m, "outside [0, 2^", "lookups");
+    mxt_free(&m);
+}
+END_TEST
+
+/* The argmax moved to a non-maximal entry before the max (the max kept): every key stays
+ * >= 0, the mark sits on a nonzero key — attainment fails. With the max recomputed from
+ * the claimed entry instead, the key of the true max goes negative. */
+START_TEST(test_argmax_non_maximal)
+{
+    mxt m;
+    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    mxt_run(&m, "argmax_non_max", 1 << 12, false);
+    int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
+    ck_assert_int_eq(a[ROW_LAST], 6);
+    a[ROW_LAST] = 2;
+    refused_and_rejected(&m, "not attained", "zero-check");
+    mxt_free(&m);
+    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    mxt_run(&m, "argmax_non_max2", 1 << 12, false);
+    const ez_plan_op *o = &m.f.plan.ops[m.op];
+    a = m.f.tr.t[o->out];
+    a[ROW_LAST] = 2;
+    m.f.tr.ops[m.op].aux[EZ_AUX_ROW_MAX][ROW_LAST] = m.f.tr.t[o->in[0]][ROW_LAST * 7 + 2];
+    refused_and_rejected(&m, "outside [0, 2^", "lookups");
+    mxt_free(&m);
+}
+END_TEST
+
+/* A claimed output outside the row (ARGMAX = T): the mark has nowhere to go. */
+START_TEST(test_argmax_outside_row)
+{
+    mxt m;
+    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    mxt_run(&m, "argmax_outside", 1 << 12, false);
+    m.f.tr.t[m.f.plan.ops[m.op].out][ROW_RANDOM] = 7;
+    refused_and_rejected(&m, "outside the row", "");
+    mxt_free(&m);
+}
+END_TEST
+
+/* The proof of an honest trace, then every walk field element and a sample of the
+ * lookups flipped one at a time, then the claimed output changed. */
+static void changed_messages(const char *src, ez_op_kind kind)
+{
+    mxt m;
+    ez_diag why = {{0}}, d = {{0}};
+    mxt_compile(&m, src, kind);
+    mxt_run(&m, "changed_msg", 1 << 12, false);
+    ez_proof pf;
+    ck_assert_msg(mxt_prove(&m, false, &pf, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "%s", why.msg);
+    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK]; /* the op's alone */
+    size_t nflip = 0;
+    for (size_t off = 3; off < w->len; off += 16) {
+        w->data[off] ^= 0x01;
+        ck_assert_msg(!ez_pfx_verify(&m.f, &pf, &why), "walk flip at %zu of %zu accepted", off, w->len);
+        w->data[off] ^= 0x01;
+        nflip++;
+    }
+    ck_assert_uint_gt(nflip, 20);
+    ez_writer *lk = &pf.sec[EZ_PF_SEC_LOOKUPS];
+    for (size_t off = 5; off < lk->len; off += lk->len / 30 + 1) {
+        lk->data[off] ^= 0x01;
+        ck_assert_msg(!ez_pfx_verify(&m.f, &pf, &why), "lookups flip at %zu of %zu accepted", off, lk->len);
+        lk->data[off] ^= 0x01;
+    }
+    ck_assert(ez_pfx_verify(&m.f, &pf, &why));
+    ez_stmt_tensor *st = NULL;
+    for (size_t i = 0; i < pf.stmt.n; i++)
+        if (pf.stmt.t[i].tensor == m.f.plan.ops[m.op].out)
+            st = &pf.stmt.t[i];
+    ck_assert_ptr_nonnull(st);
+    for (size_t e = 0; e < st->n; e++) {
+        st->v[e] += 1;
+        ck_assert(!ez_pfx_verify(&m.f, &pf, &why));
+        st->v[e] -= 1;
+    }
+    ck_assert(ez_pfx_verify(&m.f, &pf, &why));
+    ez_proof_clear(&pf);
+    mxt_free(&m);
+}
+
+START_TEST(test_changed_round_message_and_output)
+{
+    changed_messages(SRC("max", 6, 7, 24), EZ_OP_MAX);
+    changed_messages(SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    /* with the padding rows' zero-check */
+    changed_messages("model mx\nparam B = 2, S = 3, T = 6\ninput x[B, S, T]\ny[b, s] = argmax[t](x[b, s, t])\noutput y\n",
+                     EZ_OP_ARGMAX);
+}
+END_TEST
+
+/* ---- the op alone, with an ideal commitment: tampering committed polys ----------------
+ * The op's own prove/verify on a prover and a verifier context sharing the bytes; range
+ * lookups checked by membership, the claims the verifier leaves on advice and on x by
+ * evaluating the committed polys and the true x (an ideal commitment and claim flow). A
+ * tamper callback edits the committed polys between the fill and the proof. */
+typedef void (*mxt_tamper)(mxt *m, size_t first, ez_fe **polys);
+
+/* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. With
+ * claim_from_poly the output claim's value is the committed output poly's MLE (what an
+ * upstream forgery would need) instead of the true output's. */
+static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool claim_from_poly, bool *claims_ok,
+                         bool *ranges_ok, ez_diag *why)
+{
+    ez_diag d = {{0}};
+    ez_pfx *f = &m->f;
+    ez_advice_layout L;
+    const ez_op_def *def = ez_op_def_of(f->plan.ops[m->op].kind);
+    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
+    ez_fe **polys = calloc(L.npolys, sizeof *polys);
+    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
+    ck_assert_int_eq(def->fill(&L, &f->plan, &f->tr, m->op, true, polys, &d), EZ_OK);
+    size_t first = SIZE_MAX;
+    for (size_t q = L.npolys; q-- > 0;)
+        if (L.polys[q].value == EZ_ADV_POLY_OP && L.polys[q].op == m->op)
+            first = q;
+    ck_assert_uint_ne(first, SIZE_MAX);
+    if (tamper)
+        tamper(m, first, polys);
+    *ranges_ok = true;
+    for (size_t j = 0; j < L.ncols; j++) {
+        const ez_lookup_col *c = &L.cols[j];
+        ck_assert(!c->atom.is_tensor);
+        for (uint64_t i = 0; i < c->len; i++)
+            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
+                *ranges_ok = false;
+    }
+    /* the output claim at a random point (the output's axes are the rows' in order) */
+    const ez_plan_op *o = &f->plan.ops[m->op];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out], *tx = &f->plan.tensors[o->in[0]];
+    ez_rng rng = ez_rng_for("op_alone");
+    ez_claim out = {0};
+    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
+    for (unsigned v = 0; v < out.nvars; v++)
+        out.point[v] = ez_rng_fe2(&rng);
+    if (claim_from_poly) {
+        size_t q = first + (o->kind == EZ_OP_MAX ? 2 : 2); /* M (MAX: D, Z, M) / A (ARGMAX: D, Z, A, M) */
+        out.value = ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, out.point, out.nvars);
+    } else {
+        ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
+    }
+    ez_transcript tp, tv;
+    ez_transcript_init(&tp, "max-test");
+    ez_transcript_init(&tv, "max-test");
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_pctx cp, cv;
+    memset(&cp, 0, sizeof cp);
+    memset(&cv, 0, sizeof cv);
+    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
+    cp.advice = polys, cp.d = &d;
+    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
+    if (forge)
+        ck_assert_msg(ez_maxarg_prove_forged(&cp, m->op, &out, forge, NULL) == EZ_OK, "%s", d.msg);
+    else
+        ck_assert_msg(def->prove(&cp, m->op, &out) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(w.len, def->walk_bytes(&f->plan, &L, m->op));
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
+    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
+    ez_status st = def->verify(&cv, m->op, &out);
+    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
+    bool ok = st == EZ_OK && ez_reader_done(&r);
+    *claims_ok = true;
+    if (ok) {
+        for (size_t q = 0; q < L.npolys; q++)
+            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
+                const ez_claim *c = &cv.aclaims[q].items[j];
+                if (!ez_fe2_eq(ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, c->point, c->nvars), c->value))
+                    *claims_ok = false;
+            }
+        for (size_t t = 0; t < f->plan.ntensors; t++) {
+            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
+            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
+                ez_fe2 v;
+                ck_assert_int_eq(ez_advice_tensor_eval(&v, f->tr.t[t], tx, cv.tclaims[t].items[j].point), EZ_OK);
+                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
+                    *claims_ok = false;
+            }
+        }
+    }
+    ez_pctx_free(&cp);
+    ez_pctx_free(&cv);
+    ez_writer_clear(&w);
+    ez_claim_clear(&out);
+    for (size_t q = 0; q < L.npolys; q++)
+        free(polys[q]);
+    free(polys);
+    ez_advice_layout_clear(&L);
+    return ok;
+}
+
+/* The op-alone models: bits 12 (D, A and M one limb each: local polys MAX D, Z, M and
+ * ARGMAX D, Z, A, M), T = 6 padded to 8: element (r, t) at 8 r + t. */
+#define SRC_ALONE(OP) SRC(OP, 6, 6, 12)
+#define SRC_ALONE_PAD(OP)                                                                                              \
+    "model mx\nparam B = 2, S = 5, T = 6\nbits 12\ninput x[B, S, T]\ny[b, s] = " OP "[t](x[b, s, t])\noutput y\n"
+enum { Q_D, Q_Z, Q_ROW };
+#define PE(r, t) ((uint64_t)(r) * 8 + (uint64_t)(t))
+
+static void expect_rejected_forged(const char *src, ez_op_kind kind, const char *seed, mxt_tamper tamper,
+                                   ez_maxarg_forge forge, bool claim_from_poly, const char *reason)
+{
+    mxt m;
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    mxt_compile(&m, src, kind);
+    mxt_run(&m, seed, 1 << 8, false);
+    bool ok = mxt_op_alone(&m, tamper, forge, claim_from_poly, &claims_ok, &ranges_ok, &why);
+    ck_assert_msg(ranges_ok, "%s: the forgery should pass the range checks", seed);
+    ck_assert_msg(!ok, "%s: accepted (claims %s)", seed, claims_ok ? "true" : "false");
+    ck_assert_msg(strstr(why.msg, reason) != NULL, "%s: %s", seed, why.msg);
+    mxt_free(&m);
+}
+
+static void expect_rejected(const char *src, ez_op_kind kind, const char *seed, mxt_tamper tamper,
+                            bool claim_from_poly, const char *reason)
+{
+    expect_rejected_forged(src, kind, seed, tamper, NULL, claim_from_poly, reason);
+}
+
+START_TEST(test_op_alone_honest)
+{
+    const char *srcs[] = {SRC_ALONE("max"), SRC_ALONE("argmax"), SRC_ALONE_PAD("max"), SRC_ALONE_PAD("argmax")};
+    for (size_t k = 0; k < 4; k++) {
+        mxt m;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        mxt_compile(&m, srcs[k], k % 2 ? EZ_OP_ARGMAX : EZ_OP_MAX);
+        mxt_run(&m, "op_alone_honest", 1 << 8, false);
+        ck_assert_msg(mxt_op_alone(&m, NULL, NULL, false, &claims_ok, &ranges_ok, &why), "%zu: %s", k, why.msg);
+        ck_assert(claims_ok);
+        ck_assert(ranges_ok);
+        mxt_free(&m);
+    }
+}
+END_TEST
+
+/* MAX: a second mark at the tied entry of the row with a tie (entries 1 and 4): every
+ * pointwise relation holds (both distances are 0), the row sums to 2. */
+static void two_ones_tie(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    ck_assert_uint_eq(P[first + Q_Z][PE(ROW_TIES, 1)], 1);
+    ck_assert_uint_eq(P[first + Q_D][PE(ROW_TIES, 4)], 0);
+    P[first + Q_Z][PE(ROW_TIES, 4)] = 1;
+}
+
+/* ARGMAX: a second mark anywhere else (here the tied entry, whose key is 4 - 1 = 3). */
+static void two_ones_arg(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    ck_assert_uint_eq(P[first + Q_Z][PE(ROW_TIES, 1)], 1);
+    P[first + Q_Z][PE(ROW_TIES, 4)] = 1;
+}
+
+/* The mark of a row removed: no entry attains the max. */
+static void no_mark(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    for (unsigned t = 0; t < 8; t++)
+        P[first + Q_Z][PE(ROW_RANDOM, t)] = 0;
+}
+
+/* The mark of a row moved to a padding entry t = 7 whose distance is 0. */
+static void mark_on_padding(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    for (unsigned t = 0; t < 8; t++)
+        P[first + Q_Z][PE(ROW_RANDOM, t)] = 0;
+    ck_assert_uint_eq(P[first + Q_D][PE(ROW_RANDOM, 7)], 0);
+    P[first + Q_Z][PE(ROW_RANDOM, 7)] = 1;
+}
+
+/* The row max raised by one (every distance + 1, in range) with the mark moved to a
+ * padding entry of distance 0: attainment by a padding entry. */
+static void raised_max_mark_on_padding(mxt *m, size_t first, ez_fe **P)
+{
+    for (unsigned t = 0; t < 6; t++)
+        P[first + Q_D][PE(ROW_RANDOM, t)] += 1;
+    P[first + Q_ROW][ROW_RANDOM] += 1;
+    mark_on_padding(m, first, P);
+}
+
+/* Junk in a padding row of the output poly (row (0, 6) of the row layout [2, 8]); the
+ * output claim is taken from the committed poly, as an upstream forgery would need. */
+static void padding_row_junk(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    ck_assert_uint_eq(P[first + Q_ROW][6], 0);
+    P[first + Q_ROW][6] = 3;
+}
+
+/* ARGMAX over one-entry rows claiming position 1 with the max raised by one: with a key
+ * shift of 2^nt = 1 the key (m + 1 - x) + 0 - 1 would stay 0 and pass; with 2^max(nt, 1)
+ * the key relation fails. */
+static void one_entry_shifted(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    ck_assert_uint_eq(P[first + Q_ROW][ROW_RANDOM], 0);
+    P[first + Q_ROW][ROW_RANDOM] = 1;
+    P[first + Q_ROW + 1][ROW_RANDOM] += 1;
+}
+
+START_TEST(test_op_alone_one_entry_rows)
+{
+    expect_rejected(SRC("argmax", 6, 1, 12), EZ_OP_ARGMAX, "one_entry", one_entry_shifted, true, "zero-check");
+}
+END_TEST
+
+/* ---- provers that lie in one factor of a zero-check ------------------------------------
+ * The witness breaks one relation; the prover edits the matching factor table so that
+ * the sumcheck's sum is 0 and the transcript stays consistent: only the verifier's check
+ * of that factor's final evaluation (against the committed atoms or its own selector)
+ * rejects. */
+
+/* The row max (MAX: M; ARGMAX: M + 2^(wm-1)) raised by one, nothing else: A1 != 0. */
+static void raise_m(mxt *m, size_t first, ez_fe **P)
+{
+    bool arg = m->f.plan.ops[m->op].kind == EZ_OP_ARGMAX;
+    P[first + Q_ROW + (arg ? 1 : 0)][ROW_RANDOM] += 1;
+}
+
+/* ARGMAX: the row's max raised by one with every key + 2^k (k = 3) and the mark moved to
+ * a padding entry of key 0: A1 = 0, only the mark's factor D + 1 - S is nonzero. */
+static void raised_arg_mark_on_padding(mxt *m, size_t first, ez_fe **P)
+{
+    for (unsigned t = 0; t < 6; t++)
+        P[first + Q_D][PE(ROW_RANDOM, t)] += 8;
+    P[first + Q_ROW + 1][ROW_RANDOM] += 1;
+    mark_on_padding(m, first, P);
+}
+
+static void forge_a1_zero(void *ctx, unsigned which, ez_fe *const *tb, unsigned nt, uint64_t len)
+{
+    (void)ctx, (void)nt;
+    if (which == 0)
+        memset(tb[1], 0, len * sizeof(ez_fe));
+}
+
+static void forge_s_zero(void *ctx, unsigned which, ez_fe *const *tb, unsigned nt, uint64_t len)
+{
+    (void)ctx, (void)nt;
+    if (which == 0)
+        memset(tb[0], 0, len * sizeof(ez_fe));
+}
+
+static void forge_l2_at_marks(void *ctx, unsigned which, ez_fe *const *tb, unsigned nt, uint64_t len)
+{
+    (void)ctx, (void)nt;
+    if (which == 0)
+        for (uint64_t i = 0; i < len; i++)
+            if (tb[2][i] != 0)
+                tb[3][i] = 0;
+}
+
+static void forge_rows_selector_zero(void *ctx, unsigned which, ez_fe *const *tb, unsigned nt, uint64_t len)
+{
+    (void)ctx, (void)nt;
+    if (which == 1)
+        memset(tb[0], 0, len * sizeof(ez_fe));
+}
+
+/* MAX: the row max and every distance of the row raised by one (the mark stays, now at
+ * distance 1), the prover's Z table zeroed: the op's own checks pass and the claim it
+ * leaves on the committed Z is false (the opening rejects it). */
+static void raise_m_and_d(mxt *m, size_t first, ez_fe **P)
+{
+    (void)m;
+    for (unsigned t = 0; t < 6; t++)
+        P[first + Q_D][PE(ROW_RANDOM, t)] += 1;
+    P[first + Q_ROW][ROW_RANDOM] += 1;
+}
+
+static void forge_z_zero(void *ctx, unsigned which, ez_fe *const *tb, unsigned nt, uint64_t len)
+{
+    (void)ctx, (void)nt;
+    if (which == 0)
+        memset(tb[2], 0, len * sizeof(ez_fe));
+}
+
+START_TEST(test_op_alone_forged_mark)
+{
+    mxt m;
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    mxt_compile(&m, SRC_ALONE("max"), EZ_OP_MAX);
+    mxt_run(&m, "forge_z", 1 << 8, false);
+    bool ok = mxt_op_alone(&m, raise_m_and_d, forge_z_zero, true, &claims_ok, &ranges_ok, &why);
+    ck_assert(ranges_ok);
+    ck_assert_msg(ok, "%s", why.msg);
+    ck_assert(!claims_ok);
+    mxt_free(&m);
+}
+END_TEST
+
+START_TEST(test_op_alone_forged_factors)
+{
+    const char *why = "final evaluations do not match";
+    for (int k = 0; k < 2; k++) {
+        ez_op_kind kind = k ? EZ_OP_ARGMAX : EZ_OP_MAX;
+        const char *src = k ? SRC_ALONE("argmax") : SRC_ALONE("max");
+        const char *pad = k ? SRC_ALONE_PAD("argmax") : SRC_ALONE_PAD("max");
+        expect_rejected_forged(src, kind, "forge_a1", raise_m, forge_a1_zero, true, why);
+        expect_rejected_forged(src, kind, "forge_s", raise_m, forge_s_zero, true, why);
+        expect_rejected_forged(src, kind, "forge_l2", k ? raised_arg_mark_on_padding : raised_max_mark_on_padding,
+                               forge_l2_at_marks, true, why);
+        expect_rejected_forged(pad, kind, "forge_rows", padding_row_junk, forge_rows_selector_zero, true,
+                               "padding rows' selector");
+    }
+}
+END_TEST
+
+START_TEST(test_op_alone_one_hot_two_ones)
+{
+    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "two_ones_max", two_ones_tie, false, "attainment marks do not sum to one");
+    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "two_ones_arg", two_ones_arg, false, "zero-check");
+}
+END_TEST
+
+START_TEST(test_op_alone_mark_forged)
+{
+    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "no_mark_max", no_mark, false, "attainment marks do not sum to one");
+    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "no_mark_arg", no_mark, false, "attainment marks do not sum to one");
+    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "pad_mark_max", mark_on_padding, false, "zero-check");
+    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "pad_mark_arg", mark_on_padding, false, "zero-check");
+    expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "raised_pad_max", raised_max_mark_on_padding, true, "zero-check");
+}
+END_TEST
+
+START_TEST(test_op_alone_padding_rows)
+{
+    expect_rejected(SRC_ALONE_PAD("max"), EZ_OP_MAX, "pad_rows_max", padding_row_junk, true, "padding rows");
+    expect_rejected(SRC_ALONE_PAD("argmax"), EZ_OP_ARGMAX, "pad_rows_arg", padding_row_junk, true, "padding rows");
+}
+END_TEST
+
+/* ---- boundary widths ----------------------------------------------------------------------
+ * MAX: D = m - x needs bitlen(2B) <= 62 bits, B = 2^(w-1): widest input width 61.
+ * ARGMAX: D = 2^nt (m - x) + t - a needs bitlen(2B) + nt <= 62: with T = 7 (nt = 3) the
+ * widest width is 58. At the widest width the plan is sound and values at both ends of
+ * the width prove (the top limbs full); one bit more is refused by the layout, naming
+ * the op. */
+static void boundary(ez_op_kind kind, unsigned wmax)
+{
+    char src[256];
+    const char *op = kind == EZ_OP_MAX ? "max" : "argmax";
+    for (unsigned w = wmax; w <= wmax + 1; w++) {
+        mxt m;
+        ez_diag d = {{0}}, why = {{0}};
+        snprintf(src, sizeof src,
+                 "model mx\nparam R = 12, T = 7\nbits %u\ninput x[R, T]\ny[r] = %s[t](x[r, t])\noutput y\n",
+                 w, op);
+        mxt_compile(&m, src, kind);
+        ck_assert_msg(ez_plan_soundness(&m.f.plan, NULL, &d) == EZ_OK, "w=%u: %s", w, d.msg);
+        mxt_run(&m, "boundary", INT64_C(1) << (w - 2), false);
+        ez_proof pf;
+        ez_status st = mxt_prove(&m, false, &pf, &d);
+        if (w == wmax) {
+            ck_assert_msg(st == EZ_OK, "w=%u: %s", w, d.msg);
+            ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "w=%u: %s", w, why.msg);
+            ez_proof_clear(&pf);
+        } else {
+            ck_assert_int_eq(st, EZ_ERR_UNSUPPORTED);
+            ck_assert_msg(strstr(d.msg, "op 'y'") != NULL && strstr(d.msg, op) != NULL, "%s", d.msg);
+        }
+        mxt_free(&m);
+    }
+}
+
+START_TEST(test_boundary_widths)
+{
+    boundary(EZ_OP_MAX, 61);
+    boundary(EZ_OP_ARGMAX, 58);
+}
+END_TEST
+
+Suite *ez_suite_ops_max(void)
+{
+    Suite *s = suite_create("ops_max");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_honest_shapes);
+    tcase_add_test(tc, test_honest_layouts);
+    tcase_add_test(tc, test_max_not_attained);
+    tcase_add_test(tc, test_max_below_an_entry);
+    tcase_add_test(tc, test_argmax_later_tie);
+    tcase_add_test(tc, test_argmax_non_maximal);
+    tcase_add_test(tc, test_argmax_outside_row);
+    tcase_add_test(tc, test_changed_round_message_and_output);
+    tcase_add_test(tc, test_op_alone_honest);
+    tcase_add_test(tc, test_op_alone_one_hot_two_ones);
+    tcase_add_test(tc, test_op_alone_mark_forged);
+    tcase_add_test(tc, test_op_alone_padding_rows);
+    tcase_add_test(tc, test_op_alone_one_entry_rows);
+    tcase_add_test(tc, test_op_alone_forged_factors);
+    tcase_add_test(tc, test_op_alone_forged_mark);
+    tcase_add_test(tc, test_boundary_widths);
+    suite_add_tcase(s, tc);
+    return s;
+}
