@@ -15,7 +15,8 @@ void ez_bench_logup(const ez_bench_opts *o);
  * "sumcheck_mixed_eq", "sumcheck_2terms", and "sumcheck_deg2_mt", "sumcheck_deg3_eq_mt" */
 void ez_bench_sumcheck(const ez_bench_opts *o);
 /* bench/bench_pcs.c: "ligero_commit", "ligero_commit_mt", "ligero_open", "ligero_verify",
- * "ligero_proof_bytes", "ligero_open_direct" */
+ * "ligero_proof_bytes", "ligero_open_direct", "whir_commit", "whir_commit_mt",
+ * "whir_open", "whir_verify", "whir_proof_bytes", "whir_vs_ligero" */
 void ez_bench_pcs(const ez_bench_opts *o);
 
 #endif

@@ -1,44 +1,133 @@
-/* args — command-line pieces shared by subcommands: `-D NAME=VALUE` param overrides
- * (used by `einzk check` and `einzk compile`; any command taking a .ein file should
- * use it so the syntax is the same everywhere).
+/* args — the one command-line parser of every subcommand, driven by a table.
  *
- * Usage in a subcommand's option loop:
+ * Each cli/cmd_<name>.c declares its options as rows of an ez_cli_opt table (name,
+ * value placeholder or none, repeatable, required, one-line description) inside an
+ * ez_cli_cmd, and calls ez_cli_parse first thing. The same table produces the usage
+ * line, `einzk CMD --help` and `einzk help CMD`, so help cannot drift from what the
+ * parser accepts; docs/cli.md lists the same rows.
  *
- *     ez_args_defines defs;
- *     ez_args_defines_init(&defs);
- *     for (int i = 1; i < argc; i++) {
- *         int r = ez_args_define(&defs, argc, argv, &i, "compile");
- *         if (r < 0) return EZ_EXIT_USAGE;   // message already printed
- *         if (r > 0) continue;               // consumed "-D X=1" or "-DX=1"
- *         ... other options ...
- *     }
- *     ez_compile_front(path, src, len, defs.defs, defs.n, &diags, &prog);
- */
+ * Accepted spellings, for every subcommand:
+ *   --opt VALUE, --opt=VALUE     a long option with a value
+ *   -o VALUE, -oVALUE            a one-letter option with a value (-D NAME=V, -DNAME=V)
+ *   --flag                       an option without a value (--flag=x is an error)
+ *   -h, --help                   the subcommand's help on stdout, exit 0
+ *   --                           everything after it is an operand
+ * Usage errors (exit 2, one line on stderr naming the problem, then the usage line):
+ * an unknown option (with "did you mean"), a missing value, a value given to a flag, a
+ * non-repeatable option given twice, a missing required option or operand, more than
+ * one operand.
+ *
+ * Usage in a subcommand:
+ *
+ *     enum { O_WEIGHTS, O_JSON, O_N };
+ *     static const ez_cli_opt opts[O_N] = {
+ *         [O_WEIGHTS] = {"--weights", "FILE", EZ_CLI_REQUIRED, "the model's weights"},
+ *         [O_JSON] = {"--json", NULL, 0, "print JSON"},
+ *     };
+ *     const ez_cli_cmd ez_cli_cmd_x = {"x", ez_cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
+ *
+ *     int ez_cmd_x(int argc, char **argv)
+ *     {
+ *         ez_cli_args a;
+ *         int rc = ez_cli_parse(&a, &ez_cli_cmd_x, argc, argv);
+ *         if (rc != EZ_CLI_RUN)
+ *             return rc;              // help printed (0) or usage error printed (2)
+ *         ... a.operand, a.value[O_WEIGHTS], a.n[O_JSON] ...
+ *     } */
 #ifndef EZ_CLI_ARGS_H
 #define EZ_CLI_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "compiler/sema.h"
 
-#define EZ_ARGS_MAX_DEFINES 64
+/* ---- the table --------------------------------------------------------------------- */
+
+enum {
+    EZ_CLI_REPEAT = 1u << 0,  /* may be given more than once; every value is kept */
+    EZ_CLI_REQUIRED = 1u << 1 /* must be given */
+};
+
+typedef struct {
+    const char *name;  /* "--weights", or one letter "-o", "-D" */
+    const char *value; /* the value's placeholder in help ("FILE", "NAME=VALUE"); NULL: a flag */
+    unsigned flags;    /* EZ_CLI_REPEAT | EZ_CLI_REQUIRED */
+    const char *help;  /* one line: what the option does */
+} ez_cli_opt;
+
+typedef struct {
+    const char *name;                   /* "prove" */
+    int (*run)(int argc, char **argv);  /* the subcommand (argv[0] is its name) */
+    const char *operand;                /* the one operand's placeholder ("MODEL.einc"), required */
+    const char *operand_noun;           /* it in messages: "model file" */
+    const char *summary;                /* one line: what the subcommand does */
+    const ez_cli_opt *opts;             /* the table, nopts rows (at most EZ_CLI_MAX_OPTS) */
+    size_t nopts;
+    const char *notes;                  /* lines after the options in --help (rules between options), or NULL */
+} ez_cli_cmd;
+
+#define EZ_CLI_MAX_OPTS 16
+#define EZ_CLI_MAX_VALUES 128 /* option occurrences on one command line */
+
+/* ---- parsing ----------------------------------------------------------------------- */
+
+/* What ez_cli_parse found. Strings point into argv. */
+typedef struct {
+    const ez_cli_cmd *cmd;
+    const char *operand;                /* the operand, or NULL (only after help/errors) */
+    unsigned n[EZ_CLI_MAX_OPTS];        /* how many times each option was given */
+    const char *value[EZ_CLI_MAX_OPTS]; /* its value (the last one if repeatable); NULL if absent or a flag */
+    size_t nvals;                       /* every occurrence of a repeatable option with a value, in order */
+    struct {
+        unsigned opt;
+        const char *value;
+    } vals[EZ_CLI_MAX_VALUES];
+} ez_cli_args;
+
+/* ez_cli_parse's return value when the subcommand should go on (not an exit code). */
+#define EZ_CLI_RUN (-1)
+
+/* Parse argv[1..argc) (argv[0] is the subcommand's name) against cmd's table into *a.
+ * Returns EZ_CLI_RUN when the command line is valid; otherwise the exit code after
+ * printing: EZ_EXIT_OK after -h/--help (help on stdout), EZ_EXIT_USAGE after a usage
+ * error (stderr). No allocation; O(argc * nopts). */
+int ez_cli_parse(ez_cli_args *a, const ez_cli_cmd *cmd, int argc, char **argv);
+
+/* Print "einzk CMD: error: <message>" and cmd's usage line to stderr; returns
+ * EZ_EXIT_USAGE, for the rules a table cannot say (e.g. "one of --pk and --weights"). */
+int ez_cli_usage_error(const ez_cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* cmd's usage line ("usage: einzk CMD OPERAND --req V [--opt V] [--flag] [-D V]..."),
+ * wrapped, to f. */
+void ez_cli_print_usage(FILE *f, const ez_cli_cmd *cmd);
+/* cmd's whole help to f: usage line, summary, one line per option, notes. */
+void ez_cli_print_help(FILE *f, const ez_cli_cmd *cmd);
+
+/* ---- values ------------------------------------------------------------------------ */
+
+/* The value of option opt as an integer in [lo, hi] (strtoull in `base`: 10, or 0 for
+ * C's decimal/0x hex/0 octal), into *out; untouched when the option is absent.
+ * Returns false after printing a usage error naming the option. */
+bool ez_cli_uint(const ez_cli_args *a, unsigned opt, int base, uint64_t lo, uint64_t hi, uint64_t *out);
+
+/* -D NAME=VALUE param overrides, converted for ez_compile_front. */
+#define EZ_CLI_MAX_DEFINES 64
 
 typedef struct {
     size_t n;
-    ez_define defs[EZ_ARGS_MAX_DEFINES];      /* defs[k].name points into names[k] */
-    char names[EZ_ARGS_MAX_DEFINES][EZ_MAX_NAME];
-    char texts[EZ_ARGS_MAX_DEFINES][EZ_MAX_NAME + 32]; /* "-D S=128", for messages */
-} ez_args_defines;
+    ez_define defs[EZ_CLI_MAX_DEFINES];           /* defs[k].name points into names[k] */
+    char names[EZ_CLI_MAX_DEFINES][EZ_MAX_NAME];
+    char texts[EZ_CLI_MAX_DEFINES][EZ_MAX_NAME + 32]; /* "-D S=128", for messages */
+} ez_cli_defines;
 
-void ez_args_defines_init(ez_args_defines *d);
-
-/* Try to consume a -D option at argv[*i]: "-D NAME=VALUE" (two arguments) or
- * "-DNAME=VALUE". NAME is an identifier ([A-Za-z_][A-Za-z0-9_]*, < EZ_MAX_NAME bytes),
- * VALUE a decimal integer (optional sign) that fits int64. A later -D for the same
- * NAME replaces the earlier one.
- * Returns 0 when argv[*i] is not a -D option (nothing consumed); 1 when consumed (*i
- * then indexes the last argument used); -1 on a malformed -D, after printing
- * "einzk <cmd>: error: ..." to stderr (the caller exits with EZ_EXIT_USAGE). */
-int ez_args_define(ez_args_defines *d, int argc, char **argv, int *i, const char *cmd);
+/* Every value of the repeatable option opt into d, in order. Each must be NAME=VALUE:
+ * NAME an identifier ([A-Za-z_][A-Za-z0-9_]*, shorter than EZ_MAX_NAME), VALUE a
+ * decimal integer (optional sign) that fits int64 (its range as a size is checked by
+ * the compiler, which knows the param). Returns false after printing a usage error for
+ * a malformed value, a NAME given twice, or more than EZ_CLI_MAX_DEFINES. */
+bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt);
 
 #endif

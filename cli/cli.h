@@ -1,8 +1,10 @@
 /* cli — the only code that prints or exits. One file per subcommand (cli/cmd_<name>.c),
- * each exporting `int ez_cmd_<name>(int argc, char **argv)` that returns an exit code. */
+ * each exporting `int ez_cmd_<name>(int argc, char **argv)` that returns an exit code,
+ * and its command-line table `ez_cli_cmd_<name>` (cli/args.h), which main.c lists. */
 #ifndef EZ_CLI_H
 #define EZ_CLI_H
 
+#include "cli/args.h"
 #include "lib/util.h"
 
 /* Exit codes (DESIGN.md §4). */
@@ -31,5 +33,9 @@ int ez_cmd_run(int argc, char **argv);
 int ez_cmd_setup(int argc, char **argv);
 int ez_cmd_prove(int argc, char **argv);
 int ez_cmd_verify(int argc, char **argv);
+
+/* Their command-line tables (name, options, help), defined beside each subcommand. */
+extern const ez_cli_cmd ez_cli_cmd_check, ez_cli_cmd_compile, ez_cli_cmd_info, ez_cli_cmd_gen, ez_cli_cmd_run,
+    ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify;
 
 #endif

@@ -5,19 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/args.h"
 #include "cli/cli.h"
-#include "compiler/diag.h"
+#include "cli/model.h"
 #include "compiler/einc.h"
 #include "compiler/lower.h"
 #include "compiler/schedule.h"
 #include "compiler/sema.h"
 #include "runtime/prove/margins.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk compile MODEL.ein [-D NAME=VALUE]... -o MODEL.einc\n");
-}
+enum { O_DEFINE, O_OUT, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"},
+    [O_OUT] = {"-o", "MODEL.einc", EZ_CLI_REQUIRED, "write the compiled model (the proving plan) to this file"},
+};
+
+const ez_cli_cmd ez_cli_cmd_compile = {
+    "compile", ez_cmd_compile, "MODEL.ein", "model file",
+    "Check a model and write its proving plan (a .einc file).", opts, O_N, NULL,
+};
 
 /* The model name when the source has none: the file name without directory and ".ein". */
 static void file_stem(const char *path, char *out, size_t cap)
@@ -35,66 +41,24 @@ static void file_stem(const char *path, char *out, size_t cap)
 
 int ez_cmd_compile(int argc, char **argv)
 {
-    const char *in = NULL, *outpath = NULL;
-    ez_args_defines defs;
-    ez_args_defines_init(&defs);
-    for (int i = 1; i < argc; i++) {
-        int r = ez_args_define(&defs, argc, argv, &i, "compile");
-        if (r < 0)
-            return EZ_EXIT_USAGE;
-        if (r > 0)
-            continue;
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(argv[i], "-o")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "einzk compile: error: -o needs a file name\n");
-                return EZ_EXIT_USAGE;
-            }
-            outpath = argv[++i];
-        } else if (argv[i][0] == '-' && argv[i][1] != 0) {
-            fprintf(stderr, "einzk compile: error: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (in == NULL) {
-            in = argv[i];
-        } else {
-            fprintf(stderr, "einzk compile: error: more than one model file ('%s', '%s')\n", in, argv[i]);
-            return EZ_EXIT_USAGE;
-        }
-    }
-    if (in == NULL || outpath == NULL) {
-        usage(stderr);
+    ez_cli_args args;
+    ez_cli_defines defs;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_compile, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    if (!ez_cli_defines_get(&defs, &args, O_DEFINE))
         return EZ_EXIT_USAGE;
-    }
+    const char *in = args.operand, *outpath = args.value[O_OUT];
 
-    int rc = EZ_EXIT_OK;
-    uint8_t *src = NULL;
-    size_t len = 0;
     ez_diag d = {{0}};
-    ez_diag_list diags;
     ez_program *prog = NULL;
     ez_plan plan;
     char stem[EZ_MAX_NAME];
-    bool have_diags = false;
+    ez_status st = EZ_OK;
     ez_plan_init(&plan);
-
-    ez_status st = ez_file_read(in, &src, &len, &d);
-    if (st != EZ_OK)
-        goto fail;
-    st = ez_compile_front(in, (const char *)src, len, defs.defs, defs.n, &diags, &prog);
-    have_diags = true;
-    if (st == EZ_ERR_SOURCE) {
-        char *text = NULL;
-        if (ez_diag_render(&diags, &text) == EZ_OK && text != NULL)
-            fputs(text, stderr);
-        free(text);
-        rc = EZ_EXIT_SOURCE;
+    if ((rc = ez_cli_front("compile", in, &defs, &prog)) != EZ_CLI_RUN)
         goto out;
-    }
-    if (st != EZ_OK)
-        goto fail;
+    rc = EZ_EXIT_OK;
     file_stem(in, stem, sizeof stem);
     if ((st = ez_lower(&plan, prog, stem, &d)) != EZ_OK || (st = ez_plan_schedule(&plan, &d)) != EZ_OK) {
         /* the model breaks a plan limit (indices per op, sumcheck variables, ...) */
@@ -142,8 +106,5 @@ fail:
 out:
     ez_plan_clear(&plan);
     ez_program_free(prog);
-    if (have_diags)
-        ez_diag_list_clear(&diags);
-    free(src);
     return rc;
 }

@@ -21,13 +21,21 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "compiler/einc.h"
+#include "cli/model.h"
 #include "runtime/io/safetensors.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk gen MODEL.einc --seed N --weights W.safetensors --input IN.json\n");
-}
+enum { O_SEED, O_WEIGHTS, O_INPUT, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_SEED] = {"--seed", "N", EZ_CLI_REQUIRED, "the generator's seed, a non-negative integer (0x.. hex, 0.. octal)"},
+    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "write the random weights here (F32 safetensors)"},
+    [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "write the random inputs here (JSON)"},
+};
+
+const ez_cli_cmd ez_cli_cmd_gen = {
+    "gen", ez_cmd_gen, "MODEL.einc", "model file",
+    "Write deterministic random weights and inputs for a compiled model.", opts, O_N, NULL,
+};
 
 typedef struct {
     uint64_t s;
@@ -122,53 +130,25 @@ static float draw(gen_rng *r, double mean, double sd, double lim)
 
 int ez_cmd_gen(int argc, char **argv)
 {
-    const char *model = NULL, *wpath = NULL, *ipath = NULL;
-    const char *seed_text = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_next = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(a, "--seed") && has_next) {
-            seed_text = argv[++i];
-        } else if (!strcmp(a, "--weights") && has_next) {
-            wpath = argv[++i];
-        } else if (!strcmp(a, "--input") && has_next) {
-            ipath = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "einzk gen: error: unknown option or missing value '%s'\n", a);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (model == NULL) {
-            model = a;
-        } else {
-            fprintf(stderr, "einzk gen: error: more than one model file ('%s', '%s')\n", model, a);
-            return EZ_EXIT_USAGE;
-        }
-    }
-    if (model == NULL || wpath == NULL || ipath == NULL || seed_text == NULL) {
-        usage(stderr);
+    ez_cli_args args;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_gen, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *ipath = args.value[O_INPUT];
+    uint64_t seed = 0;
+    if (!ez_cli_uint(&args, O_SEED, 0, 0, UINT64_MAX, &seed))
         return EZ_EXIT_USAGE;
-    }
-    char *end;
-    uint64_t seed = strtoull(seed_text, &end, 0);
-    if (*end || seed_text[0] == '-' || !seed_text[0]) {
-        fprintf(stderr, "einzk gen: error: --seed needs a non-negative integer, got '%s'\n", seed_text);
-        return EZ_EXIT_USAGE;
-    }
 
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_plan_init(&plan);
-    int rc = EZ_EXIT_OK;
+    rc = EZ_EXIT_OK;
     size_t nw = 0;
     const char **names = NULL;
     unsigned *ranks = NULL;
     const uint64_t **dims = NULL;
     float **data = NULL;
     json_t *inputs = NULL;
-    ez_status st = ez_einc_read_file(&plan, model, &d);
+    ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_READ, &d);
     if (st != EZ_OK)
         goto fail;
     names = ez_alloc_array(plan.ntensors + 1, sizeof *names);
@@ -204,13 +184,11 @@ int ez_cmd_gen(int argc, char **argv)
             for (uint64_t e = 0; e < n; e++)
                 v[e] = draw(&r, mean, sd, lim);
         } else if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            json_t *o = json_object(), *shape = json_array(), *arr = json_array();
+            json_t *o = json_object(), *shape = ez_tensorio_json_dims(t->dims, t->rank), *arr = json_array();
             if (!o || !shape || !arr) {
                 json_decref(o), json_decref(shape), json_decref(arr);
                 goto fail;
             }
-            for (unsigned a = 0; a < t->rank; a++)
-                json_array_append_new(shape, json_integer((json_int_t)t->dims[a]));
             double lim = clip_limit(t);
             for (uint64_t e = 0; e < n; e++) {
                 if (t->kind == EZ_TENSOR_TOKENS)

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/cli.h"
 #include "compiler/einc.h"
@@ -14,10 +13,16 @@
 #include "compiler/schedule.h"
 #include "runtime/prove/layout.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk info MODEL.einc [--json]\n");
-}
+enum { O_JSON, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_JSON] = {"--json", NULL, 0, "print the plan and the per-op proof sizes as one JSON object"},
+};
+
+const ez_cli_cmd ez_cli_cmd_info = {
+    "info", ez_cmd_info, "MODEL.einc", "file",
+    "Print a compiled model's per-op plan and what a proof of it holds.", opts, O_N, NULL,
+};
 
 /* Human-readable byte count: "12345 B", "12.1 KiB", "3.4 MiB", "1.2 GiB". */
 static const char *human_bytes(uint64_t b, char *buf, size_t cap)
@@ -55,8 +60,6 @@ static void bind_text(const ez_plan_op *op, char *buf, size_t cap)
     if (op->sched.nbind == 0)
         snprintf(buf, cap, "-");
 }
-
-
 
 static void print_table(const ez_plan *p, const ez_layout_sizes *z)
 {
@@ -121,29 +124,12 @@ static json_t *info_json(const ez_plan *p, const ez_layout_sizes *z)
 
 int ez_cmd_info(int argc, char **argv)
 {
-    const char *in = NULL;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (argv[i][0] == '-' && argv[i][1] != 0) {
-            fprintf(stderr, "einzk info: error: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (in == NULL) {
-            in = argv[i];
-        } else {
-            fprintf(stderr, "einzk info: error: more than one file ('%s', '%s')\n", in, argv[i]);
-            return EZ_EXIT_USAGE;
-        }
-    }
-    if (in == NULL) {
-        usage(stderr);
-        return EZ_EXIT_USAGE;
-    }
+    ez_cli_args args;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_info, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    const char *in = args.operand;
+    bool json = args.n[O_JSON] > 0;
     ez_plan p;
     ez_diag d = {{0}};
     ez_status st = ez_einc_read_file(&p, in, &d);
@@ -151,7 +137,7 @@ int ez_cmd_info(int argc, char **argv)
         ez_cli_error("info", st, &d);
         return ez_exit_for_status(st);
     }
-    int rc = EZ_EXIT_OK;
+    rc = EZ_EXIT_OK;
     ez_layout_sizes z;
     if ((st = ez_layout_sizes_compute(&z, &p, &d)) != EZ_OK) {
         ez_cli_error("info", st, &d);

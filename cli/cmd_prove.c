@@ -16,26 +16,33 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cli/cli.h"
-#include "compiler/einc.h"
+#include "cli/model.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk prove MODEL.einc (--pk MODEL.pk | --weights W.safetensors) --input IN.json -o PROOF\n"
-               "                   [--json] [--threads N]\n");
-}
+enum { O_PK, O_WEIGHTS, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_PK] = {"--pk", "MODEL.pk", 0, "the proving key from `einzk setup` (weights already quantized and committed)"},
+    [O_WEIGHTS] = {"--weights", "W.safetensors", 0, "the weights instead of a proving key (committed here)"},
+    [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "the public input (JSON)"},
+    [O_OUT] = {"-o", "PROOF", EZ_CLI_REQUIRED, "write the proof (with the input and the claimed outputs) here"},
+    [O_JSON] = {"--json", NULL, 0, "print sizes and per-phase and per-op times as one JSON object on stdout"},
+    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+};
+
+const ez_cli_cmd ez_cli_cmd_prove = {
+    "prove", ez_cmd_prove, "MODEL.einc", "model file",
+    "Run a model in exact integer arithmetic and prove the run.", opts, O_N,
+    "Give exactly one of --pk and --weights.",
+};
 
 static void show_progress(void *ctx, const char *phase, double frac)
 {
@@ -46,28 +53,32 @@ static void show_progress(void *ctx, const char *phase, double frac)
     fflush(stderr);
 }
 
+/* {"witness", "commit", "lookups", "sumchecks", "openings"}: seconds per prover phase. */
+static json_t *phases_json(double witness, double commit, double lookups, double sumchecks, double openings)
+{
+    json_t *ph = json_object();
+    json_object_set_new(ph, "witness", json_real(witness));
+    json_object_set_new(ph, "commit", json_real(commit));
+    json_object_set_new(ph, "lookups", json_real(lookups));
+    json_object_set_new(ph, "sumchecks", json_real(sumchecks));
+    json_object_set_new(ph, "openings", json_real(openings));
+    return ph;
+}
+
 static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds, double cpu_seconds, double exec_s,
                       double exec_cpu, double wcommit_s, double wcommit_cpu)
 {
-    json_t *o = json_object(), *ph = json_object(), *pc = json_object(), *ops = json_array();
+    json_t *o = json_object(), *ops = json_array();
     json_object_set_new(o, "model", json_string(p->model));
     json_object_set_new(o, "proof_bytes", json_integer((json_int_t)s->proof_bytes));
     json_object_set_new(o, "statement_bytes", json_integer((json_int_t)s->statement_bytes));
     json_object_set_new(o, "prove_seconds", json_real(seconds));
     json_object_set_new(o, "peak_rss_bytes", json_integer((json_int_t)ez_peak_rss_bytes()));
-    json_object_set_new(ph, "witness", json_real(exec_s + s->witness));
-    json_object_set_new(ph, "commit", json_real(wcommit_s + s->commit));
-    json_object_set_new(ph, "lookups", json_real(s->lookups));
-    json_object_set_new(ph, "sumchecks", json_real(s->sumchecks));
-    json_object_set_new(ph, "openings", json_real(s->openings));
-    json_object_set_new(o, "phases", ph);
+    json_object_set_new(o, "phases",
+                        phases_json(exec_s + s->witness, wcommit_s + s->commit, s->lookups, s->sumchecks, s->openings));
     json_object_set_new(o, "prove_cpu_seconds", json_real(cpu_seconds));
-    json_object_set_new(pc, "witness", json_real(exec_cpu + s->cpu_witness));
-    json_object_set_new(pc, "commit", json_real(wcommit_cpu + s->cpu_commit));
-    json_object_set_new(pc, "lookups", json_real(s->cpu_lookups));
-    json_object_set_new(pc, "sumchecks", json_real(s->cpu_sumchecks));
-    json_object_set_new(pc, "openings", json_real(s->cpu_openings));
-    json_object_set_new(o, "phases_cpu", pc);
+    json_object_set_new(o, "phases_cpu", phases_json(exec_cpu + s->cpu_witness, wcommit_cpu + s->cpu_commit,
+                                                     s->cpu_lookups, s->cpu_sumchecks, s->cpu_openings));
     for (size_t i = 0; i < p->nops; i++) {
         json_t *x = json_object();
         json_object_set_new(x, "name", json_string(p->ops[i].label));
@@ -83,65 +94,20 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
     return r;
 }
 
-/* The prover allocates and frees many tables of megabytes (sumcheck scratch, eq tables,
- * fraction trees, the PCS's). Served from fresh mmaps, every one costs a page fault and
- * a zeroed page per 4 KiB (measured: a third of the prover's CPU time on the GPT-2-sized
- * attention layer). Keeping freed memory in the heap lets later tables reuse it; a
- * command-line process gives it back at exit anyway. */
-static void tune_malloc(void)
-{
-    (void)mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
-
 int ez_cmd_prove(int argc, char **argv)
 {
-    tune_malloc();
-    const char *model = NULL, *wpath = NULL, *pkpath = NULL, *ipath = NULL, *opath = NULL;
-    bool json = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_next = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(a, "--weights") && has_next) {
-            wpath = argv[++i];
-        } else if (!strcmp(a, "--pk") && has_next) {
-            pkpath = argv[++i];
-        } else if (!strcmp(a, "--input") && has_next) {
-            ipath = argv[++i];
-        } else if (!strcmp(a, "-o") && has_next) {
-            opath = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--threads") && has_next) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 1024) {
-                fprintf(stderr, "einzk prove: error: --threads needs a positive number\n");
-                return EZ_EXIT_USAGE;
-            }
-#ifdef _OPENMP
-            omp_set_num_threads((int)n);
-#endif
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "einzk prove: error: unknown option or missing value '%s'\n", a);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (model == NULL) {
-            model = a;
-        } else {
-            fprintf(stderr, "einzk prove: error: more than one model file ('%s', '%s')\n", model, a);
-            return EZ_EXIT_USAGE;
-        }
-    }
-    if (model == NULL || ipath == NULL || opath == NULL || (wpath == NULL) == (pkpath == NULL)) {
-        if (wpath && pkpath)
-            fprintf(stderr, "einzk prove: error: give either --pk or --weights, not both\n");
-        usage(stderr);
+    ez_cli_args args;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_prove, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *pkpath = args.value[O_PK];
+    const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
+    bool json = args.n[O_JSON] > 0;
+    if ((wpath == NULL) == (pkpath == NULL))
+        return ez_cli_usage_error(&ez_cli_cmd_prove, "give exactly one of --pk and --weights");
+    if (!ez_cli_threads(&args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
-    }
+    ez_cli_tune_malloc();
     bool progress = isatty(2) && !json;
     ez_diag d = {{0}};
     ez_plan plan;
@@ -160,17 +126,10 @@ int ez_cmd_prove(int argc, char **argv)
     ez_pk_init(&pk);
     ez_proof_init(&proof);
     ez_writer_init(&out);
-    ez_plan_init(&plan);
-    int rc = EZ_EXIT_OK;
+    rc = EZ_EXIT_OK;
     double wcommit_s = 0, exec_s = 0, wcommit_cpu = 0, exec_cpu = 0;
-    ez_status st = ez_einc_read_file(&plan, model, &d);
+    ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st != EZ_OK)
-        goto fail;
-    if ((st = ez_exec_check_plan(&plan, &d)) != EZ_OK) {
-        st = EZ_ERR_FORMAT;
-        goto fail;
-    }
-    if ((st = ez_prove_check_plan(&plan, &d)) != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
         goto fail;
@@ -212,8 +171,8 @@ int ez_cmd_prove(int argc, char **argv)
         goto fail;
     exec_s = ez_now() - te;
     exec_cpu = ez_prove_cpu_now() - ce;
-    ez_prove_opts opts = {.progress = progress, .progress_fn = show_progress};
-    if ((st = ez_prove(&plan, &tr, weights, &opts, &proof, &stats, &d)) != EZ_OK)
+    ez_prove_opts prove_opts = {.progress = progress, .progress_fn = show_progress};
+    if ((st = ez_prove(&plan, &tr, weights, &prove_opts, &proof, &stats, &d)) != EZ_OK)
         goto fail;
     size_t stmt_bytes = 0;
     if ((st = ez_proof_encode(&out, &proof, &stmt_bytes)) != EZ_OK)

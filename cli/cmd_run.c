@@ -27,27 +27,32 @@
 #endif
 
 #include "cli/cli.h"
-#include "compiler/einc.h"
+#include "cli/model.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
+#include "runtime/io/tensorio.h"
 #include "runtime/exec/floatref.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk run MODEL.einc --weights W.safetensors --input IN.json [-o OUT.json]\n"
-               "                 [--compare-float] [--profile] [--repeat N] [--threads N]\n"
-               "       einzk run MODEL.einc --dump-plan\n");
-}
+enum { O_WEIGHTS, O_INPUT, O_OUT, O_COMPARE, O_PROFILE, O_REPEAT, O_THREADS, O_DUMP, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_WEIGHTS] = {"--weights", "W.safetensors", 0, "the model's weights (safetensors)"},
+    [O_INPUT] = {"--input", "IN.json", 0, "the input (JSON)"},
+    [O_OUT] = {"-o", "OUT.json", 0, "write the outputs here instead of stdout"},
+    [O_COMPARE] = {"--compare-float", NULL, 0, "also run in float64 and print each op's error on stderr"},
+    [O_PROFILE] = {"--profile", NULL, 0, "print each op's time, MACs and MAC/s on stderr"},
+    [O_REPEAT] = {"--repeat", "N", 0, "run the inference N times (1 to 1000000); --profile shows the fastest"},
+    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_DUMP] = {"--dump-plan", NULL, 0, "print the plan as JSON on stdout and exit (no weights or input needed)"},
+};
+
+const ez_cli_cmd ez_cli_cmd_run = {
+    "run", ez_cmd_run, "MODEL.einc", "model file",
+    "Run a model in exact integer arithmetic; write its outputs as JSON.", opts, O_N,
+    "--weights and --input are required unless --dump-plan is given.",
+};
 
 /* ---- --dump-plan ---------------------------------------------------------------------- */
-
-static json_t *dims_json(const uint64_t *dims, unsigned rank)
-{
-    json_t *a = json_array();
-    for (unsigned i = 0; i < rank; i++)
-        json_array_append_new(a, json_integer((json_int_t)dims[i]));
-    return a;
-}
 
 static json_t *plan_json(const ez_plan *p)
 {
@@ -60,7 +65,7 @@ static json_t *plan_json(const ez_plan *p)
         json_object_set_new(o, "name", json_string(t->name));
         json_object_set_new(o, "source_name", json_string(t->source_name));
         json_object_set_new(o, "kind", json_string(ez_tensor_kind_name(t->kind)));
-        json_object_set_new(o, "shape", dims_json(t->dims, t->rank));
+        json_object_set_new(o, "shape", ez_tensorio_json_dims(t->dims, t->rank));
         json_object_set_new(o, "scale", json_integer(t->scale));
         json_object_set_new(o, "bits", json_integer(t->bits));
         json_object_set_new(o, "bound", json_integer((json_int_t)t->bound));
@@ -187,59 +192,19 @@ static void print_compare(const ez_plan *p, const ez_trace *tr, const ez_ftrace 
 
 int ez_cmd_run(int argc, char **argv)
 {
-    const char *model = NULL, *wpath = NULL, *ipath = NULL, *opath = NULL;
-    bool compare = false, profile = false, dump = false;
-    long repeat = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_next = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(a, "--weights") && has_next) {
-            wpath = argv[++i];
-        } else if (!strcmp(a, "--input") && has_next) {
-            ipath = argv[++i];
-        } else if (!strcmp(a, "-o") && has_next) {
-            opath = argv[++i];
-        } else if (!strcmp(a, "--threads") && has_next) {
-            char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > 1024) {
-                fprintf(stderr, "einzk run: error: --threads needs a positive number\n");
-                return EZ_EXIT_USAGE;
-            }
-#ifdef _OPENMP
-            omp_set_num_threads((int)n);
-#endif
-        } else if (!strcmp(a, "--repeat") && has_next) {
-            char *end;
-            repeat = strtol(argv[++i], &end, 10);
-            if (*end || repeat < 1 || repeat > 1000000) {
-                fprintf(stderr, "einzk run: error: --repeat needs a positive number\n");
-                return EZ_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--compare-float")) {
-            compare = true;
-        } else if (!strcmp(a, "--profile")) {
-            profile = true;
-        } else if (!strcmp(a, "--dump-plan")) {
-            dump = true;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "einzk run: error: unknown option or missing value '%s'\n", a);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (model == NULL) {
-            model = a;
-        } else {
-            fprintf(stderr, "einzk run: error: more than one model file ('%s', '%s')\n", model, a);
-            return EZ_EXIT_USAGE;
-        }
-    }
-    if (model == NULL || (!dump && (wpath == NULL || ipath == NULL))) {
-        usage(stderr);
+    ez_cli_args args;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_run, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *ipath = args.value[O_INPUT];
+    const char *opath = args.value[O_OUT];
+    bool compare = args.n[O_COMPARE] > 0, profile = args.n[O_PROFILE] > 0, dump = args.n[O_DUMP] > 0;
+    uint64_t repeat = 1;
+    if (!ez_cli_uint(&args, O_REPEAT, 10, 1, 1000000, &repeat) || !ez_cli_threads(&args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
-    }
+    if (!dump && (wpath == NULL || ipath == NULL))
+        return ez_cli_usage_error(&ez_cli_cmd_run, "missing %s (needed unless --dump-plan)",
+                                  wpath == NULL ? "--weights W.safetensors" : "--input IN.json");
 
     ez_diag d = {{0}};
     ez_plan plan;
@@ -248,15 +213,10 @@ int ez_cmd_run(int argc, char **argv)
     double *best = NULL;
     memset(&tr, 0, sizeof tr);
     memset(&ft, 0, sizeof ft);
-    int rc = EZ_EXIT_OK;
-    ez_plan_init(&plan);
-    ez_status st = ez_einc_read_file(&plan, model, &d);
+    rc = EZ_EXIT_OK;
+    ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_RUN, &d);
     if (st != EZ_OK)
         goto fail;
-    if ((st = ez_exec_check_plan(&plan, &d)) != EZ_OK) {
-        st = EZ_ERR_FORMAT; /* a plan the executor cannot run: a bad .einc */
-        goto fail;
-    }
     if (dump) {
         json_t *j = plan_json(&plan);
         if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(1)) != 0) {
@@ -279,7 +239,7 @@ int ez_cmd_run(int argc, char **argv)
         goto fail;
     }
     double total = 0;
-    for (long r = 0; r < repeat; r++) {
+    for (uint64_t r = 0; r < repeat; r++) {
         double t0 = ez_now();
         if ((st = ez_exec_run(&plan, &tr, &d)) != EZ_OK)
             goto fail;

@@ -9,11 +9,11 @@
  *              so `prove --pk` neither re-reads the weights file nor re-encodes.
  * A plan with an op the prover cannot prove yet is refused here already (exit 4). */
 #include <stdio.h>
-#include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/model.h"
 #include "compiler/einc.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
@@ -21,53 +21,28 @@
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk setup MODEL.einc --weights W.safetensors --vk MODEL.vk --pk MODEL.pk\n");
-}
+enum { O_WEIGHTS, O_VK, O_PK, O_N };
 
-/* The prover allocates and frees many tables of megabytes (sumcheck scratch, eq tables,
- * fraction trees, the PCS's). Served from fresh mmaps, every one costs a page fault and
- * a zeroed page per 4 KiB (measured: a third of the prover's CPU time on the GPT-2-sized
- * attention layer). Keeping freed memory in the heap lets later tables reuse it; a
- * command-line process gives it back at exit anyway. */
-static void tune_malloc(void)
-{
-    (void)mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
+static const ez_cli_opt opts[O_N] = {
+    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
+    [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "write the verifying key here (plan, weight commitment)"},
+    [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "write the proving key here (quantized weights)"},
+};
+
+const ez_cli_cmd ez_cli_cmd_setup = {
+    "setup", ez_cmd_setup, "MODEL.einc", "model file",
+    "Commit the weights once; write the verifying and proving keys.", opts, O_N, NULL,
+};
 
 int ez_cmd_setup(int argc, char **argv)
 {
-    tune_malloc();
-    const char *model = NULL, *wpath = NULL, *vkpath = NULL, *pkpath = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_next = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(a, "--weights") && has_next) {
-            wpath = argv[++i];
-        } else if (!strcmp(a, "--vk") && has_next) {
-            vkpath = argv[++i];
-        } else if (!strcmp(a, "--pk") && has_next) {
-            pkpath = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "einzk setup: error: unknown option or missing value '%s'\n", a);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (model == NULL) {
-            model = a;
-        } else {
-            fprintf(stderr, "einzk setup: error: more than one model file ('%s', '%s')\n", model, a);
-            return EZ_EXIT_USAGE;
-        }
-    }
-    if (model == NULL || wpath == NULL || vkpath == NULL || pkpath == NULL) {
-        usage(stderr);
-        return EZ_EXIT_USAGE;
-    }
+    ez_cli_args args;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_setup, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    ez_cli_tune_malloc();
+    const char *model = args.operand, *wpath = args.value[O_WEIGHTS];
+    const char *vkpath = args.value[O_VK], *pkpath = args.value[O_PK];
     bool progress = isatty(2);
     ez_diag d = {{0}};
     ez_plan plan;
@@ -80,17 +55,10 @@ int ez_cmd_setup(int argc, char **argv)
     ez_writer_init(&wr);
     ez_writer_init(&vk);
     ez_writer_init(&pk);
-    ez_plan_init(&plan);
-    int rc = EZ_EXIT_OK;
+    rc = EZ_EXIT_OK;
     double t0 = ez_now();
-    ez_status st = ez_einc_read_file(&plan, model, &d);
+    ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st != EZ_OK)
-        goto fail;
-    if ((st = ez_exec_check_plan(&plan, &d)) != EZ_OK) {
-        st = EZ_ERR_FORMAT;
-        goto fail;
-    }
-    if ((st = ez_prove_check_plan(&plan, &d)) != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
         goto fail;

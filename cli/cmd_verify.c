@@ -15,20 +15,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "cli/cli.h"
+#include "cli/model.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/io/quant.h"
 #include "runtime/io/tensorio.h"
 #include "runtime/prove/verify.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: einzk verify --vk MODEL.vk PROOF [--input IN.json] [-o OUT.json] [--json] [--threads N]\n");
-}
+enum { O_VK, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "the verifying key from `einzk setup` (no weights are needed)"},
+    [O_INPUT] = {"--input", "IN.json", 0, "also require the proof's public input to be IN.json, quantized"},
+    [O_OUT] = {"-o", "OUT.json", 0, "write the proven outputs, dequantized, here when the proof is accepted"},
+    [O_JSON] = {"--json", NULL, 0, "print {\"accepted\", \"verify_seconds\"[, \"reason\"]} on stdout"},
+    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default 1: the verifier's loops are short)"},
+};
+
+const ez_cli_cmd ez_cli_cmd_verify = {
+    "verify", ez_cmd_verify, "PROOF", "proof file",
+    "Verify a proof with the verifying key alone (exit 0 accepted, 1 rejected).", opts, O_N, NULL,
+};
 
 static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t)
 {
@@ -128,50 +136,15 @@ out:
 
 int ez_cmd_verify(int argc, char **argv)
 {
-    const char *vkpath = NULL, *ppath = NULL, *ipath = NULL, *opath = NULL;
-    bool json = false;
-    long threads = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_next = i + 1 < argc;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return EZ_EXIT_OK;
-        } else if (!strcmp(a, "--vk") && has_next) {
-            vkpath = argv[++i];
-        } else if (!strcmp(a, "--input") && has_next) {
-            ipath = argv[++i];
-        } else if (!strcmp(a, "-o") && has_next) {
-            opath = argv[++i];
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--threads") && has_next) {
-            char *end;
-            threads = strtol(argv[++i], &end, 10);
-            if (*end || threads < 1 || threads > 1024) {
-                fprintf(stderr, "einzk verify: error: --threads needs a positive number\n");
-                return EZ_EXIT_USAGE;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "einzk verify: error: unknown option or missing value '%s'\n", a);
-            usage(stderr);
-            return EZ_EXIT_USAGE;
-        } else if (ppath == NULL) {
-            ppath = a;
-        } else {
-            fprintf(stderr, "einzk verify: error: more than one proof file ('%s', '%s')\n", ppath, a);
-            return EZ_EXIT_USAGE;
-        }
-    }
-#ifdef _OPENMP
-    omp_set_num_threads((int)threads);
-#else
-    (void)threads;
-#endif
-    if (vkpath == NULL || ppath == NULL) {
-        usage(stderr);
+    ez_cli_args args;
+    int rc = ez_cli_parse(&args, &ez_cli_cmd_verify, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    const char *vkpath = args.value[O_VK], *ppath = args.operand;
+    const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
+    bool json = args.n[O_JSON] > 0;
+    if (!ez_cli_threads(&args, O_THREADS, 1))
         return EZ_EXIT_USAGE;
-    }
     ez_diag d = {{0}}, why = {{0}};
     ez_vk vk;
     ez_proof pf;
@@ -180,7 +153,7 @@ int ez_cmd_verify(int argc, char **argv)
     bool accepted = false, decoded = false;
     ez_vk_init(&vk);
     ez_proof_init(&pf);
-    int rc = EZ_EXIT_OK;
+    rc = EZ_EXIT_OK;
     double t0 = ez_now();
     ez_status st = ez_file_read(vkpath, &vkb, &vklen, &d);
     if (st == EZ_OK)

@@ -29,32 +29,47 @@ void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d)
     fprintf(stderr, "einzk %s: error: %s\n", cmd, msg);
 }
 
-typedef struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *usage;
-} ez_command;
-
-static const ez_command commands[] = {
-    {"check", ez_cmd_check, "check   MODEL.ein [-D NAME=VALUE]...              parse and check, no output"},
-    {"compile", ez_cmd_compile, "compile MODEL.ein [-D NAME=VALUE]... -o MODEL.einc"},
-    {"info", ez_cmd_info, "info    MODEL.einc [--json]                       per-op plan table"},
-    {"gen", ez_cmd_gen, "gen     MODEL.einc --seed N --weights W.safetensors --input IN.json"},
-    {"run", ez_cmd_run, "run     MODEL.einc --weights W.safetensors --input IN.json [-o OUT.json] [--compare-float]"},
-    {"setup", ez_cmd_setup, "setup   MODEL.einc --weights W.safetensors --vk MODEL.vk --pk MODEL.pk"},
-    {"prove", ez_cmd_prove, "prove   MODEL.einc (--pk MODEL.pk | --weights W.safetensors) --input IN.json -o PROOF [--json]"},
-    {"verify", ez_cmd_verify, "verify  --vk MODEL.vk PROOF [--input IN.json] [-o OUT.json] [--json]"},
-    {NULL, NULL, NULL},
+/* Every subcommand, in the order the overview lists them. */
+static const ez_cli_cmd *const commands[] = {
+    &ez_cli_cmd_check, &ez_cli_cmd_compile, &ez_cli_cmd_info, &ez_cli_cmd_gen,
+    &ez_cli_cmd_run,   &ez_cli_cmd_setup,   &ez_cli_cmd_prove, &ez_cli_cmd_verify,
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: einzk <command> [options]\n\n"
                "einzk proves neural-network inference written as Einstein-summation statements.\n\n"
                "commands:\n");
-    for (const ez_command *c = commands; c->name; c++)
-        fprintf(f, "  %s\n", c->usage);
-    fprintf(f, "\n  einzk --version | --help\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f, "\n  einzk help COMMAND, einzk COMMAND --help   that command's options\n"
+               "  einzk --version | --help\n\n"
+               "exit codes: 0 success (proof accepted), 1 proof rejected, 2 bad command line,\n"
+               "3 error in the .ein source, 4 input or I/O error, 5 value out of range, 70 a bug\n");
+}
+
+static const ez_cli_cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(name, commands[i]->name))
+            return commands[i];
+    return NULL;
+}
+
+/* "unknown command" with the closest command name, if one is close. */
+static int unknown_command(const char *name)
+{
+    ez_suggest s;
+    ez_suggest_init(&s, name);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        ez_suggest_try(&s, commands[i]->name);
+    ez_suggest_try(&s, "help");
+    if (s.best)
+        fprintf(stderr, "einzk: unknown command '%s'; did you mean '%s'? (see einzk --help)\n", name, s.best);
+    else
+        fprintf(stderr, "einzk: unknown command '%s' (see einzk --help)\n", name);
+    return EZ_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -62,6 +77,13 @@ int main(int argc, char **argv)
     if (argc < 2) {
         usage(stderr);
         return EZ_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "help") && argc >= 3) {
+        const ez_cli_cmd *c = find_command(argv[2]);
+        if (c == NULL)
+            return unknown_command(argv[2]);
+        ez_cli_print_help(stdout, c);
+        return EZ_EXIT_OK;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
@@ -71,9 +93,8 @@ int main(int argc, char **argv)
         printf("einzk %s\n", PACKAGE_VERSION);
         return EZ_EXIT_OK;
     }
-    for (const ez_command *c = commands; c->name; c++)
-        if (!strcmp(argv[1], c->name))
-            return c->run(argc - 1, argv + 1);
-    fprintf(stderr, "einzk: unknown command '%s' (see einzk --help)\n", argv[1]);
-    return EZ_EXIT_USAGE;
+    const ez_cli_cmd *c = find_command(argv[1]);
+    if (c == NULL)
+        return unknown_command(argv[1]);
+    return c->run(argc - 1, argv + 1);
 }

@@ -74,32 +74,39 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
-ez_ast *ez_ast_ident(ez_parse_ctx *c, const char *text, size_t leng, const ez_span *sp)
+/* A leaf with its source text copied: a name (kind NAME, into name) or a number as
+ * written (NUM, into text). NULL with c->nomem set when memory runs out. */
+static ez_ast *leaf(ez_parse_ctx *c, ez_ast_kind k, const char *src, size_t leng, const ez_span *sp)
 {
-    ez_ast *n = alloc_node(c, EZ_AST_NAME, sp);
+    ez_ast *n = alloc_node(c, k, sp);
     if (n == NULL)
         return NULL;
-    n->name = dup_n(text, leng);
-    n->name_span = n->span;
-    if (n->name == NULL) {
+    char *copy = dup_n(src, leng);
+    if (copy == NULL) {
         c->nomem = true;
         ez_ast_free(n);
         return NULL;
     }
+    if (k == EZ_AST_NAME)
+        n->name = copy;
+    else
+        n->text = copy;
+    return n;
+}
+
+ez_ast *ez_ast_ident(ez_parse_ctx *c, const char *text, size_t leng, const ez_span *sp)
+{
+    ez_ast *n = leaf(c, EZ_AST_NAME, text, leng, sp);
+    if (n)
+        n->name_span = n->span;
     return n;
 }
 
 ez_ast *ez_ast_number(ez_parse_ctx *c, const char *text, size_t leng, const ez_span *sp)
 {
-    ez_ast *n = alloc_node(c, EZ_AST_NUM, sp);
+    ez_ast *n = leaf(c, EZ_AST_NUM, text, leng, sp);
     if (n == NULL)
         return NULL;
-    n->text = dup_n(text, leng);
-    if (n->text == NULL) {
-        c->nomem = true;
-        ez_ast_free(n);
-        return NULL;
-    }
     /* An integer literal is exact (sizes, positions); anything with '.' or an exponent
      * is a real constant. Out-of-range literals are flagged for sema to report. */
     bool integral = strpbrk(n->text, ".eE") == NULL;
@@ -253,74 +260,41 @@ const char *ez_ast_kind_name(ez_ast_kind k)
     return "?";
 }
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} dumpbuf;
-
-static void db_put(dumpbuf *b, const char *p)
-{
-    size_t n = strlen(p);
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 128;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (s == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n + 1);
-    b->len += n;
-}
-
-static void dump_rec(dumpbuf *b, const ez_ast *n)
+static void dump_rec(ez_writer *b, const ez_ast *n)
 {
     if (n == NULL) {
-        db_put(b, "()");
+        ez_writer_printf(b, "()");
         return;
     }
     /* Leaves print bare: a name as itself, a number as written. */
     if (n->kind == EZ_AST_NAME) {
-        db_put(b, n->name);
+        ez_writer_printf(b, "%s", n->name);
         return;
     }
     if (n->kind == EZ_AST_NUM) {
-        db_put(b, n->text);
+        ez_writer_printf(b, "%s", n->text);
         return;
     }
-    db_put(b, "(");
-    db_put(b, ez_ast_kind_name(n->kind));
+    ez_writer_printf(b, "(%s", ez_ast_kind_name(n->kind));
     if (n->kind == EZ_AST_BINOP) {
-        char op[3] = {' ', n->op, '\0'};
-        db_put(b, op);
+        char op[2] = {n->op, '\0'};
+        ez_writer_printf(b, " %s", op);
     }
-    if (n->name) {
-        db_put(b, " ");
-        db_put(b, n->name);
-    }
+    if (n->name)
+        ez_writer_printf(b, " %s", n->name);
     if (n->kind == EZ_AST_DECL && n->flag)
-        db_put(b, " :token");
+        ez_writer_printf(b, " :token");
     for (size_t i = 0; i < n->nkids; i++) {
-        db_put(b, " ");
+        ez_writer_printf(b, " ");
         dump_rec(b, n->kids[i]);
     }
-    db_put(b, ")");
+    ez_writer_printf(b, ")");
 }
 
 char *ez_ast_dump(const ez_ast *n)
 {
-    dumpbuf b = {0};
+    ez_writer b;
+    ez_writer_init(&b);
     dump_rec(&b, n);
-    if (b.failed) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return ez_writer_take_text(&b);
 }

@@ -79,20 +79,28 @@ ez_diag_item *ez_diag_error(ez_diag_list *l, ez_span sp, const char *fmt, ...)
     return it;
 }
 
+/* Replace *text (an item's help or note) with the formatted sentence. False, with the
+ * old text kept and l->nomem set, when memory runs out. */
+static bool replace_text(ez_diag_list *l, char **text, const char *fmt, va_list ap)
+{
+    char *s = vformat(fmt, ap);
+    if (s == NULL) {
+        l->nomem = true;
+        return false;
+    }
+    free(*text);
+    *text = s;
+    return true;
+}
+
 void ez_diag_help(ez_diag_list *l, ez_diag_item *it, const char *fmt, ...)
 {
     if (it == NULL)
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    replace_text(l, &it->help, fmt, ap);
     va_end(ap);
-    if (s == NULL) {
-        l->nomem = true;
-        return;
-    }
-    free(it->help);
-    it->help = s;
 }
 
 void ez_diag_note(ez_diag_list *l, ez_diag_item *it, ez_span sp, const char *fmt, ...)
@@ -101,15 +109,9 @@ void ez_diag_note(ez_diag_list *l, ez_diag_item *it, ez_span sp, const char *fmt
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *s = vformat(fmt, ap);
+    if (replace_text(l, &it->note, fmt, ap))
+        it->note_span = sp;
     va_end(ap);
-    if (s == NULL) {
-        l->nomem = true;
-        return;
-    }
-    free(it->note);
-    it->note = s;
-    it->note_span = sp;
 }
 
 ez_span ez_span_join(ez_span a, ez_span b)
@@ -125,59 +127,6 @@ ez_span ez_span_join(ez_span a, ez_span b)
 }
 
 /* ---- rendering -------------------------------------------------------------------- */
-
-typedef struct {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} strbuf;
-
-static void sb_put(strbuf *b, const char *p, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *s = realloc(b->s, cap);
-        if (s == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof tmp) {
-        sb_put(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (big == NULL) {
-        b->failed = true;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_put(b, big, (size_t)n);
-    free(big);
-}
 
 /* Find line `line` (1-based) of the source: start offset and length (without '\n'). */
 static bool find_line(const ez_diag_list *l, int line, size_t *start, size_t *len)
@@ -205,7 +154,7 @@ static bool find_line(const ez_diag_list *l, int line, size_t *start, size_t *le
 /* Echo the source line of sp and a caret line under the span (^ then ~ for the rest of
  * the span on that line). Non-printable bytes are shown as '?' so a stray control byte
  * cannot garble the terminal; tabs are kept in both lines so the caret lines up. */
-static void render_snippet(strbuf *b, const ez_diag_list *l, ez_span sp)
+static void render_snippet(ez_writer *b, const ez_diag_list *l, ez_span sp)
 {
     size_t start, len;
     if (!find_line(l, sp.first_line, &start, &len))
@@ -214,14 +163,14 @@ static void render_snippet(strbuf *b, const ez_diag_list *l, ez_span sp)
     int w = snprintf(num, sizeof num, "%d", sp.first_line);
     if (w < 4)
         w = 4;
-    sb_printf(b, " %*d | ", w, sp.first_line);
+    ez_writer_printf(b, " %*d | ", w, sp.first_line);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)l->src[start + i];
         char o = (c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80) ? (char)c : '?';
-        sb_put(b, &o, 1);
+        ez_writer_bytes(b, &o, 1);
     }
-    sb_put(b, "\n", 1);
-    sb_printf(b, " %*s | ", w, "");
+    ez_writer_bytes(b, "\n", 1);
+    ez_writer_printf(b, " %*s | ", w, "");
     /* The scanner gives a leading byte-order mark no column. */
     bool bom = start == 0 && len >= 3 && memcmp(l->src, "\xef\xbb\xbf", 3) == 0;
     size_t c0 = (sp.first_column >= 1 ? (size_t)sp.first_column - 1 : 0) + (bom ? 3 : 0);
@@ -236,54 +185,45 @@ static void render_snippet(strbuf *b, const ez_diag_list *l, ez_span sp)
         unsigned char ch = (unsigned char)l->src[start + i];
         /* tabs are kept; UTF-8 continuation bytes and a byte-order mark take no column */
         if (ch == '\t')
-            sb_put(b, "\t", 1);
+            ez_writer_bytes(b, "\t", 1);
         else if ((ch & 0xc0) != 0x80 && !(bom && i == 0))
-            sb_put(b, " ", 1);
+            ez_writer_bytes(b, " ", 1);
     }
-    sb_put(b, "^", 1);
+    ez_writer_bytes(b, "^", 1);
     for (size_t i = c0 + 1; i < c1; i++)
-        sb_put(b, "~", 1);
-    sb_put(b, "\n", 1);
+        ez_writer_bytes(b, "~", 1);
+    ez_writer_bytes(b, "\n", 1);
 }
 
 ez_status ez_diag_render(const ez_diag_list *l, char **out)
 {
-    strbuf b = {0};
+    ez_writer b;
+    ez_writer_init(&b);
     *out = NULL;
     for (size_t i = 0; i < l->n; i++) {
         const ez_diag_item *it = &l->items[i];
         if (it->span.first_line > 0)
-            sb_printf(&b, "%s:%d:%d: error: %s\n", l->path, it->span.first_line,
-                      it->span.first_column, it->msg);
+            ez_writer_printf(&b, "%s:%d:%d: error: %s\n", l->path, it->span.first_line,
+                             it->span.first_column, it->msg);
         else
-            sb_printf(&b, "%s: error: %s\n", l->path, it->msg);
+            ez_writer_printf(&b, "%s: error: %s\n", l->path, it->msg);
         render_snippet(&b, l, it->span);
         if (it->note) {
             if (it->note_span.first_line > 0)
-                sb_printf(&b, "%s:%d:%d: note: %s\n", l->path, it->note_span.first_line,
-                          it->note_span.first_column, it->note);
+                ez_writer_printf(&b, "%s:%d:%d: note: %s\n", l->path, it->note_span.first_line,
+                                 it->note_span.first_column, it->note);
             else
-                sb_printf(&b, "%s: note: %s\n", l->path, it->note);
+                ez_writer_printf(&b, "%s: note: %s\n", l->path, it->note);
             render_snippet(&b, l, it->note_span);
         }
         if (it->help)
-            sb_printf(&b, "help: %s\n", it->help);
+            ez_writer_printf(&b, "help: %s\n", it->help);
     }
     if (l->nerrors > l->n)
-        sb_printf(&b, "%s: too many errors: %zu more not shown (stopped after %d)\n", l->path,
-                  l->nerrors - l->n, EZ_DIAG_MAX_ERRORS);
+        ez_writer_printf(&b, "%s: too many errors: %zu more not shown (stopped after %d)\n", l->path,
+                         l->nerrors - l->n, EZ_DIAG_MAX_ERRORS);
     if (l->nerrors > 0)
-        sb_printf(&b, "%zu error%s\n", l->nerrors, l->nerrors == 1 ? "" : "s");
-    if (b.failed) {
-        free(b.s);
-        return EZ_ERR_NOMEM;
-    }
-    if (b.s == NULL) {
-        b.s = malloc(1);
-        if (b.s == NULL)
-            return EZ_ERR_NOMEM;
-        b.s[0] = '\0';
-    }
-    *out = b.s;
-    return EZ_OK;
+        ez_writer_printf(&b, "%zu error%s\n", l->nerrors, l->nerrors == 1 ? "" : "s");
+    *out = ez_writer_take_text(&b);
+    return *out ? EZ_OK : EZ_ERR_NOMEM;
 }

@@ -133,3 +133,24 @@ bool ez_fe2_decode(ez_fe2 *out, const uint8_t in[16])
     bool ok1 = ez_fe_decode(&out->c1, in + 8);
     return ok0 && ok1;
 }
+
+void ez_writer_fe2(ez_writer *w, const ez_fe2 *v, size_t n)
+{
+    uint8_t b[16];
+    for (size_t i = 0; i < n; i++) {
+        ez_fe2_encode(b, v[i]);
+        ez_writer_bytes(w, b, sizeof b);
+    }
+}
+
+bool ez_reader_fe2(ez_reader *r, ez_fe2 *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *b = ez_reader_view(r, 16);
+        if (b == NULL || !ez_fe2_decode(&out[i], b)) {
+            r->failed = true;
+            return false;
+        }
+    }
+    return true;
+}

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/util.h"
+
 typedef uint64_t ez_fe;
 typedef struct {
     ez_fe c0, c1;
@@ -205,5 +207,16 @@ bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch);
 /* 16 bytes: c0 then c1, each canonical little-endian. */
 void ez_fe2_encode(uint8_t out[16], ez_fe2 a);
 bool ez_fe2_decode(ez_fe2 *out, const uint8_t in[16]);
+
+/* ---- extension elements in proofs (lib/util.h's writer and reader) ------------------
+ * Every proof message that carries extension elements writes and reads them with these
+ * two, so there is one encoding (ez_fe2_encode, 16 bytes each) and one rule for a
+ * non-canonical one: it fails the read like a short proof. */
+
+/* Append v[0..n) to w, 16 bytes each. O(n). */
+void ez_writer_fe2(ez_writer *w, const ez_fe2 *v, size_t n);
+/* Read n elements into out. False when the bytes run out or an encoding is not
+ * canonical; r->failed is set then, and out[] is partly written. O(n). */
+bool ez_reader_fe2(ez_reader *r, ez_fe2 *out, size_t n);
 
 #endif

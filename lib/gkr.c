@@ -42,20 +42,6 @@ static ez_fe2 leaf_p(const ez_gkr_frac_tree *t, uint64_t i)
     return t->leaf_pe ? t->leaf_pe[i] : ez_fe2_one();
 }
 
-static void put_fe2(ez_writer *w, ez_fe2 v)
-{
-    uint8_t b[16];
-    ez_fe2_encode(b, v);
-    ez_writer_bytes(w, b, sizeof b);
-}
-
-/* false on a short read or a non-canonical encoding. */
-static bool get_fe2(ez_reader *r, ez_fe2 *v)
-{
-    const uint8_t *b = ez_reader_view(r, 16);
-    return b && ez_fe2_decode(v, b);
-}
-
 unsigned ez_gkr_frac_tree_nvars(const ez_gkr_frac_tree *t)
 {
     return t->n;
@@ -228,6 +214,20 @@ static void fold_claims(const ez_fe2 e[4], ez_fe2 c, ez_fe2 *P, ez_fe2 *Q)
     *Q = ez_fe2_add(e[2], ez_fe2_mul(c, ez_fe2_sub(e[3], e[2])));
 }
 
+/* The end of a layer, the same on both sides: draw the challenge c that selects the
+ * child's half, make it the point's first coordinate and fold the four child values e
+ * into the claims (P, Q) on the child layer. The other k coordinates (rnew: the layer's
+ * sumcheck point; none for layer 1) follow c. */
+static void next_layer(ez_transcript *tr, const ez_fe2 e[4], const ez_fe2 *rnew, unsigned k, ez_fe2 *point, ez_fe2 *P,
+                       ez_fe2 *Q)
+{
+    ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
+    point[0] = c;
+    if (k > 0)
+        memcpy(point + 1, rnew, k * sizeof *rnew);
+    fold_claims(e, c, P, Q);
+}
+
 ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *proof, ez_fe2 *point,
                             ez_fe2 *p_claim, ez_fe2 *q_claim)
 {
@@ -257,12 +257,9 @@ ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *p
             e[2] = layer_q(t, 1)[0];
             e[3] = layer_q(t, 1)[1];
         }
-        for (int i = 0; i < 4; i++)
-            put_fe2(proof, e[i]);
+        ez_writer_fe2(proof, e, 4);
         ez_transcript_absorb_fe2(tr, "gkr/layer1", e, 4);
-        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
-        point[0] = c;
-        fold_claims(e, c, &P, &Q);
+        next_layer(tr, e, NULL, 0, point, &P, &Q);
     }
     for (unsigned k = 1; k < n; k++) {
         /* Layer k -> k+1 (the GKR step of eprint 2023/1284: one sumcheck per layer,
@@ -313,10 +310,7 @@ ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *p
         ez_sumcheck_proof_write(proof, &scp);
         ez_sumcheck_proof_clear(&scp);
         layer_evals(e, ev, unit_leaf, lambda);
-        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
-        point[0] = c;
-        memcpy(point + 1, rnew, k * sizeof *rnew);
-        fold_claims(e, c, &P, &Q);
+        next_layer(tr, e, rnew, k, point, &P, &Q);
     }
     *p_claim = P;
     *q_claim = Q;
@@ -335,18 +329,15 @@ ez_status ez_gkr_frac_verify(ez_transcript *tr, unsigned n, bool unit, ez_fe2 p_
         return EZ_ERR_INVALID;
     if (n > 0) {
         ez_fe2 e[4];
-        for (int i = 0; i < 4; i++)
-            if (!get_fe2(proof, &e[i]))
-                return EZ_ERR_REJECT;
+        if (!ez_reader_fe2(proof, e, 4))
+            return EZ_ERR_REJECT;
         /* The root must be the sum of the two layer-1 fractions, projectively. */
         ez_fe2 pr = ez_fe2_add(ez_fe2_mul(e[0], e[3]), ez_fe2_mul(e[1], e[2]));
         ez_fe2 qr = ez_fe2_mul(e[2], e[3]);
         if (!ez_fe2_eq(pr, P) || !ez_fe2_eq(qr, Q))
             return EZ_ERR_REJECT;
         ez_transcript_absorb_fe2(tr, "gkr/layer1", e, 4);
-        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
-        point[0] = c;
-        fold_claims(e, c, &P, &Q);
+        next_layer(tr, e, NULL, 0, point, &P, &Q);
     }
     for (unsigned k = 1; k < n; k++) {
         const bool unit_leaf = unit && k + 1 == n;
@@ -368,10 +359,7 @@ ez_status ez_gkr_frac_verify(ez_transcript *tr, unsigned n, bool unit, ez_fe2 p_
             goto out;
         }
         layer_evals(e, ev, unit_leaf, lambda);
-        ez_fe2 c = ez_transcript_challenge_fe2(tr, "gkr/c");
-        point[0] = c;
-        memcpy(point + 1, rnew, k * sizeof *rnew);
-        fold_claims(e, c, &P, &Q);
+        next_layer(tr, e, rnew, k, point, &P, &Q);
     }
     *p_claim = P;
     *q_claim = Q;

@@ -407,19 +407,6 @@ static void layout_clear(lu_layout *L)
 
 /* ---- shared protocol pieces -------------------------------------------------------- */
 
-static void put_fe2(ez_writer *w, ez_fe2 v)
-{
-    uint8_t b[16];
-    ez_fe2_encode(b, v);
-    ez_writer_bytes(w, b, sizeof b);
-}
-
-static bool get_fe2(ez_reader *r, ez_fe2 *v)
-{
-    const uint8_t *b = ez_reader_view(r, 16);
-    return b && ez_fe2_decode(v, b);
-}
-
 /* Bind the public statement, then draw alpha and gamma (after the caller absorbed the
  * commitment to m: LogUp's soundness needs m fixed before alpha). */
 static void begin_transcript(ez_transcript *tr, const ez_logup_table *t, const uint64_t *lens,
@@ -597,6 +584,27 @@ static ez_status claims_alloc(ez_logup_claims *out, const lu_layout *L, size_t n
     for (size_t c = 0; c < nc; c++)
         cnt[c + 1] += cnt[c];
     return EZ_OK;
+}
+
+/* What prover and verifier set up alike: the instances of the columns (layout), the
+ * claims they produce (allocated in out) and a scratch vector for the largest
+ * instance's leaf values (*vals, free()). */
+static ez_status session_setup(lu_layout *L, ez_logup_claims *out, ez_fe2 **vals, const ez_logup_table *t,
+                               const uint64_t *lens, size_t nc)
+{
+    unsigned width = ez_logup_table_width(t);
+    ez_status st = layout_build(L, ez_logup_table_size(t), lens, nc, t->kind == EZ_TABLE_RANGES);
+    if (st == EZ_OK)
+        st = claims_alloc(out, L, nc, width);
+    if (st != EZ_OK)
+        return st;
+    size_t maxvals = 0;
+    for (size_t k = 0; k < L->ninst; k++) {
+        size_t nv = inst_nvalues(L, &L->inst[k], width);
+        maxvals = nv > maxvals ? nv : maxvals;
+    }
+    *vals = ez_alloc_array(maxvals, sizeof **vals);
+    return *vals ? EZ_OK : EZ_ERR_NOMEM;
 }
 
 /* Record one instance's leaf values as claims at the segments' own points. */
@@ -823,20 +831,8 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         lens[i] = c[i].len;
         tags[i] = c[i].tag;
     }
-    if ((st = layout_build(&L, tsize, lens, nc, t->kind == EZ_TABLE_RANGES)) != EZ_OK)
+    if ((st = session_setup(&L, out, &vals, t, lens, nc)) != EZ_OK)
         goto out;
-    if ((st = claims_alloc(out, &L, nc, width)) != EZ_OK)
-        goto out;
-    size_t maxvals = 0;
-    for (size_t k = 0; k < L.ninst; k++) {
-        size_t nv = inst_nvalues(&L, &L.inst[k], width);
-        maxvals = nv > maxvals ? nv : maxvals;
-    }
-    vals = ez_alloc_array(maxvals, sizeof *vals);
-    if (!vals) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
 
     ez_fe2 alpha, gamma;
     begin_transcript(tr, t, lens, tags, nc, &alpha, &gamma);
@@ -867,8 +863,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         }
         roots[2 * k] = P;
         roots[2 * k + 1] = Q;
-        put_fe2(proof, P);
-        put_fe2(proof, Q);
+        ez_writer_fe2(proof, &roots[2 * k], 2);
     }
     ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
 
@@ -915,8 +910,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
                 }
             }
         }
-        for (size_t i = 0; i < v; i++)
-            put_fe2(proof, vals[i]);
+        ez_writer_fe2(proof, vals, v);
         ez_transcript_absorb_fe2(tr, "logup/leaf", vals, v);
         claims_fill(out, &L, in, width, r, vals);
         free(pleaf[k]);
@@ -969,21 +963,8 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
                 return EZ_ERR_INVALID;
     }
     unsigned width = ez_logup_table_width(t);
-    uint64_t tsize = ez_logup_table_size(t);
-    if ((st = layout_build(&L, tsize, col_lens, nc, t->kind == EZ_TABLE_RANGES)) != EZ_OK)
+    if ((st = session_setup(&L, out, &vals, t, col_lens, nc)) != EZ_OK)
         goto out;
-    if ((st = claims_alloc(out, &L, nc, width)) != EZ_OK)
-        goto out;
-    size_t maxvals = 0;
-    for (size_t k = 0; k < L.ninst; k++) {
-        size_t nv = inst_nvalues(&L, &L.inst[k], width);
-        maxvals = nv > maxvals ? nv : maxvals;
-    }
-    vals = ez_alloc_array(maxvals, sizeof *vals);
-    if (!vals) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
 
     ez_fe2 alpha, gamma;
     begin_transcript(tr, t, col_lens, col_tags, nc, &alpha, &gamma);
@@ -991,11 +972,10 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
     /* The roots: every denominator nonzero and the fractions sum to zero, i.e.
      * sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp, eprint 2022/1530). */
     ez_fe2 roots[2 * 64];
-    for (size_t k = 0; k < 2 * L.ninst; k++)
-        if (!get_fe2(proof, &roots[k])) {
-            st = EZ_ERR_REJECT;
-            goto out;
-        }
+    if (!ez_reader_fe2(proof, roots, 2 * L.ninst)) {
+        st = EZ_ERR_REJECT;
+        goto out;
+    }
     ez_fe2 sp = ez_fe2_zero(), sq = ez_fe2_one();
     for (size_t k = 0; k < L.ninst; k++) {
         ez_fe2 p = roots[2 * k], q = roots[2 * k + 1];
@@ -1019,11 +999,10 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
         if (st != EZ_OK)
             goto out;
         size_t nv = inst_nvalues(&L, in, width);
-        for (size_t i = 0; i < nv; i++)
-            if (!get_fe2(proof, &vals[i])) {
-                st = EZ_ERR_REJECT;
-                goto out;
-            }
+        if (!ez_reader_fe2(proof, vals, nv)) {
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
         /* The GKR's last claim must match the leaves: our own table MLE and selectors,
          * the prover's column and multiplicity values (returned as claims below). */
         ez_fe2 eP, eQ;

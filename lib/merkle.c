@@ -11,6 +11,159 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "merkle leaf hashing a
 
 enum { EZ_MERKLE_LEAF_TAG = 0x00, EZ_MERKLE_NODE_TAG = 0x01 };
 
+/* ---- two SHA-256 computations side by side (SHA-NI) ------------------------------------
+ * One SHA-256 compression is a chain of dependent sha256rnds2 instructions, so a core
+ * finishes it far below its throughput; two independent messages interleaved run in
+ * less than twice the time of one. Used for many equal-length messages (the leaves of a
+ * tree, the nodes of a level); the digests are exactly SHA-256's (tests compare with
+ * nettle), and builds without SHA-NI (or not GCC) use nettle for everything.
+ *
+ * The SHA-NI instructions exist only in legacy-SSE encoding; code around them compiled
+ * to VEX (as -march=native does) ran 100x slower on the development VM (SSE/AVX
+ * transitions inside the round loop). So these functions are compiled for plain SSE
+ * (target "no-avx") and written with GCC's vector extensions and __builtin_ia32_*
+ * builtins: the <immintrin.h> wrappers, compiled for the file's AVX target, cannot be
+ * inlined into them. */
+#if defined(__SHA__) && defined(__SSE4_1__) && defined(__GNUC__) && !defined(__clang__)
+#define EZ_MERKLE_SHANI 1
+#define EZ_SHA_FN __attribute__((target("no-avx,sse4.1,sha")))
+
+typedef int sha_v4 __attribute__((vector_size(16)));   /* what the builtins take */
+typedef unsigned sha_u4 __attribute__((vector_size(16))); /* for wrapping additions */
+typedef long long sha_v2 __attribute__((vector_size(16)));
+typedef char sha_v16 __attribute__((vector_size(16)));
+typedef short sha_v8 __attribute__((vector_size(16)));
+
+static const uint32_t sha_k[64] __attribute__((aligned(16))) = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+static const uint32_t sha_h0[8] __attribute__((aligned(16))) = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+/* pshufb mask reversing the bytes of each 32-bit word */
+static const unsigned char sha_bswap[16] __attribute__((aligned(16))) = {3, 2, 1, 0, 7, 6, 5, 4,
+                                                                          11, 10, 9, 8, 15, 14, 13, 12};
+
+#define SHA_LOAD(p) ((sha_v4)__builtin_ia32_loaddqu((const char *)(p)))
+#define SHA_STORE(p, v) __builtin_ia32_storedqu((char *)(p), (sha_v16)(v))
+#define SHA_BSWAP(v) ((sha_v4)__builtin_ia32_pshufb128((sha_v16)(v), *(const sha_v16 *)sha_bswap))
+#define SHA_PSHUFD(v, imm) ((sha_v4)__builtin_ia32_pshufd((sha_v4)(v), (imm)))
+/* _mm_alignr_epi8(hi, lo, 4) */
+#define SHA_ALIGNR4(hi, lo) ((sha_v4)__builtin_ia32_palignr128((sha_v2)(hi), (sha_v2)(lo), 32))
+#define SHA_ALIGNR8(hi, lo) ((sha_v4)__builtin_ia32_palignr128((sha_v2)(hi), (sha_v2)(lo), 64))
+#define SHA_ADD(a, b) ((sha_v4)((sha_u4)(a) + (sha_u4)(b)))
+#define SHA_BLEND_F0(a, b) ((sha_v4)__builtin_ia32_pblendw128((sha_v8)(a), (sha_v8)(b), 0xF0))
+
+/* The SHA-NI state pair (ABEF, CDGH) of the initial hash value. */
+EZ_SHA_FN static inline void sha_init2(sha_v4 st[2])
+{
+    sha_v4 t = SHA_PSHUFD(SHA_LOAD(sha_h0), 0xB1);     /* CDAB */
+    sha_v4 u = SHA_PSHUFD(SHA_LOAD(sha_h0 + 4), 0x1B); /* EFGH */
+    st[0] = SHA_ALIGNR8(t, u);                          /* ABEF */
+    st[1] = SHA_BLEND_F0(u, t);                         /* CDGH */
+}
+
+/* Compress one 64-byte block into each of the two states (a and b interleaved). The
+ * message schedule keeps a rolling window of 4 vectors per lane, so both lanes fit the
+ * 16 registers of legacy-SSE code. */
+EZ_SHA_FN static inline void sha_compress2(sha_v4 sa[2], sha_v4 sb[2], const uint8_t *ba, const uint8_t *bb)
+{
+    sha_v4 wa[4], wb[4];
+    sha_v4 a0 = sa[0], a1 = sa[1], b0 = sb[0], b1 = sb[1];
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; i++) {
+        if (i < 4) {
+            wa[i] = SHA_BSWAP(SHA_LOAD(ba + 16 * i));
+            wb[i] = SHA_BSWAP(SHA_LOAD(bb + 16 * i));
+        } else {
+            /* W[t..t+3] = msg2(msg1(W[t-16..], W[t-12..]) + W[t-7..t-4], W[t-4..t-1]) */
+            int j = i & 3;
+            sha_v4 xa = SHA_ADD(__builtin_ia32_sha256msg1(wa[j], wa[(i + 1) & 3]),
+                                SHA_ALIGNR4(wa[(i + 3) & 3], wa[(i + 2) & 3]));
+            sha_v4 xb = SHA_ADD(__builtin_ia32_sha256msg1(wb[j], wb[(i + 1) & 3]),
+                                SHA_ALIGNR4(wb[(i + 3) & 3], wb[(i + 2) & 3]));
+            wa[j] = __builtin_ia32_sha256msg2(xa, wa[(i + 3) & 3]);
+            wb[j] = __builtin_ia32_sha256msg2(xb, wb[(i + 3) & 3]);
+        }
+        sha_v4 k = *(const sha_v4 *)(sha_k + 4 * i);
+        sha_v4 ma = SHA_ADD(wa[i & 3], k), mb = SHA_ADD(wb[i & 3], k);
+        a1 = __builtin_ia32_sha256rnds2(a1, a0, ma);
+        b1 = __builtin_ia32_sha256rnds2(b1, b0, mb);
+        a0 = __builtin_ia32_sha256rnds2(a0, a1, SHA_PSHUFD(ma, 0x0E));
+        b0 = __builtin_ia32_sha256rnds2(b0, b1, SHA_PSHUFD(mb, 0x0E));
+    }
+    sa[0] = SHA_ADD(sa[0], a0);
+    sa[1] = SHA_ADD(sa[1], a1);
+    sb[0] = SHA_ADD(sb[0], b0);
+    sb[1] = SHA_ADD(sb[1], b1);
+}
+
+/* The 32-byte big-endian digest of a SHA-NI state pair. */
+EZ_SHA_FN static inline void sha_final(uint8_t out[32], const sha_v4 st[2])
+{
+    sha_v4 t = SHA_PSHUFD(st[0], 0x1B);  /* FEBA */
+    sha_v4 u = SHA_PSHUFD(st[1], 0xB1);  /* DCHG */
+    sha_v4 abcd = SHA_BLEND_F0(t, u);    /* DCBA */
+    sha_v4 efgh = SHA_ALIGNR8(u, t);     /* HGFE */
+    SHA_STORE(out, SHA_BSWAP(abcd));
+    SHA_STORE(out + 16, SHA_BSWAP(efgh));
+}
+
+/* SHA-256 of two messages of the same length len, each a tag byte followed by len - 1
+ * bytes (the Merkle leaf and node formats). */
+EZ_SHA_FN __attribute__((noinline)) static void sha_tagged2(uint8_t oa[32], uint8_t ob[32], uint8_t tag,
+                                                             const uint8_t *ma, const uint8_t *mb, size_t len)
+{
+    sha_v4 sa[2], sb[2];
+    sha_init2(sa);
+    sha_init2(sb);
+    uint8_t blka[64], blkb[64];
+    size_t done = 0; /* message bytes consumed (the tag is byte 0) */
+    uint64_t bits = (uint64_t)len * 8;
+    while (done + 64 <= len) {
+        if (done == 0) {
+            blka[0] = blkb[0] = tag;
+            memcpy(blka + 1, ma, 63);
+            memcpy(blkb + 1, mb, 63);
+            sha_compress2(sa, sb, blka, blkb);
+        } else {
+            sha_compress2(sa, sb, ma + done - 1, mb + done - 1);
+        }
+        done += 64;
+    }
+    /* the tail, 0x80, zeros, the bit length (one or two blocks) */
+    uint8_t ta[128], tb[128];
+    size_t rest = len - done, tl = rest + 9 <= 64 ? 64 : 128;
+    memset(ta, 0, tl);
+    memset(tb, 0, tl);
+    if (rest > 0) {
+        if (done == 0) {
+            ta[0] = tb[0] = tag;
+            memcpy(ta + 1, ma, rest - 1);
+            memcpy(tb + 1, mb, rest - 1);
+        } else {
+            memcpy(ta, ma + done - 1, rest);
+            memcpy(tb, mb + done - 1, rest);
+        }
+    }
+    ta[rest] = tb[rest] = 0x80;
+    for (int i = 0; i < 8; i++)
+        ta[tl - 1 - i] = tb[tl - 1 - i] = (uint8_t)(bits >> (8 * i));
+    for (size_t o = 0; o < tl; o += 64)
+        sha_compress2(sa, sb, ta + o, tb + o);
+    sha_final(oa, sa);
+    sha_final(ob, sb);
+}
+#else
+#define EZ_MERKLE_SHANI 0
+#endif
+
 /* Levels with at least this many nodes are hashed in parallel. */
 #define EZ_MERKLE_PAR_MIN 4096
 
@@ -43,7 +196,7 @@ void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r)
     sha256_digest(&h, sizeof out->h, out->h);
 }
 
-ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth)
+ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
 {
     *out = NULL;
     if (depth > EZ_MERKLE_MAX_DEPTH || depth >= 8 * sizeof(size_t) - 7)
@@ -53,19 +206,66 @@ ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth
         return EZ_ERR_NOMEM;
     size_t nl = (size_t)1 << depth;
     t->depth = depth;
-    t->node = ez_alloc_aligned(2 * nl, sizeof *t->node);
+    t->node = ez_alloc_huge(2 * nl, sizeof *t->node);
     if (t->node == NULL) {
         free(t);
         return EZ_ERR_NOMEM;
     }
     memset(t->node, 0, sizeof *t->node);
-    memcpy(t->node + nl, leaves, nl * sizeof *leaves);
-    for (size_t w = nl / 2; w >= 1; w /= 2) {
-#pragma omp parallel for schedule(static) if (w >= EZ_MERKLE_PAR_MIN)
-        for (size_t k = w; k < 2 * w; k++)
-            ez_merkle_hash_node(&t->node[k], &t->node[2 * k], &t->node[2 * k + 1]);
-    }
     *out = t;
+    return EZ_OK;
+}
+
+ez_digest *ez_merkle_leaves_mut(ez_merkle *t)
+{
+    return t->node + ((size_t)1 << t->depth);
+}
+
+void ez_merkle_hash_leaves(ez_digest *out, const ez_fe *cols, size_t m, size_t stride, size_t n)
+{
+    size_t i = 0;
+#if EZ_MERKLE_SHANI
+    for (; i + 2 <= n; i += 2)
+        sha_tagged2(out[i].h, out[i + 1].h, EZ_MERKLE_LEAF_TAG, (const uint8_t *)(cols + i * stride),
+                    (const uint8_t *)(cols + (i + 1) * stride), 1 + m * sizeof *cols);
+#endif
+    for (; i < n; i++)
+        ez_merkle_hash_leaf(&out[i], cols + i * stride, m);
+}
+
+/* node[k] for k in [k0, k1): the parents of [2 k0, 2 k1). */
+static void hash_nodes(ez_digest *node, size_t k0, size_t k1)
+{
+    size_t k = k0;
+#if EZ_MERKLE_SHANI
+    for (; k + 2 <= k1; k += 2)
+        sha_tagged2(node[k].h, node[k + 1].h, EZ_MERKLE_NODE_TAG, node[2 * k].h, node[2 * k + 2].h, 65);
+#endif
+    for (; k < k1; k++)
+        ez_merkle_hash_node(&node[k], &node[2 * k], &node[2 * k + 1]);
+}
+
+void ez_merkle_build(ez_merkle *t)
+{
+    size_t nl = (size_t)1 << t->depth;
+    const size_t chunk = 1024;
+    for (size_t w = nl / 2; w >= 1; w /= 2) {
+        size_t nch = (w + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (w >= EZ_MERKLE_PAR_MIN)
+        for (size_t c = 0; c < nch; c++) {
+            size_t k0 = w + c * chunk, k1 = k0 + chunk < 2 * w ? k0 + chunk : 2 * w;
+            hash_nodes(t->node, k0, k1);
+        }
+    }
+}
+
+ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth)
+{
+    ez_status st = ez_merkle_alloc(out, depth);
+    if (st != EZ_OK)
+        return st;
+    memcpy(ez_merkle_leaves_mut(*out), leaves, ((size_t)1 << depth) * sizeof *leaves);
+    ez_merkle_build(*out);
     return EZ_OK;
 }
 

@@ -34,6 +34,10 @@ typedef struct {
 
 /* leaf(col[0..m-1]) as above. Cost: SHA-256 over 8m + 1 bytes. */
 void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m);
+/* leaf() of n columns at once: out[i] = leaf(cols[i stride .. i stride + m - 1]).
+ * Same digests as ez_merkle_hash_leaf; two at a time with SHA-NI when the build
+ * targets it (about twice the single-stream rate). out must not overlap cols. */
+void ez_merkle_hash_leaves(ez_digest *out, const ez_fe *cols, size_t m, size_t stride, size_t n);
 /* node(l, r) as above. out may alias l or r. */
 void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r);
 
@@ -45,6 +49,15 @@ typedef struct ez_merkle ez_merkle;
  * EZ_ERR_NOMEM. */
 ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth);
 void ez_merkle_free(ez_merkle *t); /* NULL-safe */
+
+/* The same tree built in two steps, so the leaf digests can be written in place (no
+ * 2^depth-entry copy): ez_merkle_alloc reserves the tree (Out: *out; Returns as
+ * ez_merkle_new), the caller fills ez_merkle_leaves_mut(t)[0 .. 2^depth - 1], then
+ * ez_merkle_build hashes the inner nodes (Cost: as ez_merkle_new). Until then the
+ * root is unspecified. */
+ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth);
+ez_digest *ez_merkle_leaves_mut(ez_merkle *t);
+void ez_merkle_build(ez_merkle *t);
 unsigned ez_merkle_depth(const ez_merkle *t);
 const ez_digest *ez_merkle_root(const ez_merkle *t);
 /* The leaf digests, 2^depth of them in order. */

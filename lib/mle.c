@@ -68,45 +68,25 @@ static ez_fe2 dot_fe2(const ez_fe2 *t, size_t len, const ez_fe2 *eq)
     return acc;
 }
 
-/* The table t (len entries) over m top variables r[0..m-1] and `leaf` low variables
- * whose eq table is eq. */
-static ez_fe2 eval_rec_fe(const ez_fe *t, size_t len, const ez_fe2 *r, unsigned m, unsigned leaf,
-                          const ez_fe2 *eq)
+/* The table (len entries from offset off of tb, base, or te, extension: exactly one is
+ * set; offsets are the same for both, so the recursion is written once) over m top
+ * variables r[0..m-1] and `leaf` low variables whose eq table is eq. */
+static ez_fe2 eval_rec(const ez_fe *tb, const ez_fe2 *te, size_t off, size_t len, const ez_fe2 *r, unsigned m,
+                       unsigned leaf, const ez_fe2 *eq)
 {
     if (len == 0)
         return ez_fe2_zero();
     if (m == 0)
-        return dot_fe(t, len, eq);
+        return tb ? dot_fe(tb + off, len, eq) : dot_fe2(te + off, len, eq);
     size_t half = (size_t)1 << (m - 1 + leaf);
-    ez_fe2 lo = eval_rec_fe(t, len < half ? len : half, r + 1, m - 1, leaf, eq);
-    ez_fe2 hi = len > half ? eval_rec_fe(t + half, len - half, r + 1, m - 1, leaf, eq) : ez_fe2_zero();
-    return ez_fe2_add(lo, ez_fe2_mul(r[0], ez_fe2_sub(hi, lo)));
-}
-
-static ez_fe2 eval_rec_fe2(const ez_fe2 *t, size_t len, const ez_fe2 *r, unsigned m, unsigned leaf,
-                           const ez_fe2 *eq)
-{
-    if (len == 0)
-        return ez_fe2_zero();
-    if (m == 0)
-        return dot_fe2(t, len, eq);
-    size_t half = (size_t)1 << (m - 1 + leaf);
-    ez_fe2 lo = eval_rec_fe2(t, len < half ? len : half, r + 1, m - 1, leaf, eq);
-    ez_fe2 hi = len > half ? eval_rec_fe2(t + half, len - half, r + 1, m - 1, leaf, eq) : ez_fe2_zero();
+    ez_fe2 lo = eval_rec(tb, te, off, len < half ? len : half, r + 1, m - 1, leaf, eq);
+    ez_fe2 hi = len > half ? eval_rec(tb, te, off + half, len - half, r + 1, m - 1, leaf, eq) : ez_fe2_zero();
     return ez_fe2_add(lo, ez_fe2_mul(r[0], ez_fe2_sub(hi, lo)));
 }
 
 /* Large tables: split on the top `s` variables into 2^s independent sub-evaluations run
  * in parallel, then combine them with the eq table of those variables. */
 #define EZ_MLE_SPLIT_BITS 5
-
-/* One driver for both element types: exactly one of tb (base) / te (extension) is set.
- * Offsets into the table are the same for both, so the split is written once. */
-static ez_fe2 eval_rec_any(const ez_fe *tb, const ez_fe2 *te, size_t off, size_t len, const ez_fe2 *r,
-                           unsigned m, unsigned leaf, const ez_fe2 *eq)
-{
-    return tb ? eval_rec_fe(tb + off, len, r, m, leaf, eq) : eval_rec_fe2(te + off, len, r, m, leaf, eq);
-}
 
 static ez_fe2 eval_any(const ez_fe *tb, const ez_fe2 *te, size_t len, const ez_fe2 *r, unsigned n)
 {
@@ -116,14 +96,14 @@ static ez_fe2 eval_any(const ez_fe *tb, const ez_fe2 *te, size_t len, const ez_f
     ez_eq_table(eq, r + (n - leaf), leaf);
     unsigned m = n - leaf;
     if (len < 2 * (size_t)EZ_MLE_PAR_MIN || m < EZ_MLE_SPLIT_BITS)
-        return eval_rec_any(tb, te, 0, len, r, m, leaf, eq);
+        return eval_rec(tb, te, 0, len, r, m, leaf, eq);
     ez_fe2 part[1u << EZ_MLE_SPLIT_BITS], w[1u << EZ_MLE_SPLIT_BITS];
     size_t chunk = (size_t)1 << (n - EZ_MLE_SPLIT_BITS);
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t c = 0; c < ((size_t)1 << EZ_MLE_SPLIT_BITS); c++) {
         size_t off = c * chunk;
         size_t l = off >= len ? 0 : (len - off < chunk ? len - off : chunk);
-        part[c] = eval_rec_any(tb, te, off, l, r + EZ_MLE_SPLIT_BITS, m - EZ_MLE_SPLIT_BITS, leaf, eq);
+        part[c] = eval_rec(tb, te, off, l, r + EZ_MLE_SPLIT_BITS, m - EZ_MLE_SPLIT_BITS, leaf, eq);
     }
     ez_eq_table(w, r, EZ_MLE_SPLIT_BITS);
     return dot_fe2(part, (size_t)1 << EZ_MLE_SPLIT_BITS, w);
@@ -167,8 +147,10 @@ void ez_mle_bind_bottom(ez_fe2 *p, size_t n, const ez_fe2 *r)
 /* Block of the inner dimension one task accumulates (stays in L1). */
 #define EZ_FOLD_BLOCK 256
 
-static void fold_axis_fe(ez_fe2 *dst, const ez_fe *src, size_t outer, size_t d, size_t inner,
-                         const ez_fe2 *eq)
+/* One axis, from a base (sb) or an extension (se) source: exactly one is non-NULL. The
+ * choice is made once per row, outside the inner loop. */
+static void fold_axis(ez_fe2 *dst, const ez_fe *sb, const ez_fe2 *se, size_t outer, size_t d, size_t inner,
+                      const ez_fe2 *eq)
 {
     size_t nblk = (inner + EZ_FOLD_BLOCK - 1) / EZ_FOLD_BLOCK;
     size_t ntask = outer * nblk;
@@ -180,32 +162,14 @@ static void fold_axis_fe(ez_fe2 *dst, const ez_fe *src, size_t outer, size_t d, 
         for (size_t i = 0; i < bl; i++)
             acc[i] = ez_fe2_zero();
         for (size_t j = 0; j < d; j++) {
-            const ez_fe *row = src + (o * d + j) * inner + b0;
+            size_t row = (o * d + j) * inner + b0;
             ez_fe2 e = eq[j];
-            for (size_t i = 0; i < bl; i++)
-                acc[i] = ez_fe2_add(acc[i], ez_fe2_mul_fe(e, row[i]));
-        }
-        memcpy(dst + o * inner + b0, acc, bl * sizeof *acc);
-    }
-}
-
-static void fold_axis_fe2(ez_fe2 *dst, const ez_fe2 *src, size_t outer, size_t d, size_t inner,
-                          const ez_fe2 *eq)
-{
-    size_t nblk = (inner + EZ_FOLD_BLOCK - 1) / EZ_FOLD_BLOCK;
-    size_t ntask = outer * nblk;
-#pragma omp parallel for schedule(static) if (outer * d * inner >= EZ_MLE_PAR_MIN)
-    for (size_t task = 0; task < ntask; task++) {
-        size_t o = task / nblk, b0 = (task % nblk) * EZ_FOLD_BLOCK;
-        size_t bl = inner - b0 < EZ_FOLD_BLOCK ? inner - b0 : EZ_FOLD_BLOCK;
-        ez_fe2 acc[EZ_FOLD_BLOCK];
-        for (size_t i = 0; i < bl; i++)
-            acc[i] = ez_fe2_zero();
-        for (size_t j = 0; j < d; j++) {
-            const ez_fe2 *row = src + (o * d + j) * inner + b0;
-            ez_fe2 e = eq[j];
-            for (size_t i = 0; i < bl; i++)
-                acc[i] = ez_fe2_add(acc[i], ez_fe2_mul(e, row[i]));
+            if (sb)
+                for (size_t i = 0; i < bl; i++)
+                    acc[i] = ez_fe2_add(acc[i], ez_fe2_mul_fe(e, sb[row + i]));
+            else
+                for (size_t i = 0; i < bl; i++)
+                    acc[i] = ez_fe2_add(acc[i], ez_fe2_mul(e, se[row + i]));
         }
         memcpy(dst + o * inner + b0, acc, bl * sizeof *acc);
     }
@@ -279,10 +243,7 @@ static ez_status fold_any(ez_fe2 *out, const ez_fe *in_fe, const ez_fe2 *in_fe2,
             }
             dst = *slot;
         }
-        if (step == 0 && in_fe)
-            fold_axis_fe(dst, in_fe, outer, d, inner, eqs[best]);
-        else
-            fold_axis_fe2(dst, src2, outer, d, inner, eqs[best]);
+        fold_axis(dst, step == 0 ? in_fe : NULL, src2, outer, d, inner, eqs[best]);
         src2 = dst;
         cursize = nsize;
         cur[best] = 1;

@@ -42,6 +42,12 @@ struct ez_ntt {
     ez_fe *itw; /* inverse twiddles */
 };
 
+struct ez_ntt_rs {
+    unsigned logn, logb;
+    ez_ntt *ntt;  /* tables for size 2^logn */
+    ez_fe *scale; /* (B-1) n entries: scale[(k-1) n + u] = w_{Bn}^(k u) */
+};
+
 struct ez_ntt_lde {
     unsigned logn, logb;
     ez_ntt *ntt;  /* tables for size 2^logn */
@@ -529,5 +535,152 @@ void ez_ntt_lde_apply(const ez_ntt_lde *p, ez_fe *out, const ez_fe *in, ez_fe *s
         ez_fe *dst = out + k * n;
         const ez_fe *sc = p->scale + (k - 1) * n;
         dit_full(dst, p->logn, p->ntt->tw, scratch, sc);
+    }
+}
+
+/* ---- Reed–Solomon encoding from coefficients ------------------------------------ */
+
+ez_status ez_ntt_rs_new(ez_ntt_rs **out, unsigned logn, unsigned log_blowup)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    *out = NULL;
+    if (log_blowup < 1 || log_blowup > 4 || logn + log_blowup > EZ_NTT_MAX_LOG)
+        return EZ_ERR_INVALID;
+    ez_ntt_rs *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        goto out;
+    p->logn = logn;
+    p->logb = log_blowup;
+    size_t n = (size_t)1 << logn, nb = ((size_t)1 << log_blowup) - 1;
+    if ((st = ez_ntt_new(&p->ntt, logn)) != EZ_OK)
+        goto out;
+    st = EZ_ERR_NOMEM;
+    p->scale = ez_alloc_aligned(nb * n, sizeof(ez_fe));
+    if (p->scale == NULL)
+        goto out;
+    ez_fe g = ez_fe_root_of_unity(logn + log_blowup), gk = 1;
+    for (size_t k = 1; k <= nb; k++) {
+        gk = ez_fe_mul(gk, g);
+        ez_fe x = 1, *sc = p->scale + (k - 1) * n;
+        for (size_t u = 0; u < n; u++) {
+            sc[u] = x;
+            x = ez_fe_mul(x, gk);
+        }
+    }
+    *out = p;
+    p = NULL;
+    st = EZ_OK;
+out:
+    ez_ntt_rs_free(p);
+    return st;
+}
+
+void ez_ntt_rs_free(ez_ntt_rs *p)
+{
+    if (p == NULL)
+        return;
+    ez_ntt_free(p->ntt);
+    free(p->scale);
+    free(p);
+}
+
+void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k)
+{
+    size_t n = (size_t)1 << p->logn;
+    EZ_VERIFY_CHECK(k < (1u << p->logb));
+    if (k == 0) {
+        memcpy(out, a, n * sizeof *out);
+    } else {
+        /* coefficients of P(w^k X): a_u w^(k u) */
+        const ez_fe *sc = p->scale + (size_t)(k - 1) * n;
+        size_t u = 0;
+#if EZ_NTT_AVX512
+        for (; u + 8 <= n; u += 8)
+            v_store(out + u, v_mul(v_load(a + u), v_load(sc + u)));
+#endif
+        for (; u < n; u++)
+            out[u] = ez_fe_mul(a[u], sc[u]);
+    }
+    /* natural-order coefficients -> bit-reversed evaluations on <w_n> */
+    dif_full(out, p->logn, p->ntt->tw);
+}
+
+/* ---- Möbius transform ------------------------------------------------------------ */
+
+/* One bit h of the Möbius transform over pairs [q0, q1) (pair q: block q / h, offset
+ * q % h, as the NTT stages number their butterflies). */
+static void mobius_pairs(ez_fe *a, size_t h, size_t q0, size_t q1)
+{
+    size_t q = q0;
+    while (q < q1) {
+        size_t j = q % h, s = (q / h) * 2 * h;
+        size_t jend = h - j < q1 - q ? h : j + (q1 - q);
+        ez_fe *x = a + s, *y = a + s + h;
+#if EZ_NTT_AVX512
+        for (; j + 8 <= jend; j += 8)
+            v_store(y + j, v_sub(v_load(y + j), v_load(x + j)));
+#endif
+        for (; j < jend; j++)
+            y[j] = ez_fe_sub(y[j], x[j]);
+        q = s / 2 + jend;
+    }
+}
+
+#if EZ_NTT_AVX512
+/* Bits 0..2 of the Möbius transform inside each 8-lane register: lanes with bit b set
+ * minus the lane with it clear (a permute brings that lane over, a mask keeps the
+ * upper lanes). */
+static void mobius_low3(ez_fe *a, size_t n)
+{
+    const __m512i p1 = _mm512_setr_epi64(0, 0, 2, 2, 4, 4, 6, 6);
+    const __m512i p2 = _mm512_setr_epi64(0, 1, 0, 1, 4, 5, 4, 5);
+    const __m512i p4 = _mm512_setr_epi64(0, 1, 2, 3, 0, 1, 2, 3);
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        __m512i x = v_load(a + i);
+        x = _mm512_mask_mov_epi64(x, 0xAA, v_sub(x, _mm512_permutexvar_epi64(p1, x)));
+        x = _mm512_mask_mov_epi64(x, 0xCC, v_sub(x, _mm512_permutexvar_epi64(p2, x)));
+        x = _mm512_mask_mov_epi64(x, 0xF0, v_sub(x, _mm512_permutexvar_epi64(p4, x)));
+        v_store(a + i, x);
+    }
+}
+#endif
+
+/* Bits lo .. hi-1 of one block of bsz entries. */
+static void mobius_block(ez_fe *a, size_t bsz, unsigned lo, unsigned hi)
+{
+    unsigned b = lo;
+#if EZ_NTT_AVX512
+    if (lo == 0 && hi >= 3 && bsz >= 8) {
+        mobius_low3(a, bsz);
+        b = 3;
+    }
+#endif
+    for (; b < hi; b++)
+        mobius_pairs(a, (size_t)1 << b, 0, bsz / 2);
+}
+
+void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits)
+{
+    unsigned hi = lo + nbits;
+    size_t total = (size_t)1 << hi, npairs = total / 2;
+    int par = use_threads(total);
+    /* bits below the cache block: all of them block by block (one pass over memory) */
+    unsigned lb = hi < EZ_NTT_LOG_BLOCK ? hi : EZ_NTT_LOG_BLOCK;
+    if (lo < lb) {
+        size_t bsz = (size_t)1 << lb, nb = total >> lb;
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t blk = 0; blk < nb; blk++)
+            mobius_block(a + blk * bsz, bsz, lo, lb);
+    }
+    /* the rest: whole-array passes, split into chunks of pairs */
+    const size_t chunk = 4096;
+    size_t nchunks = (npairs + chunk - 1) / chunk;
+    for (unsigned b = lo > lb ? lo : lb; b < hi; b++) {
+        size_t h = (size_t)1 << b;
+#pragma omp parallel for schedule(static) if (par)
+        for (size_t c = 0; c < nchunks; c++) {
+            size_t q0 = c * chunk, q1 = q0 + chunk < npairs ? q0 + chunk : npairs;
+            mobius_pairs(a, h, q0, q1);
+        }
     }
 }

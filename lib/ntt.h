@@ -77,4 +77,31 @@ unsigned ez_ntt_lde_log_blowup(const ez_ntt_lde *p);
  *      parallelise over messages). */
 void ez_ntt_lde_apply(const ez_ntt_lde *p, ez_fe *out, const ez_fe *in, ez_fe *scratch);
 
+/* ---- Reed–Solomon encoding from coefficients (WHIR, lib/whir.h) -------------------
+ * For P(X) = sum_{u<n} a_u X^u (n = 2^logn, natural order) and B = 2^log_blowup, coset
+ * k < B of the codeword is P on w_{Bn}^k <w_n>, listed in BIT-REVERSED order:
+ *     out[j] = P(w_{Bn}^k * w_n^brev(j)),  j < n  (brev over logn bits),
+ * so no permutation pass is spent (the caller maps positions to points). */
+typedef struct ez_ntt_rs ez_ntt_rs;
+
+/* Precompute the coset scale tables for one message size and blowup.
+ * In:  logn + log_blowup <= EZ_NTT_MAX_LOG (logn may be 0), 1 <= log_blowup <= 4.
+ * Out: *out (free with ez_ntt_rs_free). Cost: O(B n) multiplies, (B + 1) n * 8 bytes.
+ * Returns EZ_OK, EZ_ERR_INVALID or EZ_ERR_NOMEM. */
+ez_status ez_ntt_rs_new(ez_ntt_rs **out, unsigned logn, unsigned log_blowup);
+void ez_ntt_rs_free(ez_ntt_rs *p); /* NULL-safe */
+
+/* One coset. In: a[0..n-1] coefficients, k < B. Out: out[0..n-1] as above (out must
+ * not overlap a). Cost: n multiplies (k > 0) and (n/2) logn butterflies; no
+ * allocation; OpenMP for n >= 2^14 outside a parallel region. */
+void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k);
+
+/* Multilinear evaluations to multilinear (Möbius) coefficients, in place, over index
+ * bits lo .. lo + nbits - 1 of a[0 .. 2^(lo + nbits) - 1]: for each such bit h and each
+ * x with bit h clear, a[x + 2^h] -= a[x]. The other (low) bits are untouched, so an
+ * extension table (c0, c1 interleaved) is lo = 1, and "rows" x mod 2^lo are
+ * transformed independently. Cost: nbits 2^(lo + nbits - 1) subtractions (AVX-512 when
+ * available); OpenMP for large arrays outside a parallel region. */
+void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits);
+
 #endif

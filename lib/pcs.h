@@ -1,8 +1,13 @@
-/* pcs — a Ligero-style multilinear polynomial commitment over Goldilocks (DESIGN.md §3
- * "Polynomial commitment"; Ames, Hazay, Ishai, Venkitasubramaniam, "Ligero", CCS 2017,
- * in the multilinear "tensor" form of Brakedown, Golovnev et al., CRYPTO 2023, §4).
- * The full protocol, the choice of the number of column queries (>= 100 bits) and the
- * proof-size rule are in docs/protocol-kernel-pcs.md.
+/* pcs — multilinear polynomial commitments over Goldilocks for many stacked vectors
+ * (DESIGN.md §3 "Polynomial commitment"), two schemes behind one interface:
+ *   Ligero (Ames, Hazay, Ishai, Venkitasubramaniam, "Ligero", CCS 2017, in the
+ *   multilinear "tensor" form of Brakedown, Golovnev et al., CRYPTO 2023, §4), and
+ *   WHIR (Arnon, Chiesa, Fenzi, Yogev, eprint 2024/1586; lib/whir.h): proofs about 4x
+ *   smaller and faster verification, for a commitment that costs about as much.
+ * The scheme is chosen at commit time (ez_pcs_commit_scheme) and is the first byte of
+ * the commitment; every other function dispatches on it. The full protocols, the
+ * parameters (>= 100 bits, provable) and the proof-size rules are in
+ * docs/protocol-kernel-pcs.md (Ligero §1-7, WHIR §8-12).
  *
  * Stacking. Many base-field vectors are committed at once. Vector i has lens[i] >= 1
  * entries and is the MLE over ez_log2_ceil(lens[i]) variables (zero-padded, lib/mle.h
@@ -14,13 +19,14 @@
  * nvars_total = ez_log2_ceil(rows) + log_cols variables (rows beyond the last are zero).
  * A vector's MLE is the sum over its pieces of eq(z_top, piece position) * piece MLE.
  *
- * Commitment. Every row is Reed–Solomon encoded at rate 1/4 (lib/ntt.h, systematic),
- * the encoded columns are hashed into a SHA-256 Merkle tree (lib/merkle.h); the
- * commitment is the root plus the public layout.
+ * Commitment (Ligero). Every row is Reed–Solomon encoded at rate 1/4 (lib/ntt.h,
+ * systematic), the encoded columns are hashed into a SHA-256 Merkle tree (lib/merkle.h);
+ * the commitment is the root plus the public layout. (WHIR: S as one multilinear over
+ * m = ceil(log2 T) variables, interleaved RS oracles, docs §8.)
  *
  * Opening. All claims on one commitment are batched into one: a random combination
- * with powers of rho and one sumcheck (lib/sumcheck.h) of sum_x S(x) Q(x), then one
- * Ligero opening of S at the sumcheck's point. */
+ * with powers of rho; Ligero then reduces it with two sumchecks (lib/sumcheck.h) to one
+ * Ligero opening of S at one point, WHIR proves the combined weighted sum directly. */
 #ifndef EZ_PCS_H
 #define EZ_PCS_H
 
@@ -41,14 +47,22 @@
 
 typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle tree */
 
-/* Commitment schemes (the first byte of a serialized commitment). Both are the Ligero
- * commitment below; they differ only in the row-length rule, i.e. in which openings the
- * matrix shape is balanced for:
+/* Commitment schemes (the first byte of a serialized commitment). The first two are the
+ * Ligero commitment below; they differ only in the row-length rule, i.e. in which
+ * openings the matrix shape is balanced for:
  *   EZ_PCS_SCHEME_LIGERO     every opening sends the evaluation and the proximity row;
  *   EZ_PCS_SCHEME_LIGERO_P1  "proximity tested once": one full opening (the vk's) and
- *                            then openings with EZ_PCS_OPEN_NO_PROXIMITY (one row). */
+ *                            then openings with EZ_PCS_OPEN_NO_PROXIMITY (one row).
+ *   EZ_PCS_SCHEME_WHIR       WHIR (lib/whir.h, docs §8-12); every opening is a full
+ *                            proximity test: EZ_PCS_OPEN_NO_PROXIMITY is accepted,
+ *                            absorbed and changes nothing else. For WHIR the layout's
+ *                            nvars_total is m, log_cols is m - k0 (the length of an
+ *                            interleaved row) and rows is 2^k0 (rows of the first
+ *                            oracle: the entries x = t mod 2^k0, not row-major).
+ *                            Supports stacks of up to 2^EZ_WHIR_MAX_VARS entries. */
 #define EZ_PCS_SCHEME_LIGERO 1u
 #define EZ_PCS_SCHEME_LIGERO_P1 2u
+#define EZ_PCS_SCHEME_WHIR 3u
 
 typedef struct {
     uint8_t root[32];
@@ -82,7 +96,8 @@ ez_status ez_pcs_layout(ez_pcs_commitment *c);
  * estimated proof bytes 32 * cols + 8 * rows * EZ_PCS_QUERIES + 32 * EZ_PCS_QUERIES *
  * (log_cols + 2) for a stacked total of `total` entries (smallest on ties). For
  * EZ_PCS_SCHEME_LIGERO_P1 (ez_pcs_log_cols_rule_scheme) the first term is 16 * cols: its
- * openings send one row. */
+ * openings send one row. For EZ_PCS_SCHEME_WHIR: m - k0 of ez_whir_params_default(m),
+ * m = max(1, ceil(log2 total)) (0 if m > EZ_WHIR_MAX_VARS). */
 unsigned ez_pcs_log_cols_rule(uint64_t total);
 unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme);
 
@@ -90,14 +105,16 @@ unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme);
 ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment *src);
 
 /* Serialize: u8 scheme id, u32 log_cols, u64 npolys, npolys x u64 lens, 32-byte root.
- * The reader accepts both schemes and requires log_cols to be that scheme's rule. */
+ * The reader accepts the three schemes and requires log_cols to be that scheme's rule. */
 void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
 /* Parse from untrusted bytes; recomputes the layout and requires the stored log_cols
  * to equal the rule's. Out: *c (clear with ez_pcs_commitment_clear; zeroed on failure).
  * Returns EZ_OK, EZ_ERR_FORMAT (malformed, limits exceeded) or EZ_ERR_NOMEM. */
 ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c);
 
-/* ez_pcs_commit with a scheme (EZ_PCS_SCHEME_*; else EZ_ERR_INVALID). */
+/* ez_pcs_commit with a scheme (EZ_PCS_SCHEME_*; else EZ_ERR_INVALID; a WHIR stack above
+ * 2^EZ_WHIR_MAX_VARS entries is EZ_ERR_INVALID). WHIR's cost: docs §11 (about Ligero's
+ * commit; memory 48 bytes per stacked entry, the stack rounded up to a power of two). */
 ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                                const uint64_t *lens, size_t npolys, unsigned scheme);
 
@@ -114,11 +131,13 @@ void ez_pcs_prover_free(ez_pcs_prover *p); /* NULL-safe */
 /* The commitment this prover opens (owned by the prover). */
 const ez_pcs_commitment *ez_pcs_prover_commitment(const ez_pcs_prover *p);
 
-/* The prover data (the pk part): the commitment, the encoded matrix and the Merkle
- * leaves, so an opening needs no re-encoding. The reader checks every field element is
- * canonical, every size is consistent and that the leaves hash to the stored root
- * (it does not rehash the columns: a pk is the prover's own data, and a corrupted one
- * only yields proofs the verifier rejects). Returns EZ_OK, EZ_ERR_FORMAT, EZ_ERR_NOMEM. */
+/* The prover data (the pk part): the commitment, then for Ligero the encoded matrix and
+ * the Merkle leaves, so an opening needs no re-encoding; for WHIR the stacked vector and
+ * the first oracle's leaf digests (12 bytes per entry; the reader re-encodes, docs §8).
+ * The reader checks every field element is canonical, every size is consistent and that
+ * the leaves hash to the stored root (it does not rehash the columns: a pk is the
+ * prover's own data, and a corrupted one only yields proofs the verifier rejects).
+ * Returns EZ_OK, EZ_ERR_FORMAT, EZ_ERR_NOMEM. */
 void ez_pcs_prover_write(ez_writer *w, const ez_pcs_prover *p);
 ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out);
 
@@ -134,9 +153,11 @@ typedef struct {
  * the commitment (root and layout) into t already; the claims (poly, point, value) are
  * absorbed here. The claimed values are the caller's: a wrong one yields a proof the
  * verifier rejects. n == 0 writes nothing.
- * Cost: O(2^nvars_total) for the batching sumcheck and the two row combinations,
- *       O(sum over claims of 2^nvars[poly]) for the claim table; allocates about
- *       40 * 2^nvars_total bytes of scratch.
+ * Cost (Ligero): O(2^nvars_total) for the batching sumcheck and the two row
+ *       combinations, O(sum over claims of 2^nvars[poly]) for the claim table; allocates
+ *       about 40 * 2^nvars_total bytes of scratch. (WHIR: one pass over each claimed
+ *       piece and one over S, then work on 2^(m-5) extension entries and the encoding of
+ *       the later oracles; docs §11.)
  * Returns EZ_OK, EZ_ERR_INVALID (poly out of range, NULL point) or EZ_ERR_NOMEM. */
 ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                       ez_writer *proof);
@@ -146,7 +167,8 @@ ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *cl
  * column checks. SOUND ONLY for a commitment whose proximity to the code was established
  * by a full opening that every verifier of this opening also checks (the weight
  * commitment: the vk's weight range proof opens it with the proximity row, and ez_verify
- * checks that proof first). The mode is absorbed into the transcript. */
+ * checks that proof first). The mode is absorbed into the transcript. For WHIR the flag
+ * is absorbed and the opening is the full one (docs §8). */
 #define EZ_PCS_OPEN_NO_PROXIMITY 1u
 
 /* ez_pcs_open / ez_pcs_verify with flags (0 or EZ_PCS_OPEN_NO_PROXIMITY; anything else is
@@ -162,8 +184,10 @@ ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const
  * Returns EZ_OK (all claims hold), EZ_ERR_REJECT (anything wrong with the proof: short,
  * non-canonical, failed check), EZ_ERR_INVALID (claims malformed by the caller) or
  * EZ_ERR_NOMEM. Never reads outside the reader's bytes.
- * Cost: O(EZ_PCS_QUERIES * rows + cols log cols + n * nvars_total) field operations
- *       and EZ_PCS_QUERIES column hashes. */
+ * Cost (Ligero): O(EZ_PCS_QUERIES * rows + cols log cols + n * nvars_total) field
+ *       operations and EZ_PCS_QUERIES column hashes. (WHIR: a few hundred leaf hashes and
+ *       their Merkle paths, O(2^mF (t + mF)) for the final polynomial and
+ *       O((pieces of the claims + queries) * m) for the weights; docs §11.) */
 ez_status ez_pcs_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims,
                         size_t n, ez_reader *proof);
 

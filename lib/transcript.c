@@ -94,35 +94,38 @@ void ez_transcript_absorb_u64(ez_transcript *t, const char *label, uint64_t v)
     absorb_record(t, EZ_TR_TAG_U64, label, buf, 8);
 }
 
-void ez_transcript_absorb_fe(ez_transcript *t, const char *label, const ez_fe *v, size_t n)
+/* One record of n base (fe) or extension (fe2) elements, exactly one non-NULL, 8 or 16
+ * bytes each. Encoded in batches of 256 bytes: nettle buffers internally, this only
+ * saves calls. */
+static void absorb_elems(ez_transcript *t, uint8_t tag, const char *label, const ez_fe *fe, const ez_fe2 *fe2,
+                         size_t n)
 {
     struct sha256_ctx h;
-    uint8_t buf[8 * 32];
-    record_begin(&h, t, EZ_TR_TAG_FE, label, (uint64_t)n * 8);
-    /* Encode in small batches: nettle buffers internally, this only saves calls. */
+    uint8_t buf[256];
+    const size_t size = fe ? 8 : 16, batch = sizeof buf / size;
+    record_begin(&h, t, tag, label, (uint64_t)n * size);
     for (size_t i = 0; i < n;) {
-        size_t m = n - i < 32 ? n - i : 32;
-        for (size_t j = 0; j < m; j++)
-            ez_fe_encode(buf + 8 * j, v[i + j]);
-        sha256_update(&h, 8 * m, buf);
+        size_t m = n - i < batch ? n - i : batch;
+        for (size_t j = 0; j < m; j++) {
+            if (fe)
+                ez_fe_encode(buf + 8 * j, fe[i + j]);
+            else
+                ez_fe2_encode(buf + 16 * j, fe2[i + j]);
+        }
+        sha256_update(&h, size * m, buf);
         i += m;
     }
     record_end(&h, t);
 }
 
+void ez_transcript_absorb_fe(ez_transcript *t, const char *label, const ez_fe *v, size_t n)
+{
+    absorb_elems(t, EZ_TR_TAG_FE, label, v, NULL, n);
+}
+
 void ez_transcript_absorb_fe2(ez_transcript *t, const char *label, const ez_fe2 *v, size_t n)
 {
-    struct sha256_ctx h;
-    uint8_t buf[16 * 16];
-    record_begin(&h, t, EZ_TR_TAG_FE2, label, (uint64_t)n * 16);
-    for (size_t i = 0; i < n;) {
-        size_t m = n - i < 16 ? n - i : 16;
-        for (size_t j = 0; j < m; j++)
-            ez_fe2_encode(buf + 16 * j, v[i + j]);
-        sha256_update(&h, 16 * m, buf);
-        i += m;
-    }
-    record_end(&h, t);
+    absorb_elems(t, EZ_TR_TAG_FE2, label, NULL, v, n);
 }
 
 /* A stream of 64-bit words derived from the (already updated) state. */

@@ -164,6 +164,35 @@ void ez_writer_bytes(ez_writer *w, const void *p, size_t n)
     w->len += n;
 }
 
+void ez_writer_printf(ez_writer *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        w->failed = true;
+        return;
+    }
+    /* + 1: vsnprintf writes a terminator, which the next write overwrites */
+    if (!writer_grow(w, (size_t)n + 1))
+        return;
+    va_start(ap, fmt);
+    vsnprintf((char *)w->data + w->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    w->len += (size_t)n;
+}
+
+char *ez_writer_take_text(ez_writer *w)
+{
+    ez_writer_u8(w, 0);
+    char *s = w->failed ? NULL : (char *)w->data;
+    if (s == NULL)
+        free(w->data);
+    memset(w, 0, sizeof *w);
+    return s;
+}
+
 static void put_le(ez_writer *w, uint64_t v, size_t n)
 {
     uint8_t b[8];
@@ -376,4 +405,57 @@ ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag 
         return EZ_ERR_IO;
     }
     return EZ_OK;
+}
+
+unsigned ez_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    unsigned row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+void ez_suggest_init(ez_suggest *s, const char *want)
+{
+    s->best = NULL;
+    s->dist = 99;
+    s->want = want;
+}
+
+void ez_suggest_try(ez_suggest *s, const char *cand)
+{
+    if (cand == NULL || strcmp(cand, s->want) == 0)
+        return;
+    size_t lw = strlen(s->want);
+    if (lw == 1) {
+        /* One letter is too short to guess from, except for a case slip (x for X). */
+        if (strlen(cand) == 1 && (s->want[0] | 0x20) == (cand[0] | 0x20) && s->dist > 1) {
+            s->dist = 1;
+            s->best = cand;
+        }
+        return;
+    }
+    unsigned d = ez_edit_distance(s->want, cand);
+    unsigned limit = lw <= 3 ? 1 : lw <= 6 ? 2 : 3;
+    if (d <= limit && d < s->dist) {
+        s->dist = d;
+        s->best = cand;
+    }
 }

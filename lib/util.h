@@ -92,6 +92,13 @@ void ez_writer_str(ez_writer *w, const char *s);
 size_t ez_writer_reserve(ez_writer *w, size_t n);
 void ez_writer_patch_u64(ez_writer *w, size_t off, uint64_t v);
 
+/* The writer as a string builder (messages, dumps): append printf-formatted text, no
+ * terminator; ez_writer_take_text adds it. */
+void ez_writer_printf(ez_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* What was written, as a new NUL-terminated string (free()): "" when nothing was; NULL
+ * when a write failed or memory ran out. Either way w is left empty (as after init). */
+char *ez_writer_take_text(ez_writer *w);
+
 /* ---- strict reader over untrusted bytes -------------------------------------------
  * Every read checks the remaining length; the first short read sets r->failed and all
  * later reads fail too and return zeros, so parsers may read a whole record and check
@@ -134,6 +141,28 @@ static inline unsigned ez_bitlen(uint64_t v)
 {
     return v == 0 ? 0 : 64u - (unsigned)__builtin_clzll(v);
 }
+
+/* ---- "did you mean ...?" ----------------------------------------------------------
+ * The closest of a set of candidate names to a misspelt one, for help lines (the
+ * compiler's undefined names and -D params, the CLI's commands and options). */
+
+/* Levenshtein distance between a and b (insertions, deletions, substitutions); 99 when
+ * either is longer than 63 bytes. O(strlen(a) * strlen(b)), no allocation. */
+unsigned ez_edit_distance(const char *a, const char *b);
+
+typedef struct {
+    const char *best; /* the closest candidate so far, or NULL */
+    unsigned dist;    /* its edit distance */
+    const char *want; /* the misspelt name (borrowed) */
+} ez_suggest;
+
+/* Start a search for names close to want (borrowed until the search ends). */
+void ez_suggest_init(ez_suggest *s, const char *want);
+/* Offer one candidate (NULL and want itself are ignored). s->best becomes cand when it
+ * is closer than every earlier one and within a distance that is still a plausible slip:
+ * 1 for names of up to 3 bytes, 2 up to 6, else 3; a one-letter want only matches a
+ * one-letter candidate that differs in case (x for X). cand is borrowed. */
+void ez_suggest_try(ez_suggest *s, const char *cand);
 
 /* Whole-file helpers. ez_file_read returns EZ_ERR_IO with a diag naming the file. */
 ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d);

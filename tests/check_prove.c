@@ -36,23 +36,7 @@ typedef struct {
 static void fx_compile(fx *f, const char *src)
 {
     memset(f, 0, sizeof *f);
-    ez_plan_init(&f->plan);
-    ez_diag_list diags;
-    ez_program *prog = NULL;
-    ez_diag d = {{0}};
-    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
-    if (st != EZ_OK) {
-        char *text = NULL;
-        if (ez_diag_render(&diags, &text) == EZ_OK && text)
-            fprintf(stderr, "%s", text);
-        free(text);
-    }
-    ck_assert_int_eq(st, EZ_OK);
-    ck_assert_int_eq(ez_lower(&f->plan, prog, "test", &d), EZ_OK);
-    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
-    ez_program_free(prog);
-    ez_diag_list_clear(&diags);
+    ez_test_compile_plan(&f->plan, src);
 }
 
 /* Random quantized inputs and weights (small, so no op leaves its range), then run. */
@@ -82,6 +66,13 @@ static void fx_run(fx *f, const char *seed)
     ck_assert_msg(ez_weights_commit(&f->w, &f->wcom, &f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
     ez_writer_init(&f->wrange);
     ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+}
+
+/* compile, then run with inputs and weights drawn from seed. */
+static void fx_setup(fx *f, const char *src, const char *seed)
+{
+    fx_compile(f, src);
+    fx_run(f, seed);
 }
 
 /* A vk borrowing f's plan and commitment (not to be cleared). */
@@ -127,6 +118,13 @@ static bool fx_verify(fx *f, const ez_proof *pf, ez_diag *why)
     ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
     ez_writer_clear(&w);
     return ok;
+}
+
+/* An honest proof into *pf, which must verify (the baseline of a malicious prover). */
+static void fx_prove_honest(fx *f, ez_proof *pf, ez_diag *why)
+{
+    fx_prove(f, false, pf);
+    ck_assert_msg(fx_verify(f, pf, why), "honest proof rejected: %s", why->msg);
 }
 
 static bool fx_prove_verify(fx *f, bool unchecked, ez_diag *why)
@@ -240,8 +238,7 @@ static void honest(const char *src, const char *seed)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, src);
-    fx_run(&f, seed);
+    fx_setup(&f, src, seed);
     ck_assert_msg(fx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
     fx_free(&f);
 }
@@ -265,8 +262,7 @@ START_TEST(test_honest_gather)
      * verifier's own one-hot evaluation rejects */
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, gather_src);
-    fx_run(&f, "gather_token");
+    fx_setup(&f, gather_src, "gather_token");
     int tok = ez_plan_find_tensor(&f.plan, "tok");
     f.tr.t[tok][2] = (f.tr.t[tok][2] + 1) % f.plan.tensors[tok].token_limit;
     ck_assert(!fx_prove_verify(&f, true, &why));
@@ -281,8 +277,7 @@ START_TEST(test_changed_masked_entry)
 {
     fx f;
     ez_diag d = {{0}}, why = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "changed_masked");
+    fx_setup(&f, masked_src, "changed_masked");
     int m = ez_plan_find_tensor(&f.plan, "m");
     ck_assert_int_ge(m, 0);
     uint64_t S = f.plan.tensors[m].dims[1];
@@ -366,8 +361,7 @@ START_TEST(test_changed_activation)
 {
     fx f;
     ez_diag d = {{0}}, why = {{0}};
-    fx_compile(&f, linear_src);
-    fx_run(&f, "changed_activation");
+    fx_setup(&f, linear_src, "changed_activation");
     int h = ez_plan_find_tensor(&f.plan, "h");
     ck_assert_int_ge(h, 0);
     f.tr.t[h][5] += 1;
@@ -384,8 +378,7 @@ START_TEST(test_changed_einsum_output)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "changed_einsum_out");
+    fx_setup(&f, masked_src, "changed_einsum_out");
     int q = ez_plan_find_tensor(&f.plan, "q");
     ck_assert_int_ge(q, 0);
     f.tr.t[q][3] -= 7;
@@ -412,8 +405,7 @@ static void remainder_out_of_range(const char *src, const char *seed)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, src);
-    fx_run(&f, seed);
+    fx_setup(&f, src, seed);
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
     ck_assert_uint_gt(k, 0);
@@ -439,8 +431,7 @@ static void quotient_out_of_width(const char *src, const char *seed)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, src);
-    fx_run(&f, seed);
+    fx_setup(&f, src, seed);
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
     uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << k) - 2);
@@ -466,8 +457,7 @@ START_TEST(test_checked_prover_refuses)
 {
     fx f;
     ez_diag d = {{0}};
-    fx_compile(&f, proj_src);
-    fx_run(&f, "checked_refuses");
+    fx_setup(&f, proj_src, "checked_refuses");
     size_t op = f.plan.nops - 1;
     uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << 12) - 1);
     int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
@@ -485,21 +475,16 @@ END_TEST
 static void bump(ez_writer *w, size_t off)
 {
     ck_assert_uint_ge(w->len, off + 16);
-    ez_fe2 v;
-    ck_assert(ez_fe2_decode(&v, w->data + off));
-    v.c0 = ez_fe_add(v.c0, 1);
-    ez_fe2_encode(w->data + off, v);
+    ez_tamper_fe2(w->data + off);
 }
 
 START_TEST(test_changed_round_message)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "changed_round");
+    fx_setup(&f, masked_src, "changed_round");
     ez_proof pf;
-    fx_prove(&f, false, &pf);
-    ck_assert(fx_verify(&f, &pf, &why));
+    fx_prove_honest(&f, &pf, &why);
     /* the last op y is a rescaled contraction: rho (16 B), then its first round value */
     bump(&pf.sec[EZ_PF_SEC_WALK], 16);
     ck_assert(!fx_verify(&f, &pf, &why));
@@ -533,8 +518,7 @@ START_TEST(test_virtual_column_value)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "virtual_column");
+    fx_setup(&f, masked_src, "virtual_column");
     ez_advice_layout L;
     ck_assert_int_eq(ez_advice_layout_build(&L, &f.plan, &why), EZ_OK);
     size_t nvirt = 0;
@@ -544,8 +528,7 @@ START_TEST(test_virtual_column_value)
     ck_assert(L.cols[L.ncols - 1].nx > 0 || L.cols[L.ncols - 2].nx > 0);
     ez_advice_layout_clear(&L);
     ez_proof pf;
-    fx_prove(&f, false, &pf);
-    ck_assert(fx_verify(&f, &pf, &why));
+    fx_prove_honest(&f, &pf, &why);
     bump(&pf.sec[EZ_PF_SEC_LOOKUPS], pf.sec[EZ_PF_SEC_LOOKUPS].len - 16);
     ck_assert(!fx_verify(&f, &pf, &why));
     ez_proof_clear(&pf);
@@ -557,8 +540,7 @@ START_TEST(test_changed_claimed_output)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, linear_src);
-    fx_run(&f, "changed_output");
+    fx_setup(&f, linear_src, "changed_output");
     ez_proof pf;
     fx_prove(&f, false, &pf);
     ez_stmt_tensor *out = &pf.stmt.t[pf.stmt.n - 1];
@@ -585,8 +567,7 @@ START_TEST(test_truncated_and_trailing)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, proj_src);
-    fx_run(&f, "truncated");
+    fx_setup(&f, proj_src, "truncated");
     ez_proof pf;
     fx_prove(&f, false, &pf);
     ez_writer w;
@@ -616,8 +597,7 @@ START_TEST(test_keys_roundtrip)
 {
     fx f;
     ez_diag d = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "keys");
+    fx_setup(&f, masked_src, "keys");
     ez_writer vkw, pkw;
     ez_writer_init(&vkw);
     ez_writer_init(&pkw);
@@ -656,8 +636,7 @@ static void bad_weight(const char *src, const char *wname, int64_t value, const 
 {
     fx f;
     ez_diag d = {{0}}, why = {{0}};
-    fx_compile(&f, src);
-    fx_run(&f, seed);
+    fx_setup(&f, src, seed);
     int w = ez_plan_find_tensor(&f.plan, wname);
     ck_assert_int_ge(w, 0);
     f.tr.t[w][1] = value; /* activations are left stale: only the weights matter here */
@@ -693,8 +672,7 @@ START_TEST(test_weight_range_strict)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "weight_range_strict");
+    fx_setup(&f, masked_src, "weight_range_strict");
     ez_vk vk = fx_vk(&f);
     bool ok = false;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
@@ -752,8 +730,7 @@ START_TEST(test_weight_padding_junk)
 {
     fx f;
     ez_diag d = {{0}}, why = {{0}};
-    fx_compile(&f, masked_src);
-    fx_run(&f, "weight_padding_junk");
+    fx_setup(&f, masked_src, "weight_padding_junk");
     uint64_t *lens = NULL;
     size_t nw = 0;
     ck_assert_int_eq(ez_weights_lens(&f.plan, &lens, &nw), EZ_OK);

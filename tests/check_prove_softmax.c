@@ -31,6 +31,7 @@
 #include "runtime/prove/masks.h"
 #include "runtime/exec/tables.h"
 #include "runtime/prove/verify.h"
+#include "runtime/prove/weights.h"
 #include "tests/testutil.h"
 
 typedef struct {
@@ -43,23 +44,7 @@ typedef struct {
 static void smx_compile(smx *f, const char *src)
 {
     memset(f, 0, sizeof *f);
-    ez_plan_init(&f->plan);
-    ez_diag_list diags;
-    ez_program *prog = NULL;
-    ez_diag d = {{0}};
-    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
-    if (st != EZ_OK) {
-        char *text = NULL;
-        if (ez_diag_render(&diags, &text) == EZ_OK && text)
-            fprintf(stderr, "%s", text);
-        free(text);
-    }
-    ck_assert_int_eq(st, EZ_OK);
-    ck_assert_msg(ez_lower(&f->plan, prog, "test", &d) == EZ_OK, "%s", d.msg);
-    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
-    ez_program_free(prog);
-    ez_diag_list_clear(&diags);
+    ez_test_compile_plan(&f->plan, src);
     f->op = SIZE_MAX;
     for (size_t i = 0; i < f->plan.nops; i++)
         if (f->plan.ops[i].kind == EZ_OP_SOFTMAX)

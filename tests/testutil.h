@@ -1,11 +1,15 @@
-/* Shared helpers for the Check suites: a seeded, reproducible random source.
- * The runner prints the seed; EZ_TEST_SEED=<n> in the environment replays a run. */
+/* Shared helpers for the Check suites: a seeded, reproducible random source (the runner
+ * prints the seed; EZ_TEST_SEED=<n> in the environment replays a run), and the byte
+ * tampering every protocol's malicious-prover tests do to an honest proof. */
 #ifndef EZ_TESTUTIL_H
 #define EZ_TESTUTIL_H
 
 #include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "compiler/plan.h"
 #include "lib/field.h"
 
 #define EZ_SUITE(name) Suite *ez_suite_##name(void);
@@ -47,5 +51,43 @@ static inline ez_fe2 ez_rng_fe2(ez_rng *r)
 {
     return ez_fe2_make(ez_rng_fe(r), ez_rng_fe(r));
 }
+
+/* ---- tampered proofs ------------------------------------------------------------------
+ * A byte flip is caught by whatever check comes first, so these complement (never
+ * replace) the targeted malicious provers of each suite: they show that no byte of a
+ * proof is left unchecked. */
+
+/* The verifier under test, for one (tampered) copy of a proof: whether it accepts
+ * p[0..len), with the verifier's status in *st. ctx: the test's fixture. */
+typedef bool (*ez_tamper_accepts_fn)(void *ctx, const uint8_t *p, size_t len, ez_status *st);
+
+typedef struct {
+    size_t stride;    /* tamper with bytes 0, stride, 2 stride, ... (0 means 1) */
+    uint8_t mask;     /* xor this into the byte; 0: one bit, bit (i % 8) of byte i ... */
+    ez_rng *rng;      /* ... or, when given, a random bit */
+    bool must_reject; /* the status must be EZ_ERR_REJECT, not only "not accepted" */
+} ez_tamper_opts;
+
+/* One byte at a time, a copy of proof[0..len) with byte i changed (see o) must not be
+ * accepted. what names the proof in failure messages. Returns the copies tried. */
+size_t ez_tamper_bytes(const uint8_t *proof, size_t len, const ez_tamper_opts *o, ez_tamper_accepts_fn accepts,
+                       void *ctx, const char *what);
+
+/* Every proper prefix of proof[0..len) (a truncated proof, in an exact-size copy so
+ * that a sanitizer sees any read past its end) must not be accepted, and must be
+ * rejected with EZ_ERR_REJECT when must_reject. */
+void ez_tamper_truncations(const uint8_t *proof, size_t len, bool must_reject, ez_tamper_accepts_fn accepts,
+                           void *ctx, const char *what);
+
+/* Replace the extension element encoded at p by itself + 1: still canonical, so the
+ * proof parses and only the checks that read this value can catch it. */
+void ez_tamper_fe2(uint8_t *p);
+
+/* ---- plans from source ------------------------------------------------------------- */
+
+/* Compile .ein source text (file name "test.ein", model name "test") all the way to a
+ * scheduled plan with its digest, into *plan (initialised here; ez_plan_clear). Fails
+ * the test, with the rendered diagnostics on stderr, when any step fails. */
+void ez_test_compile_plan(ez_plan *plan, const char *src);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "runtime/io/tensorio.h"
+
 /* Round to nearest, ties away from zero, without a library call: x - trunc(x) is
  * exact (|x| < 2^52 has at most 52 fraction bits to drop; larger x are integers). */
 static inline double round_half_away(double x)
@@ -49,31 +51,11 @@ double ez_dequantize(int64_t q, unsigned scale)
 /* "[i0, i1, ...]" for a flat row-major position; "" for rank 0. */
 static void format_index(char *buf, size_t cap, size_t pos, const uint64_t *dims, unsigned rank)
 {
-    uint64_t idx[8] = {0};
-    if (rank > 8 || dims == NULL)
-        rank = 0;
-    uint64_t rest = pos;
-    for (unsigned k = rank; k-- > 0;) {
-        uint64_t e = dims[k] ? dims[k] : 1;
-        idx[k] = rest % e;
-        rest /= e;
-    }
-    size_t used = 0;
     buf[0] = 0;
-    if (rank == 0) {
-        if (pos != 0) /* a caller gave no shape: show the flat position */
-            snprintf(buf, cap, "[%zu]", pos);
-        return;
-    }
-    for (unsigned k = 0; k < rank && used < cap; k++) {
-        int w = snprintf(buf + used, cap - used, "%s%llu", k ? ", " : "[",
-                         (unsigned long long)idx[k]);
-        if (w < 0)
-            return;
-        used += (size_t)w;
-    }
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
+    if (rank >= 1 && rank <= EZ_MAX_RANK && dims != NULL)
+        ez_tensorio_format_index(buf, cap, pos, dims, rank);
+    else if (pos != 0) /* a caller gave no shape: show the flat position */
+        snprintf(buf, cap, "[%zu]", pos);
 }
 
 ez_status ez_quantize_tensor(const char *label, const double *v, size_t n,

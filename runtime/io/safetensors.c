@@ -106,33 +106,6 @@ static uint64_t le_get(const uint8_t *p, size_t n)
     return v;
 }
 
-static void format_shape(char *buf, size_t cap, const uint64_t *dims, unsigned rank)
-{
-    size_t used = 0;
-    int w = snprintf(buf, cap, "[");
-    used = w > 0 ? (size_t)w : 0;
-    for (unsigned k = 0; k < rank && used < cap; k++) {
-        w = snprintf(buf + used, cap - used, "%s%" PRIu64, k ? ", " : "", dims[k]);
-        if (w < 0)
-            return;
-        used += (size_t)w;
-    }
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
-}
-
-/* "[i0, i1, ...]" of flat row-major position pos. */
-static void format_index(char *buf, size_t cap, uint64_t pos, const uint64_t *dims, unsigned rank)
-{
-    uint64_t idx[EZ_MAX_RANK] = {0};
-    for (unsigned k = rank; k-- > 0;) {
-        uint64_t e = dims[k] ? dims[k] : 1;
-        idx[k] = pos % e;
-        pos /= e;
-    }
-    format_shape(buf, cap, idx, rank);
-}
-
 /* ---- parsing --------------------------------------------------------------------- */
 
 /* A tensor's name is printed through ez_tensorio_quote_name (control bytes replaced,
@@ -150,21 +123,6 @@ static bool json_u64(const json_t *v, uint64_t *out)
     return true;
 }
 
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    case JSON_NULL: return "null";
-    }
-    return "?";
-}
-
 /* Validate one header entry into *t (name already set). data_len: size of the data area. */
 static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *data,
                              size_t data_len, const char *path, ez_diag *d)
@@ -172,7 +130,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
     char qn[96];
     QNAME(qn, t->name);
     if (!json_is_object(v)) {
-        ez_diag_set(d, "%s: tensor '%s': entry is %s, expected an object", path, qn, json_kind(v));
+        ez_diag_set(d, "%s: tensor '%s': entry is %s, expected an object", path, qn, ez_tensorio_json_kind(v));
         return EZ_ERR_FORMAT;
     }
     const char *key;
@@ -197,7 +155,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
 
     if (!json_is_string(jd)) {
         ez_diag_set(d, "%s: tensor '%s': dtype: %s, expected a string such as \"F32\"", path,
-                    qn, json_kind(jd));
+                    qn, ez_tensorio_json_kind(jd));
         return EZ_ERR_FORMAT;
     }
     if (!dtype_lookup(json_string_value(jd), &t->dtype)) {
@@ -209,7 +167,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
 
     if (!json_is_array(js)) {
         ez_diag_set(d, "%s: tensor '%s': shape: %s, expected an array of integers", path, qn,
-                    json_kind(js));
+                    ez_tensorio_json_kind(js));
         return EZ_ERR_FORMAT;
     }
     size_t rank = json_array_size(js);
@@ -226,7 +184,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
         if (!json_u64(e, &t->dims[k])) {
             ez_diag_set(d, "%s: tensor '%s': shape[%zu]: %s, expected a non-negative integer",
                         path, qn, k,
-                        json_is_integer(e) ? "a negative integer" : json_kind(e));
+                        json_is_integer(e) ? "a negative integer" : ez_tensorio_json_kind(e));
             return EZ_ERR_FORMAT;
         }
         /* Keep multiplying after an overflow only to find a zero extent, which makes
@@ -243,7 +201,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
     uint64_t need;
     if (overflow || __builtin_mul_overflow(numel, (uint64_t)esize, &need)) {
         char sh[200];
-        format_shape(sh, sizeof sh, t->dims, t->rank);
+        ez_tensorio_format_list(sh, sizeof sh, t->dims, t->rank);
         ez_diag_set(d, "%s: tensor '%s': shape: %s %s has more bytes than fit in 64 bits", path,
                     qn, ez_st_dtype_name(t->dtype), sh);
         return EZ_ERR_FORMAT;
@@ -269,7 +227,7 @@ static ez_status parse_entry(ez_st_tensor *t, const json_t *v, const uint8_t *da
     }
     if (end - begin != need) {
         char sh[200];
-        format_shape(sh, sizeof sh, t->dims, t->rank);
+        ez_tensorio_format_list(sh, sizeof sh, t->dims, t->rank);
         ez_diag_set(d, "%s: tensor '%s': data_offsets: [%" PRIu64 ", %" PRIu64 "] holds %" PRIu64
                     " bytes but %s %s needs %" PRIu64, path, qn, begin, end, end - begin,
                     ez_st_dtype_name(t->dtype), sh, need);
@@ -336,7 +294,7 @@ ez_status ez_safetensors_parse(ez_safetensors *out, uint8_t *bytes, size_t len,
     }
     if (!json_is_object(root)) {
         ez_diag_set(d, "%s: header: the JSON header is %s, expected an object", path,
-                    json_kind(root));
+                    ez_tensorio_json_kind(root));
         goto out;
     }
 
@@ -354,7 +312,7 @@ ez_status ez_safetensors_parse(ez_safetensors *out, uint8_t *bytes, size_t len,
             /* Free-form string-to-string map: validated, not kept. */
             if (!json_is_object(val)) {
                 ez_diag_set(d, "%s: header: __metadata__ is %s, expected an object of strings",
-                            path, json_kind(val));
+                            path, ez_tensorio_json_kind(val));
                 goto out;
             }
             const char *mk;
@@ -364,7 +322,7 @@ ez_status ez_safetensors_parse(ez_safetensors *out, uint8_t *bytes, size_t len,
                 if (!json_is_string(mv)) {
                     char qk[96];
                     ez_diag_set(d, "%s: header: __metadata__ '%s' is %s, expected a string", path,
-                                QNAME(qk, mk), json_kind(mv));
+                                QNAME(qk, mk), ez_tensorio_json_kind(mv));
                     goto out;
                 }
             }
@@ -496,7 +454,7 @@ ez_status ez_safetensors_check(const ez_safetensors *st, const ez_tensor_spec *s
             same = t->dims[k] == sp->dims[k];
         if (!same) {
             char sh[200];
-            format_shape(sh, sizeof sh, t->dims, t->rank);
+            ez_tensorio_format_list(sh, sizeof sh, t->dims, t->rank);
             ez_diag_set(d, "%s: tensor '%s': shape %s, but the model declares weight %s", path,
                         QNAME(qn, sp->name), sh, decl);
             goto out;
@@ -611,7 +569,7 @@ ez_status ez_st_tensor_to_f64(const ez_st_tensor *t, double *out, ez_diag *d)
 
     char qn[96], where[200];
     QNAME(qn, t->name);
-    format_index(where, sizeof where, bad, t->dims, t->rank);
+    ez_tensorio_format_index(where, sizeof where, bad, t->dims, t->rank);
     uint64_t u = le_get(p + bad * es, es);
     const char *path = t->path ? t->path : "<memory>";
     if (ty == EZ_ST_BOOL) {
@@ -668,10 +626,8 @@ ez_status ez_safetensors_serialize(ez_writer *w, size_t n, const char *const *na
                         QNAME(qn, names[i]));
             goto out;
         }
-        json_t *shape = json_array(), *offs = json_array(), *e = json_object();
+        json_t *shape = ez_tensorio_json_dims(dims[i], ranks[i]), *offs = json_array(), *e = json_object();
         bool built = shape && offs && e;
-        for (unsigned k = 0; built && k < ranks[i]; k++)
-            built = json_array_append_new(shape, json_integer((json_int_t)dims[i][k])) == 0;
         built = built && json_array_append_new(offs, json_integer((json_int_t)off)) == 0 &&
                 json_array_append_new(offs, json_integer((json_int_t)end)) == 0 &&
                 json_object_set_new(e, "dtype", json_string("F32")) == 0;

@@ -48,8 +48,7 @@ bool ez_tensor_spec_numel(const ez_tensor_spec *spec, uint64_t *out)
     return true;
 }
 
-/* "[d0, d1, ...]" */
-static void format_list(char *buf, size_t cap, const uint64_t *v, unsigned n)
+void ez_tensorio_format_list(char *buf, size_t cap, const uint64_t *v, unsigned n)
 {
     size_t used = 0;
     int w = snprintf(buf, cap, "[");
@@ -64,12 +63,23 @@ static void format_list(char *buf, size_t cap, const uint64_t *v, unsigned n)
         snprintf(buf + used, cap - used, "]");
 }
 
+void ez_tensorio_format_index(char *buf, size_t cap, uint64_t pos, const uint64_t *dims, unsigned rank)
+{
+    uint64_t idx[EZ_MAX_RANK] = {0};
+    for (unsigned k = rank; k-- > 0;) {
+        uint64_t e = dims[k] ? dims[k] : 1;
+        idx[k] = pos % e;
+        pos /= e;
+    }
+    ez_tensorio_format_list(buf, cap, idx, rank);
+}
+
 void ez_tensor_spec_format(char *buf, size_t cap, const ez_tensor_spec *spec)
 {
     char qn[96], sh[200] = "";
     unsigned rank = spec->rank > EZ_MAX_RANK ? EZ_MAX_RANK : spec->rank;
     if (rank > 0)
-        format_list(sh, sizeof sh, spec->dims, rank);
+        ez_tensorio_format_list(sh, sizeof sh, spec->dims, rank);
     snprintf(buf, cap, "%s%s", QNAME(qn, spec->name ? spec->name : "?"), sh);
 }
 
@@ -82,7 +92,18 @@ void ez_tensor_values_clear(ez_tensor_value *vals, size_t n)
     }
 }
 
-static const char *json_kind(const json_t *v)
+json_t *ez_tensorio_json_dims(const uint64_t *dims, unsigned rank)
+{
+    json_t *a = json_array();
+    for (unsigned k = 0; a && k < rank; k++)
+        if (json_array_append_new(a, json_integer((json_int_t)dims[k])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+const char *ez_tensorio_json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: return "an object";
@@ -116,7 +137,7 @@ static ez_status store_elem(input_ctx *c, const json_t *e, uint64_t pos, const c
     if (sp->is_token) {
         if (!json_is_integer(e)) {
             ez_diag_set(c->d, "%s: input '%s': %s is %s, expected an integer token", c->path,
-                        c->qname, where, json_kind(e));
+                        c->qname, where, ez_tensorio_json_kind(e));
             return EZ_ERR_INPUT;
         }
         json_int_t t = json_integer_value(e);
@@ -130,7 +151,7 @@ static ez_status store_elem(input_ctx *c, const json_t *e, uint64_t pos, const c
     }
     if (!json_is_number(e)) {
         ez_diag_set(c->d, "%s: input '%s': %s is %s, expected a number", c->path, c->qname, where,
-                    json_kind(e));
+                    ez_tensorio_json_kind(e));
         return EZ_ERR_INPUT;
     }
     c->val->f[pos] = json_number_value(e);
@@ -146,7 +167,7 @@ static void format_where(char *buf, size_t cap, const char *what, const uint64_t
         return;
     }
     char l[200];
-    format_list(l, sizeof l, idx, depth);
+    ez_tensorio_format_list(l, sizeof l, idx, depth);
     snprintf(buf, cap, "%s %s", what, l);
 }
 
@@ -170,11 +191,11 @@ static ez_status walk_nested(input_ctx *c, const json_t *v, unsigned depth, uint
             ez_tensor_spec_format(decl, sizeof decl, sp);
             ez_diag_set(c->d, "%s: input '%s': value is %s, expected nested arrays of the "
                         "declared shape %s or {\"shape\": [...], \"data\": [...]}", c->path,
-                        c->qname, json_kind(v), decl);
+                        c->qname, ez_tensorio_json_kind(v), decl);
         } else {
             format_where(where, sizeof where, "row", idx, depth);
             ez_diag_set(c->d, "%s: input '%s': %s is %s, expected an array of %" PRIu64
-                        " entries", c->path, c->qname, where, json_kind(v), want);
+                        " entries", c->path, c->qname, where, ez_tensorio_json_kind(v), want);
         }
         return EZ_ERR_INPUT;
     }
@@ -229,7 +250,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
     ez_tensor_spec_format(decl, sizeof decl, sp);
     if (!json_is_array(js)) {
         ez_diag_set(c->d, "%s: input '%s': shape is %s, expected an array of integers", c->path,
-                    c->qname, json_kind(js));
+                    c->qname, ez_tensorio_json_kind(js));
         return EZ_ERR_INPUT;
     }
     size_t rank = json_array_size(js);
@@ -240,7 +261,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
         if (!json_is_integer(e) || json_integer_value(e) < 0) {
             ez_diag_set(c->d, "%s: input '%s': shape[%zu] is %s, expected a non-negative integer",
                         c->path, c->qname, k,
-                        json_is_integer(e) ? "negative" : json_kind(e));
+                        json_is_integer(e) ? "negative" : ez_tensorio_json_kind(e));
             return EZ_ERR_INPUT;
         }
         if (k < EZ_MAX_RANK)
@@ -250,7 +271,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
     if (!same) {
         char sh[200];
         if (rank <= EZ_MAX_RANK)
-            format_list(sh, sizeof sh, got, (unsigned)rank);
+            ez_tensorio_format_list(sh, sizeof sh, got, (unsigned)rank);
         else
             snprintf(sh, sizeof sh, "of rank %zu", rank);
         ez_diag_set(c->d, "%s: input '%s': shape %s does not match the declared %s", c->path,
@@ -259,7 +280,7 @@ static ez_status read_flat(input_ctx *c, const json_t *v, uint64_t numel)
     }
     if (!json_is_array(jd)) {
         ez_diag_set(c->d, "%s: input '%s': data is %s, expected a flat array of numbers",
-                    c->path, c->qname, json_kind(jd));
+                    c->path, c->qname, ez_tensorio_json_kind(jd));
         return EZ_ERR_INPUT;
     }
     if (json_array_size(jd) != numel) {
@@ -326,7 +347,7 @@ ez_status ez_inputs_parse(const uint8_t *bytes, size_t len, const char *path,
     }
     if (!json_is_object(root)) {
         ez_diag_set(d, "%s: the file holds %s, expected a JSON object mapping input names to "
-                    "values", path, json_kind(root));
+                    "values", path, ez_tensorio_json_kind(root));
         goto out;
     }
     const char *key;
@@ -410,10 +431,8 @@ ez_status ez_inputs_load(const char *path, const ez_tensor_spec *specs, size_t n
 /* Build {"shape": [...], "data": [...]}; NULL on allocation failure. */
 static json_t *output_entry(const ez_tensor_spec *sp, uint64_t numel, const double *data)
 {
-    json_t *e = json_object(), *shape = json_array(), *arr = json_array();
+    json_t *e = json_object(), *shape = ez_tensorio_json_dims(sp->dims, sp->rank), *arr = json_array();
     bool ok = e && shape && arr;
-    for (unsigned k = 0; ok && k < sp->rank; k++)
-        ok = json_array_append_new(shape, json_integer((json_int_t)sp->dims[k])) == 0;
     for (uint64_t i = 0; ok && i < numel; i++)
         ok = json_array_append_new(arr, json_real(data[i])) == 0;
     if (ok) {

@@ -61,6 +61,21 @@ bool ez_tensor_spec_numel(const ez_tensor_spec *spec, uint64_t *out);
  * truncated to cap). For diagnostics. */
 void ez_tensor_spec_format(char *buf, size_t cap, const ez_tensor_spec *spec);
 
+/* "[v0, v1, ...]" of v[0..n) into buf (always terminated, truncated to cap): a shape or
+ * a multi-index in a diagnostic. */
+void ez_tensorio_format_list(char *buf, size_t cap, const uint64_t *v, unsigned n);
+/* "[i0, i1, ...]": the multi-index of flat row-major position pos in a tensor of shape
+ * dims[0..rank) ("[]" for rank 0; rank <= EZ_MAX_RANK). For diagnostics. */
+void ez_tensorio_format_index(char *buf, size_t cap, uint64_t pos, const uint64_t *dims, unsigned rank);
+
+/* What a JSON value is, for messages: "an object", "an array", "a string", "an integer",
+ * "a real number", "a boolean" or "null". */
+struct json_t;
+const char *ez_tensorio_json_kind(const struct json_t *v);
+/* A new JSON array of dims[0..rank) (a shape as every einzk JSON file writes it), or
+ * NULL when memory runs out. */
+struct json_t *ez_tensorio_json_dims(const uint64_t *dims, unsigned rank);
+
 /* Copy a tensor name into buf for a diagnostic: control bytes become '?', and a name
  * longer than fits (or than 64 bytes) is cut at a UTF-8 boundary and ends in "...".
  * Names come from untrusted files, so messages never echo them raw. cap >= 4. */

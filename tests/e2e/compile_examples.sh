@@ -5,23 +5,9 @@
 # variables for the output projection; corrupted, truncated or foreign .einc files
 # give exit 4 with a reason; compile errors in the source give exit 3.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "compile_examples: $EINZK not built" >&2
-    exit 99
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezcompile.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "compile_examples: FAIL: $*" >&2
-    exit 1
-}
+me=compile_examples
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 
 n=0
 for src in "$top_srcdir"/examples/*.ein; do

@@ -6,40 +6,37 @@
 #   top_srcdir, top_builddir: set by `make check`; default to this script's tree and cwd.
 #   EZ_GOLDEN_UPDATE=1 rewrites the .err files from the current output (review the diff!).
 set -u
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-builddir=${top_builddir:-.}
-einzk=$(cd "$builddir" && pwd)/einzk
-[ -x "$einzk" ] || { echo "golden.sh: $einzk not built" >&2; exit 99; }
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT INT TERM
-cd "$srcdir" || exit 99
+me=golden
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
+cd "$top_srcdir" || exit 99
 
 pass=0 fail=0
 for ein in tests/golden/*.ein; do
     name=${ein%.ein}
     args=$(sed -n '1s/^# args: //p' "$ein")
     # shellcheck disable=SC2086 # args are split on purpose
-    "$einzk" check "$ein" $args >"$tmp/out" 2>"$tmp/err"
+    "$EINZK" check "$ein" $args >"$work/out" 2>"$work/err"
     rc=$?
     if [ "${EZ_GOLDEN_UPDATE:-0}" = 1 ]; then
-        cp "$tmp/err" "$name.err"
+        cp "$work/err" "$name.err"
     fi
     ok=1
     if [ $rc -ne 3 ]; then
         echo "FAIL $ein: exit code $rc, expected 3"
         ok=0
     fi
-    if [ -s "$tmp/out" ]; then
+    if [ -s "$work/out" ]; then
         echo "FAIL $ein: unexpected output on stdout:"
-        cat "$tmp/out"
+        cat "$work/out"
         ok=0
     fi
     if [ ! -f "$name.err" ]; then
         echo "FAIL $ein: missing $name.err"
         ok=0
-    elif ! diff -u "$name.err" "$tmp/err" >"$tmp/diff"; then
+    elif ! diff -u "$name.err" "$work/err" >"$work/diff"; then
         echo "FAIL $ein: stderr differs from $name.err:"
-        cat "$tmp/diff"
+        cat "$work/diff"
         ok=0
     fi
     if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi

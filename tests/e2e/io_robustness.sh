@@ -8,22 +8,13 @@
 # shapes, deep nesting, bad UTF-8, NUL bytes, huge numbers).
 # Needs python3 (standard library only) to write the corpus.
 set -eu
-
-top_builddir=${top_builddir:-.}
-PYTHON3=${PYTHON3:-python3}
+me=io_robustness
+. "$(dirname "$0")/common.sh"
 fz_st="$top_builddir/tests/fuzz/fuzz_safetensors"
 fz_js="$top_builddir/tests/fuzz/fuzz_json"
-for p in "$fz_st" "$fz_js"; do
-    if [ ! -x "$p" ]; then
-        echo "io_robustness: $p not built (make check builds it)" >&2
-        exit 99
-    fi
-done
+need_built "$fz_st" "$fz_js"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezio-robust.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-
-"$PYTHON3" - "$work" <<'PYEOF'
+"$PY" - "$work" <<'PYEOF'
 import json, os, random, struct, sys
 
 out = sys.argv[1]

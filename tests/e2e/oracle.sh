@@ -8,10 +8,9 @@
 #      three-operand products) must equal numpy.einsum exactly.
 # Needs Debian's numpy (/usr/bin/python3); skipped (77) without it.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-einzk="$top_builddir/einzk"
+me=oracle
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 oracle="$top_srcdir/tests/oracle/oracle.py"
 
 py=""
@@ -26,31 +25,31 @@ if [ -z "$py" ]; then
     exit 77
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezoracle.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-
 fail=0
 for ein in "$top_srcdir"/examples/*.ein; do
     m=$(basename "$ein" .ein)
-    echo "== $m"
-    if ! "$einzk" compile "$ein" -o "$work/$m.einc" >/dev/null; then
+    # an example too large to run here names smaller sizes: "# oracle-args: -D L=2 ..."
+    args=$(sed -n 's/^# oracle-args: //p' "$ein")
+    echo "== $m${args:+ $args}"
+    # shellcheck disable=SC2086 # the -D flags are words
+    if ! "$EINZK" compile "$ein" $args -o "$work/$m.einc" >/dev/null; then
         echo "oracle: $m does not compile" >&2
         fail=1
         continue
     fi
-    "$einzk" gen "$work/$m.einc" --seed 7 --weights "$work/$m.safetensors" --input "$work/$m.json" 2>/dev/null
-    if ! "$einzk" run "$work/$m.einc" --weights "$work/$m.safetensors" --input "$work/$m.json" \
+    "$EINZK" gen "$work/$m.einc" --seed 7 --weights "$work/$m.safetensors" --input "$work/$m.json" 2>/dev/null
+    if ! "$EINZK" run "$work/$m.einc" --weights "$work/$m.safetensors" --input "$work/$m.json" \
         -o "$work/$m.out.json" --compare-float 2>"$work/$m.cmp"; then
         cat "$work/$m.cmp" >&2
         fail=1
         continue
     fi
     grep -q '^worst op' "$work/$m.cmp" || { echo "oracle: $m: no --compare-float table" >&2; fail=1; }
-    "$py" "$oracle" model "$einzk" "$work/$m.einc" "$work/$m.safetensors" "$work/$m.json" \
+    "$py" "$oracle" model "$EINZK" "$work/$m.einc" "$work/$m.safetensors" "$work/$m.json" \
         "$work/$m.out.json" || fail=1
 done
 
 echo "== random einsum equations"
-"$py" "$oracle" random "$einzk" "$work/random" --count 40 --seed 11 || fail=1
+"$py" "$oracle" random "$EINZK" "$work/random" --count 40 --seed 11 || fail=1
 
 exit $fail

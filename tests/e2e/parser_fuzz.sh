@@ -5,16 +5,12 @@
 # print on stdout. When the replay harness tests/fuzz/fuzz_parser is built, the same
 # cases also run through it, which checks the checked program's invariants.
 set -u
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-builddir=$(cd "${top_builddir:-.}" && pwd)
-py=${PYTHON3:-python3}
-einzk=$builddir/einzk
-[ -x "$einzk" ] || { echo "parser_fuzz.sh: $einzk not built" >&2; exit 99; }
-command -v "$py" >/dev/null 2>&1 || { echo "parser_fuzz.sh: python3 not found, skipping" >&2; exit 77; }
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT INT TERM
+me=parser_fuzz
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
+command -v "$PY" >/dev/null 2>&1 || { echo "parser_fuzz.sh: python3 not found, skipping" >&2; exit 77; }
 
-"$py" - "$tmp" "$srcdir"/examples/*.ein "$srcdir"/tests/golden/*.ein <<'PY' || exit 99
+"$PY" - "$work" "$top_srcdir"/examples/*.ein "$top_srcdir"/tests/golden/*.ein <<'PY' || exit 99
 import os, random, re, sys
 out = sys.argv[1]
 tok = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|\.\.|@[A-Za-z_]+|\S")
@@ -56,27 +52,27 @@ if command -v timeout >/dev/null 2>&1; then
     to1="timeout 60" to2="timeout 600"
 fi
 fail=0 total=0 valid=0
-for f in "$tmp"/*.ein; do
+for f in "$work"/*.ein; do
     total=$((total + 1))
-    $to1 "$einzk" check "$f" >"$tmp/stdout" 2>"$tmp/stderr"
+    $to1 "$EINZK" check "$f" >"$work/stdout" 2>"$work/stderr"
     rc=$?
     if [ $rc -eq 0 ]; then
         valid=$((valid + 1))
     elif [ $rc -ne 3 ]; then
         echo "FAIL $(basename "$f"): einzk check exited $rc"
-        tail -5 "$tmp/stderr"
+        tail -5 "$work/stderr"
         fail=$((fail + 1))
         continue
     fi
-    if [ -s "$tmp/stdout" ]; then
+    if [ -s "$work/stdout" ]; then
         echo "FAIL $(basename "$f"): output on stdout"
         fail=$((fail + 1))
     fi
 done
-if [ -x "$builddir/tests/fuzz/fuzz_parser" ]; then
-    if ! $to2 "$builddir/tests/fuzz/fuzz_parser" "$tmp"/*.ein >"$tmp/replay" 2>&1; then
+if [ -x "$top_builddir/tests/fuzz/fuzz_parser" ]; then
+    if ! $to2 "$top_builddir/tests/fuzz/fuzz_parser" "$work"/*.ein >"$work/replay" 2>&1; then
         echo "FAIL fuzz_parser replay:"
-        tail -5 "$tmp/replay"
+        tail -5 "$work/replay"
         fail=$((fail + 1))
     fi
 fi

@@ -4,16 +4,9 @@
 # GKR messages grow with log S, Ligero openings with sqrt of the committed size).
 # Sizes are kept small for make check; the ratio is printed either way.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-EINZK="$top_builddir/einzk"
-[ -x "$EINZK" ] || { echo "proof_growth: $EINZK not built" >&2; exit 99; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezgrowth.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+me=proof_growth
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 
 # proof_bytes S: the argument's size for attention at sequence length S
 proof_bytes() {

@@ -5,37 +5,9 @@
 # verify; then bytes flipped across the walk section (where the softmax's lookup and
 # zero-checks live) and the openings are rejected with exit 1.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "prove_attention: $EINZK not built" >&2
-    exit 99
-fi
-EINZK=$(cd "$(dirname "$EINZK")" && pwd)/$(basename "$EINZK")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezattn.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "prove_attention: FAIL: $*" >&2
-    exit 1
-}
-
-# expect CODE DESCRIPTION -- command...
-expect() {
-    want=$1
-    what=$2
-    shift 3
-    rc=0
-    "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        cat "$work/out.txt" "$work/err.txt" >&2
-        fail "$what: exit $rc, expected $want"
-    fi
-}
+me=prove_attention
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 
 for spec in "attention -D S=12 -D D=32 -D H=3 -D E=8" \
     "gqa -D S=10 -D D=32 -D G=2 -D R=3 -D E=8" \
@@ -59,30 +31,16 @@ print("prove_attention: %s: proof %d bytes, softmax %d bytes, %.3f s" %
 PYEOF
     expect 0 "verify $m" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof"
     "$PY" - "$d/m.proof" "$d/mut" <<'PYEOF'
-import os, struct, sys
-data = open(sys.argv[1], "rb").read()
-out = sys.argv[2]
-os.makedirs(out, exist_ok=True)
-secs, pos = [], 8
-while pos < len(data):
-    tag, ln = struct.unpack_from("<IQ", data, pos)
-    secs.append((tag, pos + 12, ln))
-    pos += 12 + ln
-n = 0
-for tag, p, ln in secs:
+import sys
+from mutate import Mutations, flipped, read_file
+data, secs = read_file(sys.argv[1])
+m = Mutations(sys.argv[2])
+for tag, h, p, ln in secs:
     if tag not in (4, 6) or ln == 0:
         continue
     for k in range(12 if tag == 4 else 3):
-        off = p + (ln * (2 * k + 1)) // (24 if tag == 4 else 6)
-        b = bytearray(data); b[off] ^= 1 << (k % 8)
-        open(os.path.join(out, "%03d" % n), "wb").write(bytes(b)); n += 1
+        m.put(flipped(data, p + (ln * (2 * k + 1)) // (24 if tag == 4 else 6), k % 8))
 PYEOF
-    count=0
-    for f in "$d"/mut/*; do
-        rc=0
-        "$EINZK" verify --vk "$d/m.vk" "$f" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-        [ "$rc" -eq 1 ] || fail "$m: mutated proof $(basename "$f"): exit $rc, expected 1"
-        count=$((count + 1))
-    done
+    each_file_rejected "$m: mutated proof" "$d/mut" "$EINZK" verify --vk "$d/m.vk" {}
     echo "prove_attention: $m proves and verifies; $count mutated proofs rejected"
 done

@@ -7,37 +7,9 @@
 # input. Also: prove/setup refuse an op that is not provable yet (exit 4, op named), and
 # `verify -o` writes exactly the outputs `run` computes.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "prove_tamper: $EINZK not built" >&2
-    exit 99
-fi
-EINZK=$(cd "$(dirname "$EINZK")" && pwd)/$(basename "$EINZK")
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezprove.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "prove_tamper: FAIL: $*" >&2
-    exit 1
-}
-
-# expect CODE DESCRIPTION -- command...
-expect() {
-    want=$1
-    what=$2
-    shift 3
-    rc=0
-    "$@" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        cat "$work/out.txt" "$work/err.txt" >&2
-        fail "$what: exit $rc, expected $want"
-    fi
-}
+me=prove_tamper
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 
 for m in linear masked; do
     d="$work/$m"
@@ -86,24 +58,14 @@ expect 1 "masked proof with the linear vk" -- "$EINZK" verify --vk "$work/linear
 for m in linear masked; do
     d="$work/$m"
     "$PY" - "$d/m.proof" "$d/mut" <<'PYEOF'
-import os, struct, sys
-data = open(sys.argv[1], "rb").read()
-out = sys.argv[2]
-os.makedirs(out, exist_ok=True)
-secs, pos = [], 8
-while pos < len(data):
-    tag, ln = struct.unpack_from("<IQ", data, pos)
-    secs.append((tag, pos, pos + 12, ln))
-    pos += 12 + ln
+import struct, sys
+from mutate import Mutations, flipped, read_file
+data, secs = read_file(sys.argv[1])
 assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6, 7], secs
-n = 0
-def put(name, b):
-    global n
-    open(os.path.join(out, "%03d_%s" % (n, name)), "wb").write(bytes(b))
-    n += 1
+m = Mutations(sys.argv[2])
 # headers: magic, version, every section header
 for off in [0, 4, 6] + [s[1] for s in secs] + [s[1] + 4 for s in secs]:
-    b = bytearray(data); b[off] ^= 0x01; put("hdr%d" % off, b)
+    m.put(flipped(data, off, 0), "hdr%d" % off)
 # bytes spread over every section's payload
 for tag, h, p, ln in secs:
     for k in range(8):
@@ -111,12 +73,12 @@ for tag, h, p, ln in secs:
             break
         off = p + (ln * (2 * k + 1)) // 16
         for bit in (0, 7):
-            b = bytearray(data); b[off] ^= 1 << bit; put("s%d_%d_%d" % (tag, off, bit), b)
+            m.put(flipped(data, off, bit), "s%d_%d_%d" % (tag, off, bit))
 # truncations and trailing bytes
 for frac in (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 99):
-    put("trunc%d" % frac, data[: len(data) * frac // 100])
-put("trunc_last", data[:-1])
-put("trail", data + b"\0")
+    m.put(data[: len(data) * frac // 100], "trunc%d" % frac)
+m.put(data[:-1], "trunc_last")
+m.put(data + b"\0", "trail")
 # one public input value and one claimed output value (i64 inside the statement)
 tag, h, p, ln = secs[0]
 cnt = struct.unpack_from("<Q", data, p)[0]
@@ -128,19 +90,10 @@ for t in range(cnt):
         b = bytearray(data)
         v = struct.unpack_from("<q", b, first + 8 * which)[0]
         struct.pack_into("<q", b, first + 8 * which, v + 1)
-        put("stmt_t%d_e%d" % (t, which), b)
+        m.put(b, "stmt_t%d_e%d" % (t, which))
     q = first + 8 * num
 PYEOF
-    count=0
-    for f in "$d"/mut/*; do
-        rc=0
-        "$EINZK" verify --vk "$d/m.vk" "$f" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-        if [ "$rc" -ne 1 ]; then
-            cat "$work/out.txt" "$work/err.txt" >&2
-            fail "$m: mutated proof $(basename "$f"): exit $rc, expected 1"
-        fi
-        count=$((count + 1))
-    done
+    each_file_rejected "$m: mutated proof" "$d/mut" "$EINZK" verify --vk "$d/m.vk" {}
     echo "prove_tamper: $m: $count mutated proofs all rejected (exit 1)"
     # the original still verifies (the mutations worked on copies)
     expect 0 "verify $m again" -- "$EINZK" verify --vk "$d/m.vk" "$d/m.proof"
@@ -157,35 +110,19 @@ PYEOF
 expect 1 "corrupted vk" -- "$EINZK" verify --vk "$d/bad.vk" "$d/m.proof"
 # bytes spread over every section of the vk (plan, weight commitment, weight range proof)
 "$PY" - "$d/m.vk" "$d/vkmut" <<'PYEOF'
-import os, struct, sys
-data = open(sys.argv[1], "rb").read()
-out = sys.argv[2]
-os.makedirs(out, exist_ok=True)
-secs, pos = [], 8
-while pos < len(data):
-    tag, ln = struct.unpack_from("<IQ", data, pos)
-    secs.append((tag, pos + 12, ln))
-    pos += 12 + ln
+import sys
+from mutate import Mutations, flipped, read_file
+data, secs = read_file(sys.argv[1])
 assert [s[0] for s in secs] == [1, 2, 3], secs
-n = 0
-for tag, p, ln in secs:
+m = Mutations(sys.argv[2])
+for tag, h, p, ln in secs:
     for k in range(10):
-        off = p + (ln * (2 * k + 1)) // 20
-        b = bytearray(data); b[off] ^= 1 << (k % 8)
-        open(os.path.join(out, "%03d" % n), "wb").write(bytes(b)); n += 1
-open(os.path.join(out, "trunc"), "wb").write(data[:-1]); n += 1
-open(os.path.join(out, "trail"), "wb").write(data + b"\0")
+        m.put(flipped(data, p + (ln * (2 * k + 1)) // 20, k % 8))
+m.put(data[:-1], "trunc")
+m.put(data + b"\0", "trail")
 PYEOF
-vcount=0
-for f in "$d"/vkmut/*; do
-    rc=0
-    "$EINZK" verify --vk "$f" "$d/m.proof" >"$work/out.txt" 2>"$work/err.txt" || rc=$?
-    if [ "$rc" -ne 1 ]; then
-        cat "$work/out.txt" "$work/err.txt" >&2
-        fail "mutated vk $(basename "$f"): exit $rc, expected 1"
-    fi
-    vcount=$((vcount + 1))
-done
+each_file_rejected "mutated vk" "$d/vkmut" "$EINZK" verify --vk {} "$d/m.proof"
+vcount=$count
 expect 4 "missing proof" -- "$EINZK" verify --vk "$d/m.vk" "$d/nope.proof"
 expect 2 "verify without --vk" -- "$EINZK" verify "$d/m.proof"
 echo "prove_tamper: the vk of another model and $vcount corrupted vks are rejected"

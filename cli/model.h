@@ -1,0 +1,48 @@
+/* model — what several subcommands do with a model before their own work: check a
+ * .ein source (check, compile), read a .einc and check it for its use (gen, run, setup,
+ * prove), make the allocator keep freed memory, set the OpenMP thread count. */
+#ifndef EZ_CLI_MODEL_H
+#define EZ_CLI_MODEL_H
+
+#include <stdint.h>
+
+#include "cli/args.h"
+#include "compiler/plan.h"
+#include "compiler/sema.h"
+#include "lib/util.h"
+
+/* The front end for check and compile: read the .ein file at path and check it with the
+ * -D overrides (ez_compile_front). Returns EZ_CLI_RUN with *prog the checked program
+ * (ez_program_free); otherwise *prog is NULL and the exit code after printing to stderr
+ * the rendered diagnostics (EZ_EXIT_SOURCE) or "einzk CMD: error: ..." (an unreadable
+ * file: EZ_EXIT_INPUT; out of memory: EZ_EXIT_INTERNAL). */
+int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, ez_program **prog);
+
+/* How much of a plan to check after reading it. */
+typedef enum {
+    EZ_CLI_PLAN_READ,  /* read only (gen: it writes data for any plan) */
+    EZ_CLI_PLAN_RUN,   /* and the executor can run it (run) */
+    EZ_CLI_PLAN_PROVE  /* and the prover can prove every op (setup, prove) */
+} ez_cli_plan_use;
+
+/* Read the .einc file at path into *plan (initialised here; clear it with ez_plan_clear,
+ * also after a failure) and check it for `use`. Returns EZ_OK; EZ_ERR_IO (unreadable),
+ * EZ_ERR_FORMAT (malformed, or a plan the executor cannot run: a bad .einc),
+ * EZ_ERR_UNSUPPORTED (an op the prover cannot prove yet, named in d), EZ_ERR_NOMEM.
+ * Cost: the file's size plus O(ops * indices) checks (PROVE: the advice layout). */
+ez_status ez_cli_plan_load(ez_plan *plan, const char *path, ez_cli_plan_use use, ez_diag *d);
+
+/* Keep freed memory in the heap instead of returning it to the system. The prover
+ * allocates and frees many tables of megabytes (sumcheck scratch, eq tables, fraction
+ * trees, the PCS's); served from fresh mmaps every one costs a page fault and a zeroed
+ * page per 4 KiB (measured: a third of the prover's CPU time on the GPT-2-sized
+ * attention layer), while reused heap memory costs nothing. A command-line process
+ * gives it all back at exit anyway. Call once, before the first large allocation. */
+void ez_cli_tune_malloc(void);
+
+/* Set the OpenMP thread count from option opt of a (a --threads N row: 1 to 1024), or
+ * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). Returns false
+ * after printing a usage error for a bad N. Without OpenMP only N is checked. */
+bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt);
+
+#endif

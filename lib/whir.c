@@ -1,0 +1,605 @@
+/* whir — see whir.h: parameters, the oracles (interleaved Reed–Solomon encoding and
+ * Merkle commitment, [WHIR] §2 and the commitment phase of §5), the commitment and its prover
+ * data, and the small helpers lib/whir_prove.c and lib/whir_verify.c share.
+ * Protocol and soundness: docs/protocol-kernel-pcs.md §8-11. */
+#include "lib/whir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/merkle.h"
+#include "lib/ntt.h"
+#include "lib/whir_internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "whir serialization assumes a little-endian host");
+_Static_assert(sizeof(ez_fe2) == 16, "ez_fe2 must be two packed ez_fe");
+
+/* ---- parameters ---------------------------------------------------------------------- */
+
+unsigned ez_whir_queries(unsigned c)
+{
+    /* t(c) = min { t : ((1 + 2^-c) / 2)^t <= 2^-100 }, computed exactly (rationals) and
+     * re-checked with GMP by tests/check_whir.c. */
+    static const unsigned tab[9] = {0, 241, 148, 121, 110, 105, 103, 102, 101};
+    _Static_assert(EZ_WHIR_SECURITY_BITS == 100, "the query table is for 100 bits");
+    return c >= 1 && c <= 8 ? tab[c] : 0;
+}
+
+/* The einzk table (docs/protocol-kernel-pcs.md §9): folding factors and log inverse
+ * rates per oracle, minimising the estimated proof size under c[0] = 2 (the commitment
+ * costs about Ligero's), c <= 3 for later oracles (their encoding is prover time) and
+ * at most 12 variables sent in clear. Index: m. */
+static const struct {
+    unsigned char n, k[4], c[4];
+} default_table[EZ_WHIR_MAX_VARS + 1] = {
+    [1] = {1, {1}, {2}},
+    [2] = {1, {2}, {2}},
+    [3] = {1, {3}, {2}},
+    [4] = {1, {4}, {2}},
+    [5] = {1, {5}, {2}},
+    [6] = {1, {5}, {2}},
+    [7] = {1, {3}, {2}},
+    [8] = {1, {3}, {2}},
+    [9] = {1, {3}, {2}},
+    [10] = {1, {3}, {2}},
+    [11] = {1, {3}, {2}},
+    [12] = {1, {3}, {2}},
+    [13] = {1, {4}, {2}},
+    [14] = {1, {4}, {2}},
+    [15] = {1, {5}, {2}},
+    [16] = {2, {4, 3}, {2, 3}},
+    [17] = {2, {4, 3}, {2, 3}},
+    [18] = {2, {5, 3}, {2, 3}},
+    [19] = {2, {5, 4}, {2, 3}},
+    [20] = {3, {5, 3, 3}, {2, 3, 3}},
+    [21] = {3, {5, 4, 3}, {2, 3, 3}},
+    [22] = {3, {5, 4, 3}, {2, 3, 3}},
+    [23] = {3, {5, 4, 4}, {2, 3, 3}},
+    [24] = {4, {5, 4, 3, 3}, {2, 3, 3, 3}},
+    [25] = {4, {5, 4, 4, 3}, {2, 3, 3, 3}},
+    [26] = {4, {5, 4, 4, 3}, {2, 3, 3, 3}},
+};
+
+ez_status ez_whir_params_make(ez_whir_params *p, unsigned m, unsigned noracles, const unsigned *k,
+                              const unsigned *c)
+{
+    memset(p, 0, sizeof *p);
+    if (m < 1 || m > EZ_WHIR_MAX_VARS || noracles < 1 || noracles > EZ_WHIR_MAX_ORACLES || k == NULL || c == NULL ||
+        c[0] != 2)
+        return EZ_ERR_INVALID;
+    unsigned left = m;
+    for (unsigned i = 0; i < noracles; i++) {
+        if (k[i] < 1 || k[i] > 8 || k[i] > left || c[i] > 4 || (i > 0 && c[i] < c[i - 1]))
+            return EZ_ERR_INVALID;
+        p->k[i] = k[i];
+        p->c[i] = c[i];
+        p->t[i] = ez_whir_queries(c[i]);
+        p->mv[i] = left;
+        if (left - k[i] + c[i] > EZ_NTT_MAX_LOG)
+            return EZ_ERR_INVALID;
+        left -= k[i];
+    }
+    p->m = m;
+    p->noracles = noracles;
+    p->mfinal = left;
+    return EZ_OK;
+}
+
+ez_status ez_whir_params_default(ez_whir_params *p, unsigned m)
+{
+    if (m < 1 || m > EZ_WHIR_MAX_VARS) {
+        memset(p, 0, sizeof *p);
+        return EZ_ERR_INVALID;
+    }
+    unsigned k[4], c[4], n = default_table[m].n;
+    for (unsigned i = 0; i < n; i++) {
+        k[i] = default_table[m].k[i];
+        c[i] = default_table[m].c[i];
+    }
+    return ez_whir_params_make(p, m, n, k, c);
+}
+
+/* Valid as produced by ez_whir_params_make (a caller may hand us anything). */
+static bool params_ok(const ez_whir_params *p)
+{
+    ez_whir_params q;
+    return p != NULL && ez_whir_params_make(&q, p->m, p->noracles, p->k, p->c) == EZ_OK &&
+           memcmp(&q, p, sizeof q) == 0;
+}
+
+void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p)
+{
+    uint64_t v[2 + 2 * EZ_WHIR_MAX_ORACLES];
+    size_t n = 0;
+    v[n++] = p->m;
+    v[n++] = p->noracles;
+    for (unsigned i = 0; i < p->noracles; i++) {
+        v[n++] = p->k[i];
+        v[n++] = p->c[i];
+    }
+    uint8_t b[8 * (2 + 2 * EZ_WHIR_MAX_ORACLES)];
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < 8; j++)
+            b[8 * i + j] = (uint8_t)(v[i] >> (8 * j));
+    ez_transcript_absorb_bytes(t, EZ_WHIR_L_PARAMS, b, 8 * n);
+}
+
+/* ---- points, eq, small helpers ------------------------------------------------------- */
+
+uint64_t ez_whir_point_exp(unsigned logn, unsigned c, uint64_t q)
+{
+    uint64_t n = (uint64_t)1 << logn;
+    return (q >> logn) + (ez_whir_brev(q & (n - 1), logn) << c);
+}
+
+uint64_t ez_whir_point_pos(unsigned logn, unsigned c, uint64_t e)
+{
+    uint64_t b = (uint64_t)1 << c;
+    return ((e & (b - 1)) << logn) + ez_whir_brev((e >> c) & (((uint64_t)1 << logn) - 1), logn);
+}
+
+ez_fe ez_whir_root_pow(unsigned logN, uint64_t e)
+{
+    return ez_fe_pow(ez_fe_root_of_unity(logN), e);
+}
+
+void ez_whir_eq_bits_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned k, ez_fe2 c)
+{
+    out[0] = c;
+    for (unsigned b = 0; b < k; b++) {
+        size_t h = (size_t)1 << b;
+        /* entries with bit b set come from those without it */
+#pragma omp parallel for schedule(static) if (h >= (1u << 13))
+        for (size_t t = 0; t < h; t++) {
+            ez_fe2 v = out[t], hi = ez_fe2_mul(v, r[b]);
+            out[t + h] = hi;
+            out[t] = ez_fe2_sub(v, hi);
+        }
+    }
+}
+
+void ez_whir_eq_bits(ez_fe2 *out, const ez_fe2 *r, unsigned k)
+{
+    ez_whir_eq_bits_scaled(out, r, k, ez_fe2_one());
+}
+
+void ez_whir_eq_bits_base(ez_fe *out, const ez_fe *r, unsigned k)
+{
+    out[0] = 1;
+    for (unsigned b = 0; b < k; b++) {
+        size_t h = (size_t)1 << b;
+        for (size_t t = 0; t < h; t++) {
+            ez_fe v = out[t], hi = ez_fe_mul(v, r[b]);
+            out[t + h] = hi;
+            out[t] = ez_fe_sub(v, hi);
+        }
+    }
+}
+
+ez_fe2 ez_whir_eq_pow(ez_fe2 y, const ez_fe2 *r, unsigned n)
+{
+    ez_fe2 acc = ez_fe2_one();
+    for (unsigned b = 0; b < n; b++) {
+        acc = ez_fe2_mul(acc, ez_whir_eq1(y, r[b]));
+        y = ez_fe2_sqr(y);
+    }
+    return acc;
+}
+
+ez_fe2 ez_whir_quad_eval(ez_fe2 g0, ez_fe2 g1, ez_fe2 g2, ez_fe2 x)
+{
+    /* Newton form: g0 + x (g1 - g0) + x (x - 1) / 2 (g2 - 2 g1 + g0) */
+    const ez_fe inv2 = (EZ_P + 1) / 2;
+    ez_fe2 d1 = ez_fe2_sub(g1, g0);
+    ez_fe2 d2 = ez_fe2_add(ez_fe2_sub(g2, ez_fe2_add(g1, g1)), g0);
+    ez_fe2 xx1 = ez_fe2_mul(x, ez_fe2_sub(x, ez_fe2_one()));
+    return ez_fe2_add(ez_fe2_add(g0, ez_fe2_mul(x, d1)), ez_fe2_mul_fe(ez_fe2_mul(xx1, d2), inv2));
+}
+
+ez_fe2 ez_whir_dot_ext_base(const ez_fe2 *e, const ez_fe *v, size_t n)
+{
+    /* 128-bit products accumulated in 192 bits, reduced once: 2^128 = -2^32 (mod p). */
+    unsigned __int128 a0 = 0, a1 = 0;
+    uint64_t t0 = 0, t1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned __int128 p0 = (unsigned __int128)e[i].c0 * v[i];
+        unsigned __int128 p1 = (unsigned __int128)e[i].c1 * v[i];
+        a0 += p0;
+        t0 += a0 < p0;
+        a1 += p1;
+        t1 += a1 < p1;
+    }
+    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0), (ez_fe)1 << 32);
+    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1), (ez_fe)1 << 32);
+    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
+}
+
+ez_fe2 ez_whir_horner_base(const ez_fe2 *c, size_t n, ez_fe y)
+{
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t u = n; u-- > 0;)
+        acc = ez_fe2_add(ez_fe2_mul_fe(acc, y), c[u]);
+    return acc;
+}
+
+size_t ez_whir_draw_queries(ez_transcript *t, unsigned logN, unsigned nq, uint64_t *q, uint64_t *d)
+{
+    for (unsigned j = 0; j < nq; j++)
+        q[j] = ez_transcript_challenge_index(t, EZ_WHIR_L_QUERY, (uint64_t)1 << logN);
+    /* insertion sort of a copy, then drop repeats (nq <= 241) */
+    for (unsigned j = 0; j < nq; j++) {
+        uint64_t v = q[j];
+        size_t i = j;
+        while (i > 0 && d[i - 1] > v) {
+            d[i] = d[i - 1];
+            i--;
+        }
+        d[i] = v;
+    }
+    size_t m = 0;
+    for (unsigned j = 0; j < nq; j++)
+        if (m == 0 || d[m - 1] != d[j])
+            d[m++] = d[j];
+    return m;
+}
+
+bool ez_whir_read_fe(ez_reader *r, ez_fe *out, size_t n)
+{
+    if (n > SIZE_MAX / 8)
+        return false;
+    const uint8_t *b = ez_reader_view(r, n * 8);
+    if (b == NULL)
+        return false;
+    memcpy(out, b, n * 8);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= out[i] >= EZ_P;
+    return bad == 0;
+}
+
+ez_fe2 ez_whir_terms_eval(const ez_whir_term *terms, size_t nterms, const ez_fe2 *r, unsigned m)
+{
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t i = 0; i < nterms; i++) {
+        const ez_whir_term *w = &terms[i];
+        ez_fe2 v = w->coef;
+        for (unsigned j = 0; j < w->b; j++)
+            v = ez_fe2_mul(v, ez_whir_eq1(w->z[j], r[j]));
+        for (unsigned j = w->b; j < m; j++)
+            v = ez_fe2_mul(v, ez_whir_eq1_bit(r[j], (unsigned)((w->off >> j) & 1)));
+        acc = ez_fe2_add(acc, v);
+    }
+    return acc;
+}
+
+/* ---- oracles -------------------------------------------------------------------------- */
+
+void ez_whir_oracle_clear(ez_whir_oracle *o)
+{
+    free(o->enc);
+    ez_merkle_free(o->tree);
+    memset(o, 0, sizeof *o);
+}
+
+/* Rows encoded together (their leaf entries are then written 64 bytes at a time). */
+#define EZ_WHIR_ROW_BLOCK 8u
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* 8x8 transpose of 64-bit lanes: out[c] lane r = in[r] lane c. */
+static inline void transpose8(__m512i *x)
+{
+    const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i i1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    __m512i t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm512_unpacklo_epi64(x[k], x[k + 1]);
+        t[k + 1] = _mm512_unpackhi_epi64(x[k], x[k + 1]);
+    }
+    u[0] = _mm512_permutex2var_epi64(t[0], i0, t[2]);
+    u[1] = _mm512_permutex2var_epi64(t[0], i1, t[2]);
+    u[2] = _mm512_permutex2var_epi64(t[1], i0, t[3]);
+    u[3] = _mm512_permutex2var_epi64(t[1], i1, t[3]);
+    u[4] = _mm512_permutex2var_epi64(t[4], i0, t[6]);
+    u[5] = _mm512_permutex2var_epi64(t[4], i1, t[6]);
+    u[6] = _mm512_permutex2var_epi64(t[5], i0, t[7]);
+    u[7] = _mm512_permutex2var_epi64(t[5], i1, t[7]);
+    x[0] = _mm512_shuffle_i64x2(u[0], u[4], 0x44);
+    x[4] = _mm512_shuffle_i64x2(u[0], u[4], 0xEE);
+    x[2] = _mm512_shuffle_i64x2(u[1], u[5], 0x44);
+    x[6] = _mm512_shuffle_i64x2(u[1], u[5], 0xEE);
+    x[1] = _mm512_shuffle_i64x2(u[2], u[6], 0x44);
+    x[5] = _mm512_shuffle_i64x2(u[2], u[6], 0xEE);
+    x[3] = _mm512_shuffle_i64x2(u[3], u[7], 0x44);
+    x[7] = _mm512_shuffle_i64x2(u[3], u[7], 0xEE);
+}
+#endif
+
+/* dst[rr * n + u] = src[rr + sw * u] for rr < 8, u < n (8 interleaved rows out of a
+ * table of width sw, to 8 contiguous rows). */
+static void gather8(ez_fe *dst, const ez_fe *src, size_t sw, size_t n)
+{
+    size_t u = 0;
+#if defined(__AVX512F__)
+    for (; u + 8 <= n; u += 8) {
+        __m512i x[8];
+        for (int k = 0; k < 8; k++)
+            x[k] = _mm512_loadu_si512((const void *)(src + sw * (u + k)));
+        transpose8(x);
+        for (int k = 0; k < 8; k++)
+            _mm512_storeu_si512((void *)(dst + k * n + u), x[k]);
+    }
+#endif
+    for (; u < n; u++)
+        for (size_t rr = 0; rr < 8; rr++)
+            dst[rr * n + u] = src[rr + sw * u];
+}
+
+/* dst[j * dw + rr] = src[rr * n + j] for rr < 8, j < n (the inverse layout change). */
+static void scatter8(ez_fe *dst, size_t dw, const ez_fe *src, size_t n)
+{
+    size_t j = 0;
+#if defined(__AVX512F__)
+    /* aligned runs bypass the cache: the codeword is far larger than it and is next
+     * read leaf by leaf for hashing */
+    bool aligned = ((uintptr_t)dst % 64) == 0 && dw % 8 == 0;
+    for (; j + 8 <= n; j += 8) {
+        __m512i x[8];
+        for (int k = 0; k < 8; k++)
+            x[k] = _mm512_loadu_si512((const void *)(src + k * n + j));
+        transpose8(x);
+        if (aligned)
+            for (int k = 0; k < 8; k++)
+                _mm512_stream_si512((void *)(dst + dw * (j + k)), x[k]);
+        else
+            for (int k = 0; k < 8; k++)
+                _mm512_storeu_si512((void *)(dst + dw * (j + k)), x[k]);
+    }
+    _mm_sfence();
+#endif
+    for (; j < n; j++)
+        for (size_t rr = 0; rr < 8; rr++)
+            dst[j * dw + rr] = src[rr * n + j];
+}
+
+ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, unsigned k, unsigned logn,
+                                unsigned c)
+{
+    ez_status st;
+    ez_ntt_rs *rs = NULL;
+    memset(o, 0, sizeof *o);
+    if (logn + c > EZ_NTT_MAX_LOG || lw > 16)
+        return EZ_ERR_INVALID;
+    o->logn = logn;
+    o->c = c;
+    o->k = k;
+    o->width = (size_t)1 << lw;
+    size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = o->width, N = n << c;
+    if ((st = ez_ntt_rs_new(&rs, logn, c)) != EZ_OK)
+        return st;
+    st = EZ_ERR_NOMEM;
+    o->enc = ez_alloc_huge(N * w, sizeof *o->enc);
+    if (o->enc == NULL)
+        goto out;
+    /* Row blocks of up to 8 rows: gather the rows, Möbius-transform each ([WHIR] §2:
+     * a row's multilinear coefficients are its univariate coefficients, bit j of u <->
+     * X^(2^j)), encode every coset, write the values into their leaves. */
+    size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
+    int failed = 0;
+#pragma omp parallel if (N * w >= (1u << 14))
+    {
+        ez_fe *buf = ez_alloc_aligned(2 * rb * n, sizeof *buf);
+        if (buf == NULL) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (size_t blk = 0; blk < nrb; blk++) {
+            if (buf == NULL)
+                continue;
+            size_t r0 = blk * rb;
+            ez_fe *coef = buf, *val = buf + rb * n;
+            if (rb == 8) {
+                gather8(coef, a + r0, w, n);
+            } else {
+                for (size_t u = 0; u < n; u++)
+                    for (size_t rr = 0; rr < rb; rr++)
+                        coef[rr * n + u] = a[r0 + rr + w * u];
+            }
+            for (size_t rr = 0; rr < rb; rr++)
+                ez_ntt_mobius(coef + rr * n, 0, logn);
+            for (size_t kk = 0; kk < nb; kk++) {
+                for (size_t rr = 0; rr < rb; rr++)
+                    ez_ntt_rs_coset(rs, val + rr * n, coef + rr * n, (unsigned)kk);
+                /* leaf q = kk n + j holds row r at q * w + r */
+                ez_fe *dst = o->enc + kk * n * w + r0;
+                if (rb == 8) {
+                    scatter8(dst, w, val, n);
+                } else {
+                    for (size_t j = 0; j < n; j++)
+                        for (size_t rr = 0; rr < rb; rr++)
+                            dst[j * w + rr] = val[rr * n + j];
+                }
+            }
+        }
+        free(buf);
+    }
+    if (failed)
+        goto out;
+    st = EZ_OK;
+out:
+    ez_ntt_rs_free(rs);
+    if (st != EZ_OK)
+        ez_whir_oracle_clear(o);
+    return st;
+}
+
+/* The tree over oracle o's leaves. */
+static ez_status oracle_tree(ez_whir_oracle *o, ez_digest *root)
+{
+    unsigned depth = o->logn + o->c;
+    size_t N = (size_t)1 << depth;
+    ez_status st = ez_merkle_alloc(&o->tree, depth);
+    if (st != EZ_OK)
+        return st;
+    ez_digest *lv = ez_merkle_leaves_mut(o->tree);
+    const size_t chunk = 256;
+    size_t nch = (N + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (N >= 1024)
+    for (size_t ch = 0; ch < nch; ch++) {
+        size_t q0 = ch * chunk, nq = N - q0 < chunk ? N - q0 : chunk;
+        ez_merkle_hash_leaves(lv + q0, o->enc + q0 * o->width, o->width, o->width, nq);
+    }
+    ez_merkle_build(o->tree);
+    *root = *ez_merkle_root(o->tree);
+    return EZ_OK;
+}
+
+ez_status ez_whir_oracle_commit(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned lw, unsigned k,
+                                unsigned logn, unsigned c)
+{
+    ez_status st = ez_whir_oracle_encode(o, a, lw, k, logn, c);
+    if (st == EZ_OK && (st = oracle_tree(o, root)) != EZ_OK)
+        ez_whir_oracle_clear(o);
+    return st;
+}
+
+/* ---- commitment and prover data ----------------------------------------------------- */
+
+void ez_whir_prover_free(ez_whir_prover *p)
+{
+    if (p == NULL)
+        return;
+    free(p->s);
+    ez_whir_oracle_clear(&p->o0);
+    free(p);
+}
+
+const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)
+{
+    return &p->par;
+}
+
+uint64_t ez_whir_prover_len(const ez_whir_prover *p)
+{
+    return p->len;
+}
+
+/* Oracle 0 of p->s (tree built unless leaves is given: then from those digests). */
+static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves)
+{
+    const ez_whir_params *par = &p->par;
+    unsigned k0 = par->k[0], logn = par->m - k0;
+    if (leaves == NULL)
+        return ez_whir_oracle_commit(&p->o0, root, p->s, k0, k0, logn, par->c[0]);
+    ez_status st = ez_whir_oracle_encode(&p->o0, p->s, k0, k0, logn, par->c[0]);
+    if (st == EZ_OK && (st = ez_merkle_new(&p->o0.tree, leaves, logn + par->c[0])) == EZ_OK)
+        *root = *ez_merkle_root(p->o0.tree);
+    return st;
+}
+
+ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                              uint64_t len)
+{
+    *out = NULL;
+    if (s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m)) {
+        free(s);
+        return EZ_ERR_INVALID;
+    }
+    ez_whir_prover *p = calloc(1, sizeof *p);
+    if (p == NULL) {
+        free(s);
+        return EZ_ERR_NOMEM;
+    }
+    p->par = *par;
+    p->len = len;
+    p->s = s;
+    ez_digest d;
+    ez_status st = commit_s(p, &d, NULL);
+    if (st != EZ_OK) {
+        ez_whir_prover_free(p);
+        return st;
+    }
+    memcpy(root, d.h, 32);
+    *out = p;
+    return EZ_OK;
+}
+
+ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, const ez_fe *s,
+                         uint64_t len)
+{
+    *out = NULL;
+    if (!params_ok(par) || len > ((uint64_t)1 << par->m) || (s == NULL && len > 0))
+        return EZ_ERR_INVALID;
+    size_t n = (size_t)1 << par->m;
+    ez_fe *c = ez_alloc_huge(n, sizeof *c);
+    if (c == NULL)
+        return EZ_ERR_NOMEM;
+    if (len > 0)
+        memcpy(c, s, (size_t)len * sizeof *s);
+    memset(c + len, 0, (n - (size_t)len) * sizeof *c);
+    return ez_whir_commit_take(out, root, par, c, len);
+}
+
+void ez_whir_prover_write(ez_writer *w, const ez_whir_prover *p)
+{
+    size_t N = (size_t)1 << ez_whir_log_len(&p->par, 0);
+    ez_writer_u64(w, p->len);
+    ez_writer_bytes(w, p->s, (size_t)p->len * sizeof *p->s);
+    ez_writer_bytes(w, ez_merkle_leaves(p->o0.tree), N * sizeof(ez_digest));
+}
+
+ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uint8_t root[32], ez_whir_prover **out)
+{
+    ez_status st = EZ_ERR_FORMAT;
+    ez_digest *leaves = NULL;
+    *out = NULL;
+    if (!params_ok(par))
+        return EZ_ERR_INVALID;
+    ez_whir_prover *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return EZ_ERR_NOMEM;
+    p->par = *par;
+    size_t n = (size_t)1 << par->m, N = (size_t)1 << ez_whir_log_len(par, 0);
+    uint64_t len = ez_reader_u64(r);
+    if (r->failed || len > n || ez_reader_remaining(r) / 8 < len)
+        goto out;
+    p->len = len;
+    st = EZ_ERR_NOMEM;
+    p->s = ez_alloc_huge(n, sizeof *p->s);
+    leaves = ez_alloc_aligned(N, sizeof *leaves);
+    if (p->s == NULL || leaves == NULL)
+        goto out;
+    st = EZ_ERR_FORMAT;
+    const uint8_t *b = ez_reader_view(r, (size_t)len * 8);
+    if (b == NULL)
+        goto out;
+    memcpy(p->s, b, (size_t)len * 8);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < len; i++)
+        bad |= p->s[i] >= EZ_P;
+    if (bad)
+        goto out;
+    memset(p->s + len, 0, (n - (size_t)len) * sizeof *p->s);
+    if (!ez_reader_bytes(r, leaves, N * sizeof *leaves))
+        goto out;
+    ez_digest d;
+    if ((st = commit_s(p, &d, leaves)) != EZ_OK)
+        goto out;
+    st = EZ_ERR_FORMAT;
+    if (memcmp(d.h, root, 32) != 0)
+        goto out;
+    *out = p;
+    p = NULL;
+    st = EZ_OK;
+out:
+    if (st != EZ_OK)
+        r->failed = true;
+    free(leaves);
+    ez_whir_prover_free(p);
+    return st;
+}

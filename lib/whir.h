@@ -1,0 +1,153 @@
+/* whir — WHIR, a multilinear polynomial commitment with small proofs and fast
+ * verification (G. Arnon, A. Chiesa, G. Fenzi, E. Yogev, "WHIR: Reed–Solomon Proximity
+ * Testing with Super-Fast Verification", eprint 2024/1586; "[WHIR]" below), over
+ * Goldilocks with every verifier challenge in K = F_p[X]/(X^2 - 7) (lib/field.h).
+ * The protocol, the parameters and the soundness argument (unique decoding, 100 bits,
+ * no proof of work) are in docs/protocol-kernel-pcs.md §8-11; lib/pcs.h selects this
+ * backend with EZ_PCS_SCHEME_WHIR.
+ *
+ * What is committed. A vector s of 2^m base-field entries (zero beyond its length),
+ * read as the multilinear f over m variables. Variables are numbered by index BIT, the
+ * least significant first (bit j of x; in lib/mle.h's order that is variable m-1-j), and
+ * WHIR binds them in that order. The univariate view of [WHIR] §2 is then
+ * f(X) = sum_x c_x X^x with c the Möbius transform (multilinear coefficients) of s: bit
+ * j of x stands for X^(2^j).
+ *
+ * Oracles. Oracle i (i < noracles) holds f_i (mv[i] variables; f_0 = f) as 2^k[i]
+ * interleaved Reed–Solomon codewords: row t < 2^k[i] is f_i restricted to the inputs
+ * x = t (mod 2^k[i]), a polynomial g_t of degree < n_i = 2^(mv[i]-k[i]) evaluated on the
+ * subgroup D_i of order N_i = n_i 2^c[i] (rate 2^-c[i]). Leaf q of oracle i's SHA-256
+ * Merkle tree (lib/merkle.h) is (g_0(y), ..., g_{2^k-1}(y)) at the point y of position q:
+ *     q = a n_i + j  (a < 2^c[i], j < n_i)  <->  y = w_{N_i}^(a + 2^c[i] brev(j))
+ * (brev over log2 n_i bits; ez_whir_point_exp). This is [WHIR]'s oracle on
+ * L_i = {x : x^(2^k) in D_i} up to a bijection inside each block of 2^k points (the
+ * leaf holds the block's fold coefficients instead of f's values), so Fold(f_i, a)(y)
+ * = sum_t eq(a, t) g_t(y): one inner product per queried leaf, no interpolation.
+ *
+ * Weights. A claim set is a weight polynomial W = sum of terms
+ *     coef * [x >> b = off >> b] * prod_{j<b} eq1(z[j], x_j),  eq1(z, e) = z e + (1-z)(1-e),
+ * (an aligned block of 2^b entries carrying eq(z, .)); the opening proves
+ * sum_x f(x) W(x) = sigma. lib/pcs_whir.c turns stacked-polynomial claims into terms.
+ *
+ * Nothing here prints, exits or keeps global state. Large loops use OpenMP. */
+#ifndef EZ_WHIR_H
+#define EZ_WHIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/transcript.h"
+#include "lib/util.h"
+
+/* Largest number of variables: keeps the folding error 2^(m+1)/|K| (§10) below
+ * 2^-101 and the first oracle's row NTT within EZ_NTT_MAX_LOG. */
+#define EZ_WHIR_MAX_VARS 26u
+/* Largest number of committed oracles. */
+#define EZ_WHIR_MAX_ORACLES 6u
+/* The round-by-round soundness target, in bits (docs/protocol-kernel-pcs.md §10). */
+#define EZ_WHIR_SECURITY_BITS 100u
+
+typedef struct {
+    unsigned m;                        /* variables of the committed f, 1..EZ_WHIR_MAX_VARS */
+    unsigned noracles;                 /* committed oracles, 1..EZ_WHIR_MAX_ORACLES */
+    unsigned k[EZ_WHIR_MAX_ORACLES];   /* folding factor of oracle i (its sumcheck rounds) */
+    unsigned c[EZ_WHIR_MAX_ORACLES];   /* log2 inverse rate of oracle i: c[0] = 2, nondecreasing */
+    unsigned t[EZ_WHIR_MAX_ORACLES];   /* queries to oracle i: ez_whir_queries(c[i]) */
+    unsigned mv[EZ_WHIR_MAX_ORACLES];  /* variables of f_i: m - k[0] - ... - k[i-1] */
+    unsigned mfinal;                   /* variables of the final polynomial, sent in clear */
+} ez_whir_params;
+
+/* Queries that make ((1 + 2^-c)/2)^t <= 2^-EZ_WHIR_SECURITY_BITS, the smallest such t
+ * (unique-decoding query error at rate 2^-c, §10). In: 1 <= c <= 8 (else 0). */
+unsigned ez_whir_queries(unsigned c);
+
+/* The parameters einzk uses for m variables (the table of docs/protocol-kernel-pcs.md
+ * §9, chosen to minimise the proof size). Out: *p. Returns EZ_OK or EZ_ERR_INVALID
+ * (m == 0 or m > EZ_WHIR_MAX_VARS). */
+ez_status ez_whir_params_default(ez_whir_params *p, unsigned m);
+
+/* Custom parameters (tests, experiments): noracles folding factors k[] and log inverse
+ * rates c[]; t, mv and mfinal are derived. Valid iff 1 <= m <= EZ_WHIR_MAX_VARS,
+ * 1 <= noracles <= EZ_WHIR_MAX_ORACLES, every k[i] in [1, 8] with sum <= m, c[0] = 2,
+ * c nondecreasing and <= 4, and every oracle's codeword length within EZ_NTT_MAX_LOG.
+ * (Nondecreasing c makes every earlier query point's power a point of the current
+ * oracle's domain: the prover reads those constraint values off its codeword, §9.)
+ * Returns EZ_OK or EZ_ERR_INVALID. */
+ez_status ez_whir_params_make(ez_whir_params *p, unsigned m, unsigned noracles, const unsigned *k,
+                              const unsigned *c);
+
+/* log2 of oracle i's codeword length N_i = 2^(mv[i] - k[i] + c[i]). */
+static inline unsigned ez_whir_log_len(const ez_whir_params *p, unsigned i)
+{
+    return p->mv[i] - p->k[i] + p->c[i];
+}
+
+/* The exponent e with y = w_N^e for codeword position q of an oracle with message
+ * length 2^logn and blowup 2^c (N = 2^(logn + c)), and its inverse. */
+uint64_t ez_whir_point_exp(unsigned logn, unsigned c, uint64_t q);
+uint64_t ez_whir_point_pos(unsigned logn, unsigned c, uint64_t e);
+
+/* One term of a weight polynomial (see the header comment). z has b coordinates, z[j]
+ * for bit j; off is a multiple of 2^b below 2^m; b <= m. */
+typedef struct {
+    ez_fe2 coef;
+    uint64_t off;
+    unsigned b;
+    const ez_fe2 *z;
+} ez_whir_term;
+
+/* W(r) for a point r[0..m-1] (r[j] for bit j): sum of coef * prod_j eq1(., r[j]) over
+ * the terms. Cost O(nterms m) extension multiplies. */
+ez_fe2 ez_whir_terms_eval(const ez_whir_term *terms, size_t nterms, const ez_fe2 *r, unsigned m);
+
+typedef struct ez_whir_prover ez_whir_prover;
+
+/* Commit to s[0..len-1] (entries len..2^m-1 are zero), len <= 2^p->m.
+ * Out: *out (free with ez_whir_prover_free; it keeps a copy of s, oracle 0 and its
+ *      Merkle tree: 8 (2^m + 2^(m+c0)) + 64 N_0 bytes), root[32] (the Merkle root).
+ * Cost: a Möbius transform (m 2^(m-1) subtractions), 2^k0 rows x 2^c0 coset NTTs of
+ *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes. OpenMP.
+ * Returns EZ_OK, EZ_ERR_INVALID (bad params, len > 2^m, s NULL with len > 0) or
+ *      EZ_ERR_NOMEM. */
+ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, const ez_fe *s,
+                         uint64_t len);
+/* ez_whir_commit taking ownership of s: s has 2^m entries from ez_alloc_huge (or
+ * malloc), zero from len on; it is kept (no copy) and freed with the prover, or freed
+ * here on failure. */
+ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
+                              uint64_t len);
+void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
+const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
+/* The committed vector's real length (entries from it on are zero). */
+uint64_t ez_whir_prover_len(const ez_whir_prover *p);
+
+/* Prover data: u64 len, len canonical u64 entries of s, then the N_0 leaf digests of
+ * oracle 0 (32 bytes each). The reader re-encodes s (no leaf hashing), rebuilds the tree
+ * from the digests and requires its root to equal root; like the Ligero reader it does
+ * not rehash the leaves (a corrupted pk yields proofs the verifier rejects).
+ * Returns EZ_OK, EZ_ERR_FORMAT (short, non-canonical, wrong root, len > 2^m) or
+ * EZ_ERR_NOMEM; *out NULL on failure. */
+void ez_whir_prover_write(ez_writer *w, const ez_whir_prover *p);
+ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *p, const uint8_t root[32], ez_whir_prover **out);
+
+/* Prove sum_x f(x) W(x) = sigma for W = the terms, appending the proof (format:
+ * docs/protocol-kernel-pcs.md §9). The caller has absorbed the commitment and
+ * everything the terms and sigma depend on. A wrong sigma yields a proof the verifier
+ * rejects. Cost: O(sum over terms of 2^b) for the first round plus one pass over s (the
+ * fold), then O(2^(m-k0)) extension work per later round and the encodings of the later
+ * oracles (2^(mv[i] + c[i]) entries each). Returns EZ_OK, EZ_ERR_INVALID (a malformed
+ * term) or EZ_ERR_NOMEM. */
+ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_term *terms, size_t nterms,
+                       ez_fe2 sigma, ez_writer *proof);
+
+/* Verify an opening against root (consumes exactly its bytes).
+ * Returns EZ_OK (sum_x f(x) W(x) = sigma for the f the root binds, up to the soundness
+ * error of §10), EZ_ERR_REJECT (short or non-canonical proof, a failed check),
+ * EZ_ERR_INVALID (bad params or terms) or EZ_ERR_NOMEM. Never reads outside the reader.
+ * Cost: sum_i t_i leaf hashes and their Merkle paths, O(t_i 2^k[i]) for the folds,
+ * O(2^mfinal (m + sum t_i)) for the final polynomial and O((nterms + sum t_i) m) for W. */
+ez_status ez_whir_verify(const ez_whir_params *p, const uint8_t root[32], ez_transcript *t,
+                         const ez_whir_term *terms, size_t nterms, ez_fe2 sigma, ez_reader *proof);
+
+#endif

@@ -1,0 +1,119 @@
+/* whir_internal — helpers shared by lib/whir.c (parameters, commitment, oracles),
+ * lib/whir_prove.c and lib/whir_verify.c. Not a public interface.
+ *
+ * Conventions (lib/whir.h): index bit j of a table is the j-th variable WHIR binds;
+ * eq1(a, b) = a b + (1 - a)(1 - b); every sumcheck round binds the least significant
+ * remaining bit and sends g(0), g(2) (g(1) = claim - g(0); the sumcheck rounds of
+ * [WHIR] §5). */
+#ifndef EZ_WHIR_INTERNAL_H
+#define EZ_WHIR_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/field.h"
+#include "lib/merkle.h"
+#include "lib/transcript.h"
+#include "lib/util.h"
+#include "lib/whir.h"
+
+/* Transcript labels (docs/protocol-kernel-pcs.md §9). */
+#define EZ_WHIR_L_PARAMS "whir/params"
+#define EZ_WHIR_L_SUM "whir/sum"
+#define EZ_WHIR_L_ROUND "whir/sumcheck"
+#define EZ_WHIR_L_FOLD "whir/fold"
+#define EZ_WHIR_L_ROOT "whir/root"
+#define EZ_WHIR_L_OODPT "whir/ood-point"
+#define EZ_WHIR_L_OOD "whir/ood"
+#define EZ_WHIR_L_QUERY "whir/query"
+#define EZ_WHIR_L_COMBINE "whir/combine"
+#define EZ_WHIR_L_FINAL "whir/final"
+
+/* One committed oracle: leaf-major codeword (leaf q = enc[q * width .. + width), width =
+ * 2^k base entries for oracle 0 or 2^(k+1) (c0, c1 pairs) for later oracles) and its
+ * Merkle tree. */
+typedef struct {
+    unsigned logn, c, k; /* message 2^logn per row, blowup 2^c, 2^k rows */
+    size_t width;        /* base entries per leaf */
+    ez_fe *enc;          /* 2^(logn + c) * width */
+    ez_merkle *tree;
+} ez_whir_oracle;
+
+struct ez_whir_prover {
+    ez_whir_params par;
+    uint64_t len; /* real length of s */
+    ez_fe *s;     /* 2^m entries, zero beyond len */
+    ez_whir_oracle o0;
+};
+
+void ez_whir_oracle_clear(ez_whir_oracle *o);
+
+/* Encode and commit a table as an oracle. In: a[0 .. 2^(lw + logn) - 1], a base table
+ * whose entries x = r + 2^lw u (r < 2^lw, u < 2^logn) form 2^lw interleaved rows of
+ * multilinear EVALUATIONS over u; lw = k (base) or k + 1 (an extension table viewed as
+ * (c0, c1) base pairs); a is not modified. Out: *o (enc, tree), root. Cost: the Möbius
+ * transform of every row, 2^lw x 2^c coset NTTs of 2^logn, N leaf and N node hashes
+ * (N = 2^(logn + c)); 16 2^logn entries of scratch per thread; OpenMP over blocks of 8
+ * rows. Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM (*o cleared on failure). */
+ez_status ez_whir_oracle_commit(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned lw, unsigned k,
+                                unsigned logn, unsigned c);
+/* The same encoding without the tree (the pk reader rebuilds the tree from stored
+ * leaf digests). */
+ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, unsigned k, unsigned logn,
+                                unsigned c);
+
+static inline uint64_t ez_whir_brev(uint64_t x, unsigned bits)
+{
+    uint64_t r = 0;
+    for (unsigned i = 0; i < bits; i++)
+        r |= ((x >> i) & 1) << (bits - 1 - i);
+    return r;
+}
+
+/* eq1(a, e) for a Boolean e. */
+static inline ez_fe2 ez_whir_eq1_bit(ez_fe2 a, unsigned e)
+{
+    return e ? a : ez_fe2_sub(ez_fe2_one(), a);
+}
+
+/* eq1(a, b) = a b + (1 - a)(1 - b) = 1 - a - b + 2 a b. */
+static inline ez_fe2 ez_whir_eq1(ez_fe2 a, ez_fe2 b)
+{
+    ez_fe2 ab = ez_fe2_mul(a, b);
+    return ez_fe2_add(ez_fe2_sub(ez_fe2_sub(ez_fe2_one(), a), b), ez_fe2_add(ab, ab));
+}
+
+/* out[t] = prod_{b<k} eq1(r[b], bit b of t) for t < 2^k (bit b <-> r[b]); the _scaled
+ * form multiplies every entry by c (no extra pass), the _base form is for base-field
+ * points. Cost 2^k multiplies (OpenMP from 2^14 entries for the extension forms). */
+void ez_whir_eq_bits(ez_fe2 *out, const ez_fe2 *r, unsigned k);
+void ez_whir_eq_bits_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned k, ez_fe2 c);
+void ez_whir_eq_bits_base(ez_fe *out, const ez_fe *r, unsigned k);
+
+/* eq(pow(y), r) = prod_{b<n} eq1(y^(2^b), r[b]) for y in K. */
+ez_fe2 ez_whir_eq_pow(ez_fe2 y, const ez_fe2 *r, unsigned n);
+
+/* The degree-2 round polynomial through g(0), g(1), g(2), at x. */
+ez_fe2 ez_whir_quad_eval(ez_fe2 g0, ez_fe2 g1, ez_fe2 g2, ez_fe2 x);
+
+/* sum_t e[t] * v[t] (extension weights, base values), reduced once (192-bit lazy). */
+ez_fe2 ez_whir_dot_ext_base(const ez_fe2 *e, const ez_fe *v, size_t n);
+
+/* f(y) for f(X) = sum_u c[u] X^u, c extension, y base (Horner). */
+ez_fe2 ez_whir_horner_base(const ez_fe2 *c, size_t n, ez_fe y);
+
+/* t query positions in [0, 2^logN) from the transcript (label EZ_WHIR_L_QUERY), in
+ * draw order (q[]), and the sorted distinct ones (d[], returned count). */
+size_t ez_whir_draw_queries(ez_transcript *t, unsigned logN, unsigned nq, uint64_t *q, uint64_t *d);
+
+/* Read n canonical base elements (false on a short read or a non-canonical one). */
+bool ez_whir_read_fe(ez_reader *r, ez_fe *out, size_t n);
+
+/* Absorb the parameters (both sides, before anything else of an opening). */
+void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p);
+
+/* Point y = w_{2^logN}^e. */
+ez_fe ez_whir_root_pow(unsigned logN, uint64_t e);
+
+#endif

@@ -1,0 +1,514 @@
+/* whir_prove — the WHIR opening prover (ez_whir_open, lib/whir.h): the protocol of
+ * [WHIR] §5 with the parameters, transcript and proof format of
+ * docs/protocol-kernel-pcs.md §9 (the steps below are named as in that table).
+ *
+ * The sum sum_x f(x) W(x) is kept in two parts while variables are bound:
+ *   dense:  tables f and W over the remaining variables (W: the claims after round 0 and
+ *           every out-of-domain constraint);
+ *   sparse: the in-domain ("shift") constraints coef * eq(pow(y), x), one per query. For
+ *           the k sumcheck rounds of oracle i each contributes
+ *           sum_t coef eq(pow_low(y), t) P(t), P(t) = g_t(y^(2^k)) = row t of f_i at
+ *           y^(2^k) — a point of oracle i's domain (rates nondecreasing, whir.h), so P
+ *           is the leaf the prover has just encoded: no table of size 2^m per query.
+ * Round 0 has no dense part: a claim term on a block of 2^b entries gives P(t) =
+ * sum_u eq(z_mid, u) s[off + u 2^k0 + t], one pass over its own block. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/merkle.h"
+#include "lib/ntt.h"
+#include "lib/whir.h"
+#include "lib/whir_internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Tables at least this long are processed with OpenMP. */
+#define EZ_WHIR_PAR_MIN (1u << 12)
+
+/* One in-domain constraint: coef * eq(pow(y), .) on the current variables, from the
+ * point w_{N_a}^e of oracle a. */
+typedef struct {
+    ez_fe2 coef;
+    uint64_t e;
+    unsigned a;
+    ez_fe y;
+} shift_term;
+
+/* The sparse part during one round: nt tables E (coef * eq over the 2^k folded bits) and
+ * P, each 2^k entries, term j at j << k. */
+typedef struct {
+    size_t nt;
+    unsigned k;
+    ez_fe2 *E, *P;
+} sparse_part;
+
+typedef struct {
+    const ez_whir_params *par;
+    ez_transcript *t;
+    ez_writer *w;
+    size_t len;      /* current dense length (0 in round 0) */
+    ez_fe2 *f, *W, *tmp;
+    sparse_part sp;
+} prover;
+
+/* ---- sumcheck rounds ------------------------------------------------------------------ */
+
+/* g(0) and g(2) of the dense part over pairs (2i, 2i+1), i < half. */
+static void dense_round(const ez_fe2 *f, const ez_fe2 *W, size_t half, ez_fe2 *g0, ez_fe2 *g2)
+{
+    ez_fe2 s0 = ez_fe2_zero(), s2 = ez_fe2_zero();
+#pragma omp parallel if (half >= EZ_WHIR_PAR_MIN)
+    {
+        ez_fe2 a0 = ez_fe2_zero(), a2 = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+        for (size_t i = 0; i < half; i++) {
+            ez_fe2 f0 = f[2 * i], f1 = f[2 * i + 1], w0 = W[2 * i], w1 = W[2 * i + 1];
+            a0 = ez_fe2_add(a0, ez_fe2_mul(f0, w0));
+            ez_fe2 f2 = ez_fe2_sub(ez_fe2_add(f1, f1), f0), w2 = ez_fe2_sub(ez_fe2_add(w1, w1), w0);
+            a2 = ez_fe2_add(a2, ez_fe2_mul(f2, w2));
+        }
+#pragma omp critical
+        {
+            s0 = ez_fe2_add(s0, a0);
+            s2 = ez_fe2_add(s2, a2);
+        }
+    }
+    *g0 = s0;
+    *g2 = s2;
+}
+
+/* out[i] = p[2i] + r (p[2i+1] - p[2i]), i < half (out must not alias p). */
+static void bind_low(ez_fe2 *out, const ez_fe2 *p, size_t half, ez_fe2 r)
+{
+#pragma omp parallel for schedule(static) if (half >= EZ_WHIR_PAR_MIN)
+    for (size_t i = 0; i < half; i++)
+        out[i] = ez_fe2_add(p[2 * i], ez_fe2_mul(r, ez_fe2_sub(p[2 * i + 1], p[2 * i])));
+}
+
+/* One sumcheck round over both parts (round `rd` of the sparse tables): send g(0), g(2),
+ * draw the challenge, bind ([WHIR] §5: a sumcheck round on f * w). */
+static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
+{
+    ez_fe2 g0 = ez_fe2_zero(), g2 = ez_fe2_zero();
+    if (pv->len >= 2)
+        dense_round(pv->f, pv->W, pv->len / 2, &g0, &g2);
+    sparse_part *sp = &pv->sp;
+    size_t sz = sp->nt ? (size_t)1 << (sp->k - rd) : 0, stride = (size_t)1 << sp->k;
+    for (size_t j = 0; j < sp->nt; j++) {
+        const ez_fe2 *E = sp->E + j * stride, *P = sp->P + j * stride;
+        for (size_t i = 0; i < sz / 2; i++) {
+            ez_fe2 e0 = E[2 * i], e1 = E[2 * i + 1], p0 = P[2 * i], p1 = P[2 * i + 1];
+            g0 = ez_fe2_add(g0, ez_fe2_mul(e0, p0));
+            g2 = ez_fe2_add(g2, ez_fe2_mul(ez_fe2_sub(ez_fe2_add(e1, e1), e0), ez_fe2_sub(ez_fe2_add(p1, p1), p0)));
+        }
+    }
+    ez_fe2 g[2] = {g0, g2};
+    ez_writer_bytes(pv->w, g, sizeof g);
+    ez_transcript_absorb_fe2(pv->t, EZ_WHIR_L_ROUND, g, 2);
+    ez_fe2 r = ez_transcript_challenge_fe2(pv->t, EZ_WHIR_L_FOLD);
+    if (pv->len >= 2) {
+        size_t half = pv->len / 2;
+        bind_low(pv->tmp, pv->f, half, r);
+        ez_fe2 *x = pv->f;
+        pv->f = pv->tmp;
+        pv->tmp = x;
+        bind_low(pv->tmp, pv->W, half, r);
+        x = pv->W;
+        pv->W = pv->tmp;
+        pv->tmp = x;
+        pv->len = half;
+    }
+    for (size_t j = 0; j < sp->nt; j++) {
+        ez_fe2 *E = sp->E + j * stride, *P = sp->P + j * stride;
+        /* in place is safe sequentially: entry i is written after entries 2i, 2i+1 are read */
+        for (size_t i = 0; i < sz / 2; i++) {
+            E[i] = ez_fe2_add(E[2 * i], ez_fe2_mul(r, ez_fe2_sub(E[2 * i + 1], E[2 * i])));
+            P[i] = ez_fe2_add(P[2 * i], ez_fe2_mul(r, ez_fe2_sub(P[2 * i + 1], P[2 * i])));
+        }
+    }
+    return r;
+}
+
+/* ---- round 0: the claim terms ---------------------------------------------------------- */
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* sum_u e[u] x[u * stride + lane] for 8 lanes (x base, e extension), u in [u0, u1):
+ * 64x64-bit products as four 32x32-bit vpmuludq products, each split into its 32-bit
+ * halves and summed in 64-bit lanes (every step adds < 2^33: no overflow before 2^30
+ * steps), then folded mod p once: with A/B the low/high-half sums of the products
+ * xl el (ll), xl eh + xh el (m) and xh eh (hh),
+ *   sum = A_ll + 2^32 (B_ll + A_m) + 2^64 (B_m + A_hh) + 2^96 B_hh,
+ * and 2^64 = 2^32 - 1, 2^96 = -1 (mod p). out[lane] += the sum. */
+static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
+{
+    const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
+    __m512i a0 = _mm512_setzero_si512(), b0 = a0, am0 = a0, bm0 = a0, ah0 = a0, bh0 = a0;
+    __m512i a1 = a0, b1 = a0, am1 = a0, bm1 = a0, ah1 = a0, bh1 = a0;
+    /* one coordinate: products of xl, xh with el, eh into (a, b, am, bm, ah, bh) */
+#define EZ_ACC8(ev, a, b, am, bm, ah, bh)                                                                \
+    do {                                                                                                 \
+        __m512i el = _mm512_set1_epi64((long long)(ev)), eh = _mm512_set1_epi64((long long)((ev) >> 32)); \
+        __m512i ll = _mm512_mul_epu32(xv, el), lh = _mm512_mul_epu32(xv, eh);                            \
+        __m512i hl = _mm512_mul_epu32(xh, el), hh = _mm512_mul_epu32(xh, eh);                            \
+        a = _mm512_add_epi64(a, _mm512_and_si512(ll, m32));                                              \
+        b = _mm512_add_epi64(b, _mm512_srli_epi64(ll, 32));                                              \
+        am = _mm512_add_epi64(am, _mm512_add_epi64(_mm512_and_si512(lh, m32), _mm512_and_si512(hl, m32))); \
+        bm = _mm512_add_epi64(bm, _mm512_add_epi64(_mm512_srli_epi64(lh, 32), _mm512_srli_epi64(hl, 32))); \
+        ah = _mm512_add_epi64(ah, _mm512_and_si512(hh, m32));                                            \
+        bh = _mm512_add_epi64(bh, _mm512_srli_epi64(hh, 32));                                            \
+    } while (0)
+    for (size_t u = u0; u < u1; u++) {
+        __m512i xv = _mm512_loadu_si512((const void *)(x + u * stride));
+        __m512i xh = _mm512_srli_epi64(xv, 32);
+        uint64_t e0 = e[u].c0, e1 = e[u].c1;
+        EZ_ACC8(e0, a0, b0, am0, bm0, ah0, bh0);
+        EZ_ACC8(e1, a1, b1, am1, bm1, ah1, bh1);
+    }
+#undef EZ_ACC8
+    uint64_t q[2][6][8];
+    __m512i all[2][6] = {{a0, b0, am0, bm0, ah0, bh0}, {a1, b1, am1, bm1, ah1, bh1}};
+    for (int c = 0; c < 2; c++)
+        for (int j = 0; j < 6; j++)
+            _mm512_storeu_si512((void *)q[c][j], all[c][j]);
+    const ez_fe two32 = (ez_fe)1 << 32, eps = EZ_EPSILON;
+    for (int l = 0; l < 8; l++) {
+        ez_fe v[2];
+        for (int c = 0; c < 2; c++) {
+            ez_fe lo = ez_fe_from_u64(q[c][0][l]);
+            ez_fe mid = ez_fe_add(ez_fe_from_u64(q[c][1][l]), ez_fe_from_u64(q[c][2][l]));
+            ez_fe hi = ez_fe_add(ez_fe_from_u64(q[c][3][l]), ez_fe_from_u64(q[c][4][l]));
+            v[c] = ez_fe_sub(ez_fe_add(ez_fe_add(lo, ez_fe_mul(mid, two32)), ez_fe_mul(hi, eps)),
+                             ez_fe_from_u64(q[c][5][l]));
+        }
+        out[l] = ez_fe2_add(out[l], ez_fe2_make(v[0], v[1]));
+    }
+}
+#endif
+
+/* E = coef * eq over the k0 low bits of the term; P = the rows' values on its block. */
+static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigned k0, ez_fe2 *E, ez_fe2 *P,
+                         ez_fe2 *eqmid)
+{
+    size_t R = (size_t)1 << k0;
+    ez_fe2 zk[8];
+    unsigned nb = w->b < k0 ? w->b : k0;
+    for (unsigned j = 0; j < nb; j++)
+        zk[j] = w->z[j];
+    for (unsigned j = nb; j < k0; j++) /* bits fixed by the block offset */
+        zk[j] = ez_fe2_from_fe((w->off >> j) & 1);
+    ez_whir_eq_bits(E, zk, k0);
+    for (size_t t = 0; t < R; t++)
+        E[t] = ez_fe2_mul(E[t], w->coef);
+    if (w->b < k0) {
+        const ez_fe *row = p->s + ((w->off >> k0) << k0);
+        for (size_t t = 0; t < R; t++)
+            P[t] = ez_fe2_from_fe(row[t]);
+        return;
+    }
+    /* P(t) = sum_u eqmid(u) s[off + u R + t] over the 2^(b - k0) rows of the block */
+    unsigned nm = w->b - k0;
+    size_t nu = (size_t)1 << nm;
+    ez_whir_eq_bits(eqmid, w->z + k0, nm);
+    const ez_fe *blk = p->s + w->off;
+    for (size_t t = 0; t < R; t++)
+        P[t] = ez_fe2_zero();
+    /* chunks of rows (the chunk of s and of eqmid stay in cache while every t, or every
+     * 8 lanes of t, runs over them with its accumulators in registers) */
+    const size_t chunk = 256;
+    size_t nch = (nu + chunk - 1) / chunk;
+#pragma omp parallel if (nu * R >= (1u << 16))
+    {
+        ez_fe2 part[256];
+        for (size_t t = 0; t < R; t++)
+            part[t] = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+        for (size_t ch = 0; ch < nch; ch++) {
+            size_t u0 = ch * chunk, u1 = u0 + chunk < nu ? u0 + chunk : nu;
+#if defined(__AVX512F__)
+            if (R >= 8) {
+                for (size_t t0 = 0; t0 < R; t0 += 8)
+                    acc8_ext_base(part + t0, eqmid, blk + t0, R, u0, u1);
+                continue;
+            }
+#endif
+            for (size_t t = 0; t < R; t++) {
+                /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
+                unsigned __int128 a0 = 0, a1 = 0;
+                uint64_t c0 = 0, c1 = 0;
+                const ez_fe *col = blk + t;
+                for (size_t u = u0; u < u1; u++) {
+                    uint64_t x = col[u * R];
+                    unsigned __int128 q0 = (unsigned __int128)eqmid[u].c0 * x, q1 = (unsigned __int128)eqmid[u].c1 * x;
+                    a0 += q0;
+                    c0 += a0 < q0;
+                    a1 += q1;
+                    c1 += a1 < q1;
+                }
+                /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
+                ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
+                ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
+                part[t] = ez_fe2_add(part[t], ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0),
+                                                          ez_fe_sub(ez_fe_reduce128(a1), top1)));
+            }
+        }
+#pragma omp critical
+        for (size_t t = 0; t < R; t++)
+            P[t] = ez_fe2_add(P[t], part[t]);
+    }
+}
+
+/* After round 0: f_1 = sum_t eq(alpha, t) row_t (the fold of s) and the dense W_1 from
+ * the bound claim terms. */
+static ez_status round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_term *terms, size_t nterms,
+                               const ez_fe2 *alpha, ez_fe2 *eqmid)
+{
+    unsigned k0 = p->par.k[0];
+    size_t R = (size_t)1 << k0, n1 = (size_t)1 << (p->par.m - k0);
+    ez_fe2 eqa[256];
+    ez_whir_eq_bits(eqa, alpha, k0);
+    /* rows past the real data are zero: skip their dot products */
+    size_t live = (size_t)((p->len + R - 1) >> k0);
+#pragma omp parallel for schedule(static) if (n1 >= EZ_WHIR_PAR_MIN)
+    for (size_t y = 0; y < n1; y++)
+        pv->f[y] = y < live ? ez_whir_dot_ext_base(eqa, p->s + y * R, R) : ez_fe2_zero();
+    memset(pv->W, 0, n1 * sizeof *pv->W);
+    for (size_t j = 0; j < nterms; j++) {
+        const ez_whir_term *w = &terms[j];
+        ez_fe2 c = pv->sp.E[j << k0]; /* coef * eq(z_low, alpha) after the k0 rounds */
+        uint64_t base = w->off >> k0;
+        if (w->b <= k0) {
+            pv->W[base] = ez_fe2_add(pv->W[base], c);
+            continue;
+        }
+        unsigned nm = w->b - k0;
+        ez_whir_eq_bits_scaled(eqmid, w->z + k0, nm, c);
+        size_t nu = (size_t)1 << nm;
+#pragma omp parallel for schedule(static) if (nu >= EZ_WHIR_PAR_MIN)
+        for (size_t u = 0; u < nu; u++)
+            pv->W[base + u] = ez_fe2_add(pv->W[base + u], eqmid[u]);
+    }
+    pv->len = n1;
+    return EZ_OK;
+}
+
+/* ---- queries ------------------------------------------------------------------------- */
+
+/* Draw oracle o's queries; write the distinct leaves and their Merkle batch opening. */
+static ez_status answer_queries(prover *pv, const ez_whir_oracle *o, unsigned nq, uint64_t *q, uint64_t *d,
+                                size_t *nd)
+{
+    unsigned logN = o->logn + o->c;
+    *nd = ez_whir_draw_queries(pv->t, logN, nq, q, d);
+    for (size_t j = 0; j < *nd; j++)
+        ez_writer_bytes(pv->w, o->enc + d[j] * o->width, o->width * sizeof(ez_fe));
+    size_t nmp = ez_merkle_batch_count(logN, d, *nd);
+    ez_digest *mp = ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
+    if (mp == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = ez_merkle_batch_open(o->tree, d, *nd, mp);
+    if (st == EZ_OK)
+        ez_writer_bytes(pv->w, mp, nmp * sizeof *mp);
+    free(mp);
+    return st;
+}
+
+/* Sparse tables of the shift terms for oracle o (index i): E = coef * eq(pow_low(y), .),
+ * P = the leaf at y^(2^k). */
+static void shift_tables(prover *pv, const ez_whir_params *par, unsigned i, const ez_whir_oracle *o,
+                         const shift_term *st, size_t ns)
+{
+    unsigned k = par->k[i];
+    size_t R = (size_t)1 << k;
+    uint64_t N = (uint64_t)1 << (o->logn + o->c);
+    pv->sp.nt = ns;
+    pv->sp.k = k;
+    for (size_t j = 0; j < ns; j++) {
+        ez_fe2 r[8];
+        ez_fe y = st[j].y;
+        for (unsigned b = 0; b < k; b++) {
+            r[b] = ez_fe2_from_fe(y);
+            y = ez_fe_sqr(y);
+        }
+        ez_fe2 *E = pv->sp.E + j * R, *P = pv->sp.P + j * R;
+        ez_whir_eq_bits(E, r, k);
+        for (size_t t = 0; t < R; t++)
+            E[t] = ez_fe2_mul(E[t], st[j].coef);
+        uint64_t e = (st[j].e << (par->c[i] - par->c[st[j].a])) & (N - 1);
+        uint64_t q = ez_whir_point_pos(o->logn, o->c, e);
+        memcpy(P, o->enc + q * o->width, R * sizeof *P);
+    }
+}
+
+/* After oracle i's rounds: each term's coefficient absorbs its bound eq factor and its
+ * point moves to y^(2^k). */
+static void shift_advance(prover *pv, unsigned k, shift_term *st, size_t ns)
+{
+    for (size_t j = 0; j < ns; j++) {
+        st[j].coef = pv->sp.E[j << k];
+        for (unsigned b = 0; b < k; b++)
+            st[j].y = ez_fe_sqr(st[j].y);
+    }
+}
+
+/* ---- the opening ---------------------------------------------------------------------- */
+
+static bool terms_ok(const ez_whir_term *terms, size_t n, unsigned m)
+{
+    if (n > 0 && terms == NULL)
+        return false;
+    for (size_t j = 0; j < n; j++) {
+        const ez_whir_term *w = &terms[j];
+        if (w->b > m || (w->b > 0 && w->z == NULL) || (w->off & (((uint64_t)1 << w->b) - 1)) != 0 ||
+            w->off >= ((uint64_t)1 << m))
+            return false;
+    }
+    return true;
+}
+
+ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_term *terms, size_t nterms,
+                       ez_fe2 sigma, ez_writer *proof)
+{
+    const ez_whir_params *par = &p->par;
+    if (!terms_ok(terms, nterms, par->m))
+        return EZ_ERR_INVALID;
+    ez_status st = EZ_ERR_NOMEM;
+    unsigned m = par->m, k0 = par->k[0], M = par->noracles - 1;
+    size_t n1 = (size_t)1 << (m - k0), maxk = 0, nshift = 0;
+    for (unsigned i = 0; i < par->noracles; i++) {
+        maxk = par->k[i] > maxk ? par->k[i] : maxk;
+        nshift += par->t[i];
+    }
+    size_t maxsp = nterms > nshift ? nterms : nshift;
+    prover pv = {.par = par, .t = t, .w = proof};
+    ez_whir_oracle cur = {0}, prev = {0};
+    shift_term *sh = ez_alloc_array(nshift + 1, sizeof *sh);
+    uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
+    ez_fe2 *eqmid = ez_alloc_aligned(n1, sizeof *eqmid), *ood = NULL;
+    pv.f = ez_alloc_huge(n1, sizeof(ez_fe2));
+    pv.W = ez_alloc_huge(n1, sizeof(ez_fe2));
+    pv.tmp = ez_alloc_huge(n1, sizeof(ez_fe2));
+    pv.sp.E = ez_alloc_array((maxsp + 1) << maxk, sizeof(ez_fe2));
+    pv.sp.P = ez_alloc_array((maxsp + 1) << maxk, sizeof(ez_fe2));
+    if (!sh || !q || !d || !eqmid || !pv.f || !pv.W || !pv.tmp || !pv.sp.E || !pv.sp.P)
+        goto out;
+
+    ez_whir_absorb_params(t, par);
+    ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &sigma, 1);
+
+    /* Round 0: k0 sumcheck rounds, on the claim terms alone. */
+    pv.sp.nt = nterms;
+    pv.sp.k = k0;
+    for (size_t j = 0; j < nterms; j++)
+        claim_tables(p, &terms[j], k0, pv.sp.E + (j << k0), pv.sp.P + (j << k0), eqmid);
+    ez_fe2 alpha[8];
+    for (unsigned r = 0; r < k0; r++)
+        alpha[r] = sumcheck_round(&pv, r);
+    round0_finish(&pv, p, terms, nterms, alpha, eqmid);
+    const ez_whir_oracle *po = &p->o0; /* the oracle the next queries go to */
+    size_t ns = 0;
+
+    for (unsigned i = 1; i <= M; i++) {
+        unsigned mv = par->mv[i], k = par->k[i];
+        size_t len = (size_t)1 << mv;
+        /* commit f_i (the folded polynomial, as a new oracle) */
+        st = EZ_ERR_NOMEM;
+        ood = ez_alloc_huge(len, sizeof *ood);
+        if (ood == NULL)
+            goto out;
+        ez_digest root;
+        if ((st = ez_whir_oracle_commit(&cur, &root, (const ez_fe *)pv.f, k + 1, k, mv - k, par->c[i])) != EZ_OK)
+            goto out;
+        ez_writer_bytes(proof, root.h, 32);
+        ez_transcript_absorb_bytes(t, EZ_WHIR_L_ROOT, root.h, 32);
+        /* out-of-domain sample: f_i(z) = sum_x f(x) eq(pow(z), x) */
+        ez_fe2 z = ez_transcript_challenge_fe2(t, EZ_WHIR_L_OODPT), zp[EZ_WHIR_MAX_VARS];
+        for (unsigned b = 0; b < mv; b++) {
+            zp[b] = z;
+            z = ez_fe2_sqr(z);
+        }
+        ez_whir_eq_bits(ood, zp, mv);
+        ez_fe2 ans = ez_fe2_zero();
+#pragma omp parallel if (len >= EZ_WHIR_PAR_MIN)
+        {
+            ez_fe2 part = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+            for (size_t x = 0; x < len; x++)
+                part = ez_fe2_add(part, ez_fe2_mul(pv.f[x], ood[x]));
+#pragma omp critical
+            ans = ez_fe2_add(ans, part);
+        }
+        ez_writer_bytes(proof, &ans, sizeof ans);
+        ez_transcript_absorb_fe2(t, EZ_WHIR_L_OOD, &ans, 1);
+        /* in-domain ("shift") queries to oracle i-1 */
+        size_t nd;
+        if ((st = answer_queries(&pv, po, par->t[i - 1], q, d, &nd)) != EZ_OK)
+            goto out;
+        /* combination randomness: the OOD constraint gets gamma, query j
+         * gamma^(j+2); W += gamma eq(pow(z), .), the queries become shift terms */
+        ez_fe2 gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE), gp = ez_fe2_mul(gamma, gamma);
+#pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
+        for (size_t x = 0; x < len; x++)
+            pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul(gamma, ood[x]));
+        free(ood);
+        ood = NULL;
+        unsigned logNp = po->logn + po->c;
+        for (unsigned j = 0; j < par->t[i - 1]; j++, gp = ez_fe2_mul(gp, gamma)) {
+            uint64_t e = ez_whir_point_exp(po->logn, po->c, q[j]);
+            sh[ns++] = (shift_term){.coef = gp, .e = e, .a = i - 1, .y = ez_whir_root_pow(logNp, e)};
+        }
+        /* oracle i-1 is done with; oracle i is queried next */
+        ez_whir_oracle_clear(&prev);
+        prev = cur;
+        memset(&cur, 0, sizeof cur);
+        po = &prev;
+        /* k_i sumcheck rounds */
+        shift_tables(&pv, par, i, po, sh, ns);
+        for (unsigned r = 0; r < k; r++)
+            sumcheck_round(&pv, r);
+        shift_advance(&pv, k, sh, ns);
+    }
+
+    /* Final round: f_F in the clear (its 2^mfinal hypercube values),
+     * the last oracle's queries, then the sumcheck of f_F W_F over the mfinal variables. */
+    size_t lf = (size_t)1 << par->mfinal;
+    ez_writer_bytes(proof, pv.f, lf * sizeof(ez_fe2));
+    ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, pv.f, lf);
+    size_t nd;
+    if ((st = answer_queries(&pv, po, par->t[M], q, d, &nd)) != EZ_OK)
+        goto out;
+    /* W_F = the dense part + every shift term on the remaining variables */
+    {
+        ez_fe *eb = (ez_fe *)eqmid; /* lf base entries fit: lf <= n1 */
+        for (size_t j = 0; j < ns; j++) {
+            ez_fe r[EZ_WHIR_MAX_VARS], y = sh[j].y;
+            for (unsigned b = 0; b < par->mfinal; b++) {
+                r[b] = y;
+                y = ez_fe_sqr(y);
+            }
+            ez_whir_eq_bits_base(eb, r, par->mfinal);
+            for (size_t x = 0; x < lf; x++)
+                pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul_fe(sh[j].coef, eb[x]));
+        }
+    }
+    pv.sp.nt = 0;
+    for (unsigned r = 0; r < par->mfinal; r++)
+        sumcheck_round(&pv, r);
+    st = proof->failed ? EZ_ERR_NOMEM : EZ_OK;
+out:
+    ez_whir_oracle_clear(&cur);
+    ez_whir_oracle_clear(&prev);
+    free(sh);
+    free(q);
+    free(d);
+    free(eqmid);
+    free(ood);
+    free(pv.f);
+    free(pv.W);
+    free(pv.tmp);
+    free(pv.sp.E);
+    free(pv.sp.P);
+    return st;
+}
