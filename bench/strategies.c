@@ -9,12 +9,15 @@
  * is verified against), then each strategy proves in its own forked process (so its peak
  * RSS is its own) and the proof is verified there.
  *
- * Output: one JSON object per (row, strategy) on stdout, then a table on stderr. Columns:
- * prove and verify seconds (wall; prove_cpu and verify_cpu: process CPU seconds, all
- * threads — this machine is shared, so CPU is the steadier number), proof bytes (the
- * argument, without the statement), committed advice elements, sumchecks, elements
- * touched including padding and the real ones (ez_work; walk only: the contractions,
- * merges and the other ops' reductions are not counted), peak RSS of the proving process.
+ * Output: one JSON object per (row, strategy) on stdout, a table on stderr. Columns:
+ * prove and verify seconds (wall; *_cpu: process CPU seconds, all threads — the machine
+ * is shared, so CPU is the steadier number), contractions_s (wall seconds of the EINSUM
+ * ops' reductions and their merges: the part the strategies change), walk_cpu_s (CPU of
+ * the whole walk, softmax included), proof bytes (the argument, without the statement)
+ * and walk bytes (the reductions alone; the rest is lookups and PCS openings, the same for
+ * every strategy), committed advice elements, sumchecks, elements touched including
+ * padding and the real ones (ez_work: the contraction ops and merges), peak RSS of the
+ * proving process.
  *
  * Usage: bench/strategies [--quick] [--row N]   (--quick: small rows for a smoke run;
  *        --row N: only row N). Built by `make bench/strategies`, not run by make check;
@@ -152,8 +155,8 @@ static double cpu_now(void)
 /* What a child reports. */
 typedef struct {
     int ok;
-    double setup_s, prove_s, prove_cpu, verify_s, verify_cpu;
-    uint64_t proof_bytes, sumchecks, touched, real;
+    double setup_s, prove_s, prove_cpu, verify_s, verify_cpu, contract_s, walk_cpu;
+    uint64_t proof_bytes, walk_bytes, committed, sumchecks, touched, real;
     long rss_kib;
     char why[256];
 } result;
@@ -207,6 +210,10 @@ static void setup_child(const row *r, const char *dir, result *out)
         return;
     }
     out->setup_s = ez_now() - t0;
+    ez_strategy_plan sp;
+    if (ez_strategy_describe(&sp, &p, EZ_STRATEGY_EINSUM, &d) == EZ_OK)
+        out->committed = sp.committed;
+    ez_strategy_plan_clear(&sp);
     snprintf(path, sizeof path, "%s/m.vk", dir);
     int ok = write_file(path, &vk) == 0;
     snprintf(path, sizeof path, "%s/m.pk", dir);
@@ -249,11 +256,15 @@ static void prove_child(const row *r, const char *dir, ez_strategy s, result *ou
     }
     out->prove_s = S.total;
     out->prove_cpu = S.cpu_total;
+    out->walk_cpu = S.cpu_sumchecks;
     for (size_t i = 0; i < S.nops; i++) {
         out->sumchecks += S.ops[i].work.sumchecks;
         out->touched += S.ops[i].work.touched;
         out->real += S.ops[i].work.real;
+        if (p.ops[i].kind == EZ_OP_EINSUM)
+            out->contract_s += S.ops[i].seconds;
     }
+    out->walk_bytes = pf.sec[EZ_PF_SEC_WALK].len;
     ez_writer buf;
     ez_writer_init(&buf);
     size_t stmt = 0;
@@ -330,8 +341,9 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 1;
     }
-    fprintf(stderr, "%-4s %-22s %-9s %8s %8s %9s %8s %10s %5s %12s %12s %8s\n", "row", "shape", "strategy",
-            "prove_s", "cpu_s", "verify_ms", "vcpu_ms", "proof_B", "sc", "touched", "real", "rss_MiB");
+    fprintf(stderr, "%-4s %-20s %-9s %7s %7s %7s %7s %6s %9s %7s %9s %4s %11s %11s %6s\n", "row", "shape", "strategy",
+            "prove_s", "cpu_s", "contr_s", "ver_ms", "vcpu", "proof_B", "walk_B", "committed", "sc", "touched",
+            "real", "rssMiB");
     int fails = 0;
     for (size_t ri = 0; ri < nrows; ri++) {
         if (only >= 0 && (size_t)only != ri)
@@ -356,18 +368,22 @@ int main(int argc, char **argv)
                 continue;
             }
             printf("{\"row\":%zu,\"S\":%u,\"D\":%u,\"H\":%u,\"E\":%u,\"G\":%u,\"R\":%u,\"strategy\":\"%s\","
-                   "\"setup_s\":%.3f,\"prove_s\":%.3f,\"prove_cpu_s\":%.3f,\"verify_s\":%.4f,\"verify_cpu_s\":%.4f,"
-                   "\"proof_bytes\":%llu,\"sumchecks\":%llu,\"touched\":%llu,\"real\":%llu,"
+                   "\"setup_s\":%.3f,\"prove_s\":%.3f,\"prove_cpu_s\":%.3f,\"walk_cpu_s\":%.3f,"
+                   "\"contractions_s\":%.4f,\"verify_s\":%.4f,\"verify_cpu_s\":%.4f,\"proof_bytes\":%llu,"
+                   "\"walk_bytes\":%llu,\"committed\":%llu,\"sumchecks\":%llu,\"touched\":%llu,\"real\":%llu,"
                    "\"peak_rss_bytes\":%lld}\n",
                    ri, r->S, r->D, r->H, r->E, r->G, r->R, ez_strategy_name((ez_strategy)s), su.setup_s, res.prove_s,
-                   res.prove_cpu, res.verify_s, res.verify_cpu, (unsigned long long)res.proof_bytes,
-                   (unsigned long long)res.sumchecks, (unsigned long long)res.touched, (unsigned long long)res.real,
-                   (long long)res.rss_kib * 1024);
+                   res.prove_cpu, res.walk_cpu, res.contract_s, res.verify_s, res.verify_cpu,
+                   (unsigned long long)res.proof_bytes, (unsigned long long)res.walk_bytes,
+                   (unsigned long long)su.committed, (unsigned long long)res.sumchecks,
+                   (unsigned long long)res.touched, (unsigned long long)res.real, (long long)res.rss_kib * 1024);
             fflush(stdout);
-            fprintf(stderr, "%-4zu %-22s %-9s %8.2f %8.2f %9.1f %8.1f %10llu %5llu %12llu %12llu %8.0f\n", ri, shape,
-                    ez_strategy_name((ez_strategy)s), res.prove_s, res.prove_cpu, res.verify_s * 1e3,
-                    res.verify_cpu * 1e3, (unsigned long long)res.proof_bytes, (unsigned long long)res.sumchecks,
-                    (unsigned long long)res.touched, (unsigned long long)res.real, (double)res.rss_kib / 1024);
+            fprintf(stderr, "%-4zu %-20s %-9s %7.2f %7.2f %7.3f %7.1f %6.1f %9llu %7llu %9llu %4llu %11llu %11llu %6.0f\n",
+                    ri, shape, ez_strategy_name((ez_strategy)s), res.prove_s, res.prove_cpu, res.contract_s,
+                    res.verify_s * 1e3, res.verify_cpu * 1e3, (unsigned long long)res.proof_bytes,
+                    (unsigned long long)res.walk_bytes, (unsigned long long)su.committed,
+                    (unsigned long long)res.sumchecks, (unsigned long long)res.touched, (unsigned long long)res.real,
+                    (double)res.rss_kib / 1024);
         }
     }
     char cmd[600];
