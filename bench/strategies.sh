@@ -7,7 +7,8 @@
 # usage: bench/strategies.sh [OUT.jsonl] [--quick]
 #   OUT.jsonl  where the JSON lines go (default bench/strategies.jsonl); the table goes to
 #              OUT.txt beside it and to stderr.
-# Environment: OMP_NUM_THREADS as you like (default: every core).
+# Environment: OMP_NUM_THREADS as you like (default: every core); OMP_WAIT_POLICY defaults
+# to passive here, so that idle OpenMP threads do not spin and CPU seconds count work.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +16,7 @@ src=$(cd "$here/.." && pwd)
 out=${1:-bench/strategies.jsonl}
 shift 2>/dev/null || true
 py=/usr/bin/python3
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 [ -x "$py" ] || py=python3
 
 make -s bench/strategies >/dev/null

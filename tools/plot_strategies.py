@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """plot_strategies — prove time and proof bytes against head width, one line per strategy,
 from the JSON lines of bench/strategies (bench/strategies.sh). One column per head count at
-S = 128; rows: the whole prover's CPU seconds, the contractions' wall milliseconds (the
+S = 128; rows: the whole prover's CPU seconds, the contractions' CPU milliseconds (the
 part the strategies change), the proof's bytes, the walk's bytes (the reductions; the
 rest of a proof is lookups and PCS openings, the same for every strategy).
 
@@ -33,7 +33,7 @@ def main():
             xs = [e for e, _ in pts]
             panels = [
                 [r["prove_cpu_s"] for _, r in pts],
-                [r["contractions_s"] * 1e3 for _, r in pts],
+                [r["contractions_cpu_s"] * 1e3 for _, r in pts],
                 [r["proof_bytes"] / 1024 for _, r in pts],
                 [r["walk_bytes"] / 1024 for _, r in pts],
             ]
@@ -41,7 +41,7 @@ def main():
                 axes[i][j].plot(xs, ys, color=color, marker=marker, label=strat)
         axes[0][j].set_title("S = %d, D = %d, %d heads" % (S, [r for r in rows if r["S"] == S][0]["D"], h))
         axes[0][j].set_ylabel("prove (CPU s, whole layer)")
-        axes[1][j].set_ylabel("contractions + merges (ms, wall)")
+        axes[1][j].set_ylabel("contractions + merges (CPU ms)")
         axes[2][j].set_ylabel("proof (KiB)")
         axes[3][j].set_ylabel("walk: the reductions (KiB)")
         axes[3][j].set_xlabel("head width E")

@@ -136,7 +136,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         ez_claim_list *l = &c.tclaims[op->out];
         if (l->n == 0)
             continue; /* nothing depends on this op */
-        double ts = ez_now();
+        double ts = ez_now(), tc = ez_prove_cpu_now();
         size_t b0 = c.w->len;
         const ez_plan_tensor *to = &p->tensors[op->out];
         ez_claim m = {0};
@@ -162,6 +162,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
             goto out;
         }
         S.ops[i].seconds = ez_now() - ts;
+        S.ops[i].cpu_seconds = ez_prove_cpu_now() - tc;
         S.ops[i].bytes = c.w->len - b0;
         progress(opts, "sumchecks", (double)(p->nops - i) / (double)p->nops);
     }

@@ -68,6 +68,7 @@ typedef struct {
 
 typedef struct {
     double seconds;       /* merge + reduction of this op */
+    double cpu_seconds;   /* the same in process CPU seconds (all threads) */
     uint64_t bytes;       /* walk bytes of this op (merge + reduction) */
     ez_work work;         /* sumchecks and elements touched by its reduction (strategy.h),
                              the fan-out merge of its output's claims included */
