@@ -44,9 +44,11 @@ uint64_t ez_sumcheck_box_touched(const ez_sumcheck_box *b, bool padded);
  *      factors[j] — compact tables of ez_sumcheck_box_size(box) entries (not modified).
  * Out: proof, point, evals — as ez_sumcheck_prove (bytes identical); touched (may be
  *      NULL) += the entries read (ez_sumcheck_box_touched(box, false)).
- * Cost: O(nfactors * touched) field operations; scratch: one extension table per factor
- *      of half the compact size (after round one the tables shrink), the eq tables of
- *      the blocks. OpenMP over the outer block of a round.
+ * Cost: O(nfactors * touched) field operations (extension arithmetic: slower per entry
+ *      than the dense kernels, which is why callers use them when nothing is padded);
+ *      scratch: one extension table per factor, smaller than the compact table (the first
+ *      bind halves the leading block), the eq tables of the blocks. OpenMP over the
+ *      outer block of a round.
  * Returns EZ_OK, EZ_ERR_INVALID (a shape outside the above) or EZ_ERR_NOMEM. */
 ez_status ez_sumcheck_prove_box(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
                                 const ez_fe2 *eq_point, const ez_sumcheck_box *box,

@@ -83,9 +83,8 @@ static ez_status fold_view(const int64_t *data, const uint64_t *dims, unsigned r
             kept *= pd[a];
     }
     uint64_t stride[EZ_MAX_RANK];
-    for (unsigned a = 0, x = 0; a < rank; a++) {
-        unsigned ma = a < m0 || m1 <= m0 ? a : a < m1 ? m0 : a - (m1 - m0) + 1;
-        (void)x;
+    for (unsigned a = 0; a < rank; a++) {
+        unsigned ma = a < m0 || m1 <= m0 ? a : a < m1 ? m0 : a - (m1 - m0) + 1; /* its merged axis */
         stride[a] = mstride[ma] * inner[a];
     }
     ez_fe *pad = ez_alloc_array(n, sizeof *pad);

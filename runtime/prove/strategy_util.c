@@ -141,7 +141,7 @@ ez_status ez_su_head_tables(const ez_plan_op *op, const ez_plan_tensor *tensors,
         bool zero = false;
         for (unsigned j = 0; j < h->nhead; j++) {
             unsigned x = h->head[j];
-            if (kept[x] && ((k == 0 && h->in_a[x]) || (k == 1 && h->in_b[x])))
+            if (kept[x]) /* the operand's own head index */
                 off += hc[j] * kstride[x];
             else if (hc[j] >= op->idx_size[x])
                 zero = true; /* a replicated index' padding: a dummy head */
