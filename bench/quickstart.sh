@@ -14,12 +14,12 @@ py=/usr/bin/python3
 
 step() { printf '== %s\n' "$*" >&2; }
 step "compile $model $*"
-$E compile "$model" "$@" -o "$out/$name.einc"
+$E compile "$model" "$@" -o "$out/$name.einc" >&2
 step "gen (seed 1)"
 $E gen "$out/$name.einc" --seed 1 --weights "$out/$name.safetensors" --input "$out/$name.input.json"
 step "setup (commit the weights)"
 t0=$(date +%s.%N)
-$E setup "$out/$name.einc" --weights "$out/$name.safetensors" --vk "$out/$name.vk" --pk "$out/$name.pk"
+$E setup "$out/$name.einc" --weights "$out/$name.safetensors" --vk "$out/$name.vk" --pk "$out/$name.pk" >&2
 t1=$(date +%s.%N)
 step "run (integer inference, for the prove/run ratio)"
 $E run "$out/$name.einc" --weights "$out/$name.safetensors" --input "$out/$name.input.json" -o "$out/$name.out.json"

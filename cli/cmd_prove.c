@@ -27,11 +27,12 @@
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
 
-enum { O_PK, O_WEIGHTS, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
+enum { O_PK, O_WEIGHTS, O_PCS, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_PK] = {"--pk", "MODEL.pk", 0, "the proving key from `einzk setup` (weights already quantized and committed)"},
     [O_WEIGHTS] = {"--weights", "W.safetensors", 0, "the weights instead of a proving key (committed here)"},
+    [O_PCS] = {"--pcs", "SCHEME", 0, "with --weights: the commitment scheme, whir (default) or ligero"},
     [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "the public input (JSON)"},
     [O_OUT] = {"-o", "PROOF", EZ_CLI_REQUIRED, "write the proof (with the input and the claimed outputs) here"},
     [O_JSON] = {"--json", NULL, 0, "print sizes and per-phase and per-op times as one JSON object on stdout"},
@@ -107,6 +108,11 @@ int ez_cmd_prove(int argc, char **argv)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "give exactly one of --pk and --weights");
     if (!ez_cli_threads(&args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
+    unsigned scheme;
+    if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
+        return EZ_EXIT_USAGE;
+    if (args.value[O_PCS] && pkpath)
+        return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
     bool progress = isatty(2) && !json;
     ez_diag d = {{0}};
@@ -129,6 +135,8 @@ int ez_cmd_prove(int argc, char **argv)
     rc = EZ_EXIT_OK;
     double wcommit_s = 0, exec_s = 0, wcommit_cpu = 0, exec_cpu = 0;
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
+    if (st == EZ_OK)
+        st = ez_file_check_writable(opath, &d);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
@@ -160,7 +168,7 @@ int ez_cmd_prove(int argc, char **argv)
     if (wpath) {
         if (progress)
             fprintf(stderr, "einzk prove: committing the weights\n");
-        if ((st = ez_weights_commit(&own, &com, &plan, &tr, &d)) != EZ_OK)
+        if ((st = ez_weights_commit_scheme(&own, &com, &plan, &tr, scheme, &d)) != EZ_OK)
             goto fail;
         weights = own;
         wcommit_s = ez_now() - t0;

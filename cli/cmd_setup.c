@@ -1,8 +1,8 @@
 /* einzk setup MODEL.einc --weights W.safetensors --vk MODEL.vk --pk MODEL.pk
  *
  * Quantizes the weights (each checked against its declared width), commits them once
- * (runtime/prove.h ez_weights_commit: the padded layout of every weight, plan order, one
- * Ligero commitment), proves once that every committed weight lies in its width (the
+ * (runtime/prove/weights.h: the padded layout of every weight, plan order, one commitment:
+ * WHIR by default, --pcs ligero for Ligero; the proofs then use the same scheme), proves once that every committed weight lies in its width (the
  * weight range proof, runtime/prove.h) and writes
  *   MODEL.vk — the plan, the weight commitment and that proof: all a verifier needs;
  *   MODEL.pk — the plan digest, the quantized weights and the commitment's prover data,
@@ -21,12 +21,13 @@
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
 
-enum { O_WEIGHTS, O_VK, O_PK, O_N };
+enum { O_WEIGHTS, O_VK, O_PK, O_PCS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
     [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "write the verifying key here (plan, weight commitment)"},
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "write the proving key here (quantized weights)"},
+    [O_PCS] = {"--pcs", "SCHEME", 0, "the commitment scheme: whir (default: small proofs) or ligero"},
 };
 
 const ez_cli_cmd ez_cli_cmd_setup = {
@@ -44,6 +45,11 @@ int ez_cmd_setup(int argc, char **argv)
     const char *model = args.operand, *wpath = args.value[O_WEIGHTS];
     const char *vkpath = args.value[O_VK], *pkpath = args.value[O_PK];
     bool progress = isatty(2);
+    unsigned scheme;
+    if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
+        return EZ_EXIT_USAGE;
+    if (!strcmp(vkpath, pkpath))
+        return ez_cli_usage_error(&ez_cli_cmd_setup, "--vk and --pk name the same file: %s", vkpath);
     ez_diag d = {{0}};
     ez_plan plan;
     ez_trace tr;
@@ -58,6 +64,10 @@ int ez_cmd_setup(int argc, char **argv)
     rc = EZ_EXIT_OK;
     double t0 = ez_now();
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
+    if (st == EZ_OK)
+        st = ez_file_check_writable(vkpath, &d);
+    if (st == EZ_OK)
+        st = ez_file_check_writable(pkpath, &d);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
@@ -68,7 +78,7 @@ int ez_cmd_setup(int argc, char **argv)
         goto fail;
     if (progress)
         fprintf(stderr, "einzk setup: committing the weights\n");
-    if ((st = ez_weights_commit(&pcs, &com, &plan, &tr, &d)) != EZ_OK)
+    if ((st = ez_weights_commit_scheme(&pcs, &com, &plan, &tr, scheme, &d)) != EZ_OK)
         goto fail;
     if (progress)
         fprintf(stderr, "einzk setup: proving the weights' widths\n");

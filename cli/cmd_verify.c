@@ -1,16 +1,23 @@
-/* einzk verify --vk MODEL.vk PROOF [--input IN.json] [-o OUT.json] [--json] [--threads N]
+/* einzk verify --vk MODEL.vk FILE [--input IN.json] [-o OUT.json] [--model MODEL.ein [-D N=V]...]
+ *              [--prompt TEXT | --prompt-tokens IDS] [--vocab V.json] [--json] [--threads N]
  *
- * Verifies PROOF against the verifying key only (runtime/verify.h): no weights, no trace.
- *   --input IN.json  also require the proof's public input to equal IN.json quantized
- *                    (the same quantization as `run` and `prove`);
- *   -o OUT.json      write the proven outputs, dequantized, when the proof is accepted;
- *   --json           print {"accepted", "verify_seconds"[, "reason"]} on stdout;
+ * Verifies FILE — a proof or a certificate (`einzk certify`) — against the verifying key
+ * only (runtime/prove/verify.h, runtime/prove/certify.h): no weights, no trace.
+ *   --input IN.json  (proofs) also require the public input to equal IN.json quantized;
+ *   -o OUT.json      (proofs) write the proven outputs, dequantized, when accepted;
+ *   --model MODEL.ein  recompile the source (with the -D overrides) and require the vk's
+ *                    plan digest to equal it, so the vk is known to be the model read;
+ *   --prompt, --prompt-tokens  (certificates) require this prompt;
+ *   --vocab V.json   (certificates) print the prompt and the certified text as text;
+ *   --json           print {"accepted", "verify_seconds"[, "reason"]} (certificates add
+ *                    "prompt_tokens", "output_tokens", "stop"[, "text"]);
  *   --threads N      OpenMP threads (default ONE: the verifier's work — tens of
  *                    milliseconds of short loops — is smaller than what waking and
  *                    joining a second thread costs per loop; measured on the 2-core VM:
  *                    35-45 ms with one thread, 110-150 ms with two spinning threads).
- * Exit 0 accepted; 1 rejected (also malformed or truncated proofs and keys, a proof of
- * another model, a different input); 2 usage; 4 unreadable files or a bad IN.json. */
+ * Exit 0 accepted; 1 rejected (malformed or truncated proofs, a proof of another model or
+ * other weights, a different input or prompt, a vk of another source); 2 usage; 4 files
+ * that cannot be read or are of the wrong kind (a pk given as --vk), a bad IN.json. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,24 +25,35 @@
 
 #include "cli/cli.h"
 #include "cli/model.h"
+#include "cli/prompt.h"
+#include "compiler/einc.h"
+#include "runtime/formats/certificate.h"
+#include "runtime/formats/sections.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/io/quant.h"
 #include "runtime/io/tensorio.h"
+#include "runtime/prove/certify.h"
 #include "runtime/prove/verify.h"
 
-enum { O_VK, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
+enum { O_VK, O_INPUT, O_OUT, O_MODEL, O_DEFINE, O_PROMPT, O_TOKENS, O_VOCAB, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "the verifying key from `einzk setup` (no weights are needed)"},
     [O_INPUT] = {"--input", "IN.json", 0, "also require the proof's public input to be IN.json, quantized"},
     [O_OUT] = {"-o", "OUT.json", 0, "write the proven outputs, dequantized, here when the proof is accepted"},
-    [O_JSON] = {"--json", NULL, 0, "print {\"accepted\", \"verify_seconds\"[, \"reason\"]} on stdout"},
+    [O_MODEL] = {"--model", "MODEL.ein", 0, "also require the vk to be this source's (recompiled, digest compared)"},
+    [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "with --model: the param overrides it was compiled with"},
+    [O_PROMPT] = {"--prompt", "TEXT", 0, "a certificate: also require this prompt (needs --vocab)"},
+    [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "a certificate: also require this prompt, as token ids"},
+    [O_VOCAB] = {"--vocab", "V.json", 0, "a certificate: show the prompt and the certified text as text"},
+    [O_JSON] = {"--json", NULL, 0, "print {\"accepted\", \"verify_seconds\"[, \"reason\"], ...} on stdout"},
     [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default 1: the verifier's loops are short)"},
 };
 
 const ez_cli_cmd ez_cli_cmd_verify = {
-    "verify", ez_cmd_verify, "PROOF", "proof file",
-    "Verify a proof with the verifying key alone (exit 0 accepted, 1 rejected).", opts, O_N, NULL,
+    "verify", ez_cmd_verify, "FILE", "proof or certificate",
+    "Verify a proof or a certificate with the verifying key alone (exit 0 accepted, 1 rejected).", opts, O_N,
+    "FILE is a proof (`einzk prove`) or a certificate (`einzk certify`).",
 };
 
 static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t)
@@ -118,6 +136,7 @@ static ez_status write_outputs(const ez_plan *p, const ez_statement *s, const ch
             continue;
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)i);
         spec_of(&specs[n], t);
+        specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(x->n ? x->n : 1, sizeof(double))) == NULL)
             goto out;
         for (uint64_t e = 0; e < x->n; e++)
@@ -134,6 +153,65 @@ out:
     return st;
 }
 
+/* The verifier's side of a certificate: verdict in *accepted (reason in why), plus the
+ * prompt check; jo gets the certified text. */
+static ez_status verify_certificate(const ez_vk *vk, const uint8_t *data, size_t len, const int64_t *prompt,
+                                    size_t np, const ez_vocab *vocab, bool json, json_t *jo, bool *accepted,
+                                    ez_diag *why)
+{
+    ez_certificate cert;
+    ez_status st = ez_certificate_decode(&cert, data, len, why);
+    *accepted = false;
+    if (st == EZ_ERR_FORMAT)
+        return EZ_OK; /* malformed: rejected */
+    if (st != EZ_OK)
+        return st;
+    st = ez_certify_verify(vk, &cert, accepted, NULL, why);
+    if (st == EZ_ERR_UNSUPPORTED) {
+        *accepted = false;
+        st = EZ_OK;
+    }
+    if (st == EZ_OK && *accepted && prompt &&
+        (np != cert.gen.nprompt || memcmp(prompt, cert.gen.tokens, np * sizeof *prompt) != 0)) {
+        *accepted = false;
+        ez_diag_set(why, "the certificate's prompt differs from the one given (%llu tokens certified, %zu given)",
+                    (unsigned long long)cert.gen.nprompt, np);
+    }
+    if (st == EZ_OK && *accepted) {
+        if (json) {
+            json_t *g = ez_cli_generation_json(&cert.gen, vocab);
+            json_object_update(jo, g);
+            json_decref(g);
+        } else {
+            ez_cli_print_generation(stdout, &cert.gen, vocab);
+        }
+    }
+    ez_certificate_clear(&cert);
+    return st;
+}
+
+/* --model: the vk's plan must be the source's, compiled with the same overrides. */
+static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_diag *why)
+{
+    ez_cli_defines defs;
+    ez_plan plan;
+    if (!ez_cli_defines_get(&defs, a, O_DEFINE))
+        return EZ_EXIT_USAGE;
+    int rc = ez_cli_compile("verify", a->value[O_MODEL], &defs, &plan);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    *same = memcmp(plan.digest, vk->plan.digest, sizeof plan.digest) == 0;
+    if (!*same) {
+        char hv[65], hm[65];
+        ez_plan_digest_hex(&vk->plan, hv);
+        ez_plan_digest_hex(&plan, hm);
+        ez_diag_set(why, "the verifying key is not %s's: its plan digest is %.16s, the source compiles to %.16s",
+                    a->value[O_MODEL], hv, hm);
+    }
+    ez_plan_clear(&plan);
+    return EZ_CLI_RUN;
+}
+
 int ez_cmd_verify(int argc, char **argv)
 {
     ez_cli_args args;
@@ -143,14 +221,25 @@ int ez_cmd_verify(int argc, char **argv)
     const char *vkpath = args.value[O_VK], *ppath = args.operand;
     const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
     bool json = args.n[O_JSON] > 0;
+    if (args.value[O_PROMPT] && args.value[O_TOKENS])
+        return ez_cli_usage_error(&ez_cli_cmd_verify, "give at most one of --prompt and --prompt-tokens");
+    if (args.value[O_PROMPT] && !args.value[O_VOCAB])
+        return ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt needs --vocab V.json to turn the text into tokens");
+    if (args.n[O_DEFINE] && !args.value[O_MODEL])
+        return ez_cli_usage_error(&ez_cli_cmd_verify, "-D goes with --model MODEL.ein");
     if (!ez_cli_threads(&args, O_THREADS, 1))
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}}, why = {{0}};
     ez_vk vk;
     ez_proof pf;
+    ez_vocab vocab = {0};
+    const ez_vocab *vp = NULL;
+    int64_t *prompt = NULL;
+    size_t np = 0;
     uint8_t *vkb = NULL, *pb = NULL;
     size_t vklen = 0, plen = 0;
-    bool accepted = false, decoded = false;
+    bool accepted = false, decoded = false, is_cert = false;
+    json_t *jo = json_object();
     ez_vk_init(&vk);
     ez_proof_init(&pf);
     rc = EZ_EXIT_OK;
@@ -158,14 +247,52 @@ int ez_cmd_verify(int argc, char **argv)
     ez_status st = ez_file_read(vkpath, &vkb, &vklen, &d);
     if (st == EZ_OK)
         st = ez_file_read(ppath, &pb, &plen, &d);
+    if (st == EZ_OK && args.value[O_VOCAB] && (st = ez_vocab_load(&vocab, args.value[O_VOCAB], &d)) == EZ_OK)
+        vp = &vocab;
+    if (st == EZ_OK && (args.value[O_PROMPT] || args.value[O_TOKENS]))
+        st = ez_cli_prompt(args.value[O_TOKENS], args.value[O_PROMPT], &vocab, &prompt, &np, &d);
     if (st != EZ_OK)
         goto fail;
+    /* files of the wrong kind are the operator's error (exit 4), not a rejection */
+    const char *vkind = ez_file_kind(vkb, vklen), *pkind = ez_file_kind(pb, plen);
+    if (vkind && strcmp(vkind, "verifying key") != 0) {
+        ez_diag_set(&d, "%s is a %s, not a verifying key (`einzk setup --vk` writes one)", vkpath, vkind);
+        st = EZ_ERR_INPUT;
+        goto fail;
+    }
+    if (pkind && strcmp(pkind, "proof") != 0 && strcmp(pkind, "certificate") != 0) {
+        ez_diag_set(&d, "%s is a %s, not a proof or a certificate", ppath, pkind);
+        st = EZ_ERR_INPUT;
+        goto fail;
+    }
+    is_cert = pkind && !strcmp(pkind, "certificate");
+    if (is_cert && (ipath || opath)) {
+        rc = ez_cli_usage_error(&ez_cli_cmd_verify, "--input and -o are for proofs; %s is a certificate", ppath);
+        goto out;
+    }
+    if (!is_cert && (prompt || vp)) {
+        rc = ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt, --prompt-tokens and --vocab are for certificates");
+        goto out;
+    }
     /* a malformed key or proof is a rejection (exit 1), not an I/O error */
     if ((st = ez_vk_decode(&vk, vkb, vklen, &why)) != EZ_OK) {
         if (st != EZ_ERR_FORMAT)
             goto fail;
         ez_diag tmp = why;
         ez_diag_set(&why, "the verifying key is malformed: %s", tmp.msg);
+        goto verdict;
+    }
+    if (args.value[O_MODEL]) {
+        bool same = false;
+        if ((rc = check_model(&args, &vk, &same, &why)) != EZ_CLI_RUN)
+            goto out;
+        rc = EZ_EXIT_OK;
+        if (!same)
+            goto verdict;
+    }
+    if (is_cert) {
+        if ((st = verify_certificate(&vk, pb, plen, prompt, np, vp, json, jo, &accepted, &why)) != EZ_OK)
+            goto fail;
         goto verdict;
     }
     if ((st = ez_proof_decode(&pf, pb, plen, &why)) != EZ_OK) {
@@ -192,14 +319,12 @@ verdict:
     if (accepted && opath && decoded && (st = write_outputs(&vk.plan, &pf.stmt, opath, &d)) != EZ_OK)
         goto fail;
     if (json) {
-        json_t *o = json_object();
-        json_object_set_new(o, "accepted", json_boolean(accepted));
-        json_object_set_new(o, "verify_seconds", json_real(seconds));
+        json_object_set_new(jo, "accepted", json_boolean(accepted));
+        json_object_set_new(jo, "verify_seconds", json_real(seconds));
         if (!accepted)
-            json_object_set_new(o, "reason", json_string(why.msg[0] ? why.msg : "rejected"));
-        json_dumpf(o, stdout, JSON_COMPACT);
+            json_object_set_new(jo, "reason", json_string(why.msg[0] ? why.msg : "rejected"));
+        json_dumpf(jo, stdout, JSON_COMPACT);
         fputc('\n', stdout);
-        json_decref(o);
     } else if (accepted) {
         printf("accepted (%.3f s)\n", seconds);
     } else {
@@ -211,6 +336,9 @@ fail:
     ez_cli_error("verify", st, &d);
     rc = ez_exit_for_status(st);
 out:
+    json_decref(jo);
+    free(prompt);
+    ez_vocab_clear(&vocab);
     ez_proof_clear(&pf);
     ez_vk_clear(&vk);
     free(vkb);

@@ -33,6 +33,7 @@ void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d)
 static const ez_cli_cmd *const commands[] = {
     &ez_cli_cmd_check, &ez_cli_cmd_compile, &ez_cli_cmd_info, &ez_cli_cmd_gen,
     &ez_cli_cmd_run,   &ez_cli_cmd_setup,   &ez_cli_cmd_prove, &ez_cli_cmd_verify,
+    &ez_cli_cmd_generate, &ez_cli_cmd_certify,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -11,8 +12,12 @@
 #include "cli/cli.h"
 #include "compiler/diag.h"
 #include "compiler/einc.h"
+#include "compiler/lower.h"
+#include "compiler/schedule.h"
 #include "runtime/exec/exec.h"
+#include "runtime/prove/margins.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/weights.h"
 
 int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, ez_program **prog)
 {
@@ -79,5 +84,93 @@ bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt)
     if (n > 0)
         omp_set_num_threads((int)n);
 #endif
+    return true;
+}
+
+/* The model name when the source has none: the file name without directory and ".ein". */
+static void file_stem(const char *path, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".ein"))
+        n -= 4;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, base, n);
+    out[n] = 0;
+}
+
+int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, ez_plan *plan)
+{
+    ez_diag d = {{0}};
+    ez_program *prog = NULL;
+    char stem[EZ_MAX_NAME];
+    ez_status st = EZ_OK;
+    int rc;
+    ez_plan_init(plan);
+    if ((rc = ez_cli_front(cmd, in, defs, &prog)) != EZ_CLI_RUN)
+        return rc;
+    rc = EZ_CLI_RUN;
+    file_stem(in, stem, sizeof stem);
+    if ((st = ez_lower(plan, prog, stem, &d)) != EZ_OK || (st = ez_plan_schedule(plan, &d)) != EZ_OK) {
+        /* the model breaks a plan limit (indices per op, sumcheck variables, ...) */
+        if (st == EZ_ERR_INVALID) {
+            fprintf(stderr, "%s: error: %s\n", in, d.msg);
+            rc = EZ_EXIT_SOURCE;
+            goto out;
+        }
+        goto fail;
+    }
+    /* every relation the proof will check must be unique over the integers (no wrap
+     * modulo p): refuse the model otherwise, naming the statement and the widest width
+     * that would fit (runtime/prove/margins.h) */
+    size_t bad;
+    if ((st = ez_plan_soundness(plan, &bad, &d)) == EZ_ERR_NUMERIC) {
+        fprintf(stderr, "%s:%u: error: %s\n", in, bad < plan->nops ? plan->ops[bad].line : 0, d.msg);
+        if (bad < plan->nops) {
+            const ez_plan_tensor *t = &plan->tensors[plan->ops[bad].out];
+            unsigned w = ez_margins_widest_width(plan, bad);
+            if (w > 0)
+                fprintf(stderr, "help: '%s' has %u bits; at most %u bits fit (@bits(%u)), or use a smaller scale\n",
+                        t->source_name, t->bits, w, w);
+            else
+                fprintf(stderr, "help: no width of '%s' fits: narrow its operands or use a smaller scale\n",
+                        t->source_name);
+        }
+        rc = EZ_EXIT_SOURCE;
+        goto out;
+    }
+    if (st == EZ_OK)
+        st = ez_plan_compute_digest(plan, &d);
+    if (st == EZ_OK)
+        goto out;
+fail:
+    ez_cli_error(cmd, st, &d);
+    rc = ez_exit_for_status(st);
+    /* a plan the compiler itself cannot encode is a bug, not a usage error */
+    if (st == EZ_ERR_INVALID)
+        rc = EZ_EXIT_INTERNAL;
+out:
+    if (rc != EZ_CLI_RUN)
+        ez_plan_clear(plan);
+    ez_program_free(prog);
+    return rc;
+}
+
+bool ez_cli_pcs_scheme(const ez_cli_args *a, unsigned opt, unsigned *scheme)
+{
+    const char *v = a->value[opt];
+    *scheme = EZ_PCS_DEFAULT_SCHEME;
+    if (v == NULL)
+        return true;
+    if (!strcmp(v, "whir"))
+        *scheme = EZ_PCS_SCHEME_WHIR;
+    else if (!strcmp(v, "ligero"))
+        *scheme = EZ_PCS_SCHEME_LIGERO_P1;
+    else {
+        ez_cli_usage_error(a->cmd, "%s must be ligero or whir, not '%s'", a->cmd->opts[opt].name, v);
+        return false;
+    }
     return true;
 }

@@ -18,6 +18,18 @@
  * file: EZ_EXIT_INPUT; out of memory: EZ_EXIT_INTERNAL). */
 int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, ez_program **prog);
 
+/* The whole compiler for compile and `verify --model`: the front end (ez_cli_front), the
+ * plan, its EqSchedules, the field margins of every relation (a model whose relation could
+ * wrap modulo p is refused naming the statement and the widest width that fits) and the
+ * digest. Returns EZ_CLI_RUN with *plan set (ez_plan_clear), else the exit code after
+ * printing (EZ_EXIT_SOURCE for the model's errors). */
+int ez_cli_compile(const char *cmd, const char *path, const ez_cli_defines *defs, ez_plan *plan);
+
+/* The commitment scheme of option opt of a (a --pcs ligero|whir row), or the default
+ * (EZ_PCS_DEFAULT_SCHEME: WHIR) when it is absent. Returns false after printing a usage
+ * error for another value. */
+bool ez_cli_pcs_scheme(const ez_cli_args *a, unsigned opt, unsigned *scheme);
+
 /* How much of a plan to check after reading it. */
 typedef enum {
     EZ_CLI_PLAN_READ,  /* read only (gen: it writes data for any plan) */

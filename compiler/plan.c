@@ -31,6 +31,13 @@ void ez_plan_clear(ez_plan *p)
     memset(p, 0, sizeof *p);
 }
 
+bool ez_plan_tensor_is_index(const ez_plan *p, size_t t)
+{
+    const ez_plan_tensor *x = &p->tensors[t];
+    return x->kind == EZ_TENSOR_TOKENS ||
+           (x->kind == EZ_TENSOR_ACT && x->producer >= 0 && p->ops[x->producer].kind == EZ_OP_ARGMAX);
+}
+
 uint64_t ez_plan_tensor_numel(const ez_plan_tensor *t)
 {
     uint64_t n = 1;

@@ -202,6 +202,10 @@ void ez_plan_init(ez_plan *p);
 void ez_plan_clear(ez_plan *p);
 
 /* Number of elements of a tensor (product of dims; 1 for rank 0). */
+/* Does tensor t hold integer ids rather than fixed-point reals: the token input, or an
+ * argmax's indices? (Written as JSON integers; an output file is an input file.) */
+bool ez_plan_tensor_is_index(const ez_plan *p, size_t t);
+
 uint64_t ez_plan_tensor_numel(const ez_plan_tensor *t);
 
 const char *ez_op_kind_name(ez_op_kind k);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 const char *ez_status_str(ez_status s)
@@ -391,20 +393,69 @@ out:
     return st;
 }
 
-ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d)
+/* The directory part of path ("." when it has none) into buf. */
+static void dir_of(const char *path, char *buf, size_t cap)
 {
-    FILE *f = fopen(path, "wb");
-    if (f == NULL) {
-        ez_diag_set(d, "%s: %s", path, strerror(errno));
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(buf, cap, ".");
+    else if (slash == path)
+        snprintf(buf, cap, "/");
+    else
+        snprintf(buf, cap, "%.*s", (int)(slash - path), path);
+}
+
+ez_status ez_file_check_writable(const char *path, ez_diag *d)
+{
+    char dir[4096];
+    struct stat sb;
+    dir_of(path, dir, sizeof dir);
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        ez_diag_set(d, "%s: the directory %s does not exist", path, dir);
         return EZ_ERR_IO;
     }
-    size_t put = len ? fwrite(data, 1, len, f) : 0;
-    int closed = fclose(f);
-    if (put != len || closed != 0) {
-        ez_diag_set(d, "%s: write failed: %s", path, strerror(errno));
+    if (access(dir, W_OK) != 0) {
+        ez_diag_set(d, "%s: the directory %s is not writable", path, dir);
+        return EZ_ERR_IO;
+    }
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        ez_diag_set(d, "%s is a directory", path);
         return EZ_ERR_IO;
     }
     return EZ_OK;
+}
+
+ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d)
+{
+    /* a temporary file in the same directory, renamed over path only when complete: an
+     * interrupted run never leaves a partial file under the final name */
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (tmp == NULL)
+        return EZ_ERR_NOMEM;
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        ez_diag_set(d, "%s: %s", path, strerror(errno));
+        free(tmp);
+        return EZ_ERR_IO;
+    }
+    (void)fchmod(fd, 0644);
+    FILE *f = fdopen(fd, "wb");
+    size_t put = f && len ? fwrite(data, 1, len, f) : 0;
+    int closed = f ? fclose(f) : close(fd);
+    ez_status st = EZ_OK;
+    if (f == NULL || put != len || closed != 0) {
+        ez_diag_set(d, "%s: write failed: %s", path, strerror(errno));
+        st = EZ_ERR_IO;
+    } else if (rename(tmp, path) != 0) {
+        ez_diag_set(d, "%s: %s", path, strerror(errno));
+        st = EZ_ERR_IO;
+    }
+    if (st != EZ_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
 }
 
 unsigned ez_edit_distance(const char *a, const char *b)

@@ -166,6 +166,11 @@ void ez_suggest_try(ez_suggest *s, const char *cand);
 
 /* Whole-file helpers. ez_file_read returns EZ_ERR_IO with a diag naming the file. */
 ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d);
+/* Atomic: the bytes go to a temporary file in path's directory, renamed to path when
+ * complete (an interrupted run leaves no partial file under path). */
 ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d);
+/* Can path be written (its directory exists and is writable, path is no directory)?
+ * Checked before long work, so a bad -o fails in milliseconds. EZ_OK or EZ_ERR_IO. */
+ez_status ez_file_check_writable(const char *path, ez_diag *d);
 
 #endif

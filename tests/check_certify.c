@@ -343,6 +343,7 @@ START_TEST(test_certify_rejects_later_tied_index)
         ez_prove_opts po = {.unchecked = true, .wplan = p};
         ez_proof pf;
         ez_writer w;
+        ez_proof_init(&pf);
         ez_writer_init(&w);
         ez_status pst = ez_prove(&rp, &tr, m.pk.pcs, &po, &pf, NULL, &d);
         ck_assert_msg(pst == EZ_OK, "lie %d: status %d: %s", lie, (int)pst, d.msg);
@@ -373,13 +374,20 @@ START_TEST(test_certify_cost_follows_length)
 {
     ez_pfx f;
     ez_diag d = {{0}};
-    ez_pfx_compile(&f, lm_src);
+    /* at context 1024 and width 64 (the fixed function tables are then a small part) */
+    char src[4096];
+    snprintf(src, sizeof src, "%s", lm_src);
+    char *at = strstr(src, "S = 16, D = 8");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "S=1024, D=64", 12);
+    at[12] = ' ';
+    ez_pfx_compile(&f, src);
     ez_positions ps;
     ck_assert_int_eq(ez_positions_analyze(&ps, &f.plan, &d), EZ_OK);
     ez_layout_sizes full, quarter;
     ez_plan r16, r4;
-    ck_assert_int_eq(ez_plan_restrict(&r16, &f.plan, &ps, 16, &d), EZ_OK);
-    ck_assert_int_eq(ez_plan_restrict(&r4, &f.plan, &ps, 4, &d), EZ_OK);
+    ck_assert_int_eq(ez_plan_restrict(&r16, &f.plan, &ps, 1024, &d), EZ_OK);
+    ck_assert_int_eq(ez_plan_restrict(&r4, &f.plan, &ps, 256, &d), EZ_OK);
     ck_assert_msg(ez_layout_sizes_compute(&full, &r16, &d) == EZ_OK, "%s", d.msg);
     ck_assert_msg(ez_layout_sizes_compute(&quarter, &r4, &d) == EZ_OK, "%s", d.msg);
     ck_assert(full.provable && quarter.provable);

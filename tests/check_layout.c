@@ -24,10 +24,12 @@ static const char *const models[] = {
     "u[s, t] = softmax[t](a[s, t])\ny[s, e] = p[s, t] * x[t, e] + u[s, t] * q[t, e] + m[s, t] * x[t, e]\n"
     "output y\n",
     /* max and argmax: rows with interior padding (the padding rows' zero-check), a permuted
-     * output, the reduced axis first, a layer slice, an argmax feeding an einsum, a fan-out */
+     * output, the reduced axis first, a layer slice, public and private argmax results, a
+     * public one that also feeds einsums (a fan-out merge) */
     "model m3\nparam B = 2, S = 5, V = 13, L = 3, D = 4\ninput x[B, S, V], u[V, S], w[L, S, V]\nweight g[D]\n"
     "m[b, s] = max[v](x[b, s, v])\na[s, b] = argmax[v](x[b, s, v])\nk[s] = argmax[v](u[v, s])\n"
-    "n[s] = max[v](w[1, s, v])\nz[s, d] = k[s] * g[d] + n[s] * g[d]\nc[s, d] = k[s] * g[d]\noutput m, a, z, c, k\n",
+    "n[s] = max[v](w[1, s, v])\nh[b, s] = argmax[v](x[b, s, v])\nz[s, d] = k[s] * g[d] + n[s] * g[d]\n"
+    "c[s, d] = k[s] * g[d]\ne[b, s, d] = h[b, s] * g[d]\noutput m, a, z, c, k, e\n",
     /* layernorm (fan-out, a layer slice), rmsnorm, rsqrt, sharing the model's rsqrt table */
     "model m3\nparam L = 2, S = 5, D = 12, E = 6\ninput x[L, S, D]\nweight g[D], w[D, E]\n"
     "n[s, d] = layernorm[d](x[1, s, d]) * g[d]\nh[s, e] = n[s, d] * w[d, e]\nm[s, e] = rmsnorm[e](h[s, e])\n"

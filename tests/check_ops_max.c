@@ -30,11 +30,13 @@
 
 typedef struct {
     ez_pfx f;
-    size_t op; /* the (last) max or argmax */
+    size_t op;         /* the (last) max or argmax */
+    int64_t claim_add; /* op-alone harness: added to the output claim's value (a false claim) */
 } mxt;
 
 static void mxt_compile(mxt *m, const char *src, ez_op_kind kind)
 {
+    m->claim_add = 0;
     ez_pfx_compile(&m->f, src);
     m->op = SIZE_MAX;
     for (size_t i = 0; i < m->f.plan.nops; i++)
@@ -105,6 +107,20 @@ static ez_status mxt_prove(mxt *m, bool unchecked, ez_proof *pf, ez_diag *d)
 
 #define SRC(OP, R, T, BITS)                                                                                            \
     "model mx\nparam R = " #R ", T = " #T "\nbits " #BITS "\ninput x[R, T]\ny[r] = " OP "[t](x[r, t])\noutput y\n"
+/* An argmax whose result is not public: it feeds an einsum (ARGMAX then commits its
+ * result and the mark, docs/protocol-argmax.md §2). */
+#define SRC_HID(R, T, BITS)                                                                                            \
+    "model mx\nparam R = " #R ", T = " #T ", D = 3\nbits " #BITS "\ninput x[R, T]\nweight w[D]\n"                    \
+    "a[r] = argmax[t](x[r, t])\nz[r, d] = a[r] * w[d]\noutput z\n"
+
+/* After a test changed the op's result or aux: the later ops recomputed from it, so the
+ * trace stays consistent everywhere else. */
+static void mxt_rerun_after(mxt *m)
+{
+    ez_diag d = {{0}};
+    for (size_t i = m->op + 1; i < m->f.plan.nops; i++)
+        ck_assert_msg(ez_exec_op(&m->f.plan, i, &m->f.tr, &d) == EZ_OK, "%s", d.msg);
+}
 
 /* ---- honest provers ---------------------------------------------------------------------- */
 
@@ -118,15 +134,18 @@ static void honest(const char *src, ez_op_kind kind, const char *seed, int64_t l
     mxt_free(&m);
 }
 
-static void honest_both(const char *src_max, const char *src_arg, const char *seed, int64_t lim)
+/* Both ops on the row kinds, and with `small` also on ties everywhere. */
+static void honest_both(const char *src_max, const char *src_arg, const char *seed, int64_t lim, bool small)
 {
     char s[96];
     snprintf(s, sizeof s, "%s/max", seed);
     honest(src_max, EZ_OP_MAX, s, lim, false);
-    snprintf(s, sizeof s, "%s/max-small", seed);
-    honest(src_max, EZ_OP_MAX, s, lim, true);
     snprintf(s, sizeof s, "%s/argmax", seed);
     honest(src_arg, EZ_OP_ARGMAX, s, lim, false);
+    if (!small)
+        return;
+    snprintf(s, sizeof s, "%s/max-small", seed);
+    honest(src_max, EZ_OP_MAX, s, lim, true);
     snprintf(s, sizeof s, "%s/argmax-small", seed);
     honest(src_arg, EZ_OP_ARGMAX, s, lim, true);
 }
@@ -135,13 +154,25 @@ static void honest_both(const char *src_max, const char *src_arg, const char *se
  * row kind (ties, all equal, negative, the width's ends) and ties everywhere. */
 START_TEST(test_honest_shapes)
 {
-    honest_both(SRC("max", 12, 7, 24), SRC("argmax", 12, 7, 24), "12x7", 1 << 20);
-    honest_both(SRC("max", 1, 9, 24), SRC("argmax", 1, 9, 24), "1x9", 1 << 12);
-    honest_both(SRC("max", 37, 6, 16), SRC("argmax", 37, 6, 16), "37x6", 1 << 10);
-    honest_both(SRC("max", 6, 1, 24), SRC("argmax", 6, 1, 24), "6x1", 1 << 12);
-    honest_both(SRC("max", 1, 1, 24), SRC("argmax", 1, 1, 24), "1x1", 1 << 12);
-    honest_both(SRC("max", 6, 16, 12), SRC("argmax", 6, 16, 12), "6x16", 1 << 8);
-    honest_both(SRC("max", 3, 300, 32), SRC("argmax", 3, 300, 32), "3x300", INT64_C(1) << 30);
+    honest_both(SRC("max", 12, 7, 24), SRC("argmax", 12, 7, 24), "12x7", 1 << 20, true);
+    honest_both(SRC("max", 1, 9, 24), SRC("argmax", 1, 9, 24), "1x9", 1 << 12, false);
+    honest_both(SRC("max", 37, 6, 16), SRC("argmax", 37, 6, 16), "37x6", 1 << 10, true);
+    honest_both(SRC("max", 6, 1, 24), SRC("argmax", 6, 1, 24), "6x1", 1 << 12, false);
+    honest_both(SRC("max", 1, 1, 24), SRC("argmax", 1, 1, 24), "1x1", 1 << 12, false);
+    honest_both(SRC("max", 6, 16, 12), SRC("argmax", 6, 16, 12), "6x16", 1 << 8, false);
+    honest_both(SRC("max", 3, 300, 32), SRC("argmax", 3, 300, 32), "3x300", INT64_C(1) << 30, false);
+}
+END_TEST
+
+/* Private argmax results (committed, with the mark and the row identity). */
+START_TEST(test_honest_shapes_private)
+{
+    honest(SRC_HID(12, 7, 24), EZ_OP_ARGMAX, "hid_12x7", 1 << 20, false);
+    honest(SRC_HID(12, 7, 24), EZ_OP_ARGMAX, "hid_12x7_small", 1 << 20, true);
+    honest(SRC_HID(1, 9, 24), EZ_OP_ARGMAX, "hid_1x9", 1 << 12, false);
+    honest(SRC_HID(6, 1, 24), EZ_OP_ARGMAX, "hid_6x1", 1 << 12, false);
+    honest(SRC_HID(1, 1, 24), EZ_OP_ARGMAX, "hid_1x1", 1 << 12, false);
+    honest(SRC_HID(3, 300, 32), EZ_OP_ARGMAX, "hid_3x300", INT64_C(1) << 30, false);
 }
 END_TEST
 
@@ -152,22 +183,42 @@ START_TEST(test_honest_layouts)
 {
     honest_both("model mx\nparam S = 5, T = 6\ninput x[T, S]\ny[s] = max[t](x[t, s])\noutput y\n",
                 "model mx\nparam S = 5, T = 6\ninput x[T, S]\ny[s] = argmax[t](x[t, s])\noutput y\n", "axis_first",
-                1 << 14);
+                1 << 14, false);
     honest_both("model mx\nparam B = 3, S = 5, T = 7\ninput x[S, B, T]\ny[b, s] = max[t](x[s, b, t])\noutput y\n",
                 "model mx\nparam B = 3, S = 5, T = 7\ninput x[S, B, T]\ny[b, s] = argmax[t](x[s, b, t])\noutput y\n",
-                "permuted", 1 << 14);
+                "permuted", 1 << 14, false);
     honest_both("model mx\nparam B = 2, S = 5, T = 6\ninput x[B, S, T]\ny[b, s] = max[t](x[b, s, t])\noutput y\n",
                 "model mx\nparam B = 2, S = 5, T = 6\ninput x[B, S, T]\ny[b, s] = argmax[t](x[b, s, t])\noutput y\n",
-                "rowpad", 1 << 14);
+                "rowpad", 1 << 14, true);
     honest_both("model mx\nparam B = 3, S = 5, T = 6\ninput x[B, T, S]\ny[b, s] = max[t](x[b, t, s])\noutput y\n",
                 "model mx\nparam B = 3, S = 5, T = 6\ninput x[B, T, S]\ny[b, s] = argmax[t](x[b, t, s])\noutput y\n",
-                "middle_axis", 1 << 14);
+                "middle_axis", 1 << 14, false);
     honest_both("model mx\nparam L = 3, S = 5, T = 6\ninput x[L, S, T]\ny[s] = max[t](x[1, s, t])\noutput y\n",
                 "model mx\nparam L = 3, S = 5, T = 6\ninput x[L, S, T]\ny[s] = argmax[t](x[1, s, t])\noutput y\n",
-                "slice", 1 << 14);
+                "slice", 1 << 14, false);
     honest("model mx\nparam S = 5, V = 11, D = 4\ninput x[S, V]\nweight w[D]\n"
            "a[s] = argmax[v](x[s, v])\nm[s] = max[v](x[s, v])\nz[s, d] = a[s] * w[d]\noutput z, a, m\n",
            EZ_OP_ARGMAX, "feeds_einsum", 1 << 10, false);
+}
+END_TEST
+
+/* Private argmax results in the same layouts. */
+START_TEST(test_honest_layouts_private)
+{
+    const char *hid[] = {
+        "model mx\nparam S = 5, T = 6, D = 2\ninput x[T, S]\nweight w[D]\ny[s] = argmax[t](x[t, s])\n"
+        "z[s, d] = y[s] * w[d]\noutput z\n",
+        "model mx\nparam B = 3, S = 5, T = 7, D = 2\ninput x[S, B, T]\nweight w[D]\ny[b, s] = argmax[t](x[s, b, t])\n"
+        "z[b, s, d] = y[b, s] * w[d]\noutput z\n",
+        "model mx\nparam B = 2, S = 5, T = 6, D = 2\ninput x[B, S, T]\nweight w[D]\ny[b, s] = argmax[t](x[b, s, t])\n"
+        "z[b, s, d] = y[b, s] * w[d]\noutput z\n",
+        "model mx\nparam B = 3, S = 5, T = 6, D = 2\ninput x[B, T, S]\nweight w[D]\ny[b, s] = argmax[t](x[b, t, s])\n"
+        "z[b, s, d] = y[b, s] * w[d]\noutput z\n",
+        "model mx\nparam L = 3, S = 5, T = 6, D = 2\ninput x[L, S, T]\nweight w[D]\ny[s] = argmax[t](x[1, s, t])\n"
+        "z[s, d] = y[s] * w[d]\noutput z\n",
+    };
+    for (size_t k = 0; k < sizeof hid / sizeof hid[0]; k++)
+        honest(hid[k], EZ_OP_ARGMAX, "hid_layout", 1 << 14, k == 2);
 }
 END_TEST
 
@@ -179,6 +230,7 @@ static void refused_and_rejected(mxt *m, const char *want_checked, const char *w
 {
     ez_proof pf;
     ez_diag d = {{0}}, why = {{0}};
+    mxt_rerun_after(m);
     ck_assert_int_eq(mxt_prove(m, false, &pf, &d), EZ_ERR_NUMERIC);
     ck_assert_msg(strstr(d.msg, want_checked) != NULL, "checked prover: %s", d.msg);
     ez_proof_clear(&pf);
@@ -221,22 +273,25 @@ END_TEST
  * the key of entry 1 is 2^nt * 0 + 1 - (T-2) < 0. */
 START_TEST(test_argmax_later_tie)
 {
-    mxt m;
-    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
-    mxt_run(&m, "argmax_later_tie", 1 << 12, false);
-    int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
-    ck_assert_int_eq(a[ROW_TIES], 1);
-    a[ROW_TIES] = 7 - 2;
-    refused_and_rejected(&m, "outside [0, 2^", "lookups");
-    /* and at the far end: ties everywhere (an all-equal row), the last index claimed */
-    mxt_free(&m);
-    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
-    mxt_run(&m, "argmax_later_tie2", 1 << 12, false);
-    a = m.f.tr.t[m.f.plan.ops[m.op].out];
-    ck_assert_int_eq(a[ROW_CONST], 0);
-    a[ROW_CONST] = 6;
-    refused_and_rejected(&m, "outside [0, 2^", "lookups");
-    mxt_free(&m);
+    const char *srcs[] = {SRC("argmax", 6, 7, 24), SRC_HID(6, 7, 24)}; /* public result, committed result */
+    for (int k = 0; k < 2; k++) {
+        mxt m;
+        mxt_compile(&m, srcs[k], EZ_OP_ARGMAX);
+        mxt_run(&m, "argmax_later_tie", 1 << 12, false);
+        int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
+        ck_assert_int_eq(a[ROW_TIES], 1);
+        a[ROW_TIES] = 7 - 2;
+        refused_and_rejected(&m, "outside [0, 2^", "lookups");
+        /* and at the far end: ties everywhere (an all-equal row), the last index claimed */
+        mxt_free(&m);
+        mxt_compile(&m, srcs[k], EZ_OP_ARGMAX);
+        mxt_run(&m, "argmax_later_tie2", 1 << 12, false);
+        a = m.f.tr.t[m.f.plan.ops[m.op].out];
+        ck_assert_int_eq(a[ROW_CONST], 0);
+        a[ROW_CONST] = 6;
+        refused_and_rejected(&m, "outside [0, 2^", "lookups");
+        mxt_free(&m);
+    }
 }
 END_TEST
 
@@ -245,34 +300,43 @@ END_TEST
  * the claimed entry instead, the key of the true max goes negative. */
 START_TEST(test_argmax_non_maximal)
 {
-    mxt m;
-    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
-    mxt_run(&m, "argmax_non_max", 1 << 12, false);
-    int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
-    ck_assert_int_eq(a[ROW_LAST], 6);
-    a[ROW_LAST] = 2;
-    refused_and_rejected(&m, "not attained", "zero-check");
-    mxt_free(&m);
-    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
-    mxt_run(&m, "argmax_non_max2", 1 << 12, false);
-    const ez_plan_op *o = &m.f.plan.ops[m.op];
-    a = m.f.tr.t[o->out];
-    a[ROW_LAST] = 2;
-    m.f.tr.ops[m.op].aux[EZ_AUX_ROW_MAX][ROW_LAST] = m.f.tr.t[o->in[0]][ROW_LAST * 7 + 2];
-    refused_and_rejected(&m, "outside [0, 2^", "lookups");
-    mxt_free(&m);
+    const char *srcs[] = {SRC("argmax", 6, 7, 24), SRC_HID(6, 7, 24)};
+    for (int k = 0; k < 2; k++) {
+        mxt m;
+        mxt_compile(&m, srcs[k], EZ_OP_ARGMAX);
+        mxt_run(&m, "argmax_non_max", 1 << 12, false);
+        int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
+        ck_assert_int_eq(a[ROW_LAST], 6);
+        a[ROW_LAST] = 2;
+        refused_and_rejected(&m, "not attained", "zero-check");
+        mxt_free(&m);
+        mxt_compile(&m, srcs[k], EZ_OP_ARGMAX);
+        mxt_run(&m, "argmax_non_max2", 1 << 12, false);
+        const ez_plan_op *o = &m.f.plan.ops[m.op];
+        a = m.f.tr.t[o->out];
+        a[ROW_LAST] = 2;
+        m.f.tr.ops[m.op].aux[EZ_AUX_ROW_MAX][ROW_LAST] = m.f.tr.t[o->in[0]][ROW_LAST * 7 + 2];
+        refused_and_rejected(&m, "outside [0, 2^", "lookups");
+        mxt_free(&m);
+    }
 }
 END_TEST
 
-/* A claimed output outside the row (ARGMAX = T): the mark has nowhere to go. */
+/* A result outside the row (ARGMAX = T): the mark has nowhere to go, and the key of the
+ * row's maximum, t* - T, is negative (the range lookups reject first; a public result is
+ * also checked in [0, T) by the verifier). */
 START_TEST(test_argmax_outside_row)
 {
-    mxt m;
-    mxt_compile(&m, SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
-    mxt_run(&m, "argmax_outside", 1 << 12, false);
-    m.f.tr.t[m.f.plan.ops[m.op].out][ROW_RANDOM] = 7;
-    refused_and_rejected(&m, "outside the row", "");
-    mxt_free(&m);
+    const char *srcs[] = {SRC("argmax", 6, 7, 24), SRC_HID(6, 7, 24)};
+    const char *why[] = {"lookups", "lookups"};
+    for (int k = 0; k < 2; k++) {
+        mxt m;
+        mxt_compile(&m, srcs[k], EZ_OP_ARGMAX);
+        mxt_run(&m, "argmax_outside", 1 << 12, false);
+        m.f.tr.t[m.f.plan.ops[m.op].out][ROW_RANDOM] = 7;
+        refused_and_rejected(&m, "outside the row", why[k]);
+        mxt_free(&m);
+    }
 }
 END_TEST
 
@@ -303,9 +367,10 @@ static void changed_messages(const char *src, ez_op_kind kind)
         lk->data[off] ^= 0x01;
     }
     ck_assert(ez_pfx_verify(&m.f, &pf, &why));
-    ez_stmt_tensor *st = NULL;
+    ez_stmt_tensor *st = NULL; /* the op's result, or the model's output */
     for (size_t i = 0; i < pf.stmt.n; i++)
-        if (pf.stmt.t[i].tensor == m.f.plan.ops[m.op].out)
+        if (pf.stmt.t[i].tensor == m.f.plan.ops[m.op].out ||
+            (st == NULL && m.f.plan.tensors[pf.stmt.t[i].tensor].is_output))
             st = &pf.stmt.t[i];
     ck_assert_ptr_nonnull(st);
     for (size_t e = 0; e < st->n; e++) {
@@ -322,8 +387,12 @@ START_TEST(test_changed_round_message_and_output)
 {
     changed_messages(SRC("max", 6, 7, 24), EZ_OP_MAX);
     changed_messages(SRC("argmax", 6, 7, 24), EZ_OP_ARGMAX);
+    changed_messages(SRC_HID(6, 7, 24), EZ_OP_ARGMAX);
     /* with the padding rows' zero-check */
-    changed_messages("model mx\nparam B = 2, S = 3, T = 6\ninput x[B, S, T]\ny[b, s] = argmax[t](x[b, s, t])\noutput y\n",
+    changed_messages("model mx\nparam B = 2, S = 3, T = 6\ninput x[B, S, T]\ny[b, s] = max[t](x[b, s, t])\noutput y\n",
+                     EZ_OP_MAX);
+    changed_messages("model mx\nparam B = 2, S = 3, T = 6, D = 2\ninput x[B, S, T]\nweight w[D]\n"
+                     "a[b, s] = argmax[t](x[b, s, t])\nz[b, s, d] = a[b, s] * w[d]\noutput z\n",
                      EZ_OP_ARGMAX);
 }
 END_TEST
@@ -334,6 +403,20 @@ END_TEST
  * evaluating the committed polys and the true x (an ideal commitment and claim flow). A
  * tamper callback edits the committed polys between the fill and the proof. */
 typedef void (*mxt_tamper)(mxt *m, size_t first, ez_fe **polys);
+
+/* The op-alone models: bits 12 (D, A and M one limb each: local polys MAX D, Z, M and
+ * ARGMAX D, Z, A, M; a public ARGMAX D, M), T = 6 padded to 8: element (r, t) at 8 r + t.
+ * The ARGMAX models keep the result private (a dead op beside a max: the harness proves
+ * it directly), except SRC_ALONE("argmax"), whose result is public. */
+#define SRC_ALONE(OP) SRC(OP, 6, 6, 12)
+#define SRC_ALONE_ARG                                                                                                  \
+    "model mx\nparam R = 6, T = 6\nbits 12\ninput x[R, T]\na[r] = argmax[t](x[r, t])\ny[r] = max[t](x[r, t])\n"      \
+    "output y\n"
+#define SRC_ALONE_PAD(OP)                                                                                              \
+    "model mx\nparam B = 2, S = 5, T = 6\nbits 12\ninput x[B, S, T]\na[b, s] = " OP "[t](x[b, s, t])\n"             \
+    "y[b, s] = max[t](x[b, s, t])\noutput y\n"
+enum { Q_D, Q_Z, Q_ROW, Q_PUB_M = 1 };
+#define PE(r, t) ((uint64_t)(r) * 8 + (uint64_t)(t))
 
 /* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. With
  * claim_from_poly the output claim's value is the committed output poly's MLE (what an
@@ -359,6 +442,8 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     *ranges_ok = true;
     for (size_t j = 0; j < L.ncols; j++) {
         const ez_lookup_col *c = &L.cols[j];
+        if (c->op != m->op)
+            continue;
         ck_assert(!c->atom.is_tensor);
         for (uint64_t i = 0; i < c->len; i++)
             if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
@@ -372,12 +457,17 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
     for (unsigned v = 0; v < out.nvars; v++)
         out.point[v] = ez_rng_fe2(&rng);
-    if (claim_from_poly) {
-        size_t q = first + (o->kind == EZ_OP_MAX ? 2 : 2); /* M (MAX: D, Z, M) / A (ARGMAX: D, Z, A, M) */
+    bool pub = o->kind == EZ_OP_ARGMAX && to->is_output;
+    if (claim_from_poly && !pub) {
+        size_t q = first + Q_ROW; /* M (MAX: D, Z, M) / A (ARGMAX: D, Z, A, M) */
         out.value = ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, out.point, out.nvars);
     } else {
         ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
     }
+    out.value = ez_fe2_add(out.value, ez_fe2_from_fe(ez_fe_from_i64(m->claim_add)));
+    ez_statement stmt; /* a public argmax's result is read from it */
+    memset(&stmt, 0, sizeof stmt);
+    ck_assert_int_eq(ez_statement_from_trace(&stmt, &f->plan, f->tr.t), EZ_OK);
     ez_transcript tp, tv;
     ez_transcript_init(&tp, "max-test");
     ez_transcript_init(&tv, "max-test");
@@ -387,7 +477,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     memset(&cp, 0, sizeof cp);
     memset(&cv, 0, sizeof cv);
     cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d;
+    cp.advice = polys, cp.d = &d, cp.stmt = &stmt;
     ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
     if (forge)
         ck_assert_msg(ez_maxarg_prove_forged(&cp, m->op, &out, forge, NULL) == EZ_OK, "%s", d.msg);
@@ -396,7 +486,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ck_assert_uint_eq(w.len, def->walk_bytes(&f->plan, &L, m->op));
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
+    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = &stmt;
     ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
     ez_status st = def->verify(&cv, m->op, &out);
     ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
@@ -421,6 +511,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     }
     ez_pctx_free(&cp);
     ez_pctx_free(&cv);
+    ez_statement_clear(&stmt);
     ez_writer_clear(&w);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
@@ -430,13 +521,6 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     return ok;
 }
 
-/* The op-alone models: bits 12 (D, A and M one limb each: local polys MAX D, Z, M and
- * ARGMAX D, Z, A, M), T = 6 padded to 8: element (r, t) at 8 r + t. */
-#define SRC_ALONE(OP) SRC(OP, 6, 6, 12)
-#define SRC_ALONE_PAD(OP)                                                                                              \
-    "model mx\nparam B = 2, S = 5, T = 6\nbits 12\ninput x[B, S, T]\ny[b, s] = " OP "[t](x[b, s, t])\noutput y\n"
-enum { Q_D, Q_Z, Q_ROW };
-#define PE(r, t) ((uint64_t)(r) * 8 + (uint64_t)(t))
 
 static void expect_rejected_forged(const char *src, ez_op_kind kind, const char *seed, mxt_tamper tamper,
                                    ez_maxarg_forge forge, bool claim_from_poly, const char *reason)
@@ -461,12 +545,14 @@ static void expect_rejected(const char *src, ez_op_kind kind, const char *seed, 
 
 START_TEST(test_op_alone_honest)
 {
-    const char *srcs[] = {SRC_ALONE("max"), SRC_ALONE("argmax"), SRC_ALONE_PAD("max"), SRC_ALONE_PAD("argmax")};
-    for (size_t k = 0; k < 4; k++) {
+    const char *srcs[] = {SRC_ALONE("max"), SRC_ALONE_ARG, SRC_ALONE_PAD("max"), SRC_ALONE_PAD("argmax"),
+                          SRC_ALONE("argmax")};
+    const ez_op_kind kinds[] = {EZ_OP_MAX, EZ_OP_ARGMAX, EZ_OP_MAX, EZ_OP_ARGMAX, EZ_OP_ARGMAX};
+    for (size_t k = 0; k < 5; k++) {
         mxt m;
         ez_diag why = {{0}};
         bool claims_ok, ranges_ok;
-        mxt_compile(&m, srcs[k], k % 2 ? EZ_OP_ARGMAX : EZ_OP_MAX);
+        mxt_compile(&m, srcs[k], kinds[k]);
         mxt_run(&m, "op_alone_honest", 1 << 8, false);
         ck_assert_msg(mxt_op_alone(&m, NULL, NULL, false, &claims_ok, &ranges_ok, &why), "%zu: %s", k, why.msg);
         ck_assert(claims_ok);
@@ -544,7 +630,9 @@ static void one_entry_shifted(mxt *m, size_t first, ez_fe **P)
 
 START_TEST(test_op_alone_one_entry_rows)
 {
-    expect_rejected(SRC("argmax", 6, 1, 12), EZ_OP_ARGMAX, "one_entry", one_entry_shifted, true, "zero-check");
+    expect_rejected("model mx\nparam R = 6, T = 1\nbits 12\ninput x[R, T]\na[r] = argmax[t](x[r, t])\n"
+                    "y[r] = max[t](x[r, t])\noutput y\n",
+                    EZ_OP_ARGMAX, "one_entry", one_entry_shifted, true, "zero-check");
 }
 END_TEST
 
@@ -557,8 +645,9 @@ END_TEST
 /* The row max (MAX: M; ARGMAX: M + 2^(wm-1)) raised by one, nothing else: A1 != 0. */
 static void raise_m(mxt *m, size_t first, ez_fe **P)
 {
-    bool arg = m->f.plan.ops[m->op].kind == EZ_OP_ARGMAX;
-    P[first + Q_ROW + (arg ? 1 : 0)][ROW_RANDOM] += 1;
+    const ez_plan_op *o = &m->f.plan.ops[m->op];
+    bool arg = o->kind == EZ_OP_ARGMAX, pub = arg && m->f.plan.tensors[o->out].is_output;
+    P[first + (pub ? Q_PUB_M : arg ? Q_ROW + 1 : Q_ROW)][ROW_RANDOM] += 1;
 }
 
 /* ARGMAX: the row's max raised by one with every key + 2^k (k = 3) and the mark moved to
@@ -634,12 +723,107 @@ START_TEST(test_op_alone_forged_mark)
 }
 END_TEST
 
+/* Public ARGMAX: the result of a row moved to a non-maximal entry (the statement says so,
+ * the distances are recomputed from it, all >= 0) with the prover's mark table zeroed,
+ * or its L2 zeroed under the mark: the sum is 0 and only the verifier's own one-hot of
+ * the statement, or its recomputation of L2, rejects. */
+static void pub_forged(ez_maxarg_forge forge, const char *reason)
+{
+    mxt m;
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    mxt_compile(&m, SRC_ALONE("argmax"), EZ_OP_ARGMAX);
+    mxt_run(&m, "pub_forged", 1 << 8, false);
+    int64_t *a = m.f.tr.t[m.f.plan.ops[m.op].out];
+    ck_assert_int_eq(a[ROW_LAST], 5);
+    a[ROW_LAST] = 2;
+    bool ok = mxt_op_alone(&m, NULL, forge, false, &claims_ok, &ranges_ok, &why);
+    ck_assert(ranges_ok);
+    ck_assert_msg(!ok, "accepted");
+    ck_assert_msg(strstr(why.msg, reason) != NULL, "%s", why.msg);
+    mxt_free(&m);
+}
+
+/* The mark of the row ROW_LAST put back at its true argmax 5 (the prover's tables found no
+ * entry 13 to mark). */
+static void forge_mark_true_arg(void *ctx, unsigned which, ez_fe *const *tb, unsigned nt, uint64_t len)
+{
+    (void)ctx, (void)nt, (void)len;
+    if (which == 0)
+        tb[2][PE(ROW_LAST, 5)] = 1;
+}
+
+/* Public ARGMAX claiming 5 + 2^nt = 13 for a row whose argmax is 5, with its max raised
+ * by one: every key 2^k (m + 1 - x) + t - 13 equals the honest one and the one-hot of 13's
+ * low bits marks entry 5 — only the verifier's check that the statement's result lies in
+ * [0, T) rejects (M is not range-checked when the result is public). */
+static void pub_aliased(mxt *m)
+{
+    const ez_plan_op *o = &m->f.plan.ops[m->op];
+    int64_t *a = m->f.tr.t[o->out];
+    ck_assert_int_eq(a[ROW_LAST], 5);
+    a[ROW_LAST] = 5 + 8;
+    m->f.tr.ops[m->op].aux[EZ_AUX_ROW_MAX][ROW_LAST] += 1;
+}
+
+START_TEST(test_op_alone_public_argmax_forged)
+{
+    {
+        mxt m;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        mxt_compile(&m, SRC_ALONE("argmax"), EZ_OP_ARGMAX);
+        mxt_run(&m, "pub_aliased", 1 << 8, false);
+        pub_aliased(&m);
+        bool ok = mxt_op_alone(&m, NULL, forge_mark_true_arg, false, &claims_ok, &ranges_ok, &why);
+        ck_assert(ranges_ok);
+        ck_assert_msg(!ok, "accepted");
+        ck_assert_msg(strstr(why.msg, "outside its row") != NULL, "%s", why.msg);
+        mxt_free(&m);
+    }
+    pub_forged(forge_z_zero, "not the one-hot of the public argmax");
+    pub_forged(forge_l2_at_marks, "final evaluations do not match");
+    expect_rejected_forged(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "pub_forge_a1", raise_m, forge_a1_zero, false,
+                           "final evaluations do not match");
+    expect_rejected_forged(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "pub_forge_s", raise_m, forge_s_zero, false,
+                           "final evaluations do not match");
+}
+END_TEST
+
+/* A false claim on the result (its value + 1), everything else honest: MAX and a private
+ * ARGMAX leave a false claim on the committed result (the opening rejects it); a public
+ * ARGMAX has nothing committed and checks the claim against the statement itself — the
+ * only check when the claim comes from a consumer (a fan-out merge), not the statement. */
+START_TEST(test_op_alone_false_claim)
+{
+    const char *srcs[] = {SRC_ALONE("max"), SRC_ALONE_ARG, SRC_ALONE("argmax")};
+    const ez_op_kind kinds[] = {EZ_OP_MAX, EZ_OP_ARGMAX, EZ_OP_ARGMAX};
+    for (size_t k = 0; k < 3; k++) {
+        mxt m;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        mxt_compile(&m, srcs[k], kinds[k]);
+        mxt_run(&m, "false_claim", 1 << 8, false);
+        m.claim_add = 1;
+        bool ok = mxt_op_alone(&m, NULL, NULL, false, &claims_ok, &ranges_ok, &why);
+        if (k < 2) {
+            ck_assert_msg(ok, "%zu: %s", k, why.msg);
+            ck_assert(!claims_ok);
+        } else {
+            ck_assert(!ok);
+            ck_assert_msg(strstr(why.msg, "not the statement's") != NULL, "%s", why.msg);
+        }
+        mxt_free(&m);
+    }
+}
+END_TEST
+
 START_TEST(test_op_alone_forged_factors)
 {
     const char *why = "final evaluations do not match";
     for (int k = 0; k < 2; k++) {
         ez_op_kind kind = k ? EZ_OP_ARGMAX : EZ_OP_MAX;
-        const char *src = k ? SRC_ALONE("argmax") : SRC_ALONE("max");
+        const char *src = k ? SRC_ALONE_ARG : SRC_ALONE("max");
         const char *pad = k ? SRC_ALONE_PAD("argmax") : SRC_ALONE_PAD("max");
         expect_rejected_forged(src, kind, "forge_a1", raise_m, forge_a1_zero, true, why);
         expect_rejected_forged(src, kind, "forge_s", raise_m, forge_s_zero, true, why);
@@ -654,16 +838,16 @@ END_TEST
 START_TEST(test_op_alone_one_hot_two_ones)
 {
     expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "two_ones_max", two_ones_tie, false, "attainment marks do not sum to one");
-    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "two_ones_arg", two_ones_arg, false, "zero-check");
+    expect_rejected(SRC_ALONE_ARG, EZ_OP_ARGMAX, "two_ones_arg", two_ones_arg, false, "zero-check");
 }
 END_TEST
 
 START_TEST(test_op_alone_mark_forged)
 {
     expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "no_mark_max", no_mark, false, "attainment marks do not sum to one");
-    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "no_mark_arg", no_mark, false, "attainment marks do not sum to one");
+    expect_rejected(SRC_ALONE_ARG, EZ_OP_ARGMAX, "no_mark_arg", no_mark, false, "attainment marks do not sum to one");
     expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "pad_mark_max", mark_on_padding, false, "zero-check");
-    expect_rejected(SRC_ALONE("argmax"), EZ_OP_ARGMAX, "pad_mark_arg", mark_on_padding, false, "zero-check");
+    expect_rejected(SRC_ALONE_ARG, EZ_OP_ARGMAX, "pad_mark_arg", mark_on_padding, false, "zero-check");
     expect_rejected(SRC_ALONE("max"), EZ_OP_MAX, "raised_pad_max", raised_max_mark_on_padding, true, "zero-check");
 }
 END_TEST
@@ -721,7 +905,9 @@ Suite *ez_suite_ops_max(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_honest_shapes);
+    tcase_add_test(tc, test_honest_shapes_private);
     tcase_add_test(tc, test_honest_layouts);
+    tcase_add_test(tc, test_honest_layouts_private);
     tcase_add_test(tc, test_max_not_attained);
     tcase_add_test(tc, test_max_below_an_entry);
     tcase_add_test(tc, test_argmax_later_tie);
@@ -735,6 +921,8 @@ Suite *ez_suite_ops_max(void)
     tcase_add_test(tc, test_op_alone_one_entry_rows);
     tcase_add_test(tc, test_op_alone_forged_factors);
     tcase_add_test(tc, test_op_alone_forged_mark);
+    tcase_add_test(tc, test_op_alone_public_argmax_forged);
+    tcase_add_test(tc, test_op_alone_false_claim);
     tcase_add_test(tc, test_boundary_widths);
     suite_add_tcase(s, tc);
     return s;

@@ -334,25 +334,6 @@ END_TEST
 
 /* ---- unsupported ops ----------------------------------------------------------------------- */
 
-START_TEST(test_unsupported_named)
-{
-    fx f;
-    ez_diag d = {{0}};
-    fx_compile(&f, "model r\nparam S = 4\ninput a[S]\nr[s] = relu(a[s])\noutput r\n");
-    ck_assert_int_eq(ez_prove_check_plan(&f.plan, &d), EZ_ERR_UNSUPPORTED);
-    ck_assert_msg(strstr(d.msg, "(relu) is not provable yet") != NULL, "%s", d.msg);
-    /* the prover itself refuses too, before touching the trace */
-    ez_proof pf;
-    ez_proof_init(&pf);
-    ez_trace tr;
-    ck_assert_int_eq(ez_trace_init(&tr, &f.plan, &d), EZ_OK);
-    ck_assert_int_eq(ez_prove(&f.plan, &tr, NULL, NULL, &pf, NULL, &d), EZ_ERR_UNSUPPORTED);
-    ez_trace_clear(&tr);
-    ez_proof_clear(&pf);
-    ez_plan_clear(&f.plan);
-}
-END_TEST
-
 /* ---- malicious provers ------------------------------------------------------------------- */
 
 /* One activation changed, everything downstream recomputed from it: only the producer's
@@ -777,7 +758,6 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_honest_layer_slices);
     tcase_add_test(tc, test_honest_proj16);
     tcase_add_test(tc, test_honest_add_shift_hand);
-    tcase_add_test(tc, test_unsupported_named);
     tcase_add_test(tc, test_changed_activation);
     tcase_add_test(tc, test_changed_einsum_output);
     tcase_add_test(tc, test_changed_masked_entry);

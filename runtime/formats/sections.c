@@ -79,3 +79,18 @@ ez_status ez_sections_read(const uint8_t *data, size_t len, const char *magic, c
         }
     return EZ_OK;
 }
+
+const char *ez_file_kind(const uint8_t *data, size_t len)
+{
+    static const struct {
+        const char *magic, *kind;
+    } kinds[] = {{"EZPF", "proof"},
+                 {"EZVK", "verifying key"},
+                 {"EZPK", "proving key"},
+                 {"EZCT", "certificate"},
+                 {"EINC", "compiled model (.einc)"}};
+    for (size_t i = 0; len >= 4 && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (memcmp(data, kinds[i].magic, 4) == 0)
+            return kinds[i].kind;
+    return NULL;
+}

@@ -29,4 +29,9 @@ typedef struct {
 ez_status ez_sections_read(const uint8_t *data, size_t len, const char *magic, const char *what, unsigned ntags,
                            bool strict_minor, ez_section_view *sec, ez_diag *d);
 
+/* What einzk file data is, by its magic: "proof", "verifying key", "proving key",
+ * "certificate", "compiled model (.einc)"; NULL when none (`verify` and `inspect` say
+ * what a file given in the wrong place is). */
+const char *ez_file_kind(const uint8_t *data, size_t len);
+
 #endif

@@ -169,7 +169,7 @@ ez_status ez_exec_write_outputs(FILE *f, const char *path, const ez_plan *p, con
             continue;
         uint64_t numel = ez_plan_tensor_numel(t);
         spec_of(&specs[n], t, t->source_name);
-        specs[n].is_token = false;
+        specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(numel ? numel : 1, sizeof(double))) == NULL)
             goto out;
         for (uint64_t e = 0; e < numel; e++)

@@ -434,7 +434,7 @@ static json_t *output_entry(const ez_tensor_spec *sp, uint64_t numel, const doub
     json_t *e = json_object(), *shape = ez_tensorio_json_dims(sp->dims, sp->rank), *arr = json_array();
     bool ok = e && shape && arr;
     for (uint64_t i = 0; ok && i < numel; i++)
-        ok = json_array_append_new(arr, json_real(data[i])) == 0;
+        ok = json_array_append_new(arr, sp->is_token ? json_integer((json_int_t)data[i]) : json_real(data[i])) == 0;
     if (ok) {
         ok = json_object_set_new(e, "shape", shape) == 0;
         shape = NULL;
@@ -509,15 +509,16 @@ out:
 ez_status ez_outputs_save(const char *path, const ez_tensor_spec *specs, size_t n,
                           const double *const *data, ez_diag *d)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        ez_diag_set(d, "%s: %s", path, strerror(errno));
-        return EZ_ERR_IO;
-    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return EZ_ERR_NOMEM;
     ez_status st = ez_outputs_write(f, specs, n, data, d);
     if (fclose(f) != 0 && st == EZ_OK)
-        st = EZ_ERR_IO;
-    if (st == EZ_ERR_IO)
-        ez_diag_set(d, "%s: write failed: %s", path, strerror(errno));
+        st = EZ_ERR_NOMEM;
+    if (st == EZ_OK)
+        st = ez_file_write(path, buf, len, d); /* atomic */
+    free(buf);
     return st;
 }

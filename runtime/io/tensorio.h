@@ -101,8 +101,9 @@ ez_status ez_inputs_parse(const uint8_t *bytes, size_t len, const char *path,
 
 /* Write outputs as {"name": {"shape": [...], "data": [...]}, ...} followed by a
  * newline, names in the order given.
- * In:  specs[0..n-1] give names and shapes (is_token ignored); data[i] has
- *      numel(specs[i]) finite doubles, row-major.
+ * In:  specs[0..n-1] give names and shapes; data[i] has numel(specs[i]) finite
+ *      doubles, row-major. is_token: integers (token ids, argmax indices), written as
+ *      JSON integers so an output file is a valid input file.
  * Reals are printed with 17 significant digits (jansson's default), so every double
  * reads back bit-for-bit; dequantized values k / 2^s print exactly.
  * Errors: EZ_ERR_INVALID (non-finite value, duplicate name, bad spec), EZ_ERR_NOMEM,

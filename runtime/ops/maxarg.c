@@ -10,9 +10,13 @@
  *     both    Z (D + 1 - S) = 0 on the cube,  sum_t Z = R per row.
  * The committed polys: per element (the input's padded layout) D's limbs and Z; per row
  * (the padded layout of the row shape, the input's axes without t, in the input's
- * order) M (MAX), or A's limbs and the limbs of M + 2^(wm-1) (ARGMAX). */
+ * order) M (MAX), or A's limbs and the limbs of M + 2^(wm-1) (ARGMAX). An ARGMAX whose
+ * result is a public output (the statement's next tokens) commits neither Z nor A: the
+ * verifier reads A from the statement, checks it in [0, T) and evaluates Z = one-hot(A)
+ * itself (§3.6); M is then plain (pinned by attainment, not range-checked). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,7 @@ typedef struct {
     const ez_plan_tensor *ti, *to;
     ez_plan_tensor rows;           /* the row shape: the input without axis t */
     bool arg;                      /* ARGMAX */
+    bool pub;                      /* ARGMAX with a public result: A from the statement (§3.6) */
     unsigned rank, at;             /* input rank, the reduced axis' position */
     unsigned out_pos[EZ_MAX_RANK]; /* output axis b is input axis out_pos[b] */
     unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
@@ -40,11 +45,11 @@ typedef struct {
     uint64_t T;                    /* extent of t */
     uint64_t B;                    /* the input's bound */
     unsigned bd, ta, wm;           /* widths of D, A = the key shift k (argmax), M + 2^(wm-1) */
-    unsigned nd, na, nm;           /* their limbs (na = nm = 0 for MAX) */
+    unsigned nd, na, nm;           /* their limbs (na = 0, nm = 1: a plain M, for MAX and public) */
     uint64_t lenE, lenR;           /* padded layouts of the input and of the row shape */
     bool rowpad;                   /* the row layout has interior padding (§3.5) */
-    /* local poly ids (§2): element polys D limbs, Z; then the row polys: MAX M, ARGMAX
-     * A limbs then M's limbs */
+    /* local poly ids (§2): element polys D limbs, Z (not pub); then the row polys: MAX M,
+     * ARGMAX A limbs then M's limbs, public ARGMAX M */
     unsigned pD, pZ, nelem, pM, pA, npolys;
 } mx_shape;
 
@@ -68,6 +73,7 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
     if ((o->kind != EZ_OP_MAX && o->kind != EZ_OP_ARGMAX) || o->nin != 1)
         return unsupported(d, o, "not a one-operand max or argmax");
     s->arg = o->kind == EZ_OP_ARGMAX;
+    s->pub = s->arg && p->tensors[o->out].is_output;
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
@@ -142,18 +148,14 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
         return unsupported(d, o, s->arg ? "the input's width plus the row length's bits exceed 62"
                                         : "the distances to the row max exceed 62 bits");
     s->nd = ez_rc_nlimbs(s->bd);
-    s->na = s->arg ? ez_rc_nlimbs(s->ta) : 0;
-    s->nm = s->arg ? ez_rc_nlimbs(s->wm) : 0;
+    s->na = s->arg && !s->pub ? ez_rc_nlimbs(s->ta) : 0;
+    s->nm = s->arg && !s->pub ? ez_rc_nlimbs(s->wm) : 1;
     unsigned q = 0;
     s->pD = q, q += s->nd;
-    s->pZ = q++;
+    s->pZ = s->pub ? UINT_MAX : q++;
     s->nelem = q;
-    if (s->arg) {
-        s->pA = q, q += s->na;
-        s->pM = q, q += s->nm;
-    } else {
-        s->pM = q++;
-    }
+    s->pA = q, q += s->na;
+    s->pM = q, q += s->nm;
     s->npolys = q;
     return EZ_OK;
 }
@@ -263,9 +265,9 @@ ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_
     /* D >= 0 on every entry of the input's layout; A and M + 2^(wm-1) on every row */
     if (st == EZ_OK)
         st = mx_range_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.lenE);
-    if (st == EZ_OK && s.arg)
+    if (st == EZ_OK && s.arg && !s.pub)
         st = mx_range_cols(L, (unsigned)op, first + s.pA, s.na, s.ta, s.lenR);
-    if (st == EZ_OK && s.arg)
+    if (st == EZ_OK && s.arg && !s.pub)
         st = mx_range_cols(L, (unsigned)op, first + s.pM, s.nm, s.wm, s.lenR);
     mx_shape_clear(&s);
     return st;
@@ -362,10 +364,15 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
         goto out;
     }
     /* padding entries and rows: D = Z = 0; M = A = 0 (ARGMAX: M's offset encoding) */
-    const ez_fe moff = s.arg ? ez_fe_pow(2, s.wm - 1) : 0;
+    const bool limbed = s.arg && !s.pub;
+    const ez_fe moff = limbed ? ez_fe_pow(2, s.wm - 1) : 0;
+    ez_fe *zp = s.pub ? NULL : P[s.pZ];
 #pragma omp parallel for schedule(static) if (s.lenE > 65536)
-    for (uint64_t i = 0; i < s.lenE; i++)
-        dv[i] = P[s.pZ][i] = 0;
+    for (uint64_t i = 0; i < s.lenE; i++) {
+        dv[i] = 0;
+        if (zp)
+            zp[i] = 0;
+    }
     for (uint64_t i = 0; i < s.lenR; i++)
         mv[i] = moff, av[i] = 0;
     mx_strides z;
@@ -393,7 +400,8 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
         }
         /* the attainment mark: one entry, at the (claimed) argmax */
         if (a >= 0 && (uint64_t)a < T) {
-            P[s.pZ][pe + (uint64_t)a * ps] = 1;
+            if (zp)
+                zp[pe + (uint64_t)a * ps] = 1;
             if (dv[pe + (uint64_t)a * ps] != 0) {
 #pragma omp critical(ez_maxarg_bad)
                 if (r < bad_att)
@@ -415,7 +423,7 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
         st = EZ_ERR_NUMERIC;
         goto out;
     }
-    if (!arg)
+    if (!limbed)
         memcpy(P[s.pM], mv, s.lenR * sizeof *mv);
     /* limbs, with the range of every value checked (§2) */
     const struct {
@@ -428,7 +436,7 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
                      : "a distance to the row max: an entry above the max"},
                 {av, s.pA, s.na, s.ta, s.lenR, "an argmax"},
                 {mv, s.pM, s.nm, s.wm, s.lenR, "a row max plus its offset"}};
-    for (size_t k = 0; k < (arg ? 3u : 1u) && st == EZ_OK; k++) {
+    for (size_t k = 0; k < (limbed ? 3u : 1u) && st == EZ_OK; k++) {
         uint64_t bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         const ez_fe *v = vals[k].v;
@@ -539,12 +547,12 @@ static void mx_desc_rows(ez_sumcheck_desc *d, unsigned n)
 }
 
 /* The value of the linear factor A1 from its atoms (§3.2): MAX M - X - D; ARGMAX
- * D - 2^k (M - X) - tau + A with M = (M + 2^(wm-1)) - 2^(wm-1). */
+ * D - 2^k (M - X) - tau + A with M = (M + 2^(wm-1)) - 2^(wm-1) (plain M when public). */
 static ez_fe2 mx_a1(const mx_shape *s, ez_fe2 m, ez_fe2 x, ez_fe2 dval, ez_fe2 a, ez_fe2 tau)
 {
     if (!s->arg)
         return ez_fe2_sub(ez_fe2_sub(m, x), dval);
-    ez_fe2 mm = ez_fe2_sub(m, ez_fe2_from_fe(ez_fe_pow(2, s->wm - 1)));
+    ez_fe2 mm = s->pub ? m : ez_fe2_sub(m, ez_fe2_from_fe(ez_fe_pow(2, s->wm - 1)));
     ez_fe2 v = ez_fe2_sub(dval, ez_fe2_mul_fe(ez_fe2_sub(mm, x), ez_fe_pow(2, s->ta)));
     return ez_fe2_add(ez_fe2_sub(v, tau), a);
 }
@@ -570,21 +578,38 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
     ez_fe *const *P = c->advice + first;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *rowv = ez_alloc_aligned(NR, sizeof *rowv);
     uint8_t *real = ez_alloc_aligned(NR, 1);
+    /* public ARGMAX: the argmax per row of the row cube from the trace's result (what the
+     * statement holds; -1 on padding rows), Z its one-hot */
+    int64_t *arow = s->pub ? ez_alloc_aligned(NR, sizeof *arow) : NULL;
+    if (s->pub && arow) {
+        const int64_t *res = c->tr->t[s->o->out];
+        mx_strides z;
+        mx_strides_init(s, &z);
+        for (uint64_t r = 0; r < NR; r++)
+            arow[r] = -1;
+        for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->to); r < nrows; r++) {
+            uint64_t pe, xi, pr;
+            mx_locate(s, &z, r, &pe, &xi, &pr);
+            arow[pr] = res[r];
+        }
+    }
     t->S = ez_alloc_aligned(N, sizeof(ez_fe));
     t->A1 = ez_alloc_aligned(N, sizeof(ez_fe));
     t->Z = ez_alloc_aligned(N, sizeof(ez_fe));
     t->L2 = ez_alloc_aligned(N, sizeof(ez_fe));
-    if (!X || !rowv || !real || !t->S || !t->A1 || !t->Z || !t->L2) {
+    if (!X || !rowv || !real || !t->S || !t->A1 || !t->Z || !t->L2 || (s->pub && !arow)) {
         free(X);
         free(rowv);
         free(real);
+        free(arow);
         mx_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
     ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
     memset(X + s->lenE, 0, (N - s->lenE) * sizeof *X);
     const uint64_t lenE = s->lenE, lenR = s->lenR, T = s->T;
-    const ez_fe two_k = ez_fe_pow(2, s->ta), moff = s->arg ? ez_fe_pow(2, s->wm - 1) : 0;
+    const bool limbed = s->arg && !s->pub;
+    const ez_fe two_k = ez_fe_pow(2, s->ta), moff = limbed ? ez_fe_pow(2, s->wm - 1) : 0;
     /* per row of the row cube: real?, and the row term of A1 (MAX: M; ARGMAX: A - 2^k M) */
     for (uint64_t r = 0; r < NR; r++) {
         bool re = true;
@@ -594,7 +619,8 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
                 re = false;
         real[r] = re;
         if (s->arg) {
-            ez_fe m = ez_fe_sub(mx_val(P, s->pM, s->nm, lenR, r), moff), a = mx_val(P, s->pA, s->na, lenR, r);
+            ez_fe m = ez_fe_sub(mx_val(P, s->pM, s->nm, lenR, r), moff);
+            ez_fe a = s->pub ? (arow[r] < 0 ? 0 : ez_fe_from_i64(arow[r])) : mx_val(P, s->pA, s->na, lenR, r);
             rowv[r] = ez_fe_sub(a, ez_fe_mul(m, two_k));
         } else {
             rowv[r] = r < lenR ? P[s->pM][r] : 0;
@@ -606,7 +632,8 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
         uint64_t r = mx_row_of(s, i), tt = (i >> lo) & tmask;
-        ez_fe S = real[r] && tt < T, z = i < lenE ? P[s->pZ][i] : 0;
+        ez_fe S = real[r] && tt < T;
+        ez_fe z = arow ? real[r] && arow[r] >= 0 && (uint64_t)arow[r] == tt : i < lenE ? P[s->pZ][i] : 0;
         ez_fe dval = mx_val(P, s->pD, s->nd, lenE, i);
         /* MAX: M - X - D; ARGMAX: D - 2^k (M - X) - t + A = D + 2^k X - t + (A - 2^k M) */
         ez_fe a1 = arg ? ez_fe_add(ez_fe_sub(ez_fe_add(dval, ez_fe_mul(X[i], two_k)), tt), rowv[r])
@@ -619,6 +646,7 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
     free(X);
     free(rowv);
     free(real);
+    free(arow);
     return EZ_OK;
 }
 
@@ -653,6 +681,44 @@ static ez_status mx_reject(ez_pctx *c, const char *why)
     return EZ_ERR_REJECT;
 }
 
+/* Verifier, public ARGMAX (§3.6): the statement's result, every value checked in [0, T). */
+static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **vals)
+{
+    const ez_stmt_tensor *x = c->stmt ? ez_statement_find(c->stmt, s->o->out) : NULL;
+    uint64_t nrows = ez_plan_tensor_numel(s->to);
+    if (x == NULL || x->n != nrows)
+        return mx_reject(c, "the argmax's public result is missing from the statement");
+    for (uint64_t r = 0; r < nrows; r++)
+        if (x->v[r] < 0 || (uint64_t)x->v[r] >= s->T)
+            return mx_reject(c, "a public argmax lies outside its row");
+    *vals = x->v;
+    return EZ_OK;
+}
+
+/* Verifier, public ARGMAX: A~(ptr) and Z~(pt) for A = the statement's result and
+ * Z = [row real] [t = A(row)], O(rows * n): Z~(pt) = sum_rows eq(ptr, row) eq(pt_t, A). */
+static void mx_pub_evals(const mx_shape *s, const int64_t *vals, const ez_fe2 *ptr, const ez_fe2 *pt, ez_fe2 *aval,
+                         ez_fe2 *zval)
+{
+    mx_strides z;
+    mx_strides_init(s, &z);
+    const ez_fe2 *pt_t = pt + s->off[s->at];
+    ez_fe2 av = ez_fe2_zero(), zv = ez_fe2_zero(), one = ez_fe2_one();
+    for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->to); r < nrows; r++) {
+        uint64_t pe, xi, pr;
+        mx_locate(s, &z, r, &pe, &xi, &pr);
+        ez_fe2 w = one, e = one;
+        for (unsigned j = 0; j < s->nR; j++)
+            w = ez_fe2_mul(w, (pr >> (s->nR - 1 - j)) & 1 ? ptr[j] : ez_fe2_sub(one, ptr[j]));
+        for (unsigned j = 0; j < s->nt; j++)
+            e = ez_fe2_mul(e, ((uint64_t)vals[r] >> (s->nt - 1 - j)) & 1 ? pt_t[j] : ez_fe2_sub(one, pt_t[j]));
+        av = ez_fe2_add(av, ez_fe2_mul_fe(w, ez_fe_from_i64(vals[r])));
+        zv = ez_fe2_add(zv, ez_fe2_mul(w, e));
+    }
+    *aval = av;
+    *zval = zv;
+}
+
 static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *fctx)
 {
     mx_shape s;
@@ -676,13 +742,28 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
     for (unsigned b = 0, o_ = 0; b < s.to->rank; b++) {
         unsigned a = s.out_pos[b];
-        memcpy(rp + s.roff[a], out->point + o_, s.nv[a] * sizeof *rp);
+        if (s.nv[a]) /* an axis of extent 1 has no variables (and a point may be NULL) */
+            memcpy(rp + s.roff[a], out->point + o_, s.nv[a] * sizeof *rp);
         o_ += s.nv[a];
     }
-    if (s.arg)
+    const int64_t *pubv = NULL;
+    if (s.pub) {
+        /* public: the verifier evaluates the statement's result itself (§3.6) */
+        if (!c->prover) {
+            ez_fe2 v;
+            if ((st = mx_pub_values(c, &s, &pubv)) != EZ_OK ||
+                (st = ez_advice_tensor_eval(&v, pubv, s.to, out->point)) != EZ_OK)
+                goto out;
+            if (!ez_fe2_eq(v, out->value)) {
+                st = mx_reject(c, "the claim on the argmax is not the statement's");
+                goto out;
+            }
+        }
+    } else if (s.arg) {
         st = mx_limbs_claim(c, first, &s, "argmax/out-limbs", s.pA, s.na, rp, out->value);
-    else
+    } else {
         st = mx_claim(c, first, &s, s.pM, rp, out->value);
+    }
     if (st != EZ_OK)
         goto out;
 
@@ -731,20 +812,20 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
             qs[nq++] = q;
         if ((st = mx_atoms_msg(c, first, &s, s.arg ? "argmax/rows" : "max/rows", qs, nq, ptr, vals)) != EZ_OK)
             goto out;
-        ez_fe2 mval, aval = ez_fe2_zero();
-        if (s.arg) {
-            aval = mx_combine(vals, s.na);
-            mval = mx_combine(vals + s.na, s.nm);
-        } else {
-            mval = vals[0];
-        }
+        ez_fe2 mval = mx_combine(vals + s.na, s.nm), aval = mx_combine(vals, s.na), zval = ez_fe2_zero();
+        if (s.pub && !c->prover)
+            mx_pub_evals(&s, pubv, ptr, pt, &aval, &zval);
         for (unsigned l = 0; l < s.nd; l++)
             qs[l] = s.pD + l;
         if ((st = mx_atoms_msg(c, first, &s, s.arg ? "argmax/d" : "max/d", qs, s.nd, pt, vals)) != EZ_OK)
             goto out;
         ez_fe2 dval = mx_combine(vals, s.nd);
-        if ((st = mx_claim(c, first, &s, s.pZ, pt, ev[2])) != EZ_OK)
+        if (!s.pub && (st = mx_claim(c, first, &s, s.pZ, pt, ev[2])) != EZ_OK)
             goto out;
+        if (s.pub && !c->prover && !ez_fe2_eq(ev[2], zval)) {
+            st = mx_reject(c, "the zero-check's mark is not the one-hot of the public argmax");
+            goto out;
+        }
         if (!c->prover) {
             ez_fe2 sv = mx_live_eval(&s, pt);
             ez_fe2 a1 = mx_a1(&s, mval, xv, dval, aval, mx_tau_eval(&s, pt));
@@ -756,8 +837,9 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
         }
     }
 
-    /* 3. the row identity sum_t Z = R at a random row point (§3.4) */
-    {
+    /* 3. the row identity sum_t Z = R at a random row point (§3.4; a public argmax's Z is
+     * a one-hot by construction) */
+    if (!s.pub) {
         ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS], zs;
         ez_transcript_challenges_fe2(c->t, "max/zeta", zeta, nR);
         mx_point_join(&s, zt, zeta, ez_fe2_from_fe(ez_fe_inv(2)));
@@ -770,8 +852,9 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
         }
     }
 
-    /* 4. padding rows inside the row layout hold 0 in the output poly (§3.5) */
-    if (s.rowpad) {
+    /* 4. padding rows inside the row layout hold 0 in the output poly (§3.5; a public
+     * argmax commits no output poly) */
+    if (s.rowpad && !s.pub) {
         ez_fe2 rhoR[EZ_PROVE_MAX_VARS], pr[EZ_PROVE_MAX_VARS], er[2];
         ez_transcript_challenges_fe2(c->t, "max/rho-rows", rhoR, nR);
         ez_sumcheck_desc dr;
@@ -847,14 +930,15 @@ uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_
     }
     ez_sumcheck_desc desc;
     mx_desc(&desc, s.n);
-    /* out limbs 1.., X, the row polys, D's limbs, the Z sum */
-    uint64_t nfe = (s.arg ? s.na - 1 : 0) + 1 + (s.npolys - s.nelem) + s.nd + 1;
+    /* out limbs 1.., X, the row polys, D's limbs, the Z sum (none of A or Z when public) */
+    const unsigned alimbs = s.na ? s.na - 1 : 0;
+    uint64_t nfe = alimbs + 1 + (s.npolys - s.nelem) + s.nd + (s.pub ? 0 : 1);
     uint64_t b = ez_sumcheck_proof_bytes(&desc);
-    if (s.rowpad) {
+    if (s.rowpad && !s.pub) {
         ez_sumcheck_desc dr;
         mx_desc_rows(&dr, s.nR);
         b += ez_sumcheck_proof_bytes(&dr);
-        nfe += s.arg ? s.na - 1 : 0;
+        nfe += alimbs;
     }
     mx_shape_clear(&s);
     return b + nfe * EZ_OP_FE2_BYTES;
@@ -880,16 +964,25 @@ void ez_maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
         ez_rel_term(m, "D", -1, 0, dlo, dhi);
         ez_rel_end(m);
     } else {
-        /* on live entries D = 2^k (M - x) + t - A, M and A range-checked per row */
+        /* on live entries D = 2^k (M - x) + t - A: M and A range-checked per row, or a
+         * public A checked in [0, T) by the verifier and M = the x at A */
         ez_rel_begin(m, op, "D = 2^k (M - x) + t - A");
         ez_rel_term(m, "D", 1, 0, dlo, dhi);
-        ez_rel_signed(s.wm, &lo, &hi);
+        if (s.pub) /* M = the x at A (attainment), A the statement's, checked in [0, T) */
+            lo = -B, hi = B;
+        else
+            ez_rel_signed(s.wm, &lo, &hi);
         ez_rel_term(m, "M", -1, s.ta, lo, hi);
         ez_rel_term(m, "x", 1, s.ta, -B, B);
         ez_rel_term(m, "t", -1, 0, 0, (ez_i128)s.T - 1);
-        ez_rel_unsigned(s.ta, &lo, &hi);
+        if (s.pub)
+            lo = 0, hi = (ez_i128)s.T - 1;
+        else
+            ez_rel_unsigned(s.ta, &lo, &hi);
         ez_rel_term(m, "A", 1, 0, lo, hi);
         ez_rel_end(m);
+    }
+    if (s.arg && !s.pub) {
         /* the limbs of M + 2^(wm-1) */
         ez_rel_begin(m, op, "M + 2^(wm-1) = sum_l 2^(16 l) limb_l");
         ez_rel_signed(s.wm, &lo, &hi);

@@ -6,9 +6,10 @@
  *           (a mark z on entries with d = 0 summing to 1 per row);
  *   ARGMAX  a = the lowest t with x_t = max, proven by the same two obligations on the
  *           lexicographic key d = 2^k (m - x) + t - a >= 0 (k = max(nt, 1), T <= 2^k),
- *           which is exactly
- *           "x_t <= m everywhere and x_t < m before a", with m and a range-checked
- *           per row so that the attaining entry pins both.
+ *           which is exactly "x_t <= m everywhere and x_t < m before a", with m and a
+ *           range-checked per row so that the attaining entry pins both; a public
+ *           result (a model output) is read from the statement instead, its mark being
+ *           its one-hot, which the verifier evaluates itself.
  *
  * The hooks have the signatures of runtime/ops/op.h and are plugged into ez_op_max and
  * ez_op_argmax directly. Internal to runtime/ops. */

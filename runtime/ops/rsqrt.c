@@ -687,6 +687,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             goto out;
         if ((st = ez_claim_set(&kc, pin, n, vals[0])) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
             goto out;
+        ez_claim_clear(&kc);
         for (unsigned q = 0; q < s.npolys; q++)
             if ((st = rq_claim(c, first, &s, q, pt, vals[1 + q])) != EZ_OK)
                 goto out;
@@ -826,7 +827,7 @@ static ez_status unary_rsqrt(ez_exec_ctx *c, const int64_t *off, uint64_t n)
         /* the proof's remainder: RG = r 2^(kmax - k) = 2^sh y + rem (k <= kmax when x is
          * within its bound; otherwise the trace breaks the plan and the prover refuses) */
         if (sh > 0 && k <= kmax && kmax - k < 40)
-            yr = (int64_t)(((__int128)r << (kmax - k)) - ((__int128)y << sh));
+            yr = (int64_t)((__int128)r * ((__int128)1 << (kmax - k)) - (__int128)y * ((__int128)1 << sh));
         else
             yr = 0;
         out[e] = y;

@@ -94,7 +94,8 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     cp = ez_prove_cpu_now();
     ez_proof_transcript_start(&t, p, weights ? ez_pcs_prover_commitment(weights) : NULL, &proof->stmt, strategy);
     progress(opts, "commit", 0);
-    if ((st = ez_psess_commit(&s, &t, &proof->sec[EZ_PF_SEC_ADVICE])) != EZ_OK)
+    if ((st = ez_psess_commit(&s, &t, &proof->sec[EZ_PF_SEC_ADVICE],
+                              ez_advice_scheme(weights ? ez_pcs_prover_commitment(weights) : NULL))) != EZ_OK)
         goto out;
     S.commit = ez_now() - tp;
     S.cpu_commit = ez_prove_cpu_now() - cp;

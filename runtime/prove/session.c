@@ -174,12 +174,13 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
 }
 
 /* Phase 2: commit the advice, write u8 present + the commitment to w, absorb it. */
-ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w)
+ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned scheme)
 {
     ez_writer_u8(w, s->L.npolys > 0);
     if (s->L.npolys == 0)
         return EZ_OK;
-    ez_status st = ez_pcs_commit(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, s->L.npolys);
+    ez_status st =
+        ez_pcs_commit_scheme(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, s->L.npolys, scheme);
     if (st != EZ_OK)
         return st;
     ez_pcs_commitment_write(w, &s->acom);
@@ -250,7 +251,7 @@ bool ez_vsess_section_done(ez_reader *r, const char *what, ez_diag *d)
 
 /* Phase 2: read the advice commitment (its lens must be the layout's) and absorb it. */
 ez_status ez_vsess_commit(const ez_advice_layout *L, ez_transcript *t, const uint8_t *data, size_t len,
-                          ez_pcs_commitment *acom, ez_diag *d)
+                          unsigned scheme, ez_pcs_commitment *acom, ez_diag *d)
 {
     ez_reader r;
     ez_reader_init(&r, data, len);
@@ -269,6 +270,11 @@ ez_status ez_vsess_commit(const ez_advice_layout *L, ez_transcript *t, const uin
             same = acom->lens[q] == L->polys[q].len;
         if (!same) {
             ez_diag_set(d, "advice commitment: its layout is not the model's");
+            return EZ_ERR_REJECT;
+        }
+        if (acom->scheme != scheme) {
+            ez_diag_set(d, "advice commitment: scheme %u, the verifying key's weights call for %u", acom->scheme,
+                        scheme);
             return EZ_ERR_REJECT;
         }
         ez_pcs_commitment_absorb(t, acom);

@@ -42,12 +42,13 @@ void ez_psess_clear(ez_psess *s);
 /* Prover. s->L built. ez_psess_witness fills the advice values (ez_advice_fill, then
  * every op's fill hook), every table's concrete columns and its multiplicities (with
  * unchecked, values outside their ranges go through: testing only). ez_psess_commit
- * commits the advice and writes u8 present + the commitment to w and absorbs it.
+ * commits the advice under `scheme` (ez_advice_scheme) and writes u8 present + the
+ * commitment to w and absorbs it.
  * ez_psess_lookups proves one LogUp-GKR per table into c->w and resolves its claims.
  * ez_psess_openings opens the weights (one batched opening with PCS flags wflags, into
  * ww) and the advice (into wa). */
 ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bool unchecked, ez_diag *d);
-ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w);
+ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned scheme);
 ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c);
 ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, unsigned wflags, ez_writer *ww,
                             ez_writer *wa);
@@ -56,7 +57,7 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
  * EZ_ERR_REJECT (reason in d) or a hard error. */
 bool ez_vsess_section_done(ez_reader *r, const char *what, ez_diag *d);
 ez_status ez_vsess_commit(const ez_advice_layout *L, ez_transcript *t, const uint8_t *data, size_t len,
-                          ez_pcs_commitment *acom, ez_diag *d);
+                          unsigned scheme, ez_pcs_commitment *acom, ez_diag *d);
 ez_status ez_vsess_lookups(ez_pctx *c);
 ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned wflags,
                             const ez_pcs_commitment *acom, const uint8_t *ww, size_t wwlen, const uint8_t *wa,

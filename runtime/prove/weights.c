@@ -14,8 +14,21 @@
 /* ---- the weight commitment ------------------------------------------------------------- */
 
 
+unsigned ez_advice_scheme(const ez_pcs_commitment *wcom)
+{
+    if (wcom == NULL)
+        return EZ_PCS_DEFAULT_SCHEME;
+    return wcom->scheme == EZ_PCS_SCHEME_WHIR ? EZ_PCS_SCHEME_WHIR : EZ_PCS_SCHEME_LIGERO;
+}
+
 ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p, const ez_trace *tr,
                             ez_diag *d)
+{
+    return ez_weights_commit_scheme(out, com, p, tr, EZ_PCS_DEFAULT_SCHEME, d);
+}
+
+ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p,
+                                   const ez_trace *tr, unsigned scheme, ez_diag *d)
 {
     uint64_t *lens = NULL;
     size_t n = 0;
@@ -50,7 +63,7 @@ ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const e
         k++;
     }
     /* opened in full once (the vk's range proof), then without the proximity row */
-    st = ez_pcs_commit_scheme(out, com, (const ez_fe *const *)polys, lens, n, EZ_PCS_SCHEME_LIGERO_P1);
+    st = ez_pcs_commit_scheme(out, com, (const ez_fe *const *)polys, lens, n, scheme);
 out:
     if (polys)
         for (size_t i = 0; i < n; i++)
@@ -159,7 +172,7 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
     if ((st = ez_psess_witness(&s, p, tr, unchecked, d)) != EZ_OK)
         goto out;
     ez_weight_range_transcript_start(&t, p, ez_pcs_prover_commitment(weights));
-    if ((st = ez_psess_commit(&s, &t, &sec[0])) != EZ_OK)
+    if ((st = ez_psess_commit(&s, &t, &sec[0], ez_advice_scheme(ez_pcs_prover_commitment(weights)))) != EZ_OK)
         goto out;
     c.prover = true;
     c.plan = p;
@@ -296,7 +309,7 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
     if ((st = ez_advice_layout_build_weights(&L, p, d)) != EZ_OK)
         goto out;
     ez_weight_range_transcript_start(&t, p, &vk->wcom);
-    if ((st = ez_vsess_commit(&L, &t, chunk[0], clen[0], &acom, d)) != EZ_OK)
+    if ((st = ez_vsess_commit(&L, &t, chunk[0], clen[0], ez_advice_scheme(&vk->wcom), &acom, d)) != EZ_OK)
         goto out;
     c.prover = false;
     c.plan = p;

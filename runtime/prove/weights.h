@@ -14,6 +14,22 @@
 
 /* ---- the weight commitment -------------------------------------------------------------- */
 
+/* The default commitment scheme of `setup` (and `prove --weights`): WHIR, whose proofs
+ * are a quarter of Ligero's at 2^22 entries for ~1.2x the commit and ~1.6x the opening
+ * time (bench/kernel rows whir_vs_ligero; docs/performance.md). `--pcs ligero` selects
+ * Ligero with its proximity row tested once, in the vk (EZ_PCS_SCHEME_LIGERO_P1). */
+#define EZ_PCS_DEFAULT_SCHEME EZ_PCS_SCHEME_WHIR
+
+/* The advice commitment's scheme for a model whose weights are committed under wcom
+ * (NULL: a model without weights, which uses the default): the same family — Ligero
+ * weights with Ligero advice (every opening with its proximity row), WHIR with WHIR. The
+ * prover commits with it and the verifier requires it, so the vk fixes the scheme. */
+unsigned ez_advice_scheme(const ez_pcs_commitment *wcom);
+
+/* ez_weights_commit under a chosen scheme (EZ_PCS_SCHEME_LIGERO_P1 or _WHIR). */
+ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p,
+                                   const ez_trace *tr, unsigned scheme, ez_diag *d);
+
 /* Commit the weights of tr (every WEIGHT tensor set) in their padded layouts, plan order.
  * Out: *out (NULL when the model has no weights) and *com (zeroed then).
  * Returns EZ_OK, EZ_ERR_UNSUPPORTED (sizes beyond the PCS limits), EZ_ERR_NOMEM. */

@@ -27,7 +27,7 @@ expect_usage() {
     }
 }
 
-for c in check compile info gen run setup prove verify; do
+for c in check compile info gen run setup prove verify generate certify; do
     expect 0 "$c --help" -- "$EINZK" "$c" --help
     mv "$work/out.txt" "$work/help1.txt"
     expect 0 "help $c" -- "$EINZK" help "$c"
@@ -63,7 +63,7 @@ expect_usage "unknown option" "unknown option '--jsn'; did you mean '--json'" --
 expect_usage "missing value" "--seed needs a value" -- "$EINZK" gen "$work/m.einc" --weights a --input b --seed
 expect_usage "missing required" "missing --seed" -- "$EINZK" gen "$work/m.einc" --weights a --input b
 expect_usage "missing operand" "missing MODEL.einc" -- "$EINZK" setup --weights a --vk b --pk c
-expect_usage "two operands" "more than one proof file" -- "$EINZK" verify --vk a p1 p2
+expect_usage "two operands" "more than one proof or certificate" -- "$EINZK" verify --vk a p1 p2
 expect_usage "given twice" "--json is given twice" -- "$EINZK" info "$work/m.einc" --json --json
 expect_usage "value to a flag" "--json takes no value" -- "$EINZK" info "$work/m.einc" --json=yes
 expect_usage "bad number" "--threads needs a whole number" -- "$EINZK" verify --vk a p --threads 0

@@ -1,0 +1,153 @@
+/* einzk certify MODEL.einc --pk PK (--prompt-tokens 1,2,3 | --prompt TEXT --vocab V.json)
+ *               --max-new N [--eos ID] -o CERT [--per-step] [--json] [--threads N]
+ *
+ * Generates greedily (as `einzk generate`, with the proving key's weights) and proves the
+ * whole text with ONE forward pass over prompt + continuation (runtime/prove/certify.h,
+ * docs/certify.md); `einzk verify --vk VK CERT` checks it with the vk alone.
+ * --per-step: the baseline, one proof per generated token over the prefix it needs.
+ * --json prints {"prompt_tokens", "output_tokens", "stop"[, "text"], "passes",
+ * "positions", "generate_seconds", "prove_seconds", "prove_cpu_seconds",
+ * "certificate_bytes", "peak_rss_bytes"}. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/model.h"
+#include "cli/prompt.h"
+#include "runtime/exec/decode.h"
+#include "runtime/formats/certificate.h"
+#include "runtime/prove/certify.h"
+
+enum { O_PK, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_PERSTEP, O_JSON, O_THREADS, O_N };
+
+static const ez_cli_opt opts[O_N] = {
+    [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "the proving key from `einzk setup`"},
+    [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"},
+    [O_PROMPT] = {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"},
+    [O_VOCAB] = {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"},
+    [O_MAXNEW] = {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"},
+    [O_EOS] = {"--eos", "ID", 0, "stop after generating this token"},
+    [O_OUT] = {"-o", "CERT", EZ_CLI_REQUIRED, "write the certificate (the text and its proof) here"},
+    [O_PERSTEP] = {"--per-step", NULL, 0, "the baseline: one proof per generated token instead of one pass"},
+    [O_JSON] = {"--json", NULL, 0, "print the text, sizes and times as one JSON object on stdout"},
+    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+};
+
+const ez_cli_cmd ez_cli_cmd_certify = {
+    "certify", ez_cmd_certify, "MODEL.einc", "model file",
+    "Generate greedily and prove the whole text with one forward pass.", opts, O_N,
+    "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
+};
+
+static void show_progress(void *ctx, const char *phase, double frac)
+{
+    (void)ctx;
+    fprintf(stderr, "\reinzk certify: %-10s %3.0f%%", phase, frac * 100);
+    if (!strcmp(phase, "done"))
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+int ez_cmd_certify(int argc, char **argv)
+{
+    ez_cli_args a;
+    int rc = ez_cli_parse(&a, &ez_cli_cmd_certify, argc, argv);
+    if (rc != EZ_CLI_RUN)
+        return rc;
+    uint64_t max_new;
+    int64_t eos;
+    if ((rc = ez_cli_generation_options(&ez_cli_cmd_certify, &a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
+                                        &eos)) != EZ_CLI_RUN)
+        return rc;
+    if (!ez_cli_threads(&a, O_THREADS, 0))
+        return EZ_EXIT_USAGE;
+    ez_cli_tune_malloc();
+    const bool json = a.n[O_JSON] > 0, progress = isatty(2) && !json;
+    const ez_vocab *vp = NULL;
+    ez_diag d = {{0}};
+    ez_plan plan;
+    ez_trace tr;
+    ez_pk pk;
+    ez_vocab vocab = {0};
+    ez_generation g = {0};
+    ez_certificate cert;
+    ez_certify_stats cs = {0};
+    ez_writer w;
+    uint8_t *pkb = NULL;
+    size_t pklen = 0, np = 0;
+    int64_t *prompt = NULL;
+    memset(&tr, 0, sizeof tr);
+    ez_pk_init(&pk);
+    ez_certificate_init(&cert);
+    ez_writer_init(&w);
+    ez_status st = ez_cli_plan_load(&plan, a.operand, EZ_CLI_PLAN_PROVE, &d);
+    if (st == EZ_OK)
+        st = ez_file_check_writable(a.value[O_OUT], &d);
+    if (st == EZ_OK && a.value[O_VOCAB] && (st = ez_vocab_load(&vocab, a.value[O_VOCAB], &d)) == EZ_OK)
+        vp = &vocab;
+    if (st == EZ_OK)
+        st = ez_cli_prompt(a.value[O_TOKENS], a.value[O_PROMPT], &vocab, &prompt, &np, &d);
+    if (st == EZ_OK)
+        st = ez_file_read(a.value[O_PK], &pkb, &pklen, &d);
+    if (st == EZ_OK && (st = ez_pk_decode(&pk, &plan, pkb, pklen, &d)) == EZ_ERR_FORMAT)
+        st = EZ_ERR_INPUT;
+    free(pkb);
+    /* generate with the pk's weights (the cache holds the model at its full context) */
+    if (st == EZ_OK)
+        st = ez_trace_init(&tr, &plan, &d);
+    for (size_t k = 0; k < pk.nweights && st == EZ_OK; k++)
+        st = ez_trace_set(&tr, pk.weights[k].tensor, pk.weights[k].v, pk.weights[k].n, &d);
+    double t0 = ez_now();
+    if (st == EZ_OK)
+        st = ez_generate(&g, &plan, &tr, prompt, np, max_new, eos, &d);
+    double gen_s = ez_now() - t0;
+    if (tr.plan)
+        ez_trace_clear(&tr); /* the passes build their own traces */
+    if (st == EZ_OK && progress)
+        fprintf(stderr, "einzk certify: generated %llu tokens in %.2f s; proving\n", (unsigned long long)g.ngen, gen_s);
+    ez_certify_opts co = {.per_step = a.n[O_PERSTEP] > 0,
+                          .prove = {.progress = progress, .progress_fn = show_progress}};
+    if (st == EZ_OK)
+        st = ez_certify(&cert, &plan, &pk, &g, &co, &cs, &d);
+    if (st == EZ_OK)
+        st = ez_certificate_encode(&w, &cert);
+    if (st == EZ_OK)
+        st = ez_file_write(a.value[O_OUT], w.data, w.len, &d);
+    if (st == EZ_OK && json) {
+        json_t *o = ez_cli_generation_json(&g, vp);
+        json_object_set_new(o, "passes", json_integer((json_int_t)cs.npass));
+        json_object_set_new(o, "positions", json_integer((json_int_t)cs.positions));
+        json_object_set_new(o, "generate_seconds", json_real(gen_s));
+        json_object_set_new(o, "prove_seconds", json_real(cs.seconds));
+        json_object_set_new(o, "prove_cpu_seconds", json_real(cs.cpu_seconds));
+        json_object_set_new(o, "certificate_bytes", json_integer((json_int_t)w.len));
+        json_object_set_new(o, "peak_rss_bytes", json_integer((json_int_t)ez_peak_rss_bytes()));
+        json_dumpf(o, stdout, JSON_COMPACT);
+        fputc('\n', stdout);
+        json_decref(o);
+    } else if (st == EZ_OK) {
+        ez_cli_print_generation(stdout, &g, vp);
+        printf("certified %s: %s — %zu pass%s over %llu positions, %llu bytes, proved in %.3f s\n", plan.model,
+               a.value[O_OUT], cs.npass, cs.npass == 1 ? "" : "es", (unsigned long long)cs.positions,
+               (unsigned long long)w.len, cs.seconds);
+    }
+    if (st != EZ_OK) {
+        if (progress)
+            fputc('\n', stderr);
+        ez_cli_error("certify", st, &d);
+        rc = ez_exit_for_status(st);
+    } else {
+        rc = EZ_EXIT_OK;
+    }
+    ez_writer_clear(&w);
+    ez_certificate_clear(&cert);
+    ez_generation_clear(&g);
+    free(prompt);
+    ez_vocab_clear(&vocab);
+    ez_pk_clear(&pk);
+    ez_plan_clear(&plan);
+    return rc;
+}
