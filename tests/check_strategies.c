@@ -36,17 +36,18 @@ static void attention_src(char *buf, size_t n, unsigned S, unsigned D, unsigned 
              S, D, H, E, softmax ? "" : "scale 4\nbits 12\n", softmax ? "softmax[t](causal[s, t]" : "(causal[s, t]");
 }
 
-/* Grouped-query attention: G K/V heads, R query heads each, causal softmax. */
-static void gqa_src(char *buf, size_t n, unsigned S, unsigned D, unsigned G, unsigned R, unsigned E)
+/* Grouped-query attention: G K/V heads, R query heads each, causal (softmax or the mask
+ * alone, as above). */
+static void gqa_src(char *buf, size_t n, unsigned S, unsigned D, unsigned G, unsigned R, unsigned E, bool softmax)
 {
     snprintf(buf, n,
-             "model gqa\nparam S = %u, D = %u, G = %u, R = %u, E = %u\ninput x[S, D]\n"
+             "model gqa\nparam S = %u, D = %u, G = %u, R = %u, E = %u\n%sinput x[S, D]\n"
              "weight wq[D, G, R, E], wk[D, G, E], wv[D, G, E], wo[G, R, E, D]\n"
              "q[s, g, r, e] = x[s, d] * wq[d, g, r, e]\nk[t, g, e] = x[t, d] * wk[d, g, e]\n"
              "v[t, g, e] = x[t, d] * wv[d, g, e]\na[g, r, s, t] = q[s, g, r, e] * k[t, g, e] / 8\n"
-             "p[g, r, s, t] = softmax[t](causal[s, t](a[g, r, s, t]))\n"
+             "p[g, r, s, t] = %s(a[g, r, s, t]))\n"
              "c[s, g, r, e] = p[g, r, s, t] * v[t, g, e]\ny[s, n] = c[s, g, r, e] * wo[g, r, e, n]\noutput y\n",
-             S, D, G, R, E);
+             S, D, G, R, E, softmax ? "" : "scale 4\nbits 12\n", softmax ? "softmax[t](causal[s, t]" : "(causal[s, t]");
 }
 
 static void prove_with(ez_pfx *f, ez_strategy s, bool unchecked, ez_proof *pf, ez_prove_stats *stats)
@@ -66,18 +67,21 @@ static void prove_with(ez_pfx *f, ez_strategy s, bool unchecked, ez_proof *pf, e
 START_TEST(test_honest_and_described)
 {
     char src[1024];
+    /* under the sanitizers (EZ_SANITIZERS, Makefile.am) the causal mask stands in for the
+     * softmax: the same contractions, tables a tenth the size */
+    const bool softmax = getenv("EZ_SANITIZERS") == NULL;
     for (int m = 0; m < 4; m++) {
         if (m == 0)
-            attention_src(src, sizeof src, 5, 8, 3, 80, true);
+            attention_src(src, sizeof src, 5, 8, 3, 80, softmax);
         else if (m == 1)
-            gqa_src(src, sizeof src, 6, 8, 2, 4, 16);
+            gqa_src(src, sizeof src, 6, 8, 2, 4, 16, softmax);
         else if (m == 2)
             attention_src(src, sizeof src, 4, 8, 2, 64, false);
         else
             attention_src(src, sizeof src, 5, 8, 2, 96, false);
         ez_pfx f;
         ez_pfx_compile(&f, src);
-        ez_pfx_run(&f, "strategies_honest", m < 2 ? 1 << 6 : 3);
+        ez_pfx_run(&f, "strategies_honest", m < 2 && softmax ? 1 << 6 : 3);
         for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
             const char *sn = ez_strategy_name((ez_strategy)s);
             ez_strategy_plan sp;
