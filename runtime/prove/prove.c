@@ -75,6 +75,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     }
     if ((st = ez_statement_from_trace(&proof->stmt, p, tr->t)) != EZ_OK)
         goto out;
+    ez_proof_bind(&proof->bind, p, weights ? ez_pcs_prover_commitment(weights) : NULL);
 
     /* witness: advice limbs, then every table's columns and multiplicities */
     progress(opts, "witness", 0);
