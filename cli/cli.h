@@ -21,7 +21,8 @@ enum {
 /* The exit code for a library status (EZ_ERR_REJECT -> 1, EZ_ERR_SOURCE -> 3, ...). */
 int ez_exit_for_status(ez_status st);
 
-/* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status). */
+/* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status),
+ * and under --json the error object with code ez_exit_for_status(st) (cli/report.h). */
 void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
 
 /* Subcommands, one file each (cli/cmd_<name>.c). argv[0] is the command name. */

@@ -23,12 +23,6 @@ int ez_exit_for_status(ez_status st)
     return EZ_EXIT_INTERNAL;
 }
 
-void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d)
-{
-    const char *msg = d && d->msg[0] ? d->msg : ez_status_str(st);
-    fprintf(stderr, "einzk %s: error: %s\n", cmd, msg);
-}
-
 /* Every subcommand, in the order the overview lists them. */
 static const ez_cli_cmd *const commands[] = {
     &ez_cli_cmd_check, &ez_cli_cmd_compile, &ez_cli_cmd_info, &ez_cli_cmd_gen,
