@@ -86,6 +86,10 @@ int ez_cmd_certify(int argc, char **argv)
     ez_status st = ez_cli_plan_load(&plan, a.operand, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(a.value[O_OUT], &d);
+    if (st == EZ_OK)
+        st = ez_cli_expect_kind_file(a.value[O_PK], EZ_KIND_PK, "a proving key", &d);
+    if (st == EZ_OK && a.value[O_VOCAB])
+        st = ez_cli_expect_kind_file(a.value[O_VOCAB], NULL, EZ_NOUN_VOCAB, &d);
     if (st == EZ_OK && a.value[O_VOCAB] && (st = ez_vocab_load(&vocab, a.value[O_VOCAB], &d)) == EZ_OK)
         vp = &vocab;
     if (st == EZ_OK)

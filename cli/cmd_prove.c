@@ -137,6 +137,11 @@ int ez_cmd_prove(int argc, char **argv)
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(opath, &d);
+    if (st == EZ_OK && pkpath)
+        st = ez_cli_expect_kind_file(pkpath, EZ_KIND_PK, "a proving key", &d);
+    const char *paths[] = {wpath, ipath}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_INPUT};
+    if (st == EZ_OK)
+        st = ez_cli_expect_data(&d, 2, paths, nouns);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)

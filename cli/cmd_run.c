@@ -232,6 +232,9 @@ int ez_cmd_run(int argc, char **argv)
         goto fail;
     if (compare && (st = ez_ftrace_init(&ft, &plan, &d)) != EZ_OK)
         goto fail;
+    const char *paths[] = {wpath, ipath}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_INPUT};
+    if ((st = ez_cli_expect_data(&d, 2, paths, nouns)) != EZ_OK)
+        goto fail;
     if ((st = ez_exec_load(&tr, compare ? &ft : NULL, &plan, wpath, ipath, &d)) != EZ_OK)
         goto fail;
     if ((best = ez_alloc_array(plan.nops + 1, sizeof *best)) == NULL) {

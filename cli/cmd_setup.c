@@ -68,6 +68,8 @@ int ez_cmd_setup(int argc, char **argv)
         st = ez_file_check_writable(vkpath, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(pkpath, &d);
+    if (st == EZ_OK)
+        st = ez_cli_expect_kind_file(wpath, NULL, EZ_NOUN_WEIGHTS, &d);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)

@@ -246,7 +246,12 @@ int ez_cmd_verify(int argc, char **argv)
     ez_proof_init(&pf);
     rc = EZ_EXIT_OK;
     double t0 = ez_now();
-    ez_status st = ez_file_read(vkpath, &vkb, &vklen, &d);
+    const char *paths[] = {ipath, args.value[O_VOCAB]}, *nouns[] = {EZ_NOUN_INPUT, EZ_NOUN_VOCAB};
+    ez_status st = ez_cli_expect_data(&d, 2, paths, nouns);
+    if (st == EZ_OK && opath)
+        st = ez_file_check_writable(opath, &d);
+    if (st == EZ_OK)
+        st = ez_file_read(vkpath, &vkb, &vklen, &d);
     if (st == EZ_OK)
         st = ez_file_read(ppath, &pb, &plen, &d);
     if (st == EZ_OK && args.value[O_VOCAB] && (st = ez_vocab_load(&vocab, args.value[O_VOCAB], &d)) == EZ_OK)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -103,10 +104,19 @@ ez_status ez_cli_expect_kind(const char *path, const uint8_t *data, size_t len, 
     if (is != NULL && kind != NULL && !strcmp(is, kind))
         return EZ_OK;
     if (is != NULL) {
-        ez_diag_set(d, "%s is a %s, not %s", path, is, noun);
+        ez_diag_set(d, "%s is a %s, not %s (einzk inspect %s shows what it holds)", path, is, noun, path);
         return EZ_ERR_INPUT;
     }
     return EZ_OK; /* not an einzk file: the reader of `kind` says what is wrong */
+}
+
+ez_status ez_cli_expect_data(ez_diag *d, size_t n, const char *const *paths, const char *const *nouns)
+{
+    ez_status st = EZ_OK;
+    for (size_t i = 0; i < n && st == EZ_OK; i++)
+        if (paths[i])
+            st = ez_cli_expect_kind_file(paths[i], NULL, nouns[i], d);
+    return st;
 }
 
 ez_status ez_cli_expect_kind_file(const char *path, const char *kind, const char *noun, ez_diag *d)
@@ -155,6 +165,16 @@ bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt)
     uint64_t n = dflt;
     if (!ez_cli_uint(a, opt, 10, 1, 1024, &n))
         return false;
+    /* more threads than CPUs only adds switching: cap, and say so */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef _OPENMP
+    cpus = omp_get_num_procs();
+#endif
+    if (a->value[opt] && cpus > 0 && n > (uint64_t)cpus) {
+        fprintf(stderr, "einzk %s: note: --threads %llu is more than the %ld CPUs; using %ld\n", a->cmd->name,
+                (unsigned long long)n, cpus, cpus);
+        n = (uint64_t)cpus;
+    }
 #ifdef _OPENMP
     if (n > 0)
         omp_set_num_threads((int)n);

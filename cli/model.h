@@ -42,6 +42,12 @@ ez_status ez_cli_expect_kind(const char *path, const uint8_t *data, size_t len, 
  * reader reports that). For an expected .einc, a file named *.ein that is no einzk file
  * is said to be a source that needs compiling. */
 ez_status ez_cli_expect_kind_file(const char *path, const char *kind, const char *noun, ez_diag *d);
+/* ez_cli_expect_kind_file(path, NULL, noun, d) for each non-NULL path of the n given
+ * (weights, JSON inputs, vocabularies: no einzk binary file). */
+ez_status ez_cli_expect_data(ez_diag *d, size_t n, const char *const *paths, const char *const *nouns);
+#define EZ_NOUN_WEIGHTS "a safetensors weights file"
+#define EZ_NOUN_INPUT "a JSON input"
+#define EZ_NOUN_VOCAB "a JSON vocabulary"
 
 /* The whole compiler for compile and `verify --model`: the front end (ez_cli_front, which
  * also gets warnings), the
@@ -79,8 +85,9 @@ ez_status ez_cli_plan_load(ez_plan *plan, const char *path, ez_cli_plan_use use,
 void ez_cli_tune_malloc(void);
 
 /* Set the OpenMP thread count from option opt of a (a --threads N row: 1 to 1024), or
- * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). Returns false
- * after printing a usage error for a bad N. Without OpenMP only N is checked. */
+ * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). An N above the
+ * CPU count is capped to it with a note on stderr. Returns false after printing a usage
+ * error for a bad N. Without OpenMP only N is checked. */
 bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt);
 
 #endif

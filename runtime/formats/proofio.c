@@ -504,7 +504,10 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
     }
     memcpy(pk->digest, sec[1].data, 32);
     if (memcmp(pk->digest, p->digest, 32) != 0) {
-        ez_diag_set(d, "the proving key belongs to another model (digest differs)");
+        char x[17], y[17];
+        hex16(x, pk->digest);
+        hex16(y, p->digest);
+        ez_diag_set(d, "the proving key belongs to another model: its plan digest is %s, the model's is %s", x, y);
         return EZ_ERR_INPUT;
     }
     ez_reader r;
