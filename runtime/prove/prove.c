@@ -63,6 +63,10 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     memset(&s, 0, sizeof s);
     double t0 = ez_now(), tp = t0, c0 = ez_prove_cpu_now(), cp = c0;
 
+    if (opts && opts->progress) {
+        s.progress = opts->progress_fn;
+        s.progress_ctx = opts->progress_ctx;
+    }
     if ((st = ez_advice_layout_build(&s.L, p, d)) != EZ_OK)
         goto out;
     const ez_plan *wplan = opts && opts->wplan ? opts->wplan : p;
