@@ -36,9 +36,11 @@ int ez_cmd_prove(int argc, char **argv);
 int ez_cmd_verify(int argc, char **argv);
 int ez_cmd_generate(int argc, char **argv);
 int ez_cmd_certify(int argc, char **argv);
+int ez_cmd_inspect(int argc, char **argv);
 
 /* Their command-line tables (name, options, help), defined beside each subcommand. */
 extern const ez_cli_cmd ez_cli_cmd_check, ez_cli_cmd_compile, ez_cli_cmd_info, ez_cli_cmd_gen, ez_cli_cmd_run,
-    ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify;
+    ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify,
+    ez_cli_cmd_inspect;
 
 #endif

@@ -27,7 +27,7 @@ int ez_exit_for_status(ez_status st)
 static const ez_cli_cmd *const commands[] = {
     &ez_cli_cmd_check, &ez_cli_cmd_compile, &ez_cli_cmd_info, &ez_cli_cmd_gen,
     &ez_cli_cmd_run,   &ez_cli_cmd_setup,   &ez_cli_cmd_prove, &ez_cli_cmd_verify,
-    &ez_cli_cmd_generate, &ez_cli_cmd_certify,
+    &ez_cli_cmd_generate, &ez_cli_cmd_certify, &ez_cli_cmd_inspect,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
