@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/model.h"
 #include "compiler/causality.h"
 #include "compiler/einc.h"
 #include "compiler/plan.h"
@@ -155,7 +156,10 @@ int ez_cmd_info(int argc, char **argv)
     bool json = args.n[O_JSON] > 0;
     ez_plan p;
     ez_diag d = {{0}};
-    ez_status st = ez_einc_read_file(&p, in, &d);
+    ez_plan_init(&p);
+    ez_status st = ez_cli_expect_kind_file(in, EZ_KIND_EINC, "a compiled model (.einc)", &d);
+    if (st == EZ_OK)
+        st = ez_einc_read_file(&p, in, &d);
     if (st != EZ_OK) {
         ez_cli_error("info", st, &d);
         return ez_exit_for_status(st);

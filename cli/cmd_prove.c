@@ -12,7 +12,7 @@
  *    "phases": {"witness", "commit", "lookups", "sumchecks", "openings"} (seconds),
  *    "prove_cpu_seconds", "phases_cpu": the same in process CPU seconds (all threads),
  *    "ops": [{"name", "kind", "seconds", "bytes"}]}
- * Progress goes to stderr when it is a terminal. */
+ * Progress goes to stderr when it is a terminal (cli/progress.h), also with --json. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "cli/model.h"
+#include "cli/progress.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
 #include "runtime/formats/proofio.h"
@@ -44,15 +45,6 @@ const ez_cli_cmd ez_cli_cmd_prove = {
     "Run a model in exact integer arithmetic and prove the run.", opts, O_N,
     "Give exactly one of --pk and --weights.",
 };
-
-static void show_progress(void *ctx, const char *phase, double frac)
-{
-    (void)ctx;
-    fprintf(stderr, "\reinzk prove: %-10s %3.0f%%", phase, frac * 100);
-    if (!strcmp(phase, "done"))
-        fputc('\n', stderr);
-    fflush(stderr);
-}
 
 /* {"witness", "commit", "lookups", "sumchecks", "openings"}: seconds per prover phase. */
 static json_t *phases_json(double witness, double commit, double lookups, double sumchecks, double openings)
@@ -114,7 +106,8 @@ int ez_cmd_prove(int argc, char **argv)
     if (args.value[O_PCS] && pkpath)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
-    bool progress = isatty(2) && !json;
+    ez_cli_progress pg;
+    ez_cli_progress_init(&pg, "prove", 0);
     ez_diag d = {{0}};
     ez_plan plan;
     ez_trace tr;
@@ -137,6 +130,11 @@ int ez_cmd_prove(int argc, char **argv)
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(opath, &d);
+    if (st == EZ_OK && pkpath)
+        st = ez_cli_expect_kind_file(pkpath, EZ_KIND_PK, "a proving key", &d);
+    const char *paths[] = {wpath, ipath}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_INPUT};
+    if (st == EZ_OK)
+        st = ez_cli_expect_data(&d, 2, paths, nouns);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
@@ -166,10 +164,10 @@ int ez_cmd_prove(int argc, char **argv)
         goto fail;
     double t0 = ez_now(), c0 = ez_prove_cpu_now();
     if (wpath) {
-        if (progress)
-            fprintf(stderr, "einzk prove: committing the weights\n");
+        ez_cli_progress_fn(&pg, "weights", 0);
         if ((st = ez_weights_commit_scheme(&own, &com, &plan, &tr, scheme, &d)) != EZ_OK)
             goto fail;
+        ez_cli_progress_fn(&pg, "weights", 1);
         weights = own;
         wcommit_s = ez_now() - t0;
         wcommit_cpu = ez_prove_cpu_now() - c0;
@@ -179,7 +177,7 @@ int ez_cmd_prove(int argc, char **argv)
         goto fail;
     exec_s = ez_now() - te;
     exec_cpu = ez_prove_cpu_now() - ce;
-    ez_prove_opts prove_opts = {.progress = progress, .progress_fn = show_progress};
+    ez_prove_opts prove_opts = {.progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg};
     if ((st = ez_prove(&plan, &tr, weights, &prove_opts, &proof, &stats, &d)) != EZ_OK)
         goto fail;
     size_t stmt_bytes = 0;
@@ -201,8 +199,7 @@ int ez_cmd_prove(int argc, char **argv)
     }
     goto out;
 fail:
-    if (progress)
-        fputc('\n', stderr);
+    ez_cli_progress_end(&pg);
     ez_cli_error("prove", st, &d);
     rc = ez_exit_for_status(st);
 out:
