@@ -11,7 +11,9 @@
  *    "prove_seconds", "peak_rss_bytes",
  *    "phases": {"witness", "commit", "lookups", "sumchecks", "openings"} (seconds),
  *    "prove_cpu_seconds", "phases_cpu": the same in process CPU seconds (all threads),
- *    "ops": [{"name", "kind", "seconds", "bytes"}]}
+ *    "ops": [{"name", "kind", "seconds", "bytes"[, "sumchecks", "touched", "real"]}]}
+ * --strategy picks how contractions are reduced (runtime/prove/strategy.h; recorded in
+ * the proof, so the same vk verifies any of them).
  * Progress goes to stderr when it is a terminal (cli/progress.h), also with --json. */
 #include <jansson.h>
 #include <stdio.h>
@@ -26,9 +28,10 @@
 #include "runtime/io/model_io.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/strategy.h"
 #include "runtime/prove/weights.h"
 
-enum { O_PK, O_WEIGHTS, O_PCS, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
+enum { O_PK, O_WEIGHTS, O_PCS, O_INPUT, O_OUT, O_STRATEGY, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_PK] = {"--pk", "MODEL.pk", 0, "the proving key from `einzk setup` (weights already quantized and committed)"},
@@ -37,6 +40,8 @@ static const ez_cli_opt opts[O_N] = {
     [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "the public input (JSON)"},
     [O_OUT] = {"-o", "PROOF", EZ_CLI_REQUIRED, "write the proof (with the input and the claimed outputs) here"},
     [O_JSON] = {"--json", NULL, 0, "print sizes and per-phase and per-op times as one JSON object on stdout"},
+    [O_STRATEGY] = {"--strategy", "NAME", 0,
+                    "how contractions are reduced: einsum (default), deepprove or per-head (docs/comparison.md)"},
     [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
 };
 
@@ -78,6 +83,11 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
         json_object_set_new(x, "kind", json_string(ez_op_kind_name(p->ops[i].kind)));
         json_object_set_new(x, "seconds", json_real(s->ops[i].seconds));
         json_object_set_new(x, "bytes", json_integer((json_int_t)s->ops[i].bytes));
+        if (s->ops[i].work.sumchecks) {
+            json_object_set_new(x, "sumchecks", json_integer((json_int_t)s->ops[i].work.sumchecks));
+            json_object_set_new(x, "touched", json_integer((json_int_t)s->ops[i].work.touched));
+            json_object_set_new(x, "real", json_integer((json_int_t)s->ops[i].work.real));
+        }
         json_array_append_new(ops, x);
     }
     json_object_set_new(o, "ops", ops);
@@ -103,6 +113,10 @@ int ez_cmd_prove(int argc, char **argv)
     unsigned scheme;
     if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
+    ez_strategy strategy = EZ_STRATEGY_EINSUM;
+    if (args.value[O_STRATEGY] && ez_strategy_parse(args.value[O_STRATEGY], &strategy) != EZ_OK)
+        return ez_cli_usage_error(&ez_cli_cmd_prove, "--strategy must be einsum, deepprove or per-head, not '%s'",
+                                  args.value[O_STRATEGY]);
     if (args.value[O_PCS] && pkpath)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
@@ -177,7 +191,8 @@ int ez_cmd_prove(int argc, char **argv)
         goto fail;
     exec_s = ez_now() - te;
     exec_cpu = ez_prove_cpu_now() - ce;
-    ez_prove_opts prove_opts = {.progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg};
+    ez_prove_opts prove_opts = {
+        .progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg, .strategy = strategy};
     if ((st = ez_prove(&plan, &tr, weights, &prove_opts, &proof, &stats, &d)) != EZ_OK)
         goto fail;
     size_t stmt_bytes = 0;
