@@ -27,6 +27,7 @@
 #include "runtime/formats/certificate.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
+#include "runtime/prove/strategy.h"
 
 enum { O_VK, O_JSON, O_N };
 
@@ -226,9 +227,9 @@ static ez_status describe_proof(json_t *o, const uint8_t *data, size_t len, cons
     }
     json_object_set_new(o, "statement", a);
     json_object_set_new(o, "advice_scheme", scheme_of(v[2].data, v[2].len));
-    /* the proving strategy: section 7 when the proof records one (format 1.1 + strategies) */
-    json_object_set_new(o, "strategy", v[7].present && v[7].len == 1 ? json_integer(v[7].data[0])
-                                                                      : json_string("not recorded"));
+    /* the proving strategy: section 7 (runtime/prove/strategy.h) */
+    const char *sname = v[7].present && v[7].len == 1 ? ez_strategy_name((ez_strategy)v[7].data[0]) : NULL;
+    json_object_set_new(o, "strategy", json_string(sname ? sname : "not recorded"));
     ez_proof_clear(&pf);
     return EZ_OK;
 }

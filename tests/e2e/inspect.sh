@@ -41,7 +41,7 @@ assert k["weights"] == {"tensors": 4, "elements": e["weights"]["elements"]}, k
 assert p["kind"] == "proof" and p["digest"] == e["digest"], p
 assert p["weight_root"] == v["weight_commitment"]["root"], p
 assert [s["count"] for s in p["statement"]] == [256, 256] and "name" not in p["statement"][0], p
-assert p["advice_scheme"] == "ligero" and p["strategy"] == "not recorded", p
+assert p["advice_scheme"] == "ligero" and p["strategy"] == "einsum", p
 assert sum(s["bytes"] + 12 for s in p["sections"]) + 8 == p["bytes"], p
 assert [(s["name"], s["shape"]) for s in n["statement"]] == [("x", [8, 32]), ("y", [8, 32])], n
 PYEOF
