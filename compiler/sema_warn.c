@@ -178,7 +178,8 @@ void ez_sema_warnings(ez_sema_ctx *c)
     }
     dead_statements(p, read, &ws);
     /* one warning per line and kind (a loop's softmax is found in every copy) */
-    qsort(ws.w, ws.n, sizeof *ws.w, warn_cmp);
+    if (ws.n > 0) /* qsort's base may not be NULL, even for no elements */
+        qsort(ws.w, ws.n, sizeof *ws.w, warn_cmp);
     for (size_t i = 0; i < ws.n && !ws.nomem; i++)
         if (i == 0 || span_cmp(ws.w[i].sp, ws.w[i - 1].sp) || ws.w[i].kind != ws.w[i - 1].kind)
             emit(c, &ws.w[i]);
