@@ -1,5 +1,11 @@
 /* The one Check runner: every module's suite, with the random seed printed first.
  *
+ *   tests/check_einzk                    every suite
+ *   CK_RUN_SUITE=name tests/check_einzk  one suite (Check's own variable)
+ *   EZ_TEST_SHARD=k/n tests/check_einzk  shard k of n: the suites split into n parts of
+ *                                        about equal weight (tests/suites.h), so that
+ *                                        `make check` runs them side by side
+ *
  * EZ_TEST_FAILFAST=1 (used by tests/mutation/run.sh) runs the suites one at a time and
  * stops at the first suite with a failure, printing "failfast: suite NAME failed";
  * EZ_TEST_FIRST=name,name,... runs those suites first (in that order, then the rest);
@@ -22,14 +28,41 @@ uint64_t ez_test_seed(void)
 typedef struct {
     const char *name;
     Suite *(*make)(void);
-} suite_entry;
+    unsigned weight;
+} suite_row;
 
-static const suite_entry g_suites[] = {
-#define EZ_SUITE(name) {#name, ez_suite_##name},
+static const suite_row suites[] = {
+#define EZ_SUITE(name) {#name, ez_suite_##name, 1},
+#define EZ_SUITE_W(name, w) {#name, ez_suite_##name, w},
 #include "tests/suites.h"
 #undef EZ_SUITE
+#undef EZ_SUITE_W
 };
-#define NSUITES (sizeof g_suites / sizeof g_suites[0])
+#define NSUITES (sizeof suites / sizeof suites[0])
+
+/* Greedy split: heaviest suite first, each to the lightest shard so far (ties: lowest
+ * shard). Deterministic, so the shards cover every suite exactly once. */
+static void shard_of(unsigned n, unsigned *shard)
+{
+    unsigned load[64] = {0};
+    bool done[NSUITES] = {false};
+    for (size_t k = 0; k < NSUITES; k++) {
+        size_t best = 0;
+        bool any = false;
+        for (size_t i = 0; i < NSUITES; i++)
+            if (!done[i] && (!any || suites[i].weight > suites[best].weight)) {
+                best = i;
+                any = true;
+            }
+        unsigned s = 0;
+        for (unsigned j = 1; j < n; j++)
+            if (load[j] < load[s])
+                s = j;
+        shard[best] = s;
+        load[s] += suites[best].weight;
+        done[best] = true;
+    }
+}
 
 /* Whether name is one of the comma-separated list's entries. */
 static bool in_list(const char *list, const char *name)
@@ -46,7 +79,7 @@ static bool in_list(const char *list, const char *name)
 }
 
 /* One suite in its own runner: its number of failed tests. */
-static int run_one(const suite_entry *s)
+static int run_one(const suite_row *s)
 {
     SRunner *sr = srunner_create(s->make());
     srunner_run_all(sr, CK_NORMAL);
@@ -63,10 +96,10 @@ static int run_failfast(const char *first)
         const char *e = strchr(p, ',');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         for (size_t i = 0; i < NSUITES; i++)
-            if (!done[i] && strlen(g_suites[i].name) == len && strncmp(p, g_suites[i].name, len) == 0) {
+            if (!done[i] && strlen(suites[i].name) == len && strncmp(p, suites[i].name, len) == 0) {
                 done[i] = true;
-                if (run_one(&g_suites[i])) {
-                    printf("failfast: suite %s failed\n", g_suites[i].name);
+                if (run_one(&suites[i])) {
+                    printf("failfast: suite %s failed\n", suites[i].name);
                     return 1;
                 }
             }
@@ -76,10 +109,10 @@ static int run_failfast(const char *first)
     if (only && *only)
         return 0;
     for (size_t i = 0; i < NSUITES; i++) {
-        if (done[i] || in_list(first, g_suites[i].name))
+        if (done[i] || in_list(first, suites[i].name))
             continue;
-        if (run_one(&g_suites[i])) {
-            printf("failfast: suite %s failed\n", g_suites[i].name);
+        if (run_one(&suites[i])) {
+            printf("failfast: suite %s failed\n", suites[i].name);
             return 1;
         }
     }
@@ -90,16 +123,28 @@ int main(void)
 {
     const char *env = getenv("EZ_TEST_SEED");
     g_seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-    printf("einzk unit tests: seed %" PRIu64 " (replay with EZ_TEST_SEED=%" PRIu64 ")\n", g_seed, g_seed);
+    unsigned k = 0, n = 1;
+    const char *sh = getenv("EZ_TEST_SHARD");
+    if (sh && (sscanf(sh, "%u/%u", &k, &n) != 2 || n == 0 || n > 64 || k >= n)) {
+        fprintf(stderr, "EZ_TEST_SHARD=%s: expected k/n with 0 <= k < n <= 64\n", sh);
+        return EXIT_FAILURE;
+    }
+    printf("einzk unit tests: seed %" PRIu64 " (replay with EZ_TEST_SEED=%" PRIu64 ")", g_seed, g_seed);
+    if (n > 1)
+        printf(", shard %u/%u", k, n);
+    printf("\n");
     fflush(stdout);
 
     int failed;
     if (getenv("EZ_TEST_FAILFAST")) {
         failed = run_failfast(getenv("EZ_TEST_FIRST"));
     } else {
+        unsigned shard[NSUITES];
+        shard_of(n, shard);
         SRunner *sr = srunner_create(NULL);
         for (size_t i = 0; i < NSUITES; i++)
-            srunner_add_suite(sr, g_suites[i].make());
+            if (shard[i] == k)
+                srunner_add_suite(sr, suites[i].make());
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);
         srunner_free(sr);

@@ -877,13 +877,14 @@ static void fx_prove_cheat(fx *f, const ez_trace *tr, const fx_cheat *ch, ez_pro
     ck_assert_int_eq(ez_statement_from_trace(&pf->stmt, p, tr->t), EZ_OK);
     ck_assert_msg(ez_psess_witness(&s, p, tr, true, &d) == EZ_OK, "%s", d.msg);
     const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f->w);
-    ez_proof_transcript_start(&t, p, wcom, &pf->stmt);
+    ez_proof_bind(&pf->bind, p, wcom);
+    ez_proof_transcript_start(&t, p, wcom, &pf->stmt, EZ_STRATEGY_EINSUM);
     if (ch->before_commit)
         ch->before_commit(ch->ctx, &s);
     unsigned scheme = ch->scheme ? ch->scheme : ez_advice_scheme(wcom);
     ck_assert_int_eq(ez_psess_commit(&s, &t, &pf->sec[EZ_PF_SEC_ADVICE], scheme), EZ_OK);
     c.prover = true, c.plan = p, c.adv = &s.L, c.t = &t, c.tr = tr, c.stmt = &pf->stmt, c.advice = s.polys;
-    c.d = &d;
+    c.strategy = EZ_STRATEGY_EINSUM, c.d = &d;
     ck_assert_int_eq(ez_pctx_alloc(&c, p, &s.L), EZ_OK);
     if (ch->before_lookups)
         ch->before_lookups(ch->ctx, &s, &t);
@@ -1231,18 +1232,20 @@ START_TEST(test_public_input_claim)
 END_TEST
 
 /* The transcript starts exactly as docs/protocol.md §2 step 1 and §6.4 say: domain, then
- * the version, the plan digest, the weight commitment (present flag first for a proof)
- * and, for a proof, the statement — n, then per tensor its id, its length and its values
- * in chunks of 4096 canonical elements. Every one of them must be bound: a proof for one
- * plan, version, commitment or statement must not be a proof for another. Independent of
+ * the version, for a proof its strategy, the plan digest, the weight commitment (present
+ * flag first for a proof) and, for a proof, the statement — n, then per tensor its id,
+ * its length and its values in chunks of 4096 canonical elements. Every one of them must
+ * be bound: a proof for one strategy, plan, version, commitment or statement must not be
+ * a proof for another. Independent of
  * the code (the labels and the order of the spec), on a statement longer than a chunk;
  * and each part changed alone changes the state. */
 static void spec_proof_start(ez_transcript *t, const uint8_t digest[32], const ez_pcs_commitment *wcom,
-                             const ez_statement *s)
+                             const ez_statement *s, ez_strategy strategy)
 {
     const char *ver = ez_protocol_version();
     ez_transcript_init(t, "einzk/proof");
     ez_transcript_absorb_bytes(t, "version", ver, strlen(ver));
+    ez_transcript_absorb_u64(t, "strategy", (uint64_t)strategy);
     ez_transcript_absorb_bytes(t, "plan/digest", digest, 32);
     ez_transcript_absorb_u64(t, "weights/present", wcom != NULL);
     if (wcom)
@@ -1278,46 +1281,49 @@ START_TEST(test_transcript_start_documented)
     ez_stmt_tensor st[2] = {{0, 3, v0}, {5, 9000, v1}};
     ez_statement s = {2, st};
     ez_transcript a, b;
-    for (int present = 0; present < 2; present++) {
-        const ez_pcs_commitment *wc = present ? wcom : NULL;
-        ez_proof_transcript_start(&a, &f.plan, wc, &s);
-        spec_proof_start(&b, f.plan.digest, wc, &s);
+    for (unsigned k = 0; k < 2 * EZ_STRATEGY_COUNT; k++) {
+        const ez_pcs_commitment *wc = k % 2 ? wcom : NULL;
+        const ez_strategy strat = (ez_strategy)(k / 2);
+        ez_proof_transcript_start(&a, &f.plan, wc, &s, strat);
+        spec_proof_start(&b, f.plan.digest, wc, &s, strat);
         ck_assert_msg(same_state(&a, &b), "the proof's transcript start is not the documented one");
     }
-    /* each part alone: the digest, the commitment, the statement's ids, lengths, values
-     * (in the first and in the last chunk) and its size */
+    /* each part alone: the strategy, the digest, the commitment, the statement's ids,
+     * lengths, values (in the first and in the last chunk) and its size */
     ez_transcript base;
-    ez_proof_transcript_start(&base, &f.plan, wcom, &s);
+    ez_proof_transcript_start(&base, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s, (ez_strategy)1);
+    ck_assert(!same_state(&a, &base));
     f.plan.digest[31] ^= 1;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     f.plan.digest[31] ^= 1;
     ez_pcs_commitment wc2;
     ck_assert_int_eq(ez_pcs_commitment_copy(&wc2, wcom), EZ_OK);
     wc2.root[0] ^= 1;
-    ez_proof_transcript_start(&a, &f.plan, &wc2, &s);
+    ez_proof_transcript_start(&a, &f.plan, &wc2, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     ez_pcs_commitment_clear(&wc2);
     int64_t *cells[] = {&v0[1], &v1[0], &v1[4096], &v1[8999]};
     for (size_t k = 0; k < 4; k++) {
         *cells[k] += 1;
-        ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+        ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
         ck_assert_msg(!same_state(&a, &base), "statement value %zu not bound", k);
         *cells[k] -= 1;
     }
     st[1].tensor = 6;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     st[1].tensor = 5;
     st[0].n = 2; /* the same values, one fewer in the first entry */
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     st[0].n = 3;
     s.n = 1;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     s.n = 2;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s);
+    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(same_state(&a, &base));
     /* the vk's weight range proof: domain, version, digest, commitment */
     const char *ver = ez_protocol_version();
@@ -1328,6 +1334,51 @@ START_TEST(test_transcript_start_documented)
     ez_pcs_commitment_absorb(&b, wcom);
     ck_assert_msg(same_state(&a, &b), "the weight range proof's transcript start is not the documented one");
     free(v1);
+    fx_free(&f);
+}
+END_TEST
+
+/* The binding (the plan digest and weight root the prover used) is what verify checks
+ * first: a proof whose binding names another model or other weights is rejected saying
+ * so with both values, although its transcript is the honest one (without the check it
+ * would be accepted). A statement of the wrong shape names the expected shapes. */
+START_TEST(test_binding_first)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, linear_src, "binding");
+    ez_proof pf;
+    fx_prove(&f, false, &pf);
+    ck_assert(fx_verify(&f, &pf, &why));
+    pf.bind.digest[0] ^= 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the proof is for another model: its plan digest is ") != NULL, "%s", why.msg);
+    char hex[65];
+    ez_plan_digest_hex(&f.plan, hex);
+    hex[16] = 0;
+    ck_assert_msg(strstr(why.msg, hex) != NULL, "%s lacks %s", why.msg, hex);
+    pf.bind.digest[0] ^= 1;
+    pf.bind.wroot[31] ^= 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the proof was made with other weights: weight commitment ") != NULL, "%s",
+                  why.msg);
+    pf.bind.has_weights = false;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "weight commitment none, the verifying key's ") != NULL, "%s", why.msg);
+    pf.bind.has_weights = true;
+    pf.bind.wroot[31] ^= 1;
+    ck_assert(fx_verify(&f, &pf, &why));
+    /* the statement's shape: one tensor missing, then one value missing */
+    pf.stmt.n--;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]") != NULL,
+                  "%s", why.msg);
+    pf.stmt.n++;
+    pf.stmt.t[1].n--;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "statement: y[8,32] has 256 values, the proof has 255") != NULL, "%s", why.msg);
+    pf.stmt.t[1].n++;
+    ez_proof_clear(&pf);
     fx_free(&f);
 }
 END_TEST
@@ -1737,6 +1788,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_multiplicities_after_alpha);
     tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_weight_padding_forged_factor);
+    tcase_add_test(tc, test_binding_first);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);
