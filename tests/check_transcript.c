@@ -2,6 +2,7 @@
  * (so the byte format cannot drift silently), determinism, and sensitivity of the
  * challenges to every absorbed byte, label, type and message boundary. */
 #include <nettle/sha2.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/transcript.h"
@@ -327,6 +328,26 @@ START_TEST(test_challenge_index_unbiased)
 }
 END_TEST
 
+/* Challenges are canonical: an output word >= p is rejected and the next one taken
+ * (lib/transcript.c stream_fe). Such a word comes once in ~2^31 draws, so the transcript
+ * below was found by an offline search (domain "einzk/test/canonical", u64 "k" = 1751,
+ * then 65536 challenges "c"): word 0 of stream block 27844 is >= p. Without the
+ * rejection that word would be a challenge coordinate outside [0, p). */
+START_TEST(test_challenges_canonical)
+{
+    enum { N = 65536 };
+    ez_fe2 *c = malloc(N * sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    ez_transcript t;
+    ez_transcript_init(&t, "einzk/test/canonical");
+    ez_transcript_absorb_u64(&t, "k", 1751);
+    ez_transcript_challenges_fe2(&t, "c", c, N);
+    for (size_t i = 0; i < N; i++)
+        ck_assert_msg(c[i].c0 < EZ_P && c[i].c1 < EZ_P, "challenge %zu is not canonical", i);
+    free(c);
+}
+END_TEST
+
 Suite *ez_suite_transcript(void)
 {
     Suite *s = suite_create("transcript");
@@ -340,6 +361,7 @@ Suite *ez_suite_transcript(void)
     tcase_add_test(tc, test_challenge_index);
     tcase_add_test(tc, test_every_element_matters);
     tcase_add_test(tc, test_challenge_index_unbiased);
+    tcase_add_test(tc, test_challenges_canonical);
     suite_add_tcase(s, tc);
     return s;
 }
