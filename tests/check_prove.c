@@ -1002,6 +1002,61 @@ START_TEST(test_multiplicities_after_alpha)
 }
 END_TEST
 
+/* A function table's looked-up tuples are claims on their atoms (runtime/prove/rangecheck.c
+ * ez_rc_resolve_tuples): the committed witness has tanh's output one unit off at one
+ * element (y' = f(x) + 1, the statement's), but the LogUp runs on the honest witness's
+ * columns, and the committed multiplicities are the honest ones. The lookup holds, the
+ * walk and every opening hold for y'; only the claims tying the looked-up columns to the
+ * committed atoms reject. */
+typedef struct {
+    ez_psess honest;
+} honest_tuples;
+
+static void honest_mult(void *ctx, ez_psess *s)
+{
+    honest_tuples *h = ctx;
+    for (size_t tb = 0; tb < s->L.ntables; tb++)
+        if (s->L.tables[tb].kind != EZ_LOOKUP_RANGES) {
+            size_t q = ez_advice_table_poly(&s->L, (unsigned)tb);
+            memcpy(s->polys[q], h->honest.polys[q], s->alens[q] * sizeof(ez_fe));
+        }
+}
+
+static void honest_columns(void *ctx, ez_psess *s, const ez_transcript *t)
+{
+    honest_tuples *h = ctx;
+    (void)t;
+    for (size_t tb = 0; tb < s->L.ntables; tb++)
+        if (s->L.tables[tb].kind != EZ_LOOKUP_RANGES)
+            for (size_t j = 0; j < EZ_LOOKUP_FUNC_WIDTH * s->tcs[tb].nc; j++)
+                s->tcs[tb].cols[j] = h->honest.tcs[tb].cols[j];
+}
+
+START_TEST(test_tuple_columns_not_committed)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, last_op_srcs[0], "tuple_columns_not_committed");
+    honest_tuples h;
+    memset(&h, 0, sizeof h);
+    ck_assert_int_eq(ez_advice_layout_build(&h.honest.L, &f.plan, &why), EZ_OK);
+    ck_assert_msg(ez_psess_witness(&h.honest, &f.plan, &f.tr, false, &why) == EZ_OK, "%s", why.msg);
+    ez_trace t2;
+    fx_copy_trace(&f, &t2);
+    int y = ez_plan_find_tensor(&f.plan, "y");
+    t2.t[y][1] += 1;
+    fx_cheat ch = {.ctx = &h, .before_commit = honest_mult, .before_lookups = honest_columns};
+    ez_proof pf;
+    fx_prove_cheat(&f, &t2, &ch, &pf);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    ez_trace_clear(&t2);
+    ez_psess_clear(&h.honest);
+    fx_free(&f);
+}
+END_TEST
+
 /* One advice poly committed one entry longer (a zero: every claim keeps its value); the
  * lookups and the walk read the original again (the columns point into it). */
 typedef struct {
@@ -1786,6 +1841,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_remainder_not_committed);
     tcase_add_test(tc, test_lookup_column_substituted);
     tcase_add_test(tc, test_multiplicities_after_alpha);
+    tcase_add_test(tc, test_tuple_columns_not_committed);
     tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_weight_padding_forged_factor);
     tcase_add_test(tc, test_binding_first);

@@ -65,13 +65,30 @@ e2e=$(make -s -f Makefile -f <(printf 'ez-print-tests:\n\t@echo $(TESTS)\n') ez-
 killer=""
 # run_tests HINT: 0 when every test passes; else sets killer to what failed
 run_tests() {
-    local out only=""
+    local only="" tap="$dir/tap" out="$dir/out" pid rc
     [ "$triage" = 1 ] && [ -n "$1" ] && only="$1"
-    out=$(EZ_TEST_FAILFAST=1 EZ_TEST_FIRST="$1" EZ_TEST_ONLY="$only" timeout 3600 ./tests/check_einzk </dev/null 2>&1) || {
-        killer=$(printf '%s\n' "$out" | sed -n 's/^failfast: suite \(.*\) failed$/\1/p' | head -1)
+    : >"$tap"
+    # Check writes a TAP line as each test ends: the first "not ok" stops the runner (its
+    # own session, so the forked test processes go too) rather than finishing the suite
+    EZ_TEST_FAILFAST=1 EZ_TEST_FIRST="$1" EZ_TEST_ONLY="$only" CK_TAP_LOG_FILE_NAME="$tap" \
+        setsid timeout 3600 ./tests/check_einzk </dev/null >"$out" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        if grep -q '^not ok' "$tap"; then
+            kill -- -"$pid" 2>/dev/null || true
+            break
+        fi
+        sleep 1
+    done
+    rc=0
+    wait "$pid" || rc=$?
+    if [ "$rc" != 0 ] || grep -q '^not ok' "$tap"; then
+        # "not ok 3 - tests/check_pcs.c:ligero:test_x: ..." -> "pcs:test_x"
+        killer=$(sed -n 's/^not ok [0-9]* - tests\/check_\([a-z0-9_]*\)\.c:[^:]*:\([^:]*\):.*/\1:\2/p' "$tap" | head -1)
+        killer=${killer:-$(sed -n 's/^failfast: suite \(.*\) failed$/\1/p' "$out" | head -1)}
         killer=${killer:-unit runner}
         return 1
-    }
+    fi
     if [ "$quick" = 0 ] && ! timeout 7200 make -j"$jobs" check TESTS="$e2e" >/dev/null 2>&1 </dev/null; then
         killer="end-to-end"
         return 1
