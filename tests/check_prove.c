@@ -1057,6 +1057,46 @@ START_TEST(test_tuple_columns_not_committed)
 }
 END_TEST
 
+/* A function table's multiplicities are opened (runtime/prove/rangecheck.c
+ * ez_rc_resolve_tuples): committed with one count off, the LogUp run on the true counts.
+ * Every lookup check and every other claim holds; only the multiplicity claim, opened
+ * against the commitment, rejects — without it m could be chosen after alpha. */
+static void func_mult_bump(void *ctx, ez_psess *s, int by)
+{
+    (void)ctx;
+    for (size_t tb = 0; tb < s->L.ntables; tb++)
+        if (s->L.tables[tb].kind != EZ_LOOKUP_RANGES) {
+            ez_fe *m = s->polys[ez_advice_table_poly(&s->L, (unsigned)tb)];
+            m[0] = by > 0 ? ez_fe_add(m[0], 1) : ez_fe_sub(m[0], 1);
+        }
+}
+
+static void func_mult_up(void *ctx, ez_psess *s)
+{
+    func_mult_bump(ctx, s, 1);
+}
+
+static void func_mult_down(void *ctx, ez_psess *s, const ez_transcript *t)
+{
+    (void)t;
+    func_mult_bump(ctx, s, -1);
+}
+
+START_TEST(test_func_multiplicities_not_committed)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, last_op_srcs[0], "func_multiplicities_not_committed");
+    fx_cheat ch = {.before_commit = func_mult_up, .before_lookups = func_mult_down};
+    ez_proof pf;
+    fx_prove_cheat(&f, &f.tr, &ch, &pf);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
 /* One advice poly committed one entry longer (a zero: every claim keeps its value); the
  * lookups and the walk read the original again (the columns point into it). */
 typedef struct {
@@ -1842,6 +1882,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_lookup_column_substituted);
     tcase_add_test(tc, test_multiplicities_after_alpha);
     tcase_add_test(tc, test_tuple_columns_not_committed);
+    tcase_add_test(tc, test_func_multiplicities_not_committed);
     tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_weight_padding_forged_factor);
     tcase_add_test(tc, test_binding_first);
