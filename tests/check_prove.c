@@ -1097,6 +1097,42 @@ START_TEST(test_func_multiplicities_not_committed)
 }
 END_TEST
 
+/* A virtual column's extra atoms are claimed at the values the prover sends
+ * (runtime/prove/rangecheck.c ez_rc_resolve): a 40-bit quotient's high part H has two
+ * 16-bit limbs, the low 16 bits are virtual, x - 2^16 H0 - 2^32 H1. A prover sends
+ * H0 + 2^16 and H1 - 1 at the lookup point (the derived claim on x is unchanged, its
+ * transcript consistent: ez_prove_opts.msg_hook); only the claims on the limbs reject. */
+static void shift_limbs(void *ctx, const char *label, ez_fe2 *v, size_t n)
+{
+    int *done = ctx;
+    if (*done || n != 2 || strcmp(label, "col/atoms") != 0)
+        return;
+    v[0] = ez_fe2_add(v[0], ez_fe2_from_fe(UINT64_C(1) << 16));
+    v[1] = ez_fe2_sub(v[1], ez_fe2_one());
+    *done = 1;
+}
+
+START_TEST(test_extra_atoms_sent_false)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f,
+             "model wide\nparam S = 4, D = 8, N = 4\nbits 40\nscale 12\ninput x[S, D] @bits(16)\n"
+             "weight w[D, N] @bits(16)\ny[s, n] = x[s, d] * w[d, n]\noutput y\n",
+             "extra_atoms_sent_false");
+    int done = 0;
+    ez_prove_opts o = {.msg_hook = shift_limbs, .msg_hook_ctx = &done};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ck_assert(done);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
 /* One advice poly committed one entry longer (a zero: every claim keeps its value); the
  * lookups and the walk read the original again (the columns point into it). */
 typedef struct {
@@ -1883,6 +1919,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_multiplicities_after_alpha);
     tcase_add_test(tc, test_tuple_columns_not_committed);
     tcase_add_test(tc, test_func_multiplicities_not_committed);
+    tcase_add_test(tc, test_extra_atoms_sent_false);
     tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_weight_padding_forged_factor);
     tcase_add_test(tc, test_binding_first);
