@@ -807,15 +807,16 @@ static size_t fx_hand_add(fx *f, const char *seed)
 
 START_TEST(test_remainder_not_committed)
 {
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         fx f;
         ez_diag why = {{0}};
         size_t op;
-        if (k < 2) {
-            fx_setup(&f, k == 0 ? proj16_src : proj_src, "remainder_not_committed");
-            op = f.plan.nops - 1;
-        } else {
+        if (k == 2) {
             op = fx_hand_add(&f, "remainder_not_committed_add");
+        } else {
+            /* an einsum at two widths, ROPE's rescale */
+            fx_setup(&f, k == 0 ? proj16_src : k == 1 ? proj_src : last_op_srcs[3], "remainder_not_committed");
+            op = f.plan.nops - 1;
         }
         ck_assert_uint_gt(fx_rescale_bits(&f, op), 0);
         const int64_t *out = f.tr.t[f.plan.ops[op].out];
