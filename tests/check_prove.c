@@ -807,15 +807,16 @@ static size_t fx_hand_add(fx *f, const char *seed)
 
 START_TEST(test_remainder_not_committed)
 {
-    for (int k = 0; k < 4; k++) {
+    /* an einsum at two widths, ADD, ROPE */
+    const char *srcs[] = {proj16_src, proj_src, NULL, last_op_srcs[3]};
+    for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
         fx f;
         ez_diag why = {{0}};
         size_t op;
-        if (k == 2) {
+        if (srcs[k] == NULL) {
             op = fx_hand_add(&f, "remainder_not_committed_add");
         } else {
-            /* an einsum at two widths, ROPE's rescale */
-            fx_setup(&f, k == 0 ? proj16_src : k == 1 ? proj_src : last_op_srcs[3], "remainder_not_committed");
+            fx_setup(&f, srcs[k], "remainder_not_committed");
             op = f.plan.nops - 1;
         }
         ck_assert_uint_gt(fx_rescale_bits(&f, op), 0);
@@ -826,7 +827,7 @@ START_TEST(test_remainder_not_committed)
             e++;
         ck_assert_uint_lt(e, n);
         ck_assert(!fx_split_witness(&f, op, e, edit_out_up, edit_out_up_rem_down, &why));
-        ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%d: %s", k, why.msg);
+        ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%zu: %s", k, why.msg);
         fx_free(&f);
     }
 }
