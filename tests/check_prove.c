@@ -739,11 +739,16 @@ static int64_t *fx_rem(ez_trace *t, size_t op)
     return t->ops[op].aux[EZ_AUX_REM];
 }
 
-/* The rescale's k: the shift, or a CAUSAL's drop of scale */
+/* The rescale's k: the width of the op's committed remainder (ez_rc_rescale), 0 when
+ * the op has none */
 static unsigned fx_rescale_bits(const fx *f, size_t op)
 {
-    const ez_plan_op *o = &f->plan.ops[op];
-    return o->shift ? o->shift : o->in_scale > o->out_scale ? o->in_scale - o->out_scale : 0;
+    ez_advice_layout L;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
+    unsigned k = L.op_rem[op] >= 0 ? L.values[L.op_rem[op]].bits : 0;
+    ez_advice_layout_clear(&L);
+    return k;
 }
 
 /* C' = C + 1, R' = R - 2^k: acc = 2^k C' + R' holds, R' is negative */
@@ -807,8 +812,8 @@ static size_t fx_hand_add(fx *f, const char *seed)
 
 START_TEST(test_remainder_not_committed)
 {
-    /* an einsum at two widths, ADD, ROPE */
-    const char *srcs[] = {proj16_src, proj_src, NULL, last_op_srcs[3]};
+    /* an einsum at two widths, ADD, ROPE, RMSNORM, RSQRT */
+    const char *srcs[] = {proj16_src, proj_src, NULL, last_op_srcs[3], last_op_srcs[4], last_op_srcs[6]};
     for (size_t k = 0; k < sizeof srcs / sizeof srcs[0]; k++) {
         fx f;
         ez_diag why = {{0}};
