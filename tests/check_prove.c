@@ -1369,6 +1369,36 @@ START_TEST(test_public_input_claim)
 }
 END_TEST
 
+/* The statement's inputs are inside their declared width (ez_statement_check): a prover
+ * runs the model on x[0] = 2^(w-1), one above the width's top (its magnitude still the
+ * bound the compiler assumed, so every product and range check holds) and proves that
+ * trace honestly. Only the statement check rejects. */
+START_TEST(test_input_outside_width)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, proj_src, "input_outside_width");
+    int x = ez_plan_find_tensor(&f.plan, "x");
+    const ez_plan_tensor *tx = &f.plan.tensors[x];
+    ez_trace t2;
+    ck_assert_int_eq(ez_trace_init(&t2, &f.plan, &why), EZ_OK);
+    for (size_t i = 0; i < f.plan.ntensors; i++)
+        if (f.plan.tensors[i].kind != EZ_TENSOR_ACT)
+            ck_assert_int_eq(ez_trace_set(&t2, i, f.tr.t[i], ez_plan_tensor_numel(&f.plan.tensors[i]), &why), EZ_OK);
+    t2.t[x][0] = INT64_C(1) << (tx->bits - 1);
+    ck_assert_msg(ez_exec_run(&f.plan, &t2, &why) == EZ_OK, "%s", why.msg);
+    ez_prove_opts o = {.unchecked = true};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "is outside its range") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    ez_trace_clear(&t2);
+    fx_free(&f);
+}
+END_TEST
+
 /* The transcript starts exactly as docs/protocol.md §2 step 1 and §6.4 say: domain, then
  * the version, for a proof its strategy, the plan digest, the weight commitment (present
  * flag first for a proof) and, for a proof, the statement — n, then per tensor its id,
@@ -1927,6 +1957,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_tuple_columns_not_committed);
     tcase_add_test(tc, test_func_multiplicities_not_committed);
     tcase_add_test(tc, test_extra_atoms_sent_false);
+    tcase_add_test(tc, test_input_outside_width);
     tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_weight_padding_forged_factor);
     tcase_add_test(tc, test_binding_first);
