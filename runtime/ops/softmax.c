@@ -185,12 +185,10 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, sm_poly_len(&s, q), (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.nelem, s.g.lenE);
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
     const struct {
         unsigned first, nl, bits;
         bool row;
