@@ -1,5 +1,5 @@
 /* SOFTMAX — softmax[t](e), with or without the causal mask, exactly as the integer
- * semantics define it (DESIGN.md §3 "Softmax, exactly"; docs/semantics.md "Softmax").
+ * semantics define it (docs/protocol-softmax.md; docs/semantics.md "Softmax").
  * The protocol and its soundness argument are docs/protocol-softmax.md, cited below as
  * "§n". Summary: over the input's padded cube the op commits per element l, e_lo, w, z,
  * e and the limbs of h, d_r (only when in_scale > 12), rem, g = sigma-1-rem, p; per row
