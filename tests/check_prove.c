@@ -19,6 +19,7 @@
 #include "lib/sumcheck.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/formats/sections.h"
 #include "runtime/formats/version.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/lookup.h"
@@ -1399,6 +1400,50 @@ START_TEST(test_input_outside_width)
 }
 END_TEST
 
+/* The container every binary file shares (runtime/formats/sections.h, docs/protocol.md
+ * §9): magic, u16 major, u16 minor, then sections 1..n, each once, in increasing order.
+ * Built by hand: each rule broken alone is refused, a well-formed file is read. */
+static void sections_file(ez_writer *w, const char *magic, int dmajor, int dminor, const uint32_t *tags, size_t n)
+{
+    ez_writer_init(w);
+    ez_sections_write_header(w, magic);
+    w->data[4] = (uint8_t)(w->data[4] + dmajor);
+    w->data[6] = (uint8_t)(w->data[6] + dminor);
+    for (size_t i = 0; i < n; i++) {
+        ez_writer pl;
+        ez_writer_init(&pl);
+        ez_writer_u8(&pl, (uint8_t)tags[i]);
+        ez_sections_write(w, tags[i], &pl);
+        ez_writer_clear(&pl);
+    }
+}
+
+static ez_status sections_parse(const uint32_t *tags, size_t n, int dmajor, int dminor, const char *magic)
+{
+    ez_writer w;
+    ez_section_view sec[4];
+    ez_diag d = {{0}};
+    sections_file(&w, magic, dmajor, dminor, tags, n);
+    ez_status st = ez_sections_read(w.data, w.len, "EZTS", "test file", 3, true, sec, &d);
+    ez_writer_clear(&w);
+    return st;
+}
+
+START_TEST(test_sections_container)
+{
+    const uint32_t ok[] = {1, 2, 3}, swapped[] = {2, 1, 3}, twice[] = {1, 1, 2, 3}, unknown[] = {1, 2, 3, 4},
+                   missing[] = {1, 3};
+    ck_assert_int_eq(sections_parse(ok, 3, 0, 0, "EZTS"), EZ_OK);
+    ck_assert_int_eq(sections_parse(ok, 3, 0, 0, "EZTX"), EZ_ERR_FORMAT);   /* magic */
+    ck_assert_int_eq(sections_parse(ok, 3, 1, 0, "EZTS"), EZ_ERR_FORMAT);   /* major */
+    ck_assert_int_eq(sections_parse(ok, 3, 0, 1, "EZTS"), EZ_ERR_FORMAT);   /* newer minor */
+    ck_assert_int_eq(sections_parse(swapped, 3, 0, 0, "EZTS"), EZ_ERR_FORMAT);
+    ck_assert_int_eq(sections_parse(twice, 4, 0, 0, "EZTS"), EZ_ERR_FORMAT);
+    ck_assert_int_eq(sections_parse(unknown, 4, 0, 0, "EZTS"), EZ_ERR_FORMAT);
+    ck_assert_int_eq(sections_parse(missing, 2, 0, 0, "EZTS"), EZ_ERR_FORMAT);
+}
+END_TEST
+
 /* The transcript starts exactly as docs/protocol.md §2 step 1 and §6.4 say: domain, then
  * the version, for a proof its strategy, the plan digest, the weight commitment (present
  * flag first for a proof) and, for a proof, the statement — n, then per tensor its id,
@@ -1929,6 +1974,7 @@ Suite *ez_suite_prove(void)
     Suite *s = suite_create("prove");
     TCase *tc = tcase_create("prove");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_sections_container);
     tcase_add_test(tc, test_mle_causal_bruteforce);
     tcase_add_test(tc, test_honest_linear);
     tcase_add_test(tc, test_honest_masked);
