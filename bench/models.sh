@@ -6,15 +6,17 @@
 # usage: bench/models.sh [EINZK] [REPS] [ROWS...]
 #   EINZK  the binary (default ./einzk); REPS: prove and verify runs per row, the fastest
 #          (by wall clock) is reported (default 3);
-#   ROWS   any of: nanogpt (default), nanogpt-ligero, nanogpt-1t, block (the GPT-2-small
-#          block), tinylm (verify with and without function-table sharing: needs
-#          EINZK_UNSHARED, below), all.
+#   ROWS   any of: nanogpt (default), nanogpt-1t, nanogpt-ligero, nanogpt-gelu16, block
+#          (the GPT-2-small block), tinylm (verify with and without function-table sharing:
+#          needs EINZK_UNSHARED, below), all.
 #
 # Rows:
 #   nanogpt         examples/nanogpt.ein at its own sizes (V = 65, context 64, D = 64,
 #                   H = 4, 4 layers, F = 256: Jolt Atlas's nanoGPT shape), 2 threads, WHIR;
 #   nanogpt-ligero  the same with `setup --pcs ligero`;
 #   nanogpt-1t      the same on 1 thread (CPU seconds without a second thread's waits);
+#   nanogpt-gelu16  the same with -D GB=16 -D GS=11: the GELU input at 16 bits, scale 11
+#                   (the function table's rows cover it: the lookup alone proves GELU);
 #   block           examples/block.ein -D S=128 -D D=768 -D H=12 (E = 64, F = 3072): one
 #                   GPT-2-small pre-norm block, 2 threads;
 #   tinylm          examples/tinylm.ein: verify seconds of this binary (every function table
@@ -41,7 +43,7 @@ einzk=${1:-./einzk}
 reps=${2:-3}
 [ $# -ge 2 ] && shift 2 || shift $#
 rows=${*:-nanogpt}
-[ "$rows" = all ] && rows="nanogpt nanogpt-1t nanogpt-ligero block tinylm"
+[ "$rows" = all ] && rows="nanogpt nanogpt-1t nanogpt-ligero nanogpt-gelu16 block tinylm"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 : "${OMP_WAIT_POLICY:=passive}"
@@ -146,6 +148,11 @@ for r in $rows; do
         [ "$r" = nanogpt-1t ] && thr=1
         row "nanogpt S=64 L=4 ($pcs, ${thr}t)" "$r" "$thr"
         ;;
+    nanogpt-gelu16)
+        pcs=whir
+        prepare "$r" nanogpt -D GB=16 -D GS=11
+        row "nanogpt GELU in 16 bits (whir, 2t)" "$r" 2
+        ;;
     block)
         pcs=whir
         prepare block block -D S=128 -D D=768 -D H=12
@@ -181,7 +188,7 @@ open(sys.argv[6], "a").write(json.dumps({"row": "tinylm function tables", "verif
 PYEOF
         ;;
     *)
-        echo "unknown row '$r' (nanogpt, nanogpt-1t, nanogpt-ligero, block, tinylm, all)" >&2
+        echo "unknown row '$r' (nanogpt, nanogpt-1t, nanogpt-ligero, nanogpt-gelu16, block, tinylm, all)" >&2
         exit 2
         ;;
     esac
