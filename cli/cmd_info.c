@@ -6,8 +6,10 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "compiler/causality.h"
 #include "compiler/einc.h"
 #include "compiler/plan.h"
 #include "compiler/schedule.h"
@@ -61,8 +63,24 @@ static void bind_text(const ez_plan_op *op, char *buf, size_t cap)
         snprintf(buf, cap, "-");
 }
 
+/* Whether one proven pass certifies a generated text (compiler/causality.h): "yes" with
+ * the token input and the next-token output, else the reason. */
+static void certifiable_text(const ez_plan *p, char *buf, size_t cap)
+{
+    ez_positions ps;
+    ez_diag d = {{0}};
+    if (ez_positions_analyze(&ps, p, &d) == EZ_OK)
+        snprintf(buf, cap, "yes (tokens '%s', next token '%s'; `einzk certify`)",
+                 p->tensors[ps.tokens].source_name, p->tensors[ps.next].source_name);
+    else
+        snprintf(buf, cap, "no: %s",
+                 !strncmp(d.msg, "not certifiable: ", 17) ? d.msg + 17 : d.msg[0] ? d.msg : "out of memory");
+    ez_positions_clear(&ps);
+}
+
 static void print_table(const ez_plan *p, const ez_layout_sizes *z)
 {
+    char cert[sizeof ((ez_diag *)0)->msg + 128];
     char hex[65], shape[96], bind[160], b1[32];
     ez_plan_digest_hex(p, hex);
     uint64_t weights = 0, vars = 0, rows = 0;
@@ -89,6 +107,8 @@ static void print_table(const ez_plan *p, const ez_layout_sizes *z)
     printf("  range-check rows    %" PRIu64 "\n", rows);
     printf("  committed advice    %" PRIu64 " field elements (incl. lookup multiplicities)\n", z->advice_elems);
     printf("  walk (sumchecks)    %s\n", human_bytes(z->walk_bytes, b1, sizeof b1));
+    certifiable_text(p, cert, sizeof cert);
+    printf("  certifiable         %s\n", cert);
     if (!z->provable) {
         printf("  not provable yet:");
         for (size_t i = 0; i < p->nops; i++)
@@ -115,6 +135,9 @@ static json_t *info_json(const ez_plan *p, const ez_layout_sizes *z)
     ok = ok && json_object_set_new(tot, "provable", json_boolean(z->provable)) == 0 &&
          json_object_set_new(tot, "advice_elems", json_integer((json_int_t)z->advice_elems)) == 0 &&
          json_object_set_new(tot, "walk_bytes", json_integer((json_int_t)z->walk_bytes)) == 0;
+    char cert[sizeof ((ez_diag *)0)->msg + 128];
+    certifiable_text(p, cert, sizeof cert);
+    ok = ok && json_object_set_new(tot, "certifiable", json_boolean(!strncmp(cert, "yes", 3))) == 0;
     if (!ok) {
         json_decref(j);
         return NULL;

@@ -181,8 +181,13 @@ ez_status ez_proof_encode(ez_writer *w, const ez_proof *p, size_t *stmt_bytes)
     if (stmt_bytes)
         *stmt_bytes = st.len + 12;
     ez_writer_clear(&st);
-    for (int s = 2; s <= EZ_PF_NSEC; s++)
+    for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         ez_sections_write(w, (uint32_t)s, &p->sec[s]);
+    ez_writer sg;
+    ez_writer_init(&sg);
+    ez_writer_u8(&sg, p->strategy);
+    ez_sections_write(w, EZ_PF_SEC_STRATEGY, &sg);
+    ez_writer_clear(&sg);
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
@@ -193,6 +198,13 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
     ez_status st = ez_sections_read(data, len, EZ_PROOF_MAGIC, "proof", EZ_PF_NSEC, true, sec, d);
     if (st != EZ_OK)
         return st;
+    /* an older minor version is another argument (1.0: no strategy, another transcript) */
+    unsigned minor = data[6] | (unsigned)data[7] << 8;
+    if (minor != EZ_PROOF_MINOR) {
+        ez_diag_set(d, "proof: format version %d.%u predates this build's %d.%d (proving strategies)", EZ_PROOF_MAJOR,
+                    minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+        return EZ_ERR_FORMAT;
+    }
     ez_reader r;
     ez_reader_init(&r, sec[1].data, sec[1].len);
     uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 12);
@@ -216,9 +228,15 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
         ez_proof_clear(p);
         return EZ_ERR_FORMAT;
     }
-    for (int s = 2; s <= EZ_PF_NSEC; s++)
+    if (sec[EZ_PF_SEC_STRATEGY].len != 1) {
+        ez_diag_set(d, "proof: the strategy section is not one byte");
+        ez_proof_clear(p);
+        return EZ_ERR_FORMAT;
+    }
+    p->strategy = sec[EZ_PF_SEC_STRATEGY].data[0];
+    for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         ez_writer_bytes(&p->sec[s], sec[s].data, sec[s].len);
-    for (int s = 2; s <= EZ_PF_NSEC; s++)
+    for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         if (p->sec[s].failed) {
             ez_proof_clear(p);
             return EZ_ERR_NOMEM;

@@ -13,6 +13,8 @@
  *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers)
  *                 2 advice commitment | 3 lookups | 4 walk | 5 weight opening
  *                 6 advice opening      (2..6: opaque argument bytes, parsed by verify)
+ *                 7 strategy: u8, how the walk reduces contractions (runtime/prove/strategy.h;
+ *                   its value is checked by verify)
  *   vk    "EZVK": 1 plan (the .einc bytes; the digest is re-derived) | 2 weight commitment
  *                 | 3 weight range proof (opaque here; checked by ez_verify)
  *   pk    "EZPK": 1 plan digest | 2 weights (quantized) | 3 PCS prover data */
@@ -31,7 +33,7 @@
 #define EZ_VK_MAGIC "EZVK"
 #define EZ_PK_MAGIC "EZPK"
 #define EZ_PROOF_MAJOR 1
-#define EZ_PROOF_MINOR 0
+#define EZ_PROOF_MINOR 1 /* 1.1: section 7, the proving strategy */
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
@@ -40,7 +42,8 @@ enum {
     EZ_PF_SEC_WALK = 4,
     EZ_PF_SEC_OPEN_W = 5,
     EZ_PF_SEC_OPEN_A = 6,
-    EZ_PF_NSEC = 6
+    EZ_PF_SEC_STRATEGY = 7,
+    EZ_PF_NSEC = 7
 };
 
 /* The public statement: for every INPUT and TOKENS tensor, then every output tensor, in
@@ -72,7 +75,9 @@ const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor);
 
 typedef struct {
     ez_statement stmt;
-    ez_writer sec[EZ_PF_NSEC + 1]; /* sec[1..6]: raw payloads (sec[1] unused: stmt) */
+    ez_writer sec[EZ_PF_NSEC + 1]; /* sec[2..6]: raw payloads (sec[1] unused: stmt; sec[7]
+                                      unused: strategy) */
+    uint8_t strategy;              /* section 7 (an ez_strategy; untrusted when decoded) */
 } ez_proof;
 
 void ez_proof_init(ez_proof *p);

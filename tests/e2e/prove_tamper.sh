@@ -61,7 +61,7 @@ for m in linear masked; do
 import struct, sys
 from mutate import Mutations, flipped, read_file
 data, secs = read_file(sys.argv[1])
-assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6], secs
+assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6, 7], secs
 m = Mutations(sys.argv[2])
 # headers: magic, version, every section header
 for off in [0, 4, 6] + [s[1] for s in secs] + [s[1] + 4 for s in secs]:
