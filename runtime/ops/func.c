@@ -367,8 +367,18 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         goto out;
     }
     fn_consts cs;
-    if ((st = ez_table_build(&tab, o->func, o->in_scale, o->out_scale, d)) != EZ_OK ||
-        (st = fn_consts_get(&cs, &s, &tab)) != EZ_OK || (st = fn_positions(&s, p, &pos, &off, d)) != EZ_OK)
+    /* the rows the executor evaluated through (the trace keeps every table it built: the
+     * same function of (f, scales), so no second 2^16 libm calls per op); built here only
+     * for a trace that lacks it */
+    const ez_table *T = ez_trace_table(tr, EZ_TABLE_FUNC, o->func, o->in_scale, o->out_scale);
+    if (T == NULL && tr->table_cache)
+        T = ez_trace_table(tr->table_cache, EZ_TABLE_FUNC, o->func, o->in_scale, o->out_scale);
+    if (T == NULL) {
+        if ((st = ez_table_build(&tab, o->func, o->in_scale, o->out_scale, d)) != EZ_OK)
+            goto out;
+        T = &tab;
+    }
+    if ((st = fn_consts_get(&cs, &s, T)) != EZ_OK || (st = fn_positions(&s, p, &pos, &off, d)) != EZ_OK)
         goto out;
     uint64_t numel = ez_plan_tensor_numel(s.to), nrem = 0;
     const int64_t *x = tr->t[o->in[0]], *y = tr->t[o->out];
@@ -413,7 +423,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         if (s.k && (re < 0 || re >= (INT64_C(1) << s.k) || ((xe - re) & ((INT64_C(1) << s.k) - 1)) != 0))
             w = "its remainder is not x mod 2^k";
         int64_t h = (xq + FN_HALF) >> EZ_TABLE_BITS, a = xq - h * (INT64_C(1) << EZ_TABLE_BITS);
-        int64_t row = tab.out[a + FN_HALF];
+        int64_t row = T->out[a + FN_HALF];
         bool nb = h < 0, oc = false;
         if (!s.general && h != 0)
             w = "its input is outside the table's rows, which the plan rules out";
