@@ -63,22 +63,43 @@ static unsigned fn_in_shift(const ez_plan_op *o)
     return o->in_scale > EZ_TABLE_RES_SCALE ? o->in_scale - EZ_TABLE_RES_SCALE : 0;
 }
 
+/* Whether every value of a function with a ZERO lower and an IDENTITY upper tail (gelu,
+ * gelu_tanh, silu) that does not divide (u = out - in >= 0) lies in the signed width w,
+ * for inputs x <= xhi (§2.3): a row of z >= 0 holds round(f(z) 2^out) <= z 2^out =
+ * x' 2^(k+u) (f(z) <= z in double too, and the right side is an integer), so at most
+ * xhi 2^u; the upper tail is x 2^u <= xhi 2^u; a row of z < 0 holds round(f(z) 2^out) >=
+ * -2^(out-1) (f > -0.2785, silu's minimum; gelu's is -0.170); the lower tail is 0. The
+ * bound rule (compiler/builtins.c: the operand's bound moved to the output scale, + 1)
+ * is clamped to the width for a full-width input, although no value reaches it. */
+static bool fn_fits_width(const ez_plan_op *o, int64_t xhi, unsigned w)
+{
+    ez_tail lo, hi;
+    ez_table_tails(o->func, &lo, &hi);
+    if (lo != EZ_TAIL_ZERO || hi != EZ_TAIL_IDENTITY || o->out_scale < o->in_scale || o->out_scale > 60 || w < 2)
+        return false;
+    const unsigned u = o->out_scale - o->in_scale;
+    const uint64_t wmax = (UINT64_C(1) << (w - 1)) - 1; /* the width's largest value */
+    if (((UINT64_C(1) << o->out_scale) >> 1) > wmax + 1) /* the rows' lowest value, -2^(out-1) */
+        return false;
+    return xhi <= 0 || (u < 62 && (uint64_t)xhi <= wmax >> u);
+}
+
 /* The output is range-checked to its width (§2.3) when its bound was clamped to the width
- * (the semantic values could exceed it: the executor refuses them, the proof must too) or
- * when the identity tail divides (its floor needs the quotient's range). */
+ * and its values could exceed it (the executor refuses them, the proof must too) or when
+ * the identity tail divides (its floor needs the quotient's range). */
 static bool fn_width_checked(const ez_plan *p, const ez_plan_op *o)
 {
     const ez_plan_tensor *to = &p->tensors[o->out];
     if (to->bits == 0 || to->bits > 63)
         return false;
+    int64_t xlo, xhi;
+    fn_input_range(p, o->in[0], &xlo, &xhi);
     if (to->bound >= (UINT64_C(1) << (to->bits - 1)))
-        return true;
+        return !fn_fits_width(o, xhi, to->bits);
     ez_tail lo, hi;
     ez_table_tails(o->func, &lo, &hi);
     if (hi != EZ_TAIL_IDENTITY || o->out_scale >= o->in_scale)
         return false;
-    int64_t xlo, xhi;
-    fn_input_range(p, o->in[0], &xlo, &xhi);
     return (xhi >> fn_in_shift(o)) >= FN_HALF;
 }
 
