@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/schedule.h"
 #include "compiler/plan.h"
 #include "lib/mle.h"
 #include "lib/transcript.h"
@@ -160,6 +161,13 @@ static void fixture_build(fixture *f, const eq_case *c, ez_rng *rng)
     if (c->b)
         set_tensor(f, 1, c->b, f->op.in_axes[1]);
     set_tensor(f, 2, c->out, f->op.out_axes);
+    /* the index classes, as the compiler's schedule decides them (the prover reads them
+     * from the plan); the bind order stays the default unless a test sets one */
+    ez_plan one = {.ntensors = 3, .tensors = f->tn, .nops = 1, .ops = &f->op};
+    ez_eq_schedule sched;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_plan_classify(&one, &f->op, &sched, &d) == EZ_OK, "%s", d.msg);
+    memcpy(f->op.sched.cls, sched.cls, sizeof sched.cls);
     for (unsigned k = 0; k < f->op.nin; k++) {
         f->data[k] = malloc(f->numel[k] * sizeof(int64_t));
         ck_assert_ptr_nonnull(f->data[k]);

@@ -1,5 +1,5 @@
-/* prove_einsum — see prove_einsum.h; protocol and soundness in docs/protocol-einsum.md.
- * Steps are numbered as there (and as in notes/prove_einsum.md):
+/* contraction — see contraction.h; protocol and soundness in docs/protocol-einsum.md.
+ * Steps are numbered as there:
  *   1. rescale: acc~(r) = 2^shift v + R~(r), rho = R~(r) sent by the prover;
  *   2. index classes; 3. broadcast factor beta (closed form, divided out);
  *   4. free / summed axes folded into the operands (A'', B'');
@@ -87,19 +87,26 @@ static ez_status shape_build(const ez_plan_op *op, const ez_plan_tensor *tensors
         return EZ_ERR_INVALID;
     s->out_rank = to->rank;
 
-    /* 2. classes (DESIGN §3 table) */
+    /* 2. classes: the plan's EqSchedule (decided once by compiler/schedule.c and checked
+     * against the equation whenever a plan is read, ez_plan_validate); here only that
+     * each class fits the operands the index appears in, so a bad plan cannot index out
+     * of bounds */
     for (unsigned i = 0; i < op->nidx; i++) {
         bool a = in_k[0][i], b = in_k[1][i], c = in_o[i];
-        if (a && b)
-            s->cls[i] = c ? EZ_IDX_BATCH : EZ_IDX_CONTRACTED;
-        else if (a)
-            s->cls[i] = c ? EZ_IDX_FREE_A : EZ_IDX_SUMMED_A;
-        else if (b)
-            s->cls[i] = c ? EZ_IDX_FREE_B : EZ_IDX_SUMMED_B;
-        else if (c)
-            s->cls[i] = EZ_IDX_BROADCAST;
-        else
-            return EZ_ERR_INVALID; /* an index no tensor names */
+        s->cls[i] = op->sched.cls[i];
+        bool fits;
+        switch (s->cls[i]) {
+        case EZ_IDX_BATCH: fits = a && b && c; break;
+        case EZ_IDX_CONTRACTED: fits = a && b && !c; break;
+        case EZ_IDX_FREE_A: fits = a && !b && c; break;
+        case EZ_IDX_FREE_B: fits = !a && b && c; break;
+        case EZ_IDX_SUMMED_A: fits = a && !b && !c; break;
+        case EZ_IDX_SUMMED_B: fits = !a && b && !c; break;
+        case EZ_IDX_BROADCAST: fits = !a && !b && c; break;
+        default: fits = false;
+        }
+        if (!fits)
+            return EZ_ERR_INVALID;
         if (op->idx_size[i] == 0 || op->idx_size[i] > EZ_EINSUM_MAX_EXTENT)
             return EZ_ERR_INVALID;
         s->nv[i] = ez_log2_ceil(op->idx_size[i]);

@@ -69,6 +69,10 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         return EZ_ERR_INVALID;
     }
     proof->strategy = (uint8_t)strategy;
+    if (opts && opts->progress) {
+        s.progress = opts->progress_fn;
+        s.progress_ctx = opts->progress_ctx;
+    }
     if ((st = ez_advice_layout_build(&s.L, p, d)) != EZ_OK)
         goto out;
     const ez_plan *wplan = opts && opts->wplan ? opts->wplan : p;
@@ -81,6 +85,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     }
     if ((st = ez_statement_from_trace(&proof->stmt, p, tr->t)) != EZ_OK)
         goto out;
+    ez_proof_bind(&proof->bind, p, weights ? ez_pcs_prover_commitment(weights) : NULL);
 
     /* witness: advice limbs, then every table's columns and multiplicities */
     progress(opts, "witness", 0);

@@ -21,7 +21,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
                          ez_verify_stats *stats, ez_diag *d)
 {
     const ez_plan *p = plan ? plan : &vk->plan;
-    ez_status st;
+    ez_status st = EZ_OK;
     ez_advice_layout L;
     ez_pctx c;
     ez_transcript t;
@@ -35,6 +35,9 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     *accepted = false;
     d->msg[0] = 0;
 
+    /* first what the proof is for: another model or other weights, said as such */
+    if (ez_proof_binding_check(&pf->bind, p, vk->has_weights ? &vk->wcom : NULL, d) != EZ_OK)
+        goto out;
     if ((st = ez_advice_layout_build(&L, p, d)) != EZ_OK)
         goto out; /* EZ_ERR_UNSUPPORTED: an op this build cannot verify */
     /* the vk's plan: its bounds re-derived and every relation's field margin (a plan where
