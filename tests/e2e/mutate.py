@@ -7,8 +7,9 @@ heredocs; common.sh puts this directory on PYTHONPATH):
   Mutations(dir): numbered mutated copies written to dir, put(bytes, name);
   flipped(data, off, bit): a copy of data with one bit flipped;
   statement(data, secs): a proof's statement section (tag 1: u64 count, then per
-      tensor u32 id, u64 n, n x i64) as [(tensor id, offset of its first value, n)],
-      the inputs first, then the claimed outputs (plan order);
+      tensor u32 id, u64 n, n x i64, then the binding: a 32-byte plan digest, a u8
+      flag and, when set, a 32-byte weight root) as [(tensor id, offset of its first
+      value, n)], the inputs first, then the claimed outputs (plan order);
   added(data, off, delta): a copy of data with the i64 at off increased by delta.
 """
 import os
@@ -40,7 +41,8 @@ def statement(data, secs):
         tid, num = struct.unpack_from("<IQ", data, q)
         out.append((tid, q + 12, num))
         q += 12 + 8 * num
-    assert q == p + ln, "statement length"
+    assert q + 33 <= p + ln, "statement length"
+    assert q + 33 + 32 * data[q + 32] == p + ln, "statement length (binding)"
     return out
 
 
