@@ -178,6 +178,41 @@ START_TEST(test_sparse_width_twin_rejects)
 }
 END_TEST
 
+/* ---- function tables: one per (function, scales) per model (advice.c) ------------------- */
+
+/* How many FUNC tables of L compute (fkind, func). */
+static unsigned func_tables(const ez_advice_layout *L, ez_fn_table_kind fkind, ez_func func)
+{
+    unsigned n = 0;
+    for (size_t t = 0; t < L->ntables; t++)
+        n += L->tables[t].kind == EZ_LOOKUP_FUNC && L->tables[t].fkind == fkind && L->tables[t].func == func;
+    return n;
+}
+
+/* Two gelu ops at scale 12 share one table, a gelu at scale 10 has its own; two softmax
+ * ops at scale 12 share one exp table, distinct from the elementwise exp's. The model
+ * proves with them (every op's lookups in the shared table's LogUp). */
+START_TEST(test_func_tables_shared)
+{
+    const char *src = "model share\nparam S = 4, D = 8\nscale 12\ninput x[S, D]\ninput z[S, D] @scale(10)\n"
+                      "a[s, d] = gelu(x[s, d])\nb[s, d] = gelu(a[s, d])\nc[s, d] = gelu(z[s, d])\n"
+                      "e[s, d] = exp(x[s, d])\np[s, d] = softmax[d](a[s, d])\nq[s, d] = softmax[d](b[s, d])\n"
+                      "output c, e, p, q\n";
+    ez_pfx f;
+    ez_diag d = {{0}}, why = {{0}};
+    ez_advice_layout L;
+    ez_pfx_compile(&f, src);
+    ck_assert_msg(ez_advice_layout_build(&L, &f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(func_tables(&L, EZ_TABLE_FUNC, EZ_FN_GELU), 2);
+    ck_assert_uint_eq(func_tables(&L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP), 1);
+    ck_assert_uint_eq(func_tables(&L, EZ_TABLE_FUNC, EZ_FN_EXP), 1);
+    ez_advice_layout_clear(&L);
+    ez_pfx_run(&f, "func_tables_shared", 1 << 11);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_layout(void)
 {
     Suite *s = suite_create("layout");
@@ -186,6 +221,7 @@ Suite *ez_suite_layout(void)
     tcase_add_test(tc, test_info_bytes_are_the_provers);
     tcase_add_test(tc, test_sparse_widths_pruned);
     tcase_add_test(tc, test_sparse_width_twin_rejects);
+    tcase_add_test(tc, test_func_tables_shared);
     suite_add_tcase(s, tc);
     return s;
 }
