@@ -86,8 +86,7 @@ ez_status ez_rsq_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsi
  * Returns whether v is in [0, 2^bits). */
 bool ez_rsq_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i);
 
-/* sum_l 2^(16 l) limbs[l]. */
-ez_fe2 ez_rsq_combine(const ez_fe2 *limbs, unsigned nl);
+/* sum_l 2^(16 l) limbs[l][i]. */
 ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i);
 
 /* Prover: entry i < len of the block's polys P (the op's local polys, P[q] for local id
@@ -111,11 +110,6 @@ void ez_rsq_lin(const ez_rsq *b, const ez_fe2 *beta, const ez_rsq_atoms *a, ez_f
  * Lin0 + G G LinB + g LinD (+ XP XN), eq(zeta, .) on all nv variables. */
 void ez_rsq_desc(ez_sumcheck_desc *d, unsigned nv, bool extra);
 
-/* One sumcheck on either side: the prover proves (claim as given) and writes the proof,
- * the verifier reads and checks it. Out: point (nvars coordinates), evals (nfactors).
- * Verifier failures become EZ_ERR_REJECT. eqp may be NULL when the desc has no eq. */
-ez_status ez_rsq_sumcheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *eqp,
-                          const ez_sumcheck_factor *f, ez_fe2 claim, ez_fe2 *point, ez_fe2 *evals);
 
 /* The relations L1, L3, L4, L5, L7 with the ranges of their terms (margins.h); vdesc names
  * V ("var + E", "xp 2^e") and V ranges over [0, vhi]. */
