@@ -33,7 +33,6 @@ static void rl_shape_clear(rl_shape *s)
     ez_opview_clear(&s->v);
 }
 
-
 static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
     memset(s, 0, sizeof *s);
@@ -87,18 +86,13 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-
 static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
     rl_shape s;
     ez_status st = rl_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, s.len, (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys, s.len);
     if (st == EZ_OK)
         st = ez_rc_limb_cols(L, (unsigned)op, first + s.pY, s.ny, s.by, s.len);
     if (st == EZ_OK)
@@ -183,7 +177,6 @@ out:
     rl_shape_clear(&s);
     return st;
 }
-
 
 static void rl_desc(ez_sumcheck_desc *d, unsigned n)
 {
