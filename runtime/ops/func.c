@@ -131,12 +131,6 @@ static void fn_shape_clear(fn_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_func_name(o->func), why);
-    return EZ_ERR_UNSUPPORTED;
-}
-
 static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
     memset(s, 0, sizeof *s);
@@ -144,9 +138,9 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->o = o;
     if (o->kind != EZ_OP_FUNC || o->nin != 1 || o->func == EZ_FN_NONE || o->func == EZ_FN_RELU ||
         o->func == EZ_FN_RSQRT)
-        return unsupported(d, o, "not a one-operand table function");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "not a one-operand table function");
     if (o->in_scale > 62 || o->out_scale > 62)
-        return unsupported(d, o, "scales above 62");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "scales above 62");
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
@@ -154,7 +148,7 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->to = &p->tensors[o->out];
     s->rank = s->to->rank;
     if (s->ti->rank != s->rank)
-        return unsupported(d, o, "the output's axes differ from the input's");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
     const unsigned *ax = s->v.op.in_axes[0];
     unsigned used = 0;
     s->same = o->in_fixed[0] == 0;
@@ -163,7 +157,7 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
         while (a < s->rank && ax[a] != o->out_axes[b])
             a++;
         if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return unsupported(d, o, "the output's axes differ from the input's");
+            return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
         used |= 1u << a;
         s->in_pos[b] = a;
         s->same = s->same && a == b;
@@ -180,7 +174,7 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->len = ez_advice_padlen(s->to);
     s->interior = ez_advice_interior_padding(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
-        return unsupported(d, o, "the tensor is too large for one sumcheck");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the tensor is too large for one sumcheck");
     s->k = fn_in_shift(o);
     if (o->out_scale >= o->in_scale)
         s->u = o->out_scale - o->in_scale;
@@ -198,13 +192,13 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
      * the input's bound is at least 2^k - 1 (§2.3) */
     const ez_plan_tensor *tx = &p->tensors[o->in[0]];
     if (s->hi_tail == EZ_TAIL_IDENTITY && !s->width && s->k < 62 && tx->bound + 1 < (UINT64_C(1) << s->k))
-        return unsupported(d, o, "the input's bound is below the table's input step 2^k: the result's bound does "
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the input's bound is below the table's input step 2^k: the result's bound does "
                                  "not cover the rows (give the input a smaller scale)");
     if (s->hi_tail == EZ_TAIL_IDENTITY && s->u > 0 && xhi > 0 && (uint64_t)xhi > (UINT64_C(1) << 62) >> s->u)
-        return unsupported(d, o, "the identity tail's values reach 2^62");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the identity tail's values reach 2^62");
     s->id_down = s->general && hi_reach && s->hi_tail == EZ_TAIL_IDENTITY && s->j > 0;
     if (s->id_down && (s->j > 62 || !s->width))
-        return unsupported(d, o, "the identity tail's rescale is beyond the prover's limits");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the identity tail's rescale is beyond the prover's limits");
     if (s->general) {
         int64_t hmin = (qlo + FN_HALF) >> EZ_TABLE_BITS, hmax = (qhi + FN_HALF) >> EZ_TABLE_BITS;
         s->hb = 2;
@@ -230,15 +224,6 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-/* Global index of the op's first op-owned poly (contiguous, local order). */
-static size_t fn_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
-
 /* ---- layout --------------------------------------------------------------------------------- */
 
 static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
@@ -246,12 +231,8 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, e
     fn_shape s;
     ez_status st = fn_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, s.len, (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys, s.len);
     /* limbs in range (§2.2): HL, the bit NB, R, R2 */
     if (st == EZ_OK && s.general) {
         st = ez_rc_limb_cols(L, (unsigned)op, first + s.pHL, s.nhl, s.hb - 1, s.len);
@@ -380,7 +361,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    size_t first = fn_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys */
     if (first + s.npolys > L->npolys) {
@@ -527,15 +508,6 @@ out:
 }
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
-
-/* A limbed value's eval from its limbs' evals. */
-static ez_fe2 fn_combine(const ez_fe2 *limbs, unsigned nl)
-{
-    ez_fe2 v = ez_fe2_zero();
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << FN_LIMB), limbs[l]);
-    return v;
-}
 
 static ez_fe2 fn_eval_poly(const ez_pctx *c, size_t q, const ez_fe2 *pt)
 {
@@ -700,25 +672,17 @@ out:
     return st;
 }
 
-static ez_status fn_reject(ez_pctx *c, const char *why)
-{
-    ez_diag_set(c->d, "%s", why);
-    return EZ_ERR_REJECT;
-}
-
 static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     fn_shape s;
     ez_status st = fn_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
     ez_table tab;
     fn_tables tb;
-    ez_sumcheck_proof proof;
     memset(&tab, 0, sizeof tab);
     memset(&tb, 0, sizeof tb);
-    memset(&proof, 0, sizeof proof);
     if (st != EZ_OK)
         goto out;
-    size_t first = fn_first_poly(c->adv, op);
+    size_t first = ez_op_first_poly(c->adv, op);
     if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
         st = EZ_ERR_INVALID;
         goto out;
@@ -744,12 +708,10 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             qs[nq++] = s.pA;
         for (unsigned l = 0; l < s.nr; l++)
             qs[nq++] = s.pR + l;
-        if ((st = fn_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
             goto out;
-        for (unsigned q = 0; q < nq && st == EZ_OK; q++)
-            st = fn_claim(c, &s, first, qs[q], out->point, vals[q]);
         if (st == EZ_OK && !s.a_is_x) {
-            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s.nr ? fn_combine(vals + 1, s.nr) : ez_fe2_zero());
+            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s.nr ? ez_op_limbs_combine(vals + 1, s.nr) : ez_fe2_zero());
             st = fn_claim_x(c, &s, op, out->point, xv);
         }
         if (st == EZ_OK) {
@@ -766,24 +728,14 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     fn_desc(&desc, s.n);
     ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[1]), ez_fe2_one()};
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[F_N];
-    const ez_fe2 *eqp = s.n ? out->point : NULL;
-    if (c->prover) {
-        if ((st = fn_tables_build(&tb, c, op, first, &s, &cs, beta)) != EZ_OK)
-            goto out;
-        ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
-                                     {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
-        if ((st = ez_sumcheck_prove(c->t, &desc, coeffs, eqp, f, out->value, &proof, pt, ev)) != EZ_OK)
-            goto out;
-        ez_sumcheck_proof_write(c->w, &proof);
-    } else {
-        st = ez_sumcheck_proof_read(c->r, &desc, &proof);
-        if (st == EZ_OK)
-            st = ez_sumcheck_verify(c->t, &desc, coeffs, eqp, out->value, &proof, pt, ev);
-        if (st != EZ_OK) {
-            if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID)
-                st = fn_reject(c, "the function's sumcheck failed");
-            goto out;
-        }
+    if (c->prover && (st = fn_tables_build(&tb, c, op, first, &s, &cs, beta)) != EZ_OK)
+        goto out;
+    ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
+                                 {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
+    if ((st = ez_op_sumcheck(c, &desc, coeffs, out->point, f, out->value, pt, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            st = ez_op_reject(c, "the function's sumcheck failed");
+        goto out;
     }
     /* atoms at pt: TV, A, HL limbs 1.., R limbs, R2 limbs; O, W, NB and h are the sumcheck's
      * own final evaluations, HL's limb 0 follows from h and NB */
@@ -805,19 +757,19 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         hl[0] = ez_fe2_zero();
         for (unsigned l = 1; l < s.nhl; l++)
             hl[l] = *v++;
-        ez_fe2 rest = fn_combine(hl, s.nhl);
+        ez_fe2 rest = ez_op_limbs_combine(hl, s.nhl);
         hl[0] = ez_fe2_sub(ez_fe2_add(ev[F_H], ez_fe2_mul_fe(ev[F_NB], ez_fe_pow(2, s.hb - 1))), rest);
-        ez_fe2 r = s.nr ? fn_combine(v, s.nr) : ez_fe2_zero();
+        ez_fe2 r = s.nr ? ez_op_limbs_combine(v, s.nr) : ez_fe2_zero();
         const ez_fe2 *r2l = v + s.nr;
         fn_atoms a = {.tv = vals[0], .o = ev[F_O], .h = ev[F_H], .nb = ev[F_NB],
-                      .r2 = s.nr2 ? fn_combine(r2l, s.nr2) : ez_fe2_zero(), .pad = fn_pad_eval(&s, pt)};
+                      .r2 = s.nr2 ? ez_op_limbs_combine(r2l, s.nr2) : ez_fe2_zero(), .pad = fn_pad_eval(&s, pt)};
         /* x = 2^k (A + 2^16 h) + R (§3, E5): the operand's claim */
         a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(a.h, 1u << EZ_TABLE_BITS)), two_k), r);
         if (!c->prover) {
             ez_fe2 l0, l2, l4;
             fn_linear(&s, &cs, beta, &a, &l0, &l2, &l4);
             if (!ez_fe2_eq(l0, ev[F_L0]) || !ez_fe2_eq(l2, ev[F_L2]) || !ez_fe2_eq(l4, ev[F_L4])) {
-                st = fn_reject(c, "the function's sumcheck does not end in the committed values");
+                st = ez_op_reject(c, "the function's sumcheck does not end in the committed values");
                 goto out;
             }
         }
@@ -836,7 +788,6 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             st = fn_claim_x(c, &s, op, pt, a.x);
     }
 out:
-    ez_sumcheck_proof_clear(&proof);
     fn_tables_clear(&tb);
     ez_table_clear(&tab);
     fn_shape_clear(&s);
