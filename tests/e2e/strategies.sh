@@ -1,13 +1,14 @@
 #!/bin/sh
-# strategies — `prove --strategy einsum|deepprove|per-head` on the head-width-80 attention
-# example: one vk verifies all three (the proof records its strategy); `info --strategy`
+# strategies — `prove --strategy einsum|deepprove|per-head` on the attention80 example at
+# 3 heads of width 20 (neither a power of two, so every strategy's padding path runs):
+# one vk verifies all three (the proof records its strategy); `info --strategy`
 # describes each; a bad name is a usage error.
 set -eu
 me=strategies
 . "$(dirname "$0")/common.sh"
 need_built "$EINZK"
 src="$top_srcdir/examples/attention80.ein"
-expect 0 "compile" -- "$EINZK" compile "$src" -D S=16 -o "$work/m.einc"
+expect 0 "compile" -- "$EINZK" compile "$src" -D S=16 -D H=3 -D E=20 -o "$work/m.einc"
 expect 0 "gen" -- "$EINZK" gen "$work/m.einc" --seed 4 --weights "$work/w.st" --input "$work/in.json"
 expect 0 "setup" -- "$EINZK" setup "$work/m.einc" --weights "$work/w.st" --vk "$work/m.vk" --pk "$work/m.pk"
 for s in einsum deepprove per-head; do
