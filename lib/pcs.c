@@ -57,11 +57,19 @@ static unsigned whir_vars(uint64_t total)
     return m < 1 ? 1 : m;
 }
 
+/* WHIR: the variables of the first part (a stack longer than a part is committed as
+ * several WHIR instances, lib/pcs_whir.c). */
+static unsigned whir_part0_vars(uint64_t total, unsigned part_log)
+{
+    unsigned m = whir_vars(total);
+    return m > part_log ? part_log : m;
+}
+
 unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme)
 {
     if (scheme == EZ_PCS_SCHEME_WHIR) {
         ez_whir_params par;
-        if (ez_whir_params_default(&par, whir_vars(total)) != EZ_OK)
+        if (ez_whir_params_default(&par, whir_part0_vars(total, EZ_PCS_WHIR_PART_LOG)) != EZ_OK)
             return 0;
         return par.m - par.k[0];
     }
@@ -147,16 +155,21 @@ ez_status ez_pcs_layout(ez_pcs_commitment *c)
     for (size_t i = 0; i < np; i++)
         c->offsets[i] = c->poff[c->pfirst[i]];
     if (c->scheme == EZ_PCS_SCHEME_WHIR) {
-        /* WHIR (lib/whir.h): S is the multilinear over m = ceil(log2 T) variables; the
-         * first oracle interleaves 2^k0 rows (x mod 2^k0) of 2^(m - k0) entries. */
+        /* WHIR (lib/whir.h): S is the multilinear over ceil(log2 T) variables, committed
+         * in parts of 2^EZ_PCS_WHIR_PART_LOG entries (lib/pcs_whir.c); the first part's
+         * first oracle interleaves 2^k0 rows (x mod 2^k0) of 2^(m0 - k0) entries. */
         ez_whir_params par;
-        if (ez_whir_params_default(&par, whir_vars(off)) != EZ_OK) {
+        if (c->part_log == 0)
+            c->part_log = EZ_PCS_WHIR_PART_LOG;
+        if (c->part_log < EZ_PCS_WHIR_MIN_PART_LOG || c->part_log > EZ_PCS_WHIR_PART_LOG ||
+            ((off - 1) >> c->part_log) >= EZ_PCS_WHIR_MAX_PARTS ||
+            ez_whir_params_default(&par, whir_part0_vars(off, c->part_log)) != EZ_OK) {
             st = EZ_ERR_INVALID;
             goto out;
         }
         c->log_cols = par.m - par.k[0];
         c->rows = (uint64_t)1 << par.k[0];
-        c->nvars_total = par.m;
+        c->nvars_total = whir_vars(off);
         st = EZ_OK;
         goto out;
     }
@@ -176,6 +189,7 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
     memset(dst, 0, sizeof *dst);
     memcpy(dst->root, src->root, 32);
     dst->scheme = src->scheme;
+    dst->part_log = src->part_log;
     dst->npolys = src->npolys;
     dst->lens = ez_alloc_array((size_t)src->npolys, sizeof *dst->lens);
     if (dst->lens == NULL)
@@ -191,6 +205,8 @@ void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c)
 {
     ez_writer_u8(w, (uint8_t)(c->scheme ? c->scheme : EZ_PCS_SCHEME_LIGERO));
     ez_writer_u32(w, c->log_cols);
+    if (c->scheme == EZ_PCS_SCHEME_WHIR)
+        ez_writer_u8(w, (uint8_t)c->part_log);
     ez_writer_u64(w, c->npolys);
     for (uint64_t i = 0; i < c->npolys; i++)
         ez_writer_u64(w, c->lens[i]);
@@ -203,10 +219,14 @@ ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
     memset(c, 0, sizeof *c);
     uint8_t scheme = ez_reader_u8(r);
     uint32_t lc = ez_reader_u32(r);
+    unsigned part_log = scheme == EZ_PCS_SCHEME_WHIR ? ez_reader_u8(r) : 0;
     uint64_t np = ez_reader_count(r, EZ_PCS_MAX_POLYS, 8);
-    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0)
+    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0 ||
+        (scheme == EZ_PCS_SCHEME_WHIR &&
+         (part_log < EZ_PCS_WHIR_MIN_PART_LOG || part_log > EZ_PCS_WHIR_PART_LOG)))
         goto out;
     c->scheme = scheme;
+    c->part_log = part_log;
     c->npolys = np;
     c->lens = ez_alloc_array((size_t)np, sizeof *c->lens);
     if (c->lens == NULL) {
@@ -273,7 +293,10 @@ void ez_pcs_prover_free(ez_pcs_prover *p)
     ez_pcs_commitment_clear(&p->com);
     free(p->enc);
     ez_merkle_free(p->tree);
-    ez_whir_prover_free(p->whir);
+    for (size_t j = 0; j < p->nwhir; j++)
+        ez_whir_prover_free(p->whir[j]);
+    free(p->whir);
+    free(p->wroots);
     free(p);
 }
 
@@ -291,6 +314,12 @@ ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe
 ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                                const uint64_t *lens, size_t npolys, unsigned scheme)
 {
+    return ez_pcs_commit_parts(out, com, polys, lens, npolys, scheme, 0);
+}
+
+ez_status ez_pcs_commit_parts(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                              const uint64_t *lens, size_t npolys, unsigned scheme, unsigned part_log)
+{
     ez_status st = EZ_ERR_INVALID;
     ez_pcs_prover *p = NULL;
     *out = NULL;
@@ -306,6 +335,7 @@ ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, cons
     if (p == NULL)
         goto out;
     p->com.scheme = scheme;
+    p->com.part_log = scheme == EZ_PCS_SCHEME_WHIR ? part_log : 0;
     p->com.npolys = npolys;
     p->com.lens = ez_alloc_array(npolys, sizeof *p->com.lens);
     if (p->com.lens == NULL)

@@ -23,8 +23,11 @@ struct ez_pcs_prover {
      * column-major, and the Merkle tree over the column hashes. */
     ez_fe *enc;
     ez_merkle *tree;
-    /* WHIR: the stacked vector, the first oracle and its tree (lib/whir.h). */
-    ez_whir_prover *whir;
+    /* WHIR: per part of the stack (lib/pcs_whir.c) its vector, first oracle and tree
+     * (lib/whir.h). */
+    ez_whir_prover **whir;
+    size_t nwhir;
+    uint8_t (*wroots)[32]; /* the parts' roots */
 };
 
 /* Read n canonical base elements into out. False on a short read or a non-canonical
