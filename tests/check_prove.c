@@ -20,6 +20,7 @@
 #include "runtime/prove/layout.h"
 #include "runtime/prove/masks.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/public.h"
 #include "runtime/prove/weights.h"
 #include "runtime/prove/verify.h"
 #include "tests/plan_fixture.h"
@@ -407,7 +408,9 @@ START_TEST(test_remainder_out_of_range)
 END_TEST
 
 /* R' = R + 1 (in range) and C' = (acc - R') / 2^k in the field: the quotient is no
- * integer of its width — only the quotient's range check can catch it. */
+ * integer of its width — only the quotient's range check can catch it. The quotient here
+ * is an output of the model, so that check is the verifier's width check of the
+ * statement (rangecheck.h ez_rc_check_width: nothing is looked up for it). */
 static void quotient_out_of_width(const char *src, const char *seed)
 {
     fx f;
@@ -422,7 +425,7 @@ static void quotient_out_of_width(const char *src, const char *seed)
     ez_fe c = ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, k)));
     out[e] = ez_fe_to_i64(c);
     ck_assert(!fx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    ck_assert_msg(strstr(why.msg, "statement: output") != NULL, "%s", why.msg);
     fx_free(&f);
 }
 
@@ -430,6 +433,97 @@ START_TEST(test_quotient_out_of_width)
 {
     quotient_out_of_width(proj_src, "quot_out_of_width");
     quotient_out_of_width(proj16_src, "quot_out_of_width16");
+}
+END_TEST
+
+/* ---- public ops (runtime/prove/public.h) ------------------------------------------------- */
+
+/* A language-model head: logits and next are outputs, so the argmax and the max are
+ * public (executed by the verifier), and so is nothing else; m feeds an einsum, whose
+ * claim on it is checked against the statement. */
+static const char *head_src = "model head\n"
+                              "param S = 4, D = 16, V = 20\n"
+                              "scale 12\n"
+                              "input x[S, D]\n"
+                              "weight w[V, D], g[S]\n"
+                              "logits[s, v] = x[s, d] * w[v, d]\n"
+                              "next[s] = argmax[v](logits[s, v])\n"
+                              "m[s] = max[v](logits[s, v])\n"
+                              "y[s] = m[s] * g[s]\n"
+                              "output logits, next, m, y\n";
+
+/* The statement entry of tensor `name` in pf. */
+static ez_stmt_tensor *stmt_of(fx *f, ez_proof *pf, const char *name)
+{
+    for (size_t i = 0; i < pf->stmt.n; i++)
+        if (strcmp(f->plan.tensors[pf->stmt.t[i].tensor].name, name) == 0)
+            return &pf->stmt.t[i];
+    ck_abort_msg("no statement entry %s", name);
+    return NULL;
+}
+
+START_TEST(test_public_ops)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, head_src, "public_ops");
+    /* the plan: argmax and max public, the einsums not; nothing committed for them, and
+     * the logits (an output) get no quotient range check: only their remainder */
+    ez_layout_sizes sz;
+    ck_assert_int_eq(ez_layout_sizes_compute(&sz, &f.plan, &why), EZ_OK);
+    ck_assert(sz.provable);
+    for (size_t i = 0; i < f.plan.nops; i++) {
+        const ez_plan_op *op = &f.plan.ops[i];
+        bool pub = op->kind == EZ_OP_ARGMAX || op->kind == EZ_OP_MAX;
+        ck_assert_int_eq(ez_op_is_public(&f.plan, i), pub);
+        if (pub) {
+            ck_assert_uint_eq(sz.ops[i].advice_elems, 0);
+            ck_assert_uint_eq(sz.ops[i].lookup_rows, 0);
+            ck_assert_uint_eq(sz.ops[i].walk_bytes, 0);
+        }
+        if (strcmp(f.plan.tensors[op->out].name, "logits") == 0)
+            ck_assert_uint_eq(sz.ops[i].advice_elems, ez_advice_padlen(&f.plan.tensors[op->out]));
+    }
+    ez_layout_sizes_clear(&sz);
+    /* honest */
+    ez_proof pf;
+    fx_prove_honest(&f, &pf, &why);
+    /* a wrong argmax in the statement: the verifier's execution */
+    ez_stmt_tensor *nx = stmt_of(&f, &pf, "next");
+    nx->v[1] = (nx->v[1] + 1) % 20;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op 'next'") != NULL, "%s", why.msg);
+    nx->v[1] = (nx->v[1] + 19) % 20;
+    ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg);
+    /* a wrong max: the public op's check */
+    ez_stmt_tensor *mx = stmt_of(&f, &pf, "m");
+    mx->v[2] += 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op 'm'") != NULL, "%s", why.msg);
+    mx->v[2] -= 1;
+    /* a changed logit with next and m recomputed from the changed logits (the public ops
+     * agree): the logits' output claim fails in the walk */
+    ez_stmt_tensor *lg = stmt_of(&f, &pf, "logits");
+    lg->v[3] += 1;
+    for (uint64_t s = 0; s < 4; s++) {
+        int64_t best = lg->v[s * 20];
+        nx->v[s] = 0;
+        for (uint64_t v = 1; v < 20; v++)
+            if (lg->v[s * 20 + v] > best)
+                best = lg->v[s * 20 + v], nx->v[s] = (int64_t)v;
+        mx->v[s] = best;
+    }
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op") == NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    /* a logit outside its width (an out-of-width quotient would need it): the statement */
+    fx_prove(&f, false, &pf);
+    lg = stmt_of(&f, &pf, "logits");
+    lg->v[0] = INT64_C(1) << 40;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "statement: output logits") != NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    fx_free(&f);
 }
 END_TEST
 
@@ -763,6 +857,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_changed_masked_entry);
     tcase_add_test(tc, test_remainder_out_of_range);
     tcase_add_test(tc, test_quotient_out_of_width);
+    tcase_add_test(tc, test_public_ops);
     tcase_add_test(tc, test_checked_prover_refuses);
     tcase_add_test(tc, test_changed_round_message);
     tcase_add_test(tc, test_virtual_column_value);

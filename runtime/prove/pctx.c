@@ -8,6 +8,7 @@
 
 #include "lib/mle.h"
 #include "runtime/formats/version.h"
+#include "runtime/prove/public.h"
 
 ez_status ez_pctx_msg(ez_pctx *c, const char *label, ez_fe2 *v, size_t n)
 {
@@ -224,8 +225,8 @@ ez_status ez_proof_output_claims(ez_pctx *c, const ez_statement *s)
     const ez_plan *p = c->plan;
     for (size_t i = 0; i < p->ntensors; i++) {
         const ez_plan_tensor *t = &p->tensors[i];
-        if (!t->is_output)
-            continue;
+        if (!t->is_output || ez_tensor_is_public_result(p, i))
+            continue; /* a public op's result: the verifier recomputes it (public.h) */
         const ez_stmt_tensor *v = ez_statement_find(s, (unsigned)i);
         if (v == NULL)
             return EZ_ERR_INVALID;
