@@ -55,6 +55,24 @@
 
 typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle tree */
 
+/* Supports (docs/protocol-kernel-pcs.md §1, "Supports"). A polynomial with a support is
+ * the MLE over nv variables of a cube of 2^nv entries that is ZERO outside npieces
+ * disjoint subcubes; only the subcubes are committed. Piece j holds the cube indices x
+ * with (x & mask) == val (bit b of an index is lib/mle.h variable nv-1-b), 2^(nv -
+ * popcount(mask)) entries by increasing free bits; the committed vector is the pieces
+ * one after another in order, so lens[i] = sum of the pieces' sizes. A claim on such a
+ * polynomial is on its cube MLE (nv coordinates). Supports are public: both sides derive
+ * them (they are not serialized; ez_pcs_commitment_set_supports after reading). */
+typedef struct {
+    uint64_t mask, val;
+} ez_pcs_piece;
+
+typedef struct {
+    unsigned nv;          /* 0: no support (a plain vector of lens[i] entries) */
+    size_t npieces;
+    const ez_pcs_piece *pieces;
+} ez_pcs_support;
+
 /* Commitment schemes (the first byte of a serialized commitment). The first two are the
  * Ligero commitment below; they differ only in the row-length rule, i.e. in which
  * openings the matrix shape is balanced for:
@@ -93,6 +111,14 @@ typedef struct {
     uint64_t rows;        /* number of rows, >= 1 */
     unsigned nvars_total; /* ez_log2_ceil(rows) + log_cols */
     unsigned part_log;    /* WHIR: parts of 2^part_log entries (0 when laid out: the default) */
+    /* Per piece: the cube bits it fixes and their values (a plain vector's piece fixes
+     * its top nvars - pbits bits to its position). */
+    uint64_t *pmask, *pval;
+    /* Supports (owned copies): snv[i] (0: plain), poly i's support pieces
+     * spieces[sfirst[i] .. sfirst[i+1]). NULL when no poly has one. */
+    unsigned *snv;
+    uint64_t *sfirst;
+    ez_pcs_piece *spieces;
 } ez_pcs_commitment;
 
 /* Free the arrays and zero *c (NULL-safe on a zeroed struct). */
@@ -135,6 +161,18 @@ ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, cons
  * EZ_PCS_WHIR_PART_LOG; 0 = the default; ignored by Ligero). */
 ez_status ez_pcs_commit_parts(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                               const uint64_t *lens, size_t npolys, unsigned scheme, unsigned part_log);
+/* The same with supports: sup[i] for poly i (sup NULL: none), polys[i] its pieces'
+ * entries one after another. EZ_ERR_INVALID for a support that does not fit (nv > 48,
+ * a mask or value beyond nv bits, piece sizes not summing to lens[i]); the pieces'
+ * disjointness is the caller's (both sides derive supports from public data). */
+ez_status ez_pcs_commit_supported(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                                  const uint64_t *lens, const ez_pcs_support *sup, size_t npolys, unsigned scheme,
+                                  unsigned part_log);
+/* Set the supports of a commitment read from bytes (the committer's, derived by the
+ * reader the same way; sup NULL: none) and lay it out again. Errors as above. */
+ez_status ez_pcs_commitment_set_supports(ez_pcs_commitment *c, const ez_pcs_support *sup);
+/* The same for a prover read back (the pk): its commitment's supports. */
+ez_status ez_pcs_prover_set_supports(ez_pcs_prover *p, const ez_pcs_support *sup);
 
 /* Commit to npolys base-field vectors at once; poly i has lens[i] entries.
  * Out: *out — the prover data (free with ez_pcs_prover_free); *com — the commitment

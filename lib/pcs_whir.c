@@ -198,63 +198,50 @@ static ez_status make_terms(const ez_pcs_commitment *c, const ez_pcs_claim *clai
                             part_terms *out)
 {
     memset(out, 0, sizeof *out);
-    size_t np = nparts_of(c, stacked_len(c)), nt = 0, nz = 0;
-    for (size_t k = 0; k < n; k++) {
-        size_t i = claims[k].poly;
-        for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++)
-            nt += c->pbits[pc] > PART_LOG ? (size_t)1 << (c->pbits[pc] - PART_LOG) : 1;
-        nz += c->nvars[i];
+    size_t np = nparts_of(c, stacked_len(c)), nt = 0, nz = 0, npt = 0;
+    ez_pcs_pterm *pt = NULL;
+    ez_fe2 *zstore = NULL;
+    ez_status st = ez_pcs_piece_terms(c, claims, n, rho, &pt, &npt, &zstore);
+    if (st != EZ_OK)
+        return st;
+    for (size_t x = 0; x < npt; x++) {
+        nt += pt[x].b > PART_LOG ? (size_t)1 << (pt[x].b - PART_LOG) : 1;
+        nz += pt[x].b;
     }
     ez_whir_term *terms = ez_alloc_array(nt ? nt : 1, sizeof *terms), *sorted = NULL;
     size_t *owner = ez_alloc_array(nt ? nt : 1, sizeof *owner), *sowner = NULL;
-    size_t *part = ez_alloc_array(nt ? nt : 1, sizeof *part);
+    size_t *part = ez_alloc_array(nt ? nt : 1, sizeof *part), *fill = calloc(np, sizeof(size_t));
     out->pfirst = calloc(np + 1, sizeof *out->pfirst);
     out->rev = ez_alloc_array(nz ? nz : 1, sizeof *out->rev);
     sorted = ez_alloc_array(nt ? nt : 1, sizeof *sorted);
     sowner = ez_alloc_array(nt ? nt : 1, sizeof *sowner);
-    if (!terms || !owner || !part || !out->pfirst || !out->rev || !sorted || !sowner) {
-        free(terms);
-        free(owner);
-        free(part);
-        free(sorted);
-        free(sowner);
-        part_terms_clear(out);
-        return EZ_ERR_NOMEM;
+    if (!terms || !owner || !part || !fill || !out->pfirst || !out->rev || !sorted || !sowner) {
+        st = EZ_ERR_NOMEM;
+        goto out;
     }
-    ez_fe2 pw = ez_fe2_one(), one = ez_fe2_one();
+    ez_fe2 one = ez_fe2_one();
     size_t j = 0, zo = 0;
-    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
-        size_t i = claims[k].poly;
-        unsigned nv = c->nvars[i];
-        const ez_fe2 *z = claims[k].point;
-        ez_fe2 *zr = out->rev + zo;
-        for (unsigned b = 0; b < nv; b++)
-            zr[b] = z[nv - 1 - b]; /* index bit b <-> lib/mle.h variable nv-1-b */
-        zo += nv;
-        for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++) {
-            unsigned b = c->pbits[pc], top = nv - b;
-            uint64_t pos = c->pstart[pc] >> b;
-            ez_fe2 coef = pw;
-            for (unsigned v = 0; v < top; v++) {
-                ez_fe2 zv = z[v];
-                coef = ez_fe2_mul(coef, ((pos >> (top - 1 - v)) & 1) ? zv : ez_fe2_sub(one, zv));
-            }
-            if (b <= PART_LOG) {
-                uint64_t off = c->poff[pc];
-                part[j] = (size_t)(off >> PART_LOG);
-                owner[j] = k;
-                terms[j++] = (ez_whir_term){.coef = coef, .off = off & (PART_LEN - 1), .b = b, .z = zr};
-                continue;
-            }
-            /* a piece over whole parts: sub-block u takes eq(z bits P..b-1, u) */
-            for (uint64_t u = 0; u < ((uint64_t)1 << (b - PART_LOG)); u++) {
-                ez_fe2 cu = coef;
-                for (unsigned bit = PART_LOG; bit < b; bit++)
-                    cu = ez_fe2_mul(cu, ((u >> (bit - PART_LOG)) & 1) ? zr[bit] : ez_fe2_sub(one, zr[bit]));
-                part[j] = (size_t)((c->poff[pc] >> PART_LOG) + u);
-                owner[j] = k;
-                terms[j++] = (ez_whir_term){.coef = cu, .off = 0, .b = PART_LOG, .z = zr};
-            }
+    for (size_t x = 0; x < npt; x++) {
+        unsigned b = pt[x].b;
+        ez_fe2 *zr = out->rev + zo; /* the free coordinates by bit, least significant first */
+        for (unsigned v = 0; v < b; v++)
+            zr[v] = pt[x].zf[b - 1 - v];
+        zo += b;
+        uint64_t off = c->poff[pt[x].piece];
+        if (b <= PART_LOG) {
+            part[j] = (size_t)(off >> PART_LOG);
+            owner[j] = pt[x].claim;
+            terms[j++] = (ez_whir_term){.coef = pt[x].coef, .off = off & (PART_LEN - 1), .b = b, .z = zr};
+            continue;
+        }
+        /* a piece over whole parts: sub-block u takes eq(z bits P..b-1, u) */
+        for (uint64_t u = 0; u < ((uint64_t)1 << (b - PART_LOG)); u++) {
+            ez_fe2 cu = pt[x].coef;
+            for (unsigned bit = PART_LOG; bit < b; bit++)
+                cu = ez_fe2_mul(cu, ((u >> (bit - PART_LOG)) & 1) ? zr[bit] : ez_fe2_sub(one, zr[bit]));
+            part[j] = (size_t)((off >> PART_LOG) + u);
+            owner[j] = pt[x].claim;
+            terms[j++] = (ez_whir_term){.coef = cu, .off = 0, .b = PART_LOG, .z = zr};
         }
     }
     /* counting sort by part (stable) */
@@ -262,29 +249,28 @@ static ez_status make_terms(const ez_pcs_commitment *c, const ez_pcs_claim *clai
         out->pfirst[part[t] + 1]++;
     for (size_t q = 0; q < np; q++)
         out->pfirst[q + 1] += out->pfirst[q];
-    size_t *fill = calloc(np, sizeof *fill);
-    if (fill == NULL) {
-        free(terms);
-        free(owner);
-        free(part);
-        free(sorted);
-        free(sowner);
-        part_terms_clear(out);
-        return EZ_ERR_NOMEM;
-    }
     for (size_t t = 0; t < nt; t++) {
         size_t d = out->pfirst[part[t]] + fill[part[t]]++;
         sorted[d] = terms[t];
         sowner[d] = owner[t];
     }
-    free(fill);
-    free(terms);
-    free(owner);
-    free(part);
     out->terms = sorted;
     out->claim = sowner;
     out->nt = nt;
-    return EZ_OK;
+    sorted = NULL;
+    sowner = NULL;
+out:
+    free(pt);
+    free(zstore);
+    free(terms);
+    free(owner);
+    free(part);
+    free(fill);
+    free(sorted);
+    free(sowner);
+    if (st != EZ_OK)
+        part_terms_clear(out);
+    return st;
 }
 
 /* sum_x s[off + x] eq(z, x) over 2^b entries, z in bit order (prover: a term's value). */
