@@ -9,6 +9,7 @@
 #include "compiler/einc.h"
 #include "runtime/formats/sections.h"
 #include "runtime/prove/advice.h"
+#include "runtime/prove/weights.h"
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)
@@ -339,6 +340,12 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
     if ((st = check_weight_lens(&vk->plan, &vk->wcom, vk->has_weights, d)) != EZ_OK) {
         ez_vk_clear(vk);
         return st;
+    }
+    /* the supports of the weight polys are the plan's (public, not in the bytes) */
+    if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom)) != EZ_OK) {
+        ez_diag_set(d, "verifying key: the weight commitment does not match the model's weights");
+        ez_vk_clear(vk);
+        return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
     }
     vk->wrange = ez_alloc_array(sec[3].len ? sec[3].len : 1, 1);
     if (vk->wrange == NULL) {

@@ -52,7 +52,7 @@ ez_status ez_pctx_claim_tensor(ez_pctx *c, size_t tensor, const ez_fe2 *point, u
 
 ez_status ez_pctx_claim_advice(ez_pctx *c, size_t poly, const ez_fe2 *point, unsigned nvars, ez_fe2 value)
 {
-    if (poly >= c->adv->npolys || nvars != ez_log2_ceil(c->adv->polys[poly].len))
+    if (poly >= c->adv->npolys || nvars != ez_advice_poly_nvars(c->adv, poly))
         return EZ_ERR_INVALID;
     return add_claim(&c->aclaims[poly], point, nvars, value);
 }
@@ -61,8 +61,7 @@ ez_status ez_pctx_eval_atom(const ez_pctx *c, ez_atom a, const ez_fe2 *point, ez
 {
     if (a.is_tensor)
         return ez_advice_tensor_eval(out, c->tr->t[a.id], &c->plan->tensors[a.id], point);
-    const ez_adv_poly *q = &c->adv->polys[a.id];
-    *out = ez_mle_eval_fe(c->advice[a.id], (size_t)q->len, point, ez_log2_ceil(q->len));
+    *out = ez_advice_poly_eval(c->adv, a.id, c->advice[a.id], point);
     return EZ_OK;
 }
 
