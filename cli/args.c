@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/report.h"
 
 /* ---- help and usage, from the table ------------------------------------------------ */
 
@@ -85,14 +86,15 @@ void ez_cli_print_help(FILE *f, const ez_cli_cmd *cmd)
 
 int ez_cli_usage_error(const ez_cli_cmd *cmd, const char *fmt, ...)
 {
-    fprintf(stderr, "einzk %s: error: ", cmd->name);
+    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "einzk %s: error: %s\n", cmd->name, msg);
     ez_cli_print_usage(stderr, cmd);
     fprintf(stderr, "(einzk help %s lists the options)\n", cmd->name);
+    ez_cli_report_json_error(EZ_EXIT_USAGE, msg, NULL, 0, 0);
     return EZ_EXIT_USAGE;
 }
 
@@ -141,6 +143,7 @@ int ez_cli_parse(ez_cli_args *a, const ez_cli_cmd *cmd, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     a->cmd = cmd;
+    ez_cli_report_begin(cmd, argc, argv);
     EZ_VERIFY_CHECK(cmd->nopts <= EZ_CLI_MAX_OPTS);
     bool operands_only = false;
     for (int i = 1; i < argc; i++) {
@@ -226,6 +229,7 @@ bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt)
 {
     const char *name = a->cmd->opts[opt].name;
     memset(d, 0, sizeof *d);
+    d->scale = d->bits = -1;
     for (size_t i = 0; i < a->nvals; i++) {
         if (a->vals[i].opt != opt)
             continue;
@@ -259,6 +263,22 @@ bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt)
         d->defs[k].name = d->names[k];
         d->defs[k].value = (int64_t)v;
         d->defs[k].text = d->texts[k];
+    }
+    return true;
+}
+
+bool ez_cli_scale_bits_get(ez_cli_defines *d, const ez_cli_args *a, unsigned oscale, unsigned obits)
+{
+    uint64_t v;
+    if (a->value[oscale]) {
+        if (!ez_cli_uint(a, oscale, 10, 0, 60, &v))
+            return false;
+        d->scale = (int)v;
+    }
+    if (a->value[obits]) {
+        if (!ez_cli_uint(a, obits, 10, 2, 62, &v))
+            return false;
+        d->bits = (int)v;
     }
     return true;
 }

@@ -113,10 +113,12 @@ void ez_cli_print_help(FILE *f, const ez_cli_cmd *cmd);
  * Returns false after printing a usage error naming the option. */
 bool ez_cli_uint(const ez_cli_args *a, unsigned opt, int base, uint64_t lo, uint64_t hi, uint64_t *out);
 
-/* -D NAME=VALUE param overrides, converted for ez_compile_front. */
+/* What the command line overrides in a source: -D NAME=VALUE params and the --scale /
+ * --bits defaults, converted for ez_compile_front_opts. */
 #define EZ_CLI_MAX_DEFINES 64
 
 typedef struct {
+    int scale, bits;                              /* --scale N, --bits N; -1: the source's */
     size_t n;
     ez_define defs[EZ_CLI_MAX_DEFINES];           /* defs[k].name points into names[k] */
     char names[EZ_CLI_MAX_DEFINES][EZ_MAX_NAME];
@@ -129,5 +131,10 @@ typedef struct {
  * the compiler, which knows the param). Returns false after printing a usage error for
  * a malformed value, a NAME given twice, or more than EZ_CLI_MAX_DEFINES. */
 bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt);
+
+/* --scale N (0 to 60) and --bits N (2 to 62), options oscale and obits of a, into d
+ * (after ez_cli_defines_get, which leaves both -1). Returns false after printing a
+ * usage error. */
+bool ez_cli_scale_bits_get(ez_cli_defines *d, const ez_cli_args *a, unsigned oscale, unsigned obits);
 
 #endif

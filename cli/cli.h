@@ -4,6 +4,8 @@
 #ifndef EZ_CLI_H
 #define EZ_CLI_H
 
+#include <stdio.h>
+
 #include "cli/args.h"
 #include "lib/util.h"
 
@@ -21,8 +23,19 @@ enum {
 /* The exit code for a library status (EZ_ERR_REJECT -> 1, EZ_ERR_SOURCE -> 3, ...). */
 int ez_exit_for_status(ez_status st);
 
-/* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status). */
+/* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status),
+ * and under --json the error object with code ez_exit_for_status(st) (cli/report.h). */
 void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
+
+/* Every subcommand's table, in the order `einzk --help` lists them (n set). */
+const ez_cli_cmd *const *ez_cli_commands(size_t *n);
+
+/* Generated from the tables (cli/man.c): the manual page (troff), the subcommand names,
+ * one per line, and a subcommand's options, "NAME VALUE" per line ("-" for a flag);
+ * ez_cli_list_options is false for an unknown subcommand. */
+void ez_cli_print_man(FILE *f);
+void ez_cli_list_commands(FILE *f);
+bool ez_cli_list_options(FILE *f, const char *name);
 
 /* Subcommands, one file each (cli/cmd_<name>.c). argv[0] is the command name. */
 int ez_cmd_check(int argc, char **argv);
@@ -35,9 +48,12 @@ int ez_cmd_prove(int argc, char **argv);
 int ez_cmd_verify(int argc, char **argv);
 int ez_cmd_generate(int argc, char **argv);
 int ez_cmd_certify(int argc, char **argv);
+int ez_cmd_inspect(int argc, char **argv);
+int ez_cmd_calibrate(int argc, char **argv);
 
 /* Their command-line tables (name, options, help), defined beside each subcommand. */
 extern const ez_cli_cmd ez_cli_cmd_check, ez_cli_cmd_compile, ez_cli_cmd_info, ez_cli_cmd_gen, ez_cli_cmd_run,
-    ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify;
+    ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify,
+    ez_cli_cmd_inspect, ez_cli_cmd_calibrate;
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/model.h"
+#include "cli/progress.h"
 #include "cli/prompt.h"
 #include "runtime/exec/decode.h"
 #include "runtime/formats/certificate.h"
@@ -42,15 +43,6 @@ const ez_cli_cmd ez_cli_cmd_certify = {
     "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
 };
 
-static void show_progress(void *ctx, const char *phase, double frac)
-{
-    (void)ctx;
-    fprintf(stderr, "\reinzk certify: %-10s %3.0f%%", phase, frac * 100);
-    if (!strcmp(phase, "done"))
-        fputc('\n', stderr);
-    fflush(stderr);
-}
-
 int ez_cmd_certify(int argc, char **argv)
 {
     ez_cli_args a;
@@ -65,7 +57,9 @@ int ez_cmd_certify(int argc, char **argv)
     if (!ez_cli_threads(&a, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     ez_cli_tune_malloc();
-    const bool json = a.n[O_JSON] > 0, progress = isatty(2) && !json;
+    const bool json = a.n[O_JSON] > 0;
+    ez_cli_progress pg;
+    ez_cli_progress_init(&pg, "certify", 0);
     const ez_vocab *vp = NULL;
     ez_diag d = {{0}};
     ez_plan plan;
@@ -86,6 +80,10 @@ int ez_cmd_certify(int argc, char **argv)
     ez_status st = ez_cli_plan_load(&plan, a.operand, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(a.value[O_OUT], &d);
+    if (st == EZ_OK)
+        st = ez_cli_expect_kind_file(a.value[O_PK], EZ_KIND_PK, "a proving key", &d);
+    if (st == EZ_OK && a.value[O_VOCAB])
+        st = ez_cli_expect_kind_file(a.value[O_VOCAB], NULL, EZ_NOUN_VOCAB, &d);
     if (st == EZ_OK && a.value[O_VOCAB] && (st = ez_vocab_load(&vocab, a.value[O_VOCAB], &d)) == EZ_OK)
         vp = &vocab;
     if (st == EZ_OK)
@@ -106,10 +104,10 @@ int ez_cmd_certify(int argc, char **argv)
     double gen_s = ez_now() - t0;
     if (tr.plan)
         ez_trace_clear(&tr); /* the passes build their own traces */
-    if (st == EZ_OK && progress)
+    if (st == EZ_OK && pg.on)
         fprintf(stderr, "einzk certify: generated %llu tokens in %.2f s; proving\n", (unsigned long long)g.ngen, gen_s);
     ez_certify_opts co = {.per_step = a.n[O_PERSTEP] > 0,
-                          .prove = {.progress = progress, .progress_fn = show_progress}};
+                          .prove = {.progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg}};
     if (st == EZ_OK)
         st = ez_certify(&cert, &plan, &pk, &g, &co, &cs, &d);
     if (st == EZ_OK)
@@ -135,8 +133,7 @@ int ez_cmd_certify(int argc, char **argv)
                (unsigned long long)w.len, cs.seconds);
     }
     if (st != EZ_OK) {
-        if (progress)
-            fputc('\n', stderr);
+        ez_cli_progress_end(&pg);
         ez_cli_error("certify", st, &d);
         rc = ez_exit_for_status(st);
     } else {

@@ -1,6 +1,8 @@
-/* einzk compile MODEL.ein [-D NAME=VALUE]... -o MODEL.einc
+/* einzk compile MODEL.ein [-D NAME=VALUE]... [--scale N] [--bits N] -o MODEL.einc [--json]
  * .ein source -> checked program (compiler/sema.h) -> plan (compiler/lower.h) ->
- * proving plan (compiler/schedule.h) -> .einc artifact (compiler/einc.h). */
+ * proving plan (compiler/schedule.h) -> .einc artifact (compiler/einc.h).
+ * --json prints {"model", "ops", "tensors", "output", "digest", "warnings"} on stdout. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +11,14 @@
 #include "cli/model.h"
 #include "compiler/einc.h"
 
-enum { O_DEFINE, O_OUT, O_N };
+enum { O_DEFINE, O_SCALE, O_BITS, O_OUT, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"},
+    [O_SCALE] = {"--scale", "N", 0, "the default scale (fraction bits, 0 to 60) instead of the source's `scale`"},
+    [O_BITS] = {"--bits", "N", 0, "the default width (signed bits, 2 to 62) instead of the source's `bits`"},
     [O_OUT] = {"-o", "MODEL.einc", EZ_CLI_REQUIRED, "write the compiled model (the proving plan) to this file"},
+    [O_JSON] = {"--json", NULL, 0, "print the model, its sizes, digest and warnings (or the error) as JSON"},
 };
 
 const ez_cli_cmd ez_cli_cmd_compile = {
@@ -28,7 +33,7 @@ int ez_cmd_compile(int argc, char **argv)
     int rc = ez_cli_parse(&args, &ez_cli_cmd_compile, argc, argv);
     if (rc != EZ_CLI_RUN)
         return rc;
-    if (!ez_cli_defines_get(&defs, &args, O_DEFINE))
+    if (!ez_cli_defines_get(&defs, &args, O_DEFINE) || !ez_cli_scale_bits_get(&defs, &args, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
     const char *in = args.operand, *outpath = args.value[O_OUT];
     ez_diag d = {{0}};
@@ -38,18 +43,28 @@ int ez_cmd_compile(int argc, char **argv)
         ez_cli_error("compile", st, &d);
         return ez_exit_for_status(st);
     }
-    if ((rc = ez_cli_compile("compile", in, &defs, &plan)) != EZ_CLI_RUN)
+    json_t *warnings = json_array();
+    if ((rc = ez_cli_compile("compile", in, &defs, warnings, &plan)) != EZ_CLI_RUN) {
+        json_decref(warnings);
         return rc;
+    }
     rc = EZ_EXIT_OK;
+    char hex[65];
+    ez_plan_digest_hex(&plan, hex);
     if ((st = ez_einc_write_file(outpath, &plan, &d)) != EZ_OK) {
         ez_cli_error("compile", st, &d);
         rc = ez_exit_for_status(st);
+    } else if (args.n[O_JSON]) {
+        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:O}", "model", plan.model, "ops", (json_int_t)plan.nops, "tensors",
+                              (json_int_t)plan.ntensors, "output", outpath, "digest", hex, "warnings", warnings);
+        json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(o);
     } else {
-        char hex[65];
-        ez_plan_digest_hex(&plan, hex);
         printf("compiled %s: %zu ops, %zu tensors -> %s (digest %.16s)\n", plan.model, plan.nops, plan.ntensors,
                outpath, hex);
     }
+    json_decref(warnings);
     ez_plan_clear(&plan);
     return rc;
 }

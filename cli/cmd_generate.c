@@ -61,6 +61,9 @@ int ez_cmd_generate(int argc, char **argv)
     ez_status st = ez_cli_plan_load(&plan, a.operand, EZ_CLI_PLAN_RUN, &d);
     if (st == EZ_OK && a.value[O_OUT])
         st = ez_file_check_writable(a.value[O_OUT], &d);
+    const char *paths[] = {a.value[O_WEIGHTS], a.value[O_VOCAB]}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_VOCAB};
+    if (st == EZ_OK)
+        st = ez_cli_expect_data(&d, 2, paths, nouns);
     if (st == EZ_OK && a.value[O_VOCAB])
         st = ez_vocab_load(&vocab, a.value[O_VOCAB], &d);
     if (st == EZ_OK)

@@ -11,8 +11,10 @@
  *    "prove_seconds", "peak_rss_bytes",
  *    "phases": {"witness", "commit", "lookups", "sumchecks", "openings"} (seconds),
  *    "prove_cpu_seconds", "phases_cpu": the same in process CPU seconds (all threads),
- *    "ops": [{"name", "kind", "seconds", "bytes"}]}
- * Progress goes to stderr when it is a terminal. */
+ *    "ops": [{"name", "kind", "seconds", "bytes"[, "sumchecks", "touched", "real"]}]}
+ * --strategy picks how contractions are reduced (runtime/prove/strategy.h; recorded in
+ * the proof, so the same vk verifies any of them).
+ * Progress goes to stderr when it is a terminal (cli/progress.h), also with --json. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,13 +23,15 @@
 
 #include "cli/cli.h"
 #include "cli/model.h"
+#include "cli/progress.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/strategy.h"
 #include "runtime/prove/weights.h"
 
-enum { O_PK, O_WEIGHTS, O_PCS, O_INPUT, O_OUT, O_JSON, O_THREADS, O_N };
+enum { O_PK, O_WEIGHTS, O_PCS, O_INPUT, O_OUT, O_STRATEGY, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_PK] = {"--pk", "MODEL.pk", 0, "the proving key from `einzk setup` (weights already quantized and committed)"},
@@ -36,6 +40,8 @@ static const ez_cli_opt opts[O_N] = {
     [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "the public input (JSON)"},
     [O_OUT] = {"-o", "PROOF", EZ_CLI_REQUIRED, "write the proof (with the input and the claimed outputs) here"},
     [O_JSON] = {"--json", NULL, 0, "print sizes and per-phase and per-op times as one JSON object on stdout"},
+    [O_STRATEGY] = {"--strategy", "NAME", 0,
+                    "how contractions are reduced: einsum (default), deepprove or per-head (docs/comparison.md)"},
     [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
 };
 
@@ -44,15 +50,6 @@ const ez_cli_cmd ez_cli_cmd_prove = {
     "Run a model in exact integer arithmetic and prove the run.", opts, O_N,
     "Give exactly one of --pk and --weights.",
 };
-
-static void show_progress(void *ctx, const char *phase, double frac)
-{
-    (void)ctx;
-    fprintf(stderr, "\reinzk prove: %-10s %3.0f%%", phase, frac * 100);
-    if (!strcmp(phase, "done"))
-        fputc('\n', stderr);
-    fflush(stderr);
-}
 
 /* {"witness", "commit", "lookups", "sumchecks", "openings"}: seconds per prover phase. */
 static json_t *phases_json(double witness, double commit, double lookups, double sumchecks, double openings)
@@ -86,6 +83,11 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
         json_object_set_new(x, "kind", json_string(ez_op_kind_name(p->ops[i].kind)));
         json_object_set_new(x, "seconds", json_real(s->ops[i].seconds));
         json_object_set_new(x, "bytes", json_integer((json_int_t)s->ops[i].bytes));
+        if (s->ops[i].work.sumchecks) {
+            json_object_set_new(x, "sumchecks", json_integer((json_int_t)s->ops[i].work.sumchecks));
+            json_object_set_new(x, "touched", json_integer((json_int_t)s->ops[i].work.touched));
+            json_object_set_new(x, "real", json_integer((json_int_t)s->ops[i].work.real));
+        }
         json_array_append_new(ops, x);
     }
     json_object_set_new(o, "ops", ops);
@@ -111,10 +113,15 @@ int ez_cmd_prove(int argc, char **argv)
     unsigned scheme;
     if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
+    ez_strategy strategy = EZ_STRATEGY_EINSUM;
+    if (args.value[O_STRATEGY] && ez_strategy_parse(args.value[O_STRATEGY], &strategy) != EZ_OK)
+        return ez_cli_usage_error(&ez_cli_cmd_prove, "--strategy must be einsum, deepprove or per-head, not '%s'",
+                                  args.value[O_STRATEGY]);
     if (args.value[O_PCS] && pkpath)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
-    bool progress = isatty(2) && !json;
+    ez_cli_progress pg;
+    ez_cli_progress_init(&pg, "prove", 0);
     ez_diag d = {{0}};
     ez_plan plan;
     ez_trace tr;
@@ -137,6 +144,11 @@ int ez_cmd_prove(int argc, char **argv)
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(opath, &d);
+    if (st == EZ_OK && pkpath)
+        st = ez_cli_expect_kind_file(pkpath, EZ_KIND_PK, "a proving key", &d);
+    const char *paths[] = {wpath, ipath}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_INPUT};
+    if (st == EZ_OK)
+        st = ez_cli_expect_data(&d, 2, paths, nouns);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
@@ -166,10 +178,10 @@ int ez_cmd_prove(int argc, char **argv)
         goto fail;
     double t0 = ez_now(), c0 = ez_prove_cpu_now();
     if (wpath) {
-        if (progress)
-            fprintf(stderr, "einzk prove: committing the weights\n");
+        ez_cli_progress_fn(&pg, "weights", 0);
         if ((st = ez_weights_commit_scheme(&own, &com, &plan, &tr, scheme, &d)) != EZ_OK)
             goto fail;
+        ez_cli_progress_fn(&pg, "weights", 1);
         weights = own;
         wcommit_s = ez_now() - t0;
         wcommit_cpu = ez_prove_cpu_now() - c0;
@@ -179,7 +191,8 @@ int ez_cmd_prove(int argc, char **argv)
         goto fail;
     exec_s = ez_now() - te;
     exec_cpu = ez_prove_cpu_now() - ce;
-    ez_prove_opts prove_opts = {.progress = progress, .progress_fn = show_progress};
+    ez_prove_opts prove_opts = {
+        .progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg, .strategy = strategy};
     if ((st = ez_prove(&plan, &tr, weights, &prove_opts, &proof, &stats, &d)) != EZ_OK)
         goto fail;
     size_t stmt_bytes = 0;
@@ -201,8 +214,7 @@ int ez_cmd_prove(int argc, char **argv)
     }
     goto out;
 fail:
-    if (progress)
-        fputc('\n', stderr);
+    ez_cli_progress_end(&pg);
     ez_cli_error("prove", st, &d);
     rc = ez_exit_for_status(st);
 out:

@@ -28,6 +28,7 @@
 
 #include "cli/cli.h"
 #include "cli/model.h"
+#include "cli/progress.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
 #include "runtime/io/tensorio.h"
@@ -190,6 +191,21 @@ static void print_compare(const ez_plan *p, const ez_trace *tr, const ez_ftrace 
 
 /* ---- the command ---------------------------------------------------------------------------- */
 
+/* ez_exec_run, op by op with progress on a terminal once the run has taken a second. */
+static ez_status run_ops(const ez_plan *p, ez_trace *tr, ez_cli_progress *pg, ez_diag *d)
+{
+    if (!pg->on)
+        return ez_exec_run(p, tr, d);
+    for (size_t oi = 0; oi < p->nops; oi++) {
+        ez_status st = ez_exec_op(p, oi, tr, d);
+        if (st != EZ_OK)
+            return st;
+        ez_cli_progress_fn(pg, "ops", (double)(oi + 1) / (double)p->nops);
+    }
+    ez_cli_progress_end(pg);
+    return EZ_OK;
+}
+
 int ez_cmd_run(int argc, char **argv)
 {
     ez_cli_args args;
@@ -232,6 +248,9 @@ int ez_cmd_run(int argc, char **argv)
         goto fail;
     if (compare && (st = ez_ftrace_init(&ft, &plan, &d)) != EZ_OK)
         goto fail;
+    const char *paths[] = {wpath, ipath}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_INPUT};
+    if ((st = ez_cli_expect_data(&d, 2, paths, nouns)) != EZ_OK)
+        goto fail;
     if ((st = ez_exec_load(&tr, compare ? &ft : NULL, &plan, wpath, ipath, &d)) != EZ_OK)
         goto fail;
     if ((best = ez_alloc_array(plan.nops + 1, sizeof *best)) == NULL) {
@@ -239,10 +258,14 @@ int ez_cmd_run(int argc, char **argv)
         goto fail;
     }
     double total = 0;
+    ez_cli_progress pg;
+    ez_cli_progress_init(&pg, "run", 1.0);
     for (uint64_t r = 0; r < repeat; r++) {
         double t0 = ez_now();
-        if ((st = ez_exec_run(&plan, &tr, &d)) != EZ_OK)
+        if ((st = run_ops(&plan, &tr, &pg, &d)) != EZ_OK) {
+            ez_cli_progress_end(&pg);
             goto fail;
+        }
         double t = ez_now() - t0;
         total = r == 0 || t < total ? t : total;
         for (size_t oi = 0; oi < plan.nops; oi++)

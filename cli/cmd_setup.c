@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/model.h"
+#include "cli/progress.h"
 #include "compiler/einc.h"
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
@@ -44,7 +45,6 @@ int ez_cmd_setup(int argc, char **argv)
     ez_cli_tune_malloc();
     const char *model = args.operand, *wpath = args.value[O_WEIGHTS];
     const char *vkpath = args.value[O_VK], *pkpath = args.value[O_PK];
-    bool progress = isatty(2);
     unsigned scheme;
     if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
@@ -63,27 +63,30 @@ int ez_cmd_setup(int argc, char **argv)
     ez_writer_init(&pk);
     rc = EZ_EXIT_OK;
     double t0 = ez_now();
+    ez_cli_progress pg;
+    ez_cli_progress_init(&pg, "setup", 0);
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(vkpath, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(pkpath, &d);
+    if (st == EZ_OK)
+        st = ez_cli_expect_kind_file(wpath, NULL, EZ_NOUN_WEIGHTS, &d);
     if (st != EZ_OK)
         goto fail;
     if ((st = ez_trace_init(&tr, &plan, &d)) != EZ_OK)
         goto fail;
-    if (progress)
-        fprintf(stderr, "einzk setup: loading weights from %s\n", wpath);
+    /* three steps of about equal cost on large models: progress by step */
+    ez_cli_progress_fn(&pg, "load", 0);
     if ((st = ez_exec_load_weights(&tr, NULL, &plan, wpath, &d)) != EZ_OK)
         goto fail;
-    if (progress)
-        fprintf(stderr, "einzk setup: committing the weights\n");
+    ez_cli_progress_fn(&pg, "commit", 0);
     if ((st = ez_weights_commit_scheme(&pcs, &com, &plan, &tr, scheme, &d)) != EZ_OK)
         goto fail;
-    if (progress)
-        fprintf(stderr, "einzk setup: proving the weights' widths\n");
+    ez_cli_progress_fn(&pg, "widths", 0);
     if ((st = ez_prove_weight_range(&plan, &tr, pcs, false, &wr, &d)) != EZ_OK)
         goto fail;
+    ez_cli_progress_fn(&pg, "write", 0);
     if ((st = ez_vk_encode(&vk, &plan, pcs ? &com : NULL, wr.data, wr.len, &d)) != EZ_OK)
         goto fail;
     if ((st = ez_pk_encode(&pk, &plan, tr.t, pcs)) != EZ_OK)
@@ -92,12 +95,14 @@ int ez_cmd_setup(int argc, char **argv)
         goto fail;
     if ((st = ez_file_write(pkpath, pk.data, pk.len, &d)) != EZ_OK)
         goto fail;
+    ez_cli_progress_end(&pg);
     char hex[65];
     ez_plan_digest_hex(&plan, hex);
     printf("setup %s: vk %zu bytes -> %s, pk %zu bytes -> %s (digest %.16s, %.3f s)\n", plan.model, vk.len, vkpath,
            pk.len, pkpath, hex, ez_now() - t0);
     goto out;
 fail:
+    ez_cli_progress_end(&pg);
     ez_cli_error("setup", st, &d);
     rc = ez_exit_for_status(st);
 out:

@@ -35,7 +35,7 @@
 #include "runtime/prove/certify.h"
 #include "runtime/prove/verify.h"
 
-enum { O_VK, O_INPUT, O_OUT, O_MODEL, O_DEFINE, O_PROMPT, O_TOKENS, O_VOCAB, O_JSON, O_THREADS, O_N };
+enum { O_VK, O_INPUT, O_OUT, O_MODEL, O_DEFINE, O_SCALE, O_BITS, O_PROMPT, O_TOKENS, O_VOCAB, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "the verifying key from `einzk setup` (no weights are needed)"},
@@ -43,6 +43,8 @@ static const ez_cli_opt opts[O_N] = {
     [O_OUT] = {"-o", "OUT.json", 0, "write the proven outputs, dequantized, here when the proof is accepted"},
     [O_MODEL] = {"--model", "MODEL.ein", 0, "also require the vk to be this source's (recompiled, digest compared)"},
     [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "with --model: the param overrides it was compiled with"},
+    [O_SCALE] = {"--scale", "N", 0, "with --model: the --scale it was compiled with"},
+    [O_BITS] = {"--bits", "N", 0, "with --model: the --bits it was compiled with"},
     [O_PROMPT] = {"--prompt", "TEXT", 0, "a certificate: also require this prompt (needs --vocab)"},
     [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "a certificate: also require this prompt, as token ids"},
     [O_VOCAB] = {"--vocab", "V.json", 0, "a certificate: show the prompt and the certified text as text"},
@@ -195,9 +197,9 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
 {
     ez_cli_defines defs;
     ez_plan plan;
-    if (!ez_cli_defines_get(&defs, a, O_DEFINE))
+    if (!ez_cli_defines_get(&defs, a, O_DEFINE) || !ez_cli_scale_bits_get(&defs, a, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
-    int rc = ez_cli_compile("verify", a->value[O_MODEL], &defs, &plan);
+    int rc = ez_cli_compile("verify", a->value[O_MODEL], &defs, NULL, &plan);
     if (rc != EZ_CLI_RUN)
         return rc;
     *same = memcmp(plan.digest, vk->plan.digest, sizeof plan.digest) == 0;
@@ -225,8 +227,8 @@ int ez_cmd_verify(int argc, char **argv)
         return ez_cli_usage_error(&ez_cli_cmd_verify, "give at most one of --prompt and --prompt-tokens");
     if (args.value[O_PROMPT] && !args.value[O_VOCAB])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt needs --vocab V.json to turn the text into tokens");
-    if (args.n[O_DEFINE] && !args.value[O_MODEL])
-        return ez_cli_usage_error(&ez_cli_cmd_verify, "-D goes with --model MODEL.ein");
+    if ((args.n[O_DEFINE] || args.value[O_SCALE] || args.value[O_BITS]) && !args.value[O_MODEL])
+        return ez_cli_usage_error(&ez_cli_cmd_verify, "-D, --scale and --bits go with --model MODEL.ein");
     if (!ez_cli_threads(&args, O_THREADS, 1))
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}}, why = {{0}};
@@ -244,7 +246,12 @@ int ez_cmd_verify(int argc, char **argv)
     ez_proof_init(&pf);
     rc = EZ_EXIT_OK;
     double t0 = ez_now();
-    ez_status st = ez_file_read(vkpath, &vkb, &vklen, &d);
+    const char *paths[] = {ipath, args.value[O_VOCAB]}, *nouns[] = {EZ_NOUN_INPUT, EZ_NOUN_VOCAB};
+    ez_status st = ez_cli_expect_data(&d, 2, paths, nouns);
+    if (st == EZ_OK && opath)
+        st = ez_file_check_writable(opath, &d);
+    if (st == EZ_OK)
+        st = ez_file_read(vkpath, &vkb, &vklen, &d);
     if (st == EZ_OK)
         st = ez_file_read(ppath, &pb, &plen, &d);
     if (st == EZ_OK && args.value[O_VOCAB] && (st = ez_vocab_load(&vocab, args.value[O_VOCAB], &d)) == EZ_OK)

@@ -23,19 +23,19 @@ int ez_exit_for_status(ez_status st)
     return EZ_EXIT_INTERNAL;
 }
 
-void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d)
-{
-    const char *msg = d && d->msg[0] ? d->msg : ez_status_str(st);
-    fprintf(stderr, "einzk %s: error: %s\n", cmd, msg);
-}
-
 /* Every subcommand, in the order the overview lists them. */
 static const ez_cli_cmd *const commands[] = {
     &ez_cli_cmd_check, &ez_cli_cmd_compile, &ez_cli_cmd_info, &ez_cli_cmd_gen,
     &ez_cli_cmd_run,   &ez_cli_cmd_setup,   &ez_cli_cmd_prove, &ez_cli_cmd_verify,
-    &ez_cli_cmd_generate, &ez_cli_cmd_certify,
+    &ez_cli_cmd_generate, &ez_cli_cmd_certify, &ez_cli_cmd_inspect, &ez_cli_cmd_calibrate,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+const ez_cli_cmd *const *ez_cli_commands(size_t *n)
+{
+    *n = NCOMMANDS;
+    return commands;
+}
 
 static void usage(FILE *f)
 {
@@ -43,7 +43,7 @@ static void usage(FILE *f)
                "einzk proves neural-network inference written as Einstein-summation statements.\n\n"
                "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(f, "\n  einzk help COMMAND, einzk COMMAND --help   that command's options\n"
                "  einzk --version | --help\n\n"
                "exit codes: 0 success (proof accepted), 1 proof rejected, 2 bad command line,\n"
@@ -94,6 +94,17 @@ int main(int argc, char **argv)
         printf("einzk %s\n", PACKAGE_VERSION);
         return EZ_EXIT_OK;
     }
+    /* hidden: what the build (einzk.1) and the bash completion read from the tables */
+    if (!strcmp(argv[1], "--man")) {
+        ez_cli_print_man(stdout);
+        return EZ_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--list-commands")) {
+        ez_cli_list_commands(stdout);
+        return EZ_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--list-options"))
+        return argc == 3 && ez_cli_list_options(stdout, argv[2]) ? EZ_EXIT_OK : EZ_EXIT_USAGE;
     const ez_cli_cmd *c = find_command(argv[1]);
     if (c == NULL)
         return unknown_command(argv[1]);

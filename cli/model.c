@@ -5,21 +5,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
 #include "cli/cli.h"
+#include "cli/report.h"
 #include "compiler/diag.h"
 #include "compiler/einc.h"
 #include "compiler/lower.h"
 #include "compiler/schedule.h"
 #include "runtime/exec/exec.h"
+#include "runtime/formats/sections.h"
 #include "runtime/prove/margins.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
 
-int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, ez_program **prog)
+json_t *ez_cli_diag_json(const ez_diag_list *l, const ez_diag_item *it)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "message", json_string(it->msg));
+    json_object_set_new(o, "file", json_string(l->path));
+    if (it->span.first_line > 0) {
+        json_object_set_new(o, "line", json_integer(it->span.first_line));
+        json_object_set_new(o, "column", json_integer(it->span.first_column));
+    }
+    return o;
+}
+
+/* Under --json, the source's first error as the error object (cli/report.h). */
+static void json_source_error(const ez_diag_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!l->items[i].warning) {
+            const ez_diag_item *it = &l->items[i];
+            ez_cli_report_json_error(EZ_EXIT_SOURCE, it->msg, l->path, it->span.first_line, it->span.first_column);
+            return;
+        }
+    ez_cli_report_json_error(EZ_EXIT_SOURCE, "the source has errors", l->path, 0, 0);
+}
+
+int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, json_t *warnings, ez_program **prog)
 {
     int rc = EZ_CLI_RUN;
     uint8_t *src = NULL;
@@ -30,35 +57,93 @@ int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, 
     ez_diag_list_init(&diags, path, NULL, 0);
     *prog = NULL;
     ez_status st = ez_file_read(path, &src, &len, &d);
+    if (st == EZ_OK)
+        st = ez_cli_expect_kind(path, src, len, NULL, "a .ein source", &d);
     if (st != EZ_OK) {
         ez_cli_error(cmd, st, &d);
         rc = ez_exit_for_status(st);
         goto out;
     }
-    st = ez_compile_front(path, (const char *)src, len, defs->defs, defs->n, &diags, prog);
-    if (st == EZ_ERR_SOURCE) {
+    ez_front_opts fo = {defs->defs, defs->n, defs->scale, defs->bits};
+    st = ez_compile_front_opts(path, (const char *)src, len, &fo, &diags, prog);
+    if ((st == EZ_ERR_SOURCE || st == EZ_OK) && diags.n > 0) {
+        /* errors, or warnings of a valid source: both to stderr */
         if (ez_diag_render(&diags, &text) != EZ_OK) {
             ez_cli_error(cmd, EZ_ERR_NOMEM, NULL);
             rc = EZ_EXIT_INTERNAL;
             goto out;
         }
         fputs(text, stderr);
+        for (size_t i = 0; warnings && st == EZ_OK && i < diags.n; i++)
+            json_array_append_new(warnings, ez_cli_diag_json(&diags, &diags.items[i]));
+    }
+    if (st == EZ_ERR_SOURCE) {
+        json_source_error(&diags);
         rc = EZ_EXIT_SOURCE;
     } else if (st != EZ_OK) {
         ez_cli_error(cmd, st, NULL);
         rc = ez_exit_for_status(st);
     }
 out:
+    if (rc != EZ_CLI_RUN) {
+        ez_program_free(*prog);
+        *prog = NULL;
+    }
     free(text);
     ez_diag_list_clear(&diags);
     free(src);
     return rc;
 }
 
+ez_status ez_cli_expect_kind(const char *path, const uint8_t *data, size_t len, const char *kind, const char *noun,
+                             ez_diag *d)
+{
+    const char *is = ez_file_kind(data, len);
+    if (is == NULL && kind == NULL)
+        return EZ_OK;
+    if (is != NULL && kind != NULL && !strcmp(is, kind))
+        return EZ_OK;
+    if (is != NULL) {
+        ez_diag_set(d, "%s is a %s, not %s (einzk inspect %s shows what it holds)", path, is, noun, path);
+        return EZ_ERR_INPUT;
+    }
+    return EZ_OK; /* not an einzk file: the reader of `kind` says what is wrong */
+}
+
+ez_status ez_cli_expect_data(ez_diag *d, size_t n, const char *const *paths, const char *const *nouns)
+{
+    ez_status st = EZ_OK;
+    for (size_t i = 0; i < n && st == EZ_OK; i++)
+        if (paths[i])
+            st = ez_cli_expect_kind_file(paths[i], NULL, nouns[i], d);
+    return st;
+}
+
+ez_status ez_cli_expect_kind_file(const char *path, const char *kind, const char *noun, ez_diag *d)
+{
+    uint8_t head[8];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return EZ_OK; /* the reader reports it */
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    ez_status st = ez_cli_expect_kind(path, head, n, kind, noun, d);
+    size_t pl = strlen(path);
+    if (st == EZ_OK && kind != NULL && !strcmp(kind, EZ_KIND_EINC) && pl > 4 && !strcmp(path + pl - 4, ".ein") &&
+        ez_file_kind(head, n) == NULL) {
+        ez_diag_set(d, "%s is a .ein source, not %s (einzk compile %s -o MODEL.einc makes one)", path, noun, path);
+        st = EZ_ERR_INPUT;
+    }
+    return st;
+}
+
 ez_status ez_cli_plan_load(ez_plan *plan, const char *path, ez_cli_plan_use use, ez_diag *d)
 {
     ez_plan_init(plan);
-    ez_status st = ez_einc_read_file(plan, path, d);
+    ez_status st = ez_cli_expect_kind_file(path, EZ_KIND_EINC, "a compiled model (.einc)", d);
+    if (st != EZ_OK)
+        return st;
+    st = ez_einc_read_file(plan, path, d);
     if (st != EZ_OK || use == EZ_CLI_PLAN_READ)
         return st;
     /* the compiler never writes a plan the executor cannot run: the file is bad */
@@ -80,6 +165,16 @@ bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt)
     uint64_t n = dflt;
     if (!ez_cli_uint(a, opt, 10, 1, 1024, &n))
         return false;
+    /* more threads than CPUs only adds switching: cap, and say so */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef _OPENMP
+    cpus = omp_get_num_procs();
+#endif
+    if (a->value[opt] && cpus > 0 && n > (uint64_t)cpus) {
+        fprintf(stderr, "einzk %s: note: --threads %llu is more than the %ld CPUs; using %ld\n", a->cmd->name,
+                (unsigned long long)n, cpus, cpus);
+        n = (uint64_t)cpus;
+    }
 #ifdef _OPENMP
     if (n > 0)
         omp_set_num_threads((int)n);
@@ -101,7 +196,7 @@ static void file_stem(const char *path, char *out, size_t cap)
     out[n] = 0;
 }
 
-int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, ez_plan *plan)
+int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, json_t *warnings, ez_plan *plan)
 {
     ez_diag d = {{0}};
     ez_program *prog = NULL;
@@ -109,7 +204,7 @@ int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, 
     ez_status st = EZ_OK;
     int rc;
     ez_plan_init(plan);
-    if ((rc = ez_cli_front(cmd, in, defs, &prog)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_front(cmd, in, defs, warnings, &prog)) != EZ_CLI_RUN)
         return rc;
     rc = EZ_CLI_RUN;
     file_stem(in, stem, sizeof stem);
@@ -117,6 +212,7 @@ int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, 
         /* the model breaks a plan limit (indices per op, sumcheck variables, ...) */
         if (st == EZ_ERR_INVALID) {
             fprintf(stderr, "%s: error: %s\n", in, d.msg);
+            ez_cli_report_json_error(EZ_EXIT_SOURCE, d.msg, in, 0, 0);
             rc = EZ_EXIT_SOURCE;
             goto out;
         }
@@ -127,7 +223,9 @@ int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, 
      * that would fit (runtime/prove/margins.h) */
     size_t bad;
     if ((st = ez_plan_soundness(plan, &bad, &d)) == EZ_ERR_NUMERIC) {
-        fprintf(stderr, "%s:%u: error: %s\n", in, bad < plan->nops ? plan->ops[bad].line : 0, d.msg);
+        unsigned line = bad < plan->nops ? plan->ops[bad].line : 0;
+        fprintf(stderr, "%s:%u: error: %s\n", in, line, d.msg);
+        ez_cli_report_json_error(EZ_EXIT_SOURCE, d.msg, in, (int)line, 0);
         if (bad < plan->nops) {
             const ez_plan_tensor *t = &plan->tensors[plan->ops[bad].out];
             unsigned w = ez_margins_widest_width(plan, bad);
@@ -146,11 +244,9 @@ int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, 
     if (st == EZ_OK)
         goto out;
 fail:
-    ez_cli_error(cmd, st, &d);
-    rc = ez_exit_for_status(st);
     /* a plan the compiler itself cannot encode is a bug, not a usage error */
-    if (st == EZ_ERR_INVALID)
-        rc = EZ_EXIT_INTERNAL;
+    rc = st == EZ_ERR_INVALID ? EZ_EXIT_INTERNAL : ez_exit_for_status(st);
+    ez_cli_fail(cmd, rc, "%s", d.msg[0] ? d.msg : ez_status_str(st));
 out:
     if (rc != EZ_CLI_RUN)
         ez_plan_clear(plan);

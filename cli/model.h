@@ -4,6 +4,7 @@
 #ifndef EZ_CLI_MODEL_H
 #define EZ_CLI_MODEL_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "cli/args.h"
@@ -12,18 +13,49 @@
 #include "lib/util.h"
 
 /* The front end for check and compile: read the .ein file at path and check it with the
- * -D overrides (ez_compile_front). Returns EZ_CLI_RUN with *prog the checked program
- * (ez_program_free); otherwise *prog is NULL and the exit code after printing to stderr
- * the rendered diagnostics (EZ_EXIT_SOURCE) or "einzk CMD: error: ..." (an unreadable
- * file: EZ_EXIT_INPUT; out of memory: EZ_EXIT_INTERNAL). */
-int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, ez_program **prog);
+ * command line's overrides (ez_compile_front_opts). Returns EZ_CLI_RUN with *prog the
+ * checked program (ez_program_free), its warnings rendered to stderr and, when warnings
+ * is a JSON array, appended to it (ez_cli_diag_json); otherwise *prog is NULL and the
+ * exit code after printing to stderr the rendered diagnostics (EZ_EXIT_SOURCE) or "einzk
+ * CMD: error: ..." (an unreadable file or an einzk binary file: EZ_EXIT_INPUT; out of
+ * memory: EZ_EXIT_INTERNAL), and under --json the error object (cli/report.h). */
+int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, json_t *warnings, ez_program **prog);
 
-/* The whole compiler for compile and `verify --model`: the front end (ez_cli_front), the
+/* A diagnostic as {"message", "file"[, "line", "column"]}. */
+json_t *ez_cli_diag_json(const ez_diag_list *l, const ez_diag_item *it);
+
+/* What einzk file kinds are called (runtime/formats/sections.h ez_file_kind). */
+#define EZ_KIND_EINC "compiled model (.einc)"
+#define EZ_KIND_VK "verifying key"
+#define EZ_KIND_PK "proving key"
+#define EZ_KIND_PROOF "proof"
+#define EZ_KIND_CERT "certificate"
+
+/* Operator errors: data (of the file at path) that is an einzk file of another kind than
+ * `kind` (NULL: a file that is no einzk binary at all, e.g. a .ein source, weights or a
+ * JSON input) is EZ_ERR_INPUT "PATH is a proving key, not NOUN" (noun: "a verifying
+ * key"). EZ_OK otherwise, also for bytes of no known kind (the reader says what is
+ * wrong with them). */
+ez_status ez_cli_expect_kind(const char *path, const uint8_t *data, size_t len, const char *kind, const char *noun,
+                             ez_diag *d);
+/* The same on the first bytes of the file at path (EZ_OK when it cannot be opened: the
+ * reader reports that). For an expected .einc, a file named *.ein that is no einzk file
+ * is said to be a source that needs compiling. */
+ez_status ez_cli_expect_kind_file(const char *path, const char *kind, const char *noun, ez_diag *d);
+/* ez_cli_expect_kind_file(path, NULL, noun, d) for each non-NULL path of the n given
+ * (weights, JSON inputs, vocabularies: no einzk binary file). */
+ez_status ez_cli_expect_data(ez_diag *d, size_t n, const char *const *paths, const char *const *nouns);
+#define EZ_NOUN_WEIGHTS "a safetensors weights file"
+#define EZ_NOUN_INPUT "a JSON input"
+#define EZ_NOUN_VOCAB "a JSON vocabulary"
+
+/* The whole compiler for compile and `verify --model`: the front end (ez_cli_front, which
+ * also gets warnings), the
  * plan, its EqSchedules, the field margins of every relation (a model whose relation could
  * wrap modulo p is refused naming the statement and the widest width that fits) and the
  * digest. Returns EZ_CLI_RUN with *plan set (ez_plan_clear), else the exit code after
  * printing (EZ_EXIT_SOURCE for the model's errors). */
-int ez_cli_compile(const char *cmd, const char *path, const ez_cli_defines *defs, ez_plan *plan);
+int ez_cli_compile(const char *cmd, const char *path, const ez_cli_defines *defs, json_t *warnings, ez_plan *plan);
 
 /* The commitment scheme of option opt of a (a --pcs ligero|whir row), or the default
  * (EZ_PCS_DEFAULT_SCHEME: WHIR) when it is absent. Returns false after printing a usage
@@ -53,8 +85,9 @@ ez_status ez_cli_plan_load(ez_plan *plan, const char *path, ez_cli_plan_use use,
 void ez_cli_tune_malloc(void);
 
 /* Set the OpenMP thread count from option opt of a (a --threads N row: 1 to 1024), or
- * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). Returns false
- * after printing a usage error for a bad N. Without OpenMP only N is checked. */
+ * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). An N above the
+ * CPU count is capped to it with a note on stderr. Returns false after printing a usage
+ * error for a bad N. Without OpenMP only N is checked. */
 bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt);
 
 #endif

@@ -26,6 +26,7 @@ void ez_diag_list_clear(ez_diag_list *l)
     l->items = NULL;
     l->n = l->cap = 0;
     l->nerrors = 0;
+    l->nwarnings = 0;
     l->nomem = false;
 }
 
@@ -43,11 +44,9 @@ static char *vformat(const char *fmt, va_list ap)
     return s;
 }
 
-ez_diag_item *ez_diag_verror(ez_diag_list *l, ez_span sp, const char *fmt, va_list ap)
+/* Store a new item (the caller counts it). NULL when memory runs out. */
+static ez_diag_item *add_item(ez_diag_list *l, ez_span sp, const char *fmt, va_list ap)
 {
-    l->nerrors++;
-    if (l->n >= EZ_DIAG_MAX_ERRORS)
-        return NULL;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 8;
         ez_diag_item *it = ez_realloc_array(l->items, cap, sizeof *it);
@@ -67,6 +66,29 @@ ez_diag_item *ez_diag_verror(ez_diag_list *l, ez_span sp, const char *fmt, va_li
     memset(it, 0, sizeof *it);
     it->span = sp;
     it->msg = msg;
+    return it;
+}
+
+ez_diag_item *ez_diag_verror(ez_diag_list *l, ez_span sp, const char *fmt, va_list ap)
+{
+    l->nerrors++;
+    if (l->n - l->nwarnings >= EZ_DIAG_MAX_ERRORS)
+        return NULL;
+    return add_item(l, sp, fmt, ap);
+}
+
+ez_diag_item *ez_diag_warning(ez_diag_list *l, ez_span sp, const char *fmt, ...)
+{
+    if (l->nwarnings >= EZ_DIAG_MAX_ERRORS)
+        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    ez_diag_item *it = add_item(l, sp, fmt, ap);
+    va_end(ap);
+    if (it) {
+        it->warning = true;
+        l->nwarnings++;
+    }
     return it;
 }
 
@@ -202,11 +224,12 @@ ez_status ez_diag_render(const ez_diag_list *l, char **out)
     *out = NULL;
     for (size_t i = 0; i < l->n; i++) {
         const ez_diag_item *it = &l->items[i];
+        const char *kind = it->warning ? "warning" : "error";
         if (it->span.first_line > 0)
-            ez_writer_printf(&b, "%s:%d:%d: error: %s\n", l->path, it->span.first_line,
-                             it->span.first_column, it->msg);
+            ez_writer_printf(&b, "%s:%d:%d: %s: %s\n", l->path, it->span.first_line, it->span.first_column, kind,
+                             it->msg);
         else
-            ez_writer_printf(&b, "%s: error: %s\n", l->path, it->msg);
+            ez_writer_printf(&b, "%s: %s: %s\n", l->path, kind, it->msg);
         render_snippet(&b, l, it->span);
         if (it->note) {
             if (it->note_span.first_line > 0)
@@ -219,11 +242,14 @@ ez_status ez_diag_render(const ez_diag_list *l, char **out)
         if (it->help)
             ez_writer_printf(&b, "help: %s\n", it->help);
     }
-    if (l->nerrors > l->n)
+    size_t stored = l->n - l->nwarnings;
+    if (l->nerrors > stored)
         ez_writer_printf(&b, "%s: too many errors: %zu more not shown (stopped after %d)\n", l->path,
-                         l->nerrors - l->n, EZ_DIAG_MAX_ERRORS);
+                         l->nerrors - stored, EZ_DIAG_MAX_ERRORS);
     if (l->nerrors > 0)
         ez_writer_printf(&b, "%zu error%s\n", l->nerrors, l->nerrors == 1 ? "" : "s");
+    else if (l->nwarnings > 0)
+        ez_writer_printf(&b, "%zu warning%s\n", l->nwarnings, l->nwarnings == 1 ? "" : "s");
     *out = ez_writer_take_text(&b);
     return *out ? EZ_OK : EZ_ERR_NOMEM;
 }

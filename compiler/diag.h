@@ -14,7 +14,10 @@
  * counted but not stored, and the rendering ends with a line saying how many were
  * dropped. Errors without a source position (a bad -D on the command line) print as
  * `FILE: error: MESSAGE`. Library code never prints: ez_diag_render builds the text and
- * the CLI writes it to stderr. */
+ * the CLI writes it to stderr.
+ *
+ * Warnings (ez_diag_warning) render the same way with `warning:`; they are not errors
+ * (ez_diag_any ignores them) and a list holds at most EZ_DIAG_MAX_ERRORS of them. */
 #ifndef EZ_COMPILER_DIAG_H
 #define EZ_COMPILER_DIAG_H
 
@@ -40,6 +43,7 @@ typedef struct {
     char *help;       /* NULL or a suggested fix */
     ez_span note_span;
     char *note;       /* NULL or a sentence about note_span (e.g. where something was first used) */
+    bool warning;     /* a warning, not an error */
 } ez_diag_item;
 
 typedef struct {
@@ -49,6 +53,7 @@ typedef struct {
     ez_diag_item *items;
     size_t n, cap;
     size_t nerrors;    /* all errors reported, including those beyond the cap */
+    size_t nwarnings;  /* warnings stored (at most EZ_DIAG_MAX_ERRORS; more are dropped) */
     bool nomem;        /* an allocation failed while recording (some text may be missing) */
 } ez_diag_list;
 
@@ -64,6 +69,9 @@ void ez_diag_list_clear(ez_diag_list *l);
 ez_diag_item *ez_diag_error(ez_diag_list *l, ez_span sp, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 ez_diag_item *ez_diag_verror(ez_diag_list *l, ez_span sp, const char *fmt, va_list ap);
+/* Record a warning at sp: as ez_diag_error, but not an error (NULL beyond the cap). */
+ez_diag_item *ez_diag_warning(ez_diag_list *l, ez_span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Attach (replace) the help line / the note of an item. it may be NULL: then nothing
  * happens, so callers can chain without checking the cap. */
 void ez_diag_help(ez_diag_list *l, ez_diag_item *it, const char *fmt, ...)

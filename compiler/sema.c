@@ -49,8 +49,16 @@ void ez_program_free(ez_program *p)
 ez_status ez_sema_check(const ez_ast *ast, const ez_define *defs, size_t ndefs, ez_diag_list *diags,
                         ez_program **out)
 {
+    ez_front_opts o = {defs, ndefs, -1, -1};
+    return ez_sema_check_opts(ast, &o, diags, out);
+}
+
+ez_status ez_sema_check_opts(const ez_ast *ast, const ez_front_opts *o, ez_diag_list *diags, ez_program **out)
+{
     ez_status st = EZ_OK;
     ez_sema_ctx c;
+    const ez_define *defs = o->defs;
+    size_t ndefs = o->ndefs;
     memset(&c, 0, sizeof c);
     *out = NULL;
     c.d = diags;
@@ -64,6 +72,7 @@ ez_status ez_sema_check(const ez_ast *ast, const ez_define *defs, size_t ndefs, 
     }
     c.p->default_scale = 12;
     c.p->default_bits = 24;
+    ez_sema_overrides(&c, o->scale, o->bits);
     ez_sema_prescan(&c, ast);
     ez_sema_block(&c, ast, true);
     if (!c.nomem)
@@ -79,6 +88,11 @@ ez_status ez_sema_check(const ez_ast *ast, const ez_define *defs, size_t ndefs, 
     st = ez_bounds_compute(c.p, diags);
     if (st != EZ_OK)
         goto out;
+    ez_sema_warnings(&c);
+    if (c.nomem) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
     *out = c.p;
     c.p = NULL;
 out:
@@ -97,6 +111,13 @@ out:
 ez_status ez_compile_front(const char *path, const char *src, size_t len, const ez_define *defs,
                            size_t ndefs, ez_diag_list *diags, ez_program **out)
 {
+    ez_front_opts o = {defs, ndefs, -1, -1};
+    return ez_compile_front_opts(path, src, len, &o, diags, out);
+}
+
+ez_status ez_compile_front_opts(const char *path, const char *src, size_t len, const ez_front_opts *o,
+                                ez_diag_list *diags, ez_program **out)
+{
     ez_ast *ast = NULL;
     *out = NULL;
     ez_diag_list_init(diags, path, src, len);
@@ -109,7 +130,7 @@ ez_status ez_compile_front(const char *path, const char *src, size_t len, const 
         ez_ast_free(ast);
         return ez_diag_any(diags) ? EZ_ERR_SOURCE : EZ_ERR_INTERNAL;
     }
-    st = ez_sema_check(ast, defs, ndefs, diags, out);
+    st = ez_sema_check_opts(ast, o, diags, out);
     ez_ast_free(ast);
     return st;
 }

@@ -202,6 +202,15 @@ typedef struct {
     ez_node **nodes;
 } ez_program;
 
+/* What the command line may override in a source: -D params, and the model's `scale`
+ * and `bits` defaults (what declarations and statements without @scale/@bits get). */
+typedef struct {
+    const ez_define *defs;
+    size_t ndefs;
+    int scale; /* >= 0: the default scale, whatever the source's `scale` line says; -1: the source's */
+    int bits;  /* >= 0: the default width (EZ_MIN..MAX bits), likewise; -1: the source's */
+} ez_front_opts;
+
 /* Parse and check a .ein source (the whole front end).
  * In:  path (for messages), src[0..len), defs[0..ndefs) -D overrides.
  * Out: diags is INITIALISED here over (path, src, len) and receives every error (up to
@@ -213,10 +222,17 @@ typedef struct {
 ez_status ez_compile_front(const char *path, const char *src, size_t len, const ez_define *defs,
                            size_t ndefs, ez_diag_list *diags, ez_program **out);
 
+/* ez_compile_front with the default overrides of o (o->scale, o->bits out of range are
+ * errors reported in diags, like a bad -D). On EZ_OK diags may hold warnings (unused
+ * weights, dead statements, a softmax summed over its own axis): ez_diag_render them. */
+ez_status ez_compile_front_opts(const char *path, const char *src, size_t len, const ez_front_opts *o,
+                                ez_diag_list *diags, ez_program **out);
+
 /* Check an already parsed tree (ez_compile_front = ez_parse + this). Same contract;
  * diags must already be initialised. ast is borrowed. */
 ez_status ez_sema_check(const ez_ast *ast, const ez_define *defs, size_t ndefs, ez_diag_list *diags,
                         ez_program **out);
+ez_status ez_sema_check_opts(const ez_ast *ast, const ez_front_opts *o, ez_diag_list *diags, ez_program **out);
 
 /* Free a program and all its nodes. Accepts NULL. */
 void ez_program_free(ez_program *p);

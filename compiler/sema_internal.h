@@ -5,7 +5,8 @@
  *                  loop variables, constants, attributes, "did you mean";
  *   sema_build.c   step 1: a right-hand side -> pre-tree (ez_pn);
  *   sema_reduce.c  steps 2 and 3: summation rules, product splitting, scales;
- *   sema_stmt.c    statements in order: assignments, loops, blocks, whole-program checks.
+ *   sema_stmt.c    statements in order: assignments, loops, blocks, whole-program checks;
+ *   sema_warn.c    warnings on a checked program (unused weights, dead statements, ...).
  * Every function here reports problems to the user through ez_sema_err (c->d) and an
  * allocation failure by setting c->nomem; none prints. */
 #ifndef EZ_COMPILER_SEMA_INTERNAL_H
@@ -97,6 +98,7 @@ typedef struct {
     bool unroll_capped;
 
     bool have_model, have_scale, have_bits, seen_decl;
+    bool scale_fixed, bits_fixed; /* the command line set the default (ez_front_opts) */
     ez_span model_span, scale_span, bits_span;
 
     struct {
@@ -207,6 +209,10 @@ void ez_sema_dim_desc(const ez_sema_ctx *c, unsigned tensor, unsigned axis, char
  * `output`. Errors go to c->d. */
 void ez_sema_params(ez_sema_ctx *c, const ez_ast *s);
 void ez_sema_default(ez_sema_ctx *c, const ez_ast *s, bool is_scale);
+/* The command line's defaults (ez_front_opts: -1 = none); a source's `scale`/`bits`
+ * line is then checked but does not change them. Out of range: an error without a
+ * position. */
+void ez_sema_overrides(ez_sema_ctx *c, int scale, int bits);
 void ez_sema_decls(ez_sema_ctx *c, const ez_ast *s, bool weights);
 void ez_sema_outputs(ez_sema_ctx *c, const ez_ast *s);
 
@@ -242,5 +248,13 @@ void ez_sema_block(ez_sema_ctx *c, const ez_ast *block, bool top);
 /* The checks that need the whole program: -D names are params of the model and given
  * once, outputs name computed tensors, every token input indexes a table. */
 void ez_sema_finish(ez_sema_ctx *c);
+
+/* ---- sema_warn.c -------------------------------------------------------------------- */
+
+/* Warnings on a program checked without errors (c->p complete, bounds computed):
+ * weights and inputs no statement reads, statements whose every unrolled copy defines a
+ * tensor nothing reads and that is not an output, and a softmax summed over its own
+ * axis right away (each row sums to one: the result does not depend on its operand). */
+void ez_sema_warnings(ez_sema_ctx *c);
 
 #endif

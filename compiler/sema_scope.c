@@ -691,10 +691,29 @@ void ez_sema_default(ez_sema_ctx *c, const ez_ast *s, bool is_scale)
         ez_diag_help(c->d, it, "a width counts signed bits: %d to %d", EZ_MIN_BITS, EZ_MAX_BITS);
         return;
     }
-    if (is_scale)
+    if (is_scale && !c->scale_fixed)
         c->p->default_scale = (unsigned)v;
-    else
+    else if (!is_scale && !c->bits_fixed)
         c->p->default_bits = (unsigned)v;
+}
+
+void ez_sema_overrides(ez_sema_ctx *c, int scale, int bits)
+{
+    ez_span none = {0};
+    if (scale > EZ_MAX_SCALE)
+        ez_diag_help(c->d, ez_sema_err(c, none, "--scale %d is out of range", scale),
+                     "a scale counts fraction bits: 0 to %d", EZ_MAX_SCALE);
+    else if (scale >= 0) {
+        c->p->default_scale = (unsigned)scale;
+        c->scale_fixed = true;
+    }
+    if (bits >= 0 && (bits < EZ_MIN_BITS || bits > EZ_MAX_BITS))
+        ez_diag_help(c->d, ez_sema_err(c, none, "--bits %d is out of range", bits),
+                     "a width counts signed bits: %d to %d", EZ_MIN_BITS, EZ_MAX_BITS);
+    else if (bits >= 0) {
+        c->p->default_bits = (unsigned)bits;
+        c->bits_fixed = true;
+    }
 }
 
 void ez_sema_decls(ez_sema_ctx *c, const ez_ast *s, bool weights)

@@ -640,3 +640,15 @@ ez_status ez_sumcheck_verify(ez_transcript *t, const ez_sumcheck_desc *d, const 
     return EZ_OK;
 }
 
+/* ---- shared with lib/sumcheck_box.c (lib/sumcheck_internal.h) ---------------------------- */
+
+void ez_sumcheck_absorb_header(ez_transcript *t, const ez_sumcheck_desc *d, unsigned deg, const ez_fe2 *coeffs,
+                               const ez_fe2 *eq_point, ez_fe2 claim)
+{
+    absorb_header(t, d, deg, coeffs, eq_point, claim);
+}
+
+ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact)
+{
+    return interp(v, D, x, inv_dfact);
+}

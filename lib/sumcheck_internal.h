@@ -104,4 +104,15 @@ bool ez_sc_kernel_is_generic(ez_sc_block_fn fn);
  * thread count. No allocation. */
 void ez_sc_run_round(const ez_sc_round *R, ez_sc_block_fn fn, ez_fe2 *q);
 
+/* ---- shared with lib/sumcheck_box.c (the padding-skipping prover), so that it writes the
+ * same transcript records and round values as ez_sumcheck_prove ---- */
+
+/* The statement records both sides absorb first (desc shape, coefficients, eq point,
+ * claim; deg = ez_sumcheck_degree(d)). */
+void ez_sumcheck_absorb_header(ez_transcript *t, const ez_sumcheck_desc *d, unsigned deg, const ez_fe2 *coeffs,
+                               const ez_fe2 *eq_point, ez_fe2 claim);
+
+/* The polynomial of degree <= D through (k, v[k]), k = 0..D, at x; inv_dfact = 1/D!. */
+ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact);
+
 #endif

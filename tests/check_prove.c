@@ -638,6 +638,51 @@ START_TEST(test_changed_claimed_output)
 }
 END_TEST
 
+/* The binding (the plan digest and weight root the prover used) is what verify checks
+ * first: a proof whose binding names another model or other weights is rejected saying
+ * so with both values, although its transcript is the honest one (without the check it
+ * would be accepted). A statement of the wrong shape names the expected shapes. */
+START_TEST(test_binding_first)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, linear_src, "binding");
+    ez_proof pf;
+    fx_prove(&f, false, &pf);
+    ck_assert(fx_verify(&f, &pf, &why));
+    pf.bind.digest[0] ^= 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the proof is for another model: its plan digest is ") != NULL, "%s", why.msg);
+    char hex[65];
+    ez_plan_digest_hex(&f.plan, hex);
+    hex[16] = 0;
+    ck_assert_msg(strstr(why.msg, hex) != NULL, "%s lacks %s", why.msg, hex);
+    pf.bind.digest[0] ^= 1;
+    pf.bind.wroot[31] ^= 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the proof was made with other weights: weight commitment ") != NULL, "%s",
+                  why.msg);
+    pf.bind.has_weights = false;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "weight commitment none, the verifying key's ") != NULL, "%s", why.msg);
+    pf.bind.has_weights = true;
+    pf.bind.wroot[31] ^= 1;
+    ck_assert(fx_verify(&f, &pf, &why));
+    /* the statement's shape: one tensor missing, then one value missing */
+    pf.stmt.n--;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]") != NULL,
+                  "%s", why.msg);
+    pf.stmt.n++;
+    pf.stmt.t[1].n--;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "statement: y[8,32] has 256 values, the proof has 255") != NULL, "%s", why.msg);
+    pf.stmt.t[1].n++;
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_truncated_and_trailing)
 {
     fx f;
@@ -897,6 +942,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_changed_round_message);
     tcase_add_test(tc, test_virtual_column_value);
     tcase_add_test(tc, test_changed_claimed_output);
+    tcase_add_test(tc, test_binding_first);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);

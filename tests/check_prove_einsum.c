@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/schedule.h"
 #include "compiler/plan.h"
 #include "lib/mle.h"
 #include "lib/transcript.h"
@@ -160,6 +161,13 @@ static void fixture_build(fixture *f, const eq_case *c, ez_rng *rng)
     if (c->b)
         set_tensor(f, 1, c->b, f->op.in_axes[1]);
     set_tensor(f, 2, c->out, f->op.out_axes);
+    /* the index classes, as the compiler's schedule decides them (the prover reads them
+     * from the plan); the bind order stays the default unless a test sets one */
+    ez_plan one = {.ntensors = 3, .tensors = f->tn, .nops = 1, .ops = &f->op};
+    ez_eq_schedule sched;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_plan_classify(&one, &f->op, &sched, &d) == EZ_OK, "%s", d.msg);
+    memcpy(f->op.sched.cls, sched.cls, sizeof sched.cls);
     for (unsigned k = 0; k < f->op.nin; k++) {
         f->data[k] = malloc(f->numel[k] * sizeof(int64_t));
         ck_assert_ptr_nonnull(f->data[k]);
@@ -375,6 +383,54 @@ START_TEST(test_sched_bind_order)
     ez_claim_clear(&oc);
     ez_writer_clear(&w);
     fixture_free(&f);
+}
+END_TEST
+
+/* The padding-free prover (compact tables, lib/sumcheck_box.h) and the dense one (tables
+ * padded to powers of two, operands folded padded) write the same bytes and hand out the
+ * same claims; the compact one reads exactly the real entries (folds over real extents,
+ * the sumcheck's non-zero support), the dense one more whenever an extent is not a power
+ * of two. */
+START_TEST(test_compact_equals_dense)
+{
+    ez_rng rng = ez_rng_for("einsum_compact_dense");
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        if (f.op.nin == 1) {
+            fixture_free(&f);
+            continue;
+        }
+        ez_claim oc, in[2][2], rem[2] = {{0}};
+        output_claim(&f, f.out, &rng, &oc);
+        ez_writer w[2];
+        ez_work work[2] = {{0}};
+        for (int dense = 0; dense < 2; dense++) {
+            ez_transcript t;
+            start(&t);
+            ez_writer_init(&w[dense]);
+            const int64_t *d[2] = {f.data[0], f.data[1]};
+            ez_einsum_opts o = {.dense = dense, .work = &work[dense]};
+            ck_assert_int_eq(ez_einsum_prove_ex(&t, &f.op, f.tn, d, f.op.shift ? f.rem : NULL, &oc, &o, &w[dense],
+                                                in[dense], &rem[dense]),
+                             EZ_OK);
+        }
+        ck_assert_uint_eq(w[0].len, w[1].len);
+        ck_assert_msg(memcmp(w[0].data, w[1].data, w[0].len) == 0, "%s: compact and dense proofs differ", f.c->name);
+        for (unsigned k = 0; k < 2; k++)
+            ck_assert(claim_equal(&in[0][k], &in[1][k]));
+        ck_assert_uint_eq(work[0].sumchecks, 1);
+        ck_assert_uint_eq(work[0].real, work[1].real);
+        ck_assert_msg(work[0].touched == work[0].real, "%s: compact read %llu, real %llu", f.c->name,
+                      (unsigned long long)work[0].touched, (unsigned long long)work[0].real);
+        ck_assert_uint_ge(work[1].touched, work[1].real);
+        clear3(&f, in[0], &rem[0]);
+        clear3(&f, in[1], &rem[1]);
+        ez_claim_clear(&oc);
+        ez_writer_clear(&w[0]);
+        ez_writer_clear(&w[1]);
+        fixture_free(&f);
+    }
 }
 END_TEST
 
@@ -697,7 +753,7 @@ static ez_fe2 merge_mle(const int64_t *v, const merge_shape *m, const ez_fe2 *pt
 
 /* The claim merge's verifier for the tamper helpers: a refused proof leaves no claim. */
 typedef struct {
-    unsigned nv;
+    const merge_shape *m;
     const ez_claim *cl;
     size_t nc;
 } merge_claims;
@@ -710,7 +766,7 @@ static bool merge_accepts(void *ctx, const uint8_t *p, size_t len, ez_status *st
     ez_reader r;
     ez_reader_init(&r, p, len);
     ez_claim o;
-    *st = ez_claim_merge_verify(&t, mc->nv, mc->cl, mc->nc, &r, &o);
+    *st = ez_claim_merge_verify(&t, mc->m->dims, mc->m->rank, mc->cl, mc->nc, &r, &o);
     if (*st != EZ_OK) {
         ck_assert_ptr_null(o.point);
         return false;
@@ -749,17 +805,43 @@ START_TEST(test_merge)
                 ez_writer_init(&w);
                 ez_claim po, vo;
                 ck_assert_int_eq(ez_claim_merge_prove(&tp, v, m->dims, m->rank, cl, nc, &w, &po), EZ_OK);
+                if (nc > 1) { /* the padded prover writes the same bytes, reading more */
+                    ez_transcript td;
+                    ez_transcript_init(&td, "einzk/test/merge");
+                    ez_writer wd;
+                    ez_writer_init(&wd);
+                    ez_claim pd;
+                    uint64_t tc = 0, tdn = 0;
+                    ez_transcript tc2;
+                    ez_transcript_init(&tc2, "einzk/test/merge");
+                    ez_writer wc;
+                    ez_writer_init(&wc);
+                    ez_claim pc;
+                    ck_assert_int_eq(ez_claim_merge_prove_ex(&td, v, m->dims, m->rank, cl, nc, true, &wd, &pd, &tdn), EZ_OK);
+                    ck_assert_int_eq(ez_claim_merge_prove_ex(&tc2, v, m->dims, m->rank, cl, nc, false, &wc, &pc, &tc),
+                                     EZ_OK);
+                    ck_assert_uint_eq(wd.len, w.len);
+                    ck_assert(memcmp(wd.data, w.data, w.len) == 0 && memcmp(wc.data, w.data, w.len) == 0);
+                    ck_assert_uint_eq(tc, ez_claim_merge_work(m->dims, m->rank, nc, false));
+                    ck_assert_uint_eq(tdn, ez_claim_merge_work(m->dims, m->rank, nc, true));
+                    ck_assert_uint_le(tc, tdn);
+                    ez_claim_clear(&pd);
+                    ez_claim_clear(&pc);
+                    ez_writer_clear(&wd);
+                    ez_writer_clear(&wc);
+                }
+                ck_assert_uint_eq(w.len, nc == 1 ? 0 : 16 * (2 * (size_t)nv + 2));
                 ck_assert_uint_eq(w.len, nc == 1 ? 0 : 16 * (2 * (size_t)nv + 2));
                 ez_reader r;
                 ez_reader_init(&r, w.data, w.len);
-                ez_status st = ez_claim_merge_verify(&tv, nv, cl, nc, &r, &vo);
+                ez_status st = ez_claim_merge_verify(&tv, m->dims, m->rank, cl, nc, &r, &vo);
                 if (bad < 0) {
                     ck_assert_int_eq(st, EZ_OK);
                     ck_assert(ez_reader_done(&r));
                     ck_assert(claim_equal(&po, &vo));
                     ck_assert(ez_fe2_eq(vo.value, merge_mle(v, m, vo.point)));
                     /* tampering with any byte (W(p), T(p) or a round) is rejected */
-                    merge_claims mc = {nv, cl, nc};
+                    merge_claims mc = {m, cl, nc};
                     ez_tamper_opts flips = {.mask = 0x10, .must_reject = true};
                     ez_tamper_bytes(w.data, w.len, &flips, merge_accepts, &mc, "claim merge");
                     ez_tamper_truncations(w.data, w.len, true, merge_accepts, &mc, "claim merge");
@@ -789,7 +871,7 @@ START_TEST(test_merge)
                 ck_assert_int_eq(ez_claim_merge_prove(&t2, v, m->dims, m->rank, cl, nc, &w, &o2), EZ_ERR_INVALID);
                 ez_reader r;
                 ez_reader_init(&r, NULL, 0);
-                ck_assert_int_eq(ez_claim_merge_verify(&t2, nv, cl, nc, &r, &o2), EZ_ERR_INVALID);
+                ck_assert_int_eq(ez_claim_merge_verify(&t2, m->dims, m->rank, cl, nc, &r, &o2), EZ_ERR_INVALID);
                 cl[0].nvars++;
                 ez_writer_clear(&w);
             }
@@ -839,7 +921,7 @@ START_TEST(test_merge_after_einsum)
     ck_assert_int_eq(ez_einsum_verify(&tv, &f2.op, f2.tn, &oc2, &r, in2, &r2), EZ_OK);
     ck_assert_int_eq(ez_claim_copy(&xs[0], &in1[1]), EZ_OK);
     ck_assert_int_eq(ez_claim_copy(&xs[1], &in2[1]), EZ_OK);
-    ck_assert_int_eq(ez_claim_merge_verify(&tv, xs[0].nvars, xs, 2, &r, &merged), EZ_OK);
+    ck_assert_int_eq(ez_claim_merge_verify(&tv, f1.tn[1].dims, 1, xs, 2, &r, &merged), EZ_OK);
     ck_assert(ez_reader_done(&r));
     ck_assert(ez_fe2_eq(merged.value, mle_i64(f1.data[1], &f1.tn[1], merged.point)));
     ck_assert(claims_true(&f1, in1, &r1));
@@ -894,6 +976,7 @@ Suite *ez_suite_prove_einsum(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_honest_table);
     tcase_add_test(tc, test_sched_bind_order);
+    tcase_add_test(tc, test_compact_equals_dense);
     tcase_add_test(tc, test_changed_operand_consistent);
     tcase_add_test(tc, test_changed_operand_inconsistent);
     tcase_add_test(tc, test_changed_remainder);

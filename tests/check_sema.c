@@ -362,6 +362,41 @@ START_TEST(test_examples)
 }
 END_TEST
 
+/* --scale / --bits (ez_front_opts) replace the source's defaults, not @scale/@bits; out of
+ * range they are errors without a position. */
+START_TEST(test_default_overrides)
+{
+    const char *src = "model m\nscale 8\nbits 20\ninput x[4]\ninput z[4] @scale(6)\n"
+                      "y[i] = x[i] + z[i]\noutput y\n";
+    ez_front_opts o = {NULL, 0, 10, 30};
+    compiled c;
+    c.p = NULL;
+    c.st = ez_compile_front_opts("t.ein", src, strlen(src), &o, &c.d, &c.p);
+    ck_assert_int_eq(c.st, EZ_OK);
+    ck_assert_uint_eq(c.p->default_scale, 10);
+    ck_assert_uint_eq(c.p->default_bits, 30);
+    int x = ez_program_find(c.p, "x"), z = ez_program_find(c.p, "z"), y = ez_program_find(c.p, "y");
+    ck_assert_uint_eq(c.p->tensors[x].scale, 10);
+    ck_assert_uint_eq(c.p->tensors[x].bits, 30);
+    ck_assert_uint_eq(c.p->tensors[z].scale, 6);
+    ck_assert_uint_eq(c.p->tensors[y].scale, 10);
+    done(&c);
+    /* without overrides: the source's */
+    c = compile_ok(src);
+    ck_assert_uint_eq(c.p->default_scale, 8);
+    ck_assert_uint_eq(c.p->tensors[ez_program_find(c.p, "x")].bits, 20);
+    done(&c);
+    o.scale = 61;
+    o.bits = 1;
+    c.st = ez_compile_front_opts("t.ein", src, strlen(src), &o, &c.d, &c.p);
+    ck_assert_int_eq(c.st, EZ_ERR_SOURCE);
+    ck_assert_uint_eq(c.d.nerrors, 2);
+    ck_assert_str_eq(c.d.items[0].msg, "--scale 61 is out of range");
+    ck_assert_str_eq(c.d.items[1].msg, "--bits 1 is out of range");
+    done(&c);
+}
+END_TEST
+
 Suite *ez_suite_sema(void)
 {
     Suite *s = suite_create("sema");
@@ -378,6 +413,7 @@ Suite *ez_suite_sema(void)
     tcase_add_test(tc, test_semantic_errors);
     tcase_add_test(tc, test_error_recovery);
     tcase_add_test(tc, test_examples);
+    tcase_add_test(tc, test_default_overrides);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -106,6 +106,28 @@ const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor)
     return NULL;
 }
 
+/* "x[4,8]" into buf: a tensor's name and shape, for messages. */
+static void shape_text(char *buf, size_t cap, const ez_plan_tensor *t)
+{
+    size_t n = (size_t)snprintf(buf, cap, "%s[", t->source_name);
+    for (unsigned a = 0; a < t->rank && n < cap; a++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%llu", a ? "," : "", (unsigned long long)t->dims[a]);
+    if (n < cap)
+        snprintf(buf + n, cap - n, "]");
+}
+
+/* The model's statement as text: "x[4,8] (32), y[4] (4)", cut to fit. */
+static void stmt_text(char *buf, size_t cap, const ez_plan *p, const unsigned *ids, size_t n)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        char sh[96];
+        shape_text(sh, sizeof sh, &p->tensors[ids[i]]);
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", sh);
+    }
+}
+
 ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d)
 {
     unsigned *ids = ez_alloc_array(p->ntensors ? p->ntensors * 2 : 1, sizeof *ids);
@@ -113,8 +135,10 @@ ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d
         return EZ_ERR_NOMEM;
     size_t n = stmt_order(p, ids);
     ez_status st = EZ_OK;
+    char want[200], sh[96];
     if (s->n != n) {
-        ez_diag_set(d, "statement: %zu tensors, the model has %zu inputs and outputs", s->n, n);
+        stmt_text(want, sizeof want, p, ids, n);
+        ez_diag_set(d, "statement: the proof has %zu tensors, the model's statement has %zu: %s", s->n, n, want);
         st = EZ_ERR_FORMAT;
         goto out;
     }
@@ -122,8 +146,16 @@ ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d
         const ez_plan_tensor *t = &p->tensors[ids[i]];
         const ez_stmt_tensor *x = &s->t[i];
         if (x->tensor != ids[i] || x->n != ez_plan_tensor_numel(t)) {
-            ez_diag_set(d, "statement: entry %zu is not tensor '%s' with %llu values", i, t->name,
-                        (unsigned long long)ez_plan_tensor_numel(t));
+            shape_text(sh, sizeof sh, t);
+            char got[96] = "a tensor the model does not have";
+            if (x->tensor < p->ntensors)
+                shape_text(got, sizeof got, &p->tensors[x->tensor]);
+            if (x->tensor != ids[i])
+                ez_diag_set(d, "statement: entry %zu should be %s, the proof has %s (#%u) with %llu values", i, sh,
+                            got, x->tensor, (unsigned long long)x->n);
+            else
+                ez_diag_set(d, "statement: %s has %llu values, the proof has %llu", sh,
+                            (unsigned long long)ez_plan_tensor_numel(t), (unsigned long long)x->n);
             st = EZ_ERR_FORMAT;
             goto out;
         }
@@ -167,6 +199,71 @@ out:
     return st;
 }
 
+/* ---- binding: what the proof is for ------------------------------------------------------------ */
+
+void ez_proof_bind(ez_proof_binding *b, const ez_plan *p, const ez_pcs_commitment *wcom)
+{
+    memset(b, 0, sizeof *b);
+    memcpy(b->digest, p->digest, 32);
+    b->has_weights = wcom != NULL;
+    if (wcom)
+        memcpy(b->wroot, wcom->root, 32);
+}
+
+static void write_binding(ez_writer *w, const ez_proof_binding *b)
+{
+    ez_writer_bytes(w, b->digest, 32);
+    ez_writer_u8(w, b->has_weights);
+    if (b->has_weights)
+        ez_writer_bytes(w, b->wroot, 32);
+}
+
+static bool read_binding(ez_reader *r, ez_proof_binding *b)
+{
+    memset(b, 0, sizeof *b);
+    ez_reader_bytes(r, b->digest, 32);
+    uint8_t present = ez_reader_u8(r);
+    if (r->failed || present > 1)
+        return false;
+    b->has_weights = present;
+    return !present || ez_reader_bytes(r, b->wroot, 32);
+}
+
+static void hex16(char out[17], const uint8_t *v)
+{
+    static const char hx[] = "0123456789abcdef";
+    for (int i = 0; i < 8; i++) {
+        out[2 * i] = hx[v[i] >> 4];
+        out[2 * i + 1] = hx[v[i] & 15];
+    }
+    out[16] = 0;
+}
+
+ez_status ez_proof_binding_check(const ez_proof_binding *b, const ez_plan *p, const ez_pcs_commitment *wcom,
+                                 ez_diag *d)
+{
+    char x[17], y[17];
+    if (memcmp(b->digest, p->digest, 32) != 0) {
+        hex16(x, b->digest);
+        hex16(y, p->digest);
+        ez_diag_set(d, "the proof is for another model: its plan digest is %s, the verifying key's is %s", x, y);
+        return EZ_ERR_REJECT;
+    }
+    if (b->has_weights != (wcom != NULL) || (wcom && memcmp(b->wroot, wcom->root, 32) != 0)) {
+        if (b->has_weights)
+            hex16(x, b->wroot);
+        else
+            snprintf(x, sizeof x, "none");
+        if (wcom)
+            hex16(y, wcom->root);
+        else
+            snprintf(y, sizeof y, "none");
+        ez_diag_set(d, "the proof was made with other weights: weight commitment %s, the verifying key's %s", x, y);
+        return EZ_ERR_REJECT;
+    }
+    return EZ_OK;
+}
+
 /* ---- proof ------------------------------------------------------------------------------------ */
 
 void ez_proof_init(ez_proof *p)
@@ -193,13 +290,19 @@ ez_status ez_proof_encode(ez_writer *w, const ez_proof *p, size_t *stmt_bytes)
     ez_writer_u64(&st, p->stmt.n);
     for (size_t i = 0; i < p->stmt.n; i++)
         write_ints(&st, &p->stmt.t[i]);
+    write_binding(&st, &p->bind);
     ez_sections_write_header(w, EZ_PROOF_MAGIC);
     ez_sections_write(w, EZ_PF_SEC_STATEMENT, &st);
     if (stmt_bytes)
         *stmt_bytes = st.len + 12;
     ez_writer_clear(&st);
-    for (int s = 2; s <= EZ_PF_NSEC; s++)
+    for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         ez_sections_write(w, (uint32_t)s, &p->sec[s]);
+    ez_writer sg;
+    ez_writer_init(&sg);
+    ez_writer_u8(&sg, p->strategy);
+    ez_sections_write(w, EZ_PF_SEC_STRATEGY, &sg);
+    ez_writer_clear(&sg);
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
@@ -210,6 +313,13 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
     ez_status st = ez_sections_read(data, len, EZ_PROOF_MAGIC, "proof", EZ_PF_NSEC, true, sec, d);
     if (st != EZ_OK)
         return st;
+    /* an older minor version is another argument (1.0: no strategy, no binding, another transcript) */
+    unsigned minor = data[6] | (unsigned)data[7] << 8;
+    if (minor != EZ_PROOF_MINOR) {
+        ez_diag_set(d, "proof: format version %d.%u predates this build's %d.%d (prove it again)", EZ_PROOF_MAJOR,
+                    minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+        return EZ_ERR_FORMAT;
+    }
     ez_reader r;
     ez_reader_init(&r, sec[1].data, sec[1].len);
     uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 12);
@@ -228,14 +338,25 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
             return EZ_ERR_FORMAT;
         }
     }
+    if (!read_binding(&r, &p->bind)) {
+        ez_diag_set(d, "proof: malformed binding (plan digest, weight commitment)");
+        ez_proof_clear(p);
+        return EZ_ERR_FORMAT;
+    }
     if (!ez_reader_done(&r)) {
         ez_diag_set(d, "proof: trailing bytes in the statement");
         ez_proof_clear(p);
         return EZ_ERR_FORMAT;
     }
-    for (int s = 2; s <= EZ_PF_NSEC; s++)
+    if (sec[EZ_PF_SEC_STRATEGY].len != 1) {
+        ez_diag_set(d, "proof: the strategy section is not one byte");
+        ez_proof_clear(p);
+        return EZ_ERR_FORMAT;
+    }
+    p->strategy = sec[EZ_PF_SEC_STRATEGY].data[0];
+    for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         ez_writer_bytes(&p->sec[s], sec[s].data, sec[s].len);
-    for (int s = 2; s <= EZ_PF_NSEC; s++)
+    for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         if (p->sec[s].failed) {
             ez_proof_clear(p);
             return EZ_ERR_NOMEM;
@@ -417,7 +538,10 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
     }
     memcpy(pk->digest, sec[1].data, 32);
     if (memcmp(pk->digest, p->digest, 32) != 0) {
-        ez_diag_set(d, "the proving key belongs to another model (digest differs)");
+        char x[17], y[17];
+        hex16(x, pk->digest);
+        hex16(y, p->digest);
+        ez_diag_set(d, "the proving key belongs to another model: its plan digest is %s, the model's is %s", x, y);
         return EZ_ERR_INPUT;
     }
     ez_reader r;

@@ -10,9 +10,13 @@
  * (Unknown tags are skipped only in a vk or pk of a newer minor version; a proof of a
  * newer minor version is refused, since a verifier must not skip argument bytes.)
  *
- *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers)
+ *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers), then the
+ *                   binding (1.1): the plan digest and the weight commitment's root the
+ *                   prover used, so a verifier can say first what the proof is for
  *                 2 advice commitment | 3 lookups | 4 walk | 5 weight opening
  *                 6 advice opening      (2..6: opaque argument bytes, parsed by verify)
+ *                 7 strategy: u8, how the walk reduces contractions (runtime/prove/strategy.h;
+ *                   its value is checked by verify)
  *   vk    "EZVK": 1 plan (the .einc bytes; the digest is re-derived) | 2 weight commitment
  *                 | 3 weight range proof (opaque here; checked by ez_verify)
  *   pk    "EZPK": 1 plan digest | 2 weights (quantized) | 3 PCS prover data */
@@ -31,7 +35,7 @@
 #define EZ_VK_MAGIC "EZVK"
 #define EZ_PK_MAGIC "EZPK"
 #define EZ_PROOF_MAJOR 1
-#define EZ_PROOF_MINOR 0
+#define EZ_PROOF_MINOR 1 /* 1.1: the binding after the statement; section 7, the proving strategy */
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
@@ -40,7 +44,8 @@ enum {
     EZ_PF_SEC_WALK = 4,
     EZ_PF_SEC_OPEN_W = 5,
     EZ_PF_SEC_OPEN_A = 6,
-    EZ_PF_NSEC = 6
+    EZ_PF_SEC_STRATEGY = 7,
+    EZ_PF_NSEC = 7
 };
 
 /* The public statement: for every INPUT and TOKENS tensor, then every output tensor, in
@@ -70,10 +75,30 @@ ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d
 /* The values of tensor `tensor` in s, or NULL. */
 const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor);
 
+/* What a proof says it is for (untrusted when decoded: the transcript binds the real
+ * digest and commitment, so a lying binding only makes the proof fail later). */
+typedef struct {
+    uint8_t digest[32];  /* the plan digest the prover proved */
+    bool has_weights;
+    uint8_t wroot[32];   /* the weight commitment's root (has_weights) */
+} ez_proof_binding;
+
 typedef struct {
     ez_statement stmt;
-    ez_writer sec[EZ_PF_NSEC + 1]; /* sec[1..6]: raw payloads (sec[1] unused: stmt) */
+    ez_proof_binding bind;         /* written after the statement, in section 1 */
+    ez_writer sec[EZ_PF_NSEC + 1]; /* sec[2..6]: raw payloads (sec[1] unused: stmt; sec[7]
+                                      unused: strategy) */
+    uint8_t strategy;              /* section 7 (an ez_strategy; untrusted when decoded) */
 } ez_proof;
+
+/* Fill b from the plan proven and the weight commitment (NULL: no weights). */
+void ez_proof_bind(ez_proof_binding *b, const ez_plan *p, const ez_pcs_commitment *wcom);
+/* Check a proof's binding against the plan being verified and the vk's weight commitment
+ * (NULL: none): EZ_OK, or EZ_ERR_REJECT with a message showing both values ("the proof is
+ * for model digest X, the verifying key is for Y"; "the proof was made with other
+ * weights: commitment X, the vk's Y"). What a verifier checks first. */
+ez_status ez_proof_binding_check(const ez_proof_binding *b, const ez_plan *p, const ez_pcs_commitment *wcom,
+                                 ez_diag *d);
 
 void ez_proof_init(ez_proof *p);
 void ez_proof_clear(ez_proof *p);

@@ -5,16 +5,19 @@
  * layout      a rescale (shift > 0) commits the remainder R in [0, 2^shift) and
  *             range-checks the quotient to its width — BOTH, so the floor division has
  *             one solution (runtime/prove/rangecheck.h ez_rc_rescale);
- * prove       the claim out~(r) = v becomes acc~(r) = 2^shift v + R~(r), then ONE
- *             sumcheck over the batch + contracted variables with an eq factor on the
- *             batch ones, leaving one claim per operand (runtime/prove/contraction.h;
- *             protocol and soundness in docs/protocol-einsum.md). */
+ * prove       by the proof's strategy (runtime/prove/strategies.h): by default the claim
+ *             out~(r) = v becomes acc~(r) = 2^shift v + R~(r), then ONE sumcheck over the
+ *             batch + contracted variables with an eq factor on the batch ones, leaving
+ *             one claim per operand (runtime/prove/contraction.h; protocol and soundness
+ *             in docs/protocol-einsum.md); deepprove and per-head restructure the
+ *             contractions with head axes (docs/comparison.md). */
 #include "config.h"
 
 #include "runtime/exec/contract.h"
 #include "runtime/ops/op.h"
 #include "runtime/prove/contraction.h"
 #include "runtime/prove/rangecheck.h"
+#include "runtime/prove/strategies.h"
 
 static ez_status einsum_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -34,39 +37,20 @@ static ez_status einsum_layout(ez_advice_layout *L, const ez_plan *p, size_t op,
     return o->shift > 0 ? ez_rc_rescale(L, p, op, o->shift, d) : EZ_OK;
 }
 
-/* One function for both sides: the kernel prover or verifier, then the operand claims
- * (lifted from layer slices) and the remainder's claim on its limbs. */
+/* One function for both sides: the proof's strategy reduces the claim (one file each,
+ * runtime/prove/strategies.h). */
 static ez_status einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
-    const ez_plan_op *o = &c->plan->ops[op];
-    ez_claim inc[2] = {{0}}, remc = {0};
-    ez_opview v;
-    ez_status st = ez_opview_init(&v, c->plan, op, c->prover ? c->tr : NULL);
-    if (st != EZ_OK)
-        return st;
-    if (c->prover) {
-        const int64_t *rem = NULL;
-        if (o->shift > 0 && (rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL)) == NULL) {
-            ez_diag_set(c->d, "op '%s': the trace has no remainder", o->label);
-            st = EZ_ERR_INVALID;
-            goto out;
-        }
-        st = ez_einsum_prove(c->t, &v.op, v.tensors, v.data, rem, out, c->w, inc, o->shift > 0 ? &remc : NULL);
-    } else {
-        st = ez_einsum_verify(c->t, &v.op, v.tensors, out, c->r, inc, o->shift > 0 ? &remc : NULL);
-        if (st == EZ_ERR_REJECT)
-            ez_diag_set(c->d, "the contraction sumcheck failed");
+    switch (c->strategy) {
+    case EZ_STRATEGY_EINSUM:
+        return ez_strategy_einsum_reduce(c, op, out);
+    case EZ_STRATEGY_DEEPPROVE:
+        return ez_strategy_deepprove_reduce(c, op, out);
+    case EZ_STRATEGY_PER_HEAD:
+        return ez_strategy_perhead_reduce(c, op, out);
+    default:
+        return EZ_ERR_INVALID;
     }
-    for (unsigned k = 0; k < o->nin && st == EZ_OK; k++)
-        st = ez_opview_claim(c, &v, op, k, &inc[k]);
-    if (st == EZ_OK && o->shift > 0)
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &remc);
-out:
-    ez_claim_clear(&inc[0]);
-    ez_claim_clear(&inc[1]);
-    ez_claim_clear(&remc);
-    ez_opview_clear(&v);
-    return st;
 }
 
 static uint64_t einsum_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)

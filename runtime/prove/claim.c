@@ -13,6 +13,7 @@
 #include "compiler/plan.h"
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
+#include "lib/sumcheck_box.h"
 
 /* Layout loops below this many entries run on one thread. */
 #define EZ_CLAIM_PAR_MIN 65536
@@ -211,8 +212,66 @@ static void merge_desc(ez_sumcheck_desc *d, unsigned nv)
     ez_sumcheck_desc_init(d, nv, 2);
 }
 
+uint64_t ez_claim_merge_work(const uint64_t *dims, unsigned rank, size_t n, bool padded)
+{
+    ez_sumcheck_box box;
+    uint64_t numel = 1;
+    box.nblocks = rank;
+    for (unsigned a = 0; a < rank; a++) {
+        box.bits[a] = ez_log2_ceil(dims[a]);
+        box.ext[a] = dims[a];
+        numel *= padded ? UINT64_C(1) << box.bits[a] : dims[a];
+    }
+    uint64_t sc = rank ? ez_sumcheck_box_touched(&box, padded) : 1;
+    return (uint64_t)n * numel + sc;
+}
+
+/* W[x] += lambda * eq(r, x) for every REAL index x of the tensor (row-major, compact):
+ * per-axis eq tables, a prefix product per row, one multiply per entry. */
+static ez_status add_eq_compact(ez_fe2 *w, const uint64_t *dims, unsigned rank, const ez_fe2 *r, ez_fe2 lambda)
+{
+    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], total = 0;
+    size_t tabsz = 0;
+    for (unsigned a = 0; a < rank; a++) {
+        nv[a] = ez_log2_ceil(dims[a]);
+        off[a] = total;
+        total += nv[a];
+        tabsz += (size_t)1 << nv[a];
+    }
+    ez_fe2 *tab = ez_alloc_aligned(tabsz ? tabsz : 1, sizeof *tab), *ta[EZ_MAX_RANK];
+    if (!tab)
+        return EZ_ERR_NOMEM;
+    for (unsigned a = 0, o = 0; a < rank; a++) {
+        ta[a] = tab + o;
+        ez_eq_table(ta[a], r + off[a], nv[a]);
+        o += 1u << nv[a];
+    }
+    const uint64_t inner = dims[rank - 1], rows = layout_rows(dims, rank);
+#pragma omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)
+    for (uint64_t row = 0; row < rows; row++) {
+        ez_fe2 pre = lambda;
+        uint64_t rest = row;
+        for (unsigned a = rank - 1; a-- > 0;) {
+            pre = ez_fe2_mul(pre, ta[a][rest % dims[a]]);
+            rest /= dims[a];
+        }
+        ez_fe2 *dst = w + row * inner;
+        for (uint64_t j = 0; j < inner; j++)
+            dst[j] = ez_fe2_add(dst[j], ez_fe2_mul(pre, ta[rank - 1][j]));
+    }
+    free(tab);
+    return EZ_OK;
+}
+
 ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
                                const ez_claim *claims, size_t n, ez_writer *proof, ez_claim *out)
+{
+    return ez_claim_merge_prove_ex(t, data, dims, rank, claims, n, false, proof, out, NULL);
+}
+
+ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
+                                  const ez_claim *claims, size_t n, bool dense, ez_writer *proof, ez_claim *out,
+                                  uint64_t *touched)
 {
     ez_status st = EZ_OK;
     ez_fe2 *lambda = NULL, *w = NULL, *eq = NULL;
@@ -233,40 +292,82 @@ ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint
     if (n == 1)
         return ez_claim_copy(out, &claims[0]);
 
-    const size_t size = (size_t)1 << nv;
+    /* The tables: dense (2^nv, zero padded) or compact (the real entries, row-major) —
+     * the same sums, so the same proof (lib/sumcheck_box.h). */
+    ez_sumcheck_box box;
+    uint64_t numel = 1;
+    box.nblocks = rank;
+    for (unsigned a = 0; a < rank; a++) {
+        box.bits[a] = ez_log2_ceil(dims[a]);
+        box.ext[a] = dims[a];
+        numel *= dims[a];
+    }
+    const bool compact = !dense && rank > 0 && numel < (UINT64_C(1) << nv);
+    const size_t size = compact ? (size_t)numel : (size_t)1 << nv;
     lambda = ez_alloc_array(n, sizeof *lambda);
     tab = ez_alloc_array(size, sizeof *tab); /* zero: the padding */
     w = ez_alloc_array(size, sizeof *w);
-    eq = ez_alloc_aligned(size, sizeof *eq);
-    if (!lambda || !tab || !w || !eq) {
+    eq = compact ? NULL : ez_alloc_aligned(size, sizeof *eq);
+    if (!lambda || !tab || !w || (!compact && !eq)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     ez_fe2 sum = merge_start(t, claims, n, lambda);
 
-    /* T padded per axis: axis a's stride is 2^(variables of the later axes). */
+    /* T padded per axis (axis a's stride is 2^(variables of the later axes)), or compact */
     uint64_t stride[EZ_MAX_RANK];
     unsigned low = 0;
+    uint64_t cs = 1;
     for (unsigned a = rank; a-- > 0;) {
-        stride[a] = UINT64_C(1) << low;
+        stride[a] = compact ? cs : UINT64_C(1) << low;
         low += ez_log2_ceil(dims[a]);
+        cs *= dims[a];
     }
     ez_claim_layout_i64(tab, data, dims, rank, stride);
 
     /* W = sum_i lambda_i eq(r_i, .) */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && st == EZ_OK; i++) {
+        if (compact) {
+            st = add_eq_compact(w, dims, rank, claims[i].point, lambda[i]);
+            continue;
+        }
         ez_eq_table(eq, claims[i].point, nv);
         ez_fe2 l = lambda[i];
 #pragma omp parallel for schedule(static) if (size >= EZ_CLAIM_PAR_MIN)
         for (size_t x = 0; x < size; x++)
             w[x] = ez_fe2_add(w[x], ez_fe2_mul(l, eq[x]));
     }
+    if (st != EZ_OK)
+        goto out;
+    if (!compact && numel < size) { /* W is zero on the padding, like T */
+#pragma omp parallel for schedule(static) if (size >= EZ_CLAIM_PAR_MIN)
+        for (size_t x = 0; x < size; x++) {
+            unsigned sh = 0;
+            bool real = true;
+            for (unsigned a = rank; a-- > 0;) {
+                unsigned b = ez_log2_ceil(dims[a]);
+                real = real && ((x >> sh) & ((UINT64_C(1) << b) - 1)) < dims[a];
+                sh += b;
+            }
+            if (!real)
+                w[x] = ez_fe2_zero();
+        }
+    }
+    if (touched)
+        *touched += (uint64_t)n * size;
 
     ez_sumcheck_desc d;
     merge_desc(&d, nv);
     ez_sumcheck_factor f[2] = {{NULL, w}, {tab, NULL}};
     ez_fe2 pt[EZ_SC_MAX_VARS], ev[2];
-    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, f, sum, &sp, pt, ev)) != EZ_OK)
+    if (compact) {
+        st = ez_sumcheck_prove_box(t, &d, NULL, NULL, &box, f, sum, &sp, pt, ev, touched);
+    } else {
+        st = ez_sumcheck_prove(t, &d, NULL, NULL, f, sum, &sp, pt, ev);
+        if (touched)
+            *touched += nv ? (UINT64_C(2) << nv) - 2 : 1;
+    }
+    if (st != EZ_OK)
         goto out;
     ez_sumcheck_proof_write(proof, &sp);
     if (proof->failed) {
@@ -283,9 +384,36 @@ out:
     return st;
 }
 
-ez_status ez_claim_merge_verify(ez_transcript *t, unsigned nvars, const ez_claim *claims, size_t n,
-                                ez_reader *proof, ez_claim *out)
+/* sum_{x < len} eq(r, x) eq(p, x) over n variables, in O(n): as ez_mle_prefix, with the
+ * per-bit weights w(1) = r p, w(0) = (1 - r)(1 - p) and the free lower bits summing to
+ * prod (w(0) + w(1)) instead of 1. */
+static ez_fe2 prefix_dot(const ez_fe2 *r, const ez_fe2 *p, unsigned n, uint64_t len)
 {
+    ez_fe2 w0[64], w1[64], suf[65];
+    suf[n] = ez_fe2_one();
+    for (unsigned j = n; j-- > 0;) {
+        w1[j] = ez_fe2_mul(r[j], p[j]);
+        w0[j] = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), r[j]), ez_fe2_sub(ez_fe2_one(), p[j]));
+        suf[j] = ez_fe2_mul(suf[j + 1], ez_fe2_add(w0[j], w1[j]));
+    }
+    if (len >> n)
+        return suf[0];
+    ez_fe2 acc = ez_fe2_zero(), pre = ez_fe2_one();
+    for (unsigned j = 0; j < n; j++) {
+        if ((len >> (n - 1 - j)) & 1) {
+            acc = ez_fe2_add(acc, ez_fe2_mul(pre, ez_fe2_mul(w0[j], suf[j + 1])));
+            pre = ez_fe2_mul(pre, w1[j]);
+        } else {
+            pre = ez_fe2_mul(pre, w0[j]);
+        }
+    }
+    return acc;
+}
+
+ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned rank, const ez_claim *claims,
+                                size_t n, ez_reader *proof, ez_claim *out)
+{
+    const unsigned nvars = ez_claim_tensor_nvars(dims, rank);
     ez_status st = EZ_OK;
     ez_fe2 *lambda = NULL;
     ez_sumcheck_proof sp;
@@ -314,8 +442,17 @@ ez_status ez_claim_merge_verify(ez_transcript *t, unsigned nvars, const ez_claim
     /* The W evaluation is a prover message like any other: recompute it (public: the
      * lambdas and the claim points) and reject a mismatch. */
     ez_fe2 wp = ez_fe2_zero();
-    for (size_t i = 0; i < n; i++)
-        wp = ez_fe2_add(wp, ez_fe2_mul(lambda[i], ez_eq_eval(claims[i].point, pt, nvars)));
+    for (size_t i = 0; i < n; i++) {
+        /* W = sum_i lambda_i eq(r_i, .) on the real entries, 0 on the padding: per axis
+         * sum_{x < d_a} eq(r_i,a, x) eq(p_a, x) */
+        ez_fe2 e = ez_fe2_one();
+        for (unsigned a = 0, off = 0; a < rank; a++) {
+            unsigned b = ez_log2_ceil(dims[a]);
+            e = ez_fe2_mul(e, prefix_dot(claims[i].point + off, pt + off, b, dims[a]));
+            off += b;
+        }
+        wp = ez_fe2_add(wp, ez_fe2_mul(lambda[i], e));
+    }
     if (!ez_fe2_eq(wp, ev[0])) {
         st = EZ_ERR_REJECT;
         goto out;

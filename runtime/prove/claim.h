@@ -15,6 +15,7 @@
 #ifndef EZ_RUNTIME_CLAIM_H
 #define EZ_RUNTIME_CLAIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,10 +69,13 @@ ez_status ez_claim_list_add_owned(ez_claim_list *l, ez_claim *c);
 
 /* ---- fan-out merge --------------------------------------------------------------------
  * Given claims T~(r_i) = v_i, i < n, the verifier draws lambda_0..lambda_{n-1} and
- *     sum_i lambda_i v_i = sum_{x in {0,1}^nv} W(x) T(x),   W = sum_i lambda_i eq(r_i, .)
- * is proven by one sumcheck (factors W ext, T base; degree 2, no eq factor). The
- * verifier evaluates W at the sumcheck point itself (O(n nv)) and keeps the single
- * claim T~(p) = the sumcheck's T evaluation. n == 1 is a no-op (copy, no bytes, no
+ *     sum_i lambda_i v_i = sum_{x in {0,1}^nv} W(x) T(x),
+ *     W(x) = sum_i lambda_i eq(r_i, x) on the tensor's real entries, 0 on its padding
+ * is proven by one sumcheck (factors W ext, T base; degree 2, no eq factor). T is zero on
+ * the padding, so W's padding changes no sum; keeping it zero lets the prover skip the
+ * padding altogether (both tables zero there, lib/sumcheck_box.h). The verifier evaluates
+ * W at the sumcheck point itself (per axis a prefix sum of eq(r_i) eq(p), O(n nv)) and
+ * keeps the single claim T~(p) = the sumcheck's T evaluation. n == 1 is a no-op (copy, no bytes, no
  * transcript use). Both sides must call with the same n, nvars and claims.
  * Transcript: u64 n, every claim, n challenges, then the sumcheck's own records.
  * Proof bytes: the sumcheck proof (nv rounds of 2 values, then W(p) and T(p)). */
@@ -83,21 +87,34 @@ ez_status ez_claim_list_add_owned(ez_claim_list *l, ez_claim *c);
  *      data: a false claim makes a proof the verifier rejects).
  * Out: proof — the bytes appended; out — the merged claim (must not own a point;
  *      caller clears; zeroed on failure).
- * Cost: O(n 2^nv) extension multiplies for W plus the sumcheck over 2^nv entries;
- *      memory 24 * 2^nv bytes (W and the padded T) plus sumcheck scratch. OpenMP.
+ * Cost: O(n numel) extension multiplies for W plus the sumcheck over the real entries
+ *      (the padding skipped, ez_claim_merge_prove_ex); memory 24 numel bytes plus the
+ *      sumcheck's scratch. OpenMP.
  * Returns EZ_OK, EZ_ERR_INVALID (n == 0, nvars mismatch, bad dims) or EZ_ERR_NOMEM. */
 ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
                                const ez_claim *claims, size_t n, ez_writer *proof, ez_claim *out);
 
-/* Verifier: the same statement with the tensor known only by its variable count.
- * In:  t; nvars; claims[0..n-1] (each nvars variables, n >= 1); proof — untrusted bytes,
+/* ez_claim_merge_prove over compact tables by default: W and T hold the tensor's real
+ * entries and the sumcheck skips the padding (lib/sumcheck_box.h; the same proof).
+ * dense: over the zero-padded 2^nv tables (the padded strategies). touched (may be NULL)
+ * += the entries built and read: n per table entry for W, then the sumcheck's reads. */
+ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
+                                  const ez_claim *claims, size_t n, bool dense, ez_writer *proof, ez_claim *out,
+                                  uint64_t *touched);
+
+/* What ez_claim_merge_prove_ex adds to touched, from the shape alone (padded: dense). */
+uint64_t ez_claim_merge_work(const uint64_t *dims, unsigned rank, size_t n, bool padded);
+
+/* Verifier: the same statement with the tensor known only by its shape.
+ * In:  t; dims[0..rank) the tensor's real extents; claims[0..n-1] (each with the tensor's
+ *      variable count, n >= 1); proof — untrusted bytes,
  *      the reader is left after this merge's part.
  * Out: out — the merged claim (must not own a point; zeroed unless EZ_OK).
  * Cost: O(n nv + nv) extension operations plus transcript hashing; no data access.
  * Returns EZ_OK, EZ_ERR_REJECT (bad round, W(p) wrong, truncated or non-canonical
  *      bytes), EZ_ERR_INVALID (n == 0 or a claim's nvars differs) or EZ_ERR_NOMEM. */
-ez_status ez_claim_merge_verify(ez_transcript *t, unsigned nvars, const ez_claim *claims, size_t n,
-                                ez_reader *proof, ez_claim *out);
+ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned rank, const ez_claim *claims,
+                                size_t n, ez_reader *proof, ez_claim *out);
 
 /* ---- layout helpers shared by the provers -------------------------------------------
  * Copy a row-major tensor with real extents dims[0..rank-1] into a table with arbitrary

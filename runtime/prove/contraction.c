@@ -1,5 +1,5 @@
-/* prove_einsum — see prove_einsum.h; protocol and soundness in docs/protocol-einsum.md.
- * Steps are numbered as there (and as in notes/prove_einsum.md):
+/* contraction — see contraction.h; protocol and soundness in docs/protocol-einsum.md.
+ * Steps are numbered as there:
  *   1. rescale: acc~(r) = 2^shift v + R~(r), rho = R~(r) sent by the prover;
  *   2. index classes; 3. broadcast factor beta (closed form, divided out);
  *   4. free / summed axes folded into the operands (A'', B'');
@@ -14,6 +14,7 @@
 
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
+#include "lib/sumcheck_box.h"
 
 /* The plan's limit on tensor sizes (compiler/schedule.h: numel <= 2^40); it keeps every
  * per-index variable count <= 40. */
@@ -86,19 +87,26 @@ static ez_status shape_build(const ez_plan_op *op, const ez_plan_tensor *tensors
         return EZ_ERR_INVALID;
     s->out_rank = to->rank;
 
-    /* 2. classes (DESIGN §3 table) */
+    /* 2. classes: the plan's EqSchedule (decided once by compiler/schedule.c and checked
+     * against the equation whenever a plan is read, ez_plan_validate); here only that
+     * each class fits the operands the index appears in, so a bad plan cannot index out
+     * of bounds */
     for (unsigned i = 0; i < op->nidx; i++) {
         bool a = in_k[0][i], b = in_k[1][i], c = in_o[i];
-        if (a && b)
-            s->cls[i] = c ? EZ_IDX_BATCH : EZ_IDX_CONTRACTED;
-        else if (a)
-            s->cls[i] = c ? EZ_IDX_FREE_A : EZ_IDX_SUMMED_A;
-        else if (b)
-            s->cls[i] = c ? EZ_IDX_FREE_B : EZ_IDX_SUMMED_B;
-        else if (c)
-            s->cls[i] = EZ_IDX_BROADCAST;
-        else
-            return EZ_ERR_INVALID; /* an index no tensor names */
+        s->cls[i] = op->sched.cls[i];
+        bool fits;
+        switch (s->cls[i]) {
+        case EZ_IDX_BATCH: fits = a && b && c; break;
+        case EZ_IDX_CONTRACTED: fits = a && b && !c; break;
+        case EZ_IDX_FREE_A: fits = a && !b && c; break;
+        case EZ_IDX_FREE_B: fits = !a && b && c; break;
+        case EZ_IDX_SUMMED_A: fits = a && !b && !c; break;
+        case EZ_IDX_SUMMED_B: fits = !a && b && !c; break;
+        case EZ_IDX_BROADCAST: fits = !a && !b && c; break;
+        default: fits = false;
+        }
+        if (!fits)
+            return EZ_ERR_INVALID;
         if (op->idx_size[i] == 0 || op->idx_size[i] > EZ_EINSUM_MAX_EXTENT)
             return EZ_ERR_INVALID;
         s->nv[i] = ez_log2_ceil(op->idx_size[i]);
@@ -262,35 +270,76 @@ static ez_status mle_i64(const int64_t *data, const size_t *dims, unsigned rank,
     return EZ_OK;
 }
 
-/* Step 4: operand k as a sumcheck factor over the bind layout (2^nvars entries, zero
- * padded): A''(b, c) = sum_{free f} eq(r_f, f) sum_{summed s} 2^{-nv_s} A(b, c, f, s),
- * i.e. the free axes folded at r's blocks and the summed axes at (1/2, ..). Without any
- * axis to fold the factor stays in the base field. Allocates *base or *ext (caller
- * frees). */
+/* The box of the sumcheck tables: one block per bind-order index, its variables and real
+ * extent (lib/sumcheck_box.h). */
+static void sc_box(const ez_plan_op *op, const es_shape *s, ez_sumcheck_box *box)
+{
+    box->nblocks = s->nbind;
+    for (unsigned j = 0; j < s->nbind; j++) {
+        box->bits[j] = s->nv[s->bind[j]];
+        box->ext[j] = op->idx_size[s->bind[j]];
+    }
+}
+
+/* Operand k's entries as field elements, over its real extents (dims) or, dense, zero
+ * padded to a power of two per axis (pdims). Returns the allocation (caller frees). */
+static ez_fe *operand_fe(const es_shape *s, unsigned k, const int64_t *data, bool dense, size_t *dims, size_t *numel)
+{
+    uint64_t d64[EZ_MAX_RANK], stride[EZ_MAX_RANK];
+    size_t n = 1;
+    for (unsigned a = s->rank[k]; a-- > 0;) {
+        d64[a] = s->dims[k][a];
+        dims[a] = dense ? (size_t)1 << ez_log2_ceil(s->dims[k][a]) : s->dims[k][a];
+        stride[a] = n;
+        n *= dims[a];
+    }
+    ez_fe *f = dense ? ez_alloc_array(n ? n : 1, sizeof *f) : ez_alloc_aligned(n ? n : 1, sizeof *f);
+    if (f)
+        ez_claim_layout_i64(f, data, d64, s->rank[k], stride);
+    *numel = n;
+    return f;
+}
+
+/* Step 4: operand k as a sumcheck factor over the bind layout,
+ * A''(b, c) = sum_{free f} eq(r_f, f) sum_{summed s} 2^{-nv_s} A(b, c, f, s), i.e. the
+ * free axes folded at r's blocks and the summed axes at (1/2, ..). COMPACT (the einsum
+ * strategy): the table is row-major over the REAL extents of the bind indices and the
+ * folds read real entries only; dense: 2^nvars entries, zero padded, folded from the
+ * operand padded per axis (how a prover that pads its tensors works). Without any axis
+ * to fold the factor stays in the base field. Allocates *base or *ext (caller frees);
+ * adds the operand entries read to *reads. */
 static ez_status build_factor(const ez_plan_op *op, const es_shape *s, unsigned k, const int64_t *data,
-                              const ez_claim *out, ez_fe **base, ez_fe2 **ext)
+                              const ez_claim *out, bool dense, ez_fe **base, ez_fe2 **ext, uint64_t *reads)
 {
     ez_status st = EZ_OK;
     ez_fe *conv = NULL;
     ez_fe2 *folded = NULL;
     const unsigned rank = s->rank[k];
-    const size_t size = (size_t)1 << s->nvars;
     ez_fe2 halves[40];
     for (unsigned b = 0; b < 40; b++)
         halves[b] = ez_fe2_from_fe(EZ_HALF);
 
-    /* Per axis: its fold point (NULL = kept) and its stride in the bind layout. */
+    /* The table: per bind index its extent in the layout (real, or 2^nv dense), strides
+     * row-major in bind order. */
+    uint64_t bstride[EZ_MAX_IDX];
+    size_t size = 1;
+    for (unsigned j = s->nbind; j-- > 0;) {
+        unsigned i = s->bind[j];
+        bstride[i] = size;
+        size *= dense ? (size_t)1 << s->nv[i] : (size_t)op->idx_size[i];
+    }
+
+    /* Per axis: its fold point (NULL = kept) and its stride in the table. */
     const ez_fe2 *points[EZ_MAX_RANK];
     uint64_t stride[EZ_MAX_RANK], kdims[EZ_MAX_RANK], kstride[EZ_MAX_RANK];
     unsigned nkept = 0;
     bool fold = false;
-    size_t numel = 1, kept_numel = 1;
+    size_t kept_numel = 1;
     for (unsigned a = 0; a < rank; a++) {
         unsigned i = op->in_axes[k][a];
-        numel *= s->dims[k][a];
         if (is_sc(s->cls[i])) {
             points[a] = NULL;
-            stride[a] = UINT64_C(1) << (s->nvars - s->sc_off[i] - s->nv[i]);
+            stride[a] = bstride[i];
             kdims[nkept] = s->dims[k][a];
             kstride[nkept++] = stride[a];
             kept_numel *= s->dims[k][a];
@@ -310,33 +359,39 @@ static ez_status build_factor(const ez_plan_op *op, const es_shape *s, unsigned 
         for (unsigned a = 0; a < rank; a++)
             d64[a] = s->dims[k][a];
         ez_claim_layout_i64(*base, data, d64, rank, stride);
+        *reads += dense ? size : kept_numel;
         return EZ_OK;
     }
 
-    conv = ez_alloc_aligned(numel, sizeof *conv);
-    if (!conv) {
+    size_t cdims[EZ_MAX_RANK], cnumel;
+    if ((conv = operand_fe(s, k, data, dense, cdims, &cnumel)) == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-#pragma omp parallel for schedule(static) if (numel >= 65536)
-    for (size_t x = 0; x < numel; x++)
-        conv[x] = ez_fe_from_i64(data[x]);
-    /* If the kept axes are already the dense bind layout (powers of two, in bind
-     * order), fold straight into the factor. */
-    bool dense = kept_numel == size;
-    for (unsigned j = 0; dense && j < nkept; j++) {
+    *reads += cnumel;
+    /* dense: the kept axes of the padded operand are 2^nv long */
+    if (dense)
+        for (unsigned j = 0; j < nkept; j++)
+            kdims[j] = (uint64_t)1 << ez_log2_ceil(kdims[j]);
+    kept_numel = 1;
+    for (unsigned j = 0; j < nkept; j++)
+        kept_numel *= kdims[j];
+    /* If the kept axes are already the table's layout (in bind order), fold straight
+     * into the factor. */
+    bool direct = kept_numel == size;
+    for (unsigned j = 0; direct && j < nkept; j++) {
         uint64_t natural = 1;
         for (unsigned l = j + 1; l < nkept; l++)
             natural *= kdims[l];
-        dense = kstride[j] == natural;
+        direct = kstride[j] == natural;
     }
     *ext = ez_alloc_array(size, sizeof **ext);
     if (!*ext) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    if (dense) {
-        st = ez_mle_fold_fe(*ext, conv, s->dims[k], rank, points);
+    if (direct) {
+        st = ez_mle_fold_fe(*ext, conv, cdims, rank, points);
         goto out;
     }
     folded = ez_alloc_aligned(kept_numel, sizeof *folded);
@@ -344,7 +399,7 @@ static ez_status build_factor(const ez_plan_op *op, const es_shape *s, unsigned 
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    if ((st = ez_mle_fold_fe(folded, conv, s->dims[k], rank, points)) != EZ_OK)
+    if ((st = ez_mle_fold_fe(folded, conv, cdims, rank, points)) != EZ_OK)
         goto out;
     ez_claim_layout_fe2(*ext, folded, kdims, nkept, kstride);
 out:
@@ -357,11 +412,20 @@ ez_status ez_einsum_prove(ez_transcript *t, const ez_plan_op *op, const ez_plan_
                           const int64_t *const *operand_data, const int64_t *rem, const ez_claim *out_claim,
                           ez_writer *proof, ez_claim *in_claims, ez_claim *rem_claim)
 {
+    return ez_einsum_prove_ex(t, op, tensors, operand_data, rem, out_claim, NULL, proof, in_claims, rem_claim);
+}
+
+ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_plan_tensor *tensors,
+                             const int64_t *const *operand_data, const int64_t *rem, const ez_claim *out_claim,
+                             const ez_einsum_opts *opts, ez_writer *proof, ez_claim *in_claims, ez_claim *rem_claim)
+{
     ez_status st;
     es_shape s;
     ez_fe *base[2] = {NULL, NULL};
     ez_fe2 *ext[2] = {NULL, NULL};
     ez_sumcheck_proof sp;
+    const bool dense = opts && opts->dense;
+    ez_work *work = opts ? opts->work : NULL;
     memset(&sp, 0, sizeof sp);
     zero_outputs(op, in_claims, rem_claim);
     if (!t || !proof || !operand_data || (st = shape_build(op, tensors, &s)) != EZ_OK)
@@ -398,16 +462,27 @@ ez_status ez_einsum_prove(ez_transcript *t, const ez_plan_op *op, const ez_plan_
     }
 
     /* 4.-5. */
+    uint64_t reads = 0;
     for (unsigned k = 0; k < 2; k++)
-        if ((st = build_factor(op, &s, k, operand_data[k], out_claim, &base[k], &ext[k])) != EZ_OK)
+        if ((st = build_factor(op, &s, k, operand_data[k], out_claim, dense, &base[k], &ext[k], &reads)) != EZ_OK)
             goto out;
     ez_sumcheck_desc d;
     sc_desc(&s, &d);
+    ez_sumcheck_box box;
+    sc_box(op, &s, &box);
     ez_fe2 ep[EZ_SC_MAX_VARS], pt[EZ_SC_MAX_VARS], ev[2];
     eq_point(&s, out_claim, ep);
     ez_sumcheck_factor f[2] = {{base[0], ext[0]}, {base[1], ext[1]}};
-    if ((st = ez_sumcheck_prove(t, &d, &coef, s.eq_mask ? ep : NULL, f, claim, &sp, pt, ev)) != EZ_OK)
+    if (dense || ez_sumcheck_box_size(&box) == (UINT64_C(1) << s.nvars)) {
+        /* no padding (or a padding prover): the dense kernels */
+        st = ez_sumcheck_prove(t, &d, &coef, s.eq_mask ? ep : NULL, f, claim, &sp, pt, ev);
+        reads += ez_sumcheck_box_touched(&box, true);
+    } else {
+        st = ez_sumcheck_prove_box(t, &d, &coef, s.eq_mask ? ep : NULL, &box, f, claim, &sp, pt, ev, &reads);
+    }
+    if (st != EZ_OK)
         goto out;
+    ez_work_add(work, 1, reads, ez_einsum_real_work(op, tensors));
     ez_sumcheck_proof_write(proof, &sp);
     /* 6. */
     for (unsigned k = 0; k < 2 && st == EZ_OK; k++)
@@ -491,4 +566,41 @@ size_t ez_einsum_proof_size(const ez_plan_op *op, const ez_plan_tensor *tensors,
         n += 16 * ((size_t)s.nvars * ez_sumcheck_degree(&d) + 2);
     }
     return n;
+}
+
+uint64_t ez_einsum_real_work(const ez_plan_op *op, const ez_plan_tensor *tensors)
+{
+    es_shape s;
+    if (shape_build(op, tensors, &s) != EZ_OK || s.nin != 2)
+        return 0;
+    uint64_t real = 0;
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t n = 1;
+        for (unsigned a = 0; a < s.rank[k]; a++)
+            n *= s.dims[k][a];
+        real += n;
+    }
+    ez_sumcheck_box box;
+    sc_box(op, &s, &box);
+    return real + ez_sumcheck_box_touched(&box, false);
+}
+
+ez_work ez_einsum_work(const ez_plan_op *op, const ez_plan_tensor *tensors, bool dense)
+{
+    ez_work w = {0};
+    es_shape s;
+    if (shape_build(op, tensors, &s) != EZ_OK || s.nin != 2)
+        return w;
+    for (unsigned k = 0; k < 2; k++) {
+        uint64_t n = 1;
+        for (unsigned a = 0; a < s.rank[k]; a++)
+            n *= dense ? UINT64_C(1) << ez_log2_ceil(s.dims[k][a]) : s.dims[k][a];
+        w.touched += n;
+    }
+    ez_sumcheck_box box;
+    sc_box(op, &s, &box);
+    w.sumchecks = 1;
+    w.touched += ez_sumcheck_box_touched(&box, dense);
+    w.real = ez_einsum_real_work(op, tensors);
+    return w;
 }

@@ -32,6 +32,7 @@
 #include "lib/transcript.h"
 #include "lib/util.h"
 #include "runtime/prove/claim.h"
+#include "runtime/prove/strategy.h"
 
 /* Prover.
  * In:  t — transcript (advanced identically to ez_einsum_verify); op — an EZ_OP_EINSUM
@@ -47,17 +48,39 @@
  * Out: proof — bytes appended; in_claims[0..nin-1] — one claim per operand (must not own
  *      points; caller clears them); rem_claim — R~(r) = rho when shift > 0 (may be NULL
  *      iff shift == 0; not touched when shift == 0). All outputs are zeroed on failure.
- * Cost: folding the free and summed axes costs about one extension multiply per operand
- *      entry; the sumcheck runs over 2^nvars entries (nvars = padded batch + contracted
- *      variables) — padded dense tables, so extents that are not powers of two cost up
- *      to 2x per axis there. Scratch: the folded operands (16 B per entry of the padded
- *      sumcheck tables, one 8 B copy of a folded operand) plus the sumcheck's own.
+ * Cost: folding the free and summed axes costs about one extension multiply per REAL
+ *      operand entry; the sumcheck tables hold the real extents of the batch and
+ *      contracted indices only (compact) and every round reads only entries that can be
+ *      non-zero (lib/sumcheck_box.h) — padding costs nothing, and the proof is the one
+ *      the zero-padded tables give. Scratch: the folded operands (16 B per real table
+ *      entry, one 8 B copy of a folded operand) plus the sumcheck's own.
  * Returns EZ_OK, EZ_ERR_INVALID (bad op or arguments), EZ_ERR_NOMEM, or EZ_ERR_REJECT
  *      when a broadcast factor vanishes at r (probability <= nv/2^127; the verifier
  *      would reject too). */
 ez_status ez_einsum_prove(ez_transcript *t, const ez_plan_op *op, const ez_plan_tensor *tensors,
                           const int64_t *const *operand_data, const int64_t *rem, const ez_claim *out_claim,
                           ez_writer *proof, ez_claim *in_claims, ez_claim *rem_claim);
+
+/* Options of ez_einsum_prove_ex. */
+typedef struct {
+    bool dense;     /* fold the operands padded to powers of two per axis and run the
+                       sumcheck over the zero-padded tables (the way provers that pad their
+                       tensors work: the deepprove and per-head strategies); same proof */
+    ez_work *work;  /* += one sumcheck, the entries read and the real entries (may be NULL) */
+} ez_einsum_opts;
+
+/* ez_einsum_prove with options (opts may be NULL: compact, not counted). */
+ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_plan_tensor *tensors,
+                             const int64_t *const *operand_data, const int64_t *rem, const ez_claim *out_claim,
+                             const ez_einsum_opts *opts, ez_writer *proof, ez_claim *in_claims, ez_claim *rem_claim);
+
+/* The real work of the op's reduction (ez_work.real, runtime/prove/strategy.h): its
+ * operands' real entries plus the non-zero support of its sumcheck tables over the
+ * rounds — what the compact prover reads. 0 for a one-operand op or an invalid one. */
+uint64_t ez_einsum_real_work(const ez_plan_op *op, const ez_plan_tensor *tensors);
+
+/* The work ez_einsum_prove_ex adds for the op (dense or compact), from the op alone. */
+ez_work ez_einsum_work(const ez_plan_op *op, const ez_plan_tensor *tensors, bool dense);
 
 /* Verifier: uses the op, the tensor shapes, the claim and the proof bytes only.
  * In:  t, op, tensors, out_claim as for the prover; proof — untrusted bytes (the reader

@@ -15,6 +15,8 @@ ez_status ez_pctx_msg(ez_pctx *c, const char *label, ez_fe2 *v, size_t n)
     if (n == 0)
         return EZ_OK;
     if (c->prover) {
+        if (c->msg_hook)
+            c->msg_hook(c->msg_hook_ctx, label, v, n);
         for (size_t i = 0; i < n; i++) {
             uint8_t b[16];
             ez_fe2_encode(b, v[i]);
@@ -194,11 +196,13 @@ ez_status ez_opview_claim(ez_pctx *c, const ez_opview *v, size_t i, unsigned k, 
 }
 
 void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom,
-                               const ez_statement *s)
+                               const ez_statement *s, ez_strategy strategy)
 {
     const char *ver = ez_protocol_version();
     ez_transcript_init(t, EZ_PROOF_DOMAIN);
     ez_transcript_absorb_bytes(t, "version", ver, strlen(ver));
+    /* before anything else: a proof of one strategy is no proof of another */
+    ez_transcript_absorb_u64(t, "strategy", (uint64_t)strategy);
     ez_transcript_absorb_bytes(t, "plan/digest", p->digest, sizeof p->digest);
     ez_transcript_absorb_u64(t, "weights/present", wcom != NULL);
     if (wcom)

@@ -23,6 +23,7 @@
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/advice.h"
 #include "runtime/prove/claim.h"
+#include "runtime/prove/strategy.h"
 
 /* Upper bound on a tensor's MLE variables: padded layouts are capped at 2^40 entries
  * (EZ_ADV_MAX_PADLEN), so 64 coordinates hold any point. */
@@ -48,6 +49,11 @@ typedef struct {
     const ez_plan *wplan;      /* the plan the weights were committed under, when it is not
                                   `plan` (a shorter certified pass, docs/certify.md); NULL
                                   means `plan` */
+    ez_strategy strategy;      /* how contractions are reduced (runtime/prove/strategy.h) */
+    ez_work *work;             /* prover: the current op's work counters (NULL: not counted) */
+    void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n); /* prover, TESTING
+                                  ONLY: may change each message before it is sent (prove.h) */
+    void *msg_hook_ctx;
     ez_diag *d;
 } ez_pctx;
 
@@ -87,10 +93,10 @@ ez_status ez_opview_claim(ez_pctx *c, const ez_opview *v, size_t i, unsigned k, 
 ez_status ez_pctx_alloc(ez_pctx *c, const ez_plan *p, const ez_advice_layout *L);
 void ez_pctx_free(ez_pctx *c);
 
-/* Phase 1: init the transcript and absorb version, digest, weight commitment (NULL when
- * the model has none) and the statement. */
+/* Phase 1: init the transcript and absorb version, the proving strategy, digest, weight
+ * commitment (NULL when the model has none) and the statement. */
 void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom,
-                               const ez_statement *s);
+                               const ez_statement *s, ez_strategy strategy);
 
 /* Phase 4: per output tensor (plan order) draw a point and add the claim "output MLE at
  * the point = the statement's values' MLE" to its list. */

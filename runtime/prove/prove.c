@@ -64,6 +64,16 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     memset(&s, 0, sizeof s);
     double t0 = ez_now(), tp = t0, c0 = ez_prove_cpu_now(), cp = c0;
 
+    const ez_strategy strategy = opts ? opts->strategy : EZ_STRATEGY_EINSUM;
+    if ((unsigned)strategy >= EZ_STRATEGY_COUNT) {
+        ez_diag_set(d, "unknown proving strategy %u", (unsigned)strategy);
+        return EZ_ERR_INVALID;
+    }
+    proof->strategy = (uint8_t)strategy;
+    if (opts && opts->progress) {
+        s.progress = opts->progress_fn;
+        s.progress_ctx = opts->progress_ctx;
+    }
     if ((st = ez_advice_layout_build(&s.L, p, d)) != EZ_OK)
         goto out;
     const ez_plan *wplan = opts && opts->wplan ? opts->wplan : p;
@@ -76,6 +86,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     }
     if ((st = ez_statement_from_trace(&proof->stmt, p, tr->t)) != EZ_OK)
         goto out;
+    ez_proof_bind(&proof->bind, p, weights ? ez_pcs_prover_commitment(weights) : NULL);
 
     /* witness: advice limbs, then every table's columns and multiplicities */
     progress(opts, "witness", 0);
@@ -87,7 +98,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     /* phase 1: transcript; phase 2: the advice commitment */
     tp = ez_now();
     cp = ez_prove_cpu_now();
-    ez_proof_transcript_start(&t, p, weights ? ez_pcs_prover_commitment(weights) : NULL, &proof->stmt);
+    ez_proof_transcript_start(&t, p, weights ? ez_pcs_prover_commitment(weights) : NULL, &proof->stmt, strategy);
     progress(opts, "commit", 0);
     if ((st = ez_psess_commit(&s, &t, &proof->sec[EZ_PF_SEC_ADVICE],
                               ez_advice_scheme(weights ? ez_pcs_prover_commitment(weights) : NULL))) != EZ_OK)
@@ -103,6 +114,9 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     c.stmt = &proof->stmt;
     c.advice = s.polys;
     c.wplan = opts ? opts->wplan : NULL;
+    c.strategy = strategy;
+    c.msg_hook = opts ? opts->msg_hook : NULL;
+    c.msg_hook_ctx = opts ? opts->msg_hook_ctx : NULL;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &s.L)) != EZ_OK)
         goto out;
@@ -133,17 +147,24 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
             ez_claim_list_clear(l); /* the verifier checks them on the statement */
             continue;
         }
-        double ts = ez_now();
+        double ts = ez_now(), tc = ez_prove_cpu_now();
         size_t b0 = c.w->len;
         const ez_plan_tensor *to = &p->tensors[op->out];
         ez_claim m = {0};
-        if (l->n == 1)
+        c.work = &S.ops[i].work;
+        if (l->n == 1) {
             st = ez_claim_copy(&m, &l->items[0]);
-        else
-            st = ez_claim_merge_prove(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
+        } else {
+            /* the padded strategies merge over padded tables too (the same bytes) */
+            uint64_t touched = 0;
+            st = ez_claim_merge_prove_ex(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n,
+                                         strategy != EZ_STRATEGY_EINSUM, c.w, &m, &touched);
+            ez_work_add(c.work, 1, touched, ez_claim_merge_work(to->dims, to->rank, l->n, false));
+        }
         ez_claim_list_clear(l);
         if (st == EZ_OK)
             st = ez_op_def_of(op->kind)->prove(&c, i, &m);
+        c.work = NULL;
         ez_claim_clear(&m);
         if (st != EZ_OK) {
             if (!d->msg[0])
@@ -152,6 +173,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
             goto out;
         }
         S.ops[i].seconds = ez_now() - ts;
+        S.ops[i].cpu_seconds = ez_prove_cpu_now() - tc;
         S.ops[i].bytes = c.w->len - b0;
         progress(opts, "sumchecks", (double)(p->nops - i) / (double)p->nops);
     }

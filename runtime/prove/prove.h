@@ -35,6 +35,7 @@
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/prove/strategy.h"
 
 /* ---- the prover -------------------------------------------------------------------------- */
 
@@ -55,11 +56,22 @@ typedef struct {
     const ez_plan *wplan; /* the plan the weights were committed under, when it is not the
                              plan proven: a certified pass over fewer positions
                              (compiler/causality.h ez_plan_restrict); NULL = the same */
+    ez_strategy strategy; /* how contractions are reduced (default 0: einsum); recorded in
+                             the proof, which the verifier reads */
+    /* TESTING ONLY: called with every message the prover sends through ez_pctx_msg
+     * (runtime/prove/pctx.h), before it is written and absorbed; it may change the values —
+     * a malicious prover that keeps its transcript consistent and goes on from what it
+     * sent. NULL: none. */
+    void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n);
+    void *msg_hook_ctx;
 } ez_prove_opts;
 
 typedef struct {
     double seconds;       /* merge + reduction of this op */
+    double cpu_seconds;   /* the same in process CPU seconds (all threads) */
     uint64_t bytes;       /* walk bytes of this op (merge + reduction) */
+    ez_work work;         /* sumchecks and elements touched by its reduction (strategy.h),
+                             the fan-out merge of its output's claims included */
 } ez_op_stat;
 
 typedef struct {
@@ -85,7 +97,8 @@ double ez_prove_cpu_now(void);
  * Out: proof — the proof (statement = the trace's inputs and outputs; sections owned by
  *      proof, ez_proof_clear); stats (may be NULL; clear with ez_prove_stats_clear).
  * Returns EZ_OK, EZ_ERR_UNSUPPORTED (an op not provable), EZ_ERR_NUMERIC (a witness value
- *      outside its proven range: d names it), EZ_ERR_INVALID, EZ_ERR_NOMEM.
+ *      outside its proven range: d names it), EZ_ERR_INVALID (also: opts->strategy is not
+ *      a strategy), EZ_ERR_NOMEM.
  * Cost: the trace is not recomputed; commitments O(advice), lookups O(columns), the walk
  *      O(activations + parameters) (docs/protocol.md §8). */
 ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights, const ez_prove_opts *opts,

@@ -81,6 +81,12 @@ static ez_pcs_claim *claims_room(const ez_pctx *c)
 
 /* ---- prover ------------------------------------------------------------------------------- */
 
+static void progress(const ez_psess *s, const char *phase, size_t done, size_t total)
+{
+    if (s->progress)
+        s->progress(s->progress_ctx, phase, total ? (double)done / (double)total : 1.0);
+}
+
 
 
 
@@ -119,10 +125,12 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         return EZ_ERR_NOMEM;
     if ((st = ez_advice_fill(L, p, tr, unchecked, s->polys, d)) != EZ_OK)
         return st;
+    size_t steps = p->nops + L->ntables;
     for (size_t i = 0; i < p->nops; i++) {
         const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
         if (e->fill && (st = e->fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
             return st;
+        progress(s, "witness", i + 1, steps);
     }
     for (size_t q = 0; q < L->npolys; q++)
         s->alens[q] = L->polys[q].len;
@@ -169,6 +177,7 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         }
         if (st != EZ_OK)
             return st;
+        progress(s, "witness", p->nops + tb + 1, steps);
     }
     return EZ_OK;
 }
@@ -179,6 +188,7 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
     ez_writer_u8(w, s->L.npolys > 0);
     if (s->L.npolys == 0)
         return EZ_OK;
+    progress(s, "commit", 0, 1);
     ez_pcs_support *sup = NULL;
     ez_status st = ez_advice_pcs_supports(&s->L, &sup);
     if (st == EZ_OK)
@@ -187,6 +197,7 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
     free(sup);
     if (st != EZ_OK)
         return st;
+    progress(s, "commit", 1, 1);
     ez_pcs_commitment_write(w, &s->acom);
     ez_pcs_commitment_absorb(t, &s->acom);
     return EZ_OK;
@@ -213,6 +224,7 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
         ez_lookup_claims_clear(&lcl);
         if (st != EZ_OK)
             return st;
+        progress(s, "lookups", tb + 1, s->L.ntables);
     }
     return EZ_OK;
 }
@@ -233,9 +245,12 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
         goto out;
     if (npc > 0 && (st = ez_pcs_open_ex(weights, c->t, pclaims, npc, wflags, ww)) != EZ_OK)
         goto out;
+    progress(s, "openings", 1, 2);
     advice_claims(c, pclaims, &npc);
     if (npc > 0)
         st = ez_pcs_open(s->aprover, c->t, pclaims, npc, wa);
+    if (st == EZ_OK)
+        progress(s, "openings", 2, 2);
 out:
     free(lifted);
     free(pclaims);

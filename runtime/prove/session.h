@@ -34,6 +34,10 @@ typedef struct {
     ez_sess_cols tcs[EZ_ADV_MAX_TABLES];
     ez_pcs_prover *aprover;
     ez_pcs_commitment acom;
+    /* progress (NULL: none): the phase ("witness", "commit", "lookups", "openings") and
+     * the fraction of it done, per op filled, per table, per opening */
+    void (*progress)(void *ctx, const char *phase, double frac);
+    void *progress_ctx;
 } ez_psess;
 
 /* Free everything s owns (its layout included) and zero it. */

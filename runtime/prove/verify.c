@@ -22,7 +22,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
                          ez_verify_stats *stats, ez_diag *d)
 {
     const ez_plan *p = plan ? plan : &vk->plan;
-    ez_status st;
+    ez_status st = EZ_OK;
     ez_advice_layout L;
     ez_pctx c;
     ez_transcript t;
@@ -36,6 +36,9 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     *accepted = false;
     d->msg[0] = 0;
 
+    /* first what the proof is for: another model or other weights, said as such */
+    if (ez_proof_binding_check(&pf->bind, p, vk->has_weights ? &vk->wcom : NULL, d) != EZ_OK)
+        goto out;
     if ((st = ez_advice_layout_build(&L, p, d)) != EZ_OK)
         goto out; /* EZ_ERR_UNSUPPORTED: an op this build cannot verify */
     /* the vk's plan: its bounds re-derived and every relation's field margin (a plan where
@@ -65,8 +68,12 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
             goto out;
     }
 
-    /* phase 1 and 2 */
-    ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt);
+    /* phase 1 and 2; the strategy is the proof's own (any of them verifies against the vk) */
+    if (pf->strategy >= EZ_STRATEGY_COUNT) {
+        ez_diag_set(d, "unknown proving strategy %u", (unsigned)pf->strategy);
+        goto out;
+    }
+    ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt, (ez_strategy)pf->strategy);
     if ((st = ez_vsess_commit(&L, &t, pf->sec[EZ_PF_SEC_ADVICE].data, pf->sec[EZ_PF_SEC_ADVICE].len,
                               ez_advice_scheme(vk->has_weights ? &vk->wcom : NULL), &acom, d)) != EZ_OK)
         goto out;
@@ -78,6 +85,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     c.r = &r;
     c.stmt = &pf->stmt;
     c.wplan = plan ? &vk->plan : NULL;
+    c.strategy = (ez_strategy)pf->strategy;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;
@@ -116,8 +124,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
         d->msg[0] = 0;
         if (l->n == 1)
             st = ez_claim_copy(&m, &l->items[0]);
-        else if ((st = ez_claim_merge_verify(&t, ez_claim_tensor_nvars(to->dims, to->rank), l->items, l->n, &r,
-                                             &m)) == EZ_ERR_REJECT)
+        else if ((st = ez_claim_merge_verify(&t, to->dims, to->rank, l->items, l->n, &r, &m)) == EZ_ERR_REJECT)
             ez_diag_set(d, "the fan-out merge failed");
         ez_claim_list_clear(l);
         if (st == EZ_OK)

@@ -25,9 +25,15 @@ expect 0 "certify" -- "$EINZK" certify "$work/c.einc" --pk "$work/c.pk" --prompt
 mv "$work/out.txt" "$work/cert.json"
 expect 0 "verify certificate" -- "$EINZK" verify --vk "$work/c.vk" "$work/t.cert" --vocab "$voc" --json
 mv "$work/out.txt" "$work/ver.json"
-"$PY" - "$work/gen.json" "$work/cert.json" "$work/ver.json" <<'PYEOF' || fail "generate, certify and verify disagree"
+expect 0 "inspect certificate" -- "$EINZK" inspect "$work/t.cert" --json
+mv "$work/out.txt" "$work/insp.json"
+"$PY" - "$work/gen.json" "$work/cert.json" "$work/ver.json" "$work/insp.json" <<'PYEOF' || fail "generate, certify and verify disagree"
 import json, sys
-g, c, v = (json.load(open(p)) for p in sys.argv[1:4])
+g, c, v, i = (json.load(open(p)) for p in sys.argv[1:5])
+# einzk inspect sees the same text and the one pass
+assert i["kind"] == "certificate" and i["stop"] == "max-new", i
+assert i["prompt_tokens"] == g["prompt_tokens"] and i["output_tokens"] == g["output_tokens"], i
+assert len(i["passes"]) == 1 and i["passes"][0]["positions"] == 32, i
 assert v["accepted"] is True, v
 assert len(g["output_tokens"]) == 8 and g["stop"] == "max-new", g
 for k in ("prompt_tokens", "output_tokens", "text"):

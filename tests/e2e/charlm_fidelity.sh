@@ -7,23 +7,9 @@
 # window's max |logit|). Also: the vocab's alphabet encodes the stored text to the stored
 # tokens, and `--compare-float` runs. Prints the agreement.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "charlm_fidelity: $EINZK not built" >&2
-    exit 99
-fi
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=${PYTHON3:-python3}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezcharlm.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "charlm_fidelity: FAIL: $*" >&2
-    exit 1
-}
+me=charlm_fidelity
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
 ex="$top_srcdir/examples"
 
 "$EINZK" compile "$ex/charlm.ein" -o "$work/charlm.einc" >/dev/null || fail "compile charlm.ein"

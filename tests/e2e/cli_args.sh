@@ -27,7 +27,7 @@ expect_usage() {
     }
 }
 
-for c in check compile info gen run setup prove verify generate certify; do
+for c in check compile info gen run setup prove verify generate certify inspect calibrate; do
     expect 0 "$c --help" -- "$EINZK" "$c" --help
     mv "$work/out.txt" "$work/help1.txt"
     expect 0 "help $c" -- "$EINZK" help "$c"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Golden diagnostics: every tests/golden/NAME.ein must make `einzk check` exit 3 with
 # exactly the stderr in tests/golden/NAME.err. A first line `# args: ...` gives extra
-# command-line arguments (e.g. -D X=3). Runs from the source tree so the file names in
+# command-line arguments (e.g. -D X=3); a line `# expect: N` among the first two another
+# exit code (0 for a valid model whose .err holds its warnings). Runs from the source tree so the file names in
 # the messages are the relative paths tests/golden/NAME.ein.
 #   top_srcdir, top_builddir: set by `make check`; default to this script's tree and cwd.
 #   EZ_GOLDEN_UPDATE=1 rewrites the .err files from the current output (review the diff!).
@@ -15,6 +16,8 @@ pass=0 fail=0
 for ein in tests/golden/*.ein; do
     name=${ein%.ein}
     args=$(sed -n '1s/^# args: //p' "$ein")
+    want=$(sed -n '1,2s/^# expect: //p' "$ein")
+    want=${want:-3}
     # shellcheck disable=SC2086 # args are split on purpose
     "$EINZK" check "$ein" $args >"$work/out" 2>"$work/err"
     rc=$?
@@ -22,8 +25,8 @@ for ein in tests/golden/*.ein; do
         cp "$work/err" "$name.err"
     fi
     ok=1
-    if [ $rc -ne 3 ]; then
-        echo "FAIL $ein: exit code $rc, expected 3"
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL $ein: exit code $rc, expected $want"
         ok=0
     fi
     if [ -s "$work/out" ]; then

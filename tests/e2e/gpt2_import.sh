@@ -9,32 +9,14 @@
 # --seq 16; swapping wq and wk makes the comparison fail (it can fail); a missing tensor,
 # a wrong shape and a bad --seq exit 1 with a message naming file and tensor.
 set -eu
-
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-EINZK="$top_builddir/einzk"
-if [ ! -x "$EINZK" ]; then
-    echo "gpt2_import: $EINZK not built" >&2
-    exit 99
-fi
-py=""
-for cand in /usr/bin/python3 "${PYTHON3:-}"; do
-    if [ -n "$cand" ] && [ -x "$cand" ] && "$cand" -c 'import numpy' 2>/dev/null; then
-        py=$cand
-        break
-    fi
-done
-if [ -z "$py" ]; then
+me=gpt2_import
+. "$(dirname "$0")/common.sh"
+need_built "$EINZK"
+"$PY" -c 'import numpy' 2>/dev/null || {
     echo "gpt2_import: no python3 with numpy (apt-get install python3-numpy); skipped" >&2
     exit 77
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ezgpt2.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
-fail() {
-    echo "gpt2_import: FAIL: $*" >&2
-    exit 1
 }
+py=$PY
 helper="$top_srcdir/tests/e2e/gpt2_import.py"
 import="$top_srcdir/tools/import_hf_gpt2.py"
 model="$top_srcdir/examples/gpt2.ein"
