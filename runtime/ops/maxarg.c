@@ -24,6 +24,7 @@
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
 #include "runtime/ops/maxarg.h"
+#include "runtime/ops/rowaxis.h"
 #include "runtime/prove/rangecheck.h"
 
 #define MX_LIMB EZ_ADV_LIMB_BITS
@@ -35,18 +36,14 @@ typedef struct {
     ez_opview v;                   /* the op over its input slice (prover: with data) */
     const ez_plan_op *o;
     const ez_plan_tensor *ti, *to;
-    ez_plan_tensor rows;           /* the row shape: the input without axis t */
+    ez_rowaxis g;                 /* the input's element and row cubes */
     bool arg;                      /* ARGMAX */
     bool pub;                      /* ARGMAX with a public result: A from the statement (§3.6) */
-    unsigned rank, at;             /* input rank, the reduced axis' position */
     unsigned out_pos[EZ_MAX_RANK]; /* output axis b is input axis out_pos[b] */
-    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
-    unsigned n, nR, nt;            /* cube variables, row variables, t's variables */
     uint64_t T;                    /* extent of t */
     uint64_t B;                    /* the input's bound */
     unsigned bd, ta, wm;           /* widths of D, A = the key shift k (argmax), M + 2^(wm-1) */
     unsigned nd, na, nm;           /* their limbs (na = 0, nm = 1: a plain M, for MAX and public) */
-    uint64_t lenE, lenR;           /* padded layouts of the input and of the row shape */
     bool rowpad;                   /* the row layout has interior padding (§3.5) */
     /* local poly ids (§2): element polys D limbs, Z (not pub); then the row polys: MAX M,
      * ARGMAX A limbs then M's limbs, public ARGMAX M */
@@ -58,11 +55,6 @@ static void mx_shape_clear(mx_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_op_kind_name(o->kind), why);
-    return EZ_ERR_UNSUPPORTED;
-}
 
 /* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
 static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
@@ -71,7 +63,7 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
     const ez_plan_op *o = &p->ops[op];
     s->o = o;
     if ((o->kind != EZ_OP_MAX && o->kind != EZ_OP_ARGMAX) || o->nin != 1)
-        return unsupported(d, o, "not a one-operand max or argmax");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "not a one-operand max or argmax");
     s->arg = o->kind == EZ_OP_ARGMAX;
     s->pub = s->arg && p->tensors[o->out].is_output;
     ez_status st = ez_opview_init(&s->v, p, op, tr);
@@ -79,73 +71,54 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
         return st;
     s->ti = &s->v.tensors[0];
     s->to = &p->tensors[o->out];
-    s->rank = s->ti->rank;
+    s->g.rank = s->ti->rank;
     const unsigned *ax = s->v.op.in_axes[0];
-    if (s->rank == 0 || s->to->rank + 1 != s->rank)
-        return unsupported(d, o, "the output's axes must be the input's without the reduced one");
+    if (s->g.rank == 0 || s->to->rank + 1 != s->g.rank)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
     bool have_t = false;
-    for (unsigned a = 0; a < s->rank; a++) {
+    for (unsigned a = 0; a < s->g.rank; a++) {
         for (unsigned b = 0; b < a; b++)
             if (ax[a] == ax[b])
-                return unsupported(d, o, "an index repeats inside the input");
+                return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
         if (ax[a] == o->axis)
-            s->at = a, have_t = true;
+            s->g.at = a, have_t = true;
     }
     if (!have_t)
-        return unsupported(d, o, "the reduced index is not an axis of the input");
-    unsigned used = 1u << s->at;
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the reduced index is not an axis of the input");
+    unsigned used = 1u << s->g.at;
     for (unsigned b = 0; b < s->to->rank; b++) {
         unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
+        while (a < s->g.rank && ax[a] != o->out_axes[b])
             a++;
-        if (a == s->rank || ((used >> a) & 1))
-            return unsupported(d, o, "the output's axes must be the input's without the reduced one");
+        if (a == s->g.rank || ((used >> a) & 1))
+            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
         used |= 1u << a;
         s->out_pos[b] = a;
         if (s->to->dims[b] != s->ti->dims[a])
-            return unsupported(d, o, "the output's extents differ from the input's");
+            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's extents differ from the input's");
     }
     if (s->arg ? o->out_scale != 0 : o->out_scale != o->in_scale)
-        return unsupported(d, o, s->arg ? "an argmax result must have scale 0" : "a max that changes the scale");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), s->arg ? "an argmax result must have scale 0" : "a max that changes the scale");
     /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
-    for (unsigned a = 0, o_ = 0, r_ = 0; a < s->rank; a++) {
-        s->nv[a] = ez_log2_ceil(s->ti->dims[a]);
-        s->off[a] = o_;
-        s->roff[a] = r_;
-        o_ += s->nv[a];
-        if (a != s->at)
-            r_ += s->nv[a];
-        s->n = o_;
-    }
-    s->nt = s->nv[s->at];
-    s->nR = s->n - s->nt;
-    s->T = s->ti->dims[s->at];
-    s->rows = *s->ti;
-    s->rows.rank = 0;
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at)
-            s->rows.dims[s->rows.rank++] = s->ti->dims[a];
-    for (unsigned a = s->rows.rank; a < EZ_MAX_RANK; a++)
-        s->rows.dims[a] = 0;
-    s->lenE = ez_advice_padlen(s->ti);
-    s->lenR = ez_advice_padlen(&s->rows);
-    s->rowpad = ez_advice_interior_padding(&s->rows);
-    if (s->T == 0 || s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN)
-        return unsupported(d, o, "the input is too large for one zero-check");
+    ez_rowaxis_init(&s->g, s->ti, s->g.at);
+    s->T = s->ti->dims[s->g.at];
+    s->rowpad = ez_advice_interior_padding(&s->g.rows);
+    if (s->T == 0 || s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the input is too large for one zero-check");
     /* widths (§2): 0 <= m - x <= 2B */
     s->B = p->tensors[o->in[0]].bound;
     if (s->B >= UINT64_C(1) << 61)
-        return unsupported(d, o, "the input's bound is 2^61 or more");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the input's bound is 2^61 or more");
     unsigned bdm = s->B ? ez_bitlen(2 * s->B) : 1;
     if (s->arg) {
         /* the key's shift k = max(nt, 1): A in [0, 2^k) and t < T <= 2^k (with k = 0 a
          * one-entry row could claim A = 1 with M = x + 1, §4.2) */
-        s->ta = s->nt ? s->nt : 1;
+        s->ta = s->g.nt ? s->g.nt : 1;
         s->wm = ez_bitlen(s->B) + 1;
     }
     s->bd = bdm + s->ta;
     if (s->bd > 62)
-        return unsupported(d, o, s->arg ? "the input's width plus the row length's bits exceed 62"
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), s->arg ? "the input's width plus the row length's bits exceed 62"
                                         : "the distances to the row max exceed 62 bits");
     s->nd = ez_rc_nlimbs(s->bd);
     s->na = s->arg && !s->pub ? ez_rc_nlimbs(s->ta) : 0;
@@ -162,94 +135,19 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
 
 static uint64_t mx_poly_len(const mx_shape *s, unsigned q)
 {
-    return q < s->nelem ? s->lenE : s->lenR;
+    return q < s->nelem ? s->g.lenE : s->g.lenR;
 }
 
-/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
-static size_t mx_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
 
-/* Coordinate of input axis a in element cube index x. */
-static inline uint64_t mx_coord(const mx_shape *s, uint64_t x, unsigned a)
-{
-    return (x >> (s->n - s->off[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1);
-}
 
-/* Row cube index of element cube index x: t's bits dropped. */
-static inline uint64_t mx_row_of(const mx_shape *s, uint64_t x)
-{
-    unsigned lo = s->n - s->off[s->at] - s->nt;
-    return ((x >> (lo + s->nt)) << lo) | (x & ((UINT64_C(1) << lo) - 1));
-}
 
-/* S~(pt) over the input's variables and R~(zeta) over the row variables (O(n)). */
-static ez_fe2 mx_live_eval(const mx_shape *s, const ez_fe2 *pt)
-{
-    ez_fe2 r = ez_fe2_one();
-    for (unsigned a = 0; a < s->rank; a++)
-        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->off[a], s->nv[a], s->ti->dims[a]));
-    return r;
-}
 
-static ez_fe2 mx_rowreal_eval(const mx_shape *s, const ez_fe2 *zeta)
-{
-    ez_fe2 r = ez_fe2_one();
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at)
-            r = ez_fe2_mul(r, ez_mle_prefix(zeta + s->roff[a], s->nv[a], s->ti->dims[a]));
-    return r;
-}
 
-/* tau~(pt): the coordinate t as a multilinear polynomial of t's bits (MSB first). */
-static ez_fe2 mx_tau_eval(const mx_shape *s, const ez_fe2 *pt)
-{
-    ez_fe2 r = ez_fe2_zero();
-    for (unsigned j = 0; j < s->nt; j++)
-        r = ez_fe2_add(ez_fe2_add(r, r), pt[s->off[s->at] + j]);
-    return r;
-}
 
-/* The row part of an element point; an element point from a row point with every
- * coordinate of t's block set to t_val. */
-static void mx_point_row(const mx_shape *s, ez_fe2 *row, const ez_fe2 *pt)
-{
-    unsigned o = s->off[s->at];
-    memcpy(row, pt, o * sizeof *row);
-    memcpy(row + o, pt + o + s->nt, (s->n - o - s->nt) * sizeof *row);
-}
 
-static void mx_point_join(const mx_shape *s, ez_fe2 *pt, const ez_fe2 *row, ez_fe2 t_val)
-{
-    unsigned o = s->off[s->at];
-    memcpy(pt, row, o * sizeof *pt);
-    for (unsigned b = 0; b < s->nt; b++)
-        pt[o + b] = t_val;
-    memcpy(pt + o + s->nt, row + o, (s->n - o - s->nt) * sizeof *pt);
-}
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-/* Range columns of a `bits`-bit value committed in nl limbs polys[first ..]: each limb in
- * the range table's region of its width (16, the top limb w <= 16). */
-static ez_status mx_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
-                               uint64_t len)
-{
-    ez_status st = EZ_OK;
-    for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
-        unsigned w = l + 1 < nl ? MX_LIMB : bits - MX_LIMB * l, table;
-        if ((st = ez_advice_range_table(L, w, &table)) != EZ_OK)
-            break;
-        ez_lookup_col c = {
-            .table = table, .op = op, .len = len, .atom = {false, first + l}, .coef = 1, .cst = 0, .bits = w};
-        st = ez_advice_add_col(L, &c, NULL);
-    }
-    return st;
-}
 
 ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -264,11 +162,11 @@ ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_
     }
     /* D >= 0 on every entry of the input's layout; A and M + 2^(wm-1) on every row */
     if (st == EZ_OK)
-        st = mx_range_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.lenE);
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.g.lenE);
     if (st == EZ_OK && s.arg && !s.pub)
-        st = mx_range_cols(L, (unsigned)op, first + s.pA, s.na, s.ta, s.lenR);
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pA, s.na, s.ta, s.g.lenR);
     if (st == EZ_OK && s.arg && !s.pub)
-        st = mx_range_cols(L, (unsigned)op, first + s.pM, s.nm, s.wm, s.lenR);
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pM, s.nm, s.wm, s.g.lenR);
     mx_shape_clear(&s);
     return st;
 }
@@ -303,10 +201,10 @@ static void mx_strides_init(const mx_shape *s, mx_strides *z)
 {
     uint64_t rs[EZ_MAX_RANK], mx = 1;
     ez_advice_strides(s->ti, z->pstride);
-    ez_advice_strides(&s->rows, rs);
-    for (unsigned a = 0, r = 0; a < s->rank; a++)
-        z->rstride[a] = a == s->at ? 0 : rs[r++];
-    for (unsigned a = s->rank; a-- > 0;) {
+    ez_advice_strides(&s->g.rows, rs);
+    for (unsigned a = 0, r = 0; a < s->g.rank; a++)
+        z->rstride[a] = a == s->g.at ? 0 : rs[r++];
+    for (unsigned a = s->g.rank; a-- > 0;) {
         z->xstride[a] = mx;
         mx *= s->ti->dims[a];
     }
@@ -335,7 +233,7 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    size_t first = mx_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
     if (first + s.npolys > L->npolys) {
@@ -356,9 +254,9 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
             goto out;
         }
     ez_fe *const *P = polys + first;
-    dv = ez_alloc_aligned(s.lenE, sizeof *dv);
-    mv = ez_alloc_aligned(s.lenR, sizeof *mv);
-    av = ez_alloc_aligned(s.lenR, sizeof *av);
+    dv = ez_alloc_aligned(s.g.lenE, sizeof *dv);
+    mv = ez_alloc_aligned(s.g.lenR, sizeof *mv);
+    av = ez_alloc_aligned(s.g.lenR, sizeof *av);
     if (!dv || !mv || !av) {
         st = EZ_ERR_NOMEM;
         goto out;
@@ -367,17 +265,17 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
     const bool limbed = s.arg && !s.pub;
     const ez_fe moff = limbed ? ez_fe_pow(2, s.wm - 1) : 0;
     ez_fe *zp = s.pub ? NULL : P[s.pZ];
-#pragma omp parallel for schedule(static) if (s.lenE > 65536)
-    for (uint64_t i = 0; i < s.lenE; i++) {
+#pragma omp parallel for schedule(static) if (s.g.lenE > 65536)
+    for (uint64_t i = 0; i < s.g.lenE; i++) {
         dv[i] = 0;
         if (zp)
             zp[i] = 0;
     }
-    for (uint64_t i = 0; i < s.lenR; i++)
+    for (uint64_t i = 0; i < s.g.lenR; i++)
         mv[i] = moff, av[i] = 0;
     mx_strides z;
     mx_strides_init(&s, &z);
-    const uint64_t T = s.T, ps = z.pstride[s.at], xs = z.xstride[s.at];
+    const uint64_t T = s.T, ps = z.pstride[s.g.at], xs = z.xstride[s.g.at];
     const ez_fe two_k = ez_fe_pow(2, s.ta);
     const bool arg = s.arg;
     /* per row the first inconsistency a checked prover reports (UINT64_MAX: none) */
@@ -424,18 +322,18 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
         goto out;
     }
     if (!limbed)
-        memcpy(P[s.pM], mv, s.lenR * sizeof *mv);
+        memcpy(P[s.pM], mv, s.g.lenR * sizeof *mv);
     /* limbs, with the range of every value checked (§2) */
     const struct {
         const ez_fe *v;
         unsigned first, nl, bits;
         uint64_t len;
         const char *what;
-    } vals[] = {{dv, s.pD, s.nd, s.bd, s.lenE,
+    } vals[] = {{dv, s.pD, s.nd, s.bd, s.g.lenE,
                  arg ? "a distance to the row's (max, argmax): an entry above the max, or tying it before the argmax"
                      : "a distance to the row max: an entry above the max"},
-                {av, s.pA, s.na, s.ta, s.lenR, "an argmax"},
-                {mv, s.pM, s.nm, s.wm, s.lenR, "a row max plus its offset"}};
+                {av, s.pA, s.na, s.ta, s.g.lenR, "an argmax"},
+                {mv, s.pM, s.nm, s.wm, s.g.lenR, "a row max plus its offset"}};
     for (size_t k = 0; k < (limbed ? 3u : 1u) && st == EZ_OK; k++) {
         uint64_t bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
@@ -463,21 +361,7 @@ out:
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
 
-/* A limbed value's eval from its limbs' evals. */
-static ez_fe2 mx_combine(const ez_fe2 *limbs, unsigned nl)
-{
-    ez_fe2 v = ez_fe2_zero();
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << MX_LIMB), limbs[l]);
-    return v;
-}
 
-/* Prover: the MLE of local poly q at pt. */
-static ez_fe2 mx_eval_poly(const ez_pctx *c, size_t first, const mx_shape *s, unsigned q, const ez_fe2 *pt)
-{
-    uint64_t len = mx_poly_len(s, q);
-    return ez_mle_eval_fe(c->advice[first + q], (size_t)len, pt, ez_log2_ceil(len));
-}
 
 /* Add the claim "local poly q at pt = v". */
 static ez_status mx_claim(ez_pctx *c, size_t first, const mx_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
@@ -485,21 +369,6 @@ static ez_status mx_claim(ez_pctx *c, size_t first, const mx_shape *s, unsigned 
     return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(mx_poly_len(s, q)), v);
 }
 
-/* Atom message at pt: the prover evaluates nq local polys qs[] at pt, both sides exchange
- * the values under label and add one claim each. */
-static ez_status mx_atoms_msg(ez_pctx *c, size_t first, const mx_shape *s, const char *label, const unsigned *qs,
-                              size_t nq, const ez_fe2 *pt, ez_fe2 *vals)
-{
-    ez_status st;
-    if (c->prover)
-        for (size_t j = 0; j < nq; j++)
-            vals[j] = mx_eval_poly(c, first, s, qs[j], pt);
-    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
-        return st;
-    for (size_t j = 0; j < nq && st == EZ_OK; j++)
-        st = mx_claim(c, first, s, qs[j], pt, vals[j]);
-    return st;
-}
 
 /* The claim "limbed value at polys q0 .. q0+nl at pt = v": the prover sends limbs 1.., limb
  * 0 = v - sum_{l >= 1} 2^(16 l) limb_l; one claim per limb. */
@@ -511,10 +380,10 @@ static ez_status mx_limbs_claim(ez_pctx *c, size_t first, const mx_shape *s, con
     ez_status st;
     for (unsigned l = 1; l < nl; l++)
         qs[l - 1] = q0 + l;
-    if ((st = mx_atoms_msg(c, first, s, label, qs, nl - 1, pt, vals + 1)) != EZ_OK)
+    if ((st = ez_op_atoms_msg(c, first, label, qs, nl - 1, pt, vals + 1)) != EZ_OK)
         return st;
     vals[0] = ez_fe2_zero();
-    return mx_claim(c, first, s, q0, pt, ez_fe2_sub(v, mx_combine(vals, nl)));
+    return mx_claim(c, first, s, q0, pt, ez_fe2_sub(v, ez_op_limbs_combine(vals, nl)));
 }
 
 /* Value of local limbed poly group at index i of a layout of len entries (0 beyond). */
@@ -574,7 +443,7 @@ static void mx_tables_clear(mx_tables *t)
 static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, const mx_shape *s)
 {
     memset(t, 0, sizeof *t);
-    const uint64_t N = UINT64_C(1) << s->n, NR = UINT64_C(1) << s->nR;
+    const uint64_t N = UINT64_C(1) << s->g.n, NR = UINT64_C(1) << s->g.nR;
     ez_fe *const *P = c->advice + first;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *rowv = ez_alloc_aligned(NR, sizeof *rowv);
     uint8_t *real = ez_alloc_aligned(NR, 1);
@@ -606,15 +475,15 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
         return EZ_ERR_NOMEM;
     }
     ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
-    memset(X + s->lenE, 0, (N - s->lenE) * sizeof *X);
-    const uint64_t lenE = s->lenE, lenR = s->lenR, T = s->T;
+    memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
+    const uint64_t lenE = s->g.lenE, lenR = s->g.lenR, T = s->T;
     const bool limbed = s->arg && !s->pub;
     const ez_fe two_k = ez_fe_pow(2, s->ta), moff = limbed ? ez_fe_pow(2, s->wm - 1) : 0;
     /* per row of the row cube: real?, and the row term of A1 (MAX: M; ARGMAX: A - 2^k M) */
     for (uint64_t r = 0; r < NR; r++) {
         bool re = true;
-        for (unsigned a = 0; a < s->rank; a++)
-            if (a != s->at && ((r >> (s->nR - s->roff[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1)) >=
+        for (unsigned a = 0; a < s->g.rank; a++)
+            if (a != s->g.at && ((r >> (s->g.nR - s->g.roff[a] - s->g.nv[a])) & ((UINT64_C(1) << s->g.nv[a]) - 1)) >=
                                   s->ti->dims[a])
                 re = false;
         real[r] = re;
@@ -626,12 +495,12 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
             rowv[r] = r < lenR ? P[s->pM][r] : 0;
         }
     }
-    const unsigned lo = s->n - s->off[s->at] - s->nt;
-    const uint64_t tmask = (UINT64_C(1) << s->nt) - 1;
+    const unsigned lo = s->g.n - s->g.off[s->g.at] - s->g.nt;
+    const uint64_t tmask = (UINT64_C(1) << s->g.nt) - 1;
     const bool arg = s->arg;
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
-        uint64_t r = mx_row_of(s, i), tt = (i >> lo) & tmask;
+        uint64_t r = ez_rowaxis_row_of(&s->g, i), tt = (i >> lo) & tmask;
         ez_fe S = real[r] && tt < T;
         ez_fe z = arow ? real[r] && arow[r] >= 0 && (uint64_t)arow[r] == tt : i < lenE ? P[s->pZ][i] : 0;
         ez_fe dval = mx_val(P, s->pD, s->nd, lenE, i);
@@ -674,12 +543,6 @@ static ez_status mx_zerocheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez
     return st;
 }
 
-/* The framework prefixes "op 'p' (max): ". */
-static ez_status mx_reject(ez_pctx *c, const char *why)
-{
-    ez_diag_set(c->d, "%s", why);
-    return EZ_ERR_REJECT;
-}
 
 /* Verifier, public ARGMAX (§3.6): the statement's result, every value checked in [0, T). */
 static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **vals)
@@ -687,10 +550,10 @@ static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **va
     const ez_stmt_tensor *x = c->stmt ? ez_statement_find(c->stmt, s->o->out) : NULL;
     uint64_t nrows = ez_plan_tensor_numel(s->to);
     if (x == NULL || x->n != nrows)
-        return mx_reject(c, "the argmax's public result is missing from the statement");
+        return ez_op_reject(c, "the argmax's public result is missing from the statement");
     for (uint64_t r = 0; r < nrows; r++)
         if (x->v[r] < 0 || (uint64_t)x->v[r] >= s->T)
-            return mx_reject(c, "a public argmax lies outside its row");
+            return ez_op_reject(c, "a public argmax lies outside its row");
     *vals = x->v;
     return EZ_OK;
 }
@@ -702,16 +565,16 @@ static void mx_pub_evals(const mx_shape *s, const int64_t *vals, const ez_fe2 *p
 {
     mx_strides z;
     mx_strides_init(s, &z);
-    const ez_fe2 *pt_t = pt + s->off[s->at];
+    const ez_fe2 *pt_t = pt + s->g.off[s->g.at];
     ez_fe2 av = ez_fe2_zero(), zv = ez_fe2_zero(), one = ez_fe2_one();
     for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->to); r < nrows; r++) {
         uint64_t pe, xi, pr;
         mx_locate(s, &z, r, &pe, &xi, &pr);
         ez_fe2 w = one, e = one;
-        for (unsigned j = 0; j < s->nR; j++)
-            w = ez_fe2_mul(w, (pr >> (s->nR - 1 - j)) & 1 ? ptr[j] : ez_fe2_sub(one, ptr[j]));
-        for (unsigned j = 0; j < s->nt; j++)
-            e = ez_fe2_mul(e, ((uint64_t)vals[r] >> (s->nt - 1 - j)) & 1 ? pt_t[j] : ez_fe2_sub(one, pt_t[j]));
+        for (unsigned j = 0; j < s->g.nR; j++)
+            w = ez_fe2_mul(w, (pr >> (s->g.nR - 1 - j)) & 1 ? ptr[j] : ez_fe2_sub(one, ptr[j]));
+        for (unsigned j = 0; j < s->g.nt; j++)
+            e = ez_fe2_mul(e, ((uint64_t)vals[r] >> (s->g.nt - 1 - j)) & 1 ? pt_t[j] : ez_fe2_sub(one, pt_t[j]));
         av = ez_fe2_add(av, ez_fe2_mul_fe(w, ez_fe_from_i64(vals[r])));
         zv = ez_fe2_add(zv, ez_fe2_mul(w, e));
     }
@@ -729,12 +592,12 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     memset(&tb, 0, sizeof tb);
     if (st != EZ_OK)
         goto out;
-    size_t first = mx_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.nR) {
+    size_t first = ez_op_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.g.nR) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.n, nR = s.nR;
+    const unsigned n = s.g.n, nR = s.g.nR;
     ez_claim_absorb(c->t, s.arg ? "argmax/out" : "max/out", out);
 
     /* 1. the claim on the output is a claim on the committed M (MAX) or A (ARGMAX) at the
@@ -742,9 +605,9 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
     for (unsigned b = 0, o_ = 0; b < s.to->rank; b++) {
         unsigned a = s.out_pos[b];
-        if (s.nv[a]) /* an axis of extent 1 has no variables (and a point may be NULL) */
-            memcpy(rp + s.roff[a], out->point + o_, s.nv[a] * sizeof *rp);
-        o_ += s.nv[a];
+        if (s.g.nv[a]) /* an axis of extent 1 has no variables (and a point may be NULL) */
+            memcpy(rp + s.g.roff[a], out->point + o_, s.g.nv[a] * sizeof *rp);
+        o_ += s.g.nv[a];
     }
     const int64_t *pubv = NULL;
     if (s.pub) {
@@ -755,7 +618,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
                 (st = ez_advice_tensor_eval(&v, pubv, s.to, out->point)) != EZ_OK)
                 goto out;
             if (!ez_fe2_eq(v, out->value)) {
-                st = mx_reject(c, "the claim on the argmax is not the statement's");
+                st = ez_op_reject(c, "the claim on the argmax is not the statement's");
                 goto out;
             }
         }
@@ -792,10 +655,10 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     mx_tables_clear(&tb);
     if (st != EZ_OK) {
         if (st == EZ_ERR_REJECT)
-            st = mx_reject(c, "the zero-check of the row maxima failed");
+            st = ez_op_reject(c, "the zero-check of the row maxima failed");
         goto out;
     }
-    mx_point_row(&s, ptr, pt);
+    ez_rowaxis_point_row(&s.g, ptr, pt);
     {
         /* atoms (§3.3): X at pt, the row polys at the row part, D's limbs at pt */
         ez_fe2 xv, vals[3 * EZ_ADV_MAX_LIMBS];
@@ -810,28 +673,28 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
         size_t nq = 0;
         for (unsigned q = s.nelem; q < s.npolys; q++) /* M, or A's limbs then M's */
             qs[nq++] = q;
-        if ((st = mx_atoms_msg(c, first, &s, s.arg ? "argmax/rows" : "max/rows", qs, nq, ptr, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, s.arg ? "argmax/rows" : "max/rows", qs, nq, ptr, vals)) != EZ_OK)
             goto out;
-        ez_fe2 mval = mx_combine(vals + s.na, s.nm), aval = mx_combine(vals, s.na), zval = ez_fe2_zero();
+        ez_fe2 mval = ez_op_limbs_combine(vals + s.na, s.nm), aval = ez_op_limbs_combine(vals, s.na), zval = ez_fe2_zero();
         if (s.pub && !c->prover)
             mx_pub_evals(&s, pubv, ptr, pt, &aval, &zval);
         for (unsigned l = 0; l < s.nd; l++)
             qs[l] = s.pD + l;
-        if ((st = mx_atoms_msg(c, first, &s, s.arg ? "argmax/d" : "max/d", qs, s.nd, pt, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, s.arg ? "argmax/d" : "max/d", qs, s.nd, pt, vals)) != EZ_OK)
             goto out;
-        ez_fe2 dval = mx_combine(vals, s.nd);
+        ez_fe2 dval = ez_op_limbs_combine(vals, s.nd);
         if (!s.pub && (st = mx_claim(c, first, &s, s.pZ, pt, ev[2])) != EZ_OK)
             goto out;
         if (s.pub && !c->prover && !ez_fe2_eq(ev[2], zval)) {
-            st = mx_reject(c, "the zero-check's mark is not the one-hot of the public argmax");
+            st = ez_op_reject(c, "the zero-check's mark is not the one-hot of the public argmax");
             goto out;
         }
         if (!c->prover) {
-            ez_fe2 sv = mx_live_eval(&s, pt);
-            ez_fe2 a1 = mx_a1(&s, mval, xv, dval, aval, mx_tau_eval(&s, pt));
+            ez_fe2 sv = ez_rowaxis_real_eval(&s.g, pt);
+            ez_fe2 a1 = mx_a1(&s, mval, xv, dval, aval, ez_rowaxis_tau_eval(&s.g, pt));
             ez_fe2 l2 = ez_fe2_sub(ez_fe2_add(dval, ez_fe2_one()), sv);
             if (!ez_fe2_eq(ev[0], sv) || !ez_fe2_eq(ev[1], a1) || !ez_fe2_eq(ev[3], l2)) {
-                st = mx_reject(c, "the zero-check's final evaluations do not match the committed values");
+                st = ez_op_reject(c, "the zero-check's final evaluations do not match the committed values");
                 goto out;
             }
         }
@@ -842,12 +705,12 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     if (!s.pub) {
         ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS], zs;
         ez_transcript_challenges_fe2(c->t, "max/zeta", zeta, nR);
-        mx_point_join(&s, zt, zeta, ez_fe2_from_fe(ez_fe_inv(2)));
+        ez_rowaxis_point_join(&s.g, zt, zeta, ez_fe2_from_fe(ez_fe_inv(2)));
         unsigned qz = s.pZ;
-        if ((st = mx_atoms_msg(c, first, &s, "max/zsum", &qz, 1, zt, &zs)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "max/zsum", &qz, 1, zt, &zs)) != EZ_OK)
             goto out;
-        if (!c->prover && !ez_fe2_eq(ez_fe2_mul_fe(zs, ez_fe_pow(2, s.nt)), mx_rowreal_eval(&s, zeta))) {
-            st = mx_reject(c, "a row's attainment marks do not sum to one (its maximum is not attained)");
+        if (!c->prover && !ez_fe2_eq(ez_fe2_mul_fe(zs, ez_fe_pow(2, s.g.nt)), ez_rowaxis_rowreal_eval(&s.g, zeta))) {
+            st = ez_op_reject(c, "a row's attainment marks do not sum to one (its maximum is not attained)");
             goto out;
         }
     }
@@ -871,12 +734,12 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
             ez_fe *const *P = c->advice + first;
             for (uint64_t y = 0; y < NR; y++) {
                 bool real = true;
-                for (unsigned a = 0; a < s.rank; a++)
-                    if (a != s.at && ((y >> (nR - s.roff[a] - s.nv[a])) & ((UINT64_C(1) << s.nv[a]) - 1)) >=
+                for (unsigned a = 0; a < s.g.rank; a++)
+                    if (a != s.g.at && ((y >> (nR - s.g.roff[a] - s.g.nv[a])) & ((UINT64_C(1) << s.g.nv[a]) - 1)) >=
                                          s.ti->dims[a])
                         real = false;
                 rt[y] = !real;
-                wt[y] = s.arg ? mx_val(P, s.pA, s.na, s.lenR, y) : y < s.lenR ? P[s.pM][y] : 0;
+                wt[y] = s.arg ? mx_val(P, s.pA, s.na, s.g.lenR, y) : y < s.g.lenR ? P[s.pM][y] : 0;
             }
             fr[0] = (ez_sumcheck_factor){rt, NULL};
             fr[1] = (ez_sumcheck_factor){wt, NULL};
@@ -887,11 +750,11 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
         }
         if ((st = mx_zerocheck(c, &dr, NULL, rhoR, fr, pr, er)) != EZ_OK) {
             if (st == EZ_ERR_REJECT)
-                st = mx_reject(c, "the padding rows' zero-check failed");
+                st = ez_op_reject(c, "the padding rows' zero-check failed");
             goto out;
         }
-        if (!c->prover && !ez_fe2_eq(er[0], ez_fe2_sub(ez_fe2_one(), mx_rowreal_eval(&s, pr)))) {
-            st = mx_reject(c, "the padding rows' selector does not match");
+        if (!c->prover && !ez_fe2_eq(er[0], ez_fe2_sub(ez_fe2_one(), ez_rowaxis_rowreal_eval(&s.g, pr)))) {
+            st = ez_op_reject(c, "the padding rows' selector does not match");
             goto out;
         }
         if (s.arg)
@@ -929,14 +792,14 @@ uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_
         return 0;
     }
     ez_sumcheck_desc desc;
-    mx_desc(&desc, s.n);
+    mx_desc(&desc, s.g.n);
     /* out limbs 1.., X, the row polys, D's limbs, the Z sum (none of A or Z when public) */
     const unsigned alimbs = s.na ? s.na - 1 : 0;
     uint64_t nfe = alimbs + 1 + (s.npolys - s.nelem) + s.nd + (s.pub ? 0 : 1);
     uint64_t b = ez_sumcheck_proof_bytes(&desc);
     if (s.rowpad && !s.pub) {
         ez_sumcheck_desc dr;
-        mx_desc_rows(&dr, s.nR);
+        mx_desc_rows(&dr, s.g.nR);
         b += ez_sumcheck_proof_bytes(&dr);
         nfe += alimbs;
     }

@@ -33,6 +33,7 @@
 #include "runtime/exec/tables.h"
 #include "runtime/ops/op.h"
 #include "runtime/ops/rsqrt.h"
+#include "runtime/ops/rowaxis.h"
 #include "runtime/prove/rangecheck.h"
 
 #define LIM62 ((ez_i128)1 << 62)
@@ -63,13 +64,10 @@ typedef struct {
     ez_opview v;
     const ez_plan_op *o;
     const ez_plan_tensor *ti, *to;
-    ez_plan_tensor rows;            /* the row shape: the input without axis t */
+    ez_rowaxis g;                 /* the input's element and row cubes */
     bool layer;
-    unsigned rank, at;
     unsigned out_pos[EZ_MAX_RANK];  /* output axis b is input axis out_pos[b] */
-    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
-    unsigned n, nR, nt;             /* cube variables, row variables, t's variables */
-    uint64_t N, B, lenE, lenR;      /* row length, input bound, padded layouts */
+    uint64_t N, B;                  /* row length, input bound */
     int64_t E;                      /* epsilon at scale 2 in_scale */
     uint64_t vmax;
     unsigned bmu, bv, bN, nmu, nvv; /* widths: mu + 2^(bmu-1), v, a and b; limbs */
@@ -85,11 +83,6 @@ static void nm_shape_clear(nm_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status nm_unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_op_kind_name(o->kind), why);
-    return EZ_ERR_UNSUPPORTED;
-}
 
 static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
@@ -97,67 +90,48 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     const ez_plan_op *o = &p->ops[op];
     s->o = o;
     if ((o->kind != EZ_OP_LAYERNORM && o->kind != EZ_OP_RMSNORM) || o->nin != 1)
-        return nm_unsupported(d, o, "not a one-operand norm");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "not a one-operand norm");
     s->layer = o->kind == EZ_OP_LAYERNORM;
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
     s->ti = &s->v.tensors[0];
     s->to = &p->tensors[o->out];
-    s->rank = s->ti->rank;
+    s->g.rank = s->ti->rank;
     const unsigned *ax = s->v.op.in_axes[0];
-    if (s->rank == 0 || s->to->rank != s->rank)
-        return nm_unsupported(d, o, "the output's axes differ from the input's");
+    if (s->g.rank == 0 || s->to->rank != s->g.rank)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
     bool have_t = false;
-    for (unsigned a = 0; a < s->rank; a++) {
+    for (unsigned a = 0; a < s->g.rank; a++) {
         for (unsigned b = 0; b < a; b++)
             if (ax[a] == ax[b])
-                return nm_unsupported(d, o, "an index repeats inside the input");
+                return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
         if (ax[a] == o->axis)
-            s->at = a, have_t = true;
+            s->g.at = a, have_t = true;
     }
     if (!have_t)
-        return nm_unsupported(d, o, "the normalised index is not an axis of the input");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the normalised index is not an axis of the input");
     unsigned used = 0;
-    for (unsigned b = 0; b < s->rank; b++) {
+    for (unsigned b = 0; b < s->g.rank; b++) {
         unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
+        while (a < s->g.rank && ax[a] != o->out_axes[b])
             a++;
-        if (a == s->rank || ((used >> a) & 1) || s->to->dims[b] != s->ti->dims[a])
-            return nm_unsupported(d, o, "the output's axes differ from the input's");
+        if (a == s->g.rank || ((used >> a) & 1) || s->to->dims[b] != s->ti->dims[a])
+            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
         used |= 1u << a;
         s->out_pos[b] = a;
     }
-    for (unsigned a = 0, o_ = 0, r_ = 0; a < s->rank; a++) {
-        s->nv[a] = ez_log2_ceil(s->ti->dims[a]);
-        s->off[a] = o_;
-        s->roff[a] = r_;
-        o_ += s->nv[a];
-        if (a != s->at)
-            r_ += s->nv[a];
-        s->n = o_;
-    }
-    s->nt = s->nv[s->at];
-    s->nR = s->n - s->nt;
-    s->N = s->ti->dims[s->at];
-    s->rows = *s->ti;
-    s->rows.rank = 0;
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at)
-            s->rows.dims[s->rows.rank++] = s->ti->dims[a];
-    for (unsigned a = s->rows.rank; a < EZ_MAX_RANK; a++)
-        s->rows.dims[a] = 0;
-    s->lenE = ez_advice_padlen(s->ti);
-    s->lenR = ez_advice_padlen(&s->rows);
-    if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN || s->N == 0)
-        return nm_unsupported(d, o, "the input is too large for one sumcheck");
+    ez_rowaxis_init(&s->g, s->ti, s->g.at);
+    s->N = s->ti->dims[s->g.at];
+    if (s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN || s->N == 0)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the input is too large for one sumcheck");
     if (s->N > NM_MAX_ROW)
-        return nm_unsupported(d, o, "rows longer than 2^16 entries");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "rows longer than 2^16 entries");
     if (o->in_scale > 31)
-        return nm_unsupported(d, o, "input scale above 31");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "input scale above 31");
     s->B = p->tensors[o->in[0]].bound;
     if (s->B >= (UINT64_C(1) << 31))
-        return nm_unsupported(d, o, "the input's bound is 2^31 or more (its squares leave 2^62)");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the input's bound is 2^31 or more (its squares leave 2^62)");
     s->E = ez_exec_norm_eps(o->in_scale);
     s->vmax = nm_vmax(p, o);
     s->bmu = ez_bitlen(s->B) + 1;
@@ -172,66 +146,26 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     s->pV = q, q += s->nvv;
     s->pB = q++;
     if ((st = ez_rsq_init(&s->blk, s->vmax, q)) != EZ_OK)
-        return nm_unsupported(d, o, "the variance is too wide for the split");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the variance is too wide for the split");
     s->sh = nm_shift(o, s->blk.kmax);
     if (s->sh > 62 || s->sh < -62)
-        return nm_unsupported(d, o, "the output rescale exceeds 2^62");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output rescale exceeds 2^62");
     s->npolys = q + s->blk.npolys;
     if (s->npolys > NM_MAX_POLYS)
-        return nm_unsupported(d, o, "too many committed polys");
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "too many committed polys");
     return EZ_OK;
 }
 
-/* Row cube index of element cube index x: drop t's bits. */
-static inline uint64_t nm_row_of(const nm_shape *s, uint64_t x)
-{
-    unsigned lo = s->n - s->off[s->at] - s->nt;
-    uint64_t low = x & ((UINT64_C(1) << lo) - 1);
-    return ((x >> (lo + s->nt)) << lo) | low;
-}
 
 /* t's coordinate of element cube index x. */
 static inline uint64_t nm_t_of(const nm_shape *s, uint64_t x)
 {
-    return (x >> (s->n - s->off[s->at] - s->nt)) & ((UINT64_C(1) << s->nt) - 1);
+    return (x >> (s->g.n - s->g.off[s->g.at] - s->g.nt)) & ((UINT64_C(1) << s->g.nt) - 1);
 }
 
-/* [row is real] at row cube index y. */
-static inline bool nm_row_real(const nm_shape *s, uint64_t y)
-{
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at &&
-            ((y >> (s->nR - s->roff[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1)) >= s->ti->dims[a])
-            return false;
-    return true;
-}
 
-/* S_R~(zeta): the real-row selector at a row point (prefix selectors per axis). */
-static ez_fe2 nm_rowreal_eval(const nm_shape *s, const ez_fe2 *zeta)
-{
-    ez_fe2 r = ez_fe2_one();
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at)
-            r = ez_fe2_mul(r, ez_mle_prefix(zeta + s->roff[a], s->nv[a], s->ti->dims[a]));
-    return r;
-}
 
-/* The row part of an element point. */
-static void nm_point_row(const nm_shape *s, ez_fe2 *row, const ez_fe2 *pt)
-{
-    unsigned o = s->off[s->at];
-    memcpy(row, pt, o * sizeof *row);
-    memcpy(row + o, pt + o + s->nt, (s->n - o - s->nt) * sizeof *row);
-}
 
-/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
-static size_t nm_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
 
 /* ---- layout ------------------------------------------------------------------------------- */
 
@@ -242,22 +176,22 @@ static ez_status norm_layout(ez_advice_layout *L, const ez_plan *p, size_t op, e
     size_t first = L->npolys;
     for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
         size_t idx;
-        st = ez_advice_add_poly(L, s.lenR, (unsigned)op, &idx);
+        st = ez_advice_add_poly(L, s.g.lenR, (unsigned)op, &idx);
         if (st == EZ_OK && idx != first + q)
             st = EZ_ERR_INTERNAL;
     }
     /* mu + 2^(bmu-1) (signed mean), a < N and b < N (two columns each: a in [0, 2^bN) and
      * a + 2^bN - N in [0, 2^bN)), v in its width (§1) */
     if (st == EZ_OK && s.layer)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nmu, s.bmu, s.lenR, 0);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nmu, s.bmu, s.g.lenR, 0);
     if (st == EZ_OK && s.layer)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pA, 1, s.bN, s.lenR, s.cstN);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pA, 1, s.bN, s.g.lenR, s.cstN);
     if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pV, s.nvv, s.bv, s.lenR, 0);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pV, s.nvv, s.bv, s.g.lenR, 0);
     if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pB, 1, s.bN, s.lenR, s.cstN);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pB, 1, s.bN, s.g.lenR, s.cstN);
     if (st == EZ_OK)
-        st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.lenR);
+        st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.g.lenR);
     /* y = floor(c RG / 2^sh): the remainder and the output's width (§1) */
     if (st == EZ_OK && s.sh > 0)
         st = ez_rc_rescale(L, p, op, (unsigned)s.sh, d);
@@ -275,7 +209,7 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    size_t first = nm_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (the weight range proof's) */
     if (first + s.npolys > L->npolys) {
@@ -296,7 +230,7 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         }
     }
     for (unsigned q = 0; q < s.npolys; q++) {
-        polys[first + q] = ez_alloc_array(s.lenR, sizeof(ez_fe)); /* zero: padding rows */
+        polys[first + q] = ez_alloc_array(s.g.lenR, sizeof(ez_fe)); /* zero: padding rows */
         if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
@@ -304,21 +238,21 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     }
     ez_fe *const *P = polys + first;
     /* padding rows: the split of V = 0 (rsqrt.h), every other value 0 */
-    for (uint64_t y = 0; y < s.lenR; y++)
+    for (uint64_t y = 0; y < s.g.lenR; y++)
         ez_rsq_fill(&s.blk, P, y, 0, 0, 0, 0, 0);
     /* exec row rr (row-major over the output's axes without t) -> row cube index */
     uint64_t rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK];
-    ez_advice_strides(&s.rows, rstride_t);
-    for (unsigned a = 0, r = 0; a < s.rank; a++)
-        rstride[a] = a == s.at ? 0 : rstride_t[r++];
+    ez_advice_strides(&s.g.rows, rstride_t);
+    for (unsigned a = 0, r = 0; a < s.g.rank; a++)
+        rstride[a] = a == s.g.at ? 0 : rstride_t[r++];
     uint64_t bad = UINT64_MAX;
     const char *bad_what = NULL;
     const ez_fe half_mu = UINT64_C(1) << (s.bmu - 1);
     const int64_t N = (int64_t)s.N;
     for (uint64_t rr = 0; rr < nrows; rr++) {
         uint64_t rest = rr, pr = 0;
-        for (unsigned b = s.rank; b-- > 0;) {
-            if (s.out_pos[b] == s.at)
+        for (unsigned b = s.g.rank; b-- > 0;) {
+            if (s.out_pos[b] == s.g.at)
                 continue;
             pr += (rest % s.to->dims[b]) * rstride[s.out_pos[b]];
             rest /= s.to->dims[b];
@@ -350,27 +284,7 @@ out:
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
 
-/* Add the claim "local poly q at pt = v" (every local poly is a row poly). */
-static ez_status nm_claim(ez_pctx *c, size_t first, const nm_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
-{
-    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(s->lenR), v);
-}
 
-/* Atom message at a row point: the prover evaluates local polys qs[] at pt, both sides
- * exchange them under label and add one claim each. */
-static ez_status nm_atoms_msg(ez_pctx *c, size_t first, const nm_shape *s, const char *label, const unsigned *qs,
-                              size_t nq, const ez_fe2 *pt, ez_fe2 *vals)
-{
-    ez_status st;
-    if (c->prover)
-        for (size_t j = 0; j < nq; j++)
-            vals[j] = ez_mle_eval_fe(c->advice[first + qs[j]], (size_t)s->lenR, pt, ez_log2_ceil(s->lenR));
-    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
-        return st;
-    for (size_t j = 0; j < nq && st == EZ_OK; j++)
-        st = nm_claim(c, first, s, qs[j], pt, vals[j]);
-    return st;
-}
 
 /* The main sumcheck's shape (§2.2): factors E_r, D, RG, E_zeta; terms E_r D RG,
  * lambda_0 E_zeta D D and (layernorm) lambda_1 E_zeta D; no eq factor. */
@@ -406,7 +320,7 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
                                  const ez_fe2 *zeta)
 {
     memset(t, 0, sizeof *t);
-    const uint64_t N = UINT64_C(1) << s->n, NR = UINT64_C(1) << s->nR;
+    const uint64_t N = UINT64_C(1) << s->g.n, NR = UINT64_C(1) << s->g.nR;
     t->Er = ez_alloc_aligned(N, sizeof *t->Er);
     t->Ez = ez_alloc_aligned(N, sizeof *t->Ez);
     t->ez_rows = ez_alloc_aligned(NR, sizeof *t->ez_rows);
@@ -417,21 +331,21 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
         nm_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
-    ez_eq_table(t->Er, rin, s->n);
-    ez_eq_table(t->ez_rows, zeta, s->nR);
+    ez_eq_table(t->Er, rin, s->g.n);
+    ez_eq_table(t->ez_rows, zeta, s->g.nR);
     ez_advice_pad_i64(t->X, s->v.data[0], s->ti, 0);
-    memset(t->X + s->lenE, 0, (N - s->lenE) * sizeof *t->X);
+    memset(t->X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *t->X);
     ez_fe *const *P = c->advice + first;
     const ez_fe half_mu = UINT64_C(1) << (s->bmu - 1);
-    const uint64_t lenR = s->lenR;
+    const uint64_t lenR = s->g.lenR;
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
-        uint64_t r = nm_row_of(s, i);
+        uint64_t r = ez_rowaxis_row_of(&s->g, i);
         ez_fe mu = 0, rg = 0;
         if (r < lenR) {
             rg = P[s->blk.pRG][r];
             if (s->layer)
-                mu = ez_fe_sub(ez_rsq_combine_fe(P + s->pU, s->nmu, r), nm_row_real(s, r) ? half_mu : 0);
+                mu = ez_fe_sub(ez_rsq_combine_fe(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
         }
         bool tin = nm_t_of(s, i) < s->N;
         t->D[i] = ez_fe_sub(t->X[i], tin ? mu : 0);
@@ -452,20 +366,20 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     memset(&tb, 0, sizeof tb);
     if (st != EZ_OK)
         goto out;
-    size_t first = nm_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+    size_t first = ez_op_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.g.n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.n, nR = s.nR;
+    const unsigned n = s.g.n, nR = s.g.nR;
     const char *kind = s.layer ? "layernorm" : "rmsnorm";
     ez_claim_absorb(c->t, "norm/out", out);
     /* the output point's blocks in the input's axis order */
     ez_fe2 rin[EZ_PROVE_MAX_VARS];
-    for (unsigned b = 0, o_ = 0; b < s.rank; b++) {
+    for (unsigned b = 0, o_ = 0; b < s.g.rank; b++) {
         unsigned a = s.out_pos[b];
-        memcpy(rin + s.off[a], out->point + o_, s.nv[a] * sizeof *rin);
-        o_ += s.nv[a];
+        memcpy(rin + s.g.off[a], out->point + o_, s.g.nv[a] * sizeof *rin);
+        o_ += s.g.nv[a];
     }
 
     /* 1. the rescale's remainder at r (§1) */
@@ -498,12 +412,12 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         qs[nq++] = s.pB;
         if (s.layer)
             qs[nq++] = s.pA;
-        if ((st = nm_atoms_msg(c, first, &s, "norm/rows-at-zeta", qs, nq, zeta, zv)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "norm/rows-at-zeta", qs, nq, zeta, zv)) != EZ_OK)
             goto out;
     }
     ez_transcript_challenges_fe2(c->t, "norm/lambda", lambda, 2);
     {
-        ez_fe2 vz = ez_rsq_combine(zv, s.nvv), bz = zv[s.nvv];
+        ez_fe2 vz = ez_op_limbs_combine(zv, s.nvv), bz = zv[s.nvv];
         ez_fe2 q = ez_fe2_add(ez_fe2_mul_fe(vz, (ez_fe)s.N), bz);
         claim = ez_fe2_add(claim, ez_fe2_mul(lambda[0], q));
         if (s.layer)
@@ -530,7 +444,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         goto out;
     }
     nm_tables_clear(&tb);
-    nm_point_row(&s, ptr, pt);
+    ez_rowaxis_point_row(&s.g, ptr, pt);
     {
         /* x at pt, mu's limbs and RG at the row point */
         ez_fe2 xv;
@@ -547,13 +461,13 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         for (unsigned l = 0; l < s.nmu; l++)
             qs[nq++] = s.pU + l;
         qs[nq++] = s.blk.pRG;
-        if ((st = nm_atoms_msg(c, first, &s, "norm/mu-rg", qs, nq, ptr, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "norm/mu-rg", qs, nq, ptr, vals)) != EZ_OK)
             goto out;
         if (!c->prover) {
-            ez_fe2 sr = nm_rowreal_eval(&s, ptr), mu = ez_fe2_zero();
+            ez_fe2 sr = ez_rowaxis_rowreal_eval(&s.g, ptr), mu = ez_fe2_zero();
             if (s.layer)
-                mu = ez_fe2_sub(ez_rsq_combine(vals, s.nmu), ez_fe2_mul_fe(sr, UINT64_C(1) << (s.bmu - 1)));
-            ez_fe2 st_ = ez_mle_prefix(pt + s.off[s.at], s.nt, s.N);
+                mu = ez_fe2_sub(ez_op_limbs_combine(vals, s.nmu), ez_fe2_mul_fe(sr, UINT64_C(1) << (s.bmu - 1)));
+            ez_fe2 st_ = ez_mle_prefix(pt + s.g.off[s.g.at], s.g.nt, s.N);
             ez_fe2 want[4] = {ez_eq_eval(rin, pt, n), ez_fe2_sub(xv, ez_fe2_mul(mu, st_)), vals[s.nmu],
                               ez_eq_eval(zeta, ptr, nR)};
             for (unsigned j = 0; j < 4; j++)
@@ -585,15 +499,15 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         for (uint64_t y = 0; y < NR; y++) {
             ez_rsq_atoms a;
             ez_fe vv = 0;
-            bool real = y < s.lenR && nm_row_real(&s, y);
-            if (y < s.lenR) {
+            bool real = y < s.g.lenR && ez_rowaxis_row_real(&s.g, y);
+            if (y < s.g.lenR) {
                 ez_rsq_atoms_at(&s.blk, P, y, &a);
                 vv = ez_rsq_combine_fe(P + s.pV, s.nvv, y);
             } else {
                 memset(&a, 0, sizeof a);
             }
             ez_fe2 V = ez_fe2_from_fe(ez_fe_add(vv, real ? ez_fe_from_i64(s.E) : 0)), lin[3];
-            ez_rsq_lin(&s.blk, beta, &a, V, ez_fe2_from_fe(y < s.lenR), lin);
+            ez_rsq_lin(&s.blk, beta, &a, V, ez_fe2_from_fe(y < s.g.lenR), lin);
             lins[0][y] = lin[0], lins[1][y] = lin[1], lins[2][y] = lin[2];
             gt[0][y] = a.G.c0;
             gt[1][y] = a.g.c0;
@@ -618,14 +532,14 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             qs[nq++] = s.pV + l;
         for (unsigned q = 0; q < s.blk.npolys; q++)
             qs[nq++] = s.blk.first + q;
-        if ((st = nm_atoms_msg(c, first, &s, "norm/rows", qs, nq, pt2, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "norm/rows", qs, nq, pt2, vals)) != EZ_OK)
             goto out;
         if (!c->prover) {
             ez_rsq_atoms a;
             ez_rsq_atoms_of(&s.blk, vals + s.nvv, &a);
-            ez_fe2 sr = nm_rowreal_eval(&s, pt2), lin[3];
-            ez_fe2 V = ez_fe2_add(ez_rsq_combine(vals, s.nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s.E)));
-            ez_rsq_lin(&s.blk, beta, &a, V, ez_mle_prefix(pt2, nR, s.lenR), lin);
+            ez_fe2 sr = ez_rowaxis_rowreal_eval(&s.g, pt2), lin[3];
+            ez_fe2 V = ez_fe2_add(ez_op_limbs_combine(vals, s.nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s.E)));
+            ez_rsq_lin(&s.blk, beta, &a, V, ez_mle_prefix(pt2, nR, s.g.lenR), lin);
             ez_fe2 want[5] = {lin[0], a.G, lin[1], a.g, lin[2]};
             for (unsigned j = 0; j < 5; j++)
                 if (!ez_fe2_eq(want[j], ev[j])) {
@@ -665,8 +579,8 @@ static uint64_t norm_walk_bytes(const ez_plan *p, const ez_advice_layout *L, siz
         return 0;
     }
     ez_sumcheck_desc dm, dz;
-    nm_desc_main(&dm, s.n, s.layer);
-    ez_rsq_desc(&dz, s.nR, false);
+    nm_desc_main(&dm, s.g.n, s.layer);
+    ez_rsq_desc(&dz, s.g.nR, false);
     uint64_t nfe = (s.sh > 0 ? ez_rc_nlimbs((unsigned)s.sh) : 0) /* rho, then the remainder's limbs 1.. */
                    + s.nvv + 1 + s.layer                          /* v, b, a at zeta */
                    + 1 + s.nmu + 1                                /* x, mu, RG at the main point */

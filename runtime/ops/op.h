@@ -61,6 +61,25 @@ extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_o
 /* Shared by op files: one claim on every operand (the common case of `claims`). */
 unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand);
 
+/* Shared by op files: the global index of op `op`'s first op-owned poly (an op's polys are
+ * contiguous, in its local order), or SIZE_MAX when it owns none. */
+size_t ez_op_first_poly(const ez_advice_layout *L, size_t op);
+
+/* Shared by op files: "op 'label' (what): why" into d; EZ_ERR_UNSUPPORTED. */
+ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why);
+
+/* Shared by op files: a verifier's rejection, `why` into c's diagnostics; EZ_ERR_REJECT. */
+ez_status ez_op_reject(ez_pctx *c, const char *why);
+
+/* Shared by op files: sum_l 2^(16 l) limbs[l] (a limbed value from its limbs' values). */
+ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl);
+
+/* Shared by op files: one atom message at pt. The prover evaluates op-owned polys
+ * first + qs[j] (j < nq) at pt into vals; both sides exchange vals under label and add the
+ * claim "poly first + qs[j] at pt = vals[j]" each. pt has the polys' variable count. */
+ez_status ez_op_atoms_msg(ez_pctx *c, size_t first, const char *label, const unsigned *qs, size_t nq,
+                          const ez_fe2 *pt, ez_fe2 *vals);
+
 /* Bytes of n extension-field elements in a proof. */
 #define EZ_OP_FE2_BYTES 16u
 

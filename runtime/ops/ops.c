@@ -3,6 +3,10 @@
 
 #include "runtime/ops/op.h"
 
+#include <stdint.h>
+
+#include "lib/mle.h"
+
 static const ez_op_def *const table[] = {
     &ez_op_einsum, &ez_op_add,       &ez_op_causal,  &ez_op_gather, &ez_op_softmax, &ez_op_max,
     &ez_op_argmax, &ez_op_layernorm, &ez_op_rmsnorm, &ez_op_func,   &ez_op_relu,    &ez_op_rsqrt, &ez_op_rope,
@@ -20,4 +24,48 @@ unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand)
 {
     (void)p, (void)op, (void)operand;
     return 1;
+}
+
+size_t ez_op_first_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    return SIZE_MAX;
+}
+
+ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why)
+{
+    ez_diag_set(d, "op '%s' (%s): %s", o->label, what, why);
+    return EZ_ERR_UNSUPPORTED;
+}
+
+ez_status ez_op_reject(ez_pctx *c, const char *why)
+{
+    ez_diag_set(c->d, "%s", why);
+    return EZ_ERR_REJECT;
+}
+
+ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl)
+{
+    ez_fe2 v = ez_fe2_zero();
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << EZ_ADV_LIMB_BITS), limbs[l]);
+    return v;
+}
+
+ez_status ez_op_atoms_msg(ez_pctx *c, size_t first, const char *label, const unsigned *qs, size_t nq,
+                          const ez_fe2 *pt, ez_fe2 *vals)
+{
+    ez_status st;
+    if (c->prover)
+        for (size_t j = 0; j < nq; j++) {
+            uint64_t len = c->adv->polys[first + qs[j]].len;
+            vals[j] = ez_mle_eval_fe(c->advice[first + qs[j]], (size_t)len, pt, ez_log2_ceil(len));
+        }
+    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
+        return st;
+    for (size_t j = 0; j < nq && st == EZ_OK; j++)
+        st = ez_pctx_claim_advice(c, first + qs[j], pt, ez_log2_ceil(c->adv->polys[first + qs[j]].len), vals[j]);
+    return st;
 }

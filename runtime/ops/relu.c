@@ -33,11 +33,6 @@ static void rl_shape_clear(rl_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status rl_unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (relu): %s", o->label, why);
-    return EZ_ERR_UNSUPPORTED;
-}
 
 static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
@@ -45,9 +40,9 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     const ez_plan_op *o = &p->ops[op];
     s->o = o;
     if (o->kind != EZ_OP_RELU || o->nin != 1)
-        return rl_unsupported(d, o, "not a one-operand relu");
+        return ez_op_unsupported(d, o, "relu", "not a one-operand relu");
     if (o->in_scale != o->out_scale)
-        return rl_unsupported(d, o, "the result's scale differs from the operand's");
+        return ez_op_unsupported(d, o, "relu", "the result's scale differs from the operand's");
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
@@ -55,7 +50,7 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     s->to = &p->tensors[o->out];
     s->rank = s->to->rank;
     if (s->ti->rank != s->rank)
-        return rl_unsupported(d, o, "the output's axes differ from the input's");
+        return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
     const unsigned *ax = s->v.op.in_axes[0];
     unsigned used = 0;
     for (unsigned b = 0; b < s->rank; b++) {
@@ -63,7 +58,7 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
         while (a < s->rank && ax[a] != o->out_axes[b])
             a++;
         if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return rl_unsupported(d, o, "the output's axes differ from the input's");
+            return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
         used |= 1u << a;
         s->in_pos[b] = a;
     }
@@ -78,12 +73,12 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     }
     s->len = ez_advice_padlen(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
-        return rl_unsupported(d, o, "the tensor is too large for one zero-check");
+        return ez_op_unsupported(d, o, "relu", "the tensor is too large for one zero-check");
     uint64_t by = p->tensors[o->out].bound, bx = p->tensors[o->in[0]].bound;
     s->by = by ? ez_bitlen(by) : 1;
     s->bd = bx ? ez_bitlen(bx) : 1;
     if (s->by > 62 || s->bd > 62)
-        return rl_unsupported(d, o, "values of 62 bits or more");
+        return ez_op_unsupported(d, o, "relu", "values of 62 bits or more");
     s->ny = ez_rc_nlimbs(s->by);
     s->nd = ez_rc_nlimbs(s->bd);
     s->pY = 0;
@@ -92,13 +87,6 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-static size_t rl_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
 
 static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -129,7 +117,7 @@ static ez_status relu_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     ez_fe *yv = NULL, *dv = NULL;
     if (st != EZ_OK)
         goto out;
-    size_t first = rl_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out;
     if (first + s.npolys > L->npolys) {
@@ -196,13 +184,6 @@ out:
     return st;
 }
 
-static ez_fe2 rl_combine(const ez_fe2 *limbs, unsigned nl)
-{
-    ez_fe2 v = ez_fe2_zero();
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << RL_LIMB), limbs[l]);
-    return v;
-}
 
 static void rl_desc(ez_sumcheck_desc *d, unsigned n)
 {
@@ -223,7 +204,7 @@ static ez_status rl_value_claims(ez_pctx *c, const rl_shape *s, size_t first, co
     if ((st = ez_pctx_msg(c, label, limbs + 1, nl - 1)) != EZ_OK)
         return st;
     limbs[0] = ez_fe2_zero();
-    limbs[0] = ez_fe2_sub(v, rl_combine(limbs, nl));
+    limbs[0] = ez_fe2_sub(v, ez_op_limbs_combine(limbs, nl));
     for (unsigned l = 0; l < nl && st == EZ_OK; l++)
         st = ez_pctx_claim_advice(c, first + q + l, pt, s->n, limbs[l]);
     return st;
@@ -257,7 +238,7 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     memset(&proof, 0, sizeof proof);
     if (st != EZ_OK)
         goto out;
-    size_t first = rl_first_poly(c->adv, op);
+    size_t first = ez_op_first_poly(c->adv, op);
     if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
         st = EZ_ERR_INVALID;
         goto out;

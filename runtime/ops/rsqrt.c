@@ -128,13 +128,6 @@ bool ez_rsq_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint
     return ok;
 }
 
-ez_fe2 ez_rsq_combine(const ez_fe2 *limbs, unsigned nl)
-{
-    ez_fe2 v = ez_fe2_zero();
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << RQ_LIMB), limbs[l]);
-    return v;
-}
 
 ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i)
 {
@@ -182,11 +175,11 @@ void ez_rsq_atoms_of(const ez_rsq *b, const ez_fe2 *vals, ez_rsq_atoms *a)
     const ez_fe2 *v = vals - b->first; /* indexed by local id */
     a->M = v[b->pM];
     a->R = v[b->pR];
-    a->G = ez_rsq_combine(v + b->pG, b->ng);
-    a->g = ez_rsq_combine(v + b->pg, b->ng);
-    a->MR = ez_rsq_combine(v + b->pMR, b->nm);
-    a->MG = ez_rsq_combine(v + b->pMG, b->nm);
-    a->W = ez_rsq_combine(v + b->pW, b->nw);
+    a->G = ez_op_limbs_combine(v + b->pG, b->ng);
+    a->g = ez_op_limbs_combine(v + b->pg, b->ng);
+    a->MR = ez_op_limbs_combine(v + b->pMR, b->nm);
+    a->MG = ez_op_limbs_combine(v + b->pMG, b->nm);
+    a->W = ez_op_limbs_combine(v + b->pW, b->nw);
     a->Z = v[b->pZ];
     a->RG = v[b->pRG];
 }
@@ -327,11 +320,6 @@ static void rq_shape_clear(rq_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status rq_unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (rsqrt): %s", o->label, why);
-    return EZ_ERR_UNSUPPORTED;
-}
 
 /* The largest V: the input's bound moved to the even scale se. */
 static uint64_t rq_vmax(const ez_plan *p, const ez_plan_op *o)
@@ -354,7 +342,7 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     const ez_plan_op *o = &p->ops[op];
     s->o = o;
     if (o->kind != EZ_OP_RSQRT || o->nin != 1)
-        return rq_unsupported(d, o, "not a one-operand rsqrt");
+        return ez_op_unsupported(d, o, "rsqrt", "not a one-operand rsqrt");
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
@@ -363,14 +351,14 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     s->rank = s->to->rank;
     const unsigned *ax = s->v.op.in_axes[0];
     if (s->ti->rank != s->rank)
-        return rq_unsupported(d, o, "the input's axes differ from the output's (broadcast)");
+        return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's (broadcast)");
     unsigned used = 0;
     for (unsigned b = 0; b < s->rank; b++) {
         unsigned a = 0;
         while (a < s->rank && ax[a] != o->out_axes[b])
             a++;
         if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return rq_unsupported(d, o, "the input's axes differ from the output's");
+            return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's");
         used |= 1u << a;
         s->in_of[b] = a;
     }
@@ -386,10 +374,10 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     }
     s->lenE = ez_advice_padlen(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN)
-        return rq_unsupported(d, o, "the tensor is too large for one zero-check");
+        return ez_op_unsupported(d, o, "rsqrt", "the tensor is too large for one zero-check");
     uint64_t B = p->tensors[o->in[0]].bound, vmax = rq_vmax(p, o);
     if (o->in_scale > 31 || B >= (UINT64_C(1) << 61) || vmax >= (UINT64_C(1) << 62))
-        return rq_unsupported(d, o, "the input's bound or scale is beyond 2^61 or 31");
+        return ez_op_unsupported(d, o, "rsqrt", "the input's bound or scale is beyond 2^61 or 31");
     s->e = o->in_scale & 1;
     s->bx = B ? ez_bitlen(B) : 1;
     s->nx = ez_rc_nlimbs(s->bx);
@@ -397,26 +385,18 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     s->pU = 1;
     s->pXP = 1 + s->nx;
     if ((st = ez_rsq_init(&s->blk, vmax, 2 + s->nx)) != EZ_OK)
-        return rq_unsupported(d, o, "the input is too wide for the split");
+        return ez_op_unsupported(d, o, "rsqrt", "the input is too wide for the split");
     s->npolys = 2 + s->nx + s->blk.npolys;
     if (s->npolys > RQ_MAX_POLYS)
-        return rq_unsupported(d, o, "too many committed polys");
+        return ez_op_unsupported(d, o, "rsqrt", "too many committed polys");
     s->sh = rq_shift(o, s->blk.kmax);
     if (s->sh > 62)
-        return rq_unsupported(d, o, "the output rescale exceeds 2^62");
+        return ez_op_unsupported(d, o, "rsqrt", "the output rescale exceeds 2^62");
     if (s->sh < 0 && (unsigned)-s->sh > 62)
-        return rq_unsupported(d, o, "the output scale is too large");
+        return ez_op_unsupported(d, o, "rsqrt", "the output scale is too large");
     return EZ_OK;
 }
 
-/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
-static size_t rq_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
 
 static ez_status rsqrt_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -472,7 +452,7 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
     ez_status st = rq_shape_init(&s, p, op, tr, d);
     if (st != EZ_OK)
         goto out;
-    size_t first = rq_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (the weight range proof's) */
     if (first + s.npolys > L->npolys) {
@@ -579,7 +559,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_claim kc = {0};
     if (st != EZ_OK)
         goto out;
-    size_t first = rq_first_poly(c->adv, op);
+    size_t first = ez_op_first_poly(c->adv, op);
     if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
         st = EZ_ERR_INVALID;
         goto out;
@@ -695,7 +675,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             ez_rsq_atoms a;
             ez_rsq_atoms_of(&s.blk, vals + 1 + s.blk.first, &a);
             ez_fe2 f[7];
-            rq_factors(&s, beta, &a, vals[0], vals[1 + s.pZ], ez_rsq_combine(vals + 1 + s.pU, s.nx), vals[1 + s.pXP],
+            rq_factors(&s, beta, &a, vals[0], vals[1 + s.pZ], ez_op_limbs_combine(vals + 1 + s.pU, s.nx), vals[1 + s.pXP],
                        ez_mle_prefix(pt, n, s.lenE), f);
             for (unsigned j = 0; j < 7; j++)
                 if (!ez_fe2_eq(f[j], ev[j])) {

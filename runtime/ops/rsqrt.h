@@ -86,8 +86,7 @@ ez_status ez_rsq_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsi
  * Returns whether v is in [0, 2^bits). */
 bool ez_rsq_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i);
 
-/* sum_l 2^(16 l) limbs[l]. */
-ez_fe2 ez_rsq_combine(const ez_fe2 *limbs, unsigned nl);
+/* sum_l 2^(16 l) limbs[l][i]. */
 ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i);
 
 /* Prover: entry i < len of the block's polys P (the op's local polys, P[q] for local id

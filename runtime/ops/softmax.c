@@ -28,6 +28,7 @@
 #include "lib/sumcheck.h"
 #include "runtime/exec/tables.h"
 #include "runtime/ops/op.h"
+#include "runtime/ops/rowaxis.h"
 #include "runtime/prove/masks.h"
 #include "runtime/prove/rangecheck.h"
 
@@ -41,16 +42,13 @@ typedef struct {
     ez_opview v;                 /* the op over its input slice (prover: with data) */
     const ez_plan_op *o;
     const ez_plan_tensor *ti, *to;
-    ez_plan_tensor rows;         /* the row shape: the input without axis t */
-    unsigned rank, at, ai;       /* input axes: softmax axis t, mask row i (masked only) */
+    ez_rowaxis g;                 /* the input's element and row cubes */
+    unsigned ai;                 /* the mask row i's input axis (masked only) */
     bool masked;
     unsigned out_pos[EZ_MAX_RANK]; /* output axis b is input axis out_pos[b] */
-    unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK], roff[EZ_MAX_RANK]; /* per input axis */
-    unsigned n, nR, nt;          /* cube variables, row variables, t's variables */
     uint64_t T;                  /* extent of t */
     unsigned k, hb, bsig, bp, bc; /* in_shift and the widths of h, rem/g, p, count-1 */
     unsigned nh, ndr, nrm, np, nc; /* their limbs (ndr = 0 when k = 0) */
-    uint64_t lenE, lenR;         /* padded layouts of the input and of the row shape */
     /* local poly ids (§2): element polys, then row polys, then the multiplicities */
     unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, npolys;
 } sm_shape;
@@ -61,11 +59,6 @@ static void sm_shape_clear(sm_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (softmax): %s", o->label, why);
-    return EZ_ERR_UNSUPPORTED;
-}
 
 /* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
 static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
@@ -74,86 +67,67 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
     const ez_plan_op *o = &p->ops[op];
     s->o = o;
     if (o->kind != EZ_OP_SOFTMAX || o->nin != 1)
-        return unsupported(d, o, "not a one-operand softmax");
+        return ez_op_unsupported(d, o, "softmax", "not a one-operand softmax");
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
     s->ti = &s->v.tensors[0];
     s->to = &p->tensors[o->out];
-    s->rank = s->ti->rank;
+    s->g.rank = s->ti->rank;
     s->masked = o->masked;
     const unsigned *ax = s->v.op.in_axes[0];
-    if (s->rank == 0 || s->to->rank != s->rank)
-        return unsupported(d, o, "the output's axes differ from the input's");
+    if (s->g.rank == 0 || s->to->rank != s->g.rank)
+        return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
     bool have_t = false, have_i = false;
-    for (unsigned a = 0; a < s->rank; a++) {
+    for (unsigned a = 0; a < s->g.rank; a++) {
         for (unsigned b = 0; b < a; b++)
             if (ax[a] == ax[b])
-                return unsupported(d, o, "an index repeats inside the input");
+                return ez_op_unsupported(d, o, "softmax", "an index repeats inside the input");
         if (ax[a] == o->axis)
-            s->at = a, have_t = true;
+            s->g.at = a, have_t = true;
         if (s->masked && ax[a] == o->mask_row)
             s->ai = a, have_i = true;
     }
     unsigned used = 0;
-    for (unsigned b = 0; b < s->rank; b++) {
+    for (unsigned b = 0; b < s->g.rank; b++) {
         unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
+        while (a < s->g.rank && ax[a] != o->out_axes[b])
             a++;
-        if (a == s->rank || ((used >> a) & 1))
-            return unsupported(d, o, "the output's axes differ from the input's");
+        if (a == s->g.rank || ((used >> a) & 1))
+            return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
         used |= 1u << a;
         s->out_pos[b] = a;
         if (s->to->dims[b] != s->ti->dims[a])
-            return unsupported(d, o, "the output's extents differ from the input's");
+            return ez_op_unsupported(d, o, "softmax", "the output's extents differ from the input's");
     }
     if (!have_t)
-        return unsupported(d, o, "the softmax index is not an axis of the input");
-    if (s->masked && (!have_i || o->mask_col != o->axis || s->ai == s->at))
-        return unsupported(d, o, "the mask must keep entries with t <= i for another input axis i");
+        return ez_op_unsupported(d, o, "softmax", "the softmax index is not an axis of the input");
+    if (s->masked && (!have_i || o->mask_col != o->axis || s->ai == s->g.at))
+        return ez_op_unsupported(d, o, "softmax", "the mask must keep entries with t <= i for another input axis i");
     /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
-    for (unsigned a = 0, o_ = 0, r_ = 0; a < s->rank; a++) {
-        s->nv[a] = ez_log2_ceil(s->ti->dims[a]);
-        s->off[a] = o_;
-        s->roff[a] = r_;
-        o_ += s->nv[a];
-        if (a != s->at)
-            r_ += s->nv[a];
-        s->n = o_;
-    }
-    s->nt = s->nv[s->at];
-    s->nR = s->n - s->nt;
-    s->T = s->ti->dims[s->at];
-    s->rows = *s->ti;
-    s->rows.rank = 0;
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at)
-            s->rows.dims[s->rows.rank++] = s->ti->dims[a];
-    for (unsigned a = s->rows.rank; a < EZ_MAX_RANK; a++)
-        s->rows.dims[a] = 0;
-    s->lenE = ez_advice_padlen(s->ti);
-    s->lenR = ez_advice_padlen(&s->rows);
-    if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN || s->T == 0)
-        return unsupported(d, o, "the input is too large for one zero-check");
+    ez_rowaxis_init(&s->g, s->ti, s->g.at);
+    s->T = s->ti->dims[s->g.at];
+    if (s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN || s->T == 0)
+        return ez_op_unsupported(d, o, "softmax", "the input is too large for one zero-check");
     /* widths (§2): d < 2^(k + 16 + hb) from the input's bound; sigma <= T 2^16 */
     if (o->in_scale > 62 || o->out_scale > 44)
-        return unsupported(d, o, "scales above 62 (input) or 44 (output)");
+        return ez_op_unsupported(d, o, "softmax", "scales above 62 (input) or 44 (output)");
     s->k = o->in_scale > EZ_TABLE_RES_SCALE ? o->in_scale - EZ_TABLE_RES_SCALE : 0;
     uint64_t bound = p->tensors[o->in[0]].bound;
     if (bound >= UINT64_C(1) << 62)
-        return unsupported(d, o, "the input's bound is 2^62 or more");
+        return ez_op_unsupported(d, o, "softmax", "the input's bound is 2^62 or more");
     unsigned bits_d = ez_bitlen(2 * bound);
     s->hb = bits_d > s->k + SM_LIMB ? bits_d - s->k - SM_LIMB : 1;
     if (s->k + SM_LIMB + s->hb > 62)
-        return unsupported(d, o, "the distances to the row max exceed 62 bits");
+        return ez_op_unsupported(d, o, "softmax", "the distances to the row max exceed 62 bits");
     if (s->T > (UINT64_C(1) << 40))
-        return unsupported(d, o, "the softmax axis is too long");
+        return ez_op_unsupported(d, o, "softmax", "the softmax axis is too long");
     s->bsig = ez_bitlen((s->T << SM_LIMB) - 1);
     s->bp = o->out_scale + 1;
     s->bc = s->T > 1 ? ez_bitlen(s->T - 1) : 1;
     /* e 2^s = p sigma + rem must hold over the integers: (2^bp - 1) 2^bsig + 2^bsig < p */
     if (s->bp + s->bsig > 62)
-        return unsupported(d, o, "output scale and row length too large for an exact division");
+        return ez_op_unsupported(d, o, "softmax", "output scale and row length too large for an exact division");
     s->nh = ez_rc_nlimbs(s->hb);
     s->ndr = s->k ? ez_rc_nlimbs(s->k) : 0;
     s->nrm = ez_rc_nlimbs(s->bsig);
@@ -179,102 +153,41 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
 
 static uint64_t sm_poly_len(const sm_shape *s, unsigned q)
 {
-    return q < s->nelem ? s->lenE : s->lenR;
+    return q < s->nelem ? s->g.lenE : s->g.lenR;
 }
 
-/* Row cube index of element cube index x: drop t's bits. */
-static inline uint64_t sm_row_of(const sm_shape *s, uint64_t x)
-{
-    unsigned lo = s->n - s->off[s->at] - s->nt;
-    uint64_t low = x & ((UINT64_C(1) << lo) - 1);
-    return ((x >> (lo + s->nt)) << lo) | low;
-}
 
-/* Coordinate of input axis a in cube index x. */
-static inline uint64_t sm_coord(const sm_shape *s, uint64_t x, unsigned a)
-{
-    return (x >> (s->n - s->off[a] - s->nv[a])) & ((UINT64_C(1) << s->nv[a]) - 1);
-}
 
 /* S(x): x is a real entry the mask keeps. */
 static inline bool sm_live(const sm_shape *s, uint64_t x)
 {
-    for (unsigned a = 0; a < s->rank; a++)
-        if (sm_coord(s, x, a) >= s->ti->dims[a])
+    for (unsigned a = 0; a < s->g.rank; a++)
+        if (ez_rowaxis_coord(&s->g, x, a) >= s->ti->dims[a])
             return false;
-    return !s->masked || sm_coord(s, x, s->at) <= sm_coord(s, x, s->ai);
+    return !s->masked || ez_rowaxis_coord(&s->g, x, s->g.at) <= ez_rowaxis_coord(&s->g, x, s->ai);
 }
 
 /* S~(pt) over the input's variables (closed form, O(n)). */
 static ez_fe2 sm_live_eval(const sm_shape *s, const ez_fe2 *pt)
 {
     ez_fe2 r = ez_fe2_one();
-    for (unsigned a = 0; a < s->rank; a++) {
-        if (s->masked && (a == s->at || a == s->ai))
+    for (unsigned a = 0; a < s->g.rank; a++) {
+        if (s->masked && (a == s->g.at || a == s->ai))
             continue;
-        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->off[a], s->nv[a], s->ti->dims[a]));
+        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->g.off[a], s->g.nv[a], s->ti->dims[a]));
     }
     if (s->masked)
-        r = ez_fe2_mul(r, ez_softmax_live_mle(pt + s->off[s->ai], s->nv[s->ai], s->ti->dims[s->ai],
-                                              pt + s->off[s->at], s->nt, s->T));
+        r = ez_fe2_mul(r, ez_softmax_live_mle(pt + s->g.off[s->ai], s->g.nv[s->ai], s->ti->dims[s->ai],
+                                              pt + s->g.off[s->g.at], s->g.nt, s->T));
     return r;
 }
 
-/* [row is real] at a row point zeta (row variables, input axis order without t). */
-static ez_fe2 sm_rowreal_eval(const sm_shape *s, const ez_fe2 *zeta)
-{
-    ez_fe2 r = ez_fe2_one();
-    for (unsigned a = 0; a < s->rank; a++)
-        if (a != s->at)
-            r = ez_fe2_mul(r, ez_mle_prefix(zeta + s->roff[a], s->nv[a], s->ti->dims[a]));
-    return r;
-}
 
-/* The row part of an element point, and an element point from a row point with t's block
- * set to t_val. */
-static void sm_point_row(const sm_shape *s, ez_fe2 *row, const ez_fe2 *pt)
-{
-    unsigned o = s->off[s->at];
-    memcpy(row, pt, o * sizeof *row);
-    memcpy(row + o, pt + o + s->nt, (s->n - o - s->nt) * sizeof *row);
-}
 
-static void sm_point_join(const sm_shape *s, ez_fe2 *pt, const ez_fe2 *row, ez_fe2 t_val)
-{
-    unsigned o = s->off[s->at];
-    memcpy(pt, row, o * sizeof *pt);
-    for (unsigned b = 0; b < s->nt; b++)
-        pt[o + b] = t_val;
-    memcpy(pt + o + s->nt, row + o, (s->n - o - s->nt) * sizeof *pt);
-}
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-/* Range columns of a `bits`-bit value committed in nl limbs polys[first ..]: each limb in
- * the range table's region of its width (16, the top limb w <= 16). */
-static ez_status sm_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
-                               uint64_t len)
-{
-    ez_status st = EZ_OK;
-    for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
-        unsigned w = l + 1 < nl ? SM_LIMB : bits - SM_LIMB * l, table;
-        if ((st = ez_advice_range_table(L, w, &table)) != EZ_OK)
-            break;
-        ez_lookup_col c = {
-            .table = table, .op = op, .len = len, .atom = {false, first + l}, .coef = 1, .cst = 0, .bits = w};
-        st = ez_advice_add_col(L, &c, NULL);
-    }
-    return st;
-}
 
-/* Global index of the op's first op-owned poly (they are contiguous, in local order). */
-static size_t sm_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
 
 static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -294,13 +207,13 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
              {s.pG, s.nrm, s.bsig, false}, {s.pP, s.np, s.bp, false},    {s.pC, s.nc, s.bc, true}};
     for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
         if (v[i].nl > 0)
-            st = sm_range_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s.lenR : s.lenE);
+            st = ez_rc_limb_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s.g.lenR : s.g.lenE);
     /* (l, e_lo) in the model's shared exp table of this input scale (§3.1) */
     unsigned tb;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, p->ops[op].in_scale, 0, &tb);
     if (st == EZ_OK) {
-        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.lenE,
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.g.lenE,
                              .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
@@ -381,13 +294,13 @@ static void sm_locate(const sm_shape *s, const uint64_t *pstride, const uint64_t
 {
     uint64_t rest = f, ct = 0, ci = 0;
     w->pe = w->xi = w->pr = w->rr = 0;
-    for (unsigned b = s->rank; b-- > 0;) {
+    for (unsigned b = s->g.rank; b-- > 0;) {
         uint64_t c = rest % s->to->dims[b];
         rest /= s->to->dims[b];
         unsigned a = s->out_pos[b];
         w->pe += c * pstride[a];
         w->xi += c * xstride[a];
-        if (a != s->at) {
+        if (a != s->g.at) {
             w->pr += c * rstride[a];
             w->rr += c * estride[b];
         } else {
@@ -411,7 +324,7 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    size_t first = sm_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
     if (first + s.npolys > L->npolys) {
@@ -438,15 +351,15 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         }
     }
     ez_fe *const *P = polys + first;
-    hv = ez_alloc_aligned(s.lenE, sizeof *hv);
-    dv = ez_alloc_aligned(s.lenE, sizeof *dv);
-    rv = ez_alloc_aligned(s.lenE, sizeof *rv);
-    gv = ez_alloc_aligned(s.lenE, sizeof *gv);
-    pv = ez_alloc_aligned(s.lenE, sizeof *pv);
-    cv = ez_alloc_aligned(s.lenR, sizeof *cv);
+    hv = ez_alloc_aligned(s.g.lenE, sizeof *hv);
+    dv = ez_alloc_aligned(s.g.lenE, sizeof *dv);
+    rv = ez_alloc_aligned(s.g.lenE, sizeof *rv);
+    gv = ez_alloc_aligned(s.g.lenE, sizeof *gv);
+    pv = ez_alloc_aligned(s.g.lenE, sizeof *pv);
+    cv = ez_alloc_aligned(s.g.lenR, sizeof *cv);
     /* row sums over the whole row cube: with t the first axis, interior padding of the
      * next axis gives rows beyond the row layout (their sums are 0) */
-    uint64_t NR = UINT64_C(1) << s.nR;
+    uint64_t NR = UINT64_C(1) << s.g.nR;
     sig = ez_alloc_array(NR, sizeof *sig);
     cnt = ez_alloc_array(NR, sizeof *cnt);
     realrow = ez_alloc_array(NR, 1);
@@ -456,8 +369,8 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     }
     /* defaults: every entry that is not live (padding, masked) holds l = 0, e_lo = T[0],
      * h = w = 1 (so 1 - h w = 0 and e = 0), everything else 0 (§2) */
-#pragma omp parallel for schedule(static) if (s.lenE > 65536)
-    for (uint64_t i = 0; i < s.lenE; i++) {
+#pragma omp parallel for schedule(static) if (s.g.lenE > 65536)
+    for (uint64_t i = 0; i < s.g.lenE; i++) {
         P[s.pL][i] = 0;
         P[s.pEL][i] = c1[0];
         P[s.pW][i] = 1;
@@ -466,22 +379,22 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         hv[i] = 1;
         dv[i] = rv[i] = gv[i] = pv[i] = 0;
     }
-    for (uint64_t i = 0; i < s.lenR; i++)
+    for (uint64_t i = 0; i < s.g.lenR; i++)
         P[s.pM][i] = cv[i] = 0;
     uint64_t pstride[EZ_MAX_RANK], rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK],
         estride[EZ_MAX_RANK];
     ez_advice_strides(s.ti, pstride);
-    ez_advice_strides(&s.rows, rstride_t);
-    for (unsigned a = 0, r = 0; a < s.rank; a++)
-        rstride[a] = a == s.at ? 0 : rstride_t[r++];
+    ez_advice_strides(&s.g.rows, rstride_t);
+    for (unsigned a = 0, r = 0; a < s.g.rank; a++)
+        rstride[a] = a == s.g.at ? 0 : rstride_t[r++];
     uint64_t mx = 1, me = 1;
-    for (unsigned a = s.rank; a-- > 0;) {
+    for (unsigned a = s.g.rank; a-- > 0;) {
         xstride[a] = mx;
         mx *= s.ti->dims[a];
     }
-    for (unsigned b = s.rank; b-- > 0;) {
+    for (unsigned b = s.g.rank; b-- > 0;) {
         estride[b] = me;
-        if (s.out_pos[b] != s.at)
+        if (s.out_pos[b] != s.g.at)
             me *= s.to->dims[b];
     }
     const uint64_t dlim = UINT64_C(1) << (s.k + SM_LIMB + s.hb);
@@ -526,17 +439,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         goto out;
     }
     /* w = 1/h where h != 0, else 0 (non-live entries: h = w = 1) */
-    if (!ez_fe_batch_inv(P[s.pW], hv, s.lenE, NULL)) {
+    if (!ez_fe_batch_inv(P[s.pW], hv, s.g.lenE, NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     /* per row: sigma = sum_t e, count = sum_t z (over the whole padded cube) */
-    for (uint64_t i = 0; i < s.lenE; i++) {
-        uint64_t r = sm_row_of(&s, i);
+    for (uint64_t i = 0; i < s.g.lenE; i++) {
+        uint64_t r = ez_rowaxis_row_of(&s.g, i);
         sig[r] = ez_fe_add(sig[r], P[s.pE][i]);
         cnt[r] = ez_fe_add(cnt[r], P[s.pZ][i]);
     }
-    for (uint64_t r = 0; r < s.lenR; r++)
+    for (uint64_t r = 0; r < s.g.lenR; r++)
         cv[r] = realrow[r] ? ez_fe_sub(cnt[r], 1) : 0;
 #pragma omp parallel for schedule(static) if (numel > 16384)
     for (uint64_t f = 0; f < numel; f++) {
@@ -560,7 +473,7 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
         if (vals[k].nl == 0)
             continue;
-        uint64_t len = vals[k].row ? s.lenR : s.lenE, bad = UINT64_MAX;
+        uint64_t len = vals[k].row ? s.g.lenR : s.g.lenE, bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
@@ -604,7 +517,7 @@ typedef struct {
 static void sm_factors(const sm_shape *s, const ez_fe2 *beta, const sm_atoms *a, ez_fe2 sv, ez_fe2 f[8])
 {
     ez_fe two_s = ez_fe_pow(2, s->o->out_scale);
-    ez_fe2 sigma = ez_fe2_mul_fe(a->esum, ez_fe_pow(2, s->nt));
+    ez_fe2 sigma = ez_fe2_mul_fe(a->esum, ez_fe_pow(2, s->g.nt));
     ez_fe2 dval = ez_fe2_add(a->dr, ez_fe2_mul_fe(ez_fe2_add(a->l, ez_fe2_mul_fe(a->h, 1u << SM_LIMB)),
                                                   ez_fe_pow(2, s->k)));
     ez_fe2 one = ez_fe2_one();
@@ -654,14 +567,6 @@ static void sm_desc_b(ez_sumcheck_desc *d, unsigned n)
     d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 }
 
-/* A limbed value's eval from its limbs' evals. */
-static ez_fe2 sm_combine(const ez_fe2 *limbs, unsigned nl)
-{
-    ez_fe2 v = ez_fe2_zero();
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << SM_LIMB), limbs[l]);
-    return v;
-}
 
 /* Prover: the MLE of local element/row poly q at pt. */
 static ez_fe2 sm_eval_poly(const ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt)
@@ -676,21 +581,6 @@ static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned 
     return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(sm_poly_len(s, q)), v);
 }
 
-/* Atom evaluation message at pt: the prover evaluates nq local polys qs[] at pt (or takes
- * vals as given), both sides exchange them under label and add one claim each. */
-static ez_status sm_atoms_msg(ez_pctx *c, size_t first, const sm_shape *s, const char *label, const unsigned *qs,
-                              size_t nq, const ez_fe2 *pt, ez_fe2 *vals)
-{
-    ez_status st;
-    if (c->prover)
-        for (size_t j = 0; j < nq; j++)
-            vals[j] = sm_eval_poly(c, first, s, qs[j], pt);
-    if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
-        return st;
-    for (size_t j = 0; j < nq && st == EZ_OK; j++)
-        st = sm_claim(c, first, s, qs[j], pt, vals[j]);
-    return st;
-}
 
 /* Value of local limbed poly group at element cube index i (0 beyond the layout). */
 static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
@@ -727,7 +617,7 @@ static void sm_tables_clear(sm_tables *t)
 static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, const sm_shape *s, const ez_fe2 *beta)
 {
     memset(t, 0, sizeof *t);
-    uint64_t N = UINT64_C(1) << s->n, NR = UINT64_C(1) << s->nR;
+    uint64_t N = UINT64_C(1) << s->g.n, NR = UINT64_C(1) << s->g.nR;
     ez_fe *const *P = c->advice + first;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *sig = ez_alloc_array(NR, sizeof *sig);
     t->S = ez_alloc_aligned(N, sizeof(ez_fe));
@@ -747,16 +637,16 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
         return EZ_ERR_NOMEM;
     }
     ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
-    memset(X + s->lenE, 0, (N - s->lenE) * sizeof *X);
-    for (uint64_t i = 0; i < s->lenE; i++) {
-        uint64_t r = sm_row_of(s, i);
+    memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
+    for (uint64_t i = 0; i < s->g.lenE; i++) {
+        uint64_t r = ez_rowaxis_row_of(&s->g, i);
         sig[r] = ez_fe_add(sig[r], P[s->pE][i]);
     }
     const ez_fe two_s = ez_fe_pow(2, s->o->out_scale), two_k = ez_fe_pow(2, s->k);
-    const uint64_t lenE = s->lenE, lenR = s->lenR;
+    const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
-        uint64_t r = sm_row_of(s, i);
+        uint64_t r = ez_rowaxis_row_of(&s->g, i);
         bool in = i < lenE;
         ez_fe S = sm_live(s, i), m = r < lenR ? P[s->pM][r] : 0, sg = sig[r];
         ez_fe e = in ? P[s->pE][i] : 0, el = in ? P[s->pEL][i] : 0, l = in ? P[s->pL][i] : 0;
@@ -816,12 +706,6 @@ static ez_status sm_zerocheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez
     return st;
 }
 
-/* The framework prefixes "op 'p' (softmax): ". */
-static ez_status sm_reject(ez_pctx *c, const char *why)
-{
-    ez_diag_set(c->d, "%s", why);
-    return EZ_ERR_REJECT;
-}
 
 static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
@@ -832,12 +716,12 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     memset(&tb, 0, sizeof tb);
     if (st != EZ_OK)
         goto out;
-    size_t first = sm_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+    size_t first = ez_op_first_poly(c->adv, op);
+    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.g.n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.n, nR = s.nR;
+    const unsigned n = s.g.n, nR = s.g.nR;
     ez_fe2 half = ez_fe2_from_fe(ez_fe_inv(2));
     ez_claim_absorb(c->t, "softmax/out", out);
 
@@ -847,10 +731,10 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
     {
         unsigned o_ = 0;
-        for (unsigned b = 0; b < s.rank; b++) {
+        for (unsigned b = 0; b < s.g.rank; b++) {
             unsigned a = s.out_pos[b];
-            memcpy(rp + s.off[a], out->point + o_, s.nv[a] * sizeof *rp);
-            o_ += s.nv[a];
+            memcpy(rp + s.g.off[a], out->point + o_, s.g.nv[a] * sizeof *rp);
+            o_ += s.g.nv[a];
         }
     }
     {
@@ -858,11 +742,11 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         unsigned qs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 1; l < s.np; l++)
             qs[l - 1] = s.pP + l;
-        if ((st = sm_atoms_msg(c, first, &s, "softmax/p-limbs", qs, s.np - 1, rp, pl + 1)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "softmax/p-limbs", qs, s.np - 1, rp, pl + 1)) != EZ_OK)
             goto out;
         /* limb 0 = v - sum_{l >= 1} 2^(16 l) limb_l */
         pl[0] = ez_fe2_zero();
-        ez_fe2 rest = sm_combine(pl, s.np);
+        ez_fe2 rest = ez_op_limbs_combine(pl, s.np);
         if ((st = sm_claim(c, first, &s, s.pP, rp, ez_fe2_sub(out->value, rest))) != EZ_OK)
             goto out;
     }
@@ -895,11 +779,11 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
     if ((st = sm_zerocheck(c, &da, coeffs, rho, fa, pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
-            st = sm_reject(c, "the softmax zero-check failed");
+            st = ez_op_reject(c, "the softmax zero-check failed");
         goto out;
     }
-    sm_point_row(&s, ptr, pt);
-    sm_point_join(&s, pth, ptr, half);
+    ez_rowaxis_point_row(&s.g, ptr, pt);
+    ez_rowaxis_point_join(&s.g, pth, ptr, half);
     {
         /* atoms at pt (§3.3): x, m (row point), e at (row point, 1/2..) — the row sum —,
          * then the element polys */
@@ -925,22 +809,22 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         qs[nq++] = s.pE, qs[nq++] = s.pEL, qs[nq++] = s.pL, qs[nq++] = s.pW, qs[nq++] = s.pZ;
         for (unsigned q = s.pH; q < s.nelem; q++) /* H, DR, RM, G, P limbs (contiguous) */
             qs[nq++] = q;
-        if ((st = sm_atoms_msg(c, first, &s, "softmax/atoms-a", qs, nq, pt, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-a", qs, nq, pt, vals)) != EZ_OK)
             goto out;
         a.x = v3[0], a.m = v3[1], a.esum = v3[2];
         a.e = vals[0], a.el = vals[1], a.l = vals[2], a.w = vals[3], a.z = vals[4];
         const ez_fe2 *lv = vals + 5;
-        a.h = sm_combine(lv + (s.pH - s.pH), s.nh);
-        a.dr = s.ndr ? sm_combine(lv + (s.pDR - s.pH), s.ndr) : ez_fe2_zero();
-        a.rm = sm_combine(lv + (s.pRM - s.pH), s.nrm);
-        a.g = sm_combine(lv + (s.pG - s.pH), s.nrm);
-        a.p = sm_combine(lv + (s.pP - s.pH), s.np);
+        a.h = ez_op_limbs_combine(lv + (s.pH - s.pH), s.nh);
+        a.dr = s.ndr ? ez_op_limbs_combine(lv + (s.pDR - s.pH), s.ndr) : ez_fe2_zero();
+        a.rm = ez_op_limbs_combine(lv + (s.pRM - s.pH), s.nrm);
+        a.g = ez_op_limbs_combine(lv + (s.pG - s.pH), s.nrm);
+        a.p = ez_op_limbs_combine(lv + (s.pP - s.pH), s.np);
         if (!c->prover) {
             ez_fe2 f[8];
             sm_factors(&s, beta, &a, sm_live_eval(&s, pt), f);
             for (unsigned j = 0; j < 8; j++)
                 if (!ez_fe2_eq(f[j], ev[j])) {
-                    st = sm_reject(c, "the zero-check's final evaluations do not match the committed values");
+                    st = ez_op_reject(c, "the zero-check's final evaluations do not match the committed values");
                     goto out;
                 }
         }
@@ -949,7 +833,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     /* 5. attainment: z d = 0 (§3.4) */
     if ((st = sm_zerocheck(c, &db, NULL, rho, fb, pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
-            st = sm_reject(c, "the attainment zero-check failed");
+            st = ez_op_reject(c, "the attainment zero-check failed");
         goto out;
     }
     {
@@ -959,15 +843,15 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         qs[nq++] = s.pL;
         for (unsigned q = s.pH; q < s.pRM; q++) /* H, DR limbs */
             qs[nq++] = q;
-        if ((st = sm_atoms_msg(c, first, &s, "softmax/atoms-b", qs, nq, pt, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-b", qs, nq, pt, vals)) != EZ_OK)
             goto out;
         if ((st = sm_claim(c, first, &s, s.pZ, pt, ev[0])) != EZ_OK)
             goto out;
-        ez_fe2 h = sm_combine(vals + 1, s.nh), dr = s.ndr ? sm_combine(vals + 1 + s.nh, s.ndr) : ez_fe2_zero();
+        ez_fe2 h = ez_op_limbs_combine(vals + 1, s.nh), dr = s.ndr ? ez_op_limbs_combine(vals + 1 + s.nh, s.ndr) : ez_fe2_zero();
         ez_fe2 dval = ez_fe2_add(dr, ez_fe2_mul_fe(ez_fe2_add(vals[0], ez_fe2_mul_fe(h, 1u << SM_LIMB)),
                                                    ez_fe_pow(2, s.k)));
         if (!c->prover && !ez_fe2_eq(dval, ev[1])) {
-            st = sm_reject(c, "the attainment zero-check's distance does not match its limbs");
+            st = ez_op_reject(c, "the attainment zero-check's distance does not match its limbs");
             goto out;
         }
     }
@@ -976,19 +860,19 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     {
         ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS];
         ez_transcript_challenges_fe2(c->t, "softmax/zeta", zeta, nR);
-        sm_point_join(&s, zt, zeta, half);
+        ez_rowaxis_point_join(&s.g, zt, zeta, half);
         unsigned qs[EZ_ADV_MAX_LIMBS];
         ez_fe2 vals[EZ_ADV_MAX_LIMBS], zs;
         for (unsigned l = 0; l < s.nc; l++)
             qs[l] = s.pC + l;
-        if ((st = sm_atoms_msg(c, first, &s, "softmax/count", qs, s.nc, zeta, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "softmax/count", qs, s.nc, zeta, vals)) != EZ_OK)
             goto out;
         unsigned qz = s.pZ;
-        if ((st = sm_atoms_msg(c, first, &s, "softmax/zsum", &qz, 1, zt, &zs)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "softmax/zsum", &qz, 1, zt, &zs)) != EZ_OK)
             goto out;
-        ez_fe2 lhs = ez_fe2_add(sm_combine(vals, s.nc), sm_rowreal_eval(&s, zeta));
-        if (!c->prover && !ez_fe2_eq(lhs, ez_fe2_mul_fe(zs, ez_fe_pow(2, s.nt)))) {
-            st = sm_reject(c, "a row's maximum is not attained");
+        ez_fe2 lhs = ez_fe2_add(ez_op_limbs_combine(vals, s.nc), ez_rowaxis_rowreal_eval(&s.g, zeta));
+        if (!c->prover && !ez_fe2_eq(lhs, ez_fe2_mul_fe(zs, ez_fe_pow(2, s.g.nt)))) {
+            st = ez_op_reject(c, "a row's maximum is not attained");
             goto out;
         }
     }
@@ -1105,8 +989,8 @@ static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, 
     if (sm_shape_init(&s, p, op, NULL, &d) != EZ_OK)
         return 0;
     ez_sumcheck_desc da, db;
-    sm_desc_a(&da, s.n);
-    sm_desc_b(&db, s.n);
+    sm_desc_a(&da, s.g.n);
+    sm_desc_b(&db, s.g.n);
     uint64_t nfe = (s.np - 1) + 3 + 5 + (s.nelem - s.pH) + (1 + s.nh + s.ndr) + s.nc + 1;
     uint64_t b = ez_sumcheck_proof_bytes(&da) + ez_sumcheck_proof_bytes(&db) + nfe * EZ_OP_FE2_BYTES;
     sm_shape_clear(&s);
