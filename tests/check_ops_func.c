@@ -497,7 +497,7 @@ START_TEST(test_rope_other_constants)
                 int64_t cc = (int64_t)round(cos(a) * 65536), sn = (int64_t)round(sin(a) * 65536);
                 int64_t acc = e < 4 ? q[base + e] * cc - q[base + e + 4] * sn : q[base + e] * cc + q[base + e - 4] * sn;
                 y[base + e] = acc >> 16;
-                rem[base + e] = acc - (y[base + e] << 16);
+                rem[base + e] = acc - y[base + e] * 65536;
             }
     ck_assert(!ez_pfx_prove_verify(&f, false, &why));
     ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);

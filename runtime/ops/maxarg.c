@@ -519,29 +519,6 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
     return EZ_OK;
 }
 
-/* Run one zero-check (prover or verifier) with claimed sum 0 and eq point rho.
- * Out: point (n coords), evals. Verifier failures become EZ_ERR_REJECT. */
-static ez_status mx_zerocheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *rho,
-                              const ez_sumcheck_factor *f, ez_fe2 *point, ez_fe2 *evals)
-{
-    ez_sumcheck_proof proof;
-    memset(&proof, 0, sizeof proof);
-    ez_status st;
-    const ez_fe2 *eqp = desc->nvars ? rho : NULL;
-    if (c->prover) {
-        st = ez_sumcheck_prove(c->t, desc, coeffs, eqp, f, ez_fe2_zero(), &proof, point, evals);
-        if (st == EZ_OK)
-            ez_sumcheck_proof_write(c->w, &proof);
-    } else {
-        st = ez_sumcheck_proof_read(c->r, desc, &proof);
-        if (st == EZ_OK)
-            st = ez_sumcheck_verify(c->t, desc, coeffs, eqp, ez_fe2_zero(), &proof, point, evals);
-        if (st == EZ_ERR_INVALID)
-            st = EZ_ERR_REJECT;
-    }
-    ez_sumcheck_proof_clear(&proof);
-    return st;
-}
 
 
 /* Verifier, public ARGMAX (§3.6): the statement's result, every value checked in [0, T). */
@@ -651,7 +628,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
             forge(fctx, 0, ts, 4, UINT64_C(1) << n);
         }
     }
-    st = mx_zerocheck(c, &desc, coeffs, rho, f, pt, ev);
+    st = ez_op_sumcheck(c, &desc, coeffs, rho, f, ez_fe2_zero(), pt, ev);
     mx_tables_clear(&tb);
     if (st != EZ_OK) {
         if (st == EZ_ERR_REJECT)
@@ -748,7 +725,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
                 forge(fctx, 1, ts, 2, NR);
             }
         }
-        if ((st = mx_zerocheck(c, &dr, NULL, rhoR, fr, pr, er)) != EZ_OK) {
+        if ((st = ez_op_sumcheck(c, &dr, NULL, rhoR, fr, ez_fe2_zero(), pr, er)) != EZ_OK) {
             if (st == EZ_ERR_REJECT)
                 st = ez_op_reject(c, "the padding rows' zero-check failed");
             goto out;

@@ -438,7 +438,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         fm[3] = (ez_sumcheck_factor){NULL, tb.Ez};
     }
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], ev[7];
-    if ((st = ez_rsq_sumcheck(c, &dm, coeffs, NULL, fm, claim, pt, ev)) != EZ_OK) {
+    if ((st = ez_op_sumcheck(c, &dm, coeffs, NULL, fm, claim, pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             ez_diag_set(c->d, "the %s sumcheck (output, row sums) failed", kind);
         goto out;
@@ -519,7 +519,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         fz[4] = (ez_sumcheck_factor){NULL, lins[2]};
     }
     ez_fe2 pt2[EZ_PROVE_MAX_VARS];
-    if ((st = ez_rsq_sumcheck(c, &dz, NULL, zeta, fz, ez_fe2_zero(), pt2, ev)) != EZ_OK) {
+    if ((st = ez_op_sumcheck(c, &dz, NULL, zeta, fz, ez_fe2_zero(), pt2, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             ez_diag_set(c->d, "the %s rsqrt zero-check failed", kind);
         goto out;

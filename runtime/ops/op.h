@@ -29,6 +29,7 @@
 
 #include "compiler/plan.h"
 #include "lib/field.h"
+#include "lib/sumcheck.h"
 #include "lib/util.h"
 #include "runtime/exec/exec_op.h"
 #include "runtime/exec/floatref.h"
@@ -79,6 +80,13 @@ ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl);
  * claim "poly first + qs[j] at pt = vals[j]" each. pt has the polys' variable count. */
 ez_status ez_op_atoms_msg(ez_pctx *c, size_t first, const char *label, const unsigned *qs, size_t nq,
                           const ez_fe2 *pt, ez_fe2 *vals);
+
+/* Shared by op files: one sumcheck on either side. The prover proves `claim` and writes
+ * the proof; the verifier reads and checks it. Out: point (nvars coordinates), evals
+ * (nfactors). Verifier failures become EZ_ERR_REJECT. eqp is ignored when the desc has no
+ * eq factor; f is read by the prover only. */
+ez_status ez_op_sumcheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *eqp,
+                         const ez_sumcheck_factor *f, ez_fe2 claim, ez_fe2 *point, ez_fe2 *evals);
 
 /* Bytes of n extension-field elements in a proof. */
 #define EZ_OP_FE2_BYTES 16u

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include <string.h>
+
 #include "lib/mle.h"
 
 static const ez_op_def *const table[] = {
@@ -67,5 +69,27 @@ ez_status ez_op_atoms_msg(ez_pctx *c, size_t first, const char *label, const uns
         return st;
     for (size_t j = 0; j < nq && st == EZ_OK; j++)
         st = ez_pctx_claim_advice(c, first + qs[j], pt, ez_log2_ceil(c->adv->polys[first + qs[j]].len), vals[j]);
+    return st;
+}
+
+ez_status ez_op_sumcheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *eqp,
+                         const ez_sumcheck_factor *f, ez_fe2 claim, ez_fe2 *point, ez_fe2 *evals)
+{
+    ez_sumcheck_proof proof;
+    memset(&proof, 0, sizeof proof);
+    ez_status st;
+    const ez_fe2 *e = desc->eq_vars ? eqp : NULL;
+    if (c->prover) {
+        st = ez_sumcheck_prove(c->t, desc, coeffs, e, f, claim, &proof, point, evals);
+        if (st == EZ_OK)
+            ez_sumcheck_proof_write(c->w, &proof);
+    } else {
+        st = ez_sumcheck_proof_read(c->r, desc, &proof);
+        if (st == EZ_OK)
+            st = ez_sumcheck_verify(c->t, desc, coeffs, e, claim, &proof, point, evals);
+        if (st == EZ_ERR_INVALID)
+            st = EZ_ERR_REJECT;
+    }
+    ez_sumcheck_proof_clear(&proof);
     return st;
 }

@@ -232,10 +232,8 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     rl_shape s;
     ez_status st = rl_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
-    ez_sumcheck_proof proof;
     ez_fe *Y = NULL, *D = NULL;
     ez_claim kc = {0};
-    memset(&proof, 0, sizeof proof);
     if (st != EZ_OK)
         goto out;
     size_t first = ez_op_first_poly(c->adv, op);
@@ -252,29 +250,15 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_transcript_challenges_fe2(c->t, "relu/rho", rho, s.n);
     ez_sumcheck_desc desc;
     rl_desc(&desc, s.n);
-    const ez_fe2 *eqp = s.n ? rho : NULL;
-    if (c->prover) {
-        Y = rl_table(c, &s, first, s.pY, s.ny);
-        D = rl_table(c, &s, first, s.pD, s.nd);
-        if (Y == NULL || D == NULL) {
-            st = EZ_ERR_NOMEM;
-            goto out;
-        }
-        ez_sumcheck_factor f[2] = {{Y, NULL}, {D, NULL}};
-        if ((st = ez_sumcheck_prove(c->t, &desc, NULL, eqp, f, ez_fe2_zero(), &proof, pt, ev)) != EZ_OK)
-            goto out;
-        ez_sumcheck_proof_write(c->w, &proof);
-    } else {
-        st = ez_sumcheck_proof_read(c->r, &desc, &proof);
-        if (st == EZ_OK)
-            st = ez_sumcheck_verify(c->t, &desc, NULL, eqp, ez_fe2_zero(), &proof, pt, ev);
-        if (st != EZ_OK) {
-            if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
-                ez_diag_set(c->d, "the zero-check y (y - x) = 0 failed");
-                st = EZ_ERR_REJECT;
-            }
-            goto out;
-        }
+    if (c->prover && ((Y = rl_table(c, &s, first, s.pY, s.ny)) == NULL || (D = rl_table(c, &s, first, s.pD, s.nd)) == NULL)) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    ez_sumcheck_factor f[2] = {{Y, NULL}, {D, NULL}};
+    if ((st = ez_op_sumcheck(c, &desc, NULL, rho, f, ez_fe2_zero(), pt, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            ez_diag_set(c->d, "the zero-check y (y - x) = 0 failed");
+        goto out;
     }
     /* 3. y and d at its point become limb claims; x = y - d there is the operand's claim */
     if ((st = rl_value_claims(c, &s, first, "relu/y-at", s.pY, s.ny, pt, ev[0])) != EZ_OK ||
@@ -289,7 +273,6 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 out:
     ez_claim_clear(&kc);
-    ez_sumcheck_proof_clear(&proof);
     free(Y);
     free(D);
     rl_shape_clear(&s);

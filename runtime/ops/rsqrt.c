@@ -235,27 +235,6 @@ void ez_rsq_desc(ez_sumcheck_desc *d, unsigned nv, bool extra)
     d->eq_vars = nv == 0 ? 0 : nv >= 64 ? UINT64_MAX : (UINT64_C(1) << nv) - 1;
 }
 
-ez_status ez_rsq_sumcheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *eqp,
-                          const ez_sumcheck_factor *f, ez_fe2 claim, ez_fe2 *point, ez_fe2 *evals)
-{
-    ez_sumcheck_proof proof;
-    memset(&proof, 0, sizeof proof);
-    ez_status st;
-    const ez_fe2 *e = desc->eq_vars ? eqp : NULL;
-    if (c->prover) {
-        st = ez_sumcheck_prove(c->t, desc, coeffs, e, f, claim, &proof, point, evals);
-        if (st == EZ_OK)
-            ez_sumcheck_proof_write(c->w, &proof);
-    } else {
-        st = ez_sumcheck_proof_read(c->r, desc, &proof);
-        if (st == EZ_OK)
-            st = ez_sumcheck_verify(c->t, desc, coeffs, e, claim, &proof, point, evals);
-        if (st == EZ_ERR_INVALID)
-            st = EZ_ERR_REJECT;
-    }
-    ez_sumcheck_proof_clear(&proof);
-    return st;
-}
 
 void ez_rsq_relations(ez_margins *m, size_t op, const ez_rsq *b, const char *vdesc, ez_i128 vhi)
 {
@@ -647,7 +626,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         fac[6] = (ez_sumcheck_factor){NULL, lins[3]};
     }
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[7];
-    if ((st = ez_rsq_sumcheck(c, &desc, NULL, zeta, fac, ez_fe2_zero(), pt, ev)) != EZ_OK) {
+    if ((st = ez_op_sumcheck(c, &desc, NULL, zeta, fac, ez_fe2_zero(), pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             ez_diag_set(c->d, "the rsqrt zero-check failed");
         goto out;

@@ -110,11 +110,6 @@ void ez_rsq_lin(const ez_rsq *b, const ez_fe2 *beta, const ez_rsq_atoms *a, ez_f
  * Lin0 + G G LinB + g LinD (+ XP XN), eq(zeta, .) on all nv variables. */
 void ez_rsq_desc(ez_sumcheck_desc *d, unsigned nv, bool extra);
 
-/* One sumcheck on either side: the prover proves (claim as given) and writes the proof,
- * the verifier reads and checks it. Out: point (nvars coordinates), evals (nfactors).
- * Verifier failures become EZ_ERR_REJECT. eqp may be NULL when the desc has no eq. */
-ez_status ez_rsq_sumcheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *eqp,
-                          const ez_sumcheck_factor *f, ez_fe2 claim, ez_fe2 *point, ez_fe2 *evals);
 
 /* The relations L1, L3, L4, L5, L7 with the ranges of their terms (margins.h); vdesc names
  * V ("var + E", "xp 2^e") and V ranges over [0, vhi]. */

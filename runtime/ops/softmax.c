@@ -682,29 +682,6 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     return EZ_OK;
 }
 
-/* Run one zero-check (prover or verifier) with claimed sum 0 and eq point rho.
- * Out: point (n coords), evals (nf). Verifier failures become EZ_ERR_REJECT. */
-static ez_status sm_zerocheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 *coeffs, const ez_fe2 *rho,
-                              const ez_sumcheck_factor *f, ez_fe2 *point, ez_fe2 *evals)
-{
-    ez_sumcheck_proof proof;
-    memset(&proof, 0, sizeof proof);
-    ez_status st;
-    const ez_fe2 *eqp = desc->nvars ? rho : NULL;
-    if (c->prover) {
-        st = ez_sumcheck_prove(c->t, desc, coeffs, eqp, f, ez_fe2_zero(), &proof, point, evals);
-        if (st == EZ_OK)
-            ez_sumcheck_proof_write(c->w, &proof);
-    } else {
-        st = ez_sumcheck_proof_read(c->r, desc, &proof);
-        if (st == EZ_OK)
-            st = ez_sumcheck_verify(c->t, desc, coeffs, eqp, ez_fe2_zero(), &proof, point, evals);
-        if (st == EZ_ERR_INVALID)
-            st = EZ_ERR_REJECT;
-    }
-    ez_sumcheck_proof_clear(&proof);
-    return st;
-}
 
 
 static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
@@ -777,7 +754,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         fb[0] = (ez_sumcheck_factor){tb.Z, NULL};
         fb[1] = (ez_sumcheck_factor){tb.D, NULL};
     }
-    if ((st = sm_zerocheck(c, &da, coeffs, rho, fa, pt, ev)) != EZ_OK) {
+    if ((st = ez_op_sumcheck(c, &da, coeffs, rho, fa, ez_fe2_zero(), pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             st = ez_op_reject(c, "the softmax zero-check failed");
         goto out;
@@ -831,7 +808,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 
     /* 5. attainment: z d = 0 (§3.4) */
-    if ((st = sm_zerocheck(c, &db, NULL, rho, fb, pt, ev)) != EZ_OK) {
+    if ((st = ez_op_sumcheck(c, &db, NULL, rho, fb, ez_fe2_zero(), pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             st = ez_op_reject(c, "the attainment zero-check failed");
         goto out;
