@@ -48,6 +48,21 @@ static void supports_free(ez_pcs_commitment *c)
     c->spieces = NULL;
 }
 
+/* Room for the supports of c's npolys polys with tot pieces in all (freed on failure).
+ * EZ_OK or EZ_ERR_NOMEM. */
+static ez_status supports_alloc(ez_pcs_commitment *c, size_t tot)
+{
+    size_t np = (size_t)c->npolys;
+    c->snv = calloc(np, sizeof *c->snv); /* 0: a plain poly */
+    c->sfirst = ez_alloc_array(np + 1, sizeof *c->sfirst);
+    c->spieces = ez_alloc_array(tot ? tot : 1, sizeof *c->spieces);
+    if (c->snv == NULL || c->sfirst == NULL || c->spieces == NULL) {
+        supports_free(c);
+        return EZ_ERR_NOMEM;
+    }
+    return EZ_OK;
+}
+
 void ez_pcs_commitment_clear(ez_pcs_commitment *c)
 {
     if (c == NULL)
@@ -84,13 +99,8 @@ static ez_status supports_copy(ez_pcs_commitment *c, const ez_pcs_support *sup)
         }
     if (!any)
         return EZ_OK;
-    c->snv = calloc(np, sizeof *c->snv);
-    c->sfirst = ez_alloc_array(np + 1, sizeof *c->sfirst);
-    c->spieces = ez_alloc_array(tot ? tot : 1, sizeof *c->spieces);
-    if (c->snv == NULL || c->sfirst == NULL || c->spieces == NULL) {
-        supports_free(c);
+    if (supports_alloc(c, tot) != EZ_OK)
         return EZ_ERR_NOMEM;
-    }
     size_t k = 0;
     for (size_t i = 0; i < np; i++) {
         c->sfirst[i] = k;
@@ -279,10 +289,7 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
     ez_status st = EZ_OK;
     if (src->snv) {
         size_t np = (size_t)src->npolys, tot = (size_t)src->sfirst[np];
-        dst->snv = ez_alloc_array(np, sizeof *dst->snv);
-        dst->sfirst = ez_alloc_array(np + 1, sizeof *dst->sfirst);
-        dst->spieces = ez_alloc_array(tot ? tot : 1, sizeof *dst->spieces);
-        if (dst->snv == NULL || dst->sfirst == NULL || dst->spieces == NULL) {
+        if (supports_alloc(dst, tot) != EZ_OK) {
             ez_pcs_commitment_clear(dst);
             return EZ_ERR_NOMEM;
         }

@@ -92,16 +92,27 @@ static void combine_roots(uint8_t root[32], const uint8_t (*roots)[32], size_t n
     sha256_digest(&h, 32, root);
 }
 
+/* The prover's per-part arrays (instances and roots) for its commitment's parts: *T the
+ * stacked length, *np the parts. EZ_OK or EZ_ERR_NOMEM. */
+static ez_status parts_alloc(ez_pcs_prover *p, uint64_t *T, size_t *np)
+{
+    *T = stacked_len(&p->com);
+    *np = nparts_of(&p->com, *T);
+    p->whir = calloc(*np, sizeof *p->whir);
+    p->wroots = ez_alloc_array(*np, sizeof *p->wroots);
+    if (p->whir == NULL || p->wroots == NULL)
+        return EZ_ERR_NOMEM;
+    p->nwhir = *np;
+    return EZ_OK;
+}
+
 ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
 {
     const ez_pcs_commitment *c = &p->com;
-    uint64_t T = stacked_len(c);
-    size_t np = nparts_of(c, T);
-    p->whir = calloc(np, sizeof *p->whir);
-    p->wroots = ez_alloc_array(np, sizeof *p->wroots);
-    if (p->whir == NULL || p->wroots == NULL)
+    uint64_t T;
+    size_t np;
+    if (parts_alloc(p, &T, &np) != EZ_OK)
         return EZ_ERR_NOMEM;
-    p->nwhir = np;
     for (size_t j = 0; j < np; j++) {
         ez_whir_params par;
         uint64_t lo = (uint64_t)j << PART_LOG, len = part_len(c, T, j), hi = lo + len;
@@ -139,13 +150,10 @@ void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p)
 ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
 {
     const ez_pcs_commitment *c = &p->com;
-    uint64_t T = stacked_len(c);
-    size_t np = nparts_of(c, T);
-    p->whir = calloc(np, sizeof *p->whir);
-    p->wroots = ez_alloc_array(np, sizeof *p->wroots);
-    if (p->whir == NULL || p->wroots == NULL)
+    uint64_t T;
+    size_t np;
+    if (parts_alloc(p, &T, &np) != EZ_OK)
         return EZ_ERR_NOMEM;
-    p->nwhir = np;
     if (np == 1) {
         memcpy(p->wroots[0], c->root, 32);
     } else {
