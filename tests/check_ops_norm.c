@@ -733,7 +733,7 @@ static ez_rsq alone_block(const ez_pfx *f)
 /* Write a value's limbs at entry i. */
 static void put(ez_fe **P, unsigned first, unsigned nl, unsigned bits, uint64_t i, ez_fe v)
 {
-    ck_assert(ez_rsq_split(v, bits, nl, P + first, i));
+    ck_assert(ez_rc_split(v, bits, nl, P + first, i));
 }
 
 START_TEST(test_op_alone_honest)

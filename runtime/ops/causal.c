@@ -23,7 +23,6 @@
 #include "runtime/prove/masks.h"
 #include "runtime/prove/rangecheck.h"
 
-
 static ez_status causal_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
     const ez_plan_op *o = &p->ops[op];

@@ -55,7 +55,6 @@ static void mx_shape_clear(mx_shape *s)
     ez_opview_clear(&s->v);
 }
 
-
 /* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
 static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
@@ -138,16 +137,7 @@ static uint64_t mx_poly_len(const mx_shape *s, unsigned q)
     return q < s->nelem ? s->g.lenE : s->g.lenR;
 }
 
-
-
-
-
-
-
-
-
 /* ---- layout -------------------------------------------------------------------------------- */
-
 
 ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -172,24 +162,6 @@ ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_
 }
 
 /* ---- fill (prover) ------------------------------------------------------------------------- */
-
-/* Split canonical v into nl limbs of a `bits`-bit value at entry i. Out of range (only a
- * tampered trace): the low limbs take v's low bits and the top limb the field quotient, so
- * the limb relation holds in the field and the range lookups fail. Returns in-range. */
-static bool mx_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i)
-{
-    bool ok = bits >= 64 || (v >> bits) == 0;
-    unsigned top = nl - 1;
-    for (unsigned l = 0; l < top; l++)
-        limbs[l][i] = (v >> (MX_LIMB * l)) & 0xffff;
-    if (ok) {
-        limbs[top][i] = v >> (MX_LIMB * top);
-    } else {
-        ez_fe low = top ? v & ((UINT64_C(1) << (MX_LIMB * top)) - 1) : 0;
-        limbs[top][i] = ez_fe_mul(ez_fe_sub(v, low), ez_fe_inv(ez_fe_pow(2, (uint64_t)MX_LIMB * top)));
-    }
-    return ok;
-}
 
 /* Where row r of the output (row-major over the output) lives: its entry t = 0 in the
  * element layout and in the input (slice) data, and its row layout index. */
@@ -343,7 +315,7 @@ ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
             limbs[l] = P[vals[k].first + l];
 #pragma omp parallel for schedule(static) reduction(min : bad) if (vals[k].len > 65536)
         for (uint64_t i = 0; i < vals[k].len; i++)
-            if (!mx_split(v[i], bits, nl, limbs, i) && i < bad)
+            if (!ez_rc_split(v[i], bits, nl, limbs, i) && i < bad)
                 bad = i;
         if (bad != UINT64_MAX && !unchecked) {
             ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
@@ -361,14 +333,11 @@ out:
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
 
-
-
 /* Add the claim "local poly q at pt = v". */
 static ez_status mx_claim(ez_pctx *c, size_t first, const mx_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
 {
     return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(mx_poly_len(s, q)), v);
 }
-
 
 /* The claim "limbed value at polys q0 .. q0+nl at pt = v": the prover sends limbs 1.., limb
  * 0 = v - sum_{l >= 1} 2^(16 l) limb_l; one claim per limb. */
@@ -518,8 +487,6 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
     free(arow);
     return EZ_OK;
 }
-
-
 
 /* Verifier, public ARGMAX (§3.6): the statement's result, every value checked in [0, T). */
 static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **vals)

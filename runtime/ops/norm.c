@@ -83,7 +83,6 @@ static void nm_shape_clear(nm_shape *s)
     ez_opview_clear(&s->v);
 }
 
-
 static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
     memset(s, 0, sizeof *s);
@@ -156,16 +155,11 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-
 /* t's coordinate of element cube index x. */
 static inline uint64_t nm_t_of(const nm_shape *s, uint64_t x)
 {
     return (x >> (s->g.n - s->g.off[s->g.at] - s->g.nt)) & ((UINT64_C(1) << s->g.nt) - 1);
 }
-
-
-
-
 
 /* ---- layout ------------------------------------------------------------------------------- */
 
@@ -259,14 +253,14 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         }
         const char *what = ez_rsq_fill(&s.blk, P, pr, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr],
                                        aux[5][rr]);
-        if (!ez_rsq_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) || aux[1][rr] >= N)
+        if (!ez_rc_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) || aux[1][rr] >= N)
             what = "the variance's remainder";
-        if (!ez_rsq_split(ez_fe_from_i64(aux[0][rr]), s.bv, s.nvv, P + s.pV, pr))
+        if (!ez_rc_split(ez_fe_from_i64(aux[0][rr]), s.bv, s.nvv, P + s.pV, pr))
             what = "the variance";
         if (s.layer) {
-            if (!ez_rsq_split(ez_fe_from_i64(aux[7][rr]), s.bN, 1, P + s.pA, pr) || aux[7][rr] >= N)
+            if (!ez_rc_split(ez_fe_from_i64(aux[7][rr]), s.bN, 1, P + s.pA, pr) || aux[7][rr] >= N)
                 what = "the mean's remainder";
-            if (!ez_rsq_split(ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu), s.bmu, s.nmu, P + s.pU, pr))
+            if (!ez_rc_split(ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu), s.bmu, s.nmu, P + s.pU, pr))
                 what = "the mean";
         }
         if (what && bad == UINT64_MAX)
@@ -283,8 +277,6 @@ out:
 }
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
-
-
 
 /* The main sumcheck's shape (§2.2): factors E_r, D, RG, E_zeta; terms E_r D RG,
  * lambda_0 E_zeta D D and (layernorm) lambda_1 E_zeta D; no eq factor. */

@@ -33,7 +33,6 @@ static void rl_shape_clear(rl_shape *s)
     ez_opview_clear(&s->v);
 }
 
-
 static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
     memset(s, 0, sizeof *s);
@@ -86,7 +85,6 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     s->npolys = s->ny + s->nd;
     return EZ_OK;
 }
-
 
 static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -183,7 +181,6 @@ out:
     rl_shape_clear(&s);
     return st;
 }
-
 
 static void rl_desc(ez_sumcheck_desc *d, unsigned n)
 {

@@ -113,22 +113,6 @@ ez_status ez_rsq_layout(ez_advice_layout *L, unsigned op, const ez_rsq *b, size_
     return st;
 }
 
-bool ez_rsq_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i)
-{
-    bool ok = bits >= 64 || (v >> bits) == 0;
-    unsigned top = nl - 1;
-    for (unsigned l = 0; l < top; l++)
-        limbs[l][i] = (v >> (RQ_LIMB * l)) & 0xffff;
-    if (ok) {
-        limbs[top][i] = v >> (RQ_LIMB * top);
-    } else {
-        ez_fe low = top ? v & ((UINT64_C(1) << (RQ_LIMB * top)) - 1) : 0;
-        limbs[top][i] = ez_fe_mul(ez_fe_sub(v, low), ez_fe_inv(ez_fe_pow(2, (uint64_t)RQ_LIMB * top)));
-    }
-    return ok;
-}
-
-
 ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i)
 {
     ez_fe v = 0;
@@ -157,15 +141,15 @@ const char *ez_rsq_fill(const ez_rsq *b, ez_fe *const *P, uint64_t i, int64_t V,
     P[b->pZ][i] = Z;
     P[b->pRG][i] = RG;
     const char *bad = NULL;
-    if (!ez_rsq_split(G, b->bg, b->ng, P + b->pG, i))
+    if (!ez_rc_split(G, b->bg, b->ng, P + b->pG, i))
         bad = "the exponent's 2^k (k above kmax)";
-    if (!ez_rsq_split(g, b->bg, b->ng, P + b->pg, i) && !bad)
+    if (!ez_rc_split(g, b->bg, b->ng, P + b->pg, i) && !bad)
         bad = "the exponent's 2^(kmax - k) (k negative)";
-    if (!ez_rsq_split(MR, b->bm, b->nm, P + b->pMR, i) && !bad)
+    if (!ez_rc_split(MR, b->bm, b->nm, P + b->pMR, i) && !bad)
         bad = "the mantissa's remainder";
-    if (!ez_rsq_split(MG, b->bm, b->nm, P + b->pMG, i) && !bad)
+    if (!ez_rc_split(MG, b->bm, b->nm, P + b->pMG, i) && !bad)
         bad = "4^k - 1 - the mantissa's remainder";
-    if (!ez_rsq_split(W, b->bw, b->nw, P + b->pW, i) && !bad)
+    if (!ez_rc_split(W, b->bw, b->nw, P + b->pW, i) && !bad)
         bad = "the exponent's minimality witness";
     return bad;
 }
@@ -235,7 +219,6 @@ void ez_rsq_desc(ez_sumcheck_desc *d, unsigned nv, bool extra)
     d->eq_vars = nv == 0 ? 0 : nv >= 64 ? UINT64_MAX : (UINT64_C(1) << nv) - 1;
 }
 
-
 void ez_rsq_relations(ez_margins *m, size_t op, const ez_rsq *b, const char *vdesc, ez_i128 vhi)
 {
     ez_i128 lo, hi, four_k = (ez_i128)1 << (2 * b->kmax), two_k = (ez_i128)1 << b->kmax;
@@ -298,7 +281,6 @@ static void rq_shape_clear(rq_shape *s)
 {
     ez_opview_clear(&s->v);
 }
-
 
 /* The largest V: the input's bound moved to the even scale se. */
 static uint64_t rq_vmax(const ez_plan *p, const ez_plan_op *o)
@@ -375,7 +357,6 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
         return ez_op_unsupported(d, o, "rsqrt", "the output scale is too large");
     return EZ_OK;
 }
-
 
 static ez_status rsqrt_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -473,7 +454,7 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
         P[s.pZ][pe] = xv > 0;
         P[s.pXP][pe] = ez_fe_from_i64(xp);
         const char *what = ez_rsq_fill(&s.blk, P, pe, xp << s.e, ak[f], am[f], amr[f], ar[f]);
-        if (!ez_rsq_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe))
+        if (!ez_rc_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe))
             what = "the input's magnitude";
         if (what) {
 #pragma omp critical(ez_rsqrt_bad)

@@ -80,12 +80,6 @@ ez_status ez_rsq_layout(ez_advice_layout *L, unsigned op, const ez_rsq *b, size_
 ez_status ez_rsq_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
                             uint64_t len, uint64_t cst);
 
-/* Split canonical v into nl limbs of a `bits`-bit value at entry i of limbs[]. Out of
- * range (only a tampered trace): the low limbs take v's low bits and the top limb the
- * field quotient, so the combination is v in the field and the range lookups fail.
- * Returns whether v is in [0, 2^bits). */
-bool ez_rsq_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i);
-
 /* sum_l 2^(16 l) limbs[l][i]. */
 ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i);
 
@@ -109,7 +103,6 @@ void ez_rsq_lin(const ez_rsq *b, const ez_fe2 *beta, const ez_rsq_atoms *a, ez_f
 /* The zero-check's shape: factors Lin0, G, LinB, g, LinD (then XP, XN when extra), terms
  * Lin0 + G G LinB + g LinD (+ XP XN), eq(zeta, .) on all nv variables. */
 void ez_rsq_desc(ez_sumcheck_desc *d, unsigned nv, bool extra);
-
 
 /* The relations L1, L3, L4, L5, L7 with the ranges of their terms (margins.h); vdesc names
  * V ("var + E", "xp 2^e") and V ranges over [0, vhi]. */

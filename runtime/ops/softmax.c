@@ -53,12 +53,10 @@ typedef struct {
     unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, npolys;
 } sm_shape;
 
-
 static void sm_shape_clear(sm_shape *s)
 {
     ez_opview_clear(&s->v);
 }
-
 
 /* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
 static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
@@ -156,8 +154,6 @@ static uint64_t sm_poly_len(const sm_shape *s, unsigned q)
     return q < s->nelem ? s->g.lenE : s->g.lenR;
 }
 
-
-
 /* S(x): x is a real entry the mask keeps. */
 static inline bool sm_live(const sm_shape *s, uint64_t x)
 {
@@ -182,12 +178,7 @@ static ez_fe2 sm_live_eval(const sm_shape *s, const ez_fe2 *pt)
     return r;
 }
 
-
-
-
 /* ---- layout -------------------------------------------------------------------------------- */
-
-
 
 static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
@@ -222,24 +213,6 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
 }
 
 /* ---- fill (prover) ------------------------------------------------------------------------- */
-
-/* Split canonical v into nl limbs of a `bits`-bit value at entry i. Out of range (only a
- * tampered trace): the low limbs take v's low bits and the top limb the field quotient, so
- * the relation holds in the field and the range lookups fail. Returns in-range. */
-static bool sm_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint64_t i)
-{
-    bool ok = bits >= 64 || (v >> bits) == 0;
-    unsigned top = nl - 1;
-    for (unsigned l = 0; l < top; l++)
-        limbs[l][i] = (v >> (SM_LIMB * l)) & 0xffff;
-    if (ok) {
-        limbs[top][i] = v >> (SM_LIMB * top);
-    } else {
-        ez_fe low = top ? v & ((UINT64_C(1) << (SM_LIMB * top)) - 1) : 0;
-        limbs[top][i] = ez_fe_mul(ez_fe_sub(v, low), ez_fe_inv(ez_fe_pow(2, (uint64_t)SM_LIMB * top)));
-    }
-    return ok;
-}
 
 /* The exp table's columns (l, T[l]) as field elements; checks 0 <= T[l] <= 2^16 (the
  * bound e <= 2^16 the division argument uses, §4). */
@@ -478,7 +451,7 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
         for (uint64_t i = 0; i < len; i++)
-            if (!sm_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && bad == UINT64_MAX)
+            if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && bad == UINT64_MAX)
                 bad = i;
         if (bad != UINT64_MAX && !unchecked) {
             ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
@@ -567,7 +540,6 @@ static void sm_desc_b(ez_sumcheck_desc *d, unsigned n)
     d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 }
 
-
 /* Prover: the MLE of local element/row poly q at pt. */
 static ez_fe2 sm_eval_poly(const ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt)
 {
@@ -580,7 +552,6 @@ static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned 
 {
     return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(sm_poly_len(s, q)), v);
 }
-
 
 /* Value of local limbed poly group at element cube index i (0 beyond the layout). */
 static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
@@ -681,8 +652,6 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     free(sig);
     return EZ_OK;
 }
-
-
 
 static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
