@@ -1,4 +1,4 @@
-/* LogUp-GKR benchmark (DESIGN §6: a lookup <= 250 ns on one core): 2^20 lookups into
+/* LogUp-GKR benchmark (docs/performance.md: a lookup <= 250 ns on one core): 2^20 lookups into
  * the 2^16 range table (2^14 with --quick). The time per lookup covers the
  * multiplicities and the whole proof; absorbing the stand-in commitment to m is the
  * caller's and not counted. Prints "logup" (one thread) and "logup_mt" (all threads),

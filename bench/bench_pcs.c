@@ -1,4 +1,4 @@
-/* PCS benchmark (DESIGN §6: a commitment <= 80 ns per element on one core): one
+/* PCS benchmark (docs/performance.md: a commitment <= 80 ns per element on one core): one
  * polynomial of 2^22 random entries (2^16 with --quick), Ligero then WHIR
  * (docs/protocol-kernel-pcs.md §6 and §11) in the same run.
  *   ligero_commit       ns per committed element, one thread (RS encoding + hashing);

@@ -1,4 +1,4 @@
-/* Sumcheck prover benchmarks (DESIGN.md §6: a degree-2 sumcheck <= 25 ns per element on
+/* Sumcheck prover benchmarks (docs/performance.md: a degree-2 sumcheck <= 25 ns per element on
  * one core). Prints, one JSON object per line:
  *   sumcheck_deg2      two base factors, no eq                 (claim = sum f g)
  *   sumcheck_deg3_eq   two base factors and eq on every variable (claim = sum eq f g)

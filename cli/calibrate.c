@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/model.h"
 #include "compiler/einc.h"
 #include "compiler/lower.h"
 #include "compiler/schedule.h"
@@ -32,15 +33,6 @@ void ez_calib_data_clear(ez_calib_data *m)
     memset(m, 0, sizeof *m);
 }
 
-static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
-{
-    memset(s, 0, sizeof *s);
-    s->name = name;
-    s->rank = t->rank;
-    memcpy(s->dims, t->dims, t->rank * sizeof *t->dims);
-    s->is_token = t->kind == EZ_TENSOR_TOKENS;
-    s->token_limit = t->token_limit;
-}
 
 static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *path, ez_diag *d)
 {
@@ -53,7 +45,7 @@ static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *pa
         goto out;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            spec_of(&specs[n++], &p->tensors[i], p->tensors[i].name);
+            ez_cli_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
     if ((st = ez_safetensors_load(&sf, path, d)) != EZ_OK || (st = ez_safetensors_check(&sf, specs, n, d)) != EZ_OK)
         goto out;
     for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
@@ -74,21 +66,11 @@ out:
 static ez_status load_sample(ez_calib_data *m, const ez_plan *p, size_t k, const char *path, ez_diag *d)
 {
     size_t n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
     size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
     ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
     ez_status st = EZ_ERR_NOMEM;
-    if (!specs || !ids || !vals)
+    if (!ids || !vals || (st = ez_cli_inputs_load(p, path, ids, vals, &n, d)) != EZ_OK)
         goto out;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_INPUT || p->tensors[i].kind == EZ_TENSOR_TOKENS) {
-            ids[n] = i;
-            spec_of(&specs[n++], &p->tensors[i], p->tensors[i].source_name);
-        }
-    if ((st = ez_inputs_load(path, specs, n, vals, d)) != EZ_OK) {
-        n = 0;
-        goto out;
-    }
     for (size_t j = 0; j < n; j++) {
         double **dst = &m->in[k * m->ntensors + ids[j]];
         if (vals[j].tok == NULL) {
@@ -108,7 +90,6 @@ out:
         ez_tensor_values_clear(vals, n);
     free(vals);
     free(ids);
-    free(specs);
     return st;
 }
 
@@ -220,16 +201,6 @@ ez_status ez_calib_widths(ez_cli_widths *w, const ez_plan *p0, const ez_calib_da
 
 /* ---- compile ---------------------------------------------------------------------------- */
 
-/* The model name when the source has none: the file name without directory and ".ein". */
-static void file_stem(const char *path, char *out, size_t cap)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = strlen(base);
-    if (n > 4 && !strcmp(base + n - 4, ".ein"))
-        n -= 4;
-    snprintf(out, cap, "%.*s", (int)n, base);
-}
 
 ez_status ez_calib_compile(ez_plan *plan, const char *path, const char *text, size_t len, const ez_cli_defines *defs,
                            bool sound, ez_diag *d)
@@ -248,7 +219,7 @@ ez_status ez_calib_compile(ez_plan *plan, const char *path, const char *text, si
             }
     }
     ez_diag_list_clear(&diags);
-    file_stem(path, stem, sizeof stem);
+    ez_cli_file_stem(path, stem, sizeof stem);
     if (st == EZ_OK && (st = ez_lower(plan, prog, stem, d)) == EZ_ERR_INVALID)
         st = EZ_ERR_SOURCE; /* a plan limit */
     if (st == EZ_OK && (st = ez_plan_schedule(plan, d)) == EZ_ERR_INVALID)

@@ -9,7 +9,7 @@
 #include "cli/args.h"
 #include "lib/util.h"
 
-/* Exit codes (DESIGN.md §4). */
+/* Exit codes (docs/cli.md). */
 enum {
     EZ_EXIT_OK = 0,       /* success, proof accepted */
     EZ_EXIT_REJECT = 1,   /* proof rejected, including malformed or truncated proofs */

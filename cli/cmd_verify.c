@@ -58,39 +58,19 @@ const ez_cli_cmd ez_cli_cmd_verify = {
     "FILE is a proof (`einzk prove`) or a certificate (`einzk certify`).",
 };
 
-static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t)
-{
-    memset(s, 0, sizeof *s);
-    s->name = t->source_name;
-    s->rank = t->rank;
-    for (unsigned a = 0; a < t->rank; a++)
-        s->dims[a] = t->dims[a];
-    s->is_token = t->kind == EZ_TENSOR_TOKENS;
-    s->token_limit = t->token_limit;
-}
 
 /* EZ_OK and *same set: whether IN.json quantizes to the proof's public input. */
 static ez_status check_input(const ez_plan *p, const ez_statement *s, const char *path, bool *same, ez_diag *d,
                              ez_diag *why)
 {
     size_t n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors, sizeof *specs);
-    size_t *ids = ez_alloc_array(p->ntensors, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors, sizeof *vals);
+    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
+    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
     int64_t *q = NULL;
     ez_status st = EZ_ERR_NOMEM;
     *same = true;
-    if (!specs || !ids || !vals)
+    if (!ids || !vals || (st = ez_cli_inputs_load(p, path, ids, vals, &n, d)) != EZ_OK)
         goto out;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_INPUT || p->tensors[i].kind == EZ_TENSOR_TOKENS) {
-            ids[n] = i;
-            spec_of(&specs[n++], &p->tensors[i]);
-        }
-    if ((st = ez_inputs_load(path, specs, n, vals, d)) != EZ_OK) {
-        n = 0;
-        goto out;
-    }
     for (size_t j = 0; j < n && *same; j++) {
         const ez_plan_tensor *t = &p->tensors[ids[j]];
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)ids[j]);
@@ -119,7 +99,6 @@ out:
         ez_tensor_values_clear(vals, n);
     free(vals);
     free(ids);
-    free(specs);
     free(q);
     return st;
 }
@@ -137,7 +116,7 @@ static ez_status write_outputs(const ez_plan *p, const ez_statement *s, const ch
         if (!t->is_output)
             continue;
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)i);
-        spec_of(&specs[n], t);
+        ez_cli_tensor_spec(&specs[n], t, t->source_name);
         specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(x->n ? x->n : 1, sizeof(double))) == NULL)
             goto out;

@@ -182,19 +182,6 @@ bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt)
     return true;
 }
 
-/* The model name when the source has none: the file name without directory and ".ein". */
-static void file_stem(const char *path, char *out, size_t cap)
-{
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    size_t n = strlen(base);
-    if (n > 4 && !strcmp(base + n - 4, ".ein"))
-        n -= 4;
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(out, base, n);
-    out[n] = 0;
-}
 
 int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, json_t *warnings, ez_plan *plan)
 {
@@ -207,7 +194,7 @@ int ez_cli_compile(const char *cmd, const char *in, const ez_cli_defines *defs, 
     if ((rc = ez_cli_front(cmd, in, defs, warnings, &prog)) != EZ_CLI_RUN)
         return rc;
     rc = EZ_CLI_RUN;
-    file_stem(in, stem, sizeof stem);
+    ez_cli_file_stem(in, stem, sizeof stem);
     if ((st = ez_lower(plan, prog, stem, &d)) != EZ_OK || (st = ez_plan_schedule(plan, &d)) != EZ_OK) {
         /* the model breaks a plan limit (indices per op, sumcheck variables, ...) */
         if (st == EZ_ERR_INVALID) {
@@ -269,4 +256,47 @@ bool ez_cli_pcs_scheme(const ez_cli_args *a, unsigned opt, unsigned *scheme)
         return false;
     }
     return true;
+}
+
+void ez_cli_file_stem(const char *path, char *out, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 4 && !strcmp(base + n - 4, ".ein"))
+        n -= 4;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, base, n);
+    out[n] = 0;
+}
+
+void ez_cli_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->rank = t->rank;
+    memcpy(s->dims, t->dims, t->rank * sizeof *t->dims);
+    s->is_token = t->kind == EZ_TENSOR_TOKENS;
+    s->token_limit = t->token_limit;
+}
+
+ez_status ez_cli_inputs_load(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
+                             ez_diag *d)
+{
+    *n = 0;
+    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
+    if (specs == NULL)
+        return EZ_ERR_NOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_INPUT || p->tensors[i].kind == EZ_TENSOR_TOKENS) {
+            ids[m] = i;
+            ez_cli_tensor_spec(&specs[m++], &p->tensors[i], p->tensors[i].source_name);
+        }
+    ez_status st = ez_inputs_load(path, specs, m, vals, d);
+    if (st == EZ_OK)
+        *n = m;
+    free(specs);
+    return st;
 }

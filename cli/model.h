@@ -11,6 +11,7 @@
 #include "compiler/plan.h"
 #include "compiler/sema.h"
 #include "lib/util.h"
+#include "runtime/io/tensorio.h"
 
 /* The front end for check and compile: read the .ein file at path and check it with the
  * command line's overrides (ez_compile_front_opts). Returns EZ_CLI_RUN with *prog the
@@ -89,5 +90,18 @@ void ez_cli_tune_malloc(void);
  * CPU count is capped to it with a note on stderr. Returns false after printing a usage
  * error for a bad N. Without OpenMP only N is checked. */
 bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt);
+
+/* The model name when the source has none: the file name at path without directory and
+ * ".ein", into out (cap bytes, truncated). */
+void ez_cli_file_stem(const char *path, char *out, size_t cap);
+
+/* The JSON spec of plan tensor t under `name` (rank, dims, token or real). */
+void ez_cli_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
+
+/* Read the input file at path for plan p's inputs and token inputs (by source name): on
+ * EZ_OK, vals[j] holds plan tensor ids[j] for j < *n (ids and vals: p->ntensors entries
+ * each; the caller clears vals with ez_tensor_values_clear(vals, *n)). */
+ez_status ez_cli_inputs_load(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
+                             ez_diag *d);
 
 #endif

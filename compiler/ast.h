@@ -1,4 +1,4 @@
-/* ast — the syntax tree of a .ein file as the parser builds it (DESIGN.md §2), and the
+/* ast — the syntax tree of a .ein file as the parser builds it (docs/language.md), and the
  * builders the grammar actions call (one builder per action, grammar/parser.y).
  *
  * This tree is SYNTAX ONLY: names are unresolved strings, sizes are unevaluated

@@ -1,5 +1,4 @@
-/* bounds — exact worst-case value bounds with GMP mpz (DESIGN.md §2 "Numbers are fixed
- * point", §3 rescale).
+/* bounds — exact worst-case value bounds with GMP mpz (docs/language.md; the rescale: docs/protocol-einsum.md).
  *
  * Every value of the model is an integer; the proof is about the integers only if no
  * value ever wraps modulo p. The field's safe range is |v| < 2^62 (EZ_BOUND_LIMIT_BITS).

@@ -43,7 +43,7 @@ static void pow2_real(mpz_t r, double x, unsigned bits)
 }
 
 
-/* A rescaled result (shift > 0) is range-checked to its width (DESIGN §3), so its bound
+/* A rescaled result (shift > 0) is range-checked to its width (docs/protocol.md), so its bound
  * is min(2^(bits-1), ceil(raw / 2^shift)): floor(v / 2^k) for |v| <= B lies in
  * [-ceil(B / 2^k), floor(B / 2^k)]. Without a shift the result is the accumulator. */
 static void rescaled(const ez_bound_args *a, mpz_srcptr raw, mpz_t bound)

@@ -36,7 +36,7 @@ typedef enum {
 
 /* How the compiler classifies the op's indices into an EqSchedule (compiler/schedule.h). */
 typedef enum {
-    EZ_SCHED_CONTRACTION = 0, /* DESIGN table: batch/contracted/free/summed/broadcast */
+    EZ_SCHED_CONTRACTION = 0, /* docs/plan.md index classes: batch/contracted/free/summed/broadcast */
     EZ_SCHED_ROWCHECK,        /* one batched zero-check over every input variable: all batch */
     EZ_SCHED_POINTWISE        /* no sumcheck: the lookup is the proof, claims map pointwise */
 } ez_sched_rule;

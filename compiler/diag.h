@@ -1,4 +1,4 @@
-/* diag — source diagnostics of the .ein compiler (DESIGN.md §2, last rule).
+/* diag — source diagnostics of the .ein compiler (docs/language.md, last rule).
  *
  * Every error is rendered as
  *

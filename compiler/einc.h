@@ -1,4 +1,4 @@
-/* einc — the compiled-model artifact (.einc) and the plan digest (DESIGN.md §4;
+/* einc — the compiled-model artifact (.einc) and the plan digest (docs/cli.md;
  * byte layout in docs/plan.md).
  *
  *   "EINC" | u16 major | u16 minor | sections...

@@ -1,5 +1,5 @@
 /* lower — the checked program (compiler/sema.h) to the op graph (compiler/plan.h),
- * DESIGN.md §1 data flow.
+ * docs/architecture.md data flow.
  *
  * Every non-REF node of every statement becomes one op writing one tensor: the root
  * writes the statement's tensor version (unique names "x", "x'1", ... come from sema),

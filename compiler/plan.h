@@ -1,5 +1,5 @@
 /* plan — the compiled model: the op-graph IR plus, per op, the proving plan
- * (DESIGN.md §1 data flow, §3 "Einsum: one contraction sumcheck with an EqSchedule").
+ * (docs/architecture.md data flow; docs/protocol-einsum.md).
  *
  * This header is the ONLY compiler header the runtime includes: it is plain data with
  * no reference to the AST. The compiler fills it (compiler/lower.c, compiler/plan.c),
@@ -15,7 +15,7 @@
  * - Values are fixed-point integers: a tensor with scale s holds round(real * 2^s).
  *   Every tensor's values lie in [-bound, bound] (exact worst case from the compiler's
  *   GMP analysis, bound < 2^62) and computed tensors are proven to fit `bits` signed
- *   bits where they are range-checked (after every rescale; DESIGN §2/§3).
+ *   bits where they are range-checked (after every rescale; docs/language.md).
  */
 #ifndef EZ_COMPILER_PLAN_H
 #define EZ_COMPILER_PLAN_H
@@ -97,7 +97,7 @@ typedef enum {
 } ez_func;
 
 /* How each index of an einsum relates to operands A (in[0]), B (in[1]) and the output
- * (DESIGN §3 table). One-operand ops use only BATCH-like (in A and out -> FREE_A... see
+ * (docs/plan.md index-class table). One-operand ops use only BATCH-like (in A and out -> FREE_A... see
  * ez_plan_classify) classes. */
 typedef enum {
     EZ_IDX_BATCH = 0,      /* in A, in B, in out: sumcheck vars with an eq factor */
@@ -109,7 +109,7 @@ typedef enum {
     EZ_IDX_BROADCAST = 6   /* in out only: closed-form factor sum_j eq(r, j) over real extent */
 } ez_idx_class;
 
-/* The EqSchedule of one contraction (DESIGN §3): which sumcheck variables carry the eq
+/* The EqSchedule of one contraction (docs/protocol.md): which sumcheck variables carry the eq
  * factor, the order in which indices are bound (matching the memory layout so nothing
  * is transposed), the degree and where the operand claims land. */
 typedef struct {
@@ -179,7 +179,7 @@ typedef struct {
 } ez_plan;
 
 /* True iff the op's result is range-checked to its tensor's width: every rescale
- * (DESIGN §3: both the remainder and the quotient), and a sum marked `checked`. */
+ * (docs/protocol.md: both the remainder and the quotient), and a sum marked `checked`. */
 static inline bool ez_plan_op_width_checked(const ez_plan_op *op)
 {
     return op->shift > 0 || op->checked;

@@ -1,4 +1,4 @@
-/* recheck — the plan's derived numbers re-derived from what a plan declares (DESIGN.md §3
+/* recheck — the plan's derived numbers re-derived from what a plan declares (docs/protocol.md
  * soundness checklist, item 6: the verifier trusts nothing it can recompute).
  *
  * A plan declares shapes, widths, scales and op parameters; the compiler DERIVED from them

@@ -1,10 +1,10 @@
-/* schedule — plan validation and the EqSchedule of every op (DESIGN.md §3).
+/* schedule — plan validation and the EqSchedule of every op (docs/protocol.md).
  *
  * Input is an op graph from compiler/lower.c (or built by hand): tensors, ops, index
  * spaces and arithmetic filled in; the EqSchedules are ignored and overwritten.
  *
  * The schedule follows the op's built-in row (compiler/builtins.h):
- *   CONTRACTION  EINSUM with 2 operands: the DESIGN §3 table, one sumcheck over batch +
+ *   CONTRACTION  EINSUM with 2 operands: the docs/plan.md index-class table, one sumcheck over batch +
  *                contracted variables, eq over batch, degree 3 with batch else 2, bound
  *                in operand A's layout order (nothing transposed). EINSUM with 1 operand
  *                and ADD: no sumcheck (a claim map: kept indices FREE_A, summed ones

@@ -11,7 +11,7 @@
  *   2. reduce (sema_reduce.c): each index not on the left is summed at the smallest
  *      subexpression that contains all of its occurrences (the left side and a
  *      function's axis argument count as occurrences outside the function's operand; a
- *      sum distributes the summation over its terms), which yields DESIGN §2's rule for
+ *      sum distributes the summation over its terms), which yields docs/language.md's rule for
  *      function arguments; products of three or more factors are split pairwise in the
  *      cheapest order;
  *   3. scales (sema_reduce.c): every node gets its scale, rescale shift and integer

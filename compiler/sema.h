@@ -1,5 +1,5 @@
 /* sema — the checked program: what the front end guarantees to the back end
- * (DESIGN.md §1 "checked AST", §2 the language). compiler/lower.c lowers it to the plan.
+ * (docs/architecture.md; the language: docs/language.md). compiler/lower.c lowers it to the plan.
  *
  * ez_compile_front parses a .ein file, resolves every name, substitutes params (with
  * -D overrides), unrolls `for` loops, resolves every index to a size, applies the

@@ -314,7 +314,7 @@ ez_node *ez_sema_reduce(ez_sema_ctx *c, const ez_pn *x, uint32_t allowed, const 
         break;
     }
     case EZ_PN_CALL: {
-        /* DESIGN §2 keeps an index that also occurs outside a function's argument. When
+        /* docs/language.md keeps an index that also occurs outside a function's argument. When
          * the argument multiplies two tensors over that index and the index is summed
          * later anyway (SwiGLU written as silu(x[s,d]*wg[d,f]) * (x[s,d]*wu[d,f])), the
          * literal reading applies the function before the sum: almost never what was

@@ -1,4 +1,4 @@
-/* parser — the grammar of the .ein language (DESIGN.md §2; reference docs/language.md).
+/* parser — the grammar of the .ein language (docs/language.md; reference docs/language.md).
  *
  * Syntax only: every action is one call to an AST builder (compiler/ast.h); names,
  * sizes, indices and scales are checked by compiler/sema.c. Pure and reentrant; the

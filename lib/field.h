@@ -1,5 +1,5 @@
 /* field — the Goldilocks prime field p = 2^64 - 2^32 + 1 and its quadratic extension
- * F_p[X]/(X^2 - 7) (DESIGN.md §3 "Field and transcript").
+ * F_p[X]/(X^2 - 7) (docs/protocol-kernel-sumcheck.md §1).
  *
  * Representation: an ez_fe is a uint64_t that is ALWAYS canonical (< p) on entry to
  * and exit from every function here. An ez_fe2 {c0, c1} is c0 + c1*X with X^2 = 7;

@@ -1,6 +1,6 @@
 /* logup — lookups into fixed tables: LogUp (Haböck, "Multivariate lookups based on
  * logarithmic derivatives", eprint 2022/1530) with the fractional sums proven by a GKR
- * tree (Papini and Haböck, eprint 2023/1284; lib/gkr.h). DESIGN.md §3 "Lookups".
+ * tree (Papini and Haböck, eprint 2023/1284; lib/gkr.h). docs/protocol.md §4 "Lookups".
  *
  * Statement: every row of every looked-up column is a row of the table. With
  * alpha, gamma random (extension field) and f_i = sum_w gamma^w col_w[i],
@@ -9,7 +9,7 @@
  * where m (the multiplicities) is committed by the CALLER before prove/verify. Only m
  * is committed: the proof ends in claims on the MLEs of the looked-up base columns and
  * of m at random points, which the caller discharges (PCS openings, or the GKR-style
- * claim flow of DESIGN §3). The verifier evaluates the table's MLE itself: O(bits) for
+ * claim flow of docs/protocol.md). The verifier evaluates the table's MLE itself: O(bits) for
  * a range table, O(nrows) for an explicit one.
  *
  * Layout, proof format, transcript order and soundness error:

@@ -1,6 +1,5 @@
 /* merkle — a SHA-256 (nettle) Merkle tree over column hashes, with single
- * authentication paths and pruned batch openings (DESIGN.md §3 "Polynomial
- * commitment").
+ * authentication paths and pruned batch openings (docs/protocol.md).
  *
  * Hashing (domain-separated, so a leaf can never be read as an inner node):
  *     leaf(col) = SHA256(0x00 || col[0] || ... || col[m-1])   (8-byte little-endian each)

@@ -1,4 +1,4 @@
-/* mle — see mle.h. Conventions: DESIGN.md §3 "Multilinear conventions". */
+/* mle — see mle.h. Conventions: docs/protocol-kernel-sumcheck.md §2. */
 #include "config.h"
 
 #include "lib/mle.h"

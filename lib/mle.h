@@ -1,5 +1,4 @@
-/* mle — multilinear extensions and the eq polynomial (DESIGN.md §3 "Multilinear
- * conventions").
+/* mle — multilinear extensions and the eq polynomial (docs/protocol.md).
  *
  * Convention (project-wide): a table of 2^n entries is the MLE over n variables where
  * variable 0 is the MOST significant bit of the index, index(x) = sum_j x_j 2^(n-1-j);
@@ -51,7 +50,7 @@ void ez_mle_bind_top(ez_fe2 *p, size_t n, const ez_fe2 *r);
  *      (sequential: the in-place update reads ahead of where it writes). */
 void ez_mle_bind_bottom(ez_fe2 *p, size_t n, const ez_fe2 *r);
 
-/* Tensor MLEs with per-axis padding (DESIGN §3).
+/* Tensor MLEs with per-axis padding (docs/protocol.md).
  * In:  in — row-major data with real extents dims[0..k-1] (each >= 1), k >= 1;
  *      points[a] — NULL for a kept axis, else a point of ez_log2_ceil(dims[a])
  *      coordinates for a folded axis (points may be NULL: nothing folded, a copy).

@@ -1,6 +1,5 @@
 /* ntt — radix-2 number-theoretic transforms over Goldilocks and the Reed–Solomon
- * low-degree extension used by the polynomial commitment (DESIGN.md §3 "Polynomial
- * commitment").
+ * low-degree extension used by the polynomial commitment (docs/protocol.md).
  *
  * Conventions. For n = 2^k, w_n = ez_fe_root_of_unity(k) (a fixed primitive 2^k-th
  * root; w_{2n}^2 = w_n). The forward transform maps coefficients a[0..n-1] to

@@ -1,5 +1,5 @@
 /* pcs — multilinear polynomial commitments over Goldilocks for many stacked vectors
- * (DESIGN.md §3 "Polynomial commitment"), two schemes behind one interface:
+ * (docs/protocol-kernel-pcs.md), two schemes behind one interface:
  *   Ligero (Ames, Hazay, Ishai, Venkitasubramaniam, "Ligero", CCS 2017, in the
  *   multilinear "tensor" form of Brakedown, Golovnev et al., CRYPTO 2023, §4), and
  *   WHIR (Arnon, Chiesa, Fenzi, Yogev, eprint 2024/1586; lib/whir.h): proofs about 4x

@@ -1,5 +1,5 @@
 /* sumcheck — ONE sumcheck engine for sums of products with an optional eq factor
- * (DESIGN.md §3 "Einsum: one contraction sumcheck with an EqSchedule"; Thaler,
+ * (docs/protocol-einsum.md; Thaler,
  * "Proofs, Arguments, and Zero-Knowledge", §4.1 and the eq-factor variant of §4.6).
  *
  * It proves

@@ -3,7 +3,7 @@
  *
  * A contraction's sumcheck tables are a tensor laid out over padded axes: the variables
  * form blocks (one per index, MSB first), block b holding real indices [0, ext_b) of its
- * 2^bits_b slots, everything else zero (DESIGN.md §3: "padding is a property of the view,
+ * 2^bits_b slots, everything else zero (docs/protocol.md: "padding is a property of the view,
  * not of memory"). The tables are stored COMPACT — row-major over the real extents — and
  * the rounds bind the variables most significant first (desc order = identity). Binding
  * the top variable of block b (2^K slots, extent E) pairs x with x + 2^(K-1): pairs with

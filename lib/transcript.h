@@ -1,4 +1,4 @@
-/* transcript — the Fiat–Shamir transcript of einzk (DESIGN.md §3 "Field and transcript").
+/* transcript — the Fiat–Shamir transcript of einzk (docs/protocol-kernel-sumcheck.md §1).
  *
  * A transcript is a 32-byte chaining state plus a message counter. Every absorb and
  * every squeeze replaces the state by one SHA-256 (nettle) over a self-delimiting

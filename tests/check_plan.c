@@ -1,4 +1,4 @@
-/* plan: index classes and EqSchedules (DESIGN §3 table), lookups/advice recipes,
+/* plan: index classes and EqSchedules (docs/plan.md index-class table), lookups/advice recipes,
  * validation, and the cheapest pairwise order of a 3+-factor product (compiler/lower). */
 #include <string.h>
 

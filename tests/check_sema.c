@@ -1,5 +1,5 @@
 /* sema: names, params and -D, index ranges, the summation rules (including the
- * function-argument scoping of DESIGN §2), broadcasting, axis arguments, scales and
+ * function-argument scoping of docs/language.md), broadcasting, axis arguments, scales and
  * rescale shifts, shadowing, loop unrolling, gather, and the splitting of longer
  * products — all on the checked program that the back end consumes. */
 #include <stdio.h>

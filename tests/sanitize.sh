@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/sanitize.sh — the whole test suite (`make check`) on an ASan+UBSan build
-# (configure --enable-sanitizers), as DESIGN.md §5 asks. Used by `./quickstart test`.
+# (configure --enable-sanitizers), as docs/architecture.md "Tests" asks. Used by `./quickstart test`.
 #
 #   tests/sanitize.sh [DIR]      DIR defaults to build-asan (in the source tree; ignored by git)
 #

@@ -3,7 +3,7 @@
  * (docs/semantics.md "einsum").
  *
  * Two operands with enough work go to the packed matrix kernel (exec_gemm.h): indices
- * are grouped by class (DESIGN §3 table) into batch b, free-A m, free-B n, contracted k;
+ * are grouped by class (docs/plan.md index-class table) into batch b, free-A m, free-B n, contracted k;
  * summed-A/B indices are summed while packing, broadcast indices are replicated when
  * the tiles are stored. Everything else (one operand, elementwise products, tiny or
  * matrix-vector shapes) runs a direct strided loop. Both are exact: products and sums

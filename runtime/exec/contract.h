@@ -1,5 +1,5 @@
 /* contract — the contraction engine: out = floor(mul * sum_{summed} prod_k in_k / 2^shift)
- * for one or two operands with every index class of DESIGN.md §3 (docs/semantics.md
+ * for one or two operands with every index class of docs/protocol.md (docs/semantics.md
  * "einsum"). EINSUM's op file (runtime/ops/einsum.c) calls it; it lives beside the matrix
  * kernels it drives (runtime/exec/exec_gemm.h). */
 #ifndef EZ_RUNTIME_EXEC_CONTRACT_H

@@ -36,7 +36,7 @@ ez_status ez_exec_check_plan(const ez_plan *p, ez_diag *d)
 }
 
 /* Every computed value must lie within the compiler's bound; a rescaled value (the
- * prover range-checks it, DESIGN §3) must also fit the tensor's width. */
+ * prover range-checks it, docs/protocol.md) must also fit the tensor's width. */
 static ez_status check_result(ez_exec_ctx *c)
 {
     const ez_plan_op *op = c->op;

@@ -1,5 +1,4 @@
-/* exec — integer execution of a compiled plan (DESIGN §1 "At run time: plan + weights +
- * input -> integer trace"; exact semantics of every op in docs/semantics.md).
+/* exec — integer execution of a compiled plan (docs/architecture.md; exact semantics of every op in docs/semantics.md).
  *
  * The trace is everything the prover needs about one inference: an int64 array for
  * every tensor of the plan (inputs, tokens, weights, activations; row-major, real

@@ -70,7 +70,7 @@ ez_status ez_exec_elem_offsets(int64_t **out, const ez_plan *p, const ez_plan_op
 void ez_exec_out_coords(const ez_plan *p, const ez_plan_op *op, uint64_t flat,
                         uint64_t coord[EZ_MAX_IDX]);
 
-/* The DESIGN §3 classes of a contraction's indices, grouped for the matrix kernel:
+/* The docs/protocol.md classes of a contraction's indices, grouped for the matrix kernel:
  * batch b (A, B, out), free-A m, free-B n (in output-axis order, so tiles store along
  * the output's rows), contracted k (in A's axis order), summed-A sa, summed-B sb and
  * broadcast r (out only). One operand: b, n, k, sb are empty. B..R are the groups'

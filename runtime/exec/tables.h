@@ -3,7 +3,7 @@
  * Every non-arithmetic function of the integer semantics (docs/semantics.md) is a table
  * of at most 2^16 rows plus a few exact integer steps around it (shifts, tails,
  * normalisation). The executor (runtime/exec*.c) evaluates through these tables, and the
- * prover's lookups (DESIGN §3 "Lookups") must use the very same rows, so the rows are
+ * prover's lookups (docs/protocol.md §4 "Lookups") must use the very same rows, so the rows are
  * built by exactly one function per kind and nothing else computes them.
  *
  * Table kinds
@@ -19,7 +19,7 @@
  * - Softmax exponential at in_scale (ez_table_build_softmax_exp): d >= 0 is the distance
  *     of a score to its row max; d' = floor(d / 2^in_shift); rows d' in [0, 2^16) hold
  *     round(exp(-d' * 2^in_shift / 2^in_scale) * 2^EZ_SOFTMAX_EXP_SCALE); d' >= 2^16
- *     gives 0 (the high limb is non-zero, DESIGN §3 "Softmax, exactly").
+ *     gives 0 (the high limb is non-zero, docs/protocol-softmax.md).
  * - Normalisation reciprocal square root (ez_table_build_rsqrt; used by layernorm,
  *     rmsnorm and rsqrt): rows M in [0, 2^16) hold floor(2^EZ_RSQRT_TABLE_SCALE / sqrt(M)),
  *     computed exactly with an integer square root (the largest r with r^2 * M <= 2^46),
@@ -36,7 +36,7 @@
 #include "compiler/plan.h"
 #include "lib/util.h"
 
-#define EZ_TABLE_BITS 16          /* at most 2^16 rows per table (DESIGN §3) */
+#define EZ_TABLE_BITS 16          /* at most 2^16 rows per table (docs/protocol.md) */
 #define EZ_TABLE_RES_SCALE 12     /* finest input resolution a table resolves: 2^-12 */
 #define EZ_SOFTMAX_EXP_SCALE 16   /* fraction bits of the softmax exp values e */
 #define EZ_RSQRT_TABLE_SCALE 23   /* fraction bits of the rsqrt table entries */

@@ -1,5 +1,5 @@
 /* proofio — the binary formats of proofs, verifying keys and proving keys
- * (DESIGN.md §4 "Binary artifacts"; byte layout in docs/protocol.md §9).
+ * (docs/protocol.md §9 "File formats"; byte layout in docs/protocol.md §9).
  *
  * Every file: 4-byte magic | u16 major | u16 minor | sections, each
  *     u32 tag | u64 payload length | payload          (little-endian)

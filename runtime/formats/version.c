@@ -1,4 +1,4 @@
-/* The protocol version string absorbed first by every transcript (DESIGN.md §3). */
+/* The protocol version string absorbed first by every transcript (docs/protocol.md). */
 #include "runtime/formats/version.h"
 
 const char *ez_protocol_version(void)

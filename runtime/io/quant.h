@@ -1,4 +1,4 @@
-/* quant — fixed-point quantization of real inputs and weights (DESIGN.md §2).
+/* quant — fixed-point quantization of real inputs and weights (docs/language.md).
  *
  * A real v at scale s (fraction bits) becomes the integer q = round(v * 2^s), which
  * must fit the tensor's width: a signed `bits`-bit integer, -2^(bits-1) <= q <=

@@ -1,5 +1,5 @@
 /* EINSUM — out = floor(mul * sum_{summed} prod_k in_k / 2^shift), one or two operands
- * (DESIGN.md §3 "Einsum: one contraction sumcheck with an EqSchedule").
+ * (docs/protocol-einsum.md).
  *
  * exec/float  the contraction engine (runtime/exec/contract.h);
  * layout      a rescale (shift > 0) commits the remainder R in [0, 2^shift) and

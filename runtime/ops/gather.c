@@ -3,7 +3,7 @@
  *
  *     out[s.., d..] = table[tok[s..], d..]  =  sum_w onehot[s.., w] table[w, d..]
  *
- * A contraction with the public one-hot matrix O[s, w] = [tok[s] = w] (DESIGN §2). Given
+ * A contraction with the public one-hot matrix O[s, w] = [tok[s] = w] (docs/language.md). Given
  * out~(r_s, r_d) = v (r_s: the token tensor's indices, r_d: the table's other indices):
  *     v = sum_w H(w) T'(w),   H(w) = sum_{s real} eq(r_s, s) [tok[s] = w],  T'(w) = table~(w, r_d)
  * (the output's padding is zero on both sides: s ranges over real positions, table~ is

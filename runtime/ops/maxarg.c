@@ -144,12 +144,10 @@ ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_
     mx_shape s;
     ez_status st = mx_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, mx_poly_len(&s, q), (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.nelem, s.g.lenE);
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
     /* D >= 0 on every entry of the input's layout; A and M + 2^(wm-1) on every row */
     if (st == EZ_OK)
         st = ez_rc_limb_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.g.lenE);

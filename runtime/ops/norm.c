@@ -168,12 +168,8 @@ static ez_status norm_layout(ez_advice_layout *L, const ez_plan *p, size_t op, e
     nm_shape s;
     ez_status st = nm_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, s.g.lenR, (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys, s.g.lenR);
     /* mu + 2^(bmu-1) (signed mean), a < N and b < N (two columns each: a in [0, 2^bN) and
      * a + 2^bN - N in [0, 2^bN)), v in its width (§1) */
     if (st == EZ_OK && s.layer)

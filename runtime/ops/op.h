@@ -66,6 +66,10 @@ unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand);
  * contiguous, in its local order), or SIZE_MAX when it owns none. */
 size_t ez_op_first_poly(const ez_advice_layout *L, size_t op);
 
+/* Shared by op files' layouts: append n polys of `len` entries owned by op `op` (an op's
+ * polys are contiguous: EZ_ERR_INTERNAL if another owner's poly came between). */
+ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len);
+
 /* Shared by op files: "op 'label' (what): why" into d; EZ_ERR_UNSUPPORTED. */
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why);
 

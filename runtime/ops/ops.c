@@ -36,6 +36,19 @@ size_t ez_op_first_poly(const ez_advice_layout *L, size_t op)
     return SIZE_MAX;
 }
 
+ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len)
+{
+    ez_status st = EZ_OK;
+    size_t first = L->npolys;
+    for (unsigned q = 0; q < n && st == EZ_OK; q++) {
+        size_t idx;
+        st = ez_advice_add_poly(L, len, (unsigned)op, &idx);
+        if (st == EZ_OK && idx != first + q)
+            st = EZ_ERR_INTERNAL;
+    }
+    return st;
+}
+
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why)
 {
     ez_diag_set(d, "op '%s' (%s): %s", o->label, what, why);

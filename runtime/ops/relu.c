@@ -91,12 +91,8 @@ static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, e
     rl_shape s;
     ez_status st = rl_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, s.len, (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys, s.len);
     if (st == EZ_OK)
         st = ez_rc_limb_cols(L, (unsigned)op, first + s.pY, s.ny, s.by, s.len);
     if (st == EZ_OK)

@@ -363,12 +363,8 @@ static ez_status rsqrt_layout(ez_advice_layout *L, const ez_plan *p, size_t op, 
     rq_shape s;
     ez_status st = rq_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, s.lenE, (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys, s.lenE);
     if (st == EZ_OK)
         st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nx, s.bx, s.lenE, 0);
     if (st == EZ_OK)

@@ -1,5 +1,5 @@
 /* SOFTMAX — softmax[t](e), with or without the causal mask, exactly as the integer
- * semantics define it (DESIGN.md §3 "Softmax, exactly"; docs/semantics.md "Softmax").
+ * semantics define it (docs/protocol-softmax.md; docs/semantics.md "Softmax").
  * The protocol and its soundness argument are docs/protocol-softmax.md, cited below as
  * "§n". Summary: over the input's padded cube the op commits per element l, e_lo, w, z,
  * e and the limbs of h, d_r (only when in_scale > 12), rem, g = sigma-1-rem, p; per row
@@ -185,12 +185,10 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, sm_poly_len(&s, q), (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.nelem, s.g.lenE);
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
     const struct {
         unsigned first, nl, bits;
         bool row;

@@ -1,6 +1,6 @@
 /* advice — the committed advice of a proof: its deterministic LAYOUT, derived from the
  * plan alone (prover and verifier call the same function), and its VALUES, filled by
- * the prover from the integer trace (DESIGN.md §3 "Claim flow", "Lookups"; the whole
+ * the prover from the integer trace (docs/protocol.md §5 "The claim flow", "Lookups"; the whole
  * protocol is in docs/protocol.md §3).
  *
  * The layout has four lists and the tables:

@@ -1,4 +1,4 @@
-/* claim — evaluation claims of the GKR-style claim flow (DESIGN.md §3 "Claim flow").
+/* claim — evaluation claims of the GKR-style claim flow (docs/protocol.md §5 "The claim flow").
  *
  * A claim says "the MLE of tensor T at point is value". The runtime walks the ops in
  * reverse topological order; each op's prover reduces the (one) claim on its output to

@@ -1,6 +1,5 @@
 /* prove_einsum — the proof of one EINSUM op: reduce the claim on its output to one
- * claim per operand and one on the rescale remainder (DESIGN.md §3 "Einsum: one
- * contraction sumcheck with an EqSchedule"; the step-by-step protocol and its soundness
+ * claim per operand and one on the rescale remainder (docs/protocol.md; the step-by-step protocol and its soundness
  * argument are in docs/protocol-einsum.md).
  *
  * Statement. For the op C = floor(mul * sum_{idx not in C} prod_k in_k[...] / 2^shift)
@@ -11,7 +10,7 @@
  * a PCS opening, a public evaluation), and R and C are range-checked by separate
  * lookups (not part of this op's proof).
  *
- * Index classes are computed from in_axes / out_axes (DESIGN §3 table); the sumcheck
+ * Index classes are computed from in_axes / out_axes (docs/plan.md index-class table); the sumcheck
  * binds the batch and contracted indices in op->sched.bind_order when the plan filled it
  * (nbind > 0; it must then list exactly those indices), else in operand A's axis order
  * (the rule of compiler/schedule.c). Either way prover and verifier derive the same order

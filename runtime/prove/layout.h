@@ -1,6 +1,5 @@
 /* layout — the advice layout of a whole plan: decided once, from the plan alone, and read
- * by the prover, the verifier and `einzk info` alike (DESIGN.md §1 "The plan is decided
- * once"). Every op's layout hook (runtime/ops/op.h) registers what it commits and looks
+ * by the prover, the verifier and `einzk info` alike (docs/architecture.md). Every op's layout hook (runtime/ops/op.h) registers what it commits and looks
  * up; the framework adds one multiplicity poly per table. The same module counts what a
  * proof of the plan will hold — per op, the bytes of its reduction and of the fan-out
  * merge of its output's claims — exactly, so `info` reports the prover's real sizes. */

@@ -1,4 +1,4 @@
-/* lookup — the runtime's door to lib/logup.h (LogUp-GKR, DESIGN.md §3 "Lookups").
+/* lookup — the runtime's door to lib/logup.h (LogUp-GKR, docs/protocol.md §4 "Lookups").
  *
  * Why a separate module: it turns lib/logup.h's claims into the runtime's ez_claim and
  * keeps the range-table layout (one region per width) in one place; everything that

@@ -1,4 +1,4 @@
-/* margins — the field margin of every integer relation the protocol proves (DESIGN.md §3
+/* margins — the field margin of every integer relation the protocol proves (docs/protocol.md
  * soundness checklist, item 5; docs/protocol.md §7).
  *
  * The proof checks relations such as a rescale acc = 2^k q + r in F_p, and the integer

@@ -1,5 +1,5 @@
 /* masks — the multilinear extensions of public structured masks, which the verifier
- * evaluates itself in O(log n) instead of trusting a committed copy (DESIGN.md §3
+ * evaluates itself in O(log n) instead of trusting a committed copy (docs/protocol.md
  * "Multilinear conventions": causal mask, live-entry selectors). */
 #ifndef EZ_RUNTIME_PROVE_MASKS_H
 #define EZ_RUNTIME_PROVE_MASKS_H

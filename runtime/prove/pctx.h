@@ -1,5 +1,5 @@
 /* pctx — the proof context: the state one side (prover or verifier) carries through a
- * proof, and what every op's prove/verify hook uses (DESIGN.md §3 "Claim flow";
+ * proof, and what every op's prove/verify hook uses (docs/protocol.md §5 "The claim flow";
  * docs/protocol.md §2). An op talks to the proof only through this header:
  *   ez_pctx_msg             one prover message: written by the prover, read (and checked
  *                           canonical) by the verifier, absorbed by both;

@@ -1,5 +1,5 @@
 /* prove — the prover of a whole plan
- * (runtime/prove/verify.h). DESIGN.md §3; the full protocol with its transcript order and the
+ * (runtime/prove/verify.h). docs/protocol.md; the full protocol with its transcript order and the
  * soundness argument of every op is docs/protocol.md.
  *
  * Phases (both sides in this order; docs/protocol.md §2):

@@ -1,5 +1,5 @@
 /* rangecheck — range checks by 16-bit limbs and the "atoms" mechanism that ties lookup
- * claims back to advice polynomials and plan tensors (DESIGN.md §3 "Lookups", the
+ * claims back to advice polynomials and plan tensors (docs/protocol.md §4 "Lookups", the
  * rescale paragraph of "Einsum"; docs/protocol.md §4).
  *
  * A range check of a quantity X (X + offset in [0, 2^bits)) is registered in the advice
@@ -52,7 +52,7 @@ ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op,
 /* The fused rescale of op `op` by 2^shift (shift >= 1): commit its remainder (the op's
  * aux REM array, shaped like the output) in [0, 2^shift) and range-check the output
  * (the quotient) to its signed width: out + 2^(bits-1) in [0, 2^bits) — BOTH, so the
- * floor division is unique (DESIGN §3). Sets L->op_rem[op]. */
+ * floor division is unique (docs/protocol.md). Sets L->op_rem[op]. */
 ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d);
 
 /* The result of op `op` range-checked to its signed width: out + 2^(bits-1) in

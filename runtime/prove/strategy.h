@@ -4,7 +4,7 @@
  * replayed under another one.
  *
  *   einsum     every contraction is ONE sumcheck whose batch axes carry an eq factor
- *              (DESIGN.md §3); the prover skips padded regions in every round.
+ *              (docs/protocol.md); the prover skips padded regions in every round.
  *   deepprove  DeepProve's way (Lagrange Labs, zkml/docs "MHA", "QKV"): heads padded to
  *              powers of two, the stacked head axis split into per-head MLEs in one
  *              sumcheck with every per-head evaluation sent and recombined by beta, the

@@ -1,4 +1,4 @@
-/* verify — the verifier of a whole plan (DESIGN.md §3; docs/protocol.md). It reads only
+/* verify — the verifier of a whole plan (docs/protocol.md; docs/protocol.md). It reads only
  * the verifying key (the plan and the weight commitment) and the proof (statement and
  * argument): never weights, never a trace. Same phases and transcript records as the
  * prover (runtime/prove.h), with the per-op `verify` functions of the op table. */

@@ -1,5 +1,4 @@
-/* weights — the weight commitment (the vk's half of the PCS, DESIGN.md §3 "Polynomial
- * commitment") and the vk's weight range proof: every committed weight lies in its
+/* weights — the weight commitment (the vk's half of the PCS, docs/protocol.md) and the vk's weight range proof: every committed weight lies in its
  * declared width and the padding of its layout is zero (docs/protocol.md §6.4). Prove
  * and verify side by side; both run the session phases of runtime/prove/session.h. */
 #ifndef EZ_RUNTIME_PROVE_WEIGHTS_H

@@ -1,6 +1,6 @@
 #!/bin/sh
 # proof_growth — the proof is succinct: doubling the sequence length S of
-# examples/attention.ein must not double the proof (issue 5; DESIGN.md §3: sumcheck and
+# examples/attention.ein must not double the proof (issue 5; docs/protocol.md: sumcheck and
 # GKR messages grow with log S, Ligero openings with sqrt of the committed size).
 # Sizes are kept small for make check; the ratio is printed either way.
 set -eu

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Oracle tests of `einzk run` against numpy (DESIGN.md §5 "Oracle tests").
+"""Oracle tests of `einzk run` against numpy (docs/architecture.md "Tests").
 
 Two modes; both need the path to the einzk binary.
 
