@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/field.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/prove.h"
 #include "tests/prove_fixture.h"
@@ -87,12 +88,140 @@ START_TEST(test_info_bytes_are_the_provers)
 }
 END_TEST
 
+/* ---- sparse range widths (layout.c prune_ranges, docs/protocol.md §4) ------------------- */
+
+/* y = x w rescaled by 2^12 to 24 bits: a 12-bit remainder and an 8-bit high part per
+ * element, S x N of them. */
+static const char *const rescale_src = "model proj\nparam S = 4, D = 24, N = 8\nscale 12\ninput x[S, D]\n"
+                                       "weight w[D, N]\ny[s, n] = x[s, d] * w[d, n]\noutput y\n";
+
+/* The range table's regions of L, as a bit set of widths. */
+static unsigned regions(const ez_advice_layout *L)
+{
+    unsigned set = 0;
+    for (size_t t = 0; t < L->ntables; t++)
+        if (L->tables[t].kind == EZ_LOOKUP_RANGES)
+            for (unsigned k = 0; k < L->tables[t].nranges; k++)
+                set |= 1u << L->tables[t].rbits[k];
+    return set;
+}
+
+/* Few rows of a width: no region for it; each of its columns is looked up in the 16-bit
+ * region, followed by its twin times 2^(16 - w). Enough rows (2^w or more): the region
+ * stays and the columns are untouched. The weights' layout (the vk's range proof) too. */
+START_TEST(test_sparse_widths_pruned)
+{
+    ez_plan p;
+    ez_diag d = {{0}};
+    ez_advice_layout L;
+    ez_test_compile_plan(&p, rescale_src);
+    ck_assert_int_eq(ez_advice_layout_build(&L, &p, &d), EZ_OK);
+    ck_assert_uint_eq(regions(&L), 1u << 16); /* 32 remainders and 32 high parts: both pruned */
+    size_t twins = 0;
+    for (size_t j = 0; j < L.ncols; j++) {
+        const ez_lookup_col *c = &L.cols[j];
+        ck_assert_uint_eq(c->bits, 16);
+        if (c->coef == 1)
+            continue;
+        /* a twin follows its column: the same atoms, every coefficient times 2^(16 - w) */
+        ck_assert_uint_gt(j, 0);
+        const ez_lookup_col *o = &L.cols[j - 1];
+        ck_assert(o->coef == 1 && o->atom.is_tensor == c->atom.is_tensor && o->atom.id == c->atom.id);
+        ck_assert(c->coef == ez_fe_pow(2, 4) || c->coef == ez_fe_pow(2, 8));
+        ck_assert(c->cst == ez_fe_mul(o->cst, c->coef) && c->nx == 0 && o->nx == 0);
+        twins++;
+    }
+    ck_assert_uint_eq(twins, 2);
+    ez_advice_layout_clear(&L);
+    ck_assert_int_eq(ez_advice_layout_build_weights(&L, &p, &d), EZ_OK);
+    ck_assert_uint_eq(regions(&L), 1u << 16);
+    ez_advice_layout_clear(&L);
+    ez_plan_clear(&p);
+
+    /* 4096 remainders: the 12-bit region pays for itself; 256 x 4096 high parts of 8 bits too */
+    ez_test_compile_plan(&p, "model proj\nparam S = 64, D = 8, N = 64\nscale 12\ninput x[S, D]\n"
+                             "weight w[D, N]\ny[s, n] = x[s, d] * w[d, n]\noutput y\n");
+    ck_assert_int_eq(ez_advice_layout_build(&L, &p, &d), EZ_OK);
+    ck_assert_uint_eq(regions(&L), (1u << 16) | (1u << 12) | (1u << 8));
+    for (size_t j = 0; j < L.ncols; j++)
+        ck_assert(L.cols[j].coef == 1);
+    ez_advice_layout_clear(&L);
+    ez_plan_clear(&p);
+}
+END_TEST
+
+/* R' = R + 2^12 (in [2^12, 2^13): inside the 16-bit region) with y' = y - 1, so that
+ * acc = 2^12 y' + R' still holds: only the remainder's range check can catch it — with its
+ * width's region pruned, only the twin (2^4 R' >= 2^16). Honest proofs verify; the same
+ * tamper is caught where the region is kept. */
+START_TEST(test_sparse_width_twin_rejects)
+{
+    const char *srcs[2] = {rescale_src, "model proj\nparam S = 64, D = 8, N = 64\nscale 12\ninput x[S, D]\n"
+                                        "weight w[D, N]\ny[s, n] = x[s, d] * w[d, n]\noutput y\n"};
+    for (int i = 0; i < 2; i++) {
+        ez_pfx f;
+        ez_diag why = {{0}};
+        ez_pfx_compile(&f, srcs[i]);
+        ez_pfx_run(&f, i ? "twin_kept" : "twin_pruned", 1 << 11);
+        ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+        size_t op = f.plan.nops - 1;
+        ck_assert_uint_eq(f.plan.ops[op].shift, 12);
+        uint64_t n = 0;
+        int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, &n);
+        ck_assert_ptr_nonnull(rem);
+        rem[n / 2] += INT64_C(1) << 12;
+        f.tr.t[f.plan.ops[op].out][n / 2] -= 1;
+        ck_assert(!ez_pfx_prove_verify(&f, true, &why));
+        ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* ---- function tables: one per (function, scales) per model (advice.c) ------------------- */
+
+/* How many FUNC tables of L compute (fkind, func). */
+static unsigned func_tables(const ez_advice_layout *L, ez_fn_table_kind fkind, ez_func func)
+{
+    unsigned n = 0;
+    for (size_t t = 0; t < L->ntables; t++)
+        n += L->tables[t].kind == EZ_LOOKUP_FUNC && L->tables[t].fkind == fkind && L->tables[t].func == func;
+    return n;
+}
+
+/* Two gelu ops at scale 12 share one table, a gelu at scale 10 has its own; two softmax
+ * ops at scale 12 share one exp table, distinct from the elementwise exp's. The model
+ * proves with them (every op's lookups in the shared table's LogUp). */
+START_TEST(test_func_tables_shared)
+{
+    const char *src = "model share\nparam S = 4, D = 8\nscale 12\ninput x[S, D]\ninput z[S, D] @scale(10)\n"
+                      "a[s, d] = gelu(x[s, d])\nb[s, d] = gelu(a[s, d])\nc[s, d] = gelu(z[s, d])\n"
+                      "e[s, d] = exp(x[s, d])\np[s, d] = softmax[d](a[s, d])\nq[s, d] = softmax[d](b[s, d])\n"
+                      "output c, e, p, q\n";
+    ez_pfx f;
+    ez_diag d = {{0}}, why = {{0}};
+    ez_advice_layout L;
+    ez_pfx_compile(&f, src);
+    ck_assert_msg(ez_advice_layout_build(&L, &f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(func_tables(&L, EZ_TABLE_FUNC, EZ_FN_GELU), 2);
+    ck_assert_uint_eq(func_tables(&L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP), 1);
+    ck_assert_uint_eq(func_tables(&L, EZ_TABLE_FUNC, EZ_FN_EXP), 1);
+    ez_advice_layout_clear(&L);
+    ez_pfx_run(&f, "func_tables_shared", 1 << 11);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_layout(void)
 {
     Suite *s = suite_create("layout");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_info_bytes_are_the_provers);
+    tcase_add_test(tc, test_sparse_widths_pruned);
+    tcase_add_test(tc, test_sparse_width_twin_rejects);
+    tcase_add_test(tc, test_func_tables_shared);
     suite_add_tcase(s, tc);
     return s;
 }

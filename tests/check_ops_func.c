@@ -577,6 +577,56 @@ START_TEST(test_rope_boundary_width)
 }
 END_TEST
 
+/* ---- the output's width without a range check (§2.3) -------------------------------------- */
+
+/* Whether the layout range-checks op 0's output (a column on it, or a value of it). */
+static bool output_checked(const ez_plan *p)
+{
+    ez_advice_layout L;
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_advice_layout_build(&L, p, &d) == EZ_OK, "%s", d.msg);
+    bool any = false;
+    for (size_t j = 0; j < L.ncols; j++)
+        any |= L.cols[j].atom.is_tensor && L.cols[j].atom.id == p->ops[0].out;
+    for (size_t v = 0; v < L.nvalues; v++)
+        any |= L.values[v].src == EZ_ADV_SRC_TENSOR && L.values[v].tensor == p->ops[0].out;
+    ez_advice_layout_clear(&L);
+    return any;
+}
+
+/* gelu, gelu_tanh, silu of a full-width 24-bit input at scale 12: the clamped bound says
+ * 2^23, but no value reaches the width (rows <= x', the identity tail = x, rows of z < 0
+ * above -2^11), so nothing range-checks the output; the extremes x = +-(2^23 - 1) prove.
+ * From scale 8 the tail multiplies by 2^4 and leaves the width: the check stays. An upper
+ * tail off by one (y = x + 1, within the width) is caught by the function's relations. */
+START_TEST(test_full_width_unchecked_output)
+{
+    const char *three[] = {"gelu", "gelu_tanh", "silu"};
+    char src[512];
+    for (int i = 0; i < 3; i++) {
+        ez_pfx f;
+        ez_pfx_compile(&f, func_src(src, sizeof src, three[i], 12, 24, "y[s, d]", "x[s, d]"));
+        ck_assert_msg(!output_checked(&f.plan), "%s: output range-checked", three[i]);
+        ez_plan_clear(&f.plan);
+        ez_pfx_compile(&f, func_src(src, sizeof src, three[i], 8, 24, "y[s, d]", "x[s, d]"));
+        ck_assert_msg(output_checked(&f.plan), "%s from scale 8: output not range-checked", three[i]);
+        ez_plan_clear(&f.plan);
+        honest_src(func_src(src, sizeof src, three[i], 12, 24, "y[s, d]", "x[s, d]"), three[i], 0, INT64_MAX);
+    }
+    ez_pfx f;
+    ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", 12, 24, "y[s, d]", "x[s, d]"));
+    run_inputs(&f, "full_width_tail", 0, INT64_MAX);
+    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
+    int64_t *y = f.tr.t[f.plan.ops[0].out];
+    uint64_t e = 0;
+    while (x[e] < (INT64_C(1) << 15) || x[e] > (INT64_C(1) << 22))
+        e++;
+    y[e] += 1;
+    expect_rejected(&f, "not the function's tail", "function's sumcheck failed");
+    ez_pfx_free(&f);
+}
+END_TEST
+
 /* ---- boundary widths ------------------------------------------------------------------------ */
 
 /* gelu from scale 40 (k = 28) to scale 8: the identity tail divides by 2^j, j = 32, and its
@@ -631,6 +681,7 @@ Suite *ez_suite_ops_func(void)
     tcase_add_test(tc, test_relu_forged);
     tcase_add_test(tc, test_changed_message_and_output);
     tcase_add_test(tc, test_boundary_width);
+    tcase_add_test(tc, test_full_width_unchecked_output);
     tcase_add_test(tc, test_honest_rope);
     tcase_add_test(tc, test_honest_llama_block);
     tcase_add_test(tc, test_rope_other_constants);

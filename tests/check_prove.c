@@ -1,9 +1,10 @@
 /* Suite "prove": the whole-plan prover and verifier (runtime/prove.h, runtime/verify.h)
  * on small plans compiled from .ein sources or built by hand: honest proofs verify;
  * malicious provers — a changed activation, a remainder out of range, a quotient outside
- * its width paired with the remainder that satisfies the field equation, a changed round
- * message, a changed claimed output or public input — are rejected; unsupported ops are
- * refused by name; the causal mask's structured MLE equals its brute-force MLE. */
+ * its width paired with the remainder that satisfies the field equation, a residual sum
+ * outside its width, a changed round message, a changed claimed output or public input —
+ * are rejected; unsupported ops are refused by name; the causal mask's structured MLE
+ * equals its brute-force MLE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -546,6 +547,34 @@ START_TEST(test_checked_prover_refuses)
 }
 END_TEST
 
+/* A residual stream outside its width: y = a + b and z = y - b are sums whose bounds
+ * exceed their 16 bits, so both are range-checked to the width (op->checked). With
+ * a = b = 2^15 - 1 (inputs inside their width), y = 2^16 - 2 and z = 2^15 - 1 every field
+ * relation holds and the claimed output is in its width: only y's range check catches
+ * it. The honest executor refuses such a y; the same trace without the tamper proves. */
+START_TEST(test_residual_out_of_width)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, "model res\nparam S = 4, D = 8\nbits 16\ninput a[S, D]\ninput b[S, D]\n"
+                 "y[s, d] = a[s, d] + b[s, d]\nz[s, d] = y[s, d] - b[s, d]\noutput z\n",
+             "residual_out_of_width");
+    ck_assert_uint_eq(f.plan.nops, 2);
+    ck_assert(f.plan.ops[0].kind == EZ_OP_ADD && f.plan.ops[0].checked);
+    ck_assert(f.plan.ops[1].kind == EZ_OP_ADD && f.plan.ops[1].checked);
+    ck_assert_msg(fx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    const int64_t top = (INT64_C(1) << 15) - 1;
+    const uint64_t e = 5;
+    f.tr.t[f.plan.ops[0].in[0]][e] = top;
+    f.tr.t[f.plan.ops[0].in[1]][e] = top;
+    f.tr.t[f.plan.ops[0].out][e] = 2 * top;
+    f.tr.t[f.plan.ops[1].out][e] = top;
+    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    fx_free(&f);
+}
+END_TEST
+
 /* Add 1 to one field element of a section (keeping it canonical). */
 static void bump(ez_writer *w, size_t off)
 {
@@ -939,6 +968,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_quotient_out_of_width);
     tcase_add_test(tc, test_public_ops);
     tcase_add_test(tc, test_checked_prover_refuses);
+    tcase_add_test(tc, test_residual_out_of_width);
     tcase_add_test(tc, test_changed_round_message);
     tcase_add_test(tc, test_virtual_column_value);
     tcase_add_test(tc, test_changed_claimed_output);

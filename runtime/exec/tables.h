@@ -26,8 +26,8 @@
  *     row 0 = 0; the argument is brought into the table by a mantissa/exponent split
  *     V = M * 4^k - mrem (ez_rsqrt_split).
  *
- * Cost: a build is O(n) libm calls (about 1 ms for 2^16 rows); tables are immutable
- * after building and may be shared between threads. */
+ * Cost: a build is O(n) libm calls (1-6 ms for 2^16 rows; OpenMP over the rows); tables
+ * are immutable after building and may be shared between threads. */
 #ifndef EZ_RUNTIME_TABLES_H
 #define EZ_RUNTIME_TABLES_H
 

@@ -63,22 +63,43 @@ static unsigned fn_in_shift(const ez_plan_op *o)
     return o->in_scale > EZ_TABLE_RES_SCALE ? o->in_scale - EZ_TABLE_RES_SCALE : 0;
 }
 
+/* Whether every value of a function with a ZERO lower and an IDENTITY upper tail (gelu,
+ * gelu_tanh, silu) that does not divide (u = out - in >= 0) lies in the signed width w,
+ * for inputs x <= xhi (§2.3): a row of z >= 0 holds round(f(z) 2^out) <= z 2^out =
+ * x' 2^(k+u) (f(z) <= z in double too, and the right side is an integer), so at most
+ * xhi 2^u; the upper tail is x 2^u <= xhi 2^u; a row of z < 0 holds round(f(z) 2^out) >=
+ * -2^(out-1) (f > -0.2785, silu's minimum; gelu's is -0.170); the lower tail is 0. The
+ * bound rule (compiler/builtins.c: the operand's bound moved to the output scale, + 1)
+ * is clamped to the width for a full-width input, although no value reaches it. */
+static bool fn_fits_width(const ez_plan_op *o, int64_t xhi, unsigned w)
+{
+    ez_tail lo, hi;
+    ez_table_tails(o->func, &lo, &hi);
+    if (lo != EZ_TAIL_ZERO || hi != EZ_TAIL_IDENTITY || o->out_scale < o->in_scale || o->out_scale > 60 || w < 2)
+        return false;
+    const unsigned u = o->out_scale - o->in_scale;
+    const uint64_t wmax = (UINT64_C(1) << (w - 1)) - 1; /* the width's largest value */
+    if (((UINT64_C(1) << o->out_scale) >> 1) > wmax + 1) /* the rows' lowest value, -2^(out-1) */
+        return false;
+    return xhi <= 0 || (u < 62 && (uint64_t)xhi <= wmax >> u);
+}
+
 /* The output is range-checked to its width (§2.3) when its bound was clamped to the width
- * (the semantic values could exceed it: the executor refuses them, the proof must too) or
- * when the identity tail divides (its floor needs the quotient's range). */
+ * and its values could exceed it (the executor refuses them, the proof must too) or when
+ * the identity tail divides (its floor needs the quotient's range). */
 static bool fn_width_checked(const ez_plan *p, const ez_plan_op *o)
 {
     const ez_plan_tensor *to = &p->tensors[o->out];
     if (to->bits == 0 || to->bits > 63)
         return false;
+    int64_t xlo, xhi;
+    fn_input_range(p, o->in[0], &xlo, &xhi);
     if (to->bound >= (UINT64_C(1) << (to->bits - 1)))
-        return true;
+        return !fn_fits_width(o, xhi, to->bits);
     ez_tail lo, hi;
     ez_table_tails(o->func, &lo, &hi);
     if (hi != EZ_TAIL_IDENTITY || o->out_scale >= o->in_scale)
         return false;
-    int64_t xlo, xhi;
-    fn_input_range(p, o->in[0], &xlo, &xhi);
     return (xhi >> fn_in_shift(o)) >= FN_HALF;
 }
 
@@ -110,12 +131,6 @@ static void fn_shape_clear(fn_shape *s)
     ez_opview_clear(&s->v);
 }
 
-static ez_status unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
-{
-    ez_diag_set(d, "op '%s' (%s): %s", o->label, ez_func_name(o->func), why);
-    return EZ_ERR_UNSUPPORTED;
-}
-
 static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
     memset(s, 0, sizeof *s);
@@ -123,9 +138,9 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->o = o;
     if (o->kind != EZ_OP_FUNC || o->nin != 1 || o->func == EZ_FN_NONE || o->func == EZ_FN_RELU ||
         o->func == EZ_FN_RSQRT)
-        return unsupported(d, o, "not a one-operand table function");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "not a one-operand table function");
     if (o->in_scale > 62 || o->out_scale > 62)
-        return unsupported(d, o, "scales above 62");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "scales above 62");
     ez_status st = ez_opview_init(&s->v, p, op, tr);
     if (st != EZ_OK)
         return st;
@@ -133,7 +148,7 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->to = &p->tensors[o->out];
     s->rank = s->to->rank;
     if (s->ti->rank != s->rank)
-        return unsupported(d, o, "the output's axes differ from the input's");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
     const unsigned *ax = s->v.op.in_axes[0];
     unsigned used = 0;
     s->same = o->in_fixed[0] == 0;
@@ -142,7 +157,7 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
         while (a < s->rank && ax[a] != o->out_axes[b])
             a++;
         if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return unsupported(d, o, "the output's axes differ from the input's");
+            return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
         used |= 1u << a;
         s->in_pos[b] = a;
         s->same = s->same && a == b;
@@ -159,7 +174,7 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->len = ez_advice_padlen(s->to);
     s->interior = ez_advice_interior_padding(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
-        return unsupported(d, o, "the tensor is too large for one sumcheck");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the tensor is too large for one sumcheck");
     s->k = fn_in_shift(o);
     if (o->out_scale >= o->in_scale)
         s->u = o->out_scale - o->in_scale;
@@ -177,13 +192,13 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
      * the input's bound is at least 2^k - 1 (§2.3) */
     const ez_plan_tensor *tx = &p->tensors[o->in[0]];
     if (s->hi_tail == EZ_TAIL_IDENTITY && !s->width && s->k < 62 && tx->bound + 1 < (UINT64_C(1) << s->k))
-        return unsupported(d, o, "the input's bound is below the table's input step 2^k: the result's bound does "
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the input's bound is below the table's input step 2^k: the result's bound does "
                                  "not cover the rows (give the input a smaller scale)");
     if (s->hi_tail == EZ_TAIL_IDENTITY && s->u > 0 && xhi > 0 && (uint64_t)xhi > (UINT64_C(1) << 62) >> s->u)
-        return unsupported(d, o, "the identity tail's values reach 2^62");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the identity tail's values reach 2^62");
     s->id_down = s->general && hi_reach && s->hi_tail == EZ_TAIL_IDENTITY && s->j > 0;
     if (s->id_down && (s->j > 62 || !s->width))
-        return unsupported(d, o, "the identity tail's rescale is beyond the prover's limits");
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the identity tail's rescale is beyond the prover's limits");
     if (s->general) {
         int64_t hmin = (qlo + FN_HALF) >> EZ_TABLE_BITS, hmax = (qhi + FN_HALF) >> EZ_TABLE_BITS;
         s->hb = 2;
@@ -209,15 +224,6 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-/* Global index of the op's first op-owned poly (contiguous, local order). */
-static size_t fn_first_poly(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    return SIZE_MAX;
-}
-
 /* ---- layout --------------------------------------------------------------------------------- */
 
 static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
@@ -225,12 +231,8 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, e
     fn_shape s;
     ez_status st = fn_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
-    for (unsigned q = 0; q < s.npolys && st == EZ_OK; q++) {
-        size_t idx;
-        st = ez_advice_add_poly(L, s.len, (unsigned)op, &idx);
-        if (st == EZ_OK && idx != first + q)
-            st = EZ_ERR_INTERNAL;
-    }
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.npolys, s.len);
     /* limbs in range (§2.2): HL, the bit NB, R, R2 */
     if (st == EZ_OK && s.general) {
         st = ez_rc_limb_cols(L, (unsigned)op, first + s.pHL, s.nhl, s.hb - 1, s.len);
@@ -359,7 +361,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    size_t first = fn_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys */
     if (first + s.npolys > L->npolys) {
@@ -367,8 +369,18 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         goto out;
     }
     fn_consts cs;
-    if ((st = ez_table_build(&tab, o->func, o->in_scale, o->out_scale, d)) != EZ_OK ||
-        (st = fn_consts_get(&cs, &s, &tab)) != EZ_OK || (st = fn_positions(&s, p, &pos, &off, d)) != EZ_OK)
+    /* the rows the executor evaluated through (the trace keeps every table it built: the
+     * same function of (f, scales), so no second 2^16 libm calls per op); built here only
+     * for a trace that lacks it */
+    const ez_table *T = ez_trace_table(tr, EZ_TABLE_FUNC, o->func, o->in_scale, o->out_scale);
+    if (T == NULL && tr->table_cache)
+        T = ez_trace_table(tr->table_cache, EZ_TABLE_FUNC, o->func, o->in_scale, o->out_scale);
+    if (T == NULL) {
+        if ((st = ez_table_build(&tab, o->func, o->in_scale, o->out_scale, d)) != EZ_OK)
+            goto out;
+        T = &tab;
+    }
+    if ((st = fn_consts_get(&cs, &s, T)) != EZ_OK || (st = fn_positions(&s, p, &pos, &off, d)) != EZ_OK)
         goto out;
     uint64_t numel = ez_plan_tensor_numel(s.to), nrem = 0;
     const int64_t *x = tr->t[o->in[0]], *y = tr->t[o->out];
@@ -413,7 +425,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         if (s.k && (re < 0 || re >= (INT64_C(1) << s.k) || ((xe - re) & ((INT64_C(1) << s.k) - 1)) != 0))
             w = "its remainder is not x mod 2^k";
         int64_t h = (xq + FN_HALF) >> EZ_TABLE_BITS, a = xq - h * (INT64_C(1) << EZ_TABLE_BITS);
-        int64_t row = tab.out[a + FN_HALF];
+        int64_t row = T->out[a + FN_HALF];
         bool nb = h < 0, oc = false;
         if (!s.general && h != 0)
             w = "its input is outside the table's rows, which the plan rules out";
@@ -496,15 +508,6 @@ out:
 }
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
-
-/* A limbed value's eval from its limbs' evals. */
-static ez_fe2 fn_combine(const ez_fe2 *limbs, unsigned nl)
-{
-    ez_fe2 v = ez_fe2_zero();
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe2_add(ez_fe2_mul_fe(v, 1u << FN_LIMB), limbs[l]);
-    return v;
-}
 
 static ez_fe2 fn_eval_poly(const ez_pctx *c, size_t q, const ez_fe2 *pt)
 {
@@ -669,25 +672,17 @@ out:
     return st;
 }
 
-static ez_status fn_reject(ez_pctx *c, const char *why)
-{
-    ez_diag_set(c->d, "%s", why);
-    return EZ_ERR_REJECT;
-}
-
 static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     fn_shape s;
     ez_status st = fn_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
     ez_table tab;
     fn_tables tb;
-    ez_sumcheck_proof proof;
     memset(&tab, 0, sizeof tab);
     memset(&tb, 0, sizeof tb);
-    memset(&proof, 0, sizeof proof);
     if (st != EZ_OK)
         goto out;
-    size_t first = fn_first_poly(c->adv, op);
+    size_t first = ez_op_first_poly(c->adv, op);
     if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
         st = EZ_ERR_INVALID;
         goto out;
@@ -713,12 +708,10 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             qs[nq++] = s.pA;
         for (unsigned l = 0; l < s.nr; l++)
             qs[nq++] = s.pR + l;
-        if ((st = fn_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
             goto out;
-        for (unsigned q = 0; q < nq && st == EZ_OK; q++)
-            st = fn_claim(c, &s, first, qs[q], out->point, vals[q]);
         if (st == EZ_OK && !s.a_is_x) {
-            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s.nr ? fn_combine(vals + 1, s.nr) : ez_fe2_zero());
+            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s.nr ? ez_op_limbs_combine(vals + 1, s.nr) : ez_fe2_zero());
             st = fn_claim_x(c, &s, op, out->point, xv);
         }
         if (st == EZ_OK) {
@@ -735,24 +728,14 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     fn_desc(&desc, s.n);
     ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[1]), ez_fe2_one()};
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[F_N];
-    const ez_fe2 *eqp = s.n ? out->point : NULL;
-    if (c->prover) {
-        if ((st = fn_tables_build(&tb, c, op, first, &s, &cs, beta)) != EZ_OK)
-            goto out;
-        ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
-                                     {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
-        if ((st = ez_sumcheck_prove(c->t, &desc, coeffs, eqp, f, out->value, &proof, pt, ev)) != EZ_OK)
-            goto out;
-        ez_sumcheck_proof_write(c->w, &proof);
-    } else {
-        st = ez_sumcheck_proof_read(c->r, &desc, &proof);
-        if (st == EZ_OK)
-            st = ez_sumcheck_verify(c->t, &desc, coeffs, eqp, out->value, &proof, pt, ev);
-        if (st != EZ_OK) {
-            if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID)
-                st = fn_reject(c, "the function's sumcheck failed");
-            goto out;
-        }
+    if (c->prover && (st = fn_tables_build(&tb, c, op, first, &s, &cs, beta)) != EZ_OK)
+        goto out;
+    ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
+                                 {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
+    if ((st = ez_op_sumcheck(c, &desc, coeffs, out->point, f, out->value, pt, ev)) != EZ_OK) {
+        if (st == EZ_ERR_REJECT)
+            st = ez_op_reject(c, "the function's sumcheck failed");
+        goto out;
     }
     /* atoms at pt: TV, A, HL limbs 1.., R limbs, R2 limbs; O, W, NB and h are the sumcheck's
      * own final evaluations, HL's limb 0 follows from h and NB */
@@ -774,19 +757,19 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         hl[0] = ez_fe2_zero();
         for (unsigned l = 1; l < s.nhl; l++)
             hl[l] = *v++;
-        ez_fe2 rest = fn_combine(hl, s.nhl);
+        ez_fe2 rest = ez_op_limbs_combine(hl, s.nhl);
         hl[0] = ez_fe2_sub(ez_fe2_add(ev[F_H], ez_fe2_mul_fe(ev[F_NB], ez_fe_pow(2, s.hb - 1))), rest);
-        ez_fe2 r = s.nr ? fn_combine(v, s.nr) : ez_fe2_zero();
+        ez_fe2 r = s.nr ? ez_op_limbs_combine(v, s.nr) : ez_fe2_zero();
         const ez_fe2 *r2l = v + s.nr;
         fn_atoms a = {.tv = vals[0], .o = ev[F_O], .h = ev[F_H], .nb = ev[F_NB],
-                      .r2 = s.nr2 ? fn_combine(r2l, s.nr2) : ez_fe2_zero(), .pad = fn_pad_eval(&s, pt)};
+                      .r2 = s.nr2 ? ez_op_limbs_combine(r2l, s.nr2) : ez_fe2_zero(), .pad = fn_pad_eval(&s, pt)};
         /* x = 2^k (A + 2^16 h) + R (§3, E5): the operand's claim */
         a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(a.h, 1u << EZ_TABLE_BITS)), two_k), r);
         if (!c->prover) {
             ez_fe2 l0, l2, l4;
             fn_linear(&s, &cs, beta, &a, &l0, &l2, &l4);
             if (!ez_fe2_eq(l0, ev[F_L0]) || !ez_fe2_eq(l2, ev[F_L2]) || !ez_fe2_eq(l4, ev[F_L4])) {
-                st = fn_reject(c, "the function's sumcheck does not end in the committed values");
+                st = ez_op_reject(c, "the function's sumcheck does not end in the committed values");
                 goto out;
             }
         }
@@ -805,7 +788,6 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             st = fn_claim_x(c, &s, op, pt, a.x);
     }
 out:
-    ez_sumcheck_proof_clear(&proof);
     fn_tables_clear(&tb);
     ez_table_clear(&tab);
     fn_shape_clear(&s);

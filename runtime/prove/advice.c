@@ -491,6 +491,7 @@ ez_status ez_advice_func_table(ez_advice_layout *L, ez_fn_table_kind fkind, ez_f
         func = EZ_FN_RSQRT, in_scale = out_scale = 0;
     else if (fkind == EZ_TABLE_SOFTMAX_EXP)
         func = EZ_FN_EXP, out_scale = 0;
+#ifndef EZ_UNSHARED_FUNC_TABLES /* bench/models.sh's baseline: one table per op */
     for (size_t i = 0; i < L->ntables; i++) {
         const ez_lookup_table_desc *t = &L->tables[i];
         if (t->kind == EZ_LOOKUP_FUNC && t->fkind == fkind && t->func == func && t->in_scale == in_scale &&
@@ -499,6 +500,7 @@ ez_status ez_advice_func_table(ez_advice_layout *L, ez_fn_table_kind fkind, ez_f
             return EZ_OK;
         }
     }
+#endif
     if (L->ntables == EZ_ADV_MAX_TABLES)
         return EZ_ERR_UNSUPPORTED;
     ez_lookup_table_desc *t = &L->tables[L->ntables];

@@ -6,9 +6,85 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/field.h"
 #include "runtime/ops/op.h"
 #include "runtime/prove/public.h"
 #include "runtime/prove/rangecheck.h"
+
+/* Drop the range table's regions that cost more than they save (docs/protocol.md §4,
+ * "Sparse widths"). A region of width w costs 2^w rows: 2^w table leaves in the range
+ * LogUp and 2^w committed multiplicities. A column X of width w can instead be looked up
+ * twice in a wider region W that is kept anyway: X in [0, 2^W) and 2^(W-w) X in [0, 2^W)
+ * hold together iff X is an integer in [0, 2^w) (the first makes X an integer below
+ * 2^W, so 2^(W-w) X < 2^(2W) < p is the integer product, below 2^W iff X < 2^w). The
+ * second column is the first's linear form times 2^(W-w) (its "scaled twin", coef != 1),
+ * resolved like any column. A width is dropped when its columns look up fewer than 2^w
+ * rows — each such row then costs one more looked-up row against 2^w table rows and
+ * committed entries saved; widths are decided widest first, so W (the narrowest kept
+ * width above w) is final. A function of the layout only: prover and verifier agree. */
+static ez_status prune_ranges(ez_advice_layout *L)
+{
+    size_t rt = 0;
+    while (rt < L->ntables && L->tables[rt].kind != EZ_LOOKUP_RANGES)
+        rt++;
+    if (rt == L->ntables)
+        return EZ_OK;
+    uint64_t rows[EZ_ADV_LIMB_BITS + 1] = {0};
+    for (size_t j = 0; j < L->ncols; j++)
+        if (L->cols[j].table == rt && L->cols[j].bits >= 1 && L->cols[j].bits <= EZ_ADV_LIMB_BITS)
+            rows[L->cols[j].bits] += L->cols[j].len;
+    unsigned into[EZ_ADV_LIMB_BITS + 1] = {0}, wider = 0; /* into[w]: 0 = kept, else W */
+    for (unsigned w = EZ_ADV_LIMB_BITS; w >= 1; w--) {
+        if (rows[w] == 0)
+            continue;
+        if (wider > 0 && rows[w] < (UINT64_C(1) << w))
+            into[w] = wider;
+        else
+            wider = w;
+    }
+    ez_lookup_table_desc *t = &L->tables[rt];
+    unsigned n = 0;
+    for (unsigned k = 0; k < t->nranges; k++)
+        if (into[t->rbits[k]] == 0)
+            t->rbits[n++] = t->rbits[k];
+    t->nranges = n;
+    size_t ntwins = 0;
+    for (size_t j = 0; j < L->ncols; j++)
+        ntwins += L->cols[j].table == rt && into[L->cols[j].bits] != 0;
+    if (ntwins == 0)
+        return EZ_OK;
+    /* each twin right after its column (the columns' order is the lookups' order) */
+    ez_lookup_col *cols = ez_alloc_array(L->ncols + ntwins, sizeof *cols);
+    if (cols == NULL)
+        return EZ_ERR_NOMEM;
+    size_t n2 = 0;
+    for (size_t j = 0; j < L->ncols; j++) {
+        ez_lookup_col c = L->cols[j];
+        unsigned W = c.table == rt ? into[c.bits] : 0;
+        if (W != 0)
+            c.bits = W;
+        cols[n2++] = c;
+        if (W == 0)
+            continue;
+        ez_fe s = ez_fe_pow(2, W - L->cols[j].bits);
+        c.coef = ez_fe_mul(c.coef, s);
+        c.cst = ez_fe_mul(c.cst, s);
+        for (unsigned e = 0; e < c.nx; e++)
+            c.xcoef[e] = ez_fe_mul(c.xcoef[e], s);
+        cols[n2++] = c;
+    }
+    free(L->cols);
+    L->cols = cols;
+    L->ncols = L->caps[2] = n2;
+    return EZ_OK;
+}
+
+/* The tables' final form: sparse range regions pruned, one multiplicity poly per table. */
+static ez_status finish(ez_advice_layout *L)
+{
+    ez_status st = prune_ranges(L);
+    return st == EZ_OK ? ez_advice_finish_tables(L) : st;
+}
 
 ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag *d)
 {
@@ -35,7 +111,7 @@ ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag 
             goto out;
     }
     /* one multiplicity poly per table that has columns */
-    st = ez_advice_finish_tables(L);
+    st = finish(L);
 out:
     if (st != EZ_OK)
         ez_advice_layout_clear(L);
@@ -61,7 +137,7 @@ ez_status ez_advice_layout_build_weights(ez_advice_layout *L, const ez_plan *p, 
                                 x->bits, d);
     }
     if (st == EZ_OK)
-        st = ez_advice_finish_tables(L);
+        st = finish(L);
     if (st != EZ_OK)
         ez_advice_layout_clear(L);
     return st;
@@ -87,7 +163,7 @@ ez_status ez_advice_layout_build_lenient(ez_advice_layout *L, const ez_plan *p, 
         }
     }
     if (st == EZ_OK)
-        st = ez_advice_finish_tables(L);
+        st = finish(L);
     (void)d;
     if (st != EZ_OK)
         ez_advice_layout_clear(L);

@@ -189,7 +189,7 @@ static void column_relations(ez_margins *m, const ez_plan *p, const ez_advice_la
 {
     for (size_t j = 0; j < L->ncols; j++) {
         const ez_lookup_col *c = &L->cols[j];
-        if (!c->atom.is_tensor)
+        if (!c->atom.is_tensor || c->coef != 1) /* coef != 1: a scaled twin (layout.c), no new relation */
             continue;
         const ez_plan_tensor *t = &p->tensors[c->atom.id];
         unsigned bits = c->bits;

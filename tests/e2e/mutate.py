@@ -5,7 +5,12 @@ heredocs; common.sh puts this directory on PYTHONPATH):
       header, then sections of u32 tag, u64 length, payload) and its sections as
       [(tag, header offset, payload offset, payload length)];
   Mutations(dir): numbered mutated copies written to dir, put(bytes, name);
-  flipped(data, off, bit): a copy of data with one bit flipped.
+  flipped(data, off, bit): a copy of data with one bit flipped;
+  statement(data, secs): a proof's statement section (tag 1: u64 count, then per
+      tensor u32 id, u64 n, n x i64, then the binding: a 32-byte plan digest, a u8
+      flag and, when set, a 32-byte weight root) as [(tensor id, offset of its first
+      value, n)], the inputs first, then the claimed outputs (plan order);
+  added(data, off, delta): a copy of data with the i64 at off increased by delta.
 """
 import os
 import struct
@@ -24,6 +29,27 @@ def read_file(path):
 def flipped(data, off, bit):
     b = bytearray(data)
     b[off] ^= 1 << bit
+    return bytes(b)
+
+
+def statement(data, secs):
+    tag, h, p, ln = secs[0]
+    assert tag == 1, "the first section of a proof is its statement"
+    cnt = struct.unpack_from("<Q", data, p)[0]
+    out, q = [], p + 8
+    for _ in range(cnt):
+        tid, num = struct.unpack_from("<IQ", data, q)
+        out.append((tid, q + 12, num))
+        q += 12 + 8 * num
+    assert q + 33 <= p + ln, "statement length"
+    assert q + 33 + 32 * data[q + 32] == p + ln, "statement length (binding)"
+    return out
+
+
+def added(data, off, delta):
+    b = bytearray(data)
+    v = struct.unpack_from("<q", b, off)[0]
+    struct.pack_into("<q", b, off, v + delta)
     return bytes(b)
 
 
