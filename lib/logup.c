@@ -19,7 +19,7 @@
 
 static bool table_ok(const ez_logup_table *t)
 {
-    if (!t)
+    if (!t || (t->max_tree_log != 0 && (t->max_tree_log < 4 || t->max_tree_log > 40)))
         return false;
     if (t->kind == EZ_TABLE_RANGE)
         return t->bits <= EZ_LOGUP_MAX_TABLE_BITS;
@@ -315,7 +315,7 @@ typedef struct {
 typedef struct {
     lu_seg *seg;
     size_t nseg;
-    lu_inst inst[64];
+    lu_inst *inst;
     size_t ninst;
     uint64_t npad; /* padding rows of all looked-up columns */
 } lu_layout;
@@ -332,19 +332,32 @@ static int seg_cmp(const void *pa, const void *pb)
 
 /* Columns of a RANGES table are SPLIT: a column of len rows is one segment per set bit
  * of len (its binary pieces, largest first, each aligned to its size), so no looked-up
- * leaf is padding. A piece's MLE is the column's with its top ck - k coordinates fixed
- * to the piece's position, so its claim is a claim on the column at such a point. */
-static size_t column_pieces(uint64_t len, bool split)
+ * leaf is padding; a piece above 2^EZ_LOGUP_MAX_TREE_LOG rows is cut into pieces of that
+ * size. A piece's MLE is the column's with its top ck - k coordinates fixed to the
+ * piece's position, so its claim is a claim on the column at such a point. */
+static size_t column_pieces(uint64_t len, bool split, unsigned capl)
 {
-    return split ? (size_t)__builtin_popcountll(len) : 1;
+    if (!split)
+        return 1;
+    size_t n = 0;
+    for (unsigned b = 0; b < 64; b++)
+        if ((len >> b) & 1)
+            n += b > capl ? (size_t)1 << (b - capl) : 1;
+    return n;
 }
 
-static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens, size_t nc, bool split)
+/* The table's tree cap (lib/logup.h max_tree_log; 0: EZ_LOGUP_MAX_TREE_LOG). */
+static unsigned tree_log(const ez_logup_table *t)
+{
+    return t->max_tree_log ? t->max_tree_log : EZ_LOGUP_MAX_TREE_LOG;
+}
+
+static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens, size_t nc, bool split, unsigned capl)
 {
     memset(L, 0, sizeof *L);
     L->nseg = 1;
     for (size_t i = 0; i < nc; i++)
-        L->nseg += column_pieces(lens[i], split);
+        L->nseg += column_pieces(lens[i], split, capl);
     L->seg = ez_alloc_array(L->nseg, sizeof *L->seg);
     if (!L->seg)
         return EZ_ERR_NOMEM;
@@ -360,14 +373,21 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
         uint64_t coff = 0;
         for (unsigned b = 64; b-- > 0;)
             if ((lens[i] >> b) & 1) {
-                L->seg[s] = (lu_seg){.col = (int64_t)i, .k = b, .len = UINT64_C(1) << b, .coff = coff, .ck = ck,
-                                     .claim = s - 1};
-                coff += UINT64_C(1) << b;
-                s++;
+                unsigned k = b > capl ? capl : b;
+                for (uint64_t u = 0; u < (UINT64_C(1) << (b - k)); u++) {
+                    L->seg[s] = (lu_seg){.col = (int64_t)i, .k = k, .len = UINT64_C(1) << k, .coff = coff, .ck = ck,
+                                         .claim = s - 1};
+                    coff += UINT64_C(1) << k;
+                    s++;
+                }
             }
     }
     qsort(L->seg, L->nseg, sizeof *L->seg, seg_cmp);
-    /* Every tree must fit the sumcheck engine: S < 2^EZ_GKR_MAX_VARS. */
+    /* Every tree must fit the sumcheck engine: S < 2^EZ_GKR_MAX_VARS, and memory: the
+     * leaves are cut into trees of at most 2^EZ_LOGUP_MAX_TREE_LOG (whole ones first,
+     * then one per set bit of the rest), each tree built and proven on its own. Segments
+     * are sorted by decreasing size, so every cut falls between segments. A segment
+     * above the cap (an unsplit column, or the table) gets a tree of its own size. */
     const uint64_t cap = UINT64_C(1) << EZ_GKR_MAX_VARS;
     uint64_t S = 0;
     for (size_t i = 0; i < L->nseg; i++) {
@@ -375,10 +395,21 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
         if (S >= cap)
             return EZ_ERR_INVALID;
     }
+    size_t maxinst = 64 + (size_t)(S >> capl) + L->nseg;
+    L->inst = ez_alloc_array(maxinst, sizeof *L->inst);
+    if (L->inst == NULL)
+        return EZ_ERR_NOMEM;
     size_t s = 0;
-    for (unsigned b = EZ_GKR_MAX_VARS; b-- > 0;) {
-        if (!((S >> b) & 1))
-            continue;
+    uint64_t left = S;
+    while (left > 0) {
+        /* the next tree: the largest power of two below the rest, at most the cap, but at
+         * least the next segment */
+        unsigned b = 63 - (unsigned)__builtin_clzll(left);
+        if (b > capl)
+            b = capl;
+        if (L->seg[s].k > b)
+            b = L->seg[s].k;
+        left -= UINT64_C(1) << b;
         lu_inst *in = &L->inst[L->ninst++];
         in->b = b;
         in->first = s;
@@ -402,6 +433,7 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
 static void layout_clear(lu_layout *L)
 {
     free(L->seg);
+    free(L->inst);
     memset(L, 0, sizeof *L);
 }
 
@@ -593,7 +625,7 @@ static ez_status session_setup(lu_layout *L, ez_logup_claims *out, ez_fe2 **vals
                                const uint64_t *lens, size_t nc)
 {
     unsigned width = ez_logup_table_width(t);
-    ez_status st = layout_build(L, ez_logup_table_size(t), lens, nc, t->kind == EZ_TABLE_RANGES);
+    ez_status st = layout_build(L, ez_logup_table_size(t), lens, nc, t->kind == EZ_TABLE_RANGES, tree_log(t));
     if (st == EZ_OK)
         st = claims_alloc(out, L, nc, width);
     if (st != EZ_OK)
@@ -788,7 +820,7 @@ ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens
     *bytes = 0;
     if (!table_ok(t) || (nc > 0 && col_lens == NULL))
         return EZ_ERR_INVALID;
-    ez_status st = layout_build(&L, ez_logup_table_size(t), col_lens, nc, t->kind == EZ_TABLE_RANGES);
+    ez_status st = layout_build(&L, ez_logup_table_size(t), col_lens, nc, t->kind == EZ_TABLE_RANGES, tree_log(t));
     if (st != EZ_OK)
         return st;
     unsigned width = ez_logup_table_width(t);
@@ -812,9 +844,9 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     lu_layout L = {0};
     uint64_t *lens = NULL;
     unsigned *tags = NULL;
-    ez_fe *pleaf[64] = {0};
-    ez_fe2 *qleaf[64] = {0};
-    ez_gkr_frac_tree *tree[64] = {0};
+    ez_fe **pleaf = NULL;
+    ez_fe2 **qleaf = NULL, *roots = NULL;
+    ez_gkr_frac_tree **tree = NULL;
     ez_fe2 *vals = NULL;
     memset(out, 0, sizeof *out);
     if (!table_ok(t) || !m || !proof || !columns_ok(t, c, nc, ez_logup_table_width(t)))
@@ -833,6 +865,14 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     }
     if ((st = session_setup(&L, out, &vals, t, lens, nc)) != EZ_OK)
         goto out;
+    pleaf = calloc(L.ninst, sizeof *pleaf);
+    qleaf = calloc(L.ninst, sizeof *qleaf);
+    tree = calloc(L.ninst, sizeof *tree);
+    roots = ez_alloc_array(2 * L.ninst, sizeof *roots);
+    if (!pleaf || !qleaf || !tree || !roots) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
 
     ez_fe2 alpha, gamma;
     begin_transcript(tr, t, lens, tags, nc, &alpha, &gamma);
@@ -846,7 +886,6 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
      * fractions add up to zero). The first (largest) instance's tree is built now and
      * kept; the others' roots are reduced from the leaves without storing anything, and
      * their trees are built one at a time below, so at most one tree is in memory. */
-    ez_fe2 roots[2 * 64];
     for (size_t k = 0; k < L.ninst; k++) {
         const lu_inst *in = &L.inst[k];
         ez_fe2 P = ez_fe2_zero(), Q = ez_fe2_one();
@@ -921,11 +960,15 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     if (proof->failed)
         st = EZ_ERR_NOMEM;
 out:
-    for (size_t k = 0; k < 64; k++) {
+    for (size_t k = 0; tree && pleaf && qleaf && k < L.ninst; k++) {
         ez_gkr_frac_tree_free(tree[k]);
         free(pleaf[k]);
         free(qleaf[k]);
     }
+    free(tree);
+    free(pleaf);
+    free(qleaf);
+    free(roots);
     if (st != EZ_OK)
         ez_logup_claims_clear(out);
     layout_clear(&L);
@@ -946,6 +989,7 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
 ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
                                  const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out)
 {
+    ez_fe2 *roots = NULL;
     ez_status st = EZ_OK;
     lu_layout L = {0};
     ez_fe2 *vals = NULL;
@@ -971,7 +1015,11 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
 
     /* The roots: every denominator nonzero and the fractions sum to zero, i.e.
      * sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp, eprint 2022/1530). */
-    ez_fe2 roots[2 * 64];
+    roots = ez_alloc_array(2 * L.ninst, sizeof *roots);
+    if (roots == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
     if (!ez_reader_fe2(proof, roots, 2 * L.ninst)) {
         st = EZ_ERR_REJECT;
         goto out;
@@ -1019,5 +1067,6 @@ out:
         ez_logup_claims_clear(out);
     layout_clear(&L);
     free(vals);
+    free(roots);
     return st;
 }

@@ -28,6 +28,9 @@
 #define EZ_LOGUP_MAX_TABLE_BITS 16
 /* RANGES: at most one region per width 1..16. */
 #define EZ_LOGUP_MAX_RANGES 16
+/* Largest fraction tree (leaves): longer inputs are cut into several trees, each its own
+ * GKR instance (memory: about 80 bytes per leaf of the largest tree). */
+#define EZ_LOGUP_MAX_TREE_LOG 24u
 /* Longest looked-up column (rows); a sanity bound well above any model tensor. */
 #define EZ_LOGUP_MAX_LEN (UINT64_C(1) << 40)
 
@@ -48,6 +51,8 @@ typedef struct {
     const ez_fe *cols[4]; /* EXPLICIT: column c has nrows entries (borrowed) */
     unsigned nranges;     /* RANGES: 1..EZ_LOGUP_MAX_RANGES regions */
     unsigned rbits[EZ_LOGUP_MAX_RANGES]; /* RANGES: strictly decreasing widths in 1..16 */
+    unsigned max_tree_log; /* largest fraction tree 2^max_tree_log leaves (4..40; 0: the
+                              default EZ_LOGUP_MAX_TREE_LOG); public, both sides alike */
 } ez_logup_table;
 
 /* Rows of the table: 2^bits (RANGE), nrows (EXPLICIT) or sum_k 2^rbits[k] (RANGES);

@@ -31,9 +31,36 @@ static void layout_free(ez_pcs_commitment *c)
     free(c->poff);
     free(c->pstart);
     free(c->pbits);
-    c->offsets = c->pfirst = c->poff = c->pstart = NULL;
+    free(c->pmask);
+    free(c->pval);
+    c->offsets = c->pfirst = c->poff = c->pstart = c->pmask = c->pval = NULL;
     c->nvars = c->pbits = NULL;
     c->npieces = 0;
+}
+
+static void supports_free(ez_pcs_commitment *c)
+{
+    free(c->snv);
+    free(c->sfirst);
+    free(c->spieces);
+    c->snv = NULL;
+    c->sfirst = NULL;
+    c->spieces = NULL;
+}
+
+/* Room for the supports of c's npolys polys with tot pieces in all (freed on failure).
+ * EZ_OK or EZ_ERR_NOMEM. */
+static ez_status supports_alloc(ez_pcs_commitment *c, size_t tot)
+{
+    size_t np = (size_t)c->npolys;
+    c->snv = calloc(np, sizeof *c->snv); /* 0: a plain poly */
+    c->sfirst = ez_alloc_array(np + 1, sizeof *c->sfirst);
+    c->spieces = ez_alloc_array(tot ? tot : 1, sizeof *c->spieces);
+    if (c->snv == NULL || c->sfirst == NULL || c->spieces == NULL) {
+        supports_free(c);
+        return EZ_ERR_NOMEM;
+    }
+    return EZ_OK;
 }
 
 void ez_pcs_commitment_clear(ez_pcs_commitment *c)
@@ -42,7 +69,49 @@ void ez_pcs_commitment_clear(ez_pcs_commitment *c)
         return;
     free(c->lens);
     layout_free(c);
+    supports_free(c);
     memset(c, 0, sizeof *c);
+}
+
+/* Copy the supports sup[0..npolys) into c (sup NULL or all nv = 0: none), checking
+ * each against lens. EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
+static ez_status supports_copy(ez_pcs_commitment *c, const ez_pcs_support *sup)
+{
+    supports_free(c);
+    size_t np = (size_t)c->npolys, tot = 0;
+    bool any = false;
+    for (size_t i = 0; sup && i < np; i++)
+        if (sup[i].nv) {
+            any = true;
+            if (sup[i].nv > EZ_SC_MAX_VARS || sup[i].npieces == 0 || sup[i].pieces == NULL ||
+                sup[i].npieces > EZ_PCS_MAX_POLYS)
+                return EZ_ERR_INVALID;
+            uint64_t all = (UINT64_C(1) << sup[i].nv) - 1, sum = 0;
+            for (size_t j = 0; j < sup[i].npieces; j++) {
+                const ez_pcs_piece *q = &sup[i].pieces[j];
+                if ((q->mask & ~all) || (q->val & ~q->mask))
+                    return EZ_ERR_INVALID;
+                sum += UINT64_C(1) << (sup[i].nv - (unsigned)__builtin_popcountll(q->mask));
+            }
+            if (sum != c->lens[i])
+                return EZ_ERR_INVALID;
+            tot += sup[i].npieces;
+        }
+    if (!any)
+        return EZ_OK;
+    if (supports_alloc(c, tot) != EZ_OK)
+        return EZ_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++) {
+        c->sfirst[i] = k;
+        if (sup[i].nv == 0)
+            continue;
+        c->snv[i] = sup[i].nv;
+        memcpy(c->spieces + k, sup[i].pieces, sup[i].npieces * sizeof *c->spieces);
+        k += sup[i].npieces;
+    }
+    c->sfirst[np] = k;
+    return EZ_OK;
 }
 
 unsigned ez_pcs_log_cols_rule(uint64_t total)
@@ -57,11 +126,19 @@ static unsigned whir_vars(uint64_t total)
     return m < 1 ? 1 : m;
 }
 
+/* WHIR: the variables of the first part (a stack longer than a part is committed as
+ * several WHIR instances, lib/pcs_whir.c). */
+static unsigned whir_part0_vars(uint64_t total, unsigned part_log)
+{
+    unsigned m = whir_vars(total);
+    return m > part_log ? part_log : m;
+}
+
 unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme)
 {
     if (scheme == EZ_PCS_SCHEME_WHIR) {
         ez_whir_params par;
-        if (ez_whir_params_default(&par, whir_vars(total)) != EZ_OK)
+        if (ez_whir_params_default(&par, whir_part0_vars(total, EZ_PCS_WHIR_PART_LOG)) != EZ_OK)
             return 0;
         return par.m - par.k[0];
     }
@@ -104,7 +181,8 @@ ez_status ez_pcs_layout(ez_pcs_commitment *c)
     for (size_t i = 0; i < np; i++) {
         if (c->lens[i] == 0 || c->lens[i] > ((uint64_t)1 << EZ_PCS_MAX_TOTAL_LOG))
             return EZ_ERR_INVALID;
-        npc += (size_t)__builtin_popcountll(c->lens[i]);
+        npc += c->snv && c->snv[i] ? (size_t)(c->sfirst[i + 1] - c->sfirst[i])
+                                   : (size_t)__builtin_popcountll(c->lens[i]);
     }
     st = EZ_ERR_NOMEM;
     c->offsets = ez_alloc_array(np, sizeof *c->offsets);
@@ -113,19 +191,40 @@ ez_status ez_pcs_layout(ez_pcs_commitment *c)
     c->poff = ez_alloc_array(npc, sizeof *c->poff);
     c->pstart = ez_alloc_array(npc, sizeof *c->pstart);
     c->pbits = ez_alloc_array(npc, sizeof *c->pbits);
+    c->pmask = ez_alloc_array(npc, sizeof *c->pmask);
+    c->pval = ez_alloc_array(npc, sizeof *c->pval);
     keys = ez_alloc_array(npc, sizeof *keys);
-    if (!c->offsets || !c->nvars || !c->pfirst || !c->poff || !c->pstart || !c->pbits || !keys)
+    if (!c->offsets || !c->nvars || !c->pfirst || !c->poff || !c->pstart || !c->pbits || !c->pmask || !c->pval ||
+        !keys)
         goto out;
-    /* pieces of poly i: the set bits of lens[i], largest first, at increasing starts */
+    /* pieces of poly i: its support's pieces in order, or the set bits of lens[i],
+     * largest first, at increasing starts (fixing the top bits to the position) */
     c->npieces = npc;
     for (size_t i = 0, j = 0; i < np; i++) {
-        c->nvars[i] = ez_log2_ceil(c->lens[i]);
         c->pfirst[i] = j;
         uint64_t start = 0;
+        if (c->snv && c->snv[i]) {
+            unsigned nv = c->snv[i];
+            c->nvars[i] = nv;
+            for (uint64_t s = c->sfirst[i]; s < c->sfirst[i + 1]; s++, j++) {
+                unsigned b = nv - (unsigned)__builtin_popcountll(c->spieces[s].mask);
+                c->pbits[j] = b;
+                c->pstart[j] = start;
+                c->pmask[j] = c->spieces[s].mask;
+                c->pval[j] = c->spieces[s].val;
+                keys[j] = (piece_key){b, j};
+                start += (uint64_t)1 << b;
+            }
+            continue;
+        }
+        unsigned nv = ez_log2_ceil(c->lens[i]);
+        c->nvars[i] = nv;
         for (unsigned b = 64; b-- > 0;)
             if ((c->lens[i] >> b) & 1) {
                 c->pbits[j] = b;
                 c->pstart[j] = start;
+                c->pmask[j] = (nv >= 64 ? UINT64_MAX : (UINT64_C(1) << nv) - 1) & ~((UINT64_C(1) << b) - 1);
+                c->pval[j] = start;
                 keys[j] = (piece_key){b, j};
                 start += (uint64_t)1 << b;
                 j++;
@@ -147,16 +246,21 @@ ez_status ez_pcs_layout(ez_pcs_commitment *c)
     for (size_t i = 0; i < np; i++)
         c->offsets[i] = c->poff[c->pfirst[i]];
     if (c->scheme == EZ_PCS_SCHEME_WHIR) {
-        /* WHIR (lib/whir.h): S is the multilinear over m = ceil(log2 T) variables; the
-         * first oracle interleaves 2^k0 rows (x mod 2^k0) of 2^(m - k0) entries. */
+        /* WHIR (lib/whir.h): S is the multilinear over ceil(log2 T) variables, committed
+         * in parts of 2^EZ_PCS_WHIR_PART_LOG entries (lib/pcs_whir.c); the first part's
+         * first oracle interleaves 2^k0 rows (x mod 2^k0) of 2^(m0 - k0) entries. */
         ez_whir_params par;
-        if (ez_whir_params_default(&par, whir_vars(off)) != EZ_OK) {
+        if (c->part_log == 0)
+            c->part_log = EZ_PCS_WHIR_PART_LOG;
+        if (c->part_log < EZ_PCS_WHIR_MIN_PART_LOG || c->part_log > EZ_PCS_WHIR_PART_LOG ||
+            ((off - 1) >> c->part_log) >= EZ_PCS_WHIR_MAX_PARTS ||
+            ez_whir_params_default(&par, whir_part0_vars(off, c->part_log)) != EZ_OK) {
             st = EZ_ERR_INVALID;
             goto out;
         }
         c->log_cols = par.m - par.k[0];
         c->rows = (uint64_t)1 << par.k[0];
-        c->nvars_total = par.m;
+        c->nvars_total = whir_vars(off);
         st = EZ_OK;
         goto out;
     }
@@ -176,12 +280,24 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
     memset(dst, 0, sizeof *dst);
     memcpy(dst->root, src->root, 32);
     dst->scheme = src->scheme;
+    dst->part_log = src->part_log;
     dst->npolys = src->npolys;
     dst->lens = ez_alloc_array((size_t)src->npolys, sizeof *dst->lens);
     if (dst->lens == NULL)
         return EZ_ERR_NOMEM;
     memcpy(dst->lens, src->lens, (size_t)src->npolys * sizeof *dst->lens);
-    ez_status st = ez_pcs_layout(dst);
+    ez_status st = EZ_OK;
+    if (src->snv) {
+        size_t np = (size_t)src->npolys, tot = (size_t)src->sfirst[np];
+        if (supports_alloc(dst, tot) != EZ_OK) {
+            ez_pcs_commitment_clear(dst);
+            return EZ_ERR_NOMEM;
+        }
+        memcpy(dst->snv, src->snv, np * sizeof *dst->snv);
+        memcpy(dst->sfirst, src->sfirst, (np + 1) * sizeof *dst->sfirst);
+        memcpy(dst->spieces, src->spieces, tot * sizeof *dst->spieces);
+    }
+    st = ez_pcs_layout(dst);
     if (st != EZ_OK)
         ez_pcs_commitment_clear(dst);
     return st;
@@ -191,6 +307,8 @@ void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c)
 {
     ez_writer_u8(w, (uint8_t)(c->scheme ? c->scheme : EZ_PCS_SCHEME_LIGERO));
     ez_writer_u32(w, c->log_cols);
+    if (c->scheme == EZ_PCS_SCHEME_WHIR)
+        ez_writer_u8(w, (uint8_t)c->part_log);
     ez_writer_u64(w, c->npolys);
     for (uint64_t i = 0; i < c->npolys; i++)
         ez_writer_u64(w, c->lens[i]);
@@ -203,10 +321,14 @@ ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
     memset(c, 0, sizeof *c);
     uint8_t scheme = ez_reader_u8(r);
     uint32_t lc = ez_reader_u32(r);
+    unsigned part_log = scheme == EZ_PCS_SCHEME_WHIR ? ez_reader_u8(r) : 0;
     uint64_t np = ez_reader_count(r, EZ_PCS_MAX_POLYS, 8);
-    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0)
+    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0 ||
+        (scheme == EZ_PCS_SCHEME_WHIR &&
+         (part_log < EZ_PCS_WHIR_MIN_PART_LOG || part_log > EZ_PCS_WHIR_PART_LOG)))
         goto out;
     c->scheme = scheme;
+    c->part_log = part_log;
     c->npolys = np;
     c->lens = ez_alloc_array((size_t)np, sizeof *c->lens);
     if (c->lens == NULL) {
@@ -273,7 +395,10 @@ void ez_pcs_prover_free(ez_pcs_prover *p)
     ez_pcs_commitment_clear(&p->com);
     free(p->enc);
     ez_merkle_free(p->tree);
-    ez_whir_prover_free(p->whir);
+    for (size_t j = 0; j < p->nwhir; j++)
+        ez_whir_prover_free(p->whir[j]);
+    free(p->whir);
+    free(p->wroots);
     free(p);
 }
 
@@ -291,6 +416,32 @@ ez_status ez_pcs_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe
 ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                                const uint64_t *lens, size_t npolys, unsigned scheme)
 {
+    return ez_pcs_commit_parts(out, com, polys, lens, npolys, scheme, 0);
+}
+
+ez_status ez_pcs_commit_parts(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                              const uint64_t *lens, size_t npolys, unsigned scheme, unsigned part_log)
+{
+    return ez_pcs_commit_supported(out, com, polys, lens, NULL, npolys, scheme, part_log);
+}
+
+ez_status ez_pcs_commitment_set_supports(ez_pcs_commitment *c, const ez_pcs_support *sup)
+{
+    ez_status st = supports_copy(c, sup);
+    if (st == EZ_OK)
+        st = ez_pcs_layout(c);
+    return st;
+}
+
+ez_status ez_pcs_prover_set_supports(ez_pcs_prover *p, const ez_pcs_support *sup)
+{
+    return ez_pcs_commitment_set_supports(&p->com, sup);
+}
+
+ez_status ez_pcs_commit_supported(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                                  const uint64_t *lens, const ez_pcs_support *sup, size_t npolys, unsigned scheme,
+                                  unsigned part_log)
+{
     ez_status st = EZ_ERR_INVALID;
     ez_pcs_prover *p = NULL;
     *out = NULL;
@@ -306,12 +457,13 @@ ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, cons
     if (p == NULL)
         goto out;
     p->com.scheme = scheme;
+    p->com.part_log = scheme == EZ_PCS_SCHEME_WHIR ? part_log : 0;
     p->com.npolys = npolys;
     p->com.lens = ez_alloc_array(npolys, sizeof *p->com.lens);
     if (p->com.lens == NULL)
         goto out;
     memcpy(p->com.lens, lens, npolys * sizeof *lens);
-    if ((st = ez_pcs_layout(&p->com)) != EZ_OK)
+    if ((st = supports_copy(&p->com, sup)) != EZ_OK || (st = ez_pcs_layout(&p->com)) != EZ_OK)
         goto out;
     st = ez_pcs_scheme_is_ligero(scheme) ? ez_pcs_ligero_commit(p, polys) : ez_pcs_whir_commit(p, polys);
     if (st != EZ_OK)
@@ -356,6 +508,64 @@ out:
 }
 
 /* ---- claims: checking, absorbing, batching with rho ----------------------------------- */
+
+ez_status ez_pcs_piece_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                             ez_pcs_pterm **out, size_t *nout, ez_fe2 **store)
+{
+    size_t cap = 0, zcap = 0;
+    *out = NULL;
+    *store = NULL;
+    *nout = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = claims[k].poly;
+        cap += (size_t)(c->pfirst[i + 1] - c->pfirst[i]);
+        if (c->snv && c->snv[i])
+            for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++)
+                zcap += c->pbits[pc];
+    }
+    ez_pcs_pterm *t = ez_alloc_array(cap ? cap : 1, sizeof *t);
+    ez_fe2 *zs = ez_alloc_array(zcap ? zcap : 1, sizeof *zs);
+    if (t == NULL || zs == NULL) {
+        free(t);
+        free(zs);
+        return EZ_ERR_NOMEM;
+    }
+    ez_fe2 pw = ez_fe2_one(), one = ez_fe2_one(), zero = ez_fe2_zero();
+    size_t nt = 0, zo = 0;
+    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
+        size_t i = claims[k].poly;
+        unsigned nv = c->nvars[i];
+        const ez_fe2 *z = claims[k].point;
+        bool sup = c->snv && c->snv[i];
+        for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++) {
+            unsigned b = c->pbits[pc];
+            ez_fe2 coef = pw;
+            /* eq over the fixed bits: index bit j is the point's coordinate nv-1-j */
+            for (unsigned j = 0; j < nv; j++)
+                if ((c->pmask[pc] >> j) & 1) {
+                    ez_fe2 zv = z[nv - 1 - j];
+                    coef = ez_fe2_mul(coef, ((c->pval[pc] >> j) & 1) ? zv : ez_fe2_sub(one, zv));
+                }
+            if (ez_fe2_eq(coef, zero))
+                continue; /* a claim inside another piece (boolean coordinates) */
+            const ez_fe2 *zf = z + (nv - b); /* a plain poly's free bits are its low ones */
+            if (sup) {
+                ez_fe2 *g = zs + zo;
+                unsigned o = 0;
+                for (unsigned v = 0; v < nv; v++)
+                    if (!((c->pmask[pc] >> (nv - 1 - v)) & 1))
+                        g[o++] = z[v];
+                zf = g;
+                zo += b;
+            }
+            t[nt++] = (ez_pcs_pterm){.claim = k, .piece = pc, .b = b, .coef = coef, .zf = zf};
+        }
+    }
+    *out = t;
+    *nout = nt;
+    *store = zs;
+    return EZ_OK;
+}
 
 static ez_status check_claims(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n)
 {

@@ -41,11 +41,37 @@
 #define EZ_PCS_QUERIES 148u
 /* log2 of the RS blowup (rate 1/4). */
 #define EZ_PCS_LOG_BLOWUP 2u
+/* A WHIR stack longer than 2^part_log entries is committed in parts of that many entries
+ * (the last one shorter), one WHIR instance each (lib/pcs_whir.c;
+ * docs/protocol-kernel-pcs.md §8). The default part is WHIR's own limit (lib/whir.h
+ * EZ_WHIR_MAX_VARS); a commitment records its part_log, in [MIN, PART_LOG], and may have
+ * at most EZ_PCS_WHIR_MAX_PARTS parts. */
+#define EZ_PCS_WHIR_PART_LOG 26u
+#define EZ_PCS_WHIR_MIN_PART_LOG 4u
+#define EZ_PCS_WHIR_MAX_PARTS (1u << 16)
 /* Limits a commitment may have (the reader rejects anything larger). */
 #define EZ_PCS_MAX_POLYS (1u << 20)
 #define EZ_PCS_MAX_TOTAL_LOG 40u
 
 typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle tree */
+
+/* Supports (docs/protocol-kernel-pcs.md §1, "Supports"). A polynomial with a support is
+ * the MLE over nv variables of a cube of 2^nv entries that is ZERO outside npieces
+ * disjoint subcubes; only the subcubes are committed. Piece j holds the cube indices x
+ * with (x & mask) == val (bit b of an index is lib/mle.h variable nv-1-b), 2^(nv -
+ * popcount(mask)) entries by increasing free bits; the committed vector is the pieces
+ * one after another in order, so lens[i] = sum of the pieces' sizes. A claim on such a
+ * polynomial is on its cube MLE (nv coordinates). Supports are public: both sides derive
+ * them (they are not serialized; ez_pcs_commitment_set_supports after reading). */
+typedef struct {
+    uint64_t mask, val;
+} ez_pcs_piece;
+
+typedef struct {
+    unsigned nv;          /* 0: no support (a plain vector of lens[i] entries) */
+    size_t npieces;
+    const ez_pcs_piece *pieces;
+} ez_pcs_support;
 
 /* Commitment schemes (the first byte of a serialized commitment). The first two are the
  * Ligero commitment below; they differ only in the row-length rule, i.e. in which
@@ -56,10 +82,14 @@ typedef struct ez_pcs_prover ez_pcs_prover; /* opaque: encoded matrix and Merkle
  *   EZ_PCS_SCHEME_WHIR       WHIR (lib/whir.h, docs §8-12); every opening is a full
  *                            proximity test: EZ_PCS_OPEN_NO_PROXIMITY is accepted,
  *                            absorbed and changes nothing else. For WHIR the layout's
- *                            nvars_total is m, log_cols is m - k0 (the length of an
- *                            interleaved row) and rows is 2^k0 (rows of the first
- *                            oracle: the entries x = t mod 2^k0, not row-major).
- *                            Supports stacks of up to 2^EZ_WHIR_MAX_VARS entries. */
+ *                            nvars_total is ceil(log2 T), log_cols is m0 - k0 (the
+ *                            length of an interleaved row) and rows is 2^k0 (rows of
+ *                            the first oracle: the entries x = t mod 2^k0, not
+ *                            row-major), m0 the variables of the first PART of the
+ *                            stack: a stack above 2^EZ_PCS_WHIR_PART_LOG
+ *                            entries is committed as consecutive parts of that size,
+ *                            one WHIR instance each, the commitment's root binding
+ *                            the parts' roots (docs §8). */
 #define EZ_PCS_SCHEME_LIGERO 1u
 #define EZ_PCS_SCHEME_LIGERO_P1 2u
 #define EZ_PCS_SCHEME_WHIR 3u
@@ -80,6 +110,15 @@ typedef struct {
     unsigned log_cols;    /* row length 2^log_cols (the proof-size rule) */
     uint64_t rows;        /* number of rows, >= 1 */
     unsigned nvars_total; /* ez_log2_ceil(rows) + log_cols */
+    unsigned part_log;    /* WHIR: parts of 2^part_log entries (0 when laid out: the default) */
+    /* Per piece: the cube bits it fixes and their values (a plain vector's piece fixes
+     * its top nvars - pbits bits to its position). */
+    uint64_t *pmask, *pval;
+    /* Supports (owned copies): snv[i] (0: plain), poly i's support pieces
+     * spieces[sfirst[i] .. sfirst[i+1]). NULL when no poly has one. */
+    unsigned *snv;
+    uint64_t *sfirst;
+    ez_pcs_piece *spieces;
 } ez_pcs_commitment;
 
 /* Free the arrays and zero *c (NULL-safe on a zeroed struct). */
@@ -104,7 +143,8 @@ unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme);
 /* Deep copy (layout included). Returns EZ_OK or EZ_ERR_NOMEM (dst zeroed then). */
 ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment *src);
 
-/* Serialize: u8 scheme id, u32 log_cols, u64 npolys, npolys x u64 lens, 32-byte root.
+/* Serialize: u8 scheme id, u32 log_cols, (WHIR: u8 part_log), u64 npolys, npolys x u64
+ * lens, 32-byte root.
  * The reader accepts the three schemes and requires log_cols to be that scheme's rule. */
 void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
 /* Parse from untrusted bytes; recomputes the layout and requires the stored log_cols
@@ -112,11 +152,27 @@ void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
  * Returns EZ_OK, EZ_ERR_FORMAT (malformed, limits exceeded) or EZ_ERR_NOMEM. */
 ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c);
 
-/* ez_pcs_commit with a scheme (EZ_PCS_SCHEME_*; else EZ_ERR_INVALID; a WHIR stack above
- * 2^EZ_WHIR_MAX_VARS entries is EZ_ERR_INVALID). WHIR's cost: docs §11 (about Ligero's
- * commit; memory 48 bytes per stacked entry, the stack rounded up to a power of two). */
+/* ez_pcs_commit with a scheme (EZ_PCS_SCHEME_*; else EZ_ERR_INVALID). WHIR's cost: docs
+ * §11 (about Ligero's commit; memory 48 bytes per stacked entry, each part rounded up to
+ * a power of two). */
 ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                                const uint64_t *lens, size_t npolys, unsigned scheme);
+/* The same with WHIR parts of 2^part_log entries (EZ_PCS_WHIR_MIN_PART_LOG ..
+ * EZ_PCS_WHIR_PART_LOG; 0 = the default; ignored by Ligero). */
+ez_status ez_pcs_commit_parts(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                              const uint64_t *lens, size_t npolys, unsigned scheme, unsigned part_log);
+/* The same with supports: sup[i] for poly i (sup NULL: none), polys[i] its pieces'
+ * entries one after another. EZ_ERR_INVALID for a support that does not fit (nv > 48,
+ * a mask or value beyond nv bits, piece sizes not summing to lens[i]); the pieces'
+ * disjointness is the caller's (both sides derive supports from public data). */
+ez_status ez_pcs_commit_supported(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
+                                  const uint64_t *lens, const ez_pcs_support *sup, size_t npolys, unsigned scheme,
+                                  unsigned part_log);
+/* Set the supports of a commitment read from bytes (the committer's, derived by the
+ * reader the same way; sup NULL: none) and lay it out again. Errors as above. */
+ez_status ez_pcs_commitment_set_supports(ez_pcs_commitment *c, const ez_pcs_support *sup);
+/* The same for a prover read back (the pk): its commitment's supports. */
+ez_status ez_pcs_prover_set_supports(ez_pcs_prover *p, const ez_pcs_support *sup);
 
 /* Commit to npolys base-field vectors at once; poly i has lens[i] entries.
  * Out: *out — the prover data (free with ez_pcs_prover_free); *com — the commitment

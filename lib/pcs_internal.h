@@ -23,9 +23,31 @@ struct ez_pcs_prover {
      * column-major, and the Merkle tree over the column hashes. */
     ez_fe *enc;
     ez_merkle *tree;
-    /* WHIR: the stacked vector, the first oracle and its tree (lib/whir.h). */
-    ez_whir_prover *whir;
+    /* WHIR: per part of the stack (lib/pcs_whir.c) its vector, first oracle and tree
+     * (lib/whir.h). */
+    ez_whir_prover **whir;
+    size_t nwhir;
+    uint8_t (*wroots)[32]; /* the parts' roots */
 };
+
+/* One (claim, piece) pair of an opening (both backends, both sides): the piece's weight
+ * is coef * eq(zf, .) over its 2^b entries, coef = rho^claim * eq over the bits the
+ * piece fixes, zf the claim's coordinates at the piece's free bits, most significant
+ * first (a suffix of the claim's point for a plain poly, gathered for a support). */
+typedef struct {
+    size_t claim;
+    uint64_t piece;
+    unsigned b;
+    ez_fe2 coef;
+    const ez_fe2 *zf;
+} ez_pcs_pterm;
+
+/* The pairs of the claims, in claim then piece order, those with a zero coefficient left
+ * out (a claim at a point inside another piece of a support). Out: *out (nout entries),
+ * *store (the gathered coordinates zf may point into); caller frees both. EZ_OK or
+ * EZ_ERR_NOMEM. */
+ez_status ez_pcs_piece_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                             ez_pcs_pterm **out, size_t *nout, ez_fe2 **store);
 
 /* Read n canonical base elements into out. False on a short read or a non-canonical
  * element (the caller maps it to EZ_ERR_REJECT or EZ_ERR_FORMAT). */

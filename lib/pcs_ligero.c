@@ -521,7 +521,7 @@ static bool direct_point(const ez_pcs_commitment *c, const ez_pcs_claim *claims,
         return false;
     size_t i = claims[0].poly;
     unsigned nv = c->nvars[i], top = c->nvars_total - nv;
-    if (c->lens[i] != ((uint64_t)1 << nv)) /* one piece */
+    if (c->lens[i] != ((uint64_t)1 << nv) || (c->snv && c->snv[i])) /* one piece, cube order */
         return false;
     uint64_t slot = c->offsets[i] >> nv;
     for (unsigned l = 0; l < top; l++)
@@ -559,24 +559,20 @@ static bool colvec_eq(const colvec *a, const colvec *b)
 /* Split the claims into terms, one per piece of the claimed polynomial, and group their
  * column vectors (both sides, from public data, in claim order). terms and groups need
  * one entry per (claim, piece). */
-static void make_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho, rterm *terms,
+static void make_terms(const ez_pcs_commitment *c, const ez_pcs_pterm *pt, size_t npt, rterm *terms,
                        size_t *nterms, colvec *groups, size_t *ngroups)
 {
     unsigned lc = c->log_cols;
     uint64_t cols = (uint64_t)1 << lc;
     size_t nt = 0, ng = 0;
-    ez_fe2 pw = ez_fe2_one();
-    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
-        size_t i = claims[k].poly;
-        unsigned nv = c->nvars[i];
-        const ez_fe2 *z = claims[k].point;
-        for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++) {
-            /* the piece (full, 2^b entries at poff, entries pstart.. of the poly):
-             * weight eq(z_top, pstart / 2^b) times eq(z_low, .) over the piece */
-            unsigned b = c->pbits[pc], top = nv - b;
-            uint64_t off = c->poff[pc];
-            const ez_fe2 *zl = z + top;
-            ez_fe2 coef = ez_fe2_mul(pw, eq_bool(z, top, c->pstart[pc] >> b));
+    for (size_t x = 0; x < npt; x++) {
+        {
+            /* the piece (full, 2^b entries at poff): weight coef * eq(zf, .) over it
+             * (ez_pcs_piece_terms: coef = rho^k eq over the bits it fixes) */
+            unsigned b = pt[x].b;
+            uint64_t off = c->poff[pt[x].piece];
+            const ez_fe2 *zl = pt[x].zf;
+            ez_fe2 coef = pt[x].coef;
             rterm tk;
             colvec bk;
             if (b > lc) {
@@ -714,6 +710,8 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
     const ez_pcs_commitment *c = &p->com;
     ez_status st;
     rterm *terms = NULL;
+    ez_pcs_pterm *pts = NULL;
+    ez_fe2 *zstore = NULL;
     colvec *groups = NULL;
     ez_fe2 *B = NULL, *V = NULL, *v = NULL, *gp = NULL, *ec = NULL, *A = NULL, *u = NULL;
     ez_sumcheck_proof sp;
@@ -725,14 +723,14 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
     size_t cols = (size_t)1 << lc, rows = (size_t)c->rows;
     st = EZ_ERR_NOMEM;
     size_t npc = 0;
-    for (size_t k = 0; k < n; k++)
-        npc += (size_t)(c->pfirst[claims[k].poly + 1] - c->pfirst[claims[k].poly]);
-    terms = ez_alloc_array(npc, sizeof *terms);
-    groups = ez_alloc_array(npc, sizeof *groups);
+    if (ez_pcs_piece_terms(c, claims, n, rho, &pts, &npc, &zstore) != EZ_OK)
+        goto out;
+    terms = ez_alloc_array(npc ? npc : 1, sizeof *terms);
+    groups = ez_alloc_array(npc ? npc : 1, sizeof *groups);
     if (terms == NULL || groups == NULL)
         goto out;
     size_t nt, ng;
-    make_terms(c, claims, n, rho, terms, &nt, groups, &ng);
+    make_terms(c, pts, npc, terms, &nt, groups, &ng);
     unsigned lg = ez_log2_ceil(ng);
     if (lg + lc > EZ_SC_MAX_VARS) {
         st = EZ_ERR_INVALID;
@@ -813,6 +811,8 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
 out:
     ez_sumcheck_proof_clear(&sp);
     free(terms);
+    free(pts);
+    free(zstore);
     free(groups);
     free(B);
     free(V);
@@ -830,6 +830,8 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
     ez_status st = EZ_ERR_INVALID;
     ez_sumcheck_proof sp;
     rterm *terms = NULL;
+    ez_pcs_pterm *pts = NULL;
+    ez_fe2 *zstore = NULL;
     colvec *groups = NULL;
     ez_fe2 *v = NULL, *gp = NULL;
     memset(&sp, 0, sizeof sp);
@@ -842,14 +844,14 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
     }
     st = EZ_ERR_NOMEM;
     size_t npc = 0;
-    for (size_t k = 0; k < n; k++)
-        npc += (size_t)(com->pfirst[claims[k].poly + 1] - com->pfirst[claims[k].poly]);
-    terms = ez_alloc_array(npc, sizeof *terms);
-    groups = ez_alloc_array(npc, sizeof *groups);
+    if (ez_pcs_piece_terms(com, claims, n, rho, &pts, &npc, &zstore) != EZ_OK)
+        goto out;
+    terms = ez_alloc_array(npc ? npc : 1, sizeof *terms);
+    groups = ez_alloc_array(npc ? npc : 1, sizeof *groups);
     if (terms == NULL || groups == NULL)
         goto out;
     size_t nt, ng;
-    make_terms(com, claims, n, rho, terms, &nt, groups, &ng);
+    make_terms(com, pts, npc, terms, &nt, groups, &ng);
     unsigned lg = ez_log2_ceil(ng);
     st = EZ_ERR_INVALID;
     if (lg + lc > EZ_SC_MAX_VARS)
@@ -917,6 +919,8 @@ out:
         proof->failed = true;
     ez_sumcheck_proof_clear(&sp);
     free(terms);
+    free(pts);
+    free(zstore);
     free(groups);
     free(v);
     free(gp);

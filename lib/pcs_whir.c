@@ -9,7 +9,21 @@
  * coordinates, z_low the last b). That is one ez_whir_term per (claim, piece) with
  * coef = rho^k eq(z_top, s / 2^b); WHIR then proves sum_x S(x) sum_k rho^k w_k(x) =
  * sum_k rho^k v_k directly ([WHIR] §5: constrained Reed–Solomon codes take any linear
- * weight), so Ligero's two batching sumchecks (§4) are not needed here. */
+ * weight), so Ligero's two batching sumchecks (§4) are not needed here.
+ *
+ * Parts. S is cut into consecutive PARTS of 2^EZ_PCS_WHIR_PART_LOG entries (the last one
+ * shorter), each committed as its own WHIR instance over m_j = max(1, ceil(log2 len_j))
+ * variables; the commitment's root is the part's root when there is one part, else
+ * SHA-256("einzk/whir-parts" || u64 nparts || the parts' roots). Pieces are aligned to
+ * their size, so a piece lies inside one part or covers whole parts; a term on a piece
+ * of 2^b > 2^P entries becomes 2^(b-P) terms of 2^P entries, the coefficient taking
+ * eq over the bits above P. An opening with several parts sends the parts' roots (the
+ * verifier recomputes the root), then sigma_j = sum_x S_j(x) W_j(x) for every part j
+ * that some term touches (the verifier requires sum_j sigma_j = the combined claim), all
+ * absorbed, then one WHIR opening per such part with its own terms and sigma_j. Sound:
+ * the roots are bound by the commitment, and if every part's opening holds then
+ * sum_j sigma_j is the true combination sum_k rho^k w_k(S) (docs §8). */
+#include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,14 +31,13 @@
 #include "lib/pcs.h"
 #include "lib/pcs_internal.h"
 #include "lib/whir.h"
+#include "lib/whir_internal.h"
 
-ez_status ez_pcs_whir_params(const ez_pcs_commitment *c, ez_whir_params *par)
-{
-    if (c->scheme != EZ_PCS_SCHEME_WHIR || ez_whir_params_default(par, c->nvars_total) != EZ_OK ||
-        c->log_cols != par->m - par->k[0])
-        return EZ_ERR_INVALID;
-    return EZ_OK;
-}
+_Static_assert(EZ_PCS_WHIR_PART_LOG <= EZ_WHIR_MAX_VARS, "a part must fit one WHIR instance");
+
+/* A commitment's part size (lib/pcs.c's layout checked part_log). */
+#define PART_LOG ((unsigned)c->part_log)
+#define PART_LEN ((uint64_t)1 << c->part_log)
 
 /* Stacked length: the end of the last piece (pieces are laid out without gaps). */
 static uint64_t stacked_len(const ez_pcs_commitment *c)
@@ -35,117 +48,395 @@ static uint64_t stacked_len(const ez_pcs_commitment *c)
     return t;
 }
 
+static size_t nparts_of(const ez_pcs_commitment *c, uint64_t T)
+{
+    return T <= PART_LEN ? 1 : (size_t)((T + PART_LEN - 1) >> PART_LOG);
+}
+
+static uint64_t part_len(const ez_pcs_commitment *c, uint64_t T, size_t j)
+{
+    uint64_t lo = (uint64_t)j << PART_LOG;
+    return T - lo < PART_LEN ? T - lo : PART_LEN;
+}
+
+/* The WHIR parameters of a part of len entries. */
+static ez_status part_params(uint64_t len, ez_whir_params *par)
+{
+    unsigned m = ez_log2_ceil(len);
+    return ez_whir_params_default(par, m < 1 ? 1 : m);
+}
+
+ez_status ez_pcs_whir_params(const ez_pcs_commitment *c, ez_whir_params *par)
+{
+    if (c->scheme != EZ_PCS_SCHEME_WHIR || part_params(part_len(c, stacked_len(c), 0), par) != EZ_OK ||
+        c->log_cols != par->m - par->k[0])
+        return EZ_ERR_INVALID;
+    return EZ_OK;
+}
+
+/* The commitment's root from the parts' roots (one part: its root). */
+static void combine_roots(uint8_t root[32], const uint8_t (*roots)[32], size_t n)
+{
+    if (n == 1) {
+        memcpy(root, roots[0], 32);
+        return;
+    }
+    struct sha256_ctx h;
+    uint8_t nb[8];
+    for (int b = 0; b < 8; b++)
+        nb[b] = (uint8_t)((uint64_t)n >> (8 * b));
+    sha256_init(&h);
+    sha256_update(&h, 16, (const uint8_t *)"einzk/whir-parts");
+    sha256_update(&h, 8, nb);
+    sha256_update(&h, 32 * n, (const uint8_t *)roots);
+    sha256_digest(&h, 32, root);
+}
+
+/* The prover's per-part arrays (instances and roots) for its commitment's parts: *T the
+ * stacked length, *np the parts. EZ_OK or EZ_ERR_NOMEM. */
+static ez_status parts_alloc(ez_pcs_prover *p, uint64_t *T, size_t *np)
+{
+    *T = stacked_len(&p->com);
+    *np = nparts_of(&p->com, *T);
+    p->whir = calloc(*np, sizeof *p->whir);
+    p->wroots = ez_alloc_array(*np, sizeof *p->wroots);
+    if (p->whir == NULL || p->wroots == NULL)
+        return EZ_ERR_NOMEM;
+    p->nwhir = *np;
+    return EZ_OK;
+}
+
 ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
 {
-    ez_whir_params par;
-    ez_status st = ez_pcs_whir_params(&p->com, &par);
-    if (st != EZ_OK)
-        return st;
     const ez_pcs_commitment *c = &p->com;
-    uint64_t T = stacked_len(c);
-    size_t n = (size_t)1 << par.m;
-    ez_fe *s = ez_alloc_huge(n, sizeof *s);
-    if (s == NULL)
+    uint64_t T;
+    size_t np;
+    if (parts_alloc(p, &T, &np) != EZ_OK)
         return EZ_ERR_NOMEM;
-    for (size_t i = 0; i < c->npolys; i++)
-        for (uint64_t j = c->pfirst[i]; j < c->pfirst[i + 1]; j++)
-            memcpy(s + c->poff[j], polys[i] + c->pstart[j], ((size_t)1 << c->pbits[j]) * sizeof *s);
-    memset(s + T, 0, (n - (size_t)T) * sizeof *s);
-    return ez_whir_commit_take(&p->whir, p->com.root, &par, s, T);
+    for (size_t j = 0; j < np; j++) {
+        ez_whir_params par;
+        uint64_t lo = (uint64_t)j << PART_LOG, len = part_len(c, T, j), hi = lo + len;
+        ez_status st = part_params(len, &par);
+        if (st != EZ_OK)
+            return st;
+        size_t n = (size_t)1 << par.m;
+        ez_fe *s = ez_alloc_huge(n, sizeof *s);
+        if (s == NULL)
+            return EZ_ERR_NOMEM;
+        /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it */
+        for (size_t i = 0; i < c->npolys; i++)
+            for (uint64_t q = c->pfirst[i]; q < c->pfirst[i + 1]; q++) {
+                uint64_t a = c->poff[q], b = a + ((uint64_t)1 << c->pbits[q]);
+                uint64_t x0 = a > lo ? a : lo, x1 = b < hi ? b : hi;
+                if (x0 < x1)
+                    memcpy(s + (x0 - lo), polys[i] + c->pstart[q] + (x0 - a), (size_t)(x1 - x0) * sizeof *s);
+            }
+        memset(s + len, 0, (n - (size_t)len) * sizeof *s);
+        if ((st = ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len)) != EZ_OK)
+            return st;
+    }
+    combine_roots(p->com.root, (const uint8_t(*)[32])p->wroots, np);
+    return EZ_OK;
 }
 
 void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p)
 {
-    ez_whir_prover_write(w, p->whir);
+    if (p->nwhir > 1)
+        ez_writer_bytes(w, p->wroots, 32 * p->nwhir);
+    for (size_t j = 0; j < p->nwhir; j++)
+        ez_whir_prover_write(w, p->whir[j]);
 }
 
 ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
 {
-    ez_whir_params par;
-    if (ez_pcs_whir_params(&p->com, &par) != EZ_OK)
-        return EZ_ERR_FORMAT;
-    ez_status st = ez_whir_prover_read(r, &par, p->com.root, &p->whir);
-    if (st == EZ_ERR_INVALID)
-        st = EZ_ERR_FORMAT;
-    /* the stored vector must be exactly the layout's stacked length */
-    if (st == EZ_OK && ez_whir_prover_len(p->whir) != stacked_len(&p->com))
-        st = EZ_ERR_FORMAT;
+    const ez_pcs_commitment *c = &p->com;
+    uint64_t T;
+    size_t np;
+    if (parts_alloc(p, &T, &np) != EZ_OK)
+        return EZ_ERR_NOMEM;
+    if (np == 1) {
+        memcpy(p->wroots[0], c->root, 32);
+    } else {
+        uint8_t root[32];
+        if (!ez_reader_bytes(r, p->wroots, 32 * np))
+            return EZ_ERR_FORMAT;
+        combine_roots(root, (const uint8_t(*)[32])p->wroots, np);
+        if (memcmp(root, c->root, 32) != 0)
+            return EZ_ERR_FORMAT;
+    }
+    for (size_t j = 0; j < np; j++) {
+        ez_whir_params par;
+        if (part_params(part_len(c, T, j), &par) != EZ_OK)
+            return EZ_ERR_FORMAT;
+        ez_status st = ez_whir_prover_read(r, &par, p->wroots[j], &p->whir[j]);
+        if (st == EZ_ERR_INVALID)
+            st = EZ_ERR_FORMAT;
+        /* the stored vector must be exactly the part's length */
+        if (st == EZ_OK && ez_whir_prover_len(p->whir[j]) != part_len(c, T, j))
+            st = EZ_ERR_FORMAT;
+        if (st != EZ_OK)
+            return st;
+    }
+    return EZ_OK;
+}
+
+/* The weight terms of the claims, split by part: one per (claim, piece) — per (claim,
+ * piece, part) for a piece longer than a part — with offsets local to the part.
+ * Out: *terms_out (nt entries, sorted by part: part j's are [pfirst[j], pfirst[j+1])),
+ * claim[t] the claim of term t, rev (each claim's point in bit order, owned by the
+ * caller with terms). */
+typedef struct {
+    ez_whir_term *terms;
+    size_t *claim;
+    size_t nt;
+    size_t *pfirst; /* nparts + 1 */
+    ez_fe2 *rev;
+} part_terms;
+
+static void part_terms_clear(part_terms *pt)
+{
+    free(pt->terms);
+    free(pt->claim);
+    free(pt->pfirst);
+    free(pt->rev);
+    memset(pt, 0, sizeof *pt);
+}
+
+static ez_status make_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                            part_terms *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t np = nparts_of(c, stacked_len(c)), nt = 0, nz = 0, npt = 0;
+    ez_pcs_pterm *pt = NULL;
+    ez_fe2 *zstore = NULL;
+    ez_status st = ez_pcs_piece_terms(c, claims, n, rho, &pt, &npt, &zstore);
+    if (st != EZ_OK)
+        return st;
+    for (size_t x = 0; x < npt; x++) {
+        nt += pt[x].b > PART_LOG ? (size_t)1 << (pt[x].b - PART_LOG) : 1;
+        nz += pt[x].b;
+    }
+    ez_whir_term *terms = ez_alloc_array(nt ? nt : 1, sizeof *terms), *sorted = NULL;
+    size_t *owner = ez_alloc_array(nt ? nt : 1, sizeof *owner), *sowner = NULL;
+    size_t *part = ez_alloc_array(nt ? nt : 1, sizeof *part), *fill = calloc(np, sizeof(size_t));
+    out->pfirst = calloc(np + 1, sizeof *out->pfirst);
+    out->rev = ez_alloc_array(nz ? nz : 1, sizeof *out->rev);
+    sorted = ez_alloc_array(nt ? nt : 1, sizeof *sorted);
+    sowner = ez_alloc_array(nt ? nt : 1, sizeof *sowner);
+    if (!terms || !owner || !part || !fill || !out->pfirst || !out->rev || !sorted || !sowner) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    ez_fe2 one = ez_fe2_one();
+    size_t j = 0, zo = 0;
+    for (size_t x = 0; x < npt; x++) {
+        unsigned b = pt[x].b;
+        ez_fe2 *zr = out->rev + zo; /* the free coordinates by bit, least significant first */
+        for (unsigned v = 0; v < b; v++)
+            zr[v] = pt[x].zf[b - 1 - v];
+        zo += b;
+        uint64_t off = c->poff[pt[x].piece];
+        if (b <= PART_LOG) {
+            part[j] = (size_t)(off >> PART_LOG);
+            owner[j] = pt[x].claim;
+            terms[j++] = (ez_whir_term){.coef = pt[x].coef, .off = off & (PART_LEN - 1), .b = b, .z = zr};
+            continue;
+        }
+        /* a piece over whole parts: sub-block u takes eq(z bits P..b-1, u) */
+        for (uint64_t u = 0; u < ((uint64_t)1 << (b - PART_LOG)); u++) {
+            ez_fe2 cu = pt[x].coef;
+            for (unsigned bit = PART_LOG; bit < b; bit++)
+                cu = ez_fe2_mul(cu, ((u >> (bit - PART_LOG)) & 1) ? zr[bit] : ez_fe2_sub(one, zr[bit]));
+            part[j] = (size_t)((off >> PART_LOG) + u);
+            owner[j] = pt[x].claim;
+            terms[j++] = (ez_whir_term){.coef = cu, .off = 0, .b = PART_LOG, .z = zr};
+        }
+    }
+    /* counting sort by part (stable) */
+    for (size_t t = 0; t < nt; t++)
+        out->pfirst[part[t] + 1]++;
+    for (size_t q = 0; q < np; q++)
+        out->pfirst[q + 1] += out->pfirst[q];
+    for (size_t t = 0; t < nt; t++) {
+        size_t d = out->pfirst[part[t]] + fill[part[t]]++;
+        sorted[d] = terms[t];
+        sowner[d] = owner[t];
+    }
+    out->terms = sorted;
+    out->claim = sowner;
+    out->nt = nt;
+    sorted = NULL;
+    sowner = NULL;
+out:
+    free(pt);
+    free(zstore);
+    free(terms);
+    free(owner);
+    free(part);
+    free(fill);
+    free(sorted);
+    free(sowner);
+    if (st != EZ_OK)
+        part_terms_clear(out);
     return st;
 }
 
-/* The weight terms of the claims: one per (claim, piece); rev receives each claim's
- * point in bit order (sum of nv coordinates). */
-static ez_status make_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
-                            ez_whir_term **terms_out, size_t *nterms, ez_fe2 **rev_out)
+/* sum_x s[off + x] eq(z, x) over 2^b entries, z in bit order (prover: a term's value). */
+static ez_fe2 block_eval(const ez_fe *s, const ez_whir_term *w)
 {
-    size_t nt = 0, nz = 0;
-    for (size_t k = 0; k < n; k++) {
-        nt += (size_t)(c->pfirst[claims[k].poly + 1] - c->pfirst[claims[k].poly]);
-        nz += c->nvars[claims[k].poly];
+    unsigned b = w->b, lo = b < 12 ? b : 12, hi = b - lo;
+    size_t nlo = (size_t)1 << lo, nhi = (size_t)1 << hi;
+    ez_fe2 *elo = ez_alloc_aligned(nlo, sizeof *elo), *ehi = ez_alloc_aligned(nhi, sizeof *ehi);
+    ez_fe2 acc = ez_fe2_zero();
+    if (elo == NULL || ehi == NULL) {
+        free(elo);
+        free(ehi);
+        return ez_fe2_zero(); /* only a wrong sigma: the verifier rejects */
     }
-    ez_whir_term *terms = ez_alloc_array(nt ? nt : 1, sizeof *terms);
-    ez_fe2 *rev = ez_alloc_array(nz ? nz : 1, sizeof *rev);
-    if (terms == NULL || rev == NULL) {
-        free(terms);
-        free(rev);
-        return EZ_ERR_NOMEM;
+    ez_whir_eq_bits(elo, w->z, lo);
+    ez_whir_eq_bits(ehi, w->z + lo, hi);
+    const ez_fe *blk = s + w->off;
+#pragma omp parallel if (nhi >= 64)
+    {
+        ez_fe2 part = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+        for (size_t h = 0; h < nhi; h++)
+            part = ez_fe2_add(part, ez_fe2_mul(ehi[h], ez_whir_dot_ext_base(elo, blk + h * nlo, nlo)));
+#pragma omp critical
+        acc = ez_fe2_add(acc, part);
     }
-    ez_fe2 pw = ez_fe2_one(), one = ez_fe2_one();
-    size_t j = 0, zo = 0;
-    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
-        size_t i = claims[k].poly;
-        unsigned nv = c->nvars[i];
-        const ez_fe2 *z = claims[k].point;
-        ez_fe2 *zr = rev + zo;
-        for (unsigned b = 0; b < nv; b++)
-            zr[b] = z[nv - 1 - b]; /* index bit b <-> lib/mle.h variable nv-1-b */
-        zo += nv;
-        for (uint64_t pc = c->pfirst[i]; pc < c->pfirst[i + 1]; pc++) {
-            unsigned b = c->pbits[pc], top = nv - b;
-            uint64_t pos = c->pstart[pc] >> b;
-            ez_fe2 coef = pw;
-            for (unsigned v = 0; v < top; v++) {
-                ez_fe2 zv = z[v];
-                coef = ez_fe2_mul(coef, ((pos >> (top - 1 - v)) & 1) ? zv : ez_fe2_sub(one, zv));
-            }
-            terms[j++] = (ez_whir_term){.coef = coef, .off = c->poff[pc], .b = b, .z = zr};
-        }
-    }
-    *terms_out = terms;
-    *nterms = nt;
-    *rev_out = rev;
-    return EZ_OK;
+    free(elo);
+    free(ehi);
+    return acc;
 }
+
+#define L_ROOTS "pcs/whir-part-roots"
+#define L_SIGMA "pcs/whir-part-sums"
 
 ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
                           ez_fe2 claim, ez_writer *proof)
 {
-    ez_whir_term *terms;
-    ez_fe2 *rev;
-    size_t nt;
-    ez_status st = make_terms(&p->com, claims, n, rho, &terms, &nt, &rev);
+    part_terms pt;
+    size_t np = p->nwhir;
+    const ez_pcs_commitment *c = &p->com;
+    ez_status st = make_terms(c, claims, n, rho, &pt);
     if (st != EZ_OK)
         return st;
-    st = ez_whir_open(p->whir, t, terms, nt, claim, proof);
-    free(terms);
-    free(rev);
+    if (np == 1) {
+        st = ez_whir_open(p->whir[0], t, pt.terms, pt.nt, claim, proof);
+        part_terms_clear(&pt);
+        return st;
+    }
+    /* sigma_j: a claim all of whose terms lie in one part adds rho^k v_k there; the
+     * terms of a claim across parts are evaluated one by one */
+    ez_fe2 *sig = calloc(np, sizeof *sig), pw = ez_fe2_one();
+    size_t *home = ez_alloc_array(n ? n : 1, sizeof *home), nsent = 0;
+    if (sig == NULL || home == NULL) {
+        free(sig);
+        free(home);
+        part_terms_clear(&pt);
+        return EZ_ERR_NOMEM;
+    }
+    const size_t NONE = SIZE_MAX, SPLIT = SIZE_MAX - 1;
+    for (size_t k = 0; k < n; k++)
+        home[k] = NONE;
+    for (size_t q = 0; q < np; q++)
+        for (size_t x = pt.pfirst[q]; x < pt.pfirst[q + 1]; x++) {
+            size_t k = pt.claim[x];
+            home[k] = home[k] == NONE || home[k] == q ? q : SPLIT;
+        }
+    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho))
+        if (home[k] != NONE && home[k] != SPLIT)
+            sig[home[k]] = ez_fe2_add(sig[home[k]], ez_fe2_mul(pw, claims[k].value));
+    for (size_t q = 0; q < np; q++)
+        for (size_t x = pt.pfirst[q]; x < pt.pfirst[q + 1]; x++)
+            if (home[pt.claim[x]] == SPLIT)
+                sig[q] = ez_fe2_add(sig[q], ez_fe2_mul(pt.terms[x].coef, block_eval(p->whir[q]->s, &pt.terms[x])));
+    (void)claim;
+    ez_writer_bytes(proof, p->wroots, 32 * np);
+    ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)p->wroots, 32 * np);
+    for (size_t q = 0; q < np; q++)
+        if (pt.pfirst[q + 1] > pt.pfirst[q])
+            sig[nsent++] = sig[q];
+    ez_writer_bytes(proof, sig, nsent * sizeof *sig);
+    ez_transcript_absorb_fe2(t, L_SIGMA, sig, nsent);
+    for (size_t q = 0, j = 0; q < np && st == EZ_OK; q++)
+        if (pt.pfirst[q + 1] > pt.pfirst[q])
+            st = ez_whir_open(p->whir[q], t, pt.terms + pt.pfirst[q], pt.pfirst[q + 1] - pt.pfirst[q], sig[j++],
+                              proof);
+    free(sig);
+    free(home);
+    part_terms_clear(&pt);
     return st;
 }
 
 ez_status ez_pcs_whir_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                             ez_fe2 rho, ez_fe2 claim, ez_reader *proof)
 {
+    part_terms pt;
+    const ez_pcs_commitment *c = com;
+    uint64_t T = stacked_len(com);
+    size_t np = nparts_of(c, T);
     ez_whir_params par;
-    ez_whir_term *terms;
-    ez_fe2 *rev;
-    size_t nt;
-    if (ez_pcs_whir_params(com, &par) != EZ_OK)
+    if (com->scheme != EZ_PCS_SCHEME_WHIR)
         return EZ_ERR_INVALID;
-    ez_status st = make_terms(com, claims, n, rho, &terms, &nt, &rev);
+    ez_status st = make_terms(com, claims, n, rho, &pt);
     if (st != EZ_OK)
         return st;
-    st = ez_whir_verify(&par, com->root, t, terms, nt, claim, proof);
-    free(terms);
-    free(rev);
+    if (np == 1) {
+        if (part_params(T, &par) != EZ_OK)
+            st = EZ_ERR_INVALID;
+        else
+            st = ez_whir_verify(&par, com->root, t, pt.terms, pt.nt, claim, proof);
+        part_terms_clear(&pt);
+        return st;
+    }
+    uint8_t(*roots)[32] = ez_alloc_array(np, sizeof *roots);
+    ez_fe2 *sig = ez_alloc_array(np, sizeof *sig);
+    if (roots == NULL || sig == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    st = EZ_ERR_REJECT;
+    uint8_t root[32];
+    if (!ez_reader_bytes(proof, roots, 32 * np))
+        goto out;
+    combine_roots(root, (const uint8_t(*)[32])roots, np);
+    if (memcmp(root, com->root, 32) != 0)
+        goto out;
+    ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)roots, 32 * np);
+    size_t nsent = 0;
+    for (size_t q = 0; q < np; q++)
+        nsent += pt.pfirst[q + 1] > pt.pfirst[q];
+    const uint8_t *b = ez_reader_view(proof, nsent * sizeof *sig);
+    if (b == NULL)
+        goto out;
+    memcpy(sig, b, nsent * sizeof *sig);
+    ez_fe2 sum = ez_fe2_zero();
+    for (size_t j = 0; j < nsent; j++) {
+        if (sig[j].c0 >= EZ_P || sig[j].c1 >= EZ_P)
+            goto out;
+        sum = ez_fe2_add(sum, sig[j]);
+    }
+    if (!ez_fe2_eq(sum, claim))
+        goto out;
+    ez_transcript_absorb_fe2(t, L_SIGMA, sig, nsent);
+    st = EZ_OK;
+    for (size_t q = 0, j = 0; q < np && st == EZ_OK; q++) {
+        if (pt.pfirst[q + 1] == pt.pfirst[q])
+            continue;
+        if (part_params(part_len(c, T, q), &par) != EZ_OK) {
+            st = EZ_ERR_INVALID;
+            break;
+        }
+        st = ez_whir_verify(&par, roots[q], t, pt.terms + pt.pfirst[q], pt.pfirst[q + 1] - pt.pfirst[q], sig[j++],
+                            proof);
+    }
+out:
+    if (st == EZ_ERR_REJECT)
+        proof->failed = true;
+    free(roots);
+    free(sig);
+    part_terms_clear(&pt);
     return st;
 }

@@ -489,16 +489,38 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
     return p->len;
 }
 
-/* Oracle 0 of p->s (tree built unless leaves is given: then from those digests). */
+/* Oracle 0 of p->s: its tree (built from the encoding, or from the given leaf digests).
+ * The codeword itself is not kept (4 entries per entry of s): the opening encodes it
+ * again (ez_whir_prover_encode0), so a prover holds s and the tree, 16 bytes per entry. */
 static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves)
 {
     const ez_whir_params *par = &p->par;
     unsigned k0 = par->k[0], logn = par->m - k0;
-    if (leaves == NULL)
-        return ez_whir_oracle_commit(&p->o0, root, p->s, k0, k0, logn, par->c[0]);
-    ez_status st = ez_whir_oracle_encode(&p->o0, p->s, k0, k0, logn, par->c[0]);
-    if (st == EZ_OK && (st = ez_merkle_new(&p->o0.tree, leaves, logn + par->c[0])) == EZ_OK)
+    ez_status st;
+    if (leaves == NULL) {
+        st = ez_whir_oracle_commit(&p->o0, root, p->s, k0, k0, logn, par->c[0]);
+        if (st == EZ_OK) {
+            free(p->o0.enc);
+            p->o0.enc = NULL;
+        }
+        return st;
+    }
+    p->o0.logn = logn;
+    p->o0.c = par->c[0];
+    p->o0.k = k0;
+    p->o0.width = (size_t)1 << k0;
+    if ((st = ez_merkle_new(&p->o0.tree, leaves, logn + par->c[0])) == EZ_OK)
         *root = *ez_merkle_root(p->o0.tree);
+    return st;
+}
+
+ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc)
+{
+    const ez_whir_params *par = &p->par;
+    unsigned k0 = par->k[0], logn = par->m - k0;
+    ez_whir_oracle o;
+    ez_status st = ez_whir_oracle_encode(&o, p->s, k0, k0, logn, par->c[0]);
+    *enc = st == EZ_OK ? o.enc : NULL;
     return st;
 }
 

@@ -104,8 +104,9 @@ ez_fe2 ez_whir_terms_eval(const ez_whir_term *terms, size_t nterms, const ez_fe2
 typedef struct ez_whir_prover ez_whir_prover;
 
 /* Commit to s[0..len-1] (entries len..2^m-1 are zero), len <= 2^p->m.
- * Out: *out (free with ez_whir_prover_free; it keeps a copy of s, oracle 0 and its
- *      Merkle tree: 8 (2^m + 2^(m+c0)) + 64 N_0 bytes), root[32] (the Merkle root).
+ * Out: *out (free with ez_whir_prover_free; it keeps a copy of s and oracle 0's Merkle
+ *      tree, 8 2^m + 64 N_0 bytes; the codeword is encoded again by each opening),
+ *      root[32] (the Merkle root).
  * Cost: a Möbius transform (m 2^(m-1) subtractions), 2^k0 rows x 2^c0 coset NTTs of
  *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes. OpenMP.
  * Returns EZ_OK, EZ_ERR_INVALID (bad params, len > 2^m, s NULL with len > 0) or
@@ -123,8 +124,8 @@ const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 uint64_t ez_whir_prover_len(const ez_whir_prover *p);
 
 /* Prover data: u64 len, len canonical u64 entries of s, then the N_0 leaf digests of
- * oracle 0 (32 bytes each). The reader re-encodes s (no leaf hashing), rebuilds the tree
- * from the digests and requires its root to equal root; like the Ligero reader it does
+ * oracle 0 (32 bytes each). The reader rebuilds the tree from the digests and requires
+ * its root to equal root (no encoding: openings encode); like the Ligero reader it does
  * not rehash the leaves (a corrupted pk yields proofs the verifier rejects).
  * Returns EZ_OK, EZ_ERR_FORMAT (short, non-canonical, wrong root, len > 2^m) or
  * EZ_ERR_NOMEM; *out NULL on failure. */
@@ -134,8 +135,9 @@ ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *p, const uint8
 /* Prove sum_x f(x) W(x) = sigma for W = the terms, appending the proof (format:
  * docs/protocol-kernel-pcs.md §9). The caller has absorbed the commitment and
  * everything the terms and sigma depend on. A wrong sigma yields a proof the verifier
- * rejects. Cost: O(sum over terms of 2^b) for the first round plus one pass over s (the
- * fold), then O(2^(m-k0)) extension work per later round and the encodings of the later
+ * rejects. Cost: oracle 0's encoding (without hashing; its codeword, 32 bytes per entry
+ * of s, lives until its queries are answered), O(sum over terms of 2^b) for the first
+ * round plus one pass over s (the fold), then O(2^(m-k0)) extension work per later round and the encodings of the later
  * oracles (2^(mv[i] + c[i]) entries each). Returns EZ_OK, EZ_ERR_INVALID (a malformed
  * term) or EZ_ERR_NOMEM. */
 ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_term *terms, size_t nterms,

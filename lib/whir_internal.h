@@ -49,6 +49,11 @@ struct ez_whir_prover {
 
 void ez_whir_oracle_clear(ez_whir_oracle *o);
 
+/* Oracle 0's codeword of p (the prover keeps only its tree): a new array of
+ * 2^(logn + c0) * 2^k0 entries (caller frees), *enc NULL on failure. Cost: the
+ * commitment's encoding without the hashing. Returns EZ_OK, EZ_ERR_NOMEM. */
+ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc);
+
 /* Encode and commit a table as an oracle. In: a[0 .. 2^(lw + logn) - 1], a base table
  * whose entries x = r + 2^lw u (r < 2^lw, u < 2^logn) form 2^lw interleaved rows of
  * multilinear EVALUATIONS over u; lw = k (base) or k + 1 (an extension table viewed as

@@ -383,7 +383,8 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
     }
     size_t maxsp = nterms > nshift ? nterms : nshift;
     prover pv = {.par = par, .t = t, .w = proof};
-    ez_whir_oracle cur = {0}, prev = {0};
+    ez_whir_oracle cur = {0}, prev = {0}, o0 = p->o0; /* o0: the tree borrowed */
+    o0.enc = NULL;
     shift_term *sh = ez_alloc_array(nshift + 1, sizeof *sh);
     uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
     ez_fe2 *eqmid = ez_alloc_aligned(n1, sizeof *eqmid), *ood = NULL;
@@ -407,7 +408,10 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
     for (unsigned r = 0; r < k0; r++)
         alpha[r] = sumcheck_round(&pv, r);
     round0_finish(&pv, p, terms, nterms, alpha, eqmid);
-    const ez_whir_oracle *po = &p->o0; /* the oracle the next queries go to */
+    /* oracle 0's codeword, encoded again (the prover keeps only its tree) */
+    if ((st = ez_whir_prover_encode0(p, &o0.enc)) != EZ_OK)
+        goto out;
+    const ez_whir_oracle *po = &o0; /* the oracle the next queries go to */
     size_t ns = 0;
 
     for (unsigned i = 1; i <= M; i++) {
@@ -460,6 +464,10 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
             sh[ns++] = (shift_term){.coef = gp, .e = e, .a = i - 1, .y = ez_whir_root_pow(logNp, e)};
         }
         /* oracle i-1 is done with; oracle i is queried next */
+        if (i == 1) { /* oracle 0 answered its queries: its codeword goes */
+            free(o0.enc);
+            o0.enc = NULL;
+        }
         ez_whir_oracle_clear(&prev);
         prev = cur;
         memset(&cur, 0, sizeof cur);
@@ -498,6 +506,7 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
         sumcheck_round(&pv, r);
     st = proof->failed ? EZ_ERR_NOMEM : EZ_OK;
 out:
+    free(o0.enc);
     ez_whir_oracle_clear(&cur);
     ez_whir_oracle_clear(&prev);
     free(sh);

@@ -431,6 +431,13 @@ START_TEST(test_ranges_honest)
     v[2][0] = 255; /* the edges of a region */
     v[2][1] = 0;
     honest_roundtrip(&t, c, 7);
+    /* trees capped at 2^6 and 2^10 leaves (lib/logup.h max_tree_log): many trees, the
+     * table a tree of its own, column pieces above the cap cut to its size */
+    for (unsigned cap = 6; cap <= 10; cap += 4) {
+        ez_logup_table tc = t;
+        tc.max_tree_log = cap;
+        honest_roundtrip(&tc, c, 7);
+    }
     /* a single region is a plain range check with a tag */
     ez_logup_table t1 = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {8}};
     honest_roundtrip(&t1, &c[2], 1);
@@ -471,6 +478,15 @@ START_TEST(test_ranges_outside)
         ez_writer_clear(&w);
         ez_logup_claims_clear(&pc);
         free(mf);
+    }
+    /* the same with trees capped at 2^5 leaves: the bad row sits in one of many trees */
+    {
+        ez_logup_table tc = t;
+        tc.max_tree_log = 5;
+        prove(&tc, c, 2, m, &w, &pc);
+        ck_assert(!accepts(&tc, c, 2, m, w.data, w.len, NULL));
+        ez_writer_clear(&w);
+        ez_logup_claims_clear(&pc);
     }
     /* An honest proof for tag 12 is rejected by a verifier that checks tag 8. */
     c[1].tag = 12;

@@ -614,15 +614,20 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     *ranges_ok = true;
     for (size_t j = 0; j < L.ncols; j++) {
         const ez_lookup_col *c = &L.cols[j];
+        /* a column on a piece of a support: the atoms' entries from the piece's offset */
+        const ez_adv_support *su = c->sup ? &L.supports[c->sup - 1] : NULL;
+        uint64_t off = su ? su->off[c->piece] : 0;
         ez_fe *v = malloc(c->len * sizeof *v);
-        if (c->atom.is_tensor)
+        if (c->atom.is_tensor && su)
+            ez_advice_gather_piece(v, f->tr.t[c->atom.id], &f->plan.tensors[c->atom.id], su, c->piece, 0);
+        else if (c->atom.is_tensor)
             ez_advice_pad_i64(v, f->tr.t[c->atom.id], &f->plan.tensors[c->atom.id], 0);
         else
-            memcpy(v, polys[c->atom.id], c->len * sizeof *v);
+            memcpy(v, polys[c->atom.id] + off, c->len * sizeof *v);
         for (uint64_t i = 0; i < c->len; i++) {
             ez_fe x = ez_fe_add(ez_fe_mul(v[i], c->coef), c->cst);
             for (unsigned e = 0; e < c->nx; e++)
-                x = ez_fe_add(x, ez_fe_mul(polys[c->xatom[e].id][i], c->xcoef[e]));
+                x = ez_fe_add(x, ez_fe_mul(polys[c->xatom[e].id][off + i], c->xcoef[e]));
             if (x >> c->bits)
                 *ranges_ok = false;
         }
@@ -633,7 +638,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
         const ez_lookup_table_desc *td = &L.tables[u->table];
         ez_fe *tin, *tout;
         ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        const ez_fe *a = polys[u->atom[0].id], *b = polys[u->atom[1].id];
+        uint64_t off = u->sup ? L.supports[u->sup - 1].off[u->piece] : 0;
+        const ez_fe *a = polys[u->atom[0].id] + off, *b = polys[u->atom[1].id] + off;
         for (uint64_t i = 0; i < u->len; i++)
             if (a[i] >> EZ_TABLE_BITS || tin[a[i]] != a[i] || tout[a[i]] != b[i])
                 *ranges_ok = false;
@@ -680,7 +686,7 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
             for (size_t j = 0; j < cv.aclaims[q].n; j++) {
                 const ez_claim *c = &cv.aclaims[q].items[j];
                 ck_assert_ptr_nonnull(polys[q]);
-                if (!ez_fe2_eq(ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, c->point, c->nvars), c->value))
+                if (!ez_fe2_eq(ez_advice_poly_eval(&L, q, polys[q], c->point), c->value))
                     *claims_ok = false;
             }
         for (size_t t = 0; t < f->plan.ntensors; t++) {
@@ -991,10 +997,11 @@ static void tamper_padding(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
     put(P, b.pW, b.nw, b.bw, i, 0);
     P[b.pZ][i] = 0;
     P[b.pRG][i] = rg;
-    /* the framework's remainder limbs (op_rem) at the padding entry */
+    /* the framework's remainder limbs (op_rem) at the padding entry: the value lives on
+     * its tensor's support (no padding committed, zero there), which is the remainder */
     const ez_adv_value *rv = &L->values[L->op_rem[0]];
-    ez_fe *const *limbs = (ez_fe *const *)(P - nx_first(L, 0) + rv->first_poly);
-    put((ez_fe **)limbs, 0, rv->nlimbs, rv->bits, i, rg & (((ez_fe)1 << sh) - 1));
+    ck_assert_int_ge(L->polys[rv->first_poly].support, 0);
+    ck_assert_uint_eq(rg & (((ez_fe)1 << sh) - 1), 0);
     nx_pad_out.on = true;
     nx_pad_out.idx = i;
     nx_pad_out.val = (int64_t)(rg >> sh);

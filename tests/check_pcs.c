@@ -1235,6 +1235,113 @@ START_TEST(test_pcs_invalid_args)
 }
 END_TEST
 
+/* ---- supports (pcs.h ez_pcs_support) --------------------------------------------------- */
+
+/* The cube of a supported poly (2^nv entries, zero outside the pieces) from its compact
+ * vector, for the reference values. */
+static void support_cube(ez_fe *cube, const ez_fe *compact, const ez_pcs_support *s)
+{
+    memset(cube, 0, ((size_t)1 << s->nv) * sizeof *cube);
+    size_t k = 0;
+    for (size_t j = 0; j < s->npieces; j++)
+        for (uint64_t x = 0; x < ((uint64_t)1 << s->nv); x++) /* increasing: increasing free bits */
+            if ((x & s->pieces[j].mask) == s->pieces[j].val)
+                cube[x] = compact[k++];
+}
+
+/* Polys with supports next to plain ones, claims at random points and at points inside
+ * one piece (boolean coordinates: the other pieces' terms vanish), under Ligero, WHIR and
+ * WHIR in parts: honest openings verify; a changed value, or the verifier's support
+ * changed (one piece moved), is rejected. */
+START_TEST(test_pcs_supports)
+{
+    ez_rng r = ez_rng_for("pcs_supports");
+    /* a triangle-like support on 6 variables (bits 5..3: row, 2..0: column): the
+     * lower-left 4x4 block (row >= 4 > column: bit 5 = 1, bit 2 = 0), the diagonal
+     * 4x4 blocks' entries as two 2x2 and single blocks — disjoint subcubes */
+    static const ez_pcs_piece tri[] = {
+        {0x24, 0x20},             /* rows 4..7 x cols 0..3 (16) */
+        {0x36, 0x00}, {0x36, 0x12}, /* rows 0..1 x cols 0..1; rows 2..3 x cols 2..3 (4 each) */
+        {0x3f, 0x10}, {0x3f, 0x11}, /* row 2: cols 0, 1 */
+        {0x36, 0x24}, {0x36, 0x36}, /* rows 4..5 x cols 4..5; rows 6..7 x cols 6..7 */
+        {0x3f, 0x34}, {0x3f, 0x35}, /* row 6: cols 4, 5 */
+    };
+    /* a [3, 6] tensor padded to [4, 8] (bits 4..3: row, 2..0: column): the axis pieces
+     * (2 + 1) x (4 + 2) */
+    static const ez_pcs_piece t36[] = {
+        {0x14, 0x00}, {0x16, 0x04}, {0x1c, 0x10}, {0x1e, 0x14},
+    };
+    ez_pcs_support sup[4] = {{6, 9, tri}, {0, 0, NULL}, {5, 4, t36}, {0, 0, NULL}};
+    uint64_t lens[4] = {36, 300, 18, 77};
+    polyset ps;
+    polyset_make(&ps, &r, lens, 4);
+    ez_fe cube0[64], cube2[32];
+    support_cube(cube0, ps.polys[0], &sup[0]);
+    support_cube(cube2, ps.polys[2], &sup[2]);
+    ez_pcs_claim cl[8];
+    ez_fe2 pts[8][40];
+    const size_t which[8] = {0, 0, 1, 2, 2, 3, 0, 2};
+    for (size_t k = 0; k < 8; k++) {
+        size_t i = which[k];
+        unsigned nv = sup[i].nv ? sup[i].nv : ez_log2_ceil(lens[i]);
+        for (unsigned v = 0; v < nv; v++)
+            pts[k][v] = ez_rng_fe2(&r);
+        if (k == 6) /* inside the piece rows 4..7 x cols 0..3: bit 5 = 1, bit 2 = 0 */
+            pts[k][0] = ez_fe2_one(), pts[k][3] = ez_fe2_zero();
+        if (k == 7) /* inside the piece rows 0..1 x cols 4..5 of t36 */
+            pts[k][0] = ez_fe2_zero(), pts[k][2] = ez_fe2_one(), pts[k][3] = ez_fe2_zero();
+        const ez_fe *src = i == 0 ? cube0 : i == 2 ? cube2 : ps.polys[i];
+        uint64_t n = sup[i].nv ? (uint64_t)1 << nv : lens[i];
+        cl[k] = (ez_pcs_claim){.poly = i, .point = pts[k], .value = ez_mle_eval_fe(src, (size_t)n, pts[k], nv)};
+    }
+    const unsigned schemes[3] = {EZ_PCS_SCHEME_LIGERO, EZ_PCS_SCHEME_WHIR, EZ_PCS_SCHEME_WHIR};
+    for (int sc = 0; sc < 3; sc++) {
+        ez_pcs_prover *p = NULL;
+        ez_pcs_commitment com;
+        ck_assert_int_eq(ez_pcs_commit_supported(&p, &com, (const ez_fe *const *)ps.polys, lens, sup, 4, schemes[sc],
+                                                 sc == 2 ? 4 : 0),
+                         EZ_OK);
+        ck_assert_uint_eq(com.nvars[0], 6);
+        ck_assert_uint_eq(com.nvars[2], 5);
+        ez_writer w;
+        open_to(p, &com, cl, 8, &w);
+        bool done = false;
+        ck_assert_int_eq(verify_bytes(&com, cl, 8, w.data, w.len, &done), EZ_OK);
+        ck_assert(done);
+        ez_pcs_claim bad[8];
+        memcpy(bad, cl, sizeof bad);
+        bad[6].value = ez_fe2_add(bad[6].value, ez_fe2_one());
+        ck_assert_int_eq(verify_bytes(&com, bad, 8, w.data, w.len, NULL), EZ_ERR_REJECT);
+        /* the commitment read back (no supports) with the supports set again */
+        ez_writer cw;
+        ez_writer_init(&cw);
+        ez_pcs_commitment_write(&cw, &com);
+        ez_reader rd;
+        ez_pcs_commitment c2;
+        ez_reader_init(&rd, cw.data, cw.len);
+        ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_OK);
+        ck_assert_int_eq(ez_pcs_commitment_set_supports(&c2, sup), EZ_OK);
+        ck_assert_int_eq(verify_bytes(&c2, cl, 8, w.data, w.len, NULL), EZ_OK);
+        /* a verifier with another support (two same-size pieces swapped) rejects */
+        ez_pcs_piece moved[9];
+        memcpy(moved, tri, sizeof moved);
+        moved[1] = tri[2], moved[2] = tri[1];
+        ez_pcs_support s2[4] = {{6, 9, moved}, sup[1], sup[2], sup[3]};
+        ck_assert_int_eq(ez_pcs_commitment_set_supports(&c2, s2), EZ_OK);
+        ck_assert_int_eq(verify_bytes(&c2, cl, 8, w.data, w.len, NULL), EZ_ERR_REJECT);
+        /* supports that do not fit lens */
+        ez_pcs_support s3[4] = {{6, 8, tri}, sup[1], sup[2], sup[3]};
+        ck_assert_int_eq(ez_pcs_commitment_set_supports(&c2, s3), EZ_ERR_INVALID);
+        ez_pcs_commitment_clear(&c2);
+        ez_writer_clear(&cw);
+        ez_writer_clear(&w);
+        ez_pcs_commitment_clear(&com);
+        ez_pcs_prover_free(p);
+    }
+    polyset_free(&ps);
+}
+END_TEST
+
 Suite *ez_suite_pcs(void)
 {
     Suite *s = suite_create("pcs");
@@ -1258,6 +1365,7 @@ Suite *ez_suite_pcs(void)
     tcase_add_test(tc, test_pcs_proximity_far_matrix);
     tcase_add_test(tc, test_pcs_commitment_bound);
     tcase_add_test(tc, test_pcs_invalid_args);
+    tcase_add_test(tc, test_pcs_supports);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -28,6 +28,7 @@
 #include "runtime/prove/pctx.h"
 #include "runtime/ops/op.h"
 #include "runtime/prove/prove.h"
+#include "runtime/prove/public.h"
 #include "runtime/prove/session.h"
 #include "runtime/prove/weights.h"
 #include "runtime/prove/verify.h"
@@ -673,7 +674,9 @@ START_TEST(test_remainder_out_of_range)
 END_TEST
 
 /* R' = R + 1 (in range) and C' = (acc - R') / 2^k in the field: the quotient is no
- * integer of its width — only the quotient's range check can catch it. */
+ * integer of its width — only the quotient's range check can catch it. The quotient here
+ * is an output of the model, so that check is the verifier's width check of the
+ * statement (rangecheck.h ez_rc_check_width: nothing is looked up for it). */
 static void quotient_out_of_width(const char *src, const char *seed)
 {
     fx f;
@@ -688,7 +691,7 @@ static void quotient_out_of_width(const char *src, const char *seed)
     ez_fe c = ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, k)));
     out[e] = ez_fe_to_i64(c);
     ck_assert(!fx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    ck_assert_msg(strstr(why.msg, "statement: output") != NULL, "%s", why.msg);
     fx_free(&f);
 }
 
@@ -1127,8 +1130,8 @@ START_TEST(test_extra_atoms_sent_false)
     ez_diag why = {{0}};
     fx_setup(&f,
              "model wide\nparam S = 4, D = 8, N = 4\nbits 40\nscale 12\ninput x[S, D] @bits(16)\n"
-             "weight w[D, N] @bits(16)\ny[s, n] = x[s, d] * w[d, n]\noutput y\n",
-             "extra_atoms_sent_false");
+             "weight w[D, N] @bits(16)\ny[s, n] = x[s, d] * w[d, n]\nz[s, n] = relu(y[s, n])\noutput z\n",
+             "extra_atoms_sent_false"); /* y not an output: its 40-bit quotient is committed */
     int done = 0;
     ez_prove_opts o = {.msg_hook = shift_limbs, .msg_hook_ctx = &done};
     ez_proof pf;
@@ -1154,8 +1157,8 @@ static void longer_advice_poly(void *ctx, ez_psess *s)
     longer_poly *lp = ctx;
     for (size_t q = 0; q < s->L.npolys && !lp->longer; q++) {
         uint64_t n = s->alens[q];
-        if ((n & (n - 1)) == 0)
-            continue; /* keep the variable count */
+        if ((n & (n - 1)) == 0 || s->L.polys[q].support >= 0)
+            continue; /* keep the variable count; a plain vector (a support fixes its length) */
         lp->longer = ez_alloc_aligned(n + 1, sizeof(ez_fe));
         memcpy(lp->longer, s->polys[q], n * sizeof(ez_fe));
         lp->longer[n] = 0;
@@ -1183,7 +1186,11 @@ START_TEST(test_advice_commitment_shape)
 {
     fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, masked_src, "advice_commitment_shape");
+    /* h [6, 16] has no interior padding: its rescale's polys are plain vectors of 96 */
+    fx_setup(&f,
+             "model chain\nparam S = 6, D = 16\nscale 12\ninput x[S, D]\nweight w[D, D], u[D, D]\n"
+             "h[s, n] = x[s, d] * w[d, n]\ny[s, m] = h[s, n] * u[n, m]\noutput y\n",
+             "advice_commitment_shape");
     longer_poly lp = {0, NULL, NULL};
     fx_cheat longer = {.ctx = &lp, .before_commit = longer_advice_poly, .before_lookups = restore_advice_poly};
     ez_proof pf;
@@ -1201,6 +1208,97 @@ START_TEST(test_advice_commitment_shape)
     fx_cheat none = {0};
     fx_prove_cheat(&f, &f.tr, &none, &pf);
     ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg); /* the assembled prover is right */
+    ez_proof_clear(&pf);
+    fx_free(&f);
+}
+END_TEST
+
+/* ---- public ops (runtime/prove/public.h) ------------------------------------------------- */
+
+/* A language-model head: logits and next are outputs, so the argmax and the max are
+ * public (executed by the verifier), and so is nothing else; m feeds an einsum, whose
+ * claim on it is checked against the statement. */
+static const char *head_src = "model head\n"
+                              "param S = 4, D = 16, V = 20\n"
+                              "scale 12\n"
+                              "input x[S, D]\n"
+                              "weight w[V, D], g[S]\n"
+                              "logits[s, v] = x[s, d] * w[v, d]\n"
+                              "next[s] = argmax[v](logits[s, v])\n"
+                              "m[s] = max[v](logits[s, v])\n"
+                              "y[s] = m[s] * g[s]\n"
+                              "output logits, next, m, y\n";
+
+/* The statement entry of tensor `name` in pf. */
+static ez_stmt_tensor *stmt_of(fx *f, ez_proof *pf, const char *name)
+{
+    for (size_t i = 0; i < pf->stmt.n; i++)
+        if (strcmp(f->plan.tensors[pf->stmt.t[i].tensor].name, name) == 0)
+            return &pf->stmt.t[i];
+    ck_abort_msg("no statement entry %s", name);
+    return NULL;
+}
+
+START_TEST(test_public_ops)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, head_src, "public_ops");
+    /* the plan: argmax and max public, the einsums not; nothing committed for them, and
+     * the logits (an output) get no quotient range check: only their remainder */
+    ez_layout_sizes sz;
+    ck_assert_int_eq(ez_layout_sizes_compute(&sz, &f.plan, &why), EZ_OK);
+    ck_assert(sz.provable);
+    for (size_t i = 0; i < f.plan.nops; i++) {
+        const ez_plan_op *op = &f.plan.ops[i];
+        bool pub = op->kind == EZ_OP_ARGMAX || op->kind == EZ_OP_MAX;
+        ck_assert_int_eq(ez_op_is_public(&f.plan, i), pub);
+        if (pub) {
+            ck_assert_uint_eq(sz.ops[i].advice_elems, 0);
+            ck_assert_uint_eq(sz.ops[i].lookup_rows, 0);
+            ck_assert_uint_eq(sz.ops[i].walk_bytes, 0);
+        }
+        if (strcmp(f.plan.tensors[op->out].name, "logits") == 0) /* [4, 20]: the support, no padding */
+            ck_assert_uint_eq(sz.ops[i].advice_elems, ez_plan_tensor_numel(&f.plan.tensors[op->out]));
+    }
+    ez_layout_sizes_clear(&sz);
+    /* honest */
+    ez_proof pf;
+    fx_prove_honest(&f, &pf, &why);
+    /* a wrong argmax in the statement: the verifier's execution */
+    ez_stmt_tensor *nx = stmt_of(&f, &pf, "next");
+    nx->v[1] = (nx->v[1] + 1) % 20;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op 'next'") != NULL, "%s", why.msg);
+    nx->v[1] = (nx->v[1] + 19) % 20;
+    ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg);
+    /* a wrong max: the public op's check */
+    ez_stmt_tensor *mx = stmt_of(&f, &pf, "m");
+    mx->v[2] += 1;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op 'm'") != NULL, "%s", why.msg);
+    mx->v[2] -= 1;
+    /* a changed logit with next and m recomputed from the changed logits (the public ops
+     * agree): the logits' output claim fails in the walk */
+    ez_stmt_tensor *lg = stmt_of(&f, &pf, "logits");
+    lg->v[3] += 1;
+    for (uint64_t s = 0; s < 4; s++) {
+        int64_t best = lg->v[s * 20];
+        nx->v[s] = 0;
+        for (uint64_t v = 1; v < 20; v++)
+            if (lg->v[s * 20 + v] > best)
+                best = lg->v[s * 20 + v], nx->v[s] = (int64_t)v;
+        mx->v[s] = best;
+    }
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op") == NULL, "%s", why.msg);
+    ez_proof_clear(&pf);
+    /* a logit outside its width (an out-of-width quotient would need it): the statement */
+    fx_prove(&f, false, &pf);
+    lg = stmt_of(&f, &pf, "logits");
+    lg->v[0] = INT64_C(1) << 40;
+    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "statement: output logits") != NULL, "%s", why.msg);
     ez_proof_clear(&pf);
     fx_free(&f);
 }
@@ -1306,8 +1404,8 @@ START_TEST(test_virtual_column_value)
     size_t nvirt = 0;
     for (size_t j = 0; j < L.ncols; j++)
         nvirt += L.cols[j].nx > 0;
-    ck_assert_uint_gt(nvirt, 0);
-    ck_assert(L.cols[L.ncols - 1].nx > 0 || L.cols[L.ncols - 2].nx > 0);
+    ck_assert_uint_gt(nvirt, 0); /* columns without extra atoms send nothing: the last
+                                    message of the section is a virtual column's */
     ez_advice_layout_clear(&L);
     ez_proof pf;
     fx_prove_honest(&f, &pf, &why);
@@ -1832,44 +1930,79 @@ START_TEST(test_weight_real_mle_bruteforce)
 }
 END_TEST
 
-/* A malicious setup commits a weight with junk in its interior padding (E = 12 is padded
- * to 16): the zero-check of the vk's range proof fails, honest or not, so every proof
- * against that vk is rejected — claims on the weight tensor could otherwise pick up the
- * junk. */
+/* A weight with interior padding (E = 12 of the masked model, cube 16) is committed on
+ * its support: its real entries only, the padding zero by construction. A malicious setup
+ * (1) commits the padded layout with junk in the padding: the prover's check and the vk's
+ * supports refuse its lengths; (2) claims the weight's cube MLE with a junk padding entry
+ * (value + junk eq(z, pad)) against the honest commitment: the opening, honest for the
+ * committed data, is rejected for that claim and accepted for the true one. */
 START_TEST(test_weight_padding_junk)
 {
     fx f;
-    ez_diag d = {{0}}, why = {{0}};
+    ez_diag d = {{0}};
     fx_setup(&f, masked_src, "weight_padding_junk");
     uint64_t *lens = NULL;
-    size_t nw = 0;
+    size_t nw = 0, k = 0, ki = SIZE_MAX, wi = 0;
     ck_assert_int_eq(ez_weights_lens(&f.plan, &lens, &nw), EZ_OK);
     ez_fe **polys = calloc(nw, sizeof *polys);
-    for (size_t i = 0, k = 0; i < f.plan.ntensors; i++) {
+    uint64_t *plens = calloc(nw, sizeof *plens);
+    for (size_t i = 0; i < f.plan.ntensors; i++) {
         const ez_plan_tensor *t = &f.plan.tensors[i];
         if (t->kind != EZ_TENSOR_WEIGHT)
             continue;
-        polys[k] = calloc(lens[k], sizeof(ez_fe));
+        plens[k] = ez_advice_padlen(t);
+        polys[k] = calloc(plens[k], sizeof(ez_fe));
         ez_advice_pad_i64(polys[k], f.tr.t[i], t, 0);
-        if (ez_advice_interior_padding(t))
+        if (ez_advice_interior_padding(t)) {
+            ck_assert(ez_advice_tensor_supported(t));
+            ck_assert_uint_eq(lens[k], ez_plan_tensor_numel(t)); /* no padding committed */
             polys[k][t->dims[t->rank - 1]] = 5; /* the first entry past the last axis' extent */
+            ki = k, wi = i;
+        }
         k++;
     }
-    ez_pcs_prover_free(f.w);
-    ez_pcs_commitment_clear(&f.wcom);
-    ck_assert_int_eq(ez_pcs_commit(&f.w, &f.wcom, (const ez_fe *const *)polys, lens, nw), EZ_OK);
-    ez_writer_clear(&f.wrange);
-    ez_writer_init(&f.wrange);
-    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, true, &f.wrange, &d), EZ_OK);
-    ez_vk vk = fx_vk(&f);
-    bool ok = true;
-    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
-    ck_assert(!ok);
-    ck_assert(!fx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight range proof failed") != NULL, "%s", why.msg);
-    for (size_t k = 0; k < nw; k++)
+    ck_assert_uint_ne(ki, SIZE_MAX);
+    /* (1) the padded layout with junk */
+    ez_pcs_prover *bad = NULL;
+    ez_pcs_commitment bcom;
+    ck_assert_int_eq(ez_pcs_commit(&bad, &bcom, (const ez_fe *const *)polys, plens, nw), EZ_OK);
+    ck_assert_int_eq(ez_weights_check(&f.plan, bad, &d), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_weights_set_supports(&f.plan, &bcom), EZ_ERR_INVALID);
+    ez_pcs_commitment_clear(&bcom);
+    ez_pcs_prover_free(bad);
+    /* (2) a claim with the junk entry on the honest commitment */
+    const ez_pcs_commitment *com = ez_pcs_prover_commitment(f.w);
+    const ez_plan_tensor *t = &f.plan.tensors[wi];
+    unsigned nv = ez_log2_ceil(plens[ki]);
+    ck_assert_uint_eq(com->nvars[ki], nv);
+    ez_rng rng = ez_rng_for("weight_padding_junk");
+    ez_fe2 z[64];
+    for (unsigned v = 0; v < nv; v++)
+        z[v] = ez_rng_fe2(&rng);
+    ez_pcs_claim cl = {.poly = ki, .point = z};
+    ck_assert_int_eq(ez_advice_tensor_eval(&cl.value, f.tr.t[wi], t, z), EZ_OK);
+    ez_pcs_claim junk = cl;
+    junk.value = ez_mle_eval_fe(polys[ki], (size_t)plens[ki], z, nv); /* the junk cube's MLE */
+    ck_assert(!ez_fe2_eq(junk.value, cl.value));
+    ez_transcript tp;
+    ez_transcript_init(&tp, "weight_padding_junk");
+    ez_pcs_commitment_absorb(&tp, com);
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pcs_open(f.w, &tp, &cl, 1, &w), EZ_OK);
+    for (int bad_claim = 0; bad_claim < 2; bad_claim++) {
+        ez_transcript tv;
+        ez_transcript_init(&tv, "weight_padding_junk");
+        ez_pcs_commitment_absorb(&tv, com);
+        ez_reader r;
+        ez_reader_init(&r, w.data, w.len);
+        ck_assert_int_eq(ez_pcs_verify(com, &tv, bad_claim ? &junk : &cl, 1, &r), bad_claim ? EZ_ERR_REJECT : EZ_OK);
+    }
+    ez_writer_clear(&w);
+    for (k = 0; k < nw; k++)
         free(polys[k]);
     free(polys);
+    free(plens);
     free(lens);
     fx_free(&f);
 }
@@ -1886,6 +2019,7 @@ START_TEST(test_weight_padding_forged_factor)
 {
     fx f;
     ez_diag d = {{0}}, why = {{0}};
+    ez_advice_testing_max_pieces(1); /* the weights keep their padded layout */
     fx_setup(&f, masked_src, "weight_padding_forged");
     const ez_plan *p = &f.plan;
     uint64_t *lens = NULL;
@@ -1995,6 +2129,7 @@ START_TEST(test_weight_padding_forged_factor)
     free(polys);
     free(lens);
     fx_free(&f);
+    ez_advice_testing_max_pieces(0);
 }
 END_TEST
 
@@ -2020,6 +2155,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_changed_masked_entry);
     tcase_add_test(tc, test_remainder_out_of_range);
     tcase_add_test(tc, test_quotient_out_of_width);
+    tcase_add_test(tc, test_public_ops);
     tcase_add_test(tc, test_checked_prover_refuses);
     tcase_add_test(tc, test_residual_out_of_width);
     tcase_add_test(tc, test_changed_round_message);

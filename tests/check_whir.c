@@ -16,6 +16,7 @@
 #include "lib/mle.h"
 #include "lib/ntt.h"
 #include "lib/pcs.h"
+#include "lib/pcs_internal.h"
 #include "lib/whir.h"
 #include "lib/whir_internal.h"
 #include "tests/testutil.h"
@@ -1162,6 +1163,194 @@ START_TEST(test_whir_pcs_io)
 }
 END_TEST
 
+/* ---- parts: a stack committed as several WHIR instances (lib/pcs_whir.c) ------------- */
+
+/* The reference of a multi-part opening, written from docs/protocol-kernel-pcs.md §8:
+ * the pcs layer's claims and rho, then the parts' roots, every touched part's sigma_j
+ * computed densely (shifted by +delta on the first touched part and -delta on the last:
+ * the sum stays right), and each part's WHIR opening by the library's part provers. */
+static void ref_parts_open(const ez_pcs_prover *p, const polyset *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
+                           ez_writer *w)
+{
+    const ez_pcs_commitment *com = &p->com;
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir_pcs");
+    ez_pcs_commitment_absorb(&t, com);
+    ez_writer_init(w);
+    ez_transcript_absorb_u64(&t, "pcs/nclaims", n);
+    for (size_t k = 0; k < n; k++) {
+        ez_transcript_absorb_u64(&t, "pcs/claim-poly", cl[k].poly);
+        ez_transcript_absorb_fe2(&t, "pcs/claim-point", cl[k].point, com->nvars[cl[k].poly]);
+        ez_transcript_absorb_fe2(&t, "pcs/claim-value", &cl[k].value, 1);
+    }
+    ez_fe2 rho = ez_transcript_challenge_fe2(&t, "pcs/rho");
+    unsigned P = com->part_log;
+    size_t np = p->nwhir;
+    /* the dense weight over S: W(x) = sum_k rho^k eq(z_k, position of x in poly_k) */
+    uint64_t T = 0;
+    for (uint64_t j = 0; j < com->npieces; j++)
+        T += (uint64_t)1 << com->pbits[j];
+    ez_fe2 *W = calloc(T, sizeof *W), pw = ez_fe2_one();
+    for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
+        size_t i = cl[k].poly;
+        unsigned nv = com->nvars[i];
+        for (uint64_t q = com->pfirst[i]; q < com->pfirst[i + 1]; q++)
+            for (uint64_t u = 0; u < ((uint64_t)1 << com->pbits[q]); u++) {
+                uint64_t pos = com->pstart[q] + u;
+                ez_fe2 e = pw;
+                for (unsigned v = 0; v < nv; v++)
+                    e = ez_fe2_mul(e, eq1(cl[k].point[v], ez_fe2_from_fe((pos >> (nv - 1 - v)) & 1)));
+                W[com->poff[q] + u] = ez_fe2_add(W[com->poff[q] + u], e);
+            }
+    }
+    /* S itself */
+    ez_fe *S = calloc(T, sizeof *S);
+    for (size_t i = 0; i < ps->n; i++)
+        for (uint64_t q = com->pfirst[i]; q < com->pfirst[i + 1]; q++)
+            memcpy(S + com->poff[q], ps->polys[i] + com->pstart[q], ((size_t)1 << com->pbits[q]) * sizeof *S);
+    /* the touched parts: those holding a piece of a claimed poly */
+    bool touched[64] = {false};
+    ck_assert_uint_le(np, 64);
+    for (size_t k = 0; k < n; k++)
+        for (uint64_t q = com->pfirst[cl[k].poly]; q < com->pfirst[cl[k].poly + 1]; q++)
+            for (uint64_t x = com->poff[q] >> P; x <= (com->poff[q] + ((uint64_t)1 << com->pbits[q]) - 1) >> P; x++)
+                touched[x] = true;
+    ez_fe2 sig[64];
+    size_t nsent = 0, part_of[64];
+    for (size_t j = 0; j < np; j++) {
+        if (!touched[j])
+            continue;
+        ez_fe2 sj = ez_fe2_zero();
+        for (uint64_t x = (uint64_t)j << P; x < T && x < ((uint64_t)(j + 1) << P); x++)
+            sj = ez_fe2_add(sj, ez_fe2_mul_fe(W[x], S[x]));
+        part_of[nsent] = j;
+        sig[nsent++] = sj;
+    }
+    ck_assert_uint_ge(nsent, 2);
+    sig[0] = ez_fe2_add(sig[0], delta);
+    sig[nsent - 1] = ez_fe2_sub(sig[nsent - 1], delta);
+    ez_writer_bytes(w, p->wroots, 32 * np);
+    ez_transcript_absorb_bytes(&t, "pcs/whir-part-roots", (const uint8_t *)p->wroots, 32 * np);
+    ez_writer_bytes(w, sig, nsent * sizeof *sig);
+    ez_transcript_absorb_fe2(&t, "pcs/whir-part-sums", sig, nsent);
+    /* each touched part: the terms of its blocks (docs §8: one per claim and piece, a
+     * piece over several parts cut into part-sized blocks with eq over the bits above
+     * P in the coefficient), offsets local to the part */
+    for (size_t s_ = 0; s_ < nsent; s_++) {
+        size_t j = part_of[s_];
+        ez_whir_term terms[4096];
+        ez_fe2 revs[64][32];
+        size_t nt = 0, nrev = 0;
+        pw = ez_fe2_one();
+        for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
+            size_t i = cl[k].poly;
+            unsigned nv = com->nvars[i];
+            ez_fe2 *zr = revs[nrev++];
+            for (unsigned b = 0; b < nv; b++)
+                zr[b] = cl[k].point[nv - 1 - b];
+            for (uint64_t q = com->pfirst[i]; q < com->pfirst[i + 1]; q++) {
+                unsigned b = com->pbits[q], top = nv - b;
+                ez_fe2 coef = pw;
+                for (unsigned v = 0; v < top; v++)
+                    coef = ez_fe2_mul(coef, eq1(cl[k].point[v], ez_fe2_from_fe(((com->pstart[q] >> b) >> (top - 1 - v)) & 1)));
+                for (uint64_t x = com->poff[q]; x < com->poff[q] + ((uint64_t)1 << b); x += (uint64_t)1 << (b < P ? b : P)) {
+                    if ((x >> P) != j)
+                        continue;
+                    ez_fe2 cu = coef;
+                    for (unsigned bit = P; bit < b; bit++)
+                        cu = ez_fe2_mul(cu, eq1(zr[bit], ez_fe2_from_fe(((x - com->poff[q]) >> bit) & 1)));
+                    ck_assert_uint_lt(nt, 4096);
+                    terms[nt++] = (ez_whir_term){.coef = cu, .off = x & (((uint64_t)1 << P) - 1),
+                                                 .b = b < P ? b : P, .z = zr};
+                }
+            }
+        }
+        ck_assert_int_eq(ez_whir_open(p->whir[j], &t, terms, nt, sig[s_], w), EZ_OK);
+    }
+    free(W);
+    free(S);
+}
+
+START_TEST(test_whir_pcs_parts)
+{
+    ez_rng r = ez_rng_for("whir_pcs_parts");
+    /* 1000 = 512 + 256 + 128 + 64 + 32 + 8: pieces over several parts of 2^6 */
+    uint64_t lens[5] = {1000, 70, 5, 129, 300};
+    polyset ps;
+    polyset_make(&ps, &r, lens, 5);
+    for (unsigned P = 6; P <= 9; P += 3) {
+        ez_pcs_prover *p = NULL;
+        ez_pcs_commitment com;
+        ck_assert_int_eq(ez_pcs_commit_parts(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 5, EZ_PCS_SCHEME_WHIR, P),
+                         EZ_OK);
+        ck_assert_uint_eq(com.part_log, P);
+        ck_assert_uint_eq(p->nwhir, (1504 + ((size_t)1 << P) - 1) >> P);
+        ez_pcs_claim cl[6];
+        static ez_fe2 pts[64][32];
+        size_t which[6] = {0, 1, 0, 3, 4, 2};
+        claims_make(cl, pts, &r, &ps, which, 6);
+        ez_writer w;
+        pcs_open(p, &com, cl, 6, 0, &w);
+        bool done = false;
+        ck_assert_int_eq(pcs_verify(&com, cl, 6, 0, w.data, w.len, &done), EZ_OK);
+        ck_assert(done);
+        /* the reference's honest proof is the library's, byte for byte */
+        ez_writer w2;
+        ref_parts_open(p, &ps, cl, 6, ez_fe2_zero(), &w2);
+        ck_assert_uint_eq(w.len, w2.len);
+        ck_assert_mem_eq(w.data, w2.data, w.len);
+        ez_writer_clear(&w2);
+        /* a shifted split of the sums (their total still right): the parts' openings of
+         * the shifted sums fail */
+        ref_parts_open(p, &ps, cl, 6, ez_fe2_one(), &w2);
+        ck_assert_int_eq(pcs_verify(&com, cl, 6, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT);
+        ez_writer_clear(&w2);
+        /* a wrong claim; a wrong part root (its hash is not the commitment's root) */
+        ez_pcs_claim bad[6];
+        memcpy(bad, cl, sizeof bad);
+        bad[3].value = ez_fe2_add(bad[3].value, ez_fe2_one());
+        ck_assert_int_eq(pcs_verify(&com, bad, 6, 0, w.data, w.len, NULL), EZ_ERR_REJECT);
+        uint8_t *buf = malloc(w.len);
+        memcpy(buf, w.data, w.len);
+        buf[40] ^= 1;
+        ck_assert_int_eq(pcs_verify(&com, cl, 6, 0, buf, w.len, NULL), EZ_ERR_REJECT);
+        free(buf);
+        /* commitment and prover data round trips */
+        ez_writer cw, pk;
+        ez_writer_init(&cw);
+        ez_writer_init(&pk);
+        ez_pcs_commitment_write(&cw, &com);
+        ez_pcs_prover_write(&pk, p);
+        ez_reader rd;
+        ez_pcs_commitment c2;
+        ez_reader_init(&rd, cw.data, cw.len);
+        ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_OK);
+        ck_assert_uint_eq(c2.part_log, P);
+        ck_assert_int_eq(pcs_verify(&c2, cl, 6, 0, w.data, w.len, NULL), EZ_OK);
+        ez_pcs_commitment_clear(&c2);
+        ez_pcs_prover *p2 = NULL;
+        ez_reader_init(&rd, pk.data, pk.len);
+        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_OK);
+        ck_assert(ez_reader_done(&rd));
+        pcs_open(p2, &com, cl, 6, 0, &w2);
+        ck_assert_uint_eq(w.len, w2.len);
+        ck_assert_mem_eq(w.data, w2.data, w.len);
+        ez_writer_clear(&w2);
+        ez_pcs_prover_free(p2);
+        /* a part root changed in the prover data: its hash is not the root */
+        pk.data[cw.len + 3] ^= 1;
+        ez_reader_init(&rd, pk.data, pk.len);
+        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_ERR_FORMAT);
+        ez_writer_clear(&cw);
+        ez_writer_clear(&pk);
+        ez_writer_clear(&w);
+        ez_pcs_commitment_clear(&com);
+        ez_pcs_prover_free(p);
+    }
+    polyset_free(&ps);
+}
+END_TEST
+
 Suite *ez_suite_whir(void)
 {
     Suite *s = suite_create("whir");
@@ -1187,6 +1376,7 @@ Suite *ez_suite_whir(void)
     tcase_add_test(tp, test_whir_pcs_many);
     tcase_add_test(tp, test_whir_pcs_matches_reference);
     tcase_add_test(tp, test_whir_pcs_io);
+    tcase_add_test(tp, test_whir_pcs_parts);
     suite_add_tcase(s, tp);
     return s;
 }

@@ -9,6 +9,7 @@
 #include "compiler/einc.h"
 #include "runtime/formats/sections.h"
 #include "runtime/prove/advice.h"
+#include "runtime/prove/weights.h"
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)
@@ -158,23 +159,39 @@ ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d
             st = EZ_ERR_FORMAT;
             goto out;
         }
-        if (!is_input(t))
+        /* the public inputs must satisfy what the compiler's bound analysis assumed; the
+         * outputs lie in their bounds, and a width-checked op's result in its width (the
+         * executor's own checks): the proof does not range-check such an output's width,
+         * the verifier checks it here (rangecheck.h ez_rc_check_width) */
+        bool in = is_input(t), width = in;
+        if (!in)
+            for (size_t o = 0; o < p->nops; o++)
+                if (p->ops[o].out == ids[i])
+                    width = ez_plan_op_width_checked(&p->ops[o]);
+        if (t->bits == 0 || t->bits > 63)
             continue;
-        /* the public inputs must satisfy what the compiler's bound analysis assumed */
-        int64_t lo = t->kind == EZ_TENSOR_TOKENS ? 0 : -(INT64_C(1) << (t->bits - 1));
-        int64_t hi = t->kind == EZ_TENSOR_TOKENS ? t->token_limit - 1 : (INT64_C(1) << (t->bits - 1)) - 1;
+        int64_t lo = t->kind == EZ_TENSOR_TOKENS ? 0 : width ? -(INT64_C(1) << (t->bits - 1)) : INT64_MIN;
+        int64_t hi = t->kind == EZ_TENSOR_TOKENS ? t->token_limit - 1 : width ? (INT64_C(1) << (t->bits - 1)) - 1 : INT64_MAX;
+        uint64_t first = UINT64_MAX;
+        const int64_t *xv = x->v;
+        const bool bounded = t->kind != EZ_TENSOR_TOKENS;
+        const uint64_t bound = t->bound;
+#pragma omp parallel for reduction(min : first) schedule(static) if (x->n > 65536)
         for (uint64_t j = 0; j < x->n; j++) {
-            int64_t v = x->v[j];
+            int64_t v = xv[j];
             bool bad = v < lo || v > hi;
-            if (t->kind == EZ_TENSOR_INPUT && !bad)
-                bad = (uint64_t)(v < 0 ? -v : v) > t->bound;
-            if (bad) {
-                char where[256];
-                ez_exec_format_elem(where, sizeof where, t, j);
-                ez_diag_set(d, "statement: input %s = %lld is outside its range", where, (long long)v);
-                st = EZ_ERR_FORMAT;
-                goto out;
-            }
+            if (bounded && !bad)
+                bad = (uint64_t)(v < 0 ? -(uint64_t)v : (uint64_t)v) > bound;
+            if (bad && j < first)
+                first = j;
+        }
+        if (first != UINT64_MAX) {
+            char where[256];
+            ez_exec_format_elem(where, sizeof where, t, first);
+            ez_diag_set(d, "statement: %s %s = %lld is outside its range", in ? "input" : "output", where,
+                        (long long)x->v[first]);
+            st = EZ_ERR_FORMAT;
+            goto out;
         }
     }
 out:
@@ -444,6 +461,12 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
     if ((st = check_weight_lens(&vk->plan, &vk->wcom, vk->has_weights, d)) != EZ_OK) {
         ez_vk_clear(vk);
         return st;
+    }
+    /* the supports of the weight polys are the plan's (public, not in the bytes) */
+    if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom)) != EZ_OK) {
+        ez_diag_set(d, "verifying key: the weight commitment does not match the model's weights");
+        ez_vk_clear(vk);
+        return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
     }
     vk->wrange = ez_alloc_array(sec[3].len ? sec[3].len : 1, 1);
     if (vk->wrange == NULL) {

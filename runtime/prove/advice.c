@@ -95,8 +95,65 @@ ez_status ez_weights_lens(const ez_plan *p, uint64_t **lens, size_t *n)
     k = 0;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            l[k++] = ez_advice_padlen(&p->tensors[i]);
+            l[k++] = ez_advice_tensor_supported(&p->tensors[i]) ? ez_plan_tensor_numel(&p->tensors[i])
+                                                                : ez_advice_padlen(&p->tensors[i]);
     *lens = l;
+    return EZ_OK;
+}
+
+/* The piece cap in force: EZ_ADV_MAX_PIECES, lowered only by tests (see advice.h). */
+static size_t max_pieces = EZ_ADV_MAX_PIECES;
+
+void ez_advice_testing_max_pieces(size_t n)
+{
+    max_pieces = n ? n : EZ_ADV_MAX_PIECES;
+}
+
+bool ez_advice_tensor_supported(const ez_plan_tensor *t)
+{
+    if (!ez_advice_interior_padding(t))
+        return false;
+    size_t np = 1;
+    unsigned nv = 0;
+    for (unsigned a = 0; a < t->rank; a++) {
+        np *= (size_t)__builtin_popcountll(t->dims[a]);
+        nv += ez_log2_ceil(t->dims[a]);
+        if (np > max_pieces)
+            return false;
+    }
+    return nv > 0 && nv <= 48;
+}
+
+ez_status ez_weights_supports(const ez_plan *p, ez_advice_layout *scratch, ez_pcs_support **out)
+{
+    *out = NULL;
+    size_t n = 0;
+    bool any = false;
+    for (size_t i = 0; i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT) {
+            n++;
+            any |= ez_advice_tensor_supported(&p->tensors[i]);
+        }
+    if (!any)
+        return EZ_OK;
+    long *idx = ez_alloc_array(n, sizeof *idx);
+    ez_pcs_support *s = calloc(n, sizeof *s);
+    ez_status st = idx && s ? EZ_OK : EZ_ERR_NOMEM;
+    for (size_t i = 0, k = 0; st == EZ_OK && i < p->ntensors; i++)
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
+            st = ez_advice_support_tensor(scratch, p, (unsigned)i, &idx[k++]);
+    /* pointers only once every support exists (the array may move while it grows) */
+    for (size_t k = 0; st == EZ_OK && k < n; k++)
+        if (idx[k] >= 0) {
+            const ez_adv_support *x = &scratch->supports[idx[k]];
+            s[k] = (ez_pcs_support){x->nv, x->npieces, x->pieces};
+        }
+    free(idx);
+    if (st != EZ_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
     return EZ_OK;
 }
 
@@ -111,6 +168,12 @@ void ez_advice_layout_clear(ez_advice_layout *L)
 {
     if (L == NULL)
         return;
+    for (size_t i = 0; i < L->nsupports; i++) {
+        free(L->supports[i].pieces);
+        free(L->supports[i].off);
+        free(L->supports[i].bits);
+    }
+    free(L->supports);
     free(L->values);
     free(L->polys);
     free(L->cols);
@@ -135,9 +198,223 @@ static void *grow(void **a, size_t *n, size_t *cap, size_t elem)
     return slot;
 }
 
+/* ---- supports ------------------------------------------------------------------------- */
+
+uint64_t ez_advice_support_len(const ez_adv_support *s)
+{
+    return s->off[s->npieces];
+}
+
+ez_status ez_advice_add_support(ez_advice_layout *L, unsigned nv, const ez_pcs_piece *pieces, size_t npieces,
+                                long *idx)
+{
+    if (nv == 0 || nv > 48 || npieces == 0)
+        return EZ_ERR_INVALID;
+    uint64_t all = (UINT64_C(1) << nv) - 1;
+    for (size_t j = 0; j < npieces; j++)
+        if ((pieces[j].mask & ~all) || (pieces[j].val & ~pieces[j].mask))
+            return EZ_ERR_INVALID;
+    ez_adv_support s = {.nv = nv, .npieces = npieces, .tensor = EZ_ADV_NO_TENSOR};
+    s.pieces = ez_alloc_array(npieces, sizeof *s.pieces);
+    s.off = ez_alloc_array(npieces + 1, sizeof *s.off);
+    s.bits = ez_alloc_array(npieces, sizeof *s.bits);
+    ez_adv_support *x = NULL;
+    if (s.pieces && s.off && s.bits)
+        x = grow((void **)&L->supports, &L->nsupports, &L->caps[4], sizeof *x);
+    if (x == NULL) {
+        free(s.pieces);
+        free(s.off);
+        free(s.bits);
+        return EZ_ERR_NOMEM;
+    }
+    memcpy(s.pieces, pieces, npieces * sizeof *s.pieces);
+    s.off[0] = 0;
+    for (size_t j = 0; j < npieces; j++) {
+        s.bits[j] = nv - (unsigned)__builtin_popcountll(pieces[j].mask);
+        s.off[j + 1] = s.off[j] + (UINT64_C(1) << s.bits[j]);
+    }
+    *x = s;
+    *idx = (long)(L->nsupports - 1);
+    return EZ_OK;
+}
+
+ez_status ez_advice_support_tensor(ez_advice_layout *L, const ez_plan *p, unsigned tensor, long *idx)
+{
+    const ez_plan_tensor *t = &p->tensors[tensor];
+    *idx = -1;
+    if (!ez_advice_tensor_supported(t))
+        return EZ_OK;
+    for (size_t i = 0; i < L->nsupports; i++) {
+        const ez_adv_support *s = &L->supports[i];
+        if (s->tensor == EZ_ADV_NO_TENSOR)
+            continue;
+        const ez_plan_tensor *u = &p->tensors[s->tensor];
+        if (u->rank == t->rank && memcmp(u->dims, t->dims, t->rank * sizeof *t->dims) == 0) {
+            *idx = (long)i;
+            return EZ_OK;
+        }
+    }
+    /* per axis: its block of index bits and its binary pieces, largest first */
+    unsigned nv = 0, sh[EZ_MAX_RANK], na[EZ_MAX_RANK];
+    size_t np = 1;
+    for (unsigned a = t->rank; a-- > 0;) {
+        na[a] = ez_log2_ceil(t->dims[a]);
+        sh[a] = nv;
+        nv += na[a];
+        np *= (size_t)__builtin_popcountll(t->dims[a]);
+    }
+    ez_pcs_piece *pc = ez_alloc_array(np, sizeof *pc);
+    if (pc == NULL)
+        return EZ_ERR_NOMEM;
+    /* the product, axis 0 outermost: piece index digits per axis */
+    for (size_t j = 0; j < np; j++) {
+        size_t rest = j;
+        uint64_t mask = 0, val = 0;
+        for (unsigned a = t->rank; a-- > 0;) {
+            size_t cnt = (size_t)__builtin_popcountll(t->dims[a]), which = rest % cnt;
+            rest /= cnt;
+            /* the which-th set bit of dims[a] from the top: the piece [start, start + 2^b) */
+            uint64_t start = 0;
+            unsigned b = 0;
+            for (unsigned bit = 64, seen = 0; bit-- > 0;)
+                if ((t->dims[a] >> bit) & 1) {
+                    if (seen++ == which) {
+                        b = bit;
+                        break;
+                    }
+                    start += UINT64_C(1) << bit;
+                }
+            uint64_t amask = ((UINT64_C(1) << na[a]) - 1) & ~((UINT64_C(1) << b) - 1);
+            mask |= amask << sh[a];
+            val |= start << sh[a];
+        }
+        pc[j] = (ez_pcs_piece){mask, val};
+    }
+    ez_status st = ez_advice_add_support(L, nv, pc, np, idx);
+    free(pc);
+    if (st == EZ_OK)
+        L->supports[*idx].tensor = tensor;
+    return st;
+}
+
+void ez_advice_piece_point(const ez_adv_support *s, size_t j, const ez_fe2 *pt, ez_fe2 *out)
+{
+    unsigned nv = s->nv, o = 0;
+    for (unsigned v = 0; v < nv; v++) {
+        unsigned bit = nv - 1 - v;
+        if ((s->pieces[j].mask >> bit) & 1)
+            out[v] = ez_fe2_from_fe((s->pieces[j].val >> bit) & 1);
+        else
+            out[v] = pt[o++];
+    }
+}
+
+ez_fe2 ez_advice_support_indicator(const ez_adv_support *s, const ez_fe2 *z)
+{
+    ez_fe2 sum = ez_fe2_zero(), one = ez_fe2_one();
+    for (size_t j = 0; j < s->npieces; j++) {
+        ez_fe2 e = one;
+        for (unsigned v = 0; v < s->nv; v++) {
+            unsigned bit = s->nv - 1 - v;
+            if ((s->pieces[j].mask >> bit) & 1)
+                e = ez_fe2_mul(e, ((s->pieces[j].val >> bit) & 1) ? z[v] : ez_fe2_sub(one, z[v]));
+        }
+        sum = ez_fe2_add(sum, e);
+    }
+    return sum;
+}
+
+void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s, size_t j,
+                            ez_fe add)
+{
+    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK], nv = 0;
+    uint64_t rs[EZ_MAX_RANK], r = 1;
+    for (unsigned a = t->rank; a-- > 0;) {
+        na[a] = ez_log2_ceil(t->dims[a]);
+        sh[a] = nv;
+        nv += na[a];
+        rs[a] = r;
+        r *= t->dims[a];
+    }
+    uint64_t n = UINT64_C(1) << s->bits[j];
+    const unsigned rank = t->rank;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t x = ez_advice_piece_index(s, j, k), e = 0;
+        for (unsigned a = 0; a < rank; a++)
+            e += ((x >> sh[a]) & ((UINT64_C(1) << na[a]) - 1)) * rs[a];
+        dst[k] = ez_fe_add(ez_fe_from_i64(src[e]), add);
+    }
+}
+
+void ez_advice_compact(ez_fe *dst, const ez_fe *padded, const ez_adv_support *s)
+{
+    for (size_t j = 0; j < s->npieces; j++) {
+        uint64_t n = UINT64_C(1) << s->bits[j];
+        ez_fe *d = dst + s->off[j];
+#pragma omp parallel for schedule(static) if (n > 65536)
+        for (uint64_t k = 0; k < n; k++)
+            d[k] = padded[ez_advice_piece_index(s, j, k)];
+    }
+}
+
+unsigned ez_advice_poly_nvars(const ez_advice_layout *L, size_t q)
+{
+    const ez_adv_poly *y = &L->polys[q];
+    return y->support >= 0 ? L->supports[y->support].nv : ez_log2_ceil(y->len);
+}
+
+ez_fe2 ez_advice_poly_eval(const ez_advice_layout *L, size_t q, const ez_fe *data, const ez_fe2 *z)
+{
+    const ez_adv_poly *y = &L->polys[q];
+    if (y->support < 0)
+        return ez_mle_eval_fe(data, (size_t)y->len, z, ez_log2_ceil(y->len));
+    const ez_adv_support *s = &L->supports[y->support];
+    ez_fe2 sum = ez_fe2_zero(), one = ez_fe2_one(), zf[64];
+    for (size_t j = 0; j < s->npieces; j++) {
+        ez_fe2 e = one;
+        unsigned o = 0;
+        for (unsigned v = 0; v < s->nv; v++) {
+            unsigned bit = s->nv - 1 - v;
+            if ((s->pieces[j].mask >> bit) & 1)
+                e = ez_fe2_mul(e, ((s->pieces[j].val >> bit) & 1) ? z[v] : ez_fe2_sub(one, z[v]));
+            else
+                zf[o++] = z[v];
+        }
+        if (ez_fe2_is_zero(e))
+            continue;
+        sum = ez_fe2_add(sum, ez_fe2_mul(e, ez_mle_eval_fe(data + s->off[j], (size_t)1 << s->bits[j], zf, o)));
+    }
+    return sum;
+}
+
+ez_status ez_advice_pcs_supports(const ez_advice_layout *L, ez_pcs_support **out)
+{
+    *out = NULL;
+    bool any = false;
+    for (size_t q = 0; q < L->npolys && !any; q++)
+        any = L->polys[q].support >= 0;
+    if (!any)
+        return EZ_OK;
+    ez_pcs_support *s = calloc(L->npolys, sizeof *s);
+    if (s == NULL)
+        return EZ_ERR_NOMEM;
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].support >= 0) {
+            const ez_adv_support *x = &L->supports[L->polys[q].support];
+            s[q] = (ez_pcs_support){x->nv, x->npieces, x->pieces};
+        }
+    *out = s;
+    return EZ_OK;
+}
+
 ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const ez_plan *p, size_t *idx)
 {
-    uint64_t len = ez_advice_padlen(&p->tensors[v->tensor]);
+    long sup = -1;
+    ez_status st = ez_advice_support_tensor(L, p, v->tensor, &sup);
+    if (st != EZ_OK)
+        return st;
+    uint64_t len = sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : ez_advice_padlen(&p->tensors[v->tensor]);
     size_t first = L->npolys;
     for (unsigned i = 0; i < v->nlimbs; i++) {
         ez_adv_poly *q = grow((void **)&L->polys, &L->npolys, &L->caps[1], sizeof *q);
@@ -146,6 +423,7 @@ ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const 
         q->len = len;
         q->value = (long)L->nvalues;
         q->limb = i;
+        q->support = sup;
     }
     ez_adv_value *x = grow((void **)&L->values, &L->nvalues, &L->caps[0], sizeof *x);
     if (x == NULL)
@@ -165,6 +443,7 @@ ez_status ez_advice_add_poly(ez_advice_layout *L, uint64_t len, unsigned op, siz
     q->len = len;
     q->value = EZ_ADV_POLY_OP;
     q->op = op;
+    q->support = -1;
     if (idx)
         *idx = L->npolys - 1;
     return EZ_OK;
@@ -283,6 +562,7 @@ ez_status ez_advice_finish_tables(ez_advice_layout *L)
         q->len = ez_advice_table_rows(d);
         q->value = -1;
         q->table = (unsigned)t;
+        q->support = -1;
     }
     return EZ_OK;
 }
@@ -368,6 +648,8 @@ ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
         const ez_plan_tensor *t = &p->tensors[v->tensor];
         const char *owner = v->op < p->nops ? p->ops[v->op].label : "weights";
         uint64_t len = ez_advice_padlen(t), numel = ez_plan_tensor_numel(t);
+        long sup = L->polys[v->first_poly].support;
+        const ez_adv_support *su = sup >= 0 ? &L->supports[sup] : NULL;
         const int64_t *src = NULL;
         if (v->src == EZ_ADV_SRC_TENSOR) {
             src = tr->t[v->tensor];
@@ -392,6 +674,18 @@ ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
             goto out;
         }
         ez_advice_pad_i64(x, src, t, ez_fe_from_i64(v->offset));
+        if (su) { /* the support's entries only: no padding committed */
+            uint64_t clen = ez_advice_support_len(su);
+            ez_fe *y = ez_alloc_aligned(clen, sizeof *y);
+            if (y == NULL) {
+                st = EZ_ERR_NOMEM;
+                goto out;
+            }
+            ez_advice_compact(y, x, su);
+            free(x);
+            x = y;
+            len = clen;
+        }
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 0; l < v->nlimbs; l++) {
             limbs[l] = polys[v->first_poly + l] = ez_alloc_aligned(len, sizeof(ez_fe));
@@ -403,7 +697,14 @@ ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_t
         uint64_t bad = split_limbs(v, x, len, limbs, unchecked);
         if (bad != UINT64_MAX) {
             char where[256];
-            describe_entry(where, sizeof where, t, bad);
+            uint64_t at = bad;
+            if (su) { /* the compact entry's place in the padded layout */
+                size_t j = 0;
+                while (j + 1 < su->npieces && su->off[j + 1] <= bad)
+                    j++;
+                at = ez_advice_piece_index(su, j, bad - su->off[j]);
+            }
+            describe_entry(where, sizeof where, t, at);
             int64_t val = ez_fe_to_i64(ez_fe_sub(x[bad], ez_fe_from_i64(v->offset)));
             if (v->src == EZ_ADV_SRC_TENSOR)
                 ez_diag_set(d, "%s '%s': %s = %lld is outside its %u-bit range", v->op < p->nops ? "op" : "in",

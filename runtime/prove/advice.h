@@ -42,6 +42,7 @@
 
 #include "compiler/plan.h"
 #include "lib/field.h"
+#include "lib/pcs.h"
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
 #include "runtime/prove/lookup.h"
@@ -74,6 +75,24 @@ typedef struct {
     size_t first_poly;    /* limb i is polys[first_poly + i] */
 } ez_adv_value;
 
+/* A SUPPORT (lib/pcs.h ez_pcs_support): a poly with one is the MLE of its nv-variable
+ * cube, zero outside the disjoint subcubes `pieces`, and its committed entries are the
+ * pieces' one after another (piece j from entry off[j], 2^bits[j] entries, by increasing
+ * free bits). A tensor's support (ez_advice_support_tensor) is the product of the binary
+ * pieces of its axes' extents: exactly its real entries, no padding committed, looked
+ * up or range-checked. */
+typedef struct {
+    unsigned nv;
+    size_t npieces;
+    ez_pcs_piece *pieces;
+    uint64_t *off;        /* npieces + 1 */
+    unsigned *bits;       /* npieces */
+    unsigned tensor;      /* the tensor whose shape made it (EZ_ADV_NO_TENSOR: an op's own) */
+} ez_adv_support;
+#define EZ_ADV_NO_TENSOR UINT32_MAX
+/* Most pieces a support may have (more: the tensor keeps its padded layout). */
+#define EZ_ADV_MAX_PIECES 4096u
+
 /* One committed polynomial (a vector of len base-field entries). */
 typedef struct {
     uint64_t len;
@@ -81,6 +100,7 @@ typedef struct {
     unsigned limb;
     unsigned table;
     unsigned op;          /* EZ_ADV_POLY_OP: the owning op */
+    long support;         /* index into the layout's supports, or -1: a plain vector */
 } ez_adv_poly;
 #define EZ_ADV_POLY_OP (-2L) /* value of an op-owned poly (filled by the op's fill) */
 
@@ -99,6 +119,9 @@ typedef struct {
     unsigned table;
     unsigned op;          /* the op that registered it (for messages) */
     uint64_t len;
+    size_t sup;           /* 0: the atoms' whole length; k >= 1: piece `piece` of support
+                             k - 1 of its atoms (len = the piece's size) */
+    size_t piece;
     ez_atom atom;
     ez_fe coef;           /* nonzero */
     ez_fe cst;
@@ -114,6 +137,8 @@ typedef struct {
     unsigned table;
     unsigned op;          /* the op that registered it */
     uint64_t len;
+    size_t sup;           /* as ez_lookup_col's */
+    size_t piece;
     ez_atom atom[EZ_LOOKUP_FUNC_WIDTH];
 } ez_lookup_tuple;
 
@@ -134,15 +159,16 @@ typedef struct {
 } ez_lookup_table_desc;
 
 typedef struct {
-    size_t nvalues, npolys, ncols, ntuples, ntables;
+    size_t nvalues, npolys, ncols, ntuples, ntables, nsupports;
     ez_adv_value *values;
     ez_adv_poly *polys;
     ez_lookup_col *cols;
     ez_lookup_tuple *tuples;
+    ez_adv_support *supports;
     ez_lookup_table_desc tables[EZ_ADV_MAX_TABLES];
     long *op_rem;         /* per op: the value index of its rescale remainder, or -1 */
     size_t nops;
-    size_t caps[4];       /* allocation capacities (values, polys, cols, tuples) */
+    size_t caps[5];       /* allocation capacities (values, polys, cols, tuples, supports) */
 } ez_advice_layout;
 
 /* ---- padded layout of a tensor --------------------------------------------------------- */
@@ -166,14 +192,90 @@ void ez_advice_pad_i64(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, 
  * Allocates O(numel) scratch; returns EZ_ERR_NOMEM on failure. */
 ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_tensor *t, const ez_fe2 *point);
 
+/* ---- supports ------------------------------------------------------------------------- */
+
+/* The support of tensor t's entries (the binary pieces of every axis extent, in axis
+ * order, each axis' pieces largest first), added to L if new: *idx = its index, or -1
+ * when t needs none (no interior padding: a plain vector of padlen entries) or would
+ * need more than EZ_ADV_MAX_PIECES pieces. EZ_OK or EZ_ERR_NOMEM. */
+ez_status ez_advice_support_tensor(ez_advice_layout *L, const ez_plan *p, unsigned tensor, long *idx);
+
+/* Add an op's own support (pieces copied; sizes derived): *idx its index. EZ_OK,
+ * EZ_ERR_INVALID (nv > 48, a piece beyond nv bits), EZ_ERR_NOMEM. */
+ez_status ez_advice_add_support(ez_advice_layout *L, unsigned nv, const ez_pcs_piece *pieces, size_t npieces,
+                                long *idx);
+
+/* Entries of a support (sum of its pieces' sizes). */
+uint64_t ez_advice_support_len(const ez_adv_support *s);
+
+/* The cube index of entry k of piece j (k < 2^bits[j]): its free bits deposited. */
+static inline uint64_t ez_advice_piece_index(const ez_adv_support *s, size_t j, uint64_t k)
+{
+    uint64_t free = ~s->pieces[j].mask & ((UINT64_C(1) << s->nv) - 1), x = s->pieces[j].val;
+#if defined(__BMI2__)
+    return x | __builtin_ia32_pdep_di(k, free);
+#else
+    for (uint64_t b = 1; free; b <<= 1) {
+        uint64_t low = free & -free;
+        if (k & b)
+            x |= low;
+        free ^= low;
+    }
+    return x;
+#endif
+}
+
+/* The point over nv cube coordinates of a claim on piece j at `pt` (bits[j] coordinates,
+ * the piece's free variables in order): the fixed variables set to the piece's bits. */
+void ez_advice_piece_point(const ez_adv_support *s, size_t j, const ez_fe2 *pt, ez_fe2 *out);
+
+/* The MLE at z (nv coordinates) of the support's indicator: sum over pieces of eq over
+ * the bits each fixes. O(npieces nv). */
+ez_fe2 ez_advice_support_indicator(const ez_adv_support *s, const ez_fe2 *z);
+
+/* Gather tensor t's values (src, row-major real entries) at piece j of support s (a
+ * tensor support of t's shape) into dst[0 .. 2^bits[j]) as field elements plus add. */
+void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s, size_t j,
+                            ez_fe add);
+
+/* Compact a padded-layout array (padlen = the cube prefix) into the support order: dst
+ * gets ez_advice_support_len(s) entries. */
+void ez_advice_compact(ez_fe *dst, const ez_fe *padded, const ez_adv_support *s);
+
+/* The variables of poly q's MLE (its support's nv, or ceil(log2 len)). */
+unsigned ez_advice_poly_nvars(const ez_advice_layout *L, size_t q);
+
+/* Prover: the MLE of poly q (entries data) at z (ez_advice_poly_nvars coordinates). */
+ez_fe2 ez_advice_poly_eval(const ez_advice_layout *L, size_t q, const ez_fe *data, const ez_fe2 *z);
+
+/* The lib/pcs.h supports of every poly (npolys entries; nv = 0 for plain ones), pointing
+ * into L (valid while L lives); *out NULL when no poly has one. EZ_OK, EZ_ERR_NOMEM. */
+ez_status ez_advice_pcs_supports(const ez_advice_layout *L, ez_pcs_support **out);
+
 /* ---- the layout ------------------------------------------------------------------------ */
 
 void ez_advice_layout_init(ez_advice_layout *L);
 void ez_advice_layout_clear(ez_advice_layout *L);
 
-/* Lengths of the weight polys: the padded layout of every WEIGHT tensor, plan order.
- * *n gets the count (0 for a model without weights; lens may then be NULL). */
+/* Whether tensor t is committed on its support (ez_advice_support_tensor: interior
+ * padding and at most EZ_ADV_MAX_PIECES pieces) rather than its padded layout. */
+bool ez_advice_tensor_supported(const ez_plan_tensor *t);
+
+/* TESTING ONLY: lower the piece cap to n (0: back to EZ_ADV_MAX_PIECES), so a test model
+ * of a few entries takes the padded-layout path (the padding zero-check of a weight,
+ * docs/protocol.md §6.4) that only tensors of more than 4096 pieces take otherwise.
+ * Prover and verifier of one process read the same cap. */
+void ez_advice_testing_max_pieces(size_t n);
+
+/* Lengths of the weight polys, plan order: a weight's numel when it is committed on its
+ * support, else its padded layout. *n gets the count (0 for a model without weights;
+ * lens may then be NULL). */
 ez_status ez_weights_lens(const ez_plan *p, uint64_t **lens, size_t *n);
+
+/* The supports of the weight polys (one entry per WEIGHT tensor, plan order; nv = 0 for
+ * one committed plain), kept in *scratch (init it; clear it after use). *out NULL when
+ * no weight has one. EZ_OK, EZ_ERR_NOMEM. */
+ez_status ez_weights_supports(const ez_plan *p, ez_advice_layout *scratch, ez_pcs_support **out);
 
 /* Start a layout for p: op_rem of every op set to -1. EZ_OK or EZ_ERR_NOMEM. */
 ez_status ez_advice_layout_start(ez_advice_layout *L, const ez_plan *p);

@@ -8,6 +8,7 @@
 
 #include "lib/field.h"
 #include "runtime/ops/op.h"
+#include "runtime/prove/public.h"
 #include "runtime/prove/rangecheck.h"
 
 /* Drop the range table's regions that cost more than they save (docs/protocol.md §4,
@@ -99,6 +100,8 @@ ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag 
     for (size_t i = 0; i < p->nops; i++) {
         const ez_plan_op *op = &p->ops[i];
         const ez_op_def *e = ez_op_def_of(op->kind);
+        if (ez_op_is_public(p, i))
+            continue; /* the verifier executes it (runtime/prove/public.h) */
         if (e == NULL || e->layout == NULL) {
             ez_diag_set(d, "op '%s' (%s) is not provable yet", op->label, ez_op_kind_name(op->kind));
             st = EZ_ERR_UNSUPPORTED;
@@ -145,6 +148,10 @@ ez_status ez_advice_layout_build_lenient(ez_advice_layout *L, const ez_plan *p, 
     ez_status st = ez_advice_layout_start(L, p);
     for (size_t i = 0; i < p->nops && st == EZ_OK; i++) {
         const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
+        if (ez_op_is_public(p, i)) {
+            provable[i] = true; /* executed by the verifier: nothing committed */
+            continue;
+        }
         provable[i] = e && e->layout && e->prove && e->verify && e->walk_bytes && e->claims;
         if (!provable[i])
             continue;
@@ -180,7 +187,7 @@ void ez_layout_sizes_clear(ez_layout_sizes *s)
 static ez_status census(const ez_plan *p, const ez_advice_layout *L, const ez_layout_sizes *s, uint64_t *claims)
 {
     for (size_t t = 0; t < p->ntensors; t++)
-        claims[t] = p->tensors[t].is_output;
+        claims[t] = p->tensors[t].is_output && !ez_tensor_is_public_result(p, t);
     for (size_t j = 0; j < L->ncols; j++)
         if (L->cols[j].atom.is_tensor)
             claims[L->cols[j].atom.id] += (uint64_t)__builtin_popcountll(L->cols[j].len);
@@ -190,7 +197,7 @@ static ez_status census(const ez_plan *p, const ez_advice_layout *L, const ez_la
                 claims[L->tuples[j].atom[w].id]++;
     for (size_t i = p->nops; i-- > 0;) {
         const ez_plan_op *op = &p->ops[i];
-        if (claims[op->out] == 0 || !s->ops[i].provable)
+        if (claims[op->out] == 0 || !s->ops[i].provable || ez_op_is_public(p, i))
             continue;
         const ez_op_def *e = ez_op_def_of(op->kind);
         for (unsigned k = 0; k < op->nin; k++)
@@ -238,7 +245,7 @@ ez_status ez_layout_sizes_compute(ez_layout_sizes *s, const ez_plan *p, ez_diag 
     for (size_t i = 0; i < p->nops; i++) {
         const ez_plan_op *op = &p->ops[i];
         ez_layout_op_size *o = &s->ops[i];
-        o->out_claims = claims[op->out];
+        o->out_claims = ez_op_is_public(p, i) ? 0 : claims[op->out];
         if (!o->provable || o->out_claims == 0)
             continue;
         const ez_plan_tensor *to = &p->tensors[op->out];

@@ -8,6 +8,7 @@
 
 #include "lib/mle.h"
 #include "runtime/formats/version.h"
+#include "runtime/prove/public.h"
 
 ez_status ez_pctx_msg(ez_pctx *c, const char *label, ez_fe2 *v, size_t n)
 {
@@ -53,7 +54,7 @@ ez_status ez_pctx_claim_tensor(ez_pctx *c, size_t tensor, const ez_fe2 *point, u
 
 ez_status ez_pctx_claim_advice(ez_pctx *c, size_t poly, const ez_fe2 *point, unsigned nvars, ez_fe2 value)
 {
-    if (poly >= c->adv->npolys || nvars != ez_log2_ceil(c->adv->polys[poly].len))
+    if (poly >= c->adv->npolys || nvars != ez_advice_poly_nvars(c->adv, poly))
         return EZ_ERR_INVALID;
     return add_claim(&c->aclaims[poly], point, nvars, value);
 }
@@ -62,8 +63,7 @@ ez_status ez_pctx_eval_atom(const ez_pctx *c, ez_atom a, const ez_fe2 *point, ez
 {
     if (a.is_tensor)
         return ez_advice_tensor_eval(out, c->tr->t[a.id], &c->plan->tensors[a.id], point);
-    const ez_adv_poly *q = &c->adv->polys[a.id];
-    *out = ez_mle_eval_fe(c->advice[a.id], (size_t)q->len, point, ez_log2_ceil(q->len));
+    *out = ez_advice_poly_eval(c->adv, a.id, c->advice[a.id], point);
     return EZ_OK;
 }
 
@@ -228,8 +228,8 @@ ez_status ez_proof_output_claims(ez_pctx *c, const ez_statement *s)
     const ez_plan *p = c->plan;
     for (size_t i = 0; i < p->ntensors; i++) {
         const ez_plan_tensor *t = &p->tensors[i];
-        if (!t->is_output)
-            continue;
+        if (!t->is_output || ez_tensor_is_public_result(p, i))
+            continue; /* a public op's result: the verifier recomputes it (public.h) */
         const ez_stmt_tensor *v = ez_statement_find(s, (unsigned)i);
         if (v == NULL)
             return EZ_ERR_INVALID;

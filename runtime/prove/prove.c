@@ -10,6 +10,7 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/margins.h"
+#include "runtime/prove/public.h"
 #include "runtime/prove/session.h"
 #include "runtime/prove/weights.h"
 
@@ -144,6 +145,10 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         ez_claim_list *l = &c.tclaims[op->out];
         if (l->n == 0)
             continue; /* nothing depends on this op */
+        if (ez_op_is_public(p, i)) {
+            ez_claim_list_clear(l); /* the verifier checks them on the statement */
+            continue;
+        }
         double ts = ez_now(), tc = ez_prove_cpu_now();
         size_t b0 = c.w->len;
         const ez_plan_tensor *to = &p->tensors[op->out];

@@ -13,17 +13,35 @@ unsigned ez_rc_nlimbs(unsigned bits)
     return bits <= EZ_ADV_LIMB_BITS ? 1 : (bits + EZ_ADV_LIMB_BITS - 1) / EZ_ADV_LIMB_BITS;
 }
 
+/* Register column c over its atoms' whole length (sup < 0), or one column per piece of
+ * support sup (each of the piece's 2^bits entries). */
+static ez_status add_cols(ez_advice_layout *L, ez_lookup_col c, long sup)
+{
+    if (sup < 0) {
+        c.sup = 0;
+        return ez_advice_add_col(L, &c, NULL);
+    }
+    ez_status st = EZ_OK;
+    for (size_t j = 0; j < L->supports[sup].npieces && st == EZ_OK; j++) {
+        c.sup = (size_t)sup + 1;
+        c.piece = j;
+        c.len = UINT64_C(1) << L->supports[sup].bits[j];
+        st = ez_advice_add_col(L, &c, NULL);
+    }
+    return st;
+}
+
 /* The column range-checking one limb of width w (1..16) of atom a (plus cst: a tensor
- * with its offset): one row per entry in the range table's region [0, 2^w). */
-static ez_status limb_cols(ez_advice_layout *L, unsigned op, uint64_t len, ez_atom a, ez_fe cst, unsigned w,
-                           size_t *first)
+ * with its offset): one row per entry in the range table's region [0, 2^w) — per piece
+ * when the atom has a support. */
+static ez_status limb_cols(ez_advice_layout *L, unsigned op, uint64_t len, ez_atom a, ez_fe cst, unsigned w, long sup)
 {
     unsigned table;
     ez_status st = ez_advice_range_table(L, w, &table);
     if (st != EZ_OK)
         return st;
     ez_lookup_col c = {.table = table, .op = op, .len = len, .atom = a, .coef = 1, .cst = cst, .bits = w};
-    return ez_advice_add_col(L, &c, first);
+    return add_cols(L, c, sup);
 }
 
 ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv_value *v, size_t *idx,
@@ -40,11 +58,11 @@ ez_status ez_rc_commit_value(ez_advice_layout *L, const ez_plan *p, const ez_adv
     if ((st = ez_advice_add_value(L, &x, p, &vi)) != EZ_OK)
         return st;
     const ez_adv_value *val = &L->values[vi];
-    uint64_t len = ez_advice_padlen(&p->tensors[v->tensor]);
+    const ez_adv_poly *q0 = &L->polys[val->first_poly];
     for (unsigned l = 0; l < val->nlimbs && st == EZ_OK; l++) {
         unsigned w = l + 1 < val->nlimbs ? EZ_ADV_LIMB_BITS : v->bits - EZ_ADV_LIMB_BITS * l;
         ez_atom a = {false, val->first_poly + l};
-        st = limb_cols(L, v->op, len, a, 0, w, NULL);
+        st = limb_cols(L, v->op, q0->len, a, 0, w, q0->support);
     }
     if (st == EZ_OK && idx)
         *idx = vi;
@@ -56,10 +74,13 @@ ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op,
 {
     ez_status st;
     uint64_t len = ez_advice_padlen(&p->tensors[tensor]);
+    long sup = -1;
+    if ((st = ez_advice_support_tensor(L, p, tensor, &sup)) != EZ_OK)
+        return st;
     if (ez_rc_nlimbs(bits) == 1) {
         /* the tensor itself (plus offset) is the looked-up column: nothing committed */
         ez_atom a = {true, tensor};
-        return limb_cols(L, op, len, a, ez_fe_from_i64(offset), bits, NULL);
+        return limb_cols(L, op, len, a, ez_fe_from_i64(offset), bits, sup);
     }
     /* Only the HIGH part H = (tensor + offset) >> 16 is committed (in limbs, each looked
      * up); the low 16 bits are the VIRTUAL column tensor + offset - 2^16 H, looked up in
@@ -82,7 +103,9 @@ ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op,
         c.xatom[l] = (ez_atom){false, val->first_poly + l};
         c.xcoef[l] = ez_fe_neg(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * (l + 1)));
     }
-    return ez_advice_add_col(L, &c, NULL);
+    if (L->polys[val->first_poly].support != sup)
+        return EZ_ERR_INTERNAL; /* the high part lives on the tensor's support */
+    return add_cols(L, c, sup);
 }
 
 ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d)
@@ -110,6 +133,11 @@ ez_status ez_rc_check_width(ez_advice_layout *L, const ez_plan *p, size_t op, ez
         ez_diag_set(d, "op '%s': a %u-bit range check is not supported", o->label, out->bits);
         return EZ_ERR_UNSUPPORTED;
     }
+    /* the width-checked result of a rescale or checked sum that is an output is in the
+     * statement: the verifier checks its width there (ez_statement_check), so the proof
+     * commits and looks up nothing for it */
+    if (out->is_output && ez_plan_op_width_checked(o))
+        return EZ_OK;
     return ez_rc_check_tensor(L, p, (unsigned)op, o->out, (int64_t)(UINT64_C(1) << (out->bits - 1)), out->bits, d);
 }
 
@@ -120,7 +148,7 @@ ez_status ez_rc_limb_cols(ez_advice_layout *L, unsigned op, size_t first_poly, u
     for (unsigned l = 0; l < nl && st == EZ_OK; l++) {
         unsigned w = l + 1 < nl ? EZ_ADV_LIMB_BITS : bits - EZ_ADV_LIMB_BITS * l;
         ez_atom a = {false, first_poly + l};
-        st = limb_cols(L, op, len, a, 0, w, NULL);
+        st = limb_cols(L, op, len, a, 0, w, L->polys[first_poly + l].support);
     }
     return st;
 }
@@ -152,8 +180,11 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
             continue;
         idx[n] = j;
         owned[n] = NULL;
+        /* a piece of a support: the atoms' entries from the piece's offset */
+        const ez_adv_support *su = c->sup ? &L->supports[c->sup - 1] : NULL;
+        uint64_t aoff = su ? su->off[c->piece] : 0;
         if (!c->atom.is_tensor && c->coef == 1 && c->cst == 0 && c->nx == 0) {
-            cols[n++] = advice[c->atom.id];
+            cols[n++] = advice[c->atom.id] + aoff;
             continue;
         }
         ez_fe *x = ez_alloc_aligned(c->len, sizeof *x);
@@ -163,7 +194,19 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
         }
         ez_fe coef = c->coef, cst = c->cst;
         uint64_t len = c->len;
-        if (c->atom.is_tensor && coef == 1) {
+        if (su && c->atom.is_tensor) {
+            ez_advice_gather_piece(x, tr->t[c->atom.id], &p->tensors[c->atom.id], su, c->piece, 0);
+            if (coef != 1 || cst != 0) {
+#pragma omp parallel for schedule(static) if (len > 65536)
+                for (uint64_t i = 0; i < len; i++)
+                    x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
+            }
+        } else if (su) {
+            const ez_fe *a = advice[c->atom.id] + aoff;
+#pragma omp parallel for schedule(static) if (len > 65536)
+            for (uint64_t i = 0; i < len; i++)
+                x[i] = ez_fe_add(ez_fe_mul(a[i], coef), cst);
+        } else if (c->atom.is_tensor && coef == 1) {
             /* the tensor plus its offset on every entry of its padded layout (len) */
             ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], cst);
         } else {
@@ -177,7 +220,7 @@ ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_tr
         }
         /* a virtual column: plus the extra atoms (advice polys of the same length) */
         for (unsigned e = 0; e < c->nx; e++) {
-            const ez_fe *xa = advice[c->xatom[e].id];
+            const ez_fe *xa = advice[c->xatom[e].id] ? advice[c->xatom[e].id] + aoff : NULL;
             ez_fe xc = c->xcoef[e];
             if (c->xatom[e].is_tensor || xa == NULL) {
                 free(x);
@@ -212,26 +255,39 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
         return EZ_ERR_INTERNAL;
     for (size_t j = 0; j < ncols; j++) {
         const ez_lookup_col *col = &L->cols[idx[j]];
+        const ez_adv_support *su = col->sup ? &L->supports[col->sup - 1] : NULL;
         for (size_t k = lc->first[j]; k < lc->first[j + 1]; k++) {
             const ez_claim *cl = &lc->col[k];
+            /* a piece's claim is the atoms' claim at the cube point with the piece's fixed
+             * bits (its MLE is theirs restricted there), where the selector is 1 */
+            ez_fe2 full[EZ_PROVE_MAX_VARS];
+            const ez_fe2 *pt = cl->point;
+            unsigned nv = cl->nvars;
+            if (su) {
+                if (cl->nvars != su->bits[col->piece])
+                    return EZ_ERR_INTERNAL;
+                ez_advice_piece_point(su, col->piece, cl->point, full);
+                pt = full;
+                nv = su->nv;
+            }
             /* col(z) = coef atom(z) + sum xcoef_e xatom_e(z) + cst sel(z): the prover sends
              * the extra atoms' values, the main atom's follows */
             ez_fe2 xv[EZ_ADV_MAX_LIMBS];
             if (c->prover)
                 for (unsigned e = 0; e < col->nx; e++)
-                    if ((st = ez_pctx_eval_atom(c, col->xatom[e], cl->point, &xv[e])) != EZ_OK)
+                    if ((st = ez_pctx_eval_atom(c, col->xatom[e], pt, &xv[e])) != EZ_OK)
                         return st;
             if ((st = ez_pctx_msg(c, "col/atoms", xv, col->nx)) != EZ_OK)
                 return st;
-            ez_fe2 sel = ez_mle_prefix(cl->point, cl->nvars, col->len);
+            ez_fe2 sel = su ? ez_fe2_one() : ez_mle_prefix(cl->point, cl->nvars, col->len);
             ez_fe2 v = ez_fe2_sub(cl->value, ez_fe2_mul_fe(sel, col->cst));
             for (unsigned e = 0; e < col->nx; e++) {
                 v = ez_fe2_sub(v, ez_fe2_mul_fe(xv[e], col->xcoef[e]));
-                if ((st = atom_claim(c, col->xatom[e], cl->point, cl->nvars, xv[e])) != EZ_OK)
+                if ((st = atom_claim(c, col->xatom[e], pt, nv, xv[e])) != EZ_OK)
                     return st;
             }
             v = ez_fe2_mul_fe(v, ez_fe_inv(col->coef));
-            if ((st = atom_claim(c, col->atom, cl->point, cl->nvars, v)) != EZ_OK)
+            if ((st = atom_claim(c, col->atom, pt, nv, v)) != EZ_OK)
                 return st;
         }
     }
@@ -252,11 +308,12 @@ ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const
         if (u->table != table)
             continue;
         idx[n] = j;
+        const ez_adv_support *su = u->sup ? &L->supports[u->sup - 1] : NULL;
         for (unsigned w = 0; w < EZ_LOOKUP_FUNC_WIDTH; w++) {
             ez_atom a = u->atom[w];
             owned[2 * n + w] = NULL;
             if (!a.is_tensor) {
-                cols[2 * n + w] = advice[a.id];
+                cols[2 * n + w] = advice[a.id] + (su ? su->off[u->piece] : 0);
                 continue;
             }
             ez_fe *x = ez_alloc_aligned(u->len, sizeof *x);
@@ -265,7 +322,10 @@ ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const
                 cols[2 * n + w] = NULL;
                 continue;
             }
-            ez_advice_pad_i64(x, tr->t[a.id], &p->tensors[a.id], 0);
+            if (su)
+                ez_advice_gather_piece(x, tr->t[a.id], &p->tensors[a.id], su, u->piece, 0);
+            else
+                ez_advice_pad_i64(x, tr->t[a.id], &p->tensors[a.id], 0);
             owned[2 * n + w] = x;
             cols[2 * n + w] = x;
         }
@@ -284,9 +344,18 @@ ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, si
         return EZ_ERR_INTERNAL;
     for (size_t j = 0; j < ntuples && st == EZ_OK; j++) {
         const ez_lookup_tuple *u = &L->tuples[idx[j]];
+        const ez_adv_support *su = u->sup ? &L->supports[u->sup - 1] : NULL;
         for (unsigned w = 0; w < EZ_LOOKUP_FUNC_WIDTH && st == EZ_OK; w++) {
             const ez_claim *cl = &lc->col[lc->first[j] + w];
-            st = atom_claim(c, u->atom[w], cl->point, cl->nvars, cl->value);
+            if (su) { /* a piece: the atom's claim at its cube point */
+                ez_fe2 full[EZ_PROVE_MAX_VARS];
+                if (cl->nvars != su->bits[u->piece])
+                    return EZ_ERR_INTERNAL;
+                ez_advice_piece_point(su, u->piece, cl->point, full);
+                st = atom_claim(c, u->atom[w], full, su->nv, cl->value);
+            } else {
+                st = atom_claim(c, u->atom[w], cl->point, cl->nvars, cl->value);
+            }
         }
     }
     if (st == EZ_OK) {
@@ -303,7 +372,7 @@ ez_status ez_rc_value_claim(ez_pctx *c, size_t value, const ez_claim *claim)
     ez_fe2 val[EZ_ADV_MAX_LIMBS];
     ez_status st;
     unsigned n = v->nlimbs;
-    if (claim->nvars != ez_log2_ceil(q0->len))
+    if (claim->nvars != ez_advice_poly_nvars(c->adv, v->first_poly))
         return EZ_ERR_INVALID;
     if (c->prover)
         for (unsigned i = 1; i < n; i++) {
@@ -314,8 +383,9 @@ ez_status ez_rc_value_claim(ez_pctx *c, size_t value, const ez_claim *claim)
     if ((st = ez_pctx_msg(c, "value/limbs", val + 1, n - 1)) != EZ_OK)
         return st;
     /* limb_0 = V + offset sel - sum_{i>=1} 2^(16 i) limb_i */
-    ez_fe2 s = ez_fe2_add(claim->value,
-                          ez_fe2_mul_fe(ez_mle_prefix(claim->point, claim->nvars, q0->len), ez_fe_from_i64(v->offset)));
+    ez_fe2 sel = q0->support >= 0 ? ez_advice_support_indicator(&c->adv->supports[q0->support], claim->point)
+                                   : ez_mle_prefix(claim->point, claim->nvars, q0->len);
+    ez_fe2 s = ez_fe2_add(claim->value, ez_fe2_mul_fe(sel, ez_fe_from_i64(v->offset)));
     for (unsigned i = 1; i < n; i++)
         s = ez_fe2_sub(s, ez_fe2_mul_fe(val[i], ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * i)));
     val[0] = s;

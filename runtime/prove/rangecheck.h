@@ -56,7 +56,10 @@ ez_status ez_rc_check_tensor(ez_advice_layout *L, const ez_plan *p, unsigned op,
 ez_status ez_rc_rescale(ez_advice_layout *L, const ez_plan *p, size_t op, unsigned shift, ez_diag *d);
 
 /* The result of op `op` range-checked to its signed width: out + 2^(bits-1) in
- * [0, 2^bits) (a residual stream's sum, and the quotient of every rescale). */
+ * [0, 2^bits) (a residual stream's sum, and the quotient of every rescale). Nothing is
+ * registered when the result is an output of the model and the op is width-checked
+ * (compiler/plan.h ez_plan_op_width_checked): the verifier checks the statement's values
+ * (runtime/formats/proofio.h ez_statement_check). */
 ez_status ez_rc_check_width(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
 
 /* The prover's concrete column arrays for the columns of table `table` (in layout

@@ -189,8 +189,12 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
     if (s->L.npolys == 0)
         return EZ_OK;
     progress(s, "commit", 0, 1);
-    ez_status st =
-        ez_pcs_commit_scheme(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, s->L.npolys, scheme);
+    ez_pcs_support *sup = NULL;
+    ez_status st = ez_advice_pcs_supports(&s->L, &sup);
+    if (st == EZ_OK)
+        st = ez_pcs_commit_supported(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, sup,
+                                     s->L.npolys, scheme, 0);
+    free(sup);
     if (st != EZ_OK)
         return st;
     progress(s, "commit", 1, 1);
@@ -290,6 +294,18 @@ ez_status ez_vsess_commit(const ez_advice_layout *L, ez_transcript *t, const uin
         if (acom->scheme != scheme) {
             ez_diag_set(d, "advice commitment: scheme %u, the verifying key's weights call for %u", acom->scheme,
                         scheme);
+            return EZ_ERR_REJECT;
+        }
+        /* the supports are the layout's (public, not in the bytes) */
+        ez_pcs_support *sup = NULL;
+        ez_status st = ez_advice_pcs_supports(L, &sup);
+        if (st == EZ_OK && sup)
+            st = ez_pcs_commitment_set_supports(acom, sup);
+        free(sup);
+        if (st == EZ_ERR_NOMEM)
+            return st;
+        if (st != EZ_OK) {
+            ez_diag_set(d, "advice commitment: its layout is not the model's");
             return EZ_ERR_REJECT;
         }
         ez_pcs_commitment_absorb(t, acom);

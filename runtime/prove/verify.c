@@ -9,6 +9,7 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/margins.h"
+#include "runtime/prove/public.h"
 #include "runtime/prove/session.h"
 #include "runtime/prove/weights.h"
 
@@ -60,6 +61,12 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
         st = st == EZ_ERR_FORMAT ? EZ_OK : st; /* a malformed statement is a rejection */
         goto out;
     }
+    /* the public ops (runtime/prove/public.h): executed on the statement */
+    {
+        bool good = false;
+        if ((st = ez_public_ops_check(p, &pf->stmt, &good, d)) != EZ_OK || !good)
+            goto out;
+    }
 
     /* phase 1 and 2; the strategy is the proof's own (any of them verifies against the vk) */
     if (pf->strategy >= EZ_STRATEGY_COUNT) {
@@ -101,6 +108,17 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
         ez_claim_list *l = &c.tclaims[op->out];
         if (l->n == 0)
             continue;
+        if (ez_op_is_public(p, i)) {
+            /* its result is public and recomputed above: claims on it are checked there */
+            bool good = false;
+            st = ez_public_claims_check(p, &pf->stmt, op->out, l, &good, d);
+            ez_claim_list_clear(l);
+            if (st == EZ_OK && !good)
+                st = EZ_ERR_REJECT;
+            if (st != EZ_OK)
+                goto out;
+            continue;
+        }
         const ez_plan_tensor *to = &p->tensors[op->out];
         ez_claim m = {0};
         d->msg[0] = 0;

@@ -33,11 +33,16 @@ ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, 
     uint64_t *lens = NULL;
     size_t n = 0;
     ez_fe **polys = NULL;
+    ez_pcs_support *sup = NULL;
+    ez_advice_layout S;
+    ez_advice_layout_init(&S);
     *out = NULL;
     memset(com, 0, sizeof *com);
     ez_status st = ez_weights_lens(p, &lens, &n);
-    if (st != EZ_OK || n == 0)
+    if (st != EZ_OK || n == 0) {
+        free(lens);
         return st;
+    }
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         if (lens[i] > EZ_ADV_MAX_PADLEN || (total += lens[i]) > EZ_ADV_MAX_PADLEN) {
@@ -51,6 +56,8 @@ ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, 
         st = EZ_ERR_NOMEM;
         goto out;
     }
+    if ((st = ez_weights_supports(p, &S, &sup)) != EZ_OK)
+        goto out;
     for (size_t i = 0, k = 0; i < p->ntensors; i++) {
         if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
             continue;
@@ -59,12 +66,24 @@ ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, 
             st = EZ_ERR_NOMEM;
             goto out;
         }
-        ez_advice_pad_i64(polys[k], tr->t[i], &p->tensors[i], 0);
+        if (sup && sup[k].nv) {
+            /* on its support: the real entries, piece by piece (no padding committed) */
+            long si;
+            if ((st = ez_advice_support_tensor(&S, p, (unsigned)i, &si)) != EZ_OK)
+                goto out;
+            const ez_adv_support *x = &S.supports[si];
+            for (size_t j = 0; j < x->npieces; j++)
+                ez_advice_gather_piece(polys[k] + x->off[j], tr->t[i], &p->tensors[i], x, j, 0);
+        } else {
+            ez_advice_pad_i64(polys[k], tr->t[i], &p->tensors[i], 0);
+        }
         k++;
     }
     /* opened in full once (the vk's range proof), then without the proximity row */
-    st = ez_pcs_commit_scheme(out, com, (const ez_fe *const *)polys, lens, n, scheme);
+    st = ez_pcs_commit_supported(out, com, (const ez_fe *const *)polys, lens, sup, n, scheme, 0);
 out:
+    free(sup);
+    ez_advice_layout_clear(&S);
     if (polys)
         for (size_t i = 0; i < n; i++)
             free(polys[i]);
@@ -188,7 +207,7 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
         goto out;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT && ez_advice_interior_padding(&p->tensors[i]) &&
-            (st = weight_pad_prove(&c, i)) != EZ_OK)
+            !ez_advice_tensor_supported(&p->tensors[i]) && (st = weight_pad_prove(&c, i)) != EZ_OK)
             goto out;
     /* the full opening: it also tests the weight commitment's proximity (docs §6.4) */
     if ((st = ez_psess_openings(&s, &c, weights, 0, &sec[2], &sec[3])) != EZ_OK)
@@ -204,6 +223,20 @@ out:
     if (c.tclaims)
         ez_pctx_free(&c);
     ez_psess_clear(&s);
+    return st;
+}
+
+/* The supports of p's weight polys set on com, or on prover's commitment. */
+static ez_status set_supports(const ez_plan *p, ez_pcs_commitment *com, ez_pcs_prover *prover)
+{
+    ez_advice_layout S;
+    ez_pcs_support *sup = NULL;
+    ez_advice_layout_init(&S);
+    ez_status st = ez_weights_supports(p, &S, &sup);
+    if (st == EZ_OK && sup)
+        st = com ? ez_pcs_commitment_set_supports(com, sup) : ez_pcs_prover_set_supports(prover, sup);
+    free(sup);
+    ez_advice_layout_clear(&S);
     return st;
 }
 
@@ -227,7 +260,12 @@ ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d)
         ez_diag_set(d, "the weight commitment does not match the model's weight layout");
         return EZ_ERR_INVALID;
     }
-    return EZ_OK;
+    return weights ? set_supports(p, NULL, weights) : EZ_OK;
+}
+
+ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com)
+{
+    return set_supports(p, com, NULL);
 }
 
 /* ---- verifier -------------------------------------------------------------------------- */
@@ -324,7 +362,7 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
         goto out;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT && ez_advice_interior_padding(&p->tensors[i]) &&
-            (st = weight_pad_verify(&c, i)) != EZ_OK)
+            !ez_advice_tensor_supported(&p->tensors[i]) && (st = weight_pad_verify(&c, i)) != EZ_OK)
             goto out;
     if (!ez_vsess_section_done(&sr, "lookups", d)) {
         st = EZ_ERR_REJECT;

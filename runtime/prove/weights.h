@@ -36,8 +36,14 @@ ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const e
                             ez_diag *d);
 
 /* The weight prover must commit exactly the plan's weight layout (and exist iff the
- * model has weights): EZ_OK or EZ_ERR_INVALID with a reason. */
+ * model has weights): EZ_OK or EZ_ERR_INVALID with a reason. Sets the supports of the
+ * weights' polys on its commitment (a prover read from a pk has none yet). */
 ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d);
+
+/* Set the supports of plan p's weight polys (ez_weights_supports) on a weight commitment
+ * read from bytes (the vk's, a pk's). EZ_OK, EZ_ERR_INVALID (lens that do not fit),
+ * EZ_ERR_NOMEM. */
+ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com);
 
 /* ---- the weight range proof (in the vk) ---------------------------------------------------
  * The verifier cannot see the weights, yet the compiler's bound analysis (no wrap-around
