@@ -888,7 +888,7 @@ static void fx_prove_cheat(fx *f, const ez_trace *tr, const fx_cheat *ch, ez_pro
     ck_assert_int_eq(ez_advice_layout_build(&s.L, p, &d), EZ_OK);
     ck_assert_int_eq(ez_statement_from_trace(&pf->stmt, p, tr->t), EZ_OK);
     ck_assert_msg(ez_psess_witness(&s, p, tr, true, &d) == EZ_OK, "%s", d.msg);
-    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f->w);
+    const ez_pcs_commitment *wcom = f->w ? ez_pcs_prover_commitment(f->w) : NULL; /* as ez_prove */
     ez_proof_bind(&pf->bind, p, wcom);
     ez_proof_transcript_start(&t, p, wcom, &pf->stmt, EZ_STRATEGY_EINSUM);
     if (ch->before_commit)
