@@ -273,21 +273,7 @@ static size_t draw_queries(ez_transcript *t, uint64_t ncode, uint64_t *q)
 {
     for (size_t k = 0; k < EZ_PCS_QUERIES; k++)
         q[k] = ez_transcript_challenge_index(t, "pcs/query", ncode);
-    /* insertion sort: 148 entries */
-    for (size_t k = 1; k < EZ_PCS_QUERIES; k++) {
-        uint64_t v = q[k];
-        size_t j = k;
-        while (j > 0 && q[j - 1] > v) {
-            q[j] = q[j - 1];
-            j--;
-        }
-        q[j] = v;
-    }
-    size_t m = 0;
-    for (size_t k = 0; k < EZ_PCS_QUERIES; k++)
-        if (m == 0 || q[m - 1] != q[k])
-            q[m++] = q[k];
-    return m;
+    return ez_sort_unique_u64(q, EZ_PCS_QUERIES);
 }
 
 /* prox: send the proximity row w (false only for EZ_PCS_OPEN_NO_PROXIMITY). */

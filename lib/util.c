@@ -510,3 +510,21 @@ void ez_suggest_try(ez_suggest *s, const char *cand)
         s->best = cand;
     }
 }
+
+size_t ez_sort_unique_u64(uint64_t *a, size_t n)
+{
+    for (size_t k = 1; k < n; k++) {
+        uint64_t v = a[k];
+        size_t j = k;
+        while (j > 0 && a[j - 1] > v) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = v;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (m == 0 || a[m - 1] != a[k])
+            a[m++] = a[k];
+    return m;
+}

@@ -148,6 +148,10 @@ static inline unsigned ez_bitlen(uint64_t v)
 
 /* Levenshtein distance between a and b (insertions, deletions, substitutions); 99 when
  * either is longer than 63 bytes. O(strlen(a) * strlen(b)), no allocation. */
+/* Sort a[0..n) ascending in place (insertion sort: meant for the few hundred query
+ * positions of a PCS opening) and drop repeats; returns the count left. */
+size_t ez_sort_unique_u64(uint64_t *a, size_t n);
+
 unsigned ez_edit_distance(const char *a, const char *b);
 
 typedef struct {

@@ -230,21 +230,8 @@ size_t ez_whir_draw_queries(ez_transcript *t, unsigned logN, unsigned nq, uint64
 {
     for (unsigned j = 0; j < nq; j++)
         q[j] = ez_transcript_challenge_index(t, EZ_WHIR_L_QUERY, (uint64_t)1 << logN);
-    /* insertion sort of a copy, then drop repeats (nq <= 241) */
-    for (unsigned j = 0; j < nq; j++) {
-        uint64_t v = q[j];
-        size_t i = j;
-        while (i > 0 && d[i - 1] > v) {
-            d[i] = d[i - 1];
-            i--;
-        }
-        d[i] = v;
-    }
-    size_t m = 0;
-    for (unsigned j = 0; j < nq; j++)
-        if (m == 0 || d[m - 1] != d[j])
-            d[m++] = d[j];
-    return m;
+    memcpy(d, q, nq * sizeof *d); /* q keeps the drawn order */
+    return ez_sort_unique_u64(d, nq);
 }
 
 bool ez_whir_read_fe(ez_reader *r, ez_fe *out, size_t n)
