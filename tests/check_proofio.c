@@ -1,0 +1,239 @@
+/* Suite "proofio": the decoders of the proof, vk and pk files and the statement check
+ * (runtime/formats/proofio.h), each rejection on a file that differs from a valid one in
+ * exactly the field that check reads. Truncations and byte flips (check_prove.c, the
+ * fuzzers) show that *some* check rejects; these show that each one does (issue 8, the
+ * mutation list tests/mutation/mutants.txt: ST-*, PF-*, VK-*, PK-*). No proving: a tiny
+ * model is compiled, run and its weights committed (milliseconds). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/formats/proofio.h"
+#include "runtime/formats/sections.h"
+#include "tests/prove_fixture.h"
+#include "tests/testutil.h"
+
+/* x and y have the same shape (a statement entry can be swapped for the other), y's bound
+ * 2 * 8 * 8 = 128 is far inside its 16-bit width, w is 4 bits wide. */
+static const char *tiny_src = "model tiny\nparam S = 2, D = 2\nbits 16\nscale 0\ninput x[S, D] @bits(4)\n"
+                              "weight w[D, D] @bits(4)\ny[s, e] = x[s, d] * w[d, e]\noutput y\n";
+
+static void tiny_open(ez_pfx *f)
+{
+    ez_pfx_compile(f, tiny_src);
+    ez_pfx_run(f, "proofio", 7);
+}
+
+/* The file `in` (ntags sections, magic) again with section `tag`'s payload replaced. */
+static void resection(ez_writer *out, const ez_writer *in, const char *magic, unsigned ntags, unsigned tag,
+                      const uint8_t *payload, size_t plen)
+{
+    ez_section_view sec[16];
+    ez_diag d = {{0}};
+    ck_assert_uint_lt(ntags, 16);
+    ck_assert_msg(ez_sections_read(in->data, in->len, magic, "test", ntags, false, sec, &d) == EZ_OK, "%s", d.msg);
+    ez_writer_init(out);
+    ez_sections_write_header(out, magic);
+    for (unsigned s = 1; s <= ntags; s++) {
+        ez_writer pw;
+        ez_writer_init(&pw);
+        if (s == tag)
+            ez_writer_bytes(&pw, payload, plen);
+        else
+            ez_writer_bytes(&pw, sec[s].data, sec[s].len);
+        ez_sections_write(out, s, &pw);
+        ez_writer_clear(&pw);
+    }
+    ck_assert(!out->failed);
+}
+
+/* Section `tag` of `in` with `extra` appended, or byte `at` set to `val` (extra == 0). */
+static void edit_section(ez_writer *out, const ez_writer *in, const char *magic, unsigned ntags, unsigned tag,
+                         size_t extra, size_t at, uint8_t val)
+{
+    ez_section_view sec[16];
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_sections_read(in->data, in->len, magic, "test", ntags, false, sec, &d) == EZ_OK, "%s", d.msg);
+    size_t n = sec[tag].len + extra;
+    uint8_t *b = calloc(n ? n : 1, 1);
+    ck_assert_ptr_nonnull(b);
+    memcpy(b, sec[tag].data, sec[tag].len);
+    if (extra == 0) {
+        ck_assert_uint_lt(at, n);
+        b[at] = val;
+    }
+    resection(out, in, magic, ntags, tag, b, n);
+    free(b);
+}
+
+/* ST-tensor: the statement's entries in another order, each with the right count (x and
+ * y have the same shape): the check names the entry, not a count. */
+START_TEST(test_statement_entry_swapped)
+{
+    ez_pfx f;
+    ez_statement s;
+    ez_diag d = {{0}};
+    tiny_open(&f);
+    ck_assert_int_eq(ez_statement_from_trace(&s, &f.plan, f.tr.t), EZ_OK);
+    ck_assert_uint_eq(s.n, 2);
+    ck_assert_msg(ez_statement_check(&s, &f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(s.t[0].n, s.t[1].n);
+    unsigned a = s.t[0].tensor;
+    s.t[0].tensor = s.t[1].tensor;
+    s.t[1].tensor = a;
+    ck_assert_int_eq(ez_statement_check(&s, &f.plan, &d), EZ_ERR_FORMAT);
+    ck_assert_msg(strstr(d.msg, "statement: entry 0 should be x[2,2], the proof has y[2,2]") != NULL, "%s", d.msg);
+    ez_statement_clear(&s);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* ST-bound: an output value inside its 16-bit width but above its compiler bound (128). */
+START_TEST(test_statement_output_above_bound)
+{
+    ez_pfx f;
+    ez_statement s;
+    ez_diag d = {{0}};
+    tiny_open(&f);
+    int y = ez_plan_find_tensor(&f.plan, "y");
+    ck_assert_int_ge(y, 0);
+    ck_assert_uint_eq(f.plan.tensors[y].bound, 128);
+    ck_assert_int_eq(ez_statement_from_trace(&s, &f.plan, f.tr.t), EZ_OK);
+    ck_assert_uint_eq(s.t[1].tensor, (unsigned)y);
+    s.t[1].v[3] = 128;
+    ck_assert_msg(ez_statement_check(&s, &f.plan, &d) == EZ_OK, "%s", d.msg);
+    s.t[1].v[3] = -129;
+    ck_assert_int_eq(ez_statement_check(&s, &f.plan, &d), EZ_ERR_FORMAT);
+    ck_assert_msg(strstr(d.msg, "output y[1, 1] = -129 is outside its range") != NULL, "%s", d.msg);
+    ez_statement_clear(&s);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* PF-stmt-trailing: one byte after the binding in the statement section. */
+START_TEST(test_proof_statement_trailing_byte)
+{
+    ez_pfx f;
+    ez_proof pf, back;
+    ez_diag d = {{0}};
+    ez_writer w, bad;
+    tiny_open(&f);
+    ez_proof_init(&pf);
+    ck_assert_int_eq(ez_statement_from_trace(&pf.stmt, &f.plan, f.tr.t), EZ_OK);
+    ez_proof_bind(&pf.bind, &f.plan, ez_pcs_prover_commitment(f.w));
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
+    ck_assert_msg(ez_proof_decode(&back, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
+    ez_proof_clear(&back);
+    edit_section(&bad, &w, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, 1, 0, 0);
+    ck_assert_int_eq(ez_proof_decode(&back, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proof: trailing bytes in the statement");
+    ez_writer_clear(&bad);
+    ez_writer_clear(&w);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+static void tiny_vk(ez_pfx *f, ez_writer *w)
+{
+    ez_diag d = {{0}};
+    ez_vk vk;
+    ez_writer_init(w);
+    ck_assert_int_eq(
+        ez_vk_encode(w, &f->plan, ez_pcs_prover_commitment(f->w), f->wrange.data, f->wrange.len, &d), EZ_OK);
+    ck_assert_msg(ez_vk_decode(&vk, w->data, w->len, &d) == EZ_OK, "%s", d.msg);
+    ez_vk_clear(&vk);
+}
+
+/* VK-present, VK-trailing, VK-lens: the weight-commitment section (2) of a vk: a presence
+ * byte of 2; a byte after the commitment; "no weights" for a model with weights; one
+ * committed length changed. */
+START_TEST(test_vk_weight_section)
+{
+    ez_pfx f;
+    ez_vk vk;
+    ez_diag d = {{0}};
+    ez_writer w, bad;
+    tiny_open(&f);
+    tiny_vk(&f, &w);
+    /* the presence byte: 2 reads as "present" without the check */
+    edit_section(&bad, &w, EZ_VK_MAGIC, 3, 2, 0, 0, 2);
+    ck_assert_int_eq(ez_vk_decode(&vk, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "verifying key: malformed weight commitment");
+    ez_writer_clear(&bad);
+    edit_section(&bad, &w, EZ_VK_MAGIC, 3, 2, 1, 0, 0);
+    ck_assert_int_eq(ez_vk_decode(&vk, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "verifying key: trailing bytes after the weight commitment");
+    ez_writer_clear(&bad);
+    /* no commitment at all for a model with a weight */
+    const uint8_t none = 0;
+    resection(&bad, &w, EZ_VK_MAGIC, 3, 2, &none, 1);
+    ck_assert_int_eq(ez_vk_decode(&vk, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "the weight commitment does not match the model's weights");
+    ez_writer_clear(&bad);
+    /* lens[0]'s low byte: presence (1) | scheme (1) | lc (4) | [part_log (1), WHIR] | np (8) */
+    ez_section_view sec[4];
+    ck_assert_int_eq(ez_sections_read(w.data, w.len, EZ_VK_MAGIC, "test", 3, false, sec, &d), EZ_OK);
+    const size_t at = 1 + 1 + 4 + (sec[2].data[1] == EZ_PCS_SCHEME_WHIR) + 8;
+    ck_assert_uint_eq(sec[2].data[at - 8], 1); /* one weight poly */
+    edit_section(&bad, &w, EZ_VK_MAGIC, 3, 2, 0, at, (uint8_t)(sec[2].data[at] ^ 1));
+    ck_assert_int_eq(ez_vk_decode(&vk, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "the weight commitment does not match the model's weights");
+    ez_writer_clear(&bad);
+    ez_writer_clear(&w);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* PK-digest, PK-width: a pk read against another model's digest; a pk holding a weight
+ * one past its 4-bit width (8). */
+START_TEST(test_pk_digest_and_width)
+{
+    ez_pfx f;
+    ez_pk pk;
+    ez_diag d = {{0}};
+    ez_writer w;
+    tiny_open(&f);
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
+    ez_pk_clear(&pk);
+    f.plan.digest[5] ^= 1;
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_INPUT);
+    ck_assert_msg(strstr(d.msg, "the proving key belongs to another model") != NULL, "%s", d.msg);
+    f.plan.digest[5] ^= 1;
+    ez_writer_clear(&w);
+    int wt = ez_plan_find_tensor(&f.plan, "w");
+    ck_assert_int_ge(wt, 0);
+    const int64_t keep = f.tr.t[wt][2];
+    f.tr.t[wt][2] = 8;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
+    ez_writer_clear(&w);
+    f.tr.t[wt][2] = -9;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
+    ez_writer_clear(&w);
+    f.tr.t[wt][2] = keep;
+    ez_pfx_free(&f);
+}
+END_TEST
+
+Suite *ez_suite_proofio(void)
+{
+    Suite *s = suite_create("proofio");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_statement_entry_swapped);
+    tcase_add_test(tc, test_statement_output_above_bound);
+    tcase_add_test(tc, test_proof_statement_trailing_byte);
+    tcase_add_test(tc, test_vk_weight_section);
+    tcase_add_test(tc, test_pk_digest_and_width);
+    suite_add_tcase(s, tc);
+    return s;
+}
