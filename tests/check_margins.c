@@ -13,6 +13,7 @@
 #include "compiler/recheck.h"
 #include "compiler/schedule.h"
 #include "lib/field.h"
+#include "runtime/prove/layout.h"
 #include "runtime/prove/margins.h"
 #include "tests/prove_fixture.h"
 #include "tests/testutil.h"
@@ -156,6 +157,97 @@ START_TEST(test_edited_plan_rejected)
 }
 END_TEST
 
+/* RE-declared, RE-limit: a declared tensor's stored bound other than its width's (the
+ * op's bound, derived from it, stored consistently); a declared width so wide that the
+ * product leaves the field's safe range 2^62 (every stored bound consistent). */
+START_TEST(test_recheck_declared_and_limit)
+{
+    ez_pfx f;
+    ez_diag d = {{0}};
+    ez_pfx_compile(&f, "model rc\nparam S = 2, D = 4\nbits 16\nscale 0\ninput x[S, D] @bits(8)\n"
+                       "weight w[D, D] @bits(8)\ny[s, e] = x[s, d] * w[d, e]\noutput y\n");
+    ck_assert_msg(ez_plan_recheck(&f.plan, &d) == EZ_OK, "%s", d.msg);
+    ez_plan_tensor *x = &f.plan.tensors[ez_plan_find_tensor(&f.plan, "x")];
+    ez_plan_tensor *y = &f.plan.tensors[f.plan.ops[0].out];
+    ck_assert_uint_eq(x->bound, 128);
+    ck_assert_uint_eq(y->bound, 4 * 128 * 128);
+    x->bound = 64; /* and y's bound as the op's rule gives it from 64 */
+    y->bound = 4 * 64 * 128;
+    ck_assert_int_eq(ez_plan_recheck(&f.plan, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "tensor 'x': stored bound 64, but its declaration gives 128");
+    /* x of 61 bits: 4 * 2^60 * 2^7 = 2^69 */
+    x->bits = 61;
+    x->bound = UINT64_C(1) << 60;
+    y->bound = 0;
+    ck_assert_int_eq(ez_plan_recheck(&f.plan, &d), EZ_ERR_FORMAT);
+    ck_assert_msg(strstr(d.msg, "op 'y' (line 7): its values can reach 2^69.0, beyond the field's safe range 2^62") !=
+                      NULL,
+                  "%s", d.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* MG-values, MG-columns, MG-min, MG-lookups: the framework's relations of a real layout,
+ * one edited at a time so that only that relation can wrap: a committed value of 64 bits
+ * (2^64 - 1 >= p); a looked-up column of 63 bits beside a tensor of bound 2^63 (reaches
+ * 2^64 upwards); the same column shifted down by 2^63 (its largest value stays below p,
+ * its smallest reaches -2^64: only the lower end catches it); a table with 2^64 rows. */
+START_TEST(test_margins_framework_relations)
+{
+    ez_pfx f;
+    ez_diag d = {{0}};
+    ez_advice_layout L;
+    ez_pfx_compile(&f, "model fw\nparam S = 4, D = 8\nbits 16\nscale 4\ninput x[S, D] @bits(8)\n"
+                       "weight w[D, D] @bits(8)\nh[s, e] = x[s, d] * w[d, e]\ny[s, e] = h[s, e] + h[s, e]\noutput y\n");
+    ck_assert_msg(ez_advice_layout_build(&L, &f.plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_margins_check(&f.plan, &L, NULL, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(L.nvalues > 0, "values %zu cols %zu tables %zu", L.nvalues, L.ncols, L.ntables);
+    ck_assert_uint_gt(L.ntables, 0);
+    size_t c = SIZE_MAX;
+    for (size_t j = 0; j < L.ncols && c == SIZE_MAX; j++)
+        if (L.cols[j].atom.is_tensor && L.cols[j].coef == 1 && L.cols[j].nx == 0)
+            c = j;
+    ck_assert_msg(c != SIZE_MAX, "no plain tensor column among %zu", L.ncols);
+    ez_lookup_col *col = &L.cols[c];
+    ez_plan_tensor *t = &f.plan.tensors[col->atom.id];
+    const ez_lookup_col keepc = *col;
+    const uint64_t keepb = t->bound;
+    /* a value: its limbs reach 2^64 - 1 */
+    const unsigned vb = L.values[0].bits;
+    L.values[0].bits = 64;
+    L.values[0].nlimbs = 4;
+    ck_assert_int_eq(ez_margins_check(&f.plan, &L, NULL, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, "the relation a value = the sum of its 16-bit limbs can reach 2^64.0") != NULL, "%s",
+                  d.msg);
+    L.values[0].bits = vb;
+    L.values[0].nlimbs = (vb + 15) / 16;
+    ck_assert_msg(ez_margins_check(&f.plan, &L, NULL, &d) == EZ_OK, "%s", d.msg);
+    /* a column: tensor in [-2^63, 2^63] minus [0, 2^63): max 2^63 + 2^63 = 2^64 */
+    t->bound = UINT64_C(1) << 63;
+    col->bits = 63;
+    ck_assert_int_eq(ez_margins_check(&f.plan, &L, NULL, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, "in [0, 2^63) can reach 2^64.0") != NULL, "%s", d.msg);
+    /* shifted down by (p - 1) / 2 = 2^63 - 2^31, the most negative field constant, tensor
+     * bound 1: max = 1 - (2^63 - 2^31) < p, min = -1 - (2^63 - 2^31) - (2^63 - 1) =
+     * -2^64 + 2^31 < -p = -2^64 + 2^32 - 1 */
+    t->bound = 1;
+    col->cst = ez_fe_from_i64(-(int64_t)((EZ_P - 1) / 2));
+    ck_assert_int_eq(ez_margins_check(&f.plan, &L, NULL, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, "+ -9223372034707292160 in [0, 2^63) can reach 2^64.0") != NULL, "%s", d.msg);
+    *col = keepc;
+    t->bound = keepb;
+    ck_assert_msg(ez_margins_check(&f.plan, &L, NULL, &d) == EZ_OK, "%s", d.msg);
+    /* a table: the looked-up rows reach 2^64 (a column's length; nothing reads it here) */
+    col->len = UINT64_MAX;
+    ck_assert_int_eq(ez_margins_check(&f.plan, &L, NULL, &d), EZ_ERR_NUMERIC);
+    ck_assert_msg(strstr(d.msg, "the relation a table's multiplicities = its looked-up rows can reach 2^64.0") != NULL,
+                  "%s", d.msg);
+    *col = keepc;
+    ez_advice_layout_clear(&L);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_margins(void)
 {
     Suite *s = suite_create("margins");
@@ -165,6 +257,8 @@ Suite *ez_suite_margins(void)
     tcase_add_test(tc, test_wrap_forgery_rejected);
     tcase_add_test(tc, test_widest_width_proves_forgery_fails);
     tcase_add_test(tc, test_edited_plan_rejected);
+    tcase_add_test(tc, test_recheck_declared_and_limit);
+    tcase_add_test(tc, test_margins_framework_relations);
     suite_add_tcase(s, tc);
     return s;
 }
