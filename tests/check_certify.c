@@ -8,6 +8,7 @@
 
 #include "compiler/causality.h"
 #include "runtime/exec/decode.h"
+#include "runtime/formats/sections.h"
 #include "runtime/prove/certify.h"
 #include "runtime/prove/layout.h"
 #include "tests/prove_fixture.h"
@@ -409,11 +410,104 @@ START_TEST(test_certify_cost_follows_length)
 }
 END_TEST
 
+/* A certificate over prompt {3, 11, 5} and 2 generated tokens {1, 2} (max-new 2, no EOS)
+ * with one pass; the proof bytes are a placeholder (the checks below come first). */
+static void cert_fake(ez_certificate *c, uint64_t length, uint64_t first, uint64_t last)
+{
+    static const int64_t toks[] = {3, 11, 5, 1, 2};
+    ez_certificate_init(c);
+    c->gen.nprompt = 3;
+    c->gen.ngen = 2;
+    c->gen.eos = -1;
+    c->gen.max_new = 2;
+    c->gen.stop = EZ_STOP_MAX_NEW;
+    c->gen.tokens = malloc(sizeof toks);
+    ck_assert_ptr_nonnull(c->gen.tokens);
+    memcpy(c->gen.tokens, toks, sizeof toks);
+    ck_assert_int_eq(ez_certificate_add_pass(c, length, first, last, (const uint8_t *)"EZPF", 4), EZ_OK);
+}
+
+/* CT-header, CT-gen-trailing, CT-passes: the container, each section edited in the one
+ * field its check reads: an unknown stop rule; a byte after the tokens; a byte after the
+ * last pass. (The sections: tag 1 the generation, tag 2 the passes.) */
+START_TEST(test_certificate_decode_exact)
+{
+    ez_certificate c, back;
+    ez_diag d = {{0}};
+    ez_writer w, bad;
+    cert_fake(&c, 8, 2, 3);
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_certificate_encode(&w, &c), EZ_OK);
+    ck_assert_msg(ez_certificate_decode(&back, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(back.gen.stop, EZ_STOP_MAX_NEW);
+    ez_certificate_clear(&back);
+    for (int k = 0; k < 3; k++) {
+        ez_section_view sec[3];
+        ck_assert_int_eq(ez_sections_read(w.data, w.len, EZ_CERT_MAGIC, "test", 2, true, sec, &d), EZ_OK);
+        ez_writer_init(&bad);
+        ez_sections_write_header(&bad, EZ_CERT_MAGIC);
+        for (unsigned s = 1; s <= 2; s++) {
+            ez_writer pw;
+            ez_writer_init(&pw);
+            ez_writer_bytes(&pw, sec[s].data, sec[s].len);
+            if (k == 0 && s == 1)
+                pw.data[4 * 8] = EZ_STOP_CONTEXT + 1; /* nprompt | ngen | eos | max_new | stop */
+            if ((k == 1 && s == 1) || (k == 2 && s == 2))
+                ez_writer_u8(&pw, 0);
+            ez_sections_write(&bad, s, &pw);
+            ez_writer_clear(&pw);
+        }
+        static const char *why[] = {"certificate: malformed generation header",
+                                    "certificate: the generation section has trailing bytes",
+                                    "certificate: the passes section is truncated or has trailing bytes"};
+        ck_assert_int_eq(ez_certificate_decode(&back, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+        ck_assert_str_eq(d.msg, why[k]);
+        ez_writer_clear(&bad);
+    }
+    ez_writer_clear(&w);
+    ez_certificate_clear(&c);
+}
+END_TEST
+
+/* CE-cover-length, CE-eos: the verifier's checks before any proof is read: a pass that
+ * certifies a position at or past its own length (2..3 in a pass of 3 positions); an EOS
+ * token outside the vocabulary (13 of 13). Each message is that check's. */
+START_TEST(test_certify_verify_cover_and_eos)
+{
+    ez_pfx f;
+    ez_certificate c;
+    ez_diag why = {{0}};
+    bool ok = true;
+    ez_pfx_compile(&f, lm_src);
+    ez_pfx_run(&f, "certify-cover", 1 << 10);
+    ez_vk vk = ez_pfx_vk(&f); /* borrowed */
+    cert_fake(&c, 3, 2, 3);
+    ck_assert_int_eq(ez_certify_verify(&vk, &c, &ok, NULL, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert_str_eq(why.msg, "pass 0 certifies positions 2..3 of 3; position 2 is next");
+    ez_certificate_clear(&c);
+    cert_fake(&c, 4, 2, 3);
+    c.gen.eos = 13;
+    ok = true;
+    ck_assert_int_eq(ez_certify_verify(&vk, &c, &ok, NULL, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert_str_eq(why.msg, "the EOS token 13 is outside the vocabulary");
+    c.gen.eos = -2;
+    ck_assert_int_eq(ez_certify_verify(&vk, &c, &ok, NULL, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert_str_eq(why.msg, "the EOS token -2 is outside the vocabulary");
+    ez_certificate_clear(&c);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_certify(void)
 {
     Suite *s = suite_create("certify");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_certificate_decode_exact);
+    tcase_add_test(tc, test_certify_verify_cover_and_eos);
     tcase_add_test(tc, test_certify_honest_one_pass_and_per_step);
     tcase_add_test(tc, test_certify_rejects_text_and_prompt_changes);
     tcase_add_test(tc, test_certify_rejects_stop_rule_lies);

@@ -77,11 +77,34 @@ START_TEST(test_decode_equals_full_run)
 }
 END_TEST
 
+/* DE-fit: a prompt and generated text that do not fit the context are refused by the stop
+ * rule's check itself, whatever the stop rule says (a context of 4: 5 prompt tokens; 3
+ * prompt + 3 generated, one more than 4 + 1). */
+START_TEST(test_generation_fits_context)
+{
+    int64_t toks[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    ez_generation g = {.nprompt = 3, .ngen = 2, .eos = -1, .max_new = 2, .stop = EZ_STOP_MAX_NEW, .tokens = toks};
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_generation_check_stop(&g, 4, &d) == EZ_OK, "%s", d.msg);
+    g.nprompt = 5;
+    g.ngen = 1;
+    g.max_new = 1;
+    ck_assert_int_eq(ez_generation_check_stop(&g, 4, &d), EZ_ERR_REJECT);
+    ck_assert_str_eq(d.msg, "5 prompt and 1 generated tokens do not fit a context of 4");
+    g.nprompt = 3;
+    g.ngen = 3;
+    g.max_new = 3;
+    ck_assert_int_eq(ez_generation_check_stop(&g, 4, &d), EZ_ERR_REJECT);
+    ck_assert_str_eq(d.msg, "3 prompt and 3 generated tokens do not fit a context of 4");
+}
+END_TEST
+
 Suite *ez_suite_decode(void)
 {
     Suite *s = suite_create("decode");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_generation_fits_context);
     tcase_add_test(tc, test_decode_equals_full_run);
     suite_add_tcase(s, tc);
     return s;
