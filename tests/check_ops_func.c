@@ -663,6 +663,26 @@ START_TEST(test_boundary_width)
 }
 END_TEST
 
+/* FN-l0, FN-l2, FN-l4: a prover whose sumcheck runs over another linear factor L0, L2 or
+ * L4 (factors 0, 2, 6), changed at two entries so that the sum — and every round — still
+ * holds (tests/prove_fixture.h ez_pfx_prove_forged): only the verifier's own value of that
+ * factor from the committed atoms tells. */
+START_TEST(test_forged_linear_factors)
+{
+    static const unsigned factor[] = {0, 2, 6};
+    for (size_t k = 0; k < 3; k++) {
+        ez_pfx f;
+        ez_diag why = {{0}};
+        ez_pfx_compile(&f, SRC_GELU16);
+        run_inputs(&f, "forged_linear", 4, INT64_MAX);
+        ck_assert(!ez_pfx_prove_forged(&f, 0, 7, factor[k], &why));
+        ck_assert_msg(strstr(why.msg, "the function's sumcheck does not end in the committed values") != NULL,
+                      "factor %u: %s", factor[k], why.msg);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
 Suite *ez_suite_ops_func(void)
 {
     Suite *s = suite_create("ops_func");
@@ -673,6 +693,7 @@ Suite *ez_suite_ops_func(void)
     tcase_add_test(tc, test_honest_shapes);
     tcase_add_test(tc, test_honest_relu);
     tcase_add_test(tc, test_honest_swiglu);
+    tcase_add_test(tc, test_forged_linear_factors);
     tcase_add_test(tc, test_value_off_by_one);
     tcase_add_test(tc, test_tail_for_row);
     tcase_add_test(tc, test_row_for_tail);

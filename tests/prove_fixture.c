@@ -134,3 +134,86 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
     ez_proof_clear(&pf);
     return ok;
 }
+
+/* w(x): the factor's weight in the sum at entry x (prove_fixture.h) */
+static ez_fe2 forge_weight(const ez_sumcheck_desc *d, const ez_fe2 *coeffs, const ez_fe2 *eqp,
+                           const ez_sumcheck_factor *f, unsigned j, uint64_t x)
+{
+    ez_fe2 w = ez_fe2_zero();
+    for (unsigned t = 0; t < d->nterms; t++) {
+        unsigned hits = 0;
+        ez_fe2 prod = coeffs ? coeffs[t] : ez_fe2_one();
+        for (unsigned k = 0; k < d->term[t].nf; k++) {
+            unsigned i = d->term[t].f[k];
+            if (i == j) {
+                hits++;
+                continue;
+            }
+            prod = ez_fe2_mul(prod, f[i].base ? ez_fe2_from_fe(f[i].base[x]) : f[i].ext[x]);
+        }
+        ck_assert_uint_le(hits, 1);
+        if (hits)
+            w = ez_fe2_add(w, prod);
+    }
+    /* eq over eq_vars: coordinates in increasing variable index, variable 0 the MSB of x */
+    unsigned k = 0;
+    for (unsigned v = 0; v < d->nvars; v++)
+        if ((d->eq_vars >> v) & 1) {
+            ez_fe2 r = eqp[k++];
+            w = ez_fe2_mul(w, (x >> (d->nvars - 1 - v)) & 1 ? r : ez_fe2_sub(ez_fe2_one(), r));
+        }
+    return w;
+}
+
+static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                            const ez_fe2 *eqp, const ez_sumcheck_factor *f)
+{
+    ez_pfx_forge *g = ctx;
+    if (g->seen++ != g->call)
+        return NULL;
+    ck_assert_uint_eq(d->nfactors, g->nfactors);
+    ck_assert_uint_lt(g->factor, d->nfactors);
+    const uint64_t n = UINT64_C(1) << d->nvars;
+    const unsigned j = g->factor;
+    g->table = malloc(n * sizeof *g->table);
+    ck_assert_ptr_nonnull(g->table);
+    for (uint64_t x = 0; x < n; x++)
+        g->table[x] = f[j].base ? ez_fe2_from_fe(f[j].base[x]) : f[j].ext[x];
+    uint64_t x0 = n, x1 = n;
+    ez_fe2 w0 = ez_fe2_zero(), w1 = ez_fe2_zero();
+    for (uint64_t x = 0; x < n && x1 == n; x++) {
+        ez_fe2 w = forge_weight(d, coeffs, eqp, f, j, x);
+        if (ez_fe2_is_zero(w))
+            continue;
+        if (x0 == n) {
+            x0 = x;
+            w0 = w;
+        } else {
+            x1 = x;
+            w1 = w;
+        }
+    }
+    ck_assert_msg(x1 < n, "the factor has fewer than two entries that count in the sum");
+    g->table[x0] = ez_fe2_add(g->table[x0], w1);
+    g->table[x1] = ez_fe2_sub(g->table[x1], w0);
+    memcpy(g->f, f, d->nfactors * sizeof *f);
+    g->f[j].base = NULL;
+    g->f[j].ext = g->table;
+    g->forged = true;
+    return g->f;
+}
+
+bool ez_pfx_prove_forged(ez_pfx *f, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why)
+{
+    ez_diag d = {{0}};
+    ez_pfx_forge g = {.call = call, .nfactors = nfactors, .factor = factor};
+    ez_prove_opts o = {.sumcheck_hook = forge_hook, .sumcheck_hook_ctx = &g};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, &pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);
+    ck_assert_msg(g.forged, "op sumcheck %u not reached (%u seen)", call, g.seen);
+    bool ok = ez_pfx_verify(f, &pf, why);
+    ez_proof_clear(&pf);
+    free(g.table);
+    return ok;
+}

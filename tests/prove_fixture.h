@@ -8,6 +8,7 @@
 
 #include "compiler/plan.h"
 #include "lib/pcs.h"
+#include "lib/sumcheck.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
 
@@ -38,5 +39,25 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
  * (ez_pk_clear). */
 void ez_pfx_pk(ez_pfx *f, ez_pk *pk);
 void ez_pfx_free(ez_pfx *f);
+
+/* A prover cheating on ONE factor of ONE op sumcheck (ez_prove_opts.sumcheck_hook), so
+ * that only the verifier's own check of that factor's final value can catch it: the
+ * `call`-th op sumcheck of the proof (0-based, in proving order) with `nfactors` factors
+ * (asserted, so a changed op is noticed) has factor `factor` changed at two entries x0,
+ * x1 by +w(x1) and -w(x0), where w(x) = eq(x) sum_t c_t prod_{i in t, i != factor} f_i(x)
+ * is that factor's weight in the sum at x. The sum, hence the sumcheck, still holds; the
+ * factor's value at the final point is no longer the op's table's (a public factor: no
+ * longer the verifier's own evaluation; a committed one: no longer the committed poly's).
+ * The factor must occur at most once in each term. */
+typedef struct {
+    unsigned call, nfactors, factor; /* in */
+    unsigned seen;                   /* op sumchecks seen */
+    bool forged;                     /* the target was reached and changed */
+    ez_fe2 *table;                   /* the changed factor (owned) */
+    ez_sumcheck_factor f[8];
+} ez_pfx_forge;
+/* Prove f with the forgery (checked: the witness is honest), verify through the bytes;
+ * the verdict, the reason in why. Asserts the target sumcheck was reached. */
+bool ez_pfx_prove_forged(ez_pfx *f, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why);
 
 #endif

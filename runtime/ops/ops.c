@@ -93,7 +93,8 @@ ez_status ez_op_sumcheck(ez_pctx *c, const ez_sumcheck_desc *desc, const ez_fe2 
     ez_status st;
     const ez_fe2 *e = desc->eq_vars ? eqp : NULL;
     if (c->prover) {
-        st = ez_sumcheck_prove(c->t, desc, coeffs, e, f, claim, &proof, point, evals);
+        const ez_sumcheck_factor *g = c->sumcheck_hook ? c->sumcheck_hook(c->sumcheck_hook_ctx, desc, coeffs, e, f) : NULL;
+        st = ez_sumcheck_prove(c->t, desc, coeffs, e, g ? g : f, claim, &proof, point, evals);
         if (st == EZ_OK)
             ez_sumcheck_proof_write(c->w, &proof);
     } else {

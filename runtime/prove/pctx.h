@@ -17,6 +17,7 @@
 #include "compiler/plan.h"
 #include "lib/field.h"
 #include "lib/pcs.h"
+#include "lib/sumcheck.h"
 #include "lib/transcript.h"
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
@@ -54,6 +55,11 @@ typedef struct {
     void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n); /* prover, TESTING
                                   ONLY: may change each message before it is sent (prove.h) */
     void *msg_hook_ctx;
+    const ez_sumcheck_factor *(*sumcheck_hook)(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                               const ez_fe2 *eq_point,
+                                               const ez_sumcheck_factor *f); /* prover, TESTING ONLY:
+                                  other tables for an op sumcheck (prove.h) */
+    void *sumcheck_hook_ctx;
     ez_diag *d;
 } ez_pctx;
 

@@ -117,6 +117,8 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     c.strategy = strategy;
     c.msg_hook = opts ? opts->msg_hook : NULL;
     c.msg_hook_ctx = opts ? opts->msg_hook_ctx : NULL;
+    c.sumcheck_hook = opts ? opts->sumcheck_hook : NULL;
+    c.sumcheck_hook_ctx = opts ? opts->sumcheck_hook_ctx : NULL;
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &s.L)) != EZ_OK)
         goto out;

@@ -32,6 +32,7 @@
 
 #include "compiler/plan.h"
 #include "lib/pcs.h"
+#include "lib/sumcheck.h"
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
@@ -72,6 +73,15 @@ typedef struct {
      * sent. NULL: none. */
     void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n);
     void *msg_hook_ctx;
+    /* TESTING ONLY: called by ez_op_sumcheck (runtime/ops/op.h) before each op sumcheck the
+     * prover runs, with its shape, coefficients, eq point and factor tables; it may return
+     * other tables (d->nfactors of them, alive until the proof ends) for the sumcheck to
+     * run over — a prover cheating on one factor, e.g. one the verifier evaluates itself,
+     * that keeps the sum and so the sumcheck intact. NULL return: the op's tables. NULL:
+     * none. */
+    const ez_sumcheck_factor *(*sumcheck_hook)(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                               const ez_fe2 *eq_point, const ez_sumcheck_factor *f);
+    void *sumcheck_hook_ctx;
 } ez_prove_opts;
 
 typedef struct {
