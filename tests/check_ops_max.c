@@ -899,11 +899,27 @@ START_TEST(test_boundary_widths)
 }
 END_TEST
 
+/* MX-rowpad-claim: the padding rows' zero-check run over another output poly, nonzero on
+ * two padding rows with the sum kept (prove_fixture.h ez_pfx_prove_forged): only the
+ * claim on the committed output poly ties its final value to the commitment. */
+START_TEST(test_op_rowpad_forged_output)
+{
+    mxt m;
+    ez_diag why = {{0}};
+    mxt_compile(&m, SRC_ALONE_PAD("max"), EZ_OP_MAX);
+    mxt_run(&m, "rowpad_forged", 1 << 8, false);
+    ck_assert(!ez_pfx_prove_forged(&m.f, 1, 2, 1, &why));
+    ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
+    mxt_free(&m);
+}
+END_TEST
+
 Suite *ez_suite_ops_max(void)
 {
     Suite *s = suite_create("ops_max");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_op_rowpad_forged_output);
     tcase_add_test(tc, test_honest_shapes);
     tcase_add_test(tc, test_honest_shapes_private);
     tcase_add_test(tc, test_honest_layouts);

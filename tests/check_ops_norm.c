@@ -1065,11 +1065,45 @@ START_TEST(test_boundary_widths)
 }
 END_TEST
 
+/* NM-main, NM-zero, RQ-zero, RQ-rg: a prover whose sumcheck runs over another first factor
+ * (eq(r, .) in the norm's main sumcheck, Lin0 in both zero-checks), changed at two entries
+ * so that the sum and every round still hold (prove_fixture.h ez_pfx_prove_forged): only
+ * the verifier's own final values tell. And an rsqrt output that is not its committed
+ * RG's (y + 1, in range; RG honest): only the output claim on RG ties them. */
+START_TEST(test_forged_final_factors)
+{
+    static const char *rs = "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n";
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, SRC_NORM("layernorm", 4, 6));
+    nx_run(&f, "forged_final", 1 << 12);
+    ck_assert(!ez_pfx_prove_forged(&f, 0, 4, 0, &why));
+    ck_assert_msg(strstr(why.msg, "the layernorm sumcheck's final evaluations do not match the committed values") != NULL, "%s", why.msg);
+    ck_assert(!ez_pfx_prove_forged(&f, 1, 5, 0, &why));
+    ck_assert_msg(strstr(why.msg, "the layernorm rsqrt zero-check's final evaluations do not match the committed values") != NULL, "%s", why.msg);
+    ez_pfx_free(&f);
+    ez_pfx_compile(&f, rs);
+    nx_run(&f, "forged_final_rsqrt", 1 << 12);
+    ck_assert(!ez_pfx_prove_forged(&f, 0, 7, 0, &why));
+    ck_assert_msg(strstr(why.msg, "the rsqrt zero-check's final evaluations do not match the committed values") != NULL, "%s", why.msg);
+    /* y + 1 at one entry in the whole trace (its range check holds), RG and the remainder
+     * honest: rg = 2^sh y + rho is no longer RG */
+    ez_proof pf;
+    f.tr.t[f.plan.ops[0].out][5] += 1;
+    ez_pfx_prove(&f, false, &pf);
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_ops_norm(void)
 {
     Suite *s = suite_create("ops_norm");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, test_forged_final_factors);
     tcase_add_test(tc, test_honest_shapes);
     tcase_add_test(tc, test_honest_scales);
     tcase_add_test(tc, test_honest_variance);

@@ -32,6 +32,7 @@
 #include "runtime/exec/tables.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
+#include "tests/prove_fixture.h"
 #include "tests/testutil.h"
 
 typedef struct {
@@ -669,11 +670,35 @@ START_TEST(test_op_alone_exp_forged)
 }
 END_TEST
 
+/* SM-zero, SM-dist, SM-z-claim: a prover whose sumcheck runs over another factor, changed
+ * at two entries so that the sum and every round still hold (prove_fixture.h
+ * ez_pfx_prove_forged): l1 of the big zero-check (only the verifier's own final values
+ * tell); the attainment zero-check's distance d (only its limbs tell) and its marks z
+ * (only the claim on the committed z tells). */
+START_TEST(test_forged_factors)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, SRC_PLAIN(4, 6));
+    ez_pfx_run(&f, "sm_forged", 1 << 12);
+    ck_assert(!ez_pfx_prove_forged(&f, 0, 8, 1, &why));
+    ck_assert_msg(strstr(why.msg, "the zero-check's final evaluations do not match the committed values") != NULL, "%s",
+                  why.msg);
+    ck_assert(!ez_pfx_prove_forged(&f, 1, 2, 1, &why));
+    ck_assert_msg(strstr(why.msg, "the attainment zero-check's distance does not match its limbs") != NULL, "%s",
+                  why.msg);
+    ck_assert(!ez_pfx_prove_forged(&f, 1, 2, 0, &why));
+    ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_prove_softmax(void)
 {
     Suite *s = suite_create("prove_softmax");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_forged_factors);
     tcase_add_test(tc, test_live_mle_bruteforce);
     tcase_add_test(tc, test_honest_masked);
     tcase_add_test(tc, test_honest_plain);
