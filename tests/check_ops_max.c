@@ -908,7 +908,7 @@ START_TEST(test_op_rowpad_forged_output)
     ez_diag why = {{0}};
     mxt_compile(&m, SRC_ALONE_PAD("max"), EZ_OP_MAX);
     mxt_run(&m, "rowpad_forged", 1 << 8, false);
-    ck_assert(!ez_pfx_prove_forged(&m.f, 1, 2, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&m.f, NULL, 1, 2, 1, &why));
     ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
     mxt_free(&m);
 }

@@ -1077,14 +1077,14 @@ START_TEST(test_forged_final_factors)
     ez_diag why = {{0}};
     ez_pfx_compile(&f, SRC_NORM("layernorm", 4, 6));
     nx_run(&f, "forged_final", 1 << 12);
-    ck_assert(!ez_pfx_prove_forged(&f, 0, 4, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 4, 0, &why));
     ck_assert_msg(strstr(why.msg, "the layernorm sumcheck's final evaluations do not match the committed values") != NULL, "%s", why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, 1, 5, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 5, 0, &why));
     ck_assert_msg(strstr(why.msg, "the layernorm rsqrt zero-check's final evaluations do not match the committed values") != NULL, "%s", why.msg);
     ez_pfx_free(&f);
     ez_pfx_compile(&f, rs);
     nx_run(&f, "forged_final_rsqrt", 1 << 12);
-    ck_assert(!ez_pfx_prove_forged(&f, 0, 7, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 7, 0, &why));
     ck_assert_msg(strstr(why.msg, "the rsqrt zero-check's final evaluations do not match the committed values") != NULL, "%s", why.msg);
     /* y + 1 at one entry in the whole trace (its range check holds), RG and the remainder
      * honest: rg = 2^sh y + rho is no longer RG */

@@ -681,13 +681,13 @@ START_TEST(test_forged_factors)
     ez_diag why = {{0}};
     ez_pfx_compile(&f, SRC_PLAIN(4, 6));
     ez_pfx_run(&f, "sm_forged", 1 << 12);
-    ck_assert(!ez_pfx_prove_forged(&f, 0, 8, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 8, 1, &why));
     ck_assert_msg(strstr(why.msg, "the zero-check's final evaluations do not match the committed values") != NULL, "%s",
                   why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, 1, 2, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 2, 1, &why));
     ck_assert_msg(strstr(why.msg, "the attainment zero-check's distance does not match its limbs") != NULL, "%s",
                   why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, 1, 2, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 2, 0, &why));
     ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
     ez_pfx_free(&f);
 }

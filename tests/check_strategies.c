@@ -472,11 +472,44 @@ START_TEST(test_einsum_no_padding)
 }
 END_TEST
 
+/* DP-zeroifier, DP-unpad, DP-pad, DP-wunpad: DeepProve run over another public matrix —
+ * the zeroifier's mask z + mu (1 - z), the unpadding U, the padding P, the weights'
+ * unpadding — changed at two entries so that the sum and every round still hold
+ * (prove_fixture.h ez_pfx_prove_forged): only the verifier's own value of that matrix at
+ * the sumcheck's point tells, and each check names its matrix. */
+START_TEST(test_deepprove_forged_matrices)
+{
+    char src[1024];
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_prove_opts o = {.strategy = EZ_STRATEGY_DEEPPROVE};
+    attention_src(src, sizeof src, 5, 8, 3, 80, false);
+    ez_pfx_compile(&f, src);
+    ez_pfx_run(&f, "dp_forged", 1 << 4);
+    /* the proof's strategy sumchecks in order: 0 y's flat projection, 1 y's unpadding
+     * (U, c^, w^), 2 a's zeroifier (mask, a), 3 the padding of q, k, v (pairs: value, P),
+     * 4 the QKV sumcheck, 5 the weights' unpadding (U, then wq, wk, wv) */
+    static const struct {
+        unsigned call, nfactors, factor;
+        const char *why;
+    } T[] = {{1, 3, 0, "the unpadding matrix value is wrong"},
+             {2, 2, 0, "the zeroifier's mask value is wrong"},
+             {3, 6, 1, "the padding matrix value is wrong"},
+             {5, 4, 0, "the weights' unpadding matrix value is wrong"}};
+    for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) {
+        ck_assert(!ez_pfx_prove_forged(&f, &o, T[k].call, T[k].nfactors, T[k].factor, &why));
+        ck_assert_msg(strstr(why.msg, T[k].why) != NULL, "%s: %s", T[k].why, why.msg);
+    }
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_strategies(void)
 {
     Suite *s = suite_create("strategies");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_deepprove_forged_matrices);
     tcase_add_test(tc, test_honest_and_described);
     tcase_add_test(tc, test_changed_witness);
     tcase_add_test(tc, test_changed_advice);

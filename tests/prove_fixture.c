@@ -169,6 +169,8 @@ static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d
                                             const ez_fe2 *eqp, const ez_sumcheck_factor *f)
 {
     ez_pfx_forge *g = ctx;
+    if (getenv("EZ_FORGE_TRACE"))
+        fprintf(stderr, "forge: call %u: %u factors, %u terms, %u vars\n", g->seen, d->nfactors, d->nterms, d->nvars);
     if (g->seen++ != g->call)
         return NULL;
     ck_assert_uint_eq(d->nfactors, g->nfactors);
@@ -203,11 +205,16 @@ static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d
     return g->f;
 }
 
-bool ez_pfx_prove_forged(ez_pfx *f, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why)
+bool ez_pfx_prove_forged(ez_pfx *f, const ez_prove_opts *base, unsigned call, unsigned nfactors, unsigned factor,
+                         ez_diag *why)
 {
     ez_diag d = {{0}};
     ez_pfx_forge g = {.call = call, .nfactors = nfactors, .factor = factor};
-    ez_prove_opts o = {.sumcheck_hook = forge_hook, .sumcheck_hook_ctx = &g};
+    ez_prove_opts o = {0};
+    if (base)
+        o = *base;
+    o.sumcheck_hook = forge_hook;
+    o.sumcheck_hook_ctx = &g;
     ez_proof pf;
     ez_proof_init(&pf);
     ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, &pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);

@@ -11,6 +11,7 @@
 #include "lib/sumcheck.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/prove/prove.h"
 
 typedef struct {
     ez_plan plan;
@@ -48,7 +49,8 @@ void ez_pfx_free(ez_pfx *f);
  * is that factor's weight in the sum at x. The sum, hence the sumcheck, still holds; the
  * factor's value at the final point is no longer the op's table's (a public factor: no
  * longer the verifier's own evaluation; a committed one: no longer the committed poly's).
- * The factor must occur at most once in each term. */
+ * The factor must occur at most once in each term. EZ_FORGE_TRACE=1 in the environment lists
+ * the sumchecks the hook sees (call, factors, terms, variables) on stderr, to find `call`. */
 typedef struct {
     unsigned call, nfactors, factor; /* in */
     unsigned seen;                   /* op sumchecks seen */
@@ -56,8 +58,9 @@ typedef struct {
     ez_fe2 *table;                   /* the changed factor (owned) */
     ez_sumcheck_factor f[8];
 } ez_pfx_forge;
-/* Prove f with the forgery (checked: the witness is honest), verify through the bytes;
+/* Prove f with the forgery and the options of base (NULL: the defaults; its hook is
+ * replaced), verify through the bytes;
  * the verdict, the reason in why. Asserts the target sumcheck was reached. */
-bool ez_pfx_prove_forged(ez_pfx *f, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why);
+bool ez_pfx_prove_forged(ez_pfx *f, const ez_prove_opts *base, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why);
 
 #endif

@@ -176,7 +176,8 @@ ez_status ez_su_sumcheck(ez_pctx *c, const char *what, const ez_sumcheck_desc *d
     ez_status st;
     memset(&sp, 0, sizeof sp);
     if (c->prover) {
-        if ((st = ez_sumcheck_prove(c->t, d, coeffs, eq_point, factors, claim, &sp, pt, ev)) == EZ_OK) {
+        const ez_sumcheck_factor *g = c->sumcheck_hook ? c->sumcheck_hook(c->sumcheck_hook_ctx, d, coeffs, eq_point, factors) : NULL;
+        if ((st = ez_sumcheck_prove(c->t, d, coeffs, eq_point, g ? g : factors, claim, &sp, pt, ev)) == EZ_OK) {
             ez_sumcheck_proof_write(c->w, &sp);
             ez_work_add(c->work, 1, d->nvars ? (UINT64_C(2) << d->nvars) - 2 : 1, 0);
             if (c->w->failed)
