@@ -2133,11 +2133,46 @@ START_TEST(test_weight_padding_forged_factor)
 }
 END_TEST
 
+/* PX-msg-absorb: an op message binds the transcript on both sides — the challenge drawn
+ * after it depends on its value, and the verifier, reading the same bytes, draws the same
+ * one. (Were it not absorbed, a prover could pick the message after seeing the challenge
+ * that should depend on it; honest proofs would still verify.) */
+START_TEST(test_pctx_msg_absorbed)
+{
+    ez_fe2 after[2];
+    for (int k = 0; k < 2; k++) {
+        ez_transcript t;
+        ez_writer w;
+        ez_pctx c;
+        ez_diag d = {{0}};
+        ez_fe2 v[2] = {ez_fe2_make(5, 1), ez_fe2_make(7, (ez_fe)k)};
+        memset(&c, 0, sizeof c);
+        ez_writer_init(&w);
+        ez_transcript_init(&t, "pctx-msg");
+        c.prover = true, c.t = &t, c.w = &w, c.d = &d;
+        ck_assert_int_eq(ez_pctx_msg(&c, "test/msg", v, 2), EZ_OK);
+        after[k] = ez_transcript_challenge_fe2(&t, "test/after");
+        /* the verifier's side */
+        ez_reader r;
+        ez_fe2 got[2];
+        ez_reader_init(&r, w.data, w.len);
+        ez_transcript_init(&t, "pctx-msg");
+        c.prover = false, c.w = NULL, c.r = &r;
+        ck_assert_int_eq(ez_pctx_msg(&c, "test/msg", got, 2), EZ_OK);
+        ck_assert(ez_fe2_eq(got[1], v[1]));
+        ck_assert(ez_fe2_eq(ez_transcript_challenge_fe2(&t, "test/after"), after[k]));
+        ez_writer_clear(&w);
+    }
+    ck_assert_msg(!ez_fe2_eq(after[0], after[1]), "the challenge after a message does not depend on it");
+}
+END_TEST
+
 Suite *ez_suite_prove(void)
 {
     Suite *s = suite_create("prove");
     TCase *tc = tcase_create("prove");
     tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_pctx_msg_absorbed);
     tcase_add_test(tc, test_sections_container);
     tcase_add_test(tc, test_mle_causal_bruteforce);
     tcase_add_test(tc, test_honest_linear);

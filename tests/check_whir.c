@@ -87,6 +87,10 @@ enum {
     CH_FINAL,  /* add 1 to entry 0 of the final polynomial */
     CH_LEAF,   /* add 1 to the first opened leaf entry of oracle `at` */
     CH_MERKLE, /* flip a bit of the first Merkle sibling of oracle `at`'s opening */
+    CH_FINAL_SUM, /* a final polynomial other than the fold, changed at entries 0 and 1 by
+                     W[1] and -W[0]: the final sumcheck over it (sum f W) still holds */
+    CH_FINAL_NONCANON, /* entry 0 of the final polynomial written and absorbed as c0 + p
+                          (the instance must make it 0: then p encodes the same value) */
 };
 
 typedef struct {
@@ -323,8 +327,22 @@ static bool ref_open(const ez_whir_params *par, const ez_fe *s_, const ez_whir_t
         s.f[0] = ez_fe2_add(s.f[0], ez_fe2_one());
         s.applied = true;
     }
+    if (ch.what == CH_FINAL_SUM) {
+        ck_assert_uint_ge(lf, 2);
+        ez_fe2 w0 = s.W[0], w1 = s.W[1];
+        s.f[0] = ez_fe2_add(s.f[0], w1);
+        s.f[1] = ez_fe2_sub(s.f[1], w0);
+        s.applied = !ez_fe2_is_zero(w0) || !ez_fe2_is_zero(w1);
+    }
+    if (ch.what == CH_FINAL_NONCANON) {
+        ck_assert(ez_fe2_is_zero(s.f[0]));
+        s.f[0].c0 = EZ_P;
+        s.applied = true;
+    }
     ez_writer_bytes(w, s.f, lf * sizeof *s.f);
     ez_transcript_absorb_fe2(t, "whir/final", s.f, lf);
+    if (ch.what == CH_FINAL_NONCANON)
+        s.f[0].c0 = 0; /* the prover goes on with the value it encodes */
     ez_fe2 y[256];
     ref_queries(&s, &prev, par->noracles - 1, y);
     for (unsigned r = 0; r < par->mfinal; r++)
@@ -760,6 +778,57 @@ START_TEST(test_whir_malicious)
         ez_whir_prover_free(pr);
         instance_free(&in);
     }
+}
+END_TEST
+
+/* WH-final-fold, WH-read-fe2, WH-read-fe: the last checks of an opening and the readers.
+ * A final polynomial that is not the last oracle's fold but keeps the final sumcheck (its
+ * sum against W unchanged): only the comparison of the folds at the queries with the final
+ * polynomial catches it. On the zero vector (every message 0) a final entry sent and
+ * absorbed as p — the same value, non-canonically — by a consistent prover: only the
+ * reader's canonical check catches it. The leaf reader refuses p itself. (The WHIR
+ * verifier reports a rejection by its status alone.) */
+START_TEST(test_whir_final_fold_and_encodings)
+{
+    ez_rng r = ez_rng_for("whir_final_fold");
+    for (int which = 0; which < 2; which++) {
+        ez_whir_params par;
+        small_params(&par, which);
+        instance in;
+        instance_make(&in, &r, &par, (size_t)1 << par.m);
+        uint8_t root[32];
+        ez_transcript t;
+        ez_writer w;
+        for (int zero = 0; zero < 2; zero++) {
+            if (zero) {
+                memset(in.s, 0, ((size_t)1 << par.m) * sizeof *in.s);
+                in.sigma = true_sum(&in);
+                ck_assert(ez_fe2_is_zero(in.sigma));
+            }
+            /* the honest reference proof verifies */
+            ez_writer_init(&w);
+            ez_transcript_init(&t, "check_whir");
+            ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w, (cheat){CH_NONE, 0}, root);
+            ck_assert_int_eq(lib_verify(&in, root, in.sigma, w.data, w.len, NULL), EZ_OK);
+            ez_writer_clear(&w);
+            ez_writer_init(&w);
+            ez_transcript_init(&t, "check_whir");
+            ck_assert(ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w,
+                               (cheat){zero ? CH_FINAL_NONCANON : CH_FINAL_SUM, 0}, root));
+            ck_assert_msg(lib_verify(&in, root, in.sigma, w.data, w.len, NULL) == EZ_ERR_REJECT, "params %d, %s accepted",
+                          which, zero ? "a non-canonical final entry" : "a final polynomial off the fold");
+            ez_writer_clear(&w);
+        }
+        instance_free(&in);
+    }
+    const uint64_t v[3] = {1, EZ_P - 1, EZ_P};
+    ez_fe out[3];
+    ez_reader rd;
+    ez_reader_init(&rd, v, 16);
+    ck_assert(ez_whir_read_fe(&rd, out, 2));
+    ck_assert(out[0] == 1 && out[1] == EZ_P - 1);
+    ez_reader_init(&rd, v, 24);
+    ck_assert(!ez_whir_read_fe(&rd, out, 3));
 }
 END_TEST
 
@@ -1357,6 +1426,7 @@ Suite *ez_suite_whir(void)
     TCase *tb = tcase_create("blocks");
     tcase_set_timeout(tb, 120);
     tcase_add_test(tb, test_whir_queries_exact);
+    tcase_add_test(tb, test_whir_final_fold_and_encodings);
     tcase_add_test(tb, test_whir_params);
     tcase_add_test(tb, test_whir_points);
     tcase_add_test(tb, test_whir_merkle_batch_hash);
