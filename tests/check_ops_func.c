@@ -683,6 +683,21 @@ START_TEST(test_forged_linear_factors)
 }
 END_TEST
 
+/* RP-k: ROPE's sumcheck run over another rotation factor K (the public cos/sin MLE),
+ * changed at two entries so that the sum and every round still hold (prove_fixture.h
+ * ez_pfx_prove_forged): only the verifier's own K at the final point tells. */
+START_TEST(test_rope_forged_rotation)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, SRC_ROPE);
+    run_inputs(&f, "rope_forged", 0, INT64_C(1) << 13);
+    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 2, 0, &why));
+    ck_assert_msg(strstr(why.msg, "the rotation's sumcheck failed") != NULL, "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_ops_func(void)
 {
     Suite *s = suite_create("ops_func");
@@ -694,6 +709,7 @@ Suite *ez_suite_ops_func(void)
     tcase_add_test(tc, test_honest_relu);
     tcase_add_test(tc, test_honest_swiglu);
     tcase_add_test(tc, test_forged_linear_factors);
+    tcase_add_test(tc, test_rope_forged_rotation);
     tcase_add_test(tc, test_value_off_by_one);
     tcase_add_test(tc, test_tail_for_row);
     tcase_add_test(tc, test_row_for_tail);

@@ -283,7 +283,8 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         if ((st = rp_tables(&s, cf, ere, out->point, &K, &X)) != EZ_OK)
             goto out;
         ez_sumcheck_factor f[2] = {{NULL, K}, {NULL, X}};
-        if ((st = ez_sumcheck_prove(c->t, &desc, NULL, eqp, f, claim, &proof, pt, ev)) != EZ_OK)
+        const ez_sumcheck_factor *g = c->sumcheck_hook ? c->sumcheck_hook(c->sumcheck_hook_ctx, &desc, NULL, eqp, f) : NULL;
+        if ((st = ez_sumcheck_prove(c->t, &desc, NULL, eqp, g ? g : f, claim, &proof, pt, ev)) != EZ_OK)
             goto out;
         ez_sumcheck_proof_write(c->w, &proof);
     } else {

@@ -73,8 +73,9 @@ typedef struct {
      * sent. NULL: none. */
     void (*msg_hook)(void *ctx, const char *label, ez_fe2 *v, size_t n);
     void *msg_hook_ctx;
-    /* TESTING ONLY: called by ez_op_sumcheck (runtime/ops/op.h) and ez_su_sumcheck
-     * (runtime/prove/strategy_util.h) before each op or strategy sumcheck the prover runs, with its shape, coefficients, eq point and factor tables; it may return
+    /* TESTING ONLY: called by ez_op_sumcheck (runtime/ops/op.h), ez_su_sumcheck
+     * (runtime/prove/strategy_util.h) and ROPE's prover before each op or strategy sumcheck
+     * the prover runs, with its shape, coefficients, eq point and factor tables; it may return
      * other tables (d->nfactors of them, alive until the proof ends) for the sumcheck to
      * run over — a prover cheating on one factor, e.g. one the verifier evaluates itself,
      * that keeps the sum and so the sumcheck intact. NULL return: the op's tables. NULL:
