@@ -15,6 +15,7 @@
 
 #include "lib/merkle.h"
 #include "lib/pcs.h"
+#include "lib/sumcheck.h"
 #include "lib/whir.h"
 
 struct ez_pcs_prover {
@@ -28,6 +29,12 @@ struct ez_pcs_prover {
     ez_whir_prover **whir;
     size_t nwhir;
     uint8_t (*wroots)[32]; /* the parts' roots */
+    /* TESTING ONLY (tests/check_pcs.c sets it on a prover it made; nothing else does): the
+     * batched Ligero opening's two sumchecks run over the tables this returns, NULL for
+     * their own — a prover cheating on one factor the verifier evaluates itself. */
+    const ez_sumcheck_factor *(*test_sumcheck_hook)(void *ctx, const ez_sumcheck_desc *d,
+                                                    const ez_sumcheck_factor *f);
+    void *test_sumcheck_ctx;
 };
 
 /* One (claim, piece) pair of an opening (both backends, both sides): the piece's weight

@@ -740,7 +740,8 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
     ez_sumcheck_desc d;
     cols_desc(&d, lg, lc);
     ez_sumcheck_factor f[2] = {{NULL, B}, {NULL, V}};
-    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, f, claim, &sp, point, evals)) != EZ_OK)
+    const ez_sumcheck_factor *hf = p->test_sumcheck_hook ? p->test_sumcheck_hook(p->test_sumcheck_ctx, &d, f) : NULL;
+    if ((st = ez_sumcheck_prove(t, &d, NULL, NULL, hf ? hf : f, claim, &sp, point, evals)) != EZ_OK)
         goto out;
     ez_sumcheck_proof_write(proof, &sp);
     ez_sumcheck_proof_clear(&sp);
@@ -788,7 +789,8 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
     ez_sumcheck_desc_init(&d2, lr, 2);
     ez_sumcheck_factor f2[2] = {{NULL, A}, {NULL, u}};
     ez_fe2 rrow[EZ_SC_MAX_VARS];
-    if ((st = ez_sumcheck_prove(t, &d2, NULL, NULL, f2, claim2, &sp, rrow, evals)) != EZ_OK)
+    hf = p->test_sumcheck_hook ? p->test_sumcheck_hook(p->test_sumcheck_ctx, &d2, f2) : NULL;
+    if ((st = ez_sumcheck_prove(t, &d2, NULL, NULL, hf ? hf : f2, claim2, &sp, rrow, evals)) != EZ_OK)
         goto out;
     ez_sumcheck_proof_write(proof, &sp);
     /* the Ligero opening of S at (r_row, r_col) (ligero_open reads the row part) */

@@ -10,6 +10,7 @@
 #include "lib/mle.h"
 #include "lib/ntt.h"
 #include "lib/pcs.h"
+#include "lib/pcs_internal.h"
 #include "lib/sumcheck.h"
 #include "tests/testutil.h"
 
@@ -548,6 +549,65 @@ START_TEST(test_pcs_batched_claims)
     open_to(p, &com, cl + 2, 1, &w);
     check_tampering(&com, cl + 2, 1, &w, true, &r);
     ez_writer_clear(&w);
+    ez_pcs_commitment_clear(&com);
+    ez_pcs_prover_free(p);
+    polyset_free(&ps);
+}
+END_TEST
+
+/* LG-bsum, LG-vsum, LG-asum: the batched opening's sumchecks run over another B (the
+ * claims' public column weights), another V (the rows' column combinations) or another A
+ * (the public row weights), each changed at two entries so that its sum and every round
+ * still hold (testutil.h ez_test_forge_factor): only the verifier's own B, its combination
+ * of the sent group values, or its own A at the final point tells. (The PCS verifier
+ * reports a rejection by its status alone.) */
+typedef struct {
+    unsigned call, factor, seen;
+    ez_sumcheck_factor f[2];
+    ez_fe2 *table;
+} lg_forge;
+
+static const ez_sumcheck_factor *lg_forge_hook(void *ctx, const ez_sumcheck_desc *d, const ez_sumcheck_factor *f)
+{
+    lg_forge *g = ctx;
+    if (g->seen++ != g->call)
+        return NULL;
+    ck_assert_uint_eq(d->nfactors, 2);
+    return ez_test_forge_factor(d, NULL, NULL, f, g->factor, g->f, &g->table);
+}
+
+START_TEST(test_pcs_batched_forged_factors)
+{
+    ez_rng r = ez_rng_for("pcs_batched_forged");
+    polyset ps;
+    uint64_t lens[3] = {1000, 37, 300};
+    polyset_make(&ps, &r, lens, 3);
+    ez_pcs_prover *p = NULL;
+    ez_pcs_commitment com;
+    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3, EZ_PCS_SCHEME_LIGERO),
+                     EZ_OK);
+    ez_pcs_claim cl[4];
+    ez_fe2 pts[8][40];
+    size_t which[4] = {0, 1, 2, 0};
+    make_claims(cl, pts, &r, &ps, which, 4);
+    ez_writer w;
+    open_to(p, &com, cl, 4, &w);
+    ck_assert_int_eq(verify_bytes(&com, cl, 4, w.data, w.len, NULL), EZ_OK);
+    ez_writer_clear(&w);
+    /* (sumcheck, factor): (0, 0) B, (0, 1) V, (1, 0) A */
+    static const unsigned cases[3][2] = {{0, 0}, {0, 1}, {1, 0}};
+    for (int k = 0; k < 3; k++) {
+        lg_forge g = {.call = cases[k][0], .factor = cases[k][1]};
+        p->test_sumcheck_hook = lg_forge_hook;
+        p->test_sumcheck_ctx = &g;
+        open_to(p, &com, cl, 4, &w);
+        ck_assert_ptr_nonnull(g.table);
+        ck_assert_msg(verify_bytes(&com, cl, 4, w.data, w.len, NULL) == EZ_ERR_REJECT, "forged (%u, %u) accepted",
+                      cases[k][0], cases[k][1]);
+        ez_writer_clear(&w);
+        free(g.table);
+    }
+    p->test_sumcheck_hook = NULL;
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
     polyset_free(&ps);
@@ -1357,6 +1417,7 @@ Suite *ez_suite_pcs(void)
     tcase_add_test(tc, test_pcs_single_claim);
     tcase_add_test(tc, test_pcs_single_slot_in_stack);
     tcase_add_test(tc, test_pcs_batched_claims);
+    tcase_add_test(tc, test_pcs_batched_forged_factors);
     tcase_add_test(tc, test_pcs_no_proximity);
     tcase_add_test(tc, test_pcs_padding_not_trusted);
     tcase_add_test(tc, test_pcs_prover_io);

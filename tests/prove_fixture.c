@@ -135,36 +135,6 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
     return ok;
 }
 
-/* w(x): the factor's weight in the sum at entry x (prove_fixture.h) */
-static ez_fe2 forge_weight(const ez_sumcheck_desc *d, const ez_fe2 *coeffs, const ez_fe2 *eqp,
-                           const ez_sumcheck_factor *f, unsigned j, uint64_t x)
-{
-    ez_fe2 w = ez_fe2_zero();
-    for (unsigned t = 0; t < d->nterms; t++) {
-        unsigned hits = 0;
-        ez_fe2 prod = coeffs ? coeffs[t] : ez_fe2_one();
-        for (unsigned k = 0; k < d->term[t].nf; k++) {
-            unsigned i = d->term[t].f[k];
-            if (i == j) {
-                hits++;
-                continue;
-            }
-            prod = ez_fe2_mul(prod, f[i].base ? ez_fe2_from_fe(f[i].base[x]) : f[i].ext[x]);
-        }
-        ck_assert_uint_le(hits, 1);
-        if (hits)
-            w = ez_fe2_add(w, prod);
-    }
-    /* eq over eq_vars: coordinates in increasing variable index, variable 0 the MSB of x */
-    unsigned k = 0;
-    for (unsigned v = 0; v < d->nvars; v++)
-        if ((d->eq_vars >> v) & 1) {
-            ez_fe2 r = eqp[k++];
-            w = ez_fe2_mul(w, (x >> (d->nvars - 1 - v)) & 1 ? r : ez_fe2_sub(ez_fe2_one(), r));
-        }
-    return w;
-}
-
 static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
                                             const ez_fe2 *eqp, const ez_sumcheck_factor *f)
 {
@@ -175,32 +145,8 @@ static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d
         return NULL;
     ck_assert_uint_eq(d->nfactors, g->nfactors);
     ck_assert_uint_lt(g->factor, d->nfactors);
-    const uint64_t n = UINT64_C(1) << d->nvars;
-    const unsigned j = g->factor;
-    g->table = malloc(n * sizeof *g->table);
-    ck_assert_ptr_nonnull(g->table);
-    for (uint64_t x = 0; x < n; x++)
-        g->table[x] = f[j].base ? ez_fe2_from_fe(f[j].base[x]) : f[j].ext[x];
-    uint64_t x0 = n, x1 = n;
-    ez_fe2 w0 = ez_fe2_zero(), w1 = ez_fe2_zero();
-    for (uint64_t x = 0; x < n && x1 == n; x++) {
-        ez_fe2 w = forge_weight(d, coeffs, eqp, f, j, x);
-        if (ez_fe2_is_zero(w))
-            continue;
-        if (x0 == n) {
-            x0 = x;
-            w0 = w;
-        } else {
-            x1 = x;
-            w1 = w;
-        }
-    }
-    ck_assert_msg(x1 < n, "the factor has fewer than two entries that count in the sum");
-    g->table[x0] = ez_fe2_add(g->table[x0], w1);
-    g->table[x1] = ez_fe2_sub(g->table[x1], w0);
-    memcpy(g->f, f, d->nfactors * sizeof *f);
-    g->f[j].base = NULL;
-    g->f[j].ext = g->table;
+    ck_assert_ptr_null(g->table);
+    ez_test_forge_factor(d, coeffs, eqp, f, g->factor, g->f, &g->table);
     g->forged = true;
     return g->f;
 }

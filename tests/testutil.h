@@ -11,6 +11,7 @@
 
 #include "compiler/plan.h"
 #include "lib/field.h"
+#include "lib/sumcheck.h"
 
 #define EZ_SUITE(name) Suite *ez_suite_##name(void);
 #define EZ_SUITE_W(name, w) EZ_SUITE(name)
@@ -91,5 +92,16 @@ void ez_tamper_fe2(uint8_t *p);
  * scheduled plan with its digest, into *plan (initialised here; ez_plan_clear). Fails
  * the test, with the rendered diagnostics on stderr, when any step fails. */
 void ez_test_compile_plan(ez_plan *plan, const char *src);
+
+/* A sumcheck's factor tables with factor j changed at two entries x0, x1 by +w(x1) and
+ * -w(x0), w(x) = eq(x) sum_t c_t prod_{i in t, i != j} f_i(x) that factor's weight in the
+ * sum at x (the first two entries where w != 0): the sum over the cube is unchanged, so a
+ * prover running the sumcheck over them keeps every round consistent, while factor j's
+ * value at the final point is no longer the original table's (a cheating prover aimed at
+ * the check of that one value). j must occur at most once in each term. Out: out[] the
+ * factors (j's table is *table, 2^nvars extension entries, the caller frees it). */
+const ez_sumcheck_factor *ez_test_forge_factor(const ez_sumcheck_desc *d, const ez_fe2 *coeffs, const ez_fe2 *eqp,
+                                               const ez_sumcheck_factor *f, unsigned j, ez_sumcheck_factor *out,
+                                               ez_fe2 **table);
 
 #endif
