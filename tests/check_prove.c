@@ -863,6 +863,45 @@ START_TEST(test_lookup_column_substituted)
 }
 END_TEST
 
+/* RC-atom: a range-checked sum (h = x + x2 at 16 bits, marked checked: its bound 2^16
+ * exceeds its width) whose walk value is out of its width, 2^15 = 2^14 + 2^14, exactly the
+ * sum (the ADD holds) and exactly half the statement's 24-bit y = h + h = 2^16; the
+ * looked-up column is the true, in-range h of another trace. The lookup holds; only the
+ * column's claim turned into a claim on tensor h, merged with the walk's claims on h,
+ * rejects. (test_lookup_column_substituted's model checks its output's width on the
+ * statement since outputs are no longer looked up.) */
+static const char *sum_src = "model sum\nparam S = 4, N = 8\nbits 16\nscale 0\ninput x[S, N], x2[S, N]\n"
+                             "h[s, n] = x[s, n] + x2[s, n]\ny[s, n] @bits(24) = h[s, n] + h[s, n]\noutput y\n";
+
+static void edit_nothing(fx *f, ez_trace *t, size_t op, uint64_t e)
+{
+    (void)f, (void)t, (void)op, (void)e;
+}
+
+static void edit_sum_over_width(fx *f, ez_trace *t, size_t op, uint64_t e)
+{
+    const ez_plan_op *o = &f->plan.ops[op];
+    t->t[o->in[0]][e] = INT64_C(1) << 14;
+    t->t[o->in[1]][e] = INT64_C(1) << 14;
+    t->t[o->out][e] = INT64_C(1) << 15;
+    t->t[f->plan.ops[op + 1].out][e] = INT64_C(1) << 16;
+}
+
+START_TEST(test_lookup_column_not_the_tensor)
+{
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, sum_src, "lookup_column_not_the_tensor");
+    ck_assert_uint_eq(f.plan.nops, 2);
+    ck_assert(f.plan.ops[0].checked);
+    ck_assert(!f.plan.ops[1].checked);
+    ck_assert(fx_split_witness(&f, 0, 3, edit_nothing, edit_nothing, &why));
+    ck_assert(!fx_split_witness(&f, 0, 3, edit_nothing, edit_sum_over_width, &why));
+    ck_assert_str_eq(why.msg, "op 'h' (add): the fan-out merge failed");
+    fx_free(&f);
+}
+END_TEST
+
 /* ---- a prover assembled from the session's phases (runtime/prove/session.h), as ez_prove
  * does, with a test's hands between them: before the advice commitment (the session's
  * polys and lens), the scheme it is committed under, and after it (the polys the lookups
@@ -2015,7 +2054,10 @@ END_TEST
  * zero-check with the factor 0 in place of 1 - R, so the sum is 0 whatever the padding
  * holds. Every round and the opening of P(pt) check; only the verifier's own 1 - R~(pt)
  * rejects. (test_weight_padding_junk runs the honest zero-check on the junk instead.) */
-START_TEST(test_weight_padding_forged_factor)
+/* clean: instead, the honest zero-check (1 - R, and the weight's TRUE table, zero on its
+ * padding) while the committed weight holds the junk — every round and 1 - R~(pt) check;
+ * only the zero-check's claim on the committed weight rejects (at its opening). */
+static void weight_padding_malicious(bool clean, const char *reason)
 {
     fx f;
     ez_diag d = {{0}}, why = {{0}};
@@ -2093,6 +2135,19 @@ START_TEST(test_weight_padding_forged_factor)
             size_t N = (size_t)1 << nv;
             ez_fe *zero = calloc(N, sizeof *zero), *val = calloc(N, sizeof *val);
             memcpy(val, polys[k], lens[k] * sizeof *val);
+            if (clean) {
+                /* 1 - R and the true weight, as ez_prove_weight_range builds them */
+                uint64_t padlen = ez_advice_padlen(tt), numel = ez_plan_tensor_numel(tt);
+                int64_t *ones = malloc(numel * sizeof *ones);
+                for (uint64_t e = 0; e < numel; e++)
+                    ones[e] = -1;
+                ez_advice_pad_i64(zero, ones, tt, 1);
+                for (size_t x = padlen; x < N; x++)
+                    zero[x] = 1;
+                free(ones);
+                memset(val, 0, N * sizeof *val);
+                ez_advice_pad_i64(val, f.tr.t[i], tt, 0);
+            }
             ez_fe2 rho[64], pt[64], ev[2];
             ez_transcript_challenges_fe2(&t, "wpad/rho", rho, nv);
             ez_sumcheck_desc desc;
@@ -2123,13 +2178,25 @@ START_TEST(test_weight_padding_forged_factor)
     bool ok = true;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
-    ck_assert_msg(strstr(why.msg, "zero padding") != NULL, "%s", why.msg);
+    ck_assert_msg(strstr(why.msg, reason) != NULL, "%s", why.msg);
     for (size_t k = 0; k < nw; k++)
         free(polys[k]);
     free(polys);
     free(lens);
     fx_free(&f);
     ez_advice_testing_max_pieces(0);
+}
+
+START_TEST(test_weight_padding_forged_factor)
+{
+    weight_padding_malicious(false, "zero padding");
+}
+END_TEST
+
+/* WR-pad-claim: the zero-check holds for the true weight, the commitment has junk. */
+START_TEST(test_weight_padding_claim_not_committed)
+{
+    weight_padding_malicious(true, "weight opening: the commitment does not open to the claimed values");
 }
 END_TEST
 
@@ -2200,6 +2267,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_transcript_start_documented);
     tcase_add_test(tc, test_remainder_not_committed);
     tcase_add_test(tc, test_lookup_column_substituted);
+    tcase_add_test(tc, test_lookup_column_not_the_tensor);
     tcase_add_test(tc, test_multiplicities_after_alpha);
     tcase_add_test(tc, test_tuple_columns_not_committed);
     tcase_add_test(tc, test_func_multiplicities_not_committed);
@@ -2207,6 +2275,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_input_outside_width);
     tcase_add_test(tc, test_advice_commitment_shape);
     tcase_add_test(tc, test_weight_padding_forged_factor);
+    tcase_add_test(tc, test_weight_padding_claim_not_committed);
     tcase_add_test(tc, test_binding_first);
     tcase_add_test(tc, test_truncated_and_trailing);
     tcase_add_test(tc, test_keys_roundtrip);
