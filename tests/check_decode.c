@@ -99,12 +99,31 @@ START_TEST(test_generation_fits_context)
 }
 END_TEST
 
+/* DE-eos-inside: an EOS among the generated tokens before the last one, under a stop rule
+ * that holds otherwise (max-new reached, the last token not EOS): generation should have
+ * stopped there. */
+START_TEST(test_generation_stops_at_eos)
+{
+    int64_t toks[5] = {1, 2, 9, 4, 5};
+    ez_generation g = {.nprompt = 2, .ngen = 3, .eos = 7, .max_new = 3, .stop = EZ_STOP_MAX_NEW, .tokens = toks};
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_generation_check_stop(&g, 8, &d) == EZ_OK, "%s", d.msg);
+    g.eos = 9;
+    ck_assert_int_eq(ez_generation_check_stop(&g, 8, &d), EZ_ERR_REJECT);
+    ck_assert_str_eq(d.msg, "generated token 0 is EOS (9), yet generation went on");
+    g.eos = 4;
+    ck_assert_int_eq(ez_generation_check_stop(&g, 8, &d), EZ_ERR_REJECT);
+    ck_assert_str_eq(d.msg, "generated token 1 is EOS (4), yet generation went on");
+}
+END_TEST
+
 Suite *ez_suite_decode(void)
 {
     Suite *s = suite_create("decode");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_generation_fits_context);
+    tcase_add_test(tc, test_generation_stops_at_eos);
     tcase_add_test(tc, test_decode_equals_full_run);
     suite_add_tcase(s, tc);
     return s;
