@@ -53,43 +53,35 @@ enum { ROW_RANDOM, ROW_TIES, ROW_CONST, ROW_LOW, ROW_HIGH, ROW_LAST, ROW_KINDS }
  * first at 1); all equal; at the bottom of the width (-B, -B+1, -B+2: negative and tied);
  * at its top (B-1 .. B-5); a unique max lim at the last entry with the runner-up lim-1 at
  * entry 0. Weights random. */
+typedef struct {
+    int64_t lim;
+    bool small;
+} row_cases;
+
+static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    const row_cases *c = ctx;
+    uint64_t T = t->rank ? t->dims[t->rank - 1] : 1, row = e / T, j = e % T;
+    int64_t B = (int64_t)t->bound, l = c->lim > B - 1 ? B - 1 : c->lim;
+    int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+    if (t->kind == EZ_TENSOR_INPUT && c->small)
+        return (int64_t)(r % 5) - 2;
+    if (t->kind != EZ_TENSOR_INPUT)
+        return x;
+    switch (row % ROW_KINDS) {
+    case ROW_TIES: return (j == 1 || j + 2 == T) ? l : (int64_t)(r % (uint64_t)(2 * l)) - l;
+    case ROW_CONST: return l / 3;
+    case ROW_LOW: return -B + (int64_t)(r % 3);
+    case ROW_HIGH: return B - 1 - (int64_t)(r % 5);
+    case ROW_LAST: return j + 1 == T ? l : j == 0 ? l - 1 : (int64_t)(r % (uint64_t)(2 * l - 1)) - l;
+    default: return x;
+    }
+}
+
 static void mxt_run(mxt *m, const char *seed, int64_t lim, bool small)
 {
-    ez_pfx *f = &m->f;
-    ez_rng rng = ez_rng_for(seed);
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind == EZ_TENSOR_ACT)
-            continue;
-        uint64_t n = ez_plan_tensor_numel(t), T = t->rank ? t->dims[t->rank - 1] : 1;
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t B = (int64_t)t->bound, l = lim > B - 1 ? B - 1 : lim;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng), row = e / T, j = e % T;
-            int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
-            if (t->kind == EZ_TENSOR_INPUT && small) {
-                x = (int64_t)(r % 5) - 2;
-            } else if (t->kind == EZ_TENSOR_INPUT) {
-                switch (row % ROW_KINDS) {
-                case ROW_TIES: x = (j == 1 || j + 2 == T) ? l : (int64_t)(r % (uint64_t)(2 * l)) - l; break;
-                case ROW_CONST: x = l / 3; break;
-                case ROW_LOW: x = -B + (int64_t)(r % 3); break;
-                case ROW_HIGH: x = B - 1 - (int64_t)(r % 5); break;
-                case ROW_LAST:
-                    x = j + 1 == T ? l : j == 0 ? l - 1 : (int64_t)(r % (uint64_t)(2 * l - 1)) - l;
-                    break;
-                default: break;
-                }
-            }
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_commit(f);
+    row_cases c = {lim, small};
+    ez_pfx_run_values(&m->f, seed, row_case_value, &c);
 }
 
 static void mxt_free(mxt *m)

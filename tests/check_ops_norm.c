@@ -47,38 +47,33 @@ enum { ROW_RANDOM, ROW_TINY, ROW_CONST, ROW_WIDE, ROW_KINDS };
 /* Inputs row by row, cycling through the kinds: random in [-lim, lim]; tiny (|x| <= 40: V <
  * 2^16, so k = 0); constant (variance 0: V = E); wide (near +-bound: the largest k); weights
  * random in [-lim, lim]. Then run, commit the weights, prove their range. */
+typedef struct {
+    int64_t lim;
+    int64_t c; /* the value at the start of the current row (ROW_CONST repeats it) */
+} row_cases;
+
+static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    row_cases *c = ctx;
+    uint64_t T = t->rank ? t->dims[t->rank - 1] : 1, row = e / T;
+    int64_t big = (int64_t)t->bound - 1, l = c->lim > big ? big : c->lim;
+    int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+    if (e % T == 0)
+        c->c = x;
+    if (t->kind != EZ_TENSOR_INPUT)
+        return x;
+    switch (row % ROW_KINDS) {
+    case ROW_TINY: return (int64_t)(r % 81) - 40;
+    case ROW_CONST: return c->c;
+    case ROW_WIDE: return (r & 1) ? big - (int64_t)(r % 7) : -big + (int64_t)(r % 5);
+    default: return x;
+    }
+}
+
 static void nx_run(ez_pfx *f, const char *seed, int64_t lim)
 {
-    ez_rng rng = ez_rng_for(seed);
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind == EZ_TENSOR_ACT)
-            continue;
-        uint64_t n = ez_plan_tensor_numel(t), T = t->rank ? t->dims[t->rank - 1] : 1;
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t big = (int64_t)t->bound - 1, l = lim > big ? big : lim, c = 0;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng), row = e / T;
-            int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
-            if (e % T == 0)
-                c = x;
-            if (t->kind == EZ_TENSOR_INPUT) {
-                switch (row % ROW_KINDS) {
-                case ROW_TINY: x = (int64_t)(r % 81) - 40; break;
-                case ROW_CONST: x = c; break;
-                case ROW_WIDE: x = (r & 1) ? big - (int64_t)(r % 7) : -big + (int64_t)(r % 5); break;
-                default: break;
-                }
-            }
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_commit(f);
+    row_cases c = {lim, 0};
+    ez_pfx_run_values(f, seed, row_case_value, &c);
 }
 
 /* Compile, check the plan is sound, run, prove (checked) and verify. */

@@ -32,6 +32,7 @@
 #include "runtime/exec/tables.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
+#include "tests/prove_fixture.h"
 #include "tests/testutil.h"
 
 typedef struct {
@@ -58,35 +59,30 @@ enum { ROW_RANDOM, ROW_TIES, ROW_NEGATIVE, ROW_MIXED };
 /* Set the input x (the softmax operand) and run. `lim` bounds the random scores; rows
  * cycle through the kinds: random, ties at the max, very negative (the clamp: distances
  * beyond 2^16 to the max), and a mix of huge and tiny scores. */
+typedef struct {
+    int64_t lim;
+    const ez_plan_tensor *x; /* the softmax operand: the models' one input, and no weights */
+} row_cases;
+
+static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    const row_cases *c = ctx;
+    int64_t lim = c->lim, big = (int64_t)t->bound - 1;
+    ck_assert_ptr_eq(t, c->x);
+    int64_t x = (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
+    switch (e / t->dims[t->rank - 1] % 4) {
+    case ROW_TIES: return (r & 3) ? lim / 2 : x;                         /* most entries tie at the max */
+    case ROW_NEGATIVE: return -big + (int64_t)(r % 3);                   /* the whole row near -bound */
+    case ROW_MIXED: return (r & 1) ? big - (int64_t)(r % 5) : -big + (int64_t)(r % 7);
+    default: return x;
+    }
+}
+
 static void smx_run(smx *f, const char *seed, int64_t lim)
 {
-    ez_rng rng = ez_rng_for(seed);
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    unsigned xin = f->plan.ops[f->op].in[0];
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind != EZ_TENSOR_INPUT)
-            continue;
-        ck_assert_uint_eq(i, xin);
-        uint64_t n = ez_plan_tensor_numel(t), T = t->dims[t->rank - 1];
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t big = (int64_t)t->bound - 1;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng), row = e / T;
-            int64_t x = (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
-            switch (row % 4) {
-            case ROW_TIES: x = (r & 3) ? lim / 2 : x; break;       /* most entries tie at the max */
-            case ROW_NEGATIVE: x = -big + (int64_t)(r % 3); break; /* the whole row near -bound */
-            case ROW_MIXED: x = (r & 1) ? big - (int64_t)(r % 5) : -big + (int64_t)(r % 7); break;
-            default: break;
-            }
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    row_cases c = {lim, &f->plan.tensors[f->plan.ops[f->op].in[0]]};
+    ez_pfx_fill_run(&f->plan, &f->tr, seed, row_case_value, &c);
     ez_writer_init(&f->wrange);
     ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, NULL, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
 }

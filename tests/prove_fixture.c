@@ -2,14 +2,10 @@
 #include "tests/prove_fixture.h"
 
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler/einc.h"
-#include "compiler/lower.h"
-#include "compiler/schedule.h"
-#include "compiler/sema.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -18,23 +14,7 @@
 void ez_pfx_compile(ez_pfx *f, const char *src)
 {
     memset(f, 0, sizeof *f);
-    ez_plan_init(&f->plan);
-    ez_diag_list diags;
-    ez_program *prog = NULL;
-    ez_diag d = {{0}};
-    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
-    if (st != EZ_OK) {
-        char *text = NULL;
-        if (ez_diag_render(&diags, &text) == EZ_OK && text)
-            fprintf(stderr, "%s", text);
-        free(text);
-    }
-    ck_assert_int_eq(st, EZ_OK);
-    ck_assert_int_eq(ez_lower(&f->plan, prog, "test", &d), EZ_OK);
-    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
-    ez_program_free(prog);
-    ez_diag_list_clear(&diags);
+    ez_test_compile_plan(&f->plan, src);
 }
 
 void ez_pfx_commit(ez_pfx *f)
@@ -49,29 +29,45 @@ void ez_pfx_commit(ez_pfx *f)
     ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
 }
 
-void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
+void ez_pfx_fill_run(const ez_plan *p, ez_trace *tr, const char *seed, ez_pfx_value_fn value, void *ctx)
 {
     ez_rng rng = ez_rng_for(seed);
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
+    ck_assert_int_eq(ez_trace_init(tr, p, &d), EZ_OK);
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
         if (t->kind == EZ_TENSOR_ACT)
             continue;
         uint64_t n = ez_plan_tensor_numel(t);
         int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t l = lim > (int64_t)t->bound - 1 ? (int64_t)t->bound - 1 : lim;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng);
-            v[e] = t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
-                                               : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        ck_assert_ptr_nonnull(v);
+        for (uint64_t e = 0; e < n; e++)
+            v[e] = value(ctx, t, e, ez_rng_next(&rng));
+        ck_assert_msg(ez_trace_set(tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
         free(v);
     }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_exec_run(p, tr, &d) == EZ_OK, "%s: %s", seed, d.msg);
+}
 
+void ez_pfx_run_values(ez_pfx *f, const char *seed, ez_pfx_value_fn value, void *ctx)
+{
+    ez_pfx_fill_run(&f->plan, &f->tr, seed, value, ctx);
     ez_pfx_commit(f);
+}
+
+/* Uniform in [-l, l], l = min(lim, bound - 1); tokens uniform below their limit. */
+static int64_t uniform_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    (void)e;
+    int64_t lim = *(const int64_t *)ctx;
+    int64_t l = lim > (int64_t)t->bound - 1 ? (int64_t)t->bound - 1 : lim;
+    return t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
+                                       : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+}
+
+void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
+{
+    ez_pfx_run_values(f, seed, uniform_value, &lim);
 }
 
 ez_vk ez_pfx_vk(ez_pfx *f)

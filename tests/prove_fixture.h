@@ -22,6 +22,17 @@ typedef struct {
 /* Compile src (fails the test on a compile error). The plan is scheduled and has its
  * digest; the soundness checks are NOT run (a test may build an unsound plan on purpose). */
 void ez_pfx_compile(ez_pfx *f, const char *src);
+/* The value of element e of tensor t, from r, a fresh word of the test's generator (one
+ * per element, in order, so a fill replays from its seed). ctx: the test's own. */
+typedef int64_t (*ez_pfx_value_fn)(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r);
+
+/* Initialise tr for p, set every tensor the model does not compute (inputs, weights,
+ * tokens; plan order) to value(ctx, t, e, r) for its elements e in order, and run the
+ * model; a failure fails the test, naming seed. Each op suite chooses its inputs'
+ * hard cases in `value`; the filling and running is this one loop. */
+void ez_pfx_fill_run(const ez_plan *p, ez_trace *tr, const char *seed, ez_pfx_value_fn value, void *ctx);
+/* ez_pfx_fill_run on f, then commit the weights and prove their range (ez_pfx_commit). */
+void ez_pfx_run_values(ez_pfx *f, const char *seed, ez_pfx_value_fn value, void *ctx);
 /* Random inputs and weights in [-lim, lim] (clamped to each tensor's bound; tokens
  * uniform), run the model, commit the weights and prove their range. */
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim);
