@@ -70,6 +70,14 @@ typedef struct {
 } ez_cli_cmd;
 
 #define EZ_CLI_MAX_OPTS 16
+
+/* Rows several subcommands share, written once so that their help cannot drift apart
+ * (a subcommand whose row says something else, such as verify's --threads, writes its own). */
+#define EZ_CLI_OPT_DEFINE {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"}
+#define EZ_CLI_OPT_SCALE {"--scale", "N", 0, "the default scale (fraction bits, 0 to 60) instead of the source's `scale`"}
+#define EZ_CLI_OPT_BITS {"--bits", "N", 0, "the default width (signed bits, 2 to 62) instead of the source's `bits`"}
+#define EZ_CLI_OPT_WEIGHTS {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"}
+#define EZ_CLI_OPT_THREADS {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"}
 #define EZ_CLI_MAX_VALUES 128 /* option occurrences on one command line */
 
 /* ---- parsing ----------------------------------------------------------------------- */
@@ -132,9 +140,10 @@ typedef struct {
  * a malformed value, a NAME given twice, or more than EZ_CLI_MAX_DEFINES. */
 bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt);
 
-/* --scale N (0 to 60) and --bits N (2 to 62), options oscale and obits of a, into d
- * (after ez_cli_defines_get, which leaves both -1). Returns false after printing a
- * usage error. */
-bool ez_cli_scale_bits_get(ez_cli_defines *d, const ez_cli_args *a, unsigned oscale, unsigned obits);
+/* Everything a command line overrides in a source, for the subcommands that compile
+ * one: ez_cli_defines_get of option odefine, then --scale N (0 to 60) and --bits N (2 to
+ * 62), options oscale and obits (-1 when absent). Returns false after printing a usage
+ * error. */
+bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned odefine, unsigned oscale, unsigned obits);
 
 #endif

@@ -26,9 +26,9 @@
 enum { O_WEIGHTS, O_INPUT, O_DEFINE, O_SCALES, O_TOL, O_OUT, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
+    [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
     [O_INPUT] = {"--input", "SAMPLE.json", EZ_CLI_REQUIRED | EZ_CLI_REPEAT, "a sample input (JSON); give several"},
-    [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"},
+    [O_DEFINE] = EZ_CLI_OPT_DEFINE,
     [O_SCALES] = {"--scales", "LO..HI", 0, "the scales to try (default 8..16)"},
     [O_TOL] = {"--tolerance", "REL", 0, "the worst relative error accepted (default 0.01)"},
     [O_OUT] = {"-o", "ANNOTATED.ein", 0, "write the source with the recommended scale, bits and @bits here"},

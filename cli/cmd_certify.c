@@ -26,15 +26,15 @@ enum { O_PK, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_PERSTEP, O_J
 
 static const ez_cli_opt opts[O_N] = {
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "the proving key from `einzk setup`"},
-    [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"},
-    [O_PROMPT] = {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"},
-    [O_VOCAB] = {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"},
-    [O_MAXNEW] = {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"},
-    [O_EOS] = {"--eos", "ID", 0, "stop after generating this token"},
+    [O_TOKENS] = EZ_CLI_OPT_PROMPT_TOKENS,
+    [O_PROMPT] = EZ_CLI_OPT_PROMPT,
+    [O_VOCAB] = EZ_CLI_OPT_VOCAB,
+    [O_MAXNEW] = EZ_CLI_OPT_MAX_NEW,
+    [O_EOS] = EZ_CLI_OPT_EOS,
     [O_OUT] = {"-o", "CERT", EZ_CLI_REQUIRED, "write the certificate (the text and its proof) here"},
     [O_PERSTEP] = {"--per-step", NULL, 0, "the baseline: one proof per generated token instead of one pass"},
     [O_JSON] = {"--json", NULL, 0, "print the text, sizes and times as one JSON object on stdout"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
 const ez_cli_cmd ez_cli_cmd_certify = {

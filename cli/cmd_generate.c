@@ -20,15 +20,15 @@
 enum { O_WEIGHTS, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
-    [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"},
-    [O_PROMPT] = {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"},
-    [O_VOCAB] = {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"},
-    [O_MAXNEW] = {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"},
-    [O_EOS] = {"--eos", "ID", 0, "stop after generating this token"},
+    [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
+    [O_TOKENS] = EZ_CLI_OPT_PROMPT_TOKENS,
+    [O_PROMPT] = EZ_CLI_OPT_PROMPT,
+    [O_VOCAB] = EZ_CLI_OPT_VOCAB,
+    [O_MAXNEW] = EZ_CLI_OPT_MAX_NEW,
+    [O_EOS] = EZ_CLI_OPT_EOS,
     [O_OUT] = {"-o", "OUT.json", 0, "write {\"prompt_tokens\", \"output_tokens\", \"stop\"[, \"text\"]} here"},
     [O_JSON] = {"--json", NULL, 0, "print the same object on stdout"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
 const ez_cli_cmd ez_cli_cmd_generate = {

@@ -42,7 +42,7 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print sizes and per-phase and per-op times as one JSON object on stdout"},
     [O_STRATEGY] = {"--strategy", "NAME", 0,
                     "how contractions are reduced: einsum (default), deepprove or per-head (docs/comparison.md)"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
 const ez_cli_cmd ez_cli_cmd_prove = {

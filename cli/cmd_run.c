@@ -43,7 +43,7 @@ static const ez_cli_opt opts[O_N] = {
     [O_COMPARE] = {"--compare-float", NULL, 0, "also run in float64 and print each op's error on stderr"},
     [O_PROFILE] = {"--profile", NULL, 0, "print each op's time, MACs and MAC/s on stderr"},
     [O_REPEAT] = {"--repeat", "N", 0, "run the inference N times (1 to 1000000); --profile shows the fastest"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
     [O_DUMP] = {"--dump-plan", NULL, 0, "print the plan as JSON on stdout and exit (no weights or input needed)"},
 };
 
