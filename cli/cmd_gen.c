@@ -184,9 +184,9 @@ int ez_cmd_gen(int argc, char **argv)
             for (uint64_t e = 0; e < n; e++)
                 v[e] = draw(&r, mean, sd, lim);
         } else if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            json_t *o = json_object(), *shape = ez_tensorio_json_dims(t->dims, t->rank), *arr = json_array();
-            if (!o || !shape || !arr) {
-                json_decref(o), json_decref(shape), json_decref(arr);
+            json_t *o = json_object(), *arr = json_array();
+            if (!o || !arr) {
+                json_decref(o), json_decref(arr);
                 goto fail;
             }
             double lim = clip_limit(t);
@@ -196,8 +196,10 @@ int ez_cmd_gen(int argc, char **argv)
                 else
                     json_array_append_new(arr, json_real((double)draw(&r, 0, 1, lim)));
             }
-            json_object_set_new(o, "shape", shape);
-            json_object_set_new(o, "data", arr);
+            if (!ez_tensorio_json_set_shape(o, t->dims, t->rank, "data", arr)) {
+                json_decref(o);
+                goto fail;
+            }
             json_object_set_new(inputs, t->source_name, o);
         }
     }
