@@ -174,14 +174,15 @@ static void print_compare(const ez_plan *p, const ez_trace *tr, const ez_ftrace 
     for (size_t oi = 0; oi < p->nops; oi++) {
         const ez_plan_op *op = &p->ops[oi];
         const ez_plan_tensor *t = &p->tensors[op->out];
+        const bool index = ez_plan_tensor_is_index(p, op->out); /* an argmax: compared as positions */
         ez_float_err e;
         ez_floatref_compare(&e, tr->t[op->out], t->scale, ft->t[op->out], ez_plan_tensor_numel(t));
         char where[256];
         ez_exec_format_elem(where, sizeof where, t, e.worst);
         fprintf(stderr, "%3zu  %-12.12s %-10s %12.4g %12.4g %12.4g  %s%s\n", oi, t->name,
                 ez_op_kind_name(op->kind), e.max_abs, e.max_ref, e.rel, where,
-                op->kind == EZ_OP_ARGMAX ? " (index; ties/near-ties may differ)" : "");
-        if (op->kind != EZ_OP_ARGMAX && e.rel > worst_rel)
+                index ? " (index; ties/near-ties may differ)" : "");
+        if (!index && e.rel > worst_rel)
             worst_rel = e.rel, worst_op = oi;
     }
     if (worst_rel >= 0)

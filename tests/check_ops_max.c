@@ -410,6 +410,12 @@ typedef void (*mxt_tamper)(mxt *m, size_t first, ez_fe **polys);
 enum { Q_D, Q_Z, Q_ROW, Q_PUB_M = 1 };
 #define PE(r, t) ((uint64_t)(r) * 8 + (uint64_t)(t))
 
+/* The forging prover; ctx points to the forgery. */
+static ez_status prove_forged(ez_pctx *c, size_t op, const ez_claim *out, void *ctx)
+{
+    return ez_maxarg_prove_forged(c, op, out, *(const ez_maxarg_forge *)ctx, NULL);
+}
+
 /* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. With
  * claim_from_poly the output claim's value is the committed output poly's MLE (what an
  * upstream forgery would need) instead of the true output's. */
@@ -443,7 +449,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     }
     /* the output claim at a random point (the output's axes are the rows' in order) */
     const ez_plan_op *o = &f->plan.ops[m->op];
-    const ez_plan_tensor *to = &f->plan.tensors[o->out], *tx = &f->plan.tensors[o->in[0]];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
     ez_claim out = {0};
     ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
@@ -460,51 +466,11 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ez_statement stmt; /* a public argmax's result is read from it */
     memset(&stmt, 0, sizeof stmt);
     ck_assert_int_eq(ez_statement_from_trace(&stmt, &f->plan, f->tr.t), EZ_OK);
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "max-test");
-    ez_transcript_init(&tv, "max-test");
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d, cp.stmt = &stmt;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    if (forge)
-        ck_assert_msg(ez_maxarg_prove_forged(&cp, m->op, &out, forge, NULL) == EZ_OK, "%s", d.msg);
-    else
-        ck_assert_msg(def->prove(&cp, m->op, &out) == EZ_OK, "%s", d.msg);
-    ck_assert_uint_eq(w.len, def->walk_bytes(&f->plan, &L, m->op));
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = &stmt;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = def->verify(&cv, m->op, &out);
-    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    *claims_ok = true;
-    if (ok) {
-        for (size_t q = 0; q < L.npolys; q++)
-            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
-                const ez_claim *c = &cv.aclaims[q].items[j];
-                if (!ez_fe2_eq(ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, c->point, c->nvars), c->value))
-                    *claims_ok = false;
-            }
-        for (size_t t = 0; t < f->plan.ntensors; t++) {
-            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
-            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
-                ez_fe2 v;
-                ck_assert_int_eq(ez_advice_tensor_eval(&v, f->tr.t[t], tx, cv.tclaims[t].items[j].point), EZ_OK);
-                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
-                    *claims_ok = false;
-            }
-        }
-    }
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
+    ez_pfx_alone alone = {.label = "max-test", .stmt = &stmt, .prove = forge ? prove_forged : NULL, .ctx = &forge};
+    size_t walk;
+    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, m->op, &out, &alone, claims_ok, &walk, why);
+    ck_assert_uint_eq(walk, def->walk_bytes(&f->plan, &L, m->op));
     ez_statement_clear(&stmt);
-    ez_writer_clear(&w);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
         free(polys[q]);

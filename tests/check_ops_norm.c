@@ -656,48 +656,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
                                                                            : ez_fe2_sub(ez_fe2_one(), out.point[v]));
         out.value = ez_fe2_add(out.value, e);
     }
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "norm-test");
-    ez_transcript_init(&tv, "norm-test");
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg(def->prove(&cp, op, &out) == EZ_OK, "%s", d.msg);
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = def->verify(&cv, op, &out);
-    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    *claims_ok = true;
-    if (ok) {
-        for (size_t q = 0; q < L.npolys; q++)
-            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
-                const ez_claim *c = &cv.aclaims[q].items[j];
-                ck_assert_ptr_nonnull(polys[q]);
-                if (!ez_fe2_eq(ez_advice_poly_eval(&L, q, polys[q], c->point), c->value))
-                    *claims_ok = false;
-            }
-        for (size_t t = 0; t < f->plan.ntensors; t++) {
-            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
-            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
-                ez_fe2 v;
-                ck_assert_int_eq(
-                    ez_advice_tensor_eval(&v, f->tr.t[t], &f->plan.tensors[t], cv.tclaims[t].items[j].point), EZ_OK);
-                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
-                    *claims_ok = false;
-            }
-        }
-    }
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
-    ez_writer_clear(&w);
+    ez_pfx_alone alone = {.label = "norm-test"};
+    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
         free(polys[q]);

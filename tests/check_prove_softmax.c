@@ -480,54 +480,15 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     }
     /* the output claim at a random point: the public output's MLE */
     const ez_plan_op *o = &f->plan.ops[f->op];
-    const ez_plan_tensor *to = &f->plan.tensors[o->out], *tx = &f->plan.tensors[o->in[0]];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
     ez_claim out = {0};
     ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
     for (unsigned v = 0; v < out.nvars; v++)
         out.point[v] = ez_rng_fe2(&rng);
     ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "softmax-test");
-    ez_transcript_init(&tv, "softmax-test");
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg(ez_op_softmax.prove(&cp, f->op, &out) == EZ_OK, "%s", d.msg);
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = ez_op_softmax.verify(&cv, f->op, &out);
-    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    /* the claims the verifier left: on advice polys and on x only */
-    *claims_ok = true;
-    if (ok) {
-        for (size_t q = 0; q < L.npolys; q++)
-            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
-                const ez_claim *c = &cv.aclaims[q].items[j];
-                if (!ez_fe2_eq(ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, c->point, c->nvars), c->value))
-                    *claims_ok = false;
-            }
-        for (size_t t = 0; t < f->plan.ntensors; t++) {
-            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
-            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
-                ez_fe2 v;
-                ck_assert_int_eq(ez_advice_tensor_eval(&v, f->tr.t[t], tx, cv.tclaims[t].items[j].point), EZ_OK);
-                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
-                    *claims_ok = false;
-            }
-        }
-    }
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
-    ez_writer_clear(&w);
+    ez_pfx_alone alone = {.label = "softmax-test"};
+    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, f->op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
         free(polys[q]);

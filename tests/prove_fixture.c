@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compiler/einc.h"
+#include "runtime/ops/op.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -128,5 +129,59 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
     ez_pfx_prove(f, unchecked, &pf);
     bool ok = ez_pfx_verify(f, &pf, why);
     ez_proof_clear(&pf);
+    return ok;
+}
+
+bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layout *L, ez_fe **polys, size_t op,
+                     const ez_claim *out, const ez_pfx_alone *a, bool *claims_ok, size_t *walk, ez_diag *why)
+{
+    const ez_plan_op *o = &p->ops[op];
+    const ez_op_def *def = ez_op_def_of(o->kind);
+    ez_diag d = {{0}};
+    ez_transcript tp, tv;
+    ez_transcript_init(&tp, a->label);
+    ez_transcript_init(&tv, a->label);
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_pctx cp, cv;
+    memset(&cp, 0, sizeof cp);
+    memset(&cv, 0, sizeof cv);
+    cp.prover = true, cp.plan = p, cp.adv = L, cp.t = &tp, cp.w = &w, cp.tr = tr, cp.stmt = a->stmt;
+    cp.advice = polys, cp.d = &d;
+    ck_assert_int_eq(ez_pctx_alloc(&cp, p, L), EZ_OK);
+    ez_status st = a->prove ? a->prove(&cp, op, out, a->ctx) : def->prove(&cp, op, out);
+    ck_assert_msg(st == EZ_OK, "%s", d.msg);
+    if (walk)
+        *walk = w.len;
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = a->stmt;
+    ck_assert_int_eq(ez_pctx_alloc(&cv, p, L), EZ_OK);
+    st = def->verify(&cv, op, out);
+    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
+    bool ok = st == EZ_OK && ez_reader_done(&r);
+    *claims_ok = true;
+    if (ok) {
+        for (size_t q = 0; q < L->npolys; q++)
+            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
+                const ez_claim *c = &cv.aclaims[q].items[j];
+                ck_assert_ptr_nonnull(polys[q]);
+                if (!ez_fe2_eq(ez_advice_poly_eval(L, q, polys[q], c->point), c->value))
+                    *claims_ok = false;
+            }
+        for (size_t t = 0; t < p->ntensors; t++) {
+            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
+            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
+                ez_fe2 v;
+                ck_assert_int_eq(ez_advice_tensor_eval(&v, tr->t[t], &p->tensors[t], cv.tclaims[t].items[j].point),
+                                 EZ_OK);
+                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
+                    *claims_ok = false;
+            }
+        }
+    }
+    ez_pctx_free(&cp);
+    ez_pctx_free(&cv);
+    ez_writer_clear(&w);
     return ok;
 }
