@@ -2,7 +2,8 @@
  *
  * Each cli/cmd_<name>.c declares its options as rows of an ez_cli_opt table (name,
  * value placeholder or none, repeatable, required, one-line description) inside an
- * ez_cli_cmd, and calls ez_cli_parse first thing. The same table produces the usage
+ * ez_cli_cmd; main.c parses the command line against it (ez_cli_parse) and runs the
+ * subcommand on what it found. The same table produces the usage
  * line, `einzk CMD --help` and `einzk help CMD`, so help cannot drift from what the
  * parser accepts; docs/cli.md lists the same rows.
  *
@@ -26,13 +27,9 @@
  *     };
  *     const ez_cli_cmd ez_cli_cmd_x = {"x", ez_cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
  *
- *     int ez_cmd_x(int argc, char **argv)
+ *     int ez_cmd_x(const ez_cli_args *a)  // run by main.c after a valid command line
  *     {
- *         ez_cli_args a;
- *         int rc = ez_cli_parse(&a, &ez_cli_cmd_x, argc, argv);
- *         if (rc != EZ_CLI_RUN)
- *             return rc;              // help printed (0) or usage error printed (2)
- *         ... a.operand, a.value[O_WEIGHTS], a.n[O_JSON] ...
+ *         ... a->operand, a->value[O_WEIGHTS], a->n[O_JSON] ...
  *     } */
 #ifndef EZ_CLI_ARGS_H
 #define EZ_CLI_ARGS_H
@@ -58,9 +55,11 @@ typedef struct {
     const char *help;  /* one line: what the option does */
 } ez_cli_opt;
 
+typedef struct ez_cli_args ez_cli_args;
+
 typedef struct {
     const char *name;                   /* "prove" */
-    int (*run)(int argc, char **argv);  /* the subcommand (argv[0] is its name) */
+    int (*run)(const ez_cli_args *a);   /* the subcommand, on its parsed command line */
     const char *operand;                /* the one operand's placeholder ("MODEL.einc"), required */
     const char *operand_noun;           /* it in messages: "model file" */
     const char *summary;                /* one line: what the subcommand does */
@@ -83,7 +82,7 @@ typedef struct {
 /* ---- parsing ----------------------------------------------------------------------- */
 
 /* What ez_cli_parse found. Strings point into argv. */
-typedef struct {
+struct ez_cli_args {
     const ez_cli_cmd *cmd;
     const char *operand;                /* the operand, or NULL (only after help/errors) */
     unsigned n[EZ_CLI_MAX_OPTS];        /* how many times each option was given */
@@ -93,7 +92,7 @@ typedef struct {
         unsigned opt;
         const char *value;
     } vals[EZ_CLI_MAX_VALUES];
-} ez_cli_args;
+};
 
 /* ez_cli_parse's return value when the subcommand should go on (not an exit code). */
 #define EZ_CLI_RUN (-1)

@@ -223,23 +223,20 @@ static void print_text(const char *model, size_t nsamples, double tol, const row
     printf("(tolerance %g)%s%s\n", tol, out ? "; annotated source -> " : "", out ? out : "");
 }
 
-int ez_cmd_calibrate(int argc, char **argv)
+int ez_cmd_calibrate(const ez_cli_args *a)
 {
-    ez_cli_args a;
-    int rc = ez_cli_parse(&a, &ez_cli_cmd_calibrate, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
+    int rc = EZ_CLI_RUN;
     ez_cli_defines defs;
     unsigned lo, hi;
     double tol;
-    if (!ez_cli_defines_get(&defs, &a, O_DEFINE) || !parse_scales(&a, &lo, &hi) || !parse_tolerance(&a, &tol))
+    if (!ez_cli_defines_get(&defs, a, O_DEFINE) || !parse_scales(a, &lo, &hi) || !parse_tolerance(a, &tol))
         return EZ_EXIT_USAGE;
-    const char *path = a.operand, *out = a.value[O_OUT];
+    const char *path = a->operand, *out = a->value[O_OUT];
     const char *inputs[EZ_CLI_MAX_VALUES];
     size_t nin = 0;
-    for (size_t i = 0; i < a.nvals; i++)
-        if (a.vals[i].opt == O_INPUT)
-            inputs[nin++] = a.vals[i].value;
+    for (size_t i = 0; i < a->nvals; i++)
+        if (a->vals[i].opt == O_INPUT)
+            inputs[nin++] = a->vals[i].value;
     ez_diag d = {{0}};
     ez_plan base;
     ez_calib_data m;
@@ -256,7 +253,7 @@ int ez_cmd_calibrate(int argc, char **argv)
     if ((rc = ez_cli_front("calibrate", path, &defs, NULL, &prog)) != EZ_CLI_RUN)
         goto out;
     ez_program_free(prog);
-    const char *paths[] = {a.value[O_WEIGHTS]}, *nouns[] = {EZ_NOUN_WEIGHTS};
+    const char *paths[] = {a->value[O_WEIGHTS]}, *nouns[] = {EZ_NOUN_WEIGHTS};
     st = out ? ez_file_check_writable(out, &d) : EZ_OK;
     if (st == EZ_OK)
         st = ez_cli_expect_data(&d, 1, paths, nouns);
@@ -267,7 +264,7 @@ int ez_cmd_calibrate(int argc, char **argv)
     if (st == EZ_OK)
         st = ez_calib_compile(&base, path, (const char *)src, len, &defs, false, &d);
     if (st == EZ_OK)
-        st = ez_calib_measure(&m, &base, a.value[O_WEIGHTS], inputs, nin, &d);
+        st = ez_calib_measure(&m, &base, a->value[O_WEIGHTS], inputs, nin, &d);
     if (st != EZ_OK)
         goto fail;
     ez_cli_progress pg;
@@ -292,7 +289,7 @@ int ez_cmd_calibrate(int argc, char **argv)
     }
     if (out && (st = ez_file_write(out, rec->text, strlen(rec->text), &d)) != EZ_OK)
         goto fail;
-    if (a.n[O_JSON])
+    if (a->n[O_JSON])
         print_json(base.model, nin, tol, rows, n, rec, within, out);
     else
         print_text(base.model, nin, tol, rows, n, rec, within, out);

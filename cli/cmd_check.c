@@ -23,20 +23,17 @@ const ez_cli_cmd ez_cli_cmd_check = {
     "Parse and check a model; print nothing when it is valid (warnings on stderr).", opts, O_N, NULL,
 };
 
-int ez_cmd_check(int argc, char **argv)
+int ez_cmd_check(const ez_cli_args *args)
 {
-    ez_cli_args args;
     ez_cli_defines defs;
     ez_program *prog = NULL;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_check, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    if (!ez_cli_overrides_get(&defs, &args, O_DEFINE, O_SCALE, O_BITS))
+    int rc = EZ_CLI_RUN;
+    if (!ez_cli_overrides_get(&defs, args, O_DEFINE, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
     json_t *warnings = json_array();
-    rc = ez_cli_front("check", args.operand, &defs, warnings, &prog);
+    rc = ez_cli_front("check", args->operand, &defs, warnings, &prog);
     ez_program_free(prog);
-    if (rc == EZ_CLI_RUN && args.n[O_JSON]) {
+    if (rc == EZ_CLI_RUN && args->n[O_JSON]) {
         json_t *o = json_pack("{s:b, s:O}", "valid", 1, "warnings", warnings);
         json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);

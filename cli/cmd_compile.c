@@ -26,16 +26,13 @@ const ez_cli_cmd ez_cli_cmd_compile = {
     "Check a model and write its proving plan (a .einc file).", opts, O_N, NULL,
 };
 
-int ez_cmd_compile(int argc, char **argv)
+int ez_cmd_compile(const ez_cli_args *args)
 {
-    ez_cli_args args;
     ez_cli_defines defs;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_compile, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    if (!ez_cli_overrides_get(&defs, &args, O_DEFINE, O_SCALE, O_BITS))
+    int rc = EZ_CLI_RUN;
+    if (!ez_cli_overrides_get(&defs, args, O_DEFINE, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
-    const char *in = args.operand, *outpath = args.value[O_OUT];
+    const char *in = args->operand, *outpath = args->value[O_OUT];
     ez_diag d = {{0}};
     ez_plan plan;
     ez_status st = ez_file_check_writable(outpath, &d);
@@ -54,7 +51,7 @@ int ez_cmd_compile(int argc, char **argv)
     if ((st = ez_einc_write_file(outpath, &plan, &d)) != EZ_OK) {
         ez_cli_error("compile", st, &d);
         rc = ez_exit_for_status(st);
-    } else if (args.n[O_JSON]) {
+    } else if (args->n[O_JSON]) {
         json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:O}", "model", plan.model, "ops", (json_int_t)plan.nops, "tensors",
                               (json_int_t)plan.ntensors, "output", outpath, "digest", hex, "warnings", warnings);
         json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);

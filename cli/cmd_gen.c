@@ -128,15 +128,12 @@ static float draw(gen_rng *r, double mean, double sd, double lim)
     return (float)v;
 }
 
-int ez_cmd_gen(int argc, char **argv)
+int ez_cmd_gen(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_gen, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *ipath = args.value[O_INPUT];
+    int rc = EZ_CLI_RUN;
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];
     uint64_t seed = 0;
-    if (!ez_cli_uint(&args, O_SEED, 0, 0, UINT64_MAX, &seed))
+    if (!ez_cli_uint(args, O_SEED, 0, 0, UINT64_MAX, &seed))
         return EZ_EXIT_USAGE;
 
     ez_diag d = {{0}};

@@ -197,15 +197,12 @@ static ez_status show_strategy(const ez_plan *p, ez_strategy s, json_t *j, ez_di
     return EZ_OK;
 }
 
-int ez_cmd_info(int argc, char **argv)
+int ez_cmd_info(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_info, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *in = args.operand;
-    bool json = args.n[O_JSON] > 0;
-    const char *sname = args.value[O_STRATEGY];
+    int rc = EZ_CLI_RUN;
+    const char *in = args->operand;
+    bool json = args->n[O_JSON] > 0;
+    const char *sname = args->value[O_STRATEGY];
     ez_strategy only = EZ_STRATEGY_EINSUM;
     if (sname && strcmp(sname, "all") != 0 && ez_strategy_parse(sname, &only) != EZ_OK)
         return ez_cli_usage_error(&ez_cli_cmd_info, "--strategy must be einsum, deepprove, per-head or all, not '%s'",

@@ -97,27 +97,24 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
     return r;
 }
 
-int ez_cmd_prove(int argc, char **argv)
+int ez_cmd_prove(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_prove, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *pkpath = args.value[O_PK];
-    const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
-    bool json = args.n[O_JSON] > 0;
+    int rc = EZ_CLI_RUN;
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *pkpath = args->value[O_PK];
+    const char *ipath = args->value[O_INPUT], *opath = args->value[O_OUT];
+    bool json = args->n[O_JSON] > 0;
     if ((wpath == NULL) == (pkpath == NULL))
         return ez_cli_usage_error(&ez_cli_cmd_prove, "give exactly one of --pk and --weights");
-    if (!ez_cli_threads(&args, O_THREADS, 0))
+    if (!ez_cli_threads(args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     unsigned scheme;
-    if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
+    if (!ez_cli_pcs_scheme(args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
     ez_strategy strategy = EZ_STRATEGY_EINSUM;
-    if (args.value[O_STRATEGY] && ez_strategy_parse(args.value[O_STRATEGY], &strategy) != EZ_OK)
+    if (args->value[O_STRATEGY] && ez_strategy_parse(args->value[O_STRATEGY], &strategy) != EZ_OK)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--strategy must be einsum, deepprove or per-head, not '%s'",
-                                  args.value[O_STRATEGY]);
-    if (args.value[O_PCS] && pkpath)
+                                  args->value[O_STRATEGY]);
+    if (args->value[O_PCS] && pkpath)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
     ez_cli_progress pg;

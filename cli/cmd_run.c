@@ -207,17 +207,14 @@ static ez_status run_ops(const ez_plan *p, ez_trace *tr, ez_cli_progress *pg, ez
     return EZ_OK;
 }
 
-int ez_cmd_run(int argc, char **argv)
+int ez_cmd_run(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_run, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *ipath = args.value[O_INPUT];
-    const char *opath = args.value[O_OUT];
-    bool compare = args.n[O_COMPARE] > 0, profile = args.n[O_PROFILE] > 0, dump = args.n[O_DUMP] > 0;
+    int rc = EZ_CLI_RUN;
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];
+    const char *opath = args->value[O_OUT];
+    bool compare = args->n[O_COMPARE] > 0, profile = args->n[O_PROFILE] > 0, dump = args->n[O_DUMP] > 0;
     uint64_t repeat = 1;
-    if (!ez_cli_uint(&args, O_REPEAT, 10, 1, 1000000, &repeat) || !ez_cli_threads(&args, O_THREADS, 0))
+    if (!ez_cli_uint(args, O_REPEAT, 10, 1, 1000000, &repeat) || !ez_cli_threads(args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     if (!dump && (wpath == NULL || ipath == NULL))
         return ez_cli_usage_error(&ez_cli_cmd_run, "missing %s (needed unless --dump-plan)",

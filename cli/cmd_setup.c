@@ -36,17 +36,14 @@ const ez_cli_cmd ez_cli_cmd_setup = {
     "Commit the weights once; write the verifying and proving keys.", opts, O_N, NULL,
 };
 
-int ez_cmd_setup(int argc, char **argv)
+int ez_cmd_setup(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_setup, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
+    int rc = EZ_CLI_RUN;
     ez_cli_tune_malloc();
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS];
-    const char *vkpath = args.value[O_VK], *pkpath = args.value[O_PK];
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS];
+    const char *vkpath = args->value[O_VK], *pkpath = args->value[O_PK];
     unsigned scheme;
-    if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
+    if (!ez_cli_pcs_scheme(args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
     if (!strcmp(vkpath, pkpath))
         return ez_cli_usage_error(&ez_cli_cmd_setup, "--vk and --pk name the same file: %s", vkpath);

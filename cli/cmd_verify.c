@@ -193,22 +193,19 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
     return EZ_CLI_RUN;
 }
 
-int ez_cmd_verify(int argc, char **argv)
+int ez_cmd_verify(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_verify, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *vkpath = args.value[O_VK], *ppath = args.operand;
-    const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
-    bool json = args.n[O_JSON] > 0;
-    if (args.value[O_PROMPT] && args.value[O_TOKENS])
+    int rc = EZ_CLI_RUN;
+    const char *vkpath = args->value[O_VK], *ppath = args->operand;
+    const char *ipath = args->value[O_INPUT], *opath = args->value[O_OUT];
+    bool json = args->n[O_JSON] > 0;
+    if (args->value[O_PROMPT] && args->value[O_TOKENS])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "give at most one of --prompt and --prompt-tokens");
-    if (args.value[O_PROMPT] && !args.value[O_VOCAB])
+    if (args->value[O_PROMPT] && !args->value[O_VOCAB])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt needs --vocab V.json to turn the text into tokens");
-    if ((args.n[O_DEFINE] || args.value[O_SCALE] || args.value[O_BITS]) && !args.value[O_MODEL])
+    if ((args->n[O_DEFINE] || args->value[O_SCALE] || args->value[O_BITS]) && !args->value[O_MODEL])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "-D, --scale and --bits go with --model MODEL.ein");
-    if (!ez_cli_threads(&args, O_THREADS, 1))
+    if (!ez_cli_threads(args, O_THREADS, 1))
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}}, why = {{0}};
     ez_vk vk;
@@ -225,7 +222,7 @@ int ez_cmd_verify(int argc, char **argv)
     ez_proof_init(&pf);
     rc = EZ_EXIT_OK;
     double t0 = ez_now();
-    const char *paths[] = {ipath, args.value[O_VOCAB]}, *nouns[] = {EZ_NOUN_INPUT, EZ_NOUN_VOCAB};
+    const char *paths[] = {ipath, args->value[O_VOCAB]}, *nouns[] = {EZ_NOUN_INPUT, EZ_NOUN_VOCAB};
     ez_status st = ez_cli_expect_data(&d, 2, paths, nouns);
     if (st == EZ_OK && opath)
         st = ez_file_check_writable(opath, &d);
@@ -233,10 +230,10 @@ int ez_cmd_verify(int argc, char **argv)
         st = ez_file_read(vkpath, &vkb, &vklen, &d);
     if (st == EZ_OK)
         st = ez_file_read(ppath, &pb, &plen, &d);
-    if (st == EZ_OK && args.value[O_VOCAB] && (st = ez_vocab_load(&vocab, args.value[O_VOCAB], &d)) == EZ_OK)
+    if (st == EZ_OK && args->value[O_VOCAB] && (st = ez_vocab_load(&vocab, args->value[O_VOCAB], &d)) == EZ_OK)
         vp = &vocab;
-    if (st == EZ_OK && (args.value[O_PROMPT] || args.value[O_TOKENS]))
-        st = ez_cli_prompt(args.value[O_TOKENS], args.value[O_PROMPT], &vocab, &prompt, &np, &d);
+    if (st == EZ_OK && (args->value[O_PROMPT] || args->value[O_TOKENS]))
+        st = ez_cli_prompt(args->value[O_TOKENS], args->value[O_PROMPT], &vocab, &prompt, &np, &d);
     if (st != EZ_OK)
         goto fail;
     /* files of the wrong kind are the operator's error (exit 4), not a rejection */
@@ -268,9 +265,9 @@ int ez_cmd_verify(int argc, char **argv)
         ez_diag_set(&why, "the verifying key is malformed: %s", tmp.msg);
         goto verdict;
     }
-    if (args.value[O_MODEL]) {
+    if (args->value[O_MODEL]) {
         bool same = false;
-        if ((rc = check_model(&args, &vk, &same, &why)) != EZ_CLI_RUN)
+        if ((rc = check_model(args, &vk, &same, &why)) != EZ_CLI_RUN)
             goto out;
         rc = EZ_EXIT_OK;
         if (!same)
