@@ -25,9 +25,10 @@
  *         [O_WEIGHTS] = {"--weights", "FILE", EZ_CLI_REQUIRED, "the model's weights"},
  *         [O_JSON] = {"--json", NULL, 0, "print JSON"},
  *     };
- *     const ez_cli_cmd ez_cli_cmd_x = {"x", ez_cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
+ *     static int cmd_x(const ez_cli_args *a);
+ *     const ez_cli_cmd ez_cli_cmd_x = {"x", cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
  *
- *     int ez_cmd_x(const ez_cli_args *a)  // run by main.c after a valid command line
+ *     static int cmd_x(const ez_cli_args *a)  // run by main.c after a valid command line
  *     {
  *         ... a->operand, a->value[O_WEIGHTS], a->n[O_JSON] ...
  *     } */

@@ -1,7 +1,7 @@
 /* cli — the only code that prints or exits. One file per subcommand (cli/cmd_<name>.c),
- * each exporting its command-line table `ez_cli_cmd_<name>` (cli/args.h), which main.c
- * lists, and `int ez_cmd_<name>(const ez_cli_args *a)`, which main.c runs on a command
- * line parsed against that table and which returns an exit code. */
+ * exporting only its command-line table `ez_cli_cmd_<name>` (cli/args.h), which main.c
+ * lists; the table's `run` is the subcommand, which main.c calls on a command line parsed
+ * against the table and which returns an exit code. */
 #ifndef EZ_CLI_H
 #define EZ_CLI_H
 
@@ -38,21 +38,8 @@ void ez_cli_print_man(FILE *f);
 void ez_cli_list_commands(FILE *f);
 bool ez_cli_list_options(FILE *f, const char *name);
 
-/* Subcommands, one file each (cli/cmd_<name>.c). */
-int ez_cmd_check(const ez_cli_args *a);
-int ez_cmd_compile(const ez_cli_args *a);
-int ez_cmd_info(const ez_cli_args *a);
-int ez_cmd_gen(const ez_cli_args *a);
-int ez_cmd_run(const ez_cli_args *a);
-int ez_cmd_setup(const ez_cli_args *a);
-int ez_cmd_prove(const ez_cli_args *a);
-int ez_cmd_verify(const ez_cli_args *a);
-int ez_cmd_generate(const ez_cli_args *a);
-int ez_cmd_certify(const ez_cli_args *a);
-int ez_cmd_inspect(const ez_cli_args *a);
-int ez_cmd_calibrate(const ez_cli_args *a);
-
-/* Their command-line tables (name, options, help), defined beside each subcommand. */
+/* The subcommands, one file each (cli/cmd_<name>.c): their command-line tables (name,
+ * the subcommand's function, options, help). */
 extern const ez_cli_cmd ez_cli_cmd_check, ez_cli_cmd_compile, ez_cli_cmd_info, ez_cli_cmd_gen, ez_cli_cmd_run,
     ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify,
     ez_cli_cmd_inspect, ez_cli_cmd_calibrate;

@@ -35,8 +35,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print every scale's cost and fidelity and the recommendation as JSON"},
 };
 
+static int cmd_calibrate(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_calibrate = {
-    "calibrate", ez_cmd_calibrate, "MODEL.ein", "model file",
+    "calibrate", cmd_calibrate, "MODEL.ein", "model file",
     "Choose scale and widths from sample data; report each scale's fidelity and cost.", opts, O_N,
     "Widths hold the samples' largest values (one bit of margin for inputs and computed tensors).",
 };
@@ -223,7 +225,7 @@ static void print_text(const char *model, size_t nsamples, double tol, const row
     printf("(tolerance %g)%s%s\n", tol, out ? "; annotated source -> " : "", out ? out : "");
 }
 
-int ez_cmd_calibrate(const ez_cli_args *a)
+static int cmd_calibrate(const ez_cli_args *a)
 {
     int rc = EZ_CLI_RUN;
     ez_cli_defines defs;

@@ -37,13 +37,15 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
+static int cmd_certify(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_certify = {
-    "certify", ez_cmd_certify, "MODEL.einc", "model file",
+    "certify", cmd_certify, "MODEL.einc", "model file",
     "Generate greedily and prove the whole text with one forward pass.", opts, O_N,
     "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
 };
 
-int ez_cmd_certify(const ez_cli_args *a)
+static int cmd_certify(const ez_cli_args *a)
 {
     int rc = EZ_CLI_RUN;
     uint64_t max_new;

@@ -18,12 +18,14 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print {\"valid\": true, \"warnings\": [...]} or the error as JSON on stdout"},
 };
 
+static int cmd_check(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_check = {
-    "check", ez_cmd_check, "MODEL.ein", "model file",
+    "check", cmd_check, "MODEL.ein", "model file",
     "Parse and check a model; print nothing when it is valid (warnings on stderr).", opts, O_N, NULL,
 };
 
-int ez_cmd_check(const ez_cli_args *args)
+static int cmd_check(const ez_cli_args *args)
 {
     ez_cli_defines defs;
     ez_program *prog = NULL;

@@ -21,12 +21,14 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print the model, its sizes, digest and warnings (or the error) as JSON"},
 };
 
+static int cmd_compile(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_compile = {
-    "compile", ez_cmd_compile, "MODEL.ein", "model file",
+    "compile", cmd_compile, "MODEL.ein", "model file",
     "Check a model and write its proving plan (a .einc file).", opts, O_N, NULL,
 };
 
-int ez_cmd_compile(const ez_cli_args *args)
+static int cmd_compile(const ez_cli_args *args)
 {
     ez_cli_defines defs;
     int rc = EZ_CLI_RUN;

@@ -32,8 +32,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "write the random inputs here (JSON)"},
 };
 
+static int cmd_gen(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_gen = {
-    "gen", ez_cmd_gen, "MODEL.einc", "model file",
+    "gen", cmd_gen, "MODEL.einc", "model file",
     "Write deterministic random weights and inputs for a compiled model.", opts, O_N, NULL,
 };
 
@@ -128,7 +130,7 @@ static float draw(gen_rng *r, double mean, double sd, double lim)
     return (float)v;
 }
 
-int ez_cmd_gen(const ez_cli_args *args)
+static int cmd_gen(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];

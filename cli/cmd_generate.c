@@ -31,13 +31,15 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
+static int cmd_generate(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_generate = {
-    "generate", ez_cmd_generate, "MODEL.einc", "model file",
+    "generate", cmd_generate, "MODEL.einc", "model file",
     "Generate text greedily in the integer runtime (KV cache).", opts, O_N,
     "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
 };
 
-int ez_cmd_generate(const ez_cli_args *a)
+static int cmd_generate(const ez_cli_args *a)
 {
     int rc = EZ_CLI_RUN;
     uint64_t max_new;

@@ -25,8 +25,10 @@ static const ez_cli_opt opts[O_N] = {
                     "also show how einsum, deepprove, per-head or all of them reduce the contractions"},
 };
 
+static int cmd_info(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_info = {
-    "info", ez_cmd_info, "MODEL.einc", "file",
+    "info", cmd_info, "MODEL.einc", "file",
     "Print a compiled model's per-op plan and what a proof of it holds.", opts, O_N, NULL,
 };
 
@@ -197,7 +199,7 @@ static ez_status show_strategy(const ez_plan *p, ez_strategy s, json_t *j, ez_di
     return EZ_OK;
 }
 
-int ez_cmd_info(const ez_cli_args *args)
+static int cmd_info(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *in = args->operand;

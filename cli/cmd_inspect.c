@@ -36,8 +36,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print the description as one JSON object"},
 };
 
+static int cmd_inspect(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_inspect = {
-    "inspect", ez_cmd_inspect, "FILE", "file",
+    "inspect", cmd_inspect, "FILE", "file",
     "Show what an .einc, vk, pk, proof or certificate holds.", opts, O_N, NULL,
 };
 
@@ -331,7 +333,7 @@ static ez_status load_vk_plan(const char *path, ez_vk *vk, ez_diag *d)
     return st;
 }
 
-int ez_cmd_inspect(const ez_cli_args *args)
+static int cmd_inspect(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *path = args->operand;

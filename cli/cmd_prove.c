@@ -45,8 +45,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
+static int cmd_prove(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_prove = {
-    "prove", ez_cmd_prove, "MODEL.einc", "model file",
+    "prove", cmd_prove, "MODEL.einc", "model file",
     "Run a model in exact integer arithmetic and prove the run.", opts, O_N,
     "Give exactly one of --pk and --weights.",
 };
@@ -97,7 +99,7 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
     return r;
 }
 
-int ez_cmd_prove(const ez_cli_args *args)
+static int cmd_prove(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *pkpath = args->value[O_PK];

@@ -47,8 +47,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_DUMP] = {"--dump-plan", NULL, 0, "print the plan as JSON on stdout and exit (no weights or input needed)"},
 };
 
+static int cmd_run(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_run = {
-    "run", ez_cmd_run, "MODEL.einc", "model file",
+    "run", cmd_run, "MODEL.einc", "model file",
     "Run a model in exact integer arithmetic; write its outputs as JSON.", opts, O_N,
     "--weights and --input are required unless --dump-plan is given.",
 };
@@ -207,7 +209,7 @@ static ez_status run_ops(const ez_plan *p, ez_trace *tr, ez_cli_progress *pg, ez
     return EZ_OK;
 }
 
-int ez_cmd_run(const ez_cli_args *args)
+static int cmd_run(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];

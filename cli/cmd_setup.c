@@ -31,12 +31,14 @@ static const ez_cli_opt opts[O_N] = {
     [O_PCS] = {"--pcs", "SCHEME", 0, "the commitment scheme: whir (default: small proofs) or ligero"},
 };
 
+static int cmd_setup(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_setup = {
-    "setup", ez_cmd_setup, "MODEL.einc", "model file",
+    "setup", cmd_setup, "MODEL.einc", "model file",
     "Commit the weights once; write the verifying and proving keys.", opts, O_N, NULL,
 };
 
-int ez_cmd_setup(const ez_cli_args *args)
+static int cmd_setup(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     ez_cli_tune_malloc();

@@ -52,8 +52,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default 1: the verifier's loops are short)"},
 };
 
+static int cmd_verify(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_verify = {
-    "verify", ez_cmd_verify, "FILE", "proof or certificate",
+    "verify", cmd_verify, "FILE", "proof or certificate",
     "Verify a proof or a certificate with the verifying key alone (exit 0 accepted, 1 rejected).", opts, O_N,
     "FILE is a proof (`einzk prove`) or a certificate (`einzk certify`).",
 };
@@ -193,7 +195,7 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
     return EZ_CLI_RUN;
 }
 
-int ez_cmd_verify(const ez_cli_args *args)
+static int cmd_verify(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *vkpath = args->value[O_VK], *ppath = args->operand;
