@@ -263,10 +263,7 @@ static ez_fe2 combine_terms(const ez_sumcheck_desc *d, const ez_fe2 *coeffs, con
     return acc;
 }
 
-/* Table over `cnt` pair-index bits whose variables are vars[0..cnt-1] (most significant
- * first): entry = prod over the eq variables among them of eq1(r_v, bit); other
- * variables contribute 1. Returns whether any eq variable occurs. */
-static bool build_eq_part(ez_fe2 *out, const unsigned *vars, unsigned cnt, uint64_t eq_vars, const ez_fe2 *rb)
+bool ez_sc_eq_part(ez_fe2 *out, const unsigned *vars, unsigned cnt, uint64_t eq_vars, const ez_fe2 *rb)
 {
     bool on = false;
     out[0] = ez_fe2_one();
@@ -424,8 +421,8 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
         unsigned bits = m - 1;
         R.L = round_split(rem, m, pos, yv);
         R.nhi = (size_t)1 << (bits - R.L);
-        R.elo_on = build_eq_part(elo, yv + (bits - R.L), R.L, d->eq_vars, rb);
-        R.ehi_on = build_eq_part(ehi, yv, bits - R.L, d->eq_vars, rb);
+        R.elo_on = ez_sc_eq_part(elo, yv + (bits - R.L), R.L, d->eq_vars, rb);
+        R.ehi_on = ez_sc_eq_part(ehi, yv, bits - R.L, d->eq_vars, rb);
         if (R.elo_on)
             for (size_t i = 0; i < ((size_t)1 << R.L); i++)
                 elow[i] = ez_fe_mul_w(elo[i].c1);

@@ -53,28 +53,16 @@ uint64_t ez_sumcheck_box_touched(const ez_sumcheck_box *b, bool padded)
     return total;
 }
 
-/* Weights of the first n entries of a block's remaining variables vars[0..nv) (MSB first):
- * w[x] = prod over its eq variables of eq1(r_v, bit), the others contribute 1. out has
- * room for 2^nv entries (n <= 2^nv). Returns whether any variable is an eq one. */
+/* Weights over a block's remaining variables first..first + nv - 1 (MSB first): w[x] =
+ * prod over its eq variables of eq1(r_v, bit), the others contribute 1. out has room for
+ * 2^nv entries. Returns whether any variable is an eq one. */
 static bool block_eq(ez_fe2 *out, unsigned first, unsigned nv, uint64_t eq_vars, const ez_fe2 *rb)
 {
-    bool on = false;
-    out[0] = ez_fe2_one();
-    for (unsigned b = 0; b < nv; b++) {
-        unsigned v = first + nv - 1 - b; /* least significant first: doubling at the top */
-        size_t h = (size_t)1 << b;
-        if ((eq_vars >> v) & 1) {
-            on = true;
-            for (size_t i = 0; i < h; i++) {
-                ez_fe2 hi = ez_fe2_mul(out[i], rb[v]);
-                out[h + i] = hi;
-                out[i] = ez_fe2_sub(out[i], hi);
-            }
-        } else {
-            memcpy(out + h, out, h * sizeof *out);
-        }
-    }
-    return on;
+    unsigned vars[EZ_SC_MAX_VARS];
+    EZ_VERIFY_CHECK(nv <= EZ_SC_MAX_VARS);
+    for (unsigned i = 0; i < nv; i++)
+        vars[i] = first + i;
+    return ez_sc_eq_part(out, vars, nv, eq_vars, rb);
 }
 
 /* The round's state shared by the pair loop. */

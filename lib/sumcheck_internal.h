@@ -115,6 +115,11 @@ void ez_sumcheck_absorb_header(ez_transcript *t, const ez_sumcheck_desc *d, unsi
 /* The polynomial of degree <= D through (k, v[k]), k = 0..D, at x; inv_dfact = 1/D!. */
 ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact);
 
+/* Table over cnt variables vars[0..cnt) (most significant first): entry x = prod over the
+ * eq variables among them of eq1(r_v, bit of x), the others contribute 1 (rb: r by
+ * variable). out has room for 2^cnt entries. Returns whether any variable is an eq one. */
+bool ez_sc_eq_part(ez_fe2 *out, const unsigned *vars, unsigned cnt, uint64_t eq_vars, const ez_fe2 *rb);
+
 /* The prover's side of a round after its kernel, the same in both provers (Gruen §3, the
  * header of lib/sumcheck.c): g(X) = s e(X) q(X) with s the eq factors of the bound
  * variables and e(X) = eq1(r_v, X) when the round's variable v is an eq variable. */
