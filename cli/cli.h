@@ -25,8 +25,9 @@ enum {
 int ez_exit_for_status(ez_status st);
 
 /* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status),
- * and under --json the error object with code ez_exit_for_status(st) (cli/report.h). */
-void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
+ * and under --json the error object with code ez_exit_for_status(st) (cli/report.h).
+ * Returns that exit code, the subcommand's. */
+int ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
 
 /* Every subcommand's table, in the order `einzk --help` lists them (n set). */
 const ez_cli_cmd *const *ez_cli_commands(size_t *n);

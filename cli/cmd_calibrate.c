@@ -298,8 +298,7 @@ static int cmd_calibrate(const ez_cli_args *a)
     rc = EZ_EXIT_OK;
     goto out;
 fail:
-    ez_cli_error("calibrate", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("calibrate", st, &d);
 out:
     for (size_t i = 0; i < n; i++) {
         ez_calib_widths_clear(&rows[i].w);

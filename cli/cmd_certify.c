@@ -133,8 +133,7 @@ static int cmd_certify(const ez_cli_args *a)
     }
     if (st != EZ_OK) {
         ez_cli_progress_end(&pg);
-        ez_cli_error("certify", st, &d);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error("certify", st, &d);
     } else {
         rc = EZ_EXIT_OK;
     }

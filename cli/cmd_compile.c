@@ -39,8 +39,7 @@ static int cmd_compile(const ez_cli_args *args)
     ez_plan plan;
     ez_status st = ez_file_check_writable(outpath, &d);
     if (st != EZ_OK) {
-        ez_cli_error("compile", st, &d);
-        return ez_exit_for_status(st);
+        return ez_cli_error("compile", st, &d);
     }
     json_t *warnings = json_array();
     if ((rc = ez_cli_compile("compile", in, &defs, warnings, &plan)) != EZ_CLI_RUN) {
@@ -51,8 +50,7 @@ static int cmd_compile(const ez_cli_args *args)
     char hex[65];
     ez_plan_digest_hex(&plan, hex);
     if ((st = ez_einc_write_file(outpath, &plan, &d)) != EZ_OK) {
-        ez_cli_error("compile", st, &d);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error("compile", st, &d);
     } else if (args->n[O_JSON]) {
         json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:O}", "model", plan.model, "ops", (json_int_t)plan.nops, "tensors",
                               (json_int_t)plan.ntensors, "output", outpath, "digest", hex, "warnings", warnings);

@@ -213,8 +213,7 @@ static int cmd_gen(const ez_cli_args *args)
             ipath, seed);
     goto out;
 fail:
-    ez_cli_error("gen", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("gen", st, &d);
 out:
     for (size_t i = 0; data && i < nw; i++)
         free(data[i]);

@@ -93,8 +93,7 @@ static int cmd_generate(const ez_cli_args *a)
         json_decref(o);
     }
     if (st != EZ_OK) {
-        ez_cli_error("generate", st, &d);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error("generate", st, &d);
     } else {
         rc = EZ_EXIT_OK;
     }

@@ -216,8 +216,7 @@ static int cmd_info(const ez_cli_args *args)
     if (st == EZ_OK)
         st = ez_einc_read_file(&p, in, &d);
     if (st != EZ_OK) {
-        ez_cli_error("info", st, &d);
-        return ez_exit_for_status(st);
+        return ez_cli_error("info", st, &d);
     }
     rc = EZ_EXIT_OK;
     ez_layout_sizes z;
@@ -234,8 +233,7 @@ static int cmd_info(const ez_cli_args *args)
         if (sj)
             json_object_set_new(j, "strategies", sj);
         if (st != EZ_OK) {
-            ez_cli_error("info", st, &d);
-            rc = ez_exit_for_status(st);
+            rc = ez_cli_error("info", st, &d);
         } else if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
             ez_cli_error("info", EZ_ERR_NOMEM, NULL);
             rc = EZ_EXIT_INTERNAL;
@@ -249,8 +247,7 @@ static int cmd_info(const ez_cli_args *args)
             if (!strcmp(sname, "all") || (ez_strategy)s == only)
                 st = show_strategy(&p, (ez_strategy)s, NULL, &d);
         if (st != EZ_OK) {
-            ez_cli_error("info", st, &d);
-            rc = ez_exit_for_status(st);
+            rc = ez_cli_error("info", st, &d);
         }
     }
     ez_layout_sizes_clear(&z);

@@ -403,8 +403,7 @@ fail:
         ez_diag why = d;
         ez_diag_set(&d, "%s: %s", path, why.msg);
     }
-    ez_cli_error("inspect", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("inspect", st, &d);
 out:
     json_decref(o);
     ez_vk_clear(&vk);

@@ -283,8 +283,7 @@ static int cmd_run(const ez_cli_args *args)
         goto fail;
     goto out;
 fail:
-    ez_cli_error("run", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("run", st, &d);
 out:
     free(best);
     ez_trace_clear(&tr);

@@ -102,8 +102,7 @@ static int cmd_setup(const ez_cli_args *args)
     goto out;
 fail:
     ez_cli_progress_end(&pg);
-    ez_cli_error("setup", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("setup", st, &d);
 out:
     ez_writer_clear(&wr);
     ez_writer_clear(&vk);

@@ -318,8 +318,7 @@ verdict:
     rc = accepted ? EZ_EXIT_OK : EZ_EXIT_REJECT;
     goto out;
 fail:
-    ez_cli_error("verify", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("verify", st, &d);
 out:
     json_decref(jo);
     free(prompt);
