@@ -167,11 +167,6 @@ ez_status ez_sumcheck_proof_read(ez_reader *r, const ez_sumcheck_desc *d, ez_sum
 /* ---- small polynomial helpers ------------------------------------------------------- */
 
 /* 1 - a - b + 2ab = ab + (1-a)(1-b). */
-static ez_fe2 eq1(ez_fe2 a, ez_fe2 b)
-{
-    ez_fe2 ab = ez_fe2_mul(a, b);
-    return ez_fe2_add(ez_fe2_sub(ez_fe2_add(ab, ab), ez_fe2_add(a, b)), ez_fe2_one());
-}
 
 /* The polynomial of degree <= D through (k, v[k]), k = 0..D, at x (Lagrange):
  *   p(x) = (1/D!) sum_k v[k] (-1)^(D-k) binom(D, k) prod_{m != k} (x - m).
@@ -588,7 +583,7 @@ ez_status ez_sumcheck_verify(ez_transcript *t, const ez_sumcheck_desc *d, const 
     ez_fe2 e = ez_fe2_one();
     for (unsigned v = 0; v < n; v++)
         if ((d->eq_vars >> v) & 1)
-            e = ez_fe2_mul(e, eq1(rb[v], pt[v]));
+            e = ez_fe2_mul(e, ez_eq1(rb[v], pt[v]));
     ez_fe2 expect = ez_fe2_mul(e, combine_terms(d, coeffs, proof->evals));
     if (!ez_fe2_eq(expect, claim))
         return EZ_ERR_REJECT;
@@ -646,14 +641,14 @@ ez_fe2 ez_sc_gruen_round(ez_sc_gruen *g, ez_transcript *t, ez_fe2 *q, bool inb, 
             continue;
         ez_fe2 gk = ez_fe2_mul(g->scale, q[k]);
         if (inb)
-            gk = ez_fe2_mul(gk, eq1(rv, ez_fe2_from_fe(k)));
+            gk = ez_fe2_mul(gk, ez_eq1(rv, ez_fe2_from_fe(k)));
         msg[k == 0 ? 0 : k - 1] = gk;
     }
     ez_transcript_absorb_fe2(t, "sumcheck/round", msg, deg);
     ez_fe2 rho = ez_transcript_challenge_fe2(t, "sumcheck/r");
     g->cprime = interp(q, D, rho, g->inv_dq);
     if (inb)
-        g->scale = ez_fe2_mul(g->scale, eq1(rv, rho));
+        g->scale = ez_fe2_mul(g->scale, ez_eq1(rv, rho));
     return rho;
 }
 
