@@ -691,6 +691,27 @@ static void put(ez_fe **P, unsigned first, unsigned nl, unsigned bits, uint64_t 
     ck_assert(ez_rc_split(v, bits, nl, P + first, i));
 }
 
+/* The op alone with a forgery that passes the lookups: only the rsqrt zero-check may
+ * reject it. what names the forgery in failure messages. */
+static void expect_zero_check_rejects(ez_pfx *f, nx_tamper tamper, void *ctx, const char *what)
+{
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    bool ok = nx_op_alone(f, tamper, ctx, &claims_ok, &ranges_ok, &why);
+    ck_assert_msg(ranges_ok, "%s: the forgery should pass the lookups", what);
+    ck_assert_msg(!ok, "%s: accepted", what);
+    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s: %s", what, why.msg);
+}
+
+/* SRC_ALONE run with k + 1 on row ROW_TINY, its outputs recomputed (a forgery's start). */
+static void run_k_plus_one(ez_pfx *f, const char *seed)
+{
+    ez_pfx_compile(f, SRC_ALONE);
+    nx_run(f, seed, 1 << 11);
+    nx_edit e = {.dk = 1};
+    nx_recompute(f, 0, ROW_TINY, &e);
+}
+
 START_TEST(test_op_alone_honest)
 {
     ez_pfx f;
@@ -738,15 +759,10 @@ static void double_g_outputs(ez_pfx *f)
 START_TEST(test_op_alone_double_g)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
     ez_pfx_compile(&f, SRC_ALONE);
     nx_run(&f, "op_alone_g", 1 << 11);
     double_g_outputs(&f);
-    bool ok = nx_op_alone(&f, tamper_double_g, NULL, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    expect_zero_check_rejects(&f, tamper_double_g, NULL, "g doubled");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -770,16 +786,8 @@ static void tamper_forge_z(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
 START_TEST(test_op_alone_forged_minimality)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
-    ez_pfx_compile(&f, SRC_ALONE);
-    nx_run(&f, "op_alone_z", 1 << 11);
-    nx_edit e = {.dk = 1};
-    nx_recompute(&f, 0, ROW_TINY, &e);
-    bool ok = nx_op_alone(&f, tamper_forge_z, NULL, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    run_k_plus_one(&f, "op_alone_z");
+    expect_zero_check_rejects(&f, tamper_forge_z, NULL, "op_alone_z");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -797,16 +805,8 @@ static void tamper_w(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)
 START_TEST(test_op_alone_forged_witness)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
-    ez_pfx_compile(&f, SRC_ALONE);
-    nx_run(&f, "op_alone_w", 1 << 11);
-    nx_edit e = {.dk = 1};
-    nx_recompute(&f, 0, ROW_TINY, &e);
-    bool ok = nx_op_alone(&f, tamper_w, NULL, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    run_k_plus_one(&f, "op_alone_w");
+    expect_zero_check_rejects(&f, tamper_w, NULL, "op_alone_w");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -832,8 +832,6 @@ START_TEST(test_op_alone_mg_rg)
 {
     for (int which = 0; which < 2; which++) {
         ez_pfx f;
-        ez_diag why = {{0}};
-        bool claims_ok, ranges_ok;
         ez_pfx_compile(&f, SRC_ALONE);
         nx_run(&f, "op_alone_mg_rg", 1 << 11);
         if (which) { /* the outputs of rg + 1 */
@@ -851,10 +849,7 @@ START_TEST(test_op_alone_mg_rg)
                 f.tr.ops[0].aux[EZ_AUX_REM][r * N + j] = (int64_t)(crg - q * ((i128)1 << sh));
             }
         }
-        bool ok = nx_op_alone(&f, which ? tamper_rg : tamper_mg, NULL, &claims_ok, &ranges_ok, &why);
-        ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-        ck_assert_msg(!ok, "tamper %d accepted", which);
-        ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+        expect_zero_check_rejects(&f, which ? tamper_rg : tamper_mg, NULL, which ? "rg + 1" : "mg + 1");
         ez_pfx_free(&f);
     }
 }
@@ -907,8 +902,6 @@ static void tamper_sign(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *c
 START_TEST(test_op_alone_rsqrt_sign)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
     ez_pfx_compile(&f, "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n");
     nx_run(&f, "rsqrt_sign", 1 << 12);
     /* the first negative input of row 0 (output [4, 7], padded [4, 8]: entry j either way) */
@@ -919,10 +912,7 @@ START_TEST(test_op_alone_rsqrt_sign)
     ez_rsq b;
     rsqrt_sign_trace(&f, j, &b);
     ck_assert_int_gt(f.tr.t[f.plan.ops[0].out][j], 0); /* a positive rsqrt of a negative input */
-    bool ok = nx_op_alone(&f, tamper_sign, &j, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "the forged sign is accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    expect_zero_check_rejects(&f, tamper_sign, &j, "the forged sign");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -965,15 +955,10 @@ static void tamper_padding(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
 START_TEST(test_op_alone_rsqrt_padding)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
     ez_pfx_compile(&f, "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n");
     nx_run(&f, "rsqrt_padding", 1 << 12);
-    bool ok = nx_op_alone(&f, tamper_padding, NULL, &claims_ok, &ranges_ok, &why);
+    expect_zero_check_rejects(&f, tamper_padding, NULL, "a nonzero padding output");
     nx_pad_out.on = false;
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "a nonzero padding output is accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
     ez_pfx_free(&f);
 }
 END_TEST
