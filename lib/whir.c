@@ -103,6 +103,52 @@ ez_status ez_whir_params_default(ez_whir_params *p, unsigned m)
     return ez_whir_params_make(p, m, n, k, c);
 }
 
+ez_status ez_whir_batch_params(ez_whir_params *chain, uint64_t *boff, const ez_whir_params *const *par, size_t n)
+{
+    memset(chain, 0, sizeof *chain);
+    if (n < 2 || par == NULL || n > ((size_t)1 << 20))
+        return EZ_ERR_INVALID;
+    /* blocks by decreasing size (ties: index), each offset a sum of larger powers of two */
+    uint64_t total = 0;
+    for (size_t j = 0; j < n; j++) {
+        ez_whir_params q;
+        if (par[j] == NULL || ez_whir_params_make(&q, par[j]->m, par[j]->noracles, par[j]->k, par[j]->c) != EZ_OK ||
+            memcmp(&q, par[j], sizeof q) != 0)
+            return EZ_ERR_INVALID;
+        total += (uint64_t)1 << (par[j]->m - par[j]->k[0]);
+    }
+    if (boff != NULL) {
+        uint64_t off = 0;
+        for (unsigned b = EZ_WHIR_MAX_VARS + 1; b-- > 0;)
+            for (size_t j = 0; j < n; j++)
+                if (par[j]->m - par[j]->k[0] == b) {
+                    boff[j] = off;
+                    off += (uint64_t)1 << b;
+                }
+    }
+    unsigned mv1 = 1;
+    while (((uint64_t)1 << mv1) < total)
+        mv1++;
+    if (mv1 + 1 > EZ_WHIR_MAX_VARS)
+        return EZ_ERR_INVALID;
+    /* the later oracles: k = 4, c = 3 while the table's index would exceed its range, then
+     * the default table's oracles after its first for mv + 5 variables */
+    unsigned k[EZ_WHIR_MAX_ORACLES] = {1}, c[EZ_WHIR_MAX_ORACLES] = {2}, no = 1, mv = mv1;
+    while (mv + 5 > EZ_WHIR_MAX_VARS && no < EZ_WHIR_MAX_ORACLES) {
+        k[no] = 4;
+        c[no++] = 3;
+        mv -= 4;
+    }
+    unsigned mt = mv + 5;
+    if (mt > EZ_WHIR_MAX_VARS)
+        return EZ_ERR_INVALID;
+    for (unsigned i = 1; i < default_table[mt].n && no < EZ_WHIR_MAX_ORACLES; i++) {
+        k[no] = default_table[mt].k[i];
+        c[no++] = default_table[mt].c[i];
+    }
+    return ez_whir_params_make(chain, mv1 + 1, no, k, c);
+}
+
 /* Valid as produced by ez_whir_params_make (a caller may hand us anything). */
 static bool params_ok(const ez_whir_params *p)
 {
