@@ -253,6 +253,7 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
         const ez_pcs_claim *cl[2] = {pclaims, pclaims + npc};
         size_t nn[2] = {npc, nadv};
         unsigned fl[2] = {wflags, 0};
+        progress(s, "openings", 1, 4); /* both claim sets gathered */
         if ((st = ez_pcs_open_multi(pp, cl, nn, fl, 2, c->t, ww)) == EZ_OK)
             progress(s, "openings", 2, 2);
         goto out;
