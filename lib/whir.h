@@ -3,8 +3,8 @@
  * Testing with Super-Fast Verification", eprint 2024/1586; "[WHIR]" below), over
  * Goldilocks with every verifier challenge in K = F_p[X]/(X^2 - 7) (lib/field.h).
  * The protocol, the parameters and the soundness argument (unique decoding, 100 bits,
- * no proof of work) are in docs/protocol-kernel-pcs.md §8-11; lib/pcs.h selects this
- * backend with EZ_PCS_SCHEME_WHIR.
+ * no proof of work) are in docs/protocol-kernel-pcs.md §8-11, batched openings in §9a;
+ * lib/pcs.h selects this backend with EZ_PCS_SCHEME_WHIR.
  *
  * What is committed. A vector s of 2^m base-field entries (zero beyond its length),
  * read as the multilinear f over m variables. Variables are numbered by index BIT, the
