@@ -235,9 +235,9 @@ ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const
                            unsigned flags, ez_reader *proof);
 
 /* Open claims on ncom commitments at once (claims[k][0..n[k]-1] with flags[k] on p[k];
- * n[k] == 0 skips commitment k). If every opened commitment is WHIR, each one's mode and
- * claims are absorbed and its rho drawn in order, then its part roots and sums (docs §8),
- * then ONE batched WHIR run proves all of them (docs §9a): one chain of later oracles
+ * n[k] == 0 skips commitment k). If every opened commitment is WHIR, every one's mode and
+ * claims are absorbed and its rho drawn, in order, then the part roots and sums of those
+ * with several parts (docs §8), then ONE batched WHIR run proves all of them (docs §9a): one chain of later oracles
  * instead of one per commitment. Otherwise the openings are ez_pcs_open_ex one after the
  * other. The verifier mirrors it from the same public data. Returns as ez_pcs_open_ex /
  * ez_pcs_verify_ex. */
