@@ -1521,14 +1521,17 @@ START_TEST(test_whir_pcs_multi)
     polyset A, B;
     polyset_make(&A, &r, la, 3);
     polyset_make(&B, &r, lb, 2);
-    for (int lig = 0; lig < 2; lig++) {
+    /* lig 0: both WHIR; 1: the second one Ligero; 2: both WHIR, the first in parts of 2^12 */
+    for (int lig = 0; lig < 3; lig++) {
         ez_pcs_prover *pa = NULL, *pb = NULL;
         ez_pcs_commitment ca, cb;
-        ck_assert_int_eq(ez_pcs_commit_scheme(&pa, &ca, (const ez_fe *const *)A.polys, A.lens, 3, EZ_PCS_SCHEME_WHIR),
+        ck_assert_int_eq(ez_pcs_commit_parts(&pa, &ca, (const ez_fe *const *)A.polys, A.lens, 3, EZ_PCS_SCHEME_WHIR,
+                                             lig == 2 ? 12 : EZ_PCS_WHIR_PART_LOG),
                          EZ_OK);
+        ck_assert_uint_eq(pa->nwhir, lig == 2 ? 17 : 1);
         /* the second one Ligero: the openings one after the other */
         ck_assert_int_eq(ez_pcs_commit_scheme(&pb, &cb, (const ez_fe *const *)B.polys, B.lens, 2,
-                                              lig ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR),
+                                              lig == 1 ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR),
                          EZ_OK);
         ez_pcs_claim cla[3], clb[3];
         static ez_fe2 pa_[64][32], pb_[64][32];
