@@ -15,6 +15,16 @@
 #include <omp.h>
 #endif
 
+/* The thread that reports a commitment's progress (ez_progress_report: the installing
+ * thread, the team's master) and the team's size. */
+#ifdef _OPENMP
+#define REPORTER() (omp_get_thread_num() == 0)
+#define TEAM() omp_get_num_threads()
+#else
+#define REPORTER() 1
+#define TEAM() 1
+#endif
+
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "whir serialization assumes a little-endian host");
 _Static_assert(sizeof(ez_fe2) == 16, "ez_fe2 must be two packed ez_fe");
 
@@ -446,6 +456,10 @@ ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, 
             for (size_t rr = 0; rr < rb; rr++)
                 ez_ntt_mobius(coef + rr * n, 0, logn);
             for (size_t kk = 0; kk < nb; kk++) {
+                /* the encoding is 3/4 of a commitment's work (the hashing the rest); the
+                 * master's blocks are about every TEAM()-th, its share 1 / TEAM() */
+                if (REPORTER())
+                    ez_progress_report(0.75 * ((double)blk + (double)kk / (double)nb) * TEAM() / (double)nrb);
                 for (size_t rr = 0; rr < rb; rr++)
                     ez_ntt_rs_coset(rs, val + rr * n, coef + rr * n, (unsigned)kk);
                 /* leaf q = kk n + j holds row r at q * w + r */
@@ -486,6 +500,9 @@ static ez_status oracle_tree(ez_whir_oracle *o, ez_digest *root)
     for (size_t ch = 0; ch < nch; ch++) {
         size_t q0 = ch * chunk, nq = N - q0 < chunk ? N - q0 : chunk;
         ez_merkle_hash_leaves(lv + q0, o->enc + q0 * o->width, o->width, o->width, nq);
+        /* the master's static share is the first nch / threads chunks */
+        if (REPORTER() && ch % 64 == 0)
+            ez_progress_report(0.75 + 0.25 * (double)ch * TEAM() / (double)nch);
     }
     ez_merkle_build(o->tree);
     *root = *ez_merkle_root(o->tree);

@@ -182,6 +182,13 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
     return EZ_OK;
 }
 
+/* The commitment's own progress (lib/util.h's thread sink) as the "commit" phase. */
+static void commit_progress(void *ctx, double frac)
+{
+    const ez_psess *s = ctx;
+    s->progress(s->progress_ctx, "commit", frac);
+}
+
 /* Phase 2: commit the advice, write u8 present + the commitment to w, absorb it. */
 ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned scheme)
 {
@@ -191,9 +198,12 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
     progress(s, "commit", 0, 1);
     ez_pcs_support *sup = NULL;
     ez_status st = ez_advice_pcs_supports(&s->L, &sup);
+    if (s->progress)
+        ez_progress_install(commit_progress, s);
     if (st == EZ_OK)
         st = ez_pcs_commit_supported(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, sup,
                                      s->L.npolys, scheme, 0);
+    ez_progress_install(NULL, NULL);
     free(sup);
     if (st != EZ_OK)
         return st;
