@@ -225,6 +225,36 @@ START_TEST(test_pk_digest_and_width)
 }
 END_TEST
 
+/* SE-wopen-done, SE-aopen-done: a byte after the weight opening (empty: the model has no
+ * weights) and after the advice opening, on the unbatched path (no weight commitment to
+ * batch with). */
+START_TEST(test_opening_sections_trailing_byte)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, "model nw\nparam S = 2, D = 4\nbits 8\nscale 0\ninput x[S, D] @bits(6)\n"
+                       "y[s, d] = x[s, d] + x[s, d]\nz[s, e] = y[s, d] * x[s, e]\noutput z\n");
+    ez_pfx_run(&f, "opening_trailing", 7);
+    ck_assert_ptr_null(f.w);
+    ez_proof pf;
+    ez_pfx_prove(&f, false, &pf);
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
+    static const int sec[2] = {EZ_PF_SEC_OPEN_W, EZ_PF_SEC_OPEN_A};
+    static const char *name[2] = {"weight opening", "advice opening"};
+    for (int k = 0; k < 2; k++) {
+        ez_writer_u8(&pf.sec[sec[k]], 0);
+        ck_assert(!ez_pfx_verify(&f, &pf, &why));
+        char want[64];
+        snprintf(want, sizeof want, "%s: 1 unexpected trailing bytes", name[k]);
+        ck_assert_msg(strstr(why.msg, want) != NULL && strstr(why.msg, "batched") == NULL, "%s", why.msg);
+        pf.sec[sec[k]].len--;
+    }
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_proofio(void)
 {
     Suite *s = suite_create("proofio");
@@ -234,6 +264,7 @@ Suite *ez_suite_proofio(void)
     tcase_add_test(tc, test_proof_statement_trailing_byte);
     tcase_add_test(tc, test_vk_weight_section);
     tcase_add_test(tc, test_pk_digest_and_width);
+    tcase_add_test(tc, test_opening_sections_trailing_byte);
     suite_add_tcase(s, tc);
     return s;
 }
