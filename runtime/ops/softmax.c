@@ -149,11 +149,6 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-static uint64_t sm_poly_len(const sm_shape *s, unsigned q)
-{
-    return q < s->nelem ? s->g.lenE : s->g.lenR;
-}
-
 /* S(x): x is a real entry the mask keeps. */
 static inline bool sm_live(const sm_shape *s, uint64_t x)
 {
@@ -185,8 +180,15 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
+    /* the element polys live on the live support: no padding, and of a causal op's
+     * masked triangle only the entries of its diagonal blocks (§2, "Supports") */
+    long sup = -1;
     if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.nelem, s.g.lenE);
+        st = ez_rowaxis_live_support(L, &s.g, s.masked, s.ai, &sup);
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.nelem, sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : s.g.lenE);
+    for (unsigned q = 0; q < s.nelem && st == EZ_OK; q++)
+        L->polys[first + q].support = sup;
     if (st == EZ_OK)
         st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
     const struct {
@@ -201,8 +203,14 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     unsigned tb;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, p->ops[op].in_scale, 0, &tb);
-    if (st == EZ_OK) {
+    if (st == EZ_OK && sup < 0) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.g.lenE,
+                             .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
+        st = ez_advice_add_tuple(L, &u, NULL);
+    }
+    for (size_t j = 0; sup >= 0 && j < L->supports[sup].npieces && st == EZ_OK; j++) {
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = UINT64_C(1) << L->supports[sup].bits[j],
+                             .sup = (size_t)sup + 1, .piece = j,
                              .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
@@ -290,15 +298,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, tr, d);
     ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *rv = NULL, *gv = NULL, *pv = NULL, *cv = NULL;
-    ez_fe *sig = NULL, *cnt = NULL;
+    ez_fe *sig = NULL, *cnt = NULL, *pad[EZ_SC_MAX_FACTORS + 8 * EZ_ADV_MAX_LIMBS] = {0};
     uint8_t *realrow = NULL;
+    size_t first = SIZE_MAX;
+    long sup = -1;
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    size_t first = ez_op_first_poly(L, op);
+    first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
-    if (first + s.npolys > L->npolys) {
+    if (first + s.npolys > L->npolys || s.npolys > sizeof pad / sizeof pad[0]) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
@@ -314,14 +324,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     }
     if ((st = sm_exp_table(&c0, &c1, o->in_scale, d)) != EZ_OK)
         goto out;
+    /* element polys on a support are filled in the padded layout first, then compacted */
+    sup = L->polys[first + s.pL].support;
     for (unsigned q = 0; q < s.npolys; q++) {
-        polys[first + q] = ez_alloc_aligned(sm_poly_len(&s, q), sizeof(ez_fe));
-        if (polys[first + q] == NULL) {
+        polys[first + q] = ez_alloc_aligned(L->polys[first + q].len, sizeof(ez_fe));
+        pad[q] = sup >= 0 && q < s.nelem ? ez_alloc_aligned(s.g.lenE, sizeof(ez_fe)) : polys[first + q];
+        if (polys[first + q] == NULL || pad[q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     }
-    ez_fe *const *P = polys + first;
+    ez_fe *const *P = pad;
     hv = ez_alloc_aligned(s.g.lenE, sizeof *hv);
     dv = ez_alloc_aligned(s.g.lenE, sizeof *dv);
     rv = ez_alloc_aligned(s.g.lenE, sizeof *rv);
@@ -458,7 +471,12 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
             goto out;
         }
     }
+    for (unsigned q = 0; sup >= 0 && q < s.nelem; q++)
+        ez_advice_compact(polys[first + q], pad[q], &L->supports[sup]);
 out:
+    for (unsigned q = 0; sup >= 0 && first != SIZE_MAX && q < s.nelem; q++)
+        if (pad[q] != polys[first + q])
+            free(pad[q]);
     free(c0);
     free(c1);
     free(hv);
@@ -538,23 +556,26 @@ static void sm_desc_b(ez_sumcheck_desc *d, unsigned n)
     d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 }
 
-/* Prover: the MLE of local element/row poly q at pt. */
+/* Prover: the MLE of local element/row poly q at pt (its cube MLE when on a support). */
 static ez_fe2 sm_eval_poly(const ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt)
 {
-    uint64_t len = sm_poly_len(s, q);
-    return ez_mle_eval_fe(c->advice[first + q], (size_t)len, pt, ez_log2_ceil(len));
+    (void)s;
+    return ez_advice_poly_eval(c->adv, first + q, c->advice[first + q], pt);
 }
 
 /* Add the claim "local poly q at pt = v". */
 static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
 {
-    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(sm_poly_len(s, q)), v);
+    (void)s;
+    return ez_pctx_claim_advice(c, first + q, pt, ez_advice_poly_nvars(c->adv, first + q), v);
 }
 
-/* Value of local limbed poly group at element cube index i (0 beyond the layout). */
-static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
+#define SM_NONE UINT64_MAX
+
+/* Value of local limbed poly group at committed entry i (SM_NONE: not committed, 0). */
+static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t i)
 {
-    if (i >= len)
+    if (i == SM_NONE)
         return 0;
     ez_fe v = 0;
     for (unsigned l = nl; l-- > 0;)
@@ -589,6 +610,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     uint64_t N = UINT64_C(1) << s->g.n, NR = UINT64_C(1) << s->g.nR;
     ez_fe *const *P = c->advice + first;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *sig = ez_alloc_array(NR, sizeof *sig);
+    uint64_t *pos = NULL;
     t->S = ez_alloc_aligned(N, sizeof(ez_fe));
     t->H = ez_alloc_aligned(N, sizeof(ez_fe));
     t->W = ez_alloc_aligned(N, sizeof(ez_fe));
@@ -607,22 +629,43 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     }
     ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
     memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
-    for (uint64_t i = 0; i < s->g.lenE; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s->g, i);
-        sig[r] = ez_fe_add(sig[r], P[s->pE][i]);
+    /* pos[i]: the committed entry of element cube index i (the element polys' support),
+     * SM_NONE outside it — the entries the commitment fixes to 0 */
+    const long sup = c->adv->polys[first + s->pL].support;
+    if (sup >= 0) {
+        const ez_adv_support *su = &c->adv->supports[sup];
+        if ((pos = ez_alloc_array(N, sizeof *pos)) == NULL) {
+            free(X);
+            free(sig);
+            sm_tables_clear(t);
+            return EZ_ERR_NOMEM;
+        }
+        memset(pos, 0xff, N * sizeof *pos);
+        for (size_t j = 0; j < su->npieces; j++) {
+            uint64_t n = UINT64_C(1) << su->bits[j];
+            for (uint64_t k = 0; k < n; k++)
+                pos[ez_advice_piece_index(su, j, k)] = su->off[j] + k;
+        }
+    }
+    const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
+    for (uint64_t i = 0; i < lenE; i++) {
+        uint64_t j = pos ? pos[i] : i;
+        if (j != SM_NONE) {
+            uint64_t r = ez_rowaxis_row_of(&s->g, i);
+            sig[r] = ez_fe_add(sig[r], P[s->pE][j]);
+        }
     }
     const ez_fe two_s = ez_fe_pow(2, s->o->out_scale), two_k = ez_fe_pow(2, s->k);
-    const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s->g, i);
-        bool in = i < lenE;
+        uint64_t r = ez_rowaxis_row_of(&s->g, i), j = i < lenE ? (pos ? pos[i] : i) : SM_NONE;
+        bool in = j != SM_NONE;
         ez_fe S = sm_live(s, i), m = r < lenR ? P[s->pM][r] : 0, sg = sig[r];
-        ez_fe e = in ? P[s->pE][i] : 0, el = in ? P[s->pEL][i] : 0, l = in ? P[s->pL][i] : 0;
-        ez_fe z = in ? P[s->pZ][i] : 0, w = in ? P[s->pW][i] : 0;
-        ez_fe h = sm_val(P, s->pH, s->nh, lenE, i), dr = s->ndr ? sm_val(P, s->pDR, s->ndr, lenE, i) : 0;
-        ez_fe rm = sm_val(P, s->pRM, s->nrm, lenE, i), g = sm_val(P, s->pG, s->nrm, lenE, i);
-        ez_fe p = sm_val(P, s->pP, s->np, lenE, i);
+        ez_fe e = in ? P[s->pE][j] : 0, el = in ? P[s->pEL][j] : 0, l = in ? P[s->pL][j] : 0;
+        ez_fe z = in ? P[s->pZ][j] : 0, w = in ? P[s->pW][j] : 0;
+        ez_fe h = sm_val(P, s->pH, s->nh, j), dr = s->ndr ? sm_val(P, s->pDR, s->ndr, j) : 0;
+        ez_fe rm = sm_val(P, s->pRM, s->nrm, j), g = sm_val(P, s->pG, s->nrm, j);
+        ez_fe p = sm_val(P, s->pP, s->np, j);
         ez_fe dval = ez_fe_add(dr, ez_fe_mul(ez_fe_add(l, ez_fe_mul(h, 1u << SM_LIMB)), two_k));
         t->S[i] = S;
         t->H[i] = h;
@@ -648,6 +691,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     }
     free(X);
     free(sig);
+    free(pos);
     return EZ_OK;
 }
 
