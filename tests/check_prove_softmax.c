@@ -432,6 +432,60 @@ START_TEST(test_changed_output_value)
 }
 END_TEST
 
+/* Row r (masked model, axis last) recomputed as if the mask kept every entry: a prover
+ * that gives the masked entries weight, its trace consistent with that. */
+static void unmask_row(smx *f, uint64_t r)
+{
+    const ez_plan_op *o = &f->plan.ops[f->op];
+    uint64_t T = f->plan.tensors[o->out].dims[f->plan.tensors[o->out].rank - 1];
+    ez_table t;
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
+    const int64_t *x = f->tr.t[o->in[0]] + r * T;
+    int64_t *e = f->tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
+    int64_t *p = f->tr.t[o->out] + r * T, m = x[0], sigma = 0;
+    for (uint64_t j = 1; j < T; j++)
+        m = x[j] > m ? x[j] : m;
+    for (uint64_t j = 0; j < T; j++)
+        sigma += e[j] = ez_table_softmax_exp(&t, m - x[j]);
+    for (uint64_t j = 0; j < T; j++) {
+        p[j] = (e[j] << o->out_scale) / sigma;
+        rem[j] = (e[j] << o->out_scale) % sigma;
+    }
+    f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
+    f->tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
+    ez_table_clear(&t);
+}
+
+/* The masked entries are not committed (the element polys live on the causal support):
+ * at S = T = 7 (not powers of two), a public output with a nonzero masked entry, one with
+ * a changed live entry, and a prover that runs one row without the mask (its trace
+ * consistent) are rejected — on the exact triangle and with 4 x 4 diagonal blocks (masked
+ * entries committed there, fixed by the relations C*, E'). */
+START_TEST(test_masked_support_tampered)
+{
+    const unsigned blocks[] = {0, 4};
+    for (size_t b = 0; b < 2; b++)
+        for (int k = 0; k < 3; k++) {
+            smx f;
+            ez_diag why = {{0}};
+            ez_rowaxis_testing_causal_block(blocks[b]);
+            smx_compile(&f, SRC_MASKED(7, 7));
+            smx_run(&f, "masked_support", 1 << 12);
+            int64_t *p = f.tr.t[f.plan.ops[f.op].out];
+            if (k == 0)
+                p[7 * 7 + 2 * 7 + 5] = 1; /* (h, s, t) = (1, 2, 5): masked */
+            else if (k == 1)
+                p[4 * 7 + 2] += 1; /* (0, 4, 2): live */
+            else
+                unmask_row(&f, 7 + 3); /* row (1, 3): weight on t = 4, 5, 6 */
+            ck_assert_msg(!smx_prove_verify(&f, true, &why), "block %u, tamper %d accepted", blocks[b], k);
+            smx_free(&f);
+        }
+    ez_rowaxis_testing_causal_block(0);
+}
+END_TEST
+
 /* ---- the op alone, with an ideal commitment: tampering committed polys ----------------
  * The softmax's own prove/verify on a prover and a verifier context sharing the bytes;
  * the range lookups are checked by membership, the claims the verifier leaves on advice
@@ -730,6 +784,7 @@ Suite *ez_suite_prove_softmax(void)
     tcase_add_test(tc, test_division_off_by_one);
     tcase_add_test(tc, test_changed_round_message_and_output);
     tcase_add_test(tc, test_changed_output_value);
+    tcase_add_test(tc, test_masked_support_tampered);
     tcase_add_test(tc, test_op_alone_honest);
     tcase_add_test(tc, test_op_alone_attainment_forged);
     tcase_add_test(tc, test_op_alone_exp_forged);

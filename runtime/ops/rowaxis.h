@@ -69,13 +69,17 @@ void ez_rowaxis_point_join(const ez_rowaxis *g, ez_fe2 *pt, const ez_fe2 *row, e
  * bit first) into blocks that are all live, all dead (dropped) or at most
  * 2^(ni + nt - EZ_ROWAXIS_CAUSAL_LOG) entries (kept whole: their masked entries are
  * committed, with values the op's relations fix), so the triangle takes fewer than
- * 2^(EZ_ROWAXIS_CAUSAL_LOG / 2 + 1) pieces (31 at 8) and commits about
- * 2^(1 - EZ_ROWAXIS_CAUSAL_LOG / 2) more than its live entries (6 % at 8). An element poly on it commits about half the
+ * 2^(EZ_ROWAXIS_CAUSAL_LOG / 2 + 1) pieces (15 at 6) and commits about
+ * 2^(1 - EZ_ROWAXIS_CAUSAL_LOG / 2) more than its live entries (12 % at 6). Every piece is
+ * one lookup column per looked-up poly, so more pieces cost proof bytes (a GPT-2 layer at
+ * 64 tokens: +17 KB at 8, +9 KB at 6, +8 KB at 4, against the padded layout). An element poly on it commits about half the
  * cube of a causal op and no padding. Added to L: *idx its index, or -1 when the cube
  * has no variables, the support would be the whole cube (a plain vector is the same), or
  * it would need more than EZ_ADV_MAX_PIECES pieces. Public: both sides build it from the
  * plan. EZ_OK or EZ_ERR_NOMEM. */
-#define EZ_ROWAXIS_CAUSAL_LOG 8u
+#ifndef EZ_ROWAXIS_CAUSAL_LOG
+#define EZ_ROWAXIS_CAUSAL_LOG 6u
+#endif
 ez_status ez_rowaxis_live_support(ez_advice_layout *L, const ez_rowaxis *g, bool masked, unsigned ai,
                                   long *idx);
 
