@@ -298,17 +298,16 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, tr, d);
     ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *rv = NULL, *gv = NULL, *pv = NULL, *cv = NULL;
-    ez_fe *sig = NULL, *cnt = NULL, *pad[EZ_SC_MAX_FACTORS + 8 * EZ_ADV_MAX_LIMBS] = {0};
+    ez_fe *sig = NULL, *cnt = NULL;
+    uint64_t *pos = NULL;
     uint8_t *realrow = NULL;
-    size_t first = SIZE_MAX;
-    long sup = -1;
     if (st != EZ_OK)
         goto out;
     const ez_plan_op *o = s.o;
-    first = ez_op_first_poly(L, op);
+    size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
-    if (first + s.npolys > L->npolys || s.npolys > sizeof pad / sizeof pad[0]) {
+    if (first + s.npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
@@ -324,22 +323,28 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     }
     if ((st = sm_exp_table(&c0, &c1, o->in_scale, d)) != EZ_OK)
         goto out;
-    /* element polys on a support are filled in the padded layout first, then compacted */
-    sup = L->polys[first + s.pL].support;
+    /* element polys on the live support: entry j = pos[i] holds cube index i (none
+     * outside the support); without one the padded layout, pos[i] = i */
+    const long sup = L->polys[first + s.pL].support;
+    const uint64_t lenC = L->polys[first + s.pL].len; /* committed entries per element poly */
     for (unsigned q = 0; q < s.npolys; q++) {
         polys[first + q] = ez_alloc_aligned(L->polys[first + q].len, sizeof(ez_fe));
-        pad[q] = sup >= 0 && q < s.nelem ? ez_alloc_aligned(s.g.lenE, sizeof(ez_fe)) : polys[first + q];
-        if (polys[first + q] == NULL || pad[q] == NULL) {
+        if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     }
-    ez_fe *const *P = pad;
-    hv = ez_alloc_aligned(s.g.lenE, sizeof *hv);
-    dv = ez_alloc_aligned(s.g.lenE, sizeof *dv);
-    rv = ez_alloc_aligned(s.g.lenE, sizeof *rv);
-    gv = ez_alloc_aligned(s.g.lenE, sizeof *gv);
-    pv = ez_alloc_aligned(s.g.lenE, sizeof *pv);
+    if (sup >= 0 && (pos = ez_advice_support_pos(&L->supports[sup], s.g.lenE)) == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+#define SM_AT(i) (pos ? pos[i] : (i))
+    ez_fe *const *P = polys + first;
+    hv = ez_alloc_aligned(lenC, sizeof *hv);
+    dv = ez_alloc_aligned(lenC, sizeof *dv);
+    rv = ez_alloc_aligned(lenC, sizeof *rv);
+    gv = ez_alloc_aligned(lenC, sizeof *gv);
+    pv = ez_alloc_aligned(lenC, sizeof *pv);
     cv = ez_alloc_aligned(s.g.lenR, sizeof *cv);
     /* row sums over the whole row cube: with t the first axis, interior padding of the
      * next axis gives rows beyond the row layout (their sums are 0) */
@@ -353,8 +358,8 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     }
     /* defaults: every entry that is not live (padding, masked) holds l = 0, e_lo = T[0],
      * h = w = 1 (so 1 - h w = 0 and e = 0), everything else 0 (§2) */
-#pragma omp parallel for schedule(static) if (s.g.lenE > 65536)
-    for (uint64_t i = 0; i < s.g.lenE; i++) {
+#pragma omp parallel for schedule(static) if (lenC > 65536)
+    for (uint64_t i = 0; i < lenC; i++) {
         P[s.pL][i] = 0;
         P[s.pEL][i] = c1[0];
         P[s.pW][i] = 1;
@@ -388,15 +393,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (uint64_t f = 0; f < numel; f++) {
         sm_where w;
         sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
-        uint64_t i = w.pe;
-        P[s.pE][i] = ez_fe_from_i64(aexp[f]);
-        rv[i] = ez_fe_from_i64(arem[f]);
-        pv[i] = ez_fe_from_i64(pout[f]);
+        uint64_t i = SM_AT(w.pe);
         ez_fe m = ez_fe_from_i64(amax[w.rr]);
         if (w.ct == 0) { /* one writer per row: t = 0 is live in every row */
             realrow[w.pr] = 1;
             P[s.pM][w.pr] = m;
         }
+        if (i == EZ_ADV_NOT_COMMITTED)
+            continue; /* masked, outside the support: 0 by construction */
+        P[s.pE][i] = ez_fe_from_i64(aexp[f]);
+        rv[i] = ez_fe_from_i64(arem[f]);
+        pv[i] = ez_fe_from_i64(pout[f]);
         if (!w.live)
             continue;
         ez_fe dd = ez_fe_sub(m, ez_fe_from_i64(px[w.xi]));
@@ -423,15 +430,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         goto out;
     }
     /* w = 1/h where h != 0, else 0 (non-live entries: h = w = 1) */
-    if (!ez_fe_batch_inv(P[s.pW], hv, s.g.lenE, NULL)) {
+    if (!ez_fe_batch_inv(P[s.pW], hv, lenC, NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     /* per row: sigma = sum_t e, count = sum_t z (over the whole padded cube) */
     for (uint64_t i = 0; i < s.g.lenE; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s.g, i);
-        sig[r] = ez_fe_add(sig[r], P[s.pE][i]);
-        cnt[r] = ez_fe_add(cnt[r], P[s.pZ][i]);
+        uint64_t r = ez_rowaxis_row_of(&s.g, i), j = SM_AT(i);
+        if (j == EZ_ADV_NOT_COMMITTED)
+            continue;
+        sig[r] = ez_fe_add(sig[r], P[s.pE][j]);
+        cnt[r] = ez_fe_add(cnt[r], P[s.pZ][j]);
     }
     for (uint64_t r = 0; r < s.g.lenR; r++)
         cv[r] = realrow[r] ? ez_fe_sub(cnt[r], 1) : 0;
@@ -439,8 +448,9 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (uint64_t f = 0; f < numel; f++) {
         sm_where w;
         sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
-        if (w.live)
-            gv[w.pe] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[w.pe]);
+        uint64_t j = SM_AT(w.pe);
+        if (w.live && j != EZ_ADV_NOT_COMMITTED)
+            gv[j] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[j]);
     }
     /* limbs, with the range of every value checked (§2) */
     const struct {
@@ -457,7 +467,7 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
         if (vals[k].nl == 0)
             continue;
-        uint64_t len = vals[k].row ? s.g.lenR : s.g.lenE, bad = UINT64_MAX;
+        uint64_t len = vals[k].row ? s.g.lenR : lenC, bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
@@ -465,18 +475,15 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
             if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && bad == UINT64_MAX)
                 bad = i;
         if (bad != UINT64_MAX && !unchecked) {
-            ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
+            ez_diag_set(d, "op '%s': %s (committed entry %llu, value %lld) is outside [0, 2^%u)", o->label,
                         vals[k].what, (unsigned long long)bad, (long long)ez_fe_to_i64(vals[k].v[bad]), vals[k].bits);
             st = EZ_ERR_NUMERIC;
             goto out;
         }
     }
-    for (unsigned q = 0; sup >= 0 && q < s.nelem; q++)
-        ez_advice_compact(polys[first + q], pad[q], &L->supports[sup]);
+#undef SM_AT
 out:
-    for (unsigned q = 0; sup >= 0 && first != SIZE_MAX && q < s.nelem; q++)
-        if (pad[q] != polys[first + q])
-            free(pad[q]);
+    free(pos);
     free(c0);
     free(c1);
     free(hv);
@@ -570,7 +577,7 @@ static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned 
     return ez_pctx_claim_advice(c, first + q, pt, ez_advice_poly_nvars(c->adv, first + q), v);
 }
 
-#define SM_NONE UINT64_MAX
+#define SM_NONE EZ_ADV_NOT_COMMITTED
 
 /* Value of local limbed poly group at committed entry i (SM_NONE: not committed, 0). */
 static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t i)
@@ -632,20 +639,11 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     /* pos[i]: the committed entry of element cube index i (the element polys' support),
      * SM_NONE outside it — the entries the commitment fixes to 0 */
     const long sup = c->adv->polys[first + s->pL].support;
-    if (sup >= 0) {
-        const ez_adv_support *su = &c->adv->supports[sup];
-        if ((pos = ez_alloc_array(N, sizeof *pos)) == NULL) {
-            free(X);
-            free(sig);
-            sm_tables_clear(t);
-            return EZ_ERR_NOMEM;
-        }
-        memset(pos, 0xff, N * sizeof *pos);
-        for (size_t j = 0; j < su->npieces; j++) {
-            uint64_t n = UINT64_C(1) << su->bits[j];
-            for (uint64_t k = 0; k < n; k++)
-                pos[ez_advice_piece_index(su, j, k)] = su->off[j] + k;
-        }
+    if (sup >= 0 && (pos = ez_advice_support_pos(&c->adv->supports[sup], s->g.lenE)) == NULL) {
+        free(X);
+        free(sig);
+        sm_tables_clear(t);
+        return EZ_ERR_NOMEM;
     }
     const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
     for (uint64_t i = 0; i < lenE; i++) {
