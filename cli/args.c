@@ -267,9 +267,11 @@ bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt)
     return true;
 }
 
-bool ez_cli_scale_bits_get(ez_cli_defines *d, const ez_cli_args *a, unsigned oscale, unsigned obits)
+bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned odefine, unsigned oscale, unsigned obits)
 {
     uint64_t v;
+    if (!ez_cli_defines_get(d, a, odefine))
+        return false;
     if (a->value[oscale]) {
         if (!ez_cli_uint(a, oscale, 10, 0, 60, &v))
             return false;

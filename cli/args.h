@@ -2,7 +2,8 @@
  *
  * Each cli/cmd_<name>.c declares its options as rows of an ez_cli_opt table (name,
  * value placeholder or none, repeatable, required, one-line description) inside an
- * ez_cli_cmd, and calls ez_cli_parse first thing. The same table produces the usage
+ * ez_cli_cmd; main.c parses the command line against it (ez_cli_parse) and runs the
+ * subcommand on what it found. The same table produces the usage
  * line, `einzk CMD --help` and `einzk help CMD`, so help cannot drift from what the
  * parser accepts; docs/cli.md lists the same rows.
  *
@@ -24,15 +25,12 @@
  *         [O_WEIGHTS] = {"--weights", "FILE", EZ_CLI_REQUIRED, "the model's weights"},
  *         [O_JSON] = {"--json", NULL, 0, "print JSON"},
  *     };
- *     const ez_cli_cmd ez_cli_cmd_x = {"x", ez_cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
+ *     static int cmd_x(const ez_cli_args *a);
+ *     const ez_cli_cmd ez_cli_cmd_x = {"x", cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
  *
- *     int ez_cmd_x(int argc, char **argv)
+ *     static int cmd_x(const ez_cli_args *a)  // run by main.c after a valid command line
  *     {
- *         ez_cli_args a;
- *         int rc = ez_cli_parse(&a, &ez_cli_cmd_x, argc, argv);
- *         if (rc != EZ_CLI_RUN)
- *             return rc;              // help printed (0) or usage error printed (2)
- *         ... a.operand, a.value[O_WEIGHTS], a.n[O_JSON] ...
+ *         ... a->operand, a->value[O_WEIGHTS], a->n[O_JSON] ...
  *     } */
 #ifndef EZ_CLI_ARGS_H
 #define EZ_CLI_ARGS_H
@@ -58,9 +56,11 @@ typedef struct {
     const char *help;  /* one line: what the option does */
 } ez_cli_opt;
 
+typedef struct ez_cli_args ez_cli_args;
+
 typedef struct {
     const char *name;                   /* "prove" */
-    int (*run)(int argc, char **argv);  /* the subcommand (argv[0] is its name) */
+    int (*run)(const ez_cli_args *a);   /* the subcommand, on its parsed command line */
     const char *operand;                /* the one operand's placeholder ("MODEL.einc"), required */
     const char *operand_noun;           /* it in messages: "model file" */
     const char *summary;                /* one line: what the subcommand does */
@@ -70,12 +70,20 @@ typedef struct {
 } ez_cli_cmd;
 
 #define EZ_CLI_MAX_OPTS 16
+
+/* Rows several subcommands share, written once so that their help cannot drift apart
+ * (a subcommand whose row says something else, such as verify's --threads, writes its own). */
+#define EZ_CLI_OPT_DEFINE {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"}
+#define EZ_CLI_OPT_SCALE {"--scale", "N", 0, "the default scale (fraction bits, 0 to 60) instead of the source's `scale`"}
+#define EZ_CLI_OPT_BITS {"--bits", "N", 0, "the default width (signed bits, 2 to 62) instead of the source's `bits`"}
+#define EZ_CLI_OPT_WEIGHTS {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"}
+#define EZ_CLI_OPT_THREADS {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"}
 #define EZ_CLI_MAX_VALUES 128 /* option occurrences on one command line */
 
 /* ---- parsing ----------------------------------------------------------------------- */
 
 /* What ez_cli_parse found. Strings point into argv. */
-typedef struct {
+struct ez_cli_args {
     const ez_cli_cmd *cmd;
     const char *operand;                /* the operand, or NULL (only after help/errors) */
     unsigned n[EZ_CLI_MAX_OPTS];        /* how many times each option was given */
@@ -85,7 +93,7 @@ typedef struct {
         unsigned opt;
         const char *value;
     } vals[EZ_CLI_MAX_VALUES];
-} ez_cli_args;
+};
 
 /* ez_cli_parse's return value when the subcommand should go on (not an exit code). */
 #define EZ_CLI_RUN (-1)
@@ -132,9 +140,10 @@ typedef struct {
  * a malformed value, a NAME given twice, or more than EZ_CLI_MAX_DEFINES. */
 bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt);
 
-/* --scale N (0 to 60) and --bits N (2 to 62), options oscale and obits of a, into d
- * (after ez_cli_defines_get, which leaves both -1). Returns false after printing a
- * usage error. */
-bool ez_cli_scale_bits_get(ez_cli_defines *d, const ez_cli_args *a, unsigned oscale, unsigned obits);
+/* Everything a command line overrides in a source, for the subcommands that compile
+ * one: ez_cli_defines_get of option odefine, then --scale N (0 to 60) and --bits N (2 to
+ * 62), options oscale and obits (-1 when absent). Returns false after printing a usage
+ * error. */
+bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned odefine, unsigned oscale, unsigned obits);
 
 #endif

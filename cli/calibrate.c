@@ -178,7 +178,7 @@ ez_status ez_calib_widths(ez_cli_widths *w, const ez_plan *p0, const ez_calib_da
     }
     for (size_t o = 0; o < p0->nops; o++) {
         const ez_plan_op *op = &p0->ops[o];
-        if (op->kind == EZ_OP_ARGMAX)
+        if (ez_plan_tensor_is_index(p0, op->out))
             continue; /* its width is the index's */
         const ez_plan_tensor *t = &p0->tensors[op->out];
         unsigned b = need_bits(m->maxabs[op->out], t->scale, 1);
@@ -286,7 +286,7 @@ ez_status ez_calib_evaluate(ez_calib_eval *e, const ez_plan *p, const ez_calib_d
                 const ez_plan_op *op = &p->ops[o];
                 const ez_plan_tensor *t = &p->tensors[op->out];
                 uint64_t n = ez_plan_tensor_numel(t);
-                if (op->kind == EZ_OP_ARGMAX) {
+                if (ez_plan_tensor_is_index(p, op->out)) {
                     for (uint64_t i = 0; i < n; i++)
                         agree += tr.t[op->out][i] == (int64_t)ft.t[op->out][i];
                     total += n;

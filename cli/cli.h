@@ -1,6 +1,7 @@
 /* cli — the only code that prints or exits. One file per subcommand (cli/cmd_<name>.c),
- * each exporting `int ez_cmd_<name>(int argc, char **argv)` that returns an exit code,
- * and its command-line table `ez_cli_cmd_<name>` (cli/args.h), which main.c lists. */
+ * exporting only its command-line table `ez_cli_cmd_<name>` (cli/args.h), which main.c
+ * lists; the table's `run` is the subcommand, which main.c calls on a command line parsed
+ * against the table and which returns an exit code. */
 #ifndef EZ_CLI_H
 #define EZ_CLI_H
 
@@ -24,8 +25,9 @@ enum {
 int ez_exit_for_status(ez_status st);
 
 /* Print "einzk <cmd>: error: <msg>" to stderr (msg from diag if set, else the status),
- * and under --json the error object with code ez_exit_for_status(st) (cli/report.h). */
-void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
+ * and under --json the error object with code ez_exit_for_status(st) (cli/report.h).
+ * Returns that exit code, the subcommand's. */
+int ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
 
 /* Every subcommand's table, in the order `einzk --help` lists them (n set). */
 const ez_cli_cmd *const *ez_cli_commands(size_t *n);
@@ -37,21 +39,8 @@ void ez_cli_print_man(FILE *f);
 void ez_cli_list_commands(FILE *f);
 bool ez_cli_list_options(FILE *f, const char *name);
 
-/* Subcommands, one file each (cli/cmd_<name>.c). argv[0] is the command name. */
-int ez_cmd_check(int argc, char **argv);
-int ez_cmd_compile(int argc, char **argv);
-int ez_cmd_info(int argc, char **argv);
-int ez_cmd_gen(int argc, char **argv);
-int ez_cmd_run(int argc, char **argv);
-int ez_cmd_setup(int argc, char **argv);
-int ez_cmd_prove(int argc, char **argv);
-int ez_cmd_verify(int argc, char **argv);
-int ez_cmd_generate(int argc, char **argv);
-int ez_cmd_certify(int argc, char **argv);
-int ez_cmd_inspect(int argc, char **argv);
-int ez_cmd_calibrate(int argc, char **argv);
-
-/* Their command-line tables (name, options, help), defined beside each subcommand. */
+/* The subcommands, one file each (cli/cmd_<name>.c): their command-line tables (name,
+ * the subcommand's function, options, help). */
 extern const ez_cli_cmd ez_cli_cmd_check, ez_cli_cmd_compile, ez_cli_cmd_info, ez_cli_cmd_gen, ez_cli_cmd_run,
     ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify,
     ez_cli_cmd_inspect, ez_cli_cmd_calibrate;

@@ -26,17 +26,19 @@
 enum { O_WEIGHTS, O_INPUT, O_DEFINE, O_SCALES, O_TOL, O_OUT, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
+    [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
     [O_INPUT] = {"--input", "SAMPLE.json", EZ_CLI_REQUIRED | EZ_CLI_REPEAT, "a sample input (JSON); give several"},
-    [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"},
+    [O_DEFINE] = EZ_CLI_OPT_DEFINE,
     [O_SCALES] = {"--scales", "LO..HI", 0, "the scales to try (default 8..16)"},
     [O_TOL] = {"--tolerance", "REL", 0, "the worst relative error accepted (default 0.01)"},
     [O_OUT] = {"-o", "ANNOTATED.ein", 0, "write the source with the recommended scale, bits and @bits here"},
     [O_JSON] = {"--json", NULL, 0, "print every scale's cost and fidelity and the recommendation as JSON"},
 };
 
+static int cmd_calibrate(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_calibrate = {
-    "calibrate", ez_cmd_calibrate, "MODEL.ein", "model file",
+    "calibrate", cmd_calibrate, "MODEL.ein", "model file",
     "Choose scale and widths from sample data; report each scale's fidelity and cost.", opts, O_N,
     "Widths hold the samples' largest values (one bit of margin for inputs and computed tensors).",
 };
@@ -223,23 +225,20 @@ static void print_text(const char *model, size_t nsamples, double tol, const row
     printf("(tolerance %g)%s%s\n", tol, out ? "; annotated source -> " : "", out ? out : "");
 }
 
-int ez_cmd_calibrate(int argc, char **argv)
+static int cmd_calibrate(const ez_cli_args *a)
 {
-    ez_cli_args a;
-    int rc = ez_cli_parse(&a, &ez_cli_cmd_calibrate, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
+    int rc = EZ_CLI_RUN;
     ez_cli_defines defs;
     unsigned lo, hi;
     double tol;
-    if (!ez_cli_defines_get(&defs, &a, O_DEFINE) || !parse_scales(&a, &lo, &hi) || !parse_tolerance(&a, &tol))
+    if (!ez_cli_defines_get(&defs, a, O_DEFINE) || !parse_scales(a, &lo, &hi) || !parse_tolerance(a, &tol))
         return EZ_EXIT_USAGE;
-    const char *path = a.operand, *out = a.value[O_OUT];
+    const char *path = a->operand, *out = a->value[O_OUT];
     const char *inputs[EZ_CLI_MAX_VALUES];
     size_t nin = 0;
-    for (size_t i = 0; i < a.nvals; i++)
-        if (a.vals[i].opt == O_INPUT)
-            inputs[nin++] = a.vals[i].value;
+    for (size_t i = 0; i < a->nvals; i++)
+        if (a->vals[i].opt == O_INPUT)
+            inputs[nin++] = a->vals[i].value;
     ez_diag d = {{0}};
     ez_plan base;
     ez_calib_data m;
@@ -256,7 +255,7 @@ int ez_cmd_calibrate(int argc, char **argv)
     if ((rc = ez_cli_front("calibrate", path, &defs, NULL, &prog)) != EZ_CLI_RUN)
         goto out;
     ez_program_free(prog);
-    const char *paths[] = {a.value[O_WEIGHTS]}, *nouns[] = {EZ_NOUN_WEIGHTS};
+    const char *paths[] = {a->value[O_WEIGHTS]}, *nouns[] = {EZ_NOUN_WEIGHTS};
     st = out ? ez_file_check_writable(out, &d) : EZ_OK;
     if (st == EZ_OK)
         st = ez_cli_expect_data(&d, 1, paths, nouns);
@@ -267,7 +266,7 @@ int ez_cmd_calibrate(int argc, char **argv)
     if (st == EZ_OK)
         st = ez_calib_compile(&base, path, (const char *)src, len, &defs, false, &d);
     if (st == EZ_OK)
-        st = ez_calib_measure(&m, &base, a.value[O_WEIGHTS], inputs, nin, &d);
+        st = ez_calib_measure(&m, &base, a->value[O_WEIGHTS], inputs, nin, &d);
     if (st != EZ_OK)
         goto fail;
     ez_cli_progress pg;
@@ -292,15 +291,14 @@ int ez_cmd_calibrate(int argc, char **argv)
     }
     if (out && (st = ez_file_write(out, rec->text, strlen(rec->text), &d)) != EZ_OK)
         goto fail;
-    if (a.n[O_JSON])
+    if (a->n[O_JSON])
         print_json(base.model, nin, tol, rows, n, rec, within, out);
     else
         print_text(base.model, nin, tol, rows, n, rec, within, out);
     rc = EZ_EXIT_OK;
     goto out;
 fail:
-    ez_cli_error("calibrate", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("calibrate", st, &d);
 out:
     for (size_t i = 0; i < n; i++) {
         ez_calib_widths_clear(&rows[i].w);

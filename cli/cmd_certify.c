@@ -26,38 +26,37 @@ enum { O_PK, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_PERSTEP, O_J
 
 static const ez_cli_opt opts[O_N] = {
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "the proving key from `einzk setup`"},
-    [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"},
-    [O_PROMPT] = {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"},
-    [O_VOCAB] = {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"},
-    [O_MAXNEW] = {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"},
-    [O_EOS] = {"--eos", "ID", 0, "stop after generating this token"},
+    [O_TOKENS] = EZ_CLI_OPT_PROMPT_TOKENS,
+    [O_PROMPT] = EZ_CLI_OPT_PROMPT,
+    [O_VOCAB] = EZ_CLI_OPT_VOCAB,
+    [O_MAXNEW] = EZ_CLI_OPT_MAX_NEW,
+    [O_EOS] = EZ_CLI_OPT_EOS,
     [O_OUT] = {"-o", "CERT", EZ_CLI_REQUIRED, "write the certificate (the text and its proof) here"},
     [O_PERSTEP] = {"--per-step", NULL, 0, "the baseline: one proof per generated token instead of one pass"},
     [O_JSON] = {"--json", NULL, 0, "print the text, sizes and times as one JSON object on stdout"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
+static int cmd_certify(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_certify = {
-    "certify", ez_cmd_certify, "MODEL.einc", "model file",
+    "certify", cmd_certify, "MODEL.einc", "model file",
     "Generate greedily and prove the whole text with one forward pass.", opts, O_N,
     "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
 };
 
-int ez_cmd_certify(int argc, char **argv)
+static int cmd_certify(const ez_cli_args *a)
 {
-    ez_cli_args a;
-    int rc = ez_cli_parse(&a, &ez_cli_cmd_certify, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
+    int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(&ez_cli_cmd_certify, &a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
+    if ((rc = ez_cli_generation_options(&ez_cli_cmd_certify, a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
                                         &eos)) != EZ_CLI_RUN)
         return rc;
-    if (!ez_cli_threads(&a, O_THREADS, 0))
+    if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     ez_cli_tune_malloc();
-    const bool json = a.n[O_JSON] > 0;
+    const bool json = a->n[O_JSON] > 0;
     ez_cli_progress pg;
     ez_cli_progress_init(&pg, "certify", 0);
     const ez_vocab *vp = NULL;
@@ -77,19 +76,19 @@ int ez_cmd_certify(int argc, char **argv)
     ez_pk_init(&pk);
     ez_certificate_init(&cert);
     ez_writer_init(&w);
-    ez_status st = ez_cli_plan_load(&plan, a.operand, EZ_CLI_PLAN_PROVE, &d);
+    ez_status st = ez_cli_plan_load(&plan, a->operand, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
-        st = ez_file_check_writable(a.value[O_OUT], &d);
+        st = ez_file_check_writable(a->value[O_OUT], &d);
     if (st == EZ_OK)
-        st = ez_cli_expect_kind_file(a.value[O_PK], EZ_KIND_PK, "a proving key", &d);
-    if (st == EZ_OK && a.value[O_VOCAB])
-        st = ez_cli_expect_kind_file(a.value[O_VOCAB], NULL, EZ_NOUN_VOCAB, &d);
-    if (st == EZ_OK && a.value[O_VOCAB] && (st = ez_vocab_load(&vocab, a.value[O_VOCAB], &d)) == EZ_OK)
+        st = ez_cli_expect_kind_file(a->value[O_PK], EZ_KIND_PK, "a proving key", &d);
+    if (st == EZ_OK && a->value[O_VOCAB])
+        st = ez_cli_expect_kind_file(a->value[O_VOCAB], NULL, EZ_NOUN_VOCAB, &d);
+    if (st == EZ_OK && a->value[O_VOCAB] && (st = ez_vocab_load(&vocab, a->value[O_VOCAB], &d)) == EZ_OK)
         vp = &vocab;
     if (st == EZ_OK)
-        st = ez_cli_prompt(a.value[O_TOKENS], a.value[O_PROMPT], &vocab, &prompt, &np, &d);
+        st = ez_cli_prompt(a->value[O_TOKENS], a->value[O_PROMPT], &vocab, &prompt, &np, &d);
     if (st == EZ_OK)
-        st = ez_file_read(a.value[O_PK], &pkb, &pklen, &d);
+        st = ez_file_read(a->value[O_PK], &pkb, &pklen, &d);
     if (st == EZ_OK && (st = ez_pk_decode(&pk, &plan, pkb, pklen, &d)) == EZ_ERR_FORMAT)
         st = EZ_ERR_INPUT;
     free(pkb);
@@ -106,14 +105,14 @@ int ez_cmd_certify(int argc, char **argv)
         ez_trace_clear(&tr); /* the passes build their own traces */
     if (st == EZ_OK && pg.on)
         fprintf(stderr, "einzk certify: generated %llu tokens in %.2f s; proving\n", (unsigned long long)g.ngen, gen_s);
-    ez_certify_opts co = {.per_step = a.n[O_PERSTEP] > 0,
+    ez_certify_opts co = {.per_step = a->n[O_PERSTEP] > 0,
                           .prove = {.progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg}};
     if (st == EZ_OK)
         st = ez_certify(&cert, &plan, &pk, &g, &co, &cs, &d);
     if (st == EZ_OK)
         st = ez_certificate_encode(&w, &cert);
     if (st == EZ_OK)
-        st = ez_file_write(a.value[O_OUT], w.data, w.len, &d);
+        st = ez_file_write(a->value[O_OUT], w.data, w.len, &d);
     if (st == EZ_OK && json) {
         json_t *o = ez_cli_generation_json(&g, vp);
         json_object_set_new(o, "passes", json_integer((json_int_t)cs.npass));
@@ -129,13 +128,12 @@ int ez_cmd_certify(int argc, char **argv)
     } else if (st == EZ_OK) {
         ez_cli_print_generation(stdout, &g, vp);
         printf("certified %s: %s — %zu pass%s over %llu positions, %llu bytes, proved in %.3f s\n", plan.model,
-               a.value[O_OUT], cs.npass, cs.npass == 1 ? "" : "es", (unsigned long long)cs.positions,
+               a->value[O_OUT], cs.npass, cs.npass == 1 ? "" : "es", (unsigned long long)cs.positions,
                (unsigned long long)w.len, cs.seconds);
     }
     if (st != EZ_OK) {
         ez_cli_progress_end(&pg);
-        ez_cli_error("certify", st, &d);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error("certify", st, &d);
     } else {
         rc = EZ_EXIT_OK;
     }

@@ -12,31 +12,30 @@
 enum { O_DEFINE, O_SCALE, O_BITS, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"},
-    [O_SCALE] = {"--scale", "N", 0, "the default scale (fraction bits, 0 to 60) instead of the source's `scale`"},
-    [O_BITS] = {"--bits", "N", 0, "the default width (signed bits, 2 to 62) instead of the source's `bits`"},
+    [O_DEFINE] = EZ_CLI_OPT_DEFINE,
+    [O_SCALE] = EZ_CLI_OPT_SCALE,
+    [O_BITS] = EZ_CLI_OPT_BITS,
     [O_JSON] = {"--json", NULL, 0, "print {\"valid\": true, \"warnings\": [...]} or the error as JSON on stdout"},
 };
 
+static int cmd_check(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_check = {
-    "check", ez_cmd_check, "MODEL.ein", "model file",
+    "check", cmd_check, "MODEL.ein", "model file",
     "Parse and check a model; print nothing when it is valid (warnings on stderr).", opts, O_N, NULL,
 };
 
-int ez_cmd_check(int argc, char **argv)
+static int cmd_check(const ez_cli_args *args)
 {
-    ez_cli_args args;
     ez_cli_defines defs;
     ez_program *prog = NULL;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_check, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    if (!ez_cli_defines_get(&defs, &args, O_DEFINE) || !ez_cli_scale_bits_get(&defs, &args, O_SCALE, O_BITS))
+    int rc = EZ_CLI_RUN;
+    if (!ez_cli_overrides_get(&defs, args, O_DEFINE, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
     json_t *warnings = json_array();
-    rc = ez_cli_front("check", args.operand, &defs, warnings, &prog);
+    rc = ez_cli_front("check", args->operand, &defs, warnings, &prog);
     ez_program_free(prog);
-    if (rc == EZ_CLI_RUN && args.n[O_JSON]) {
+    if (rc == EZ_CLI_RUN && args->n[O_JSON]) {
         json_t *o = json_pack("{s:b, s:O}", "valid", 1, "warnings", warnings);
         json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);

@@ -14,34 +14,32 @@
 enum { O_DEFINE, O_SCALE, O_BITS, O_OUT, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_DEFINE] = {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"},
-    [O_SCALE] = {"--scale", "N", 0, "the default scale (fraction bits, 0 to 60) instead of the source's `scale`"},
-    [O_BITS] = {"--bits", "N", 0, "the default width (signed bits, 2 to 62) instead of the source's `bits`"},
+    [O_DEFINE] = EZ_CLI_OPT_DEFINE,
+    [O_SCALE] = EZ_CLI_OPT_SCALE,
+    [O_BITS] = EZ_CLI_OPT_BITS,
     [O_OUT] = {"-o", "MODEL.einc", EZ_CLI_REQUIRED, "write the compiled model (the proving plan) to this file"},
     [O_JSON] = {"--json", NULL, 0, "print the model, its sizes, digest and warnings (or the error) as JSON"},
 };
 
+static int cmd_compile(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_compile = {
-    "compile", ez_cmd_compile, "MODEL.ein", "model file",
+    "compile", cmd_compile, "MODEL.ein", "model file",
     "Check a model and write its proving plan (a .einc file).", opts, O_N, NULL,
 };
 
-int ez_cmd_compile(int argc, char **argv)
+static int cmd_compile(const ez_cli_args *args)
 {
-    ez_cli_args args;
     ez_cli_defines defs;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_compile, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    if (!ez_cli_defines_get(&defs, &args, O_DEFINE) || !ez_cli_scale_bits_get(&defs, &args, O_SCALE, O_BITS))
+    int rc = EZ_CLI_RUN;
+    if (!ez_cli_overrides_get(&defs, args, O_DEFINE, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
-    const char *in = args.operand, *outpath = args.value[O_OUT];
+    const char *in = args->operand, *outpath = args->value[O_OUT];
     ez_diag d = {{0}};
     ez_plan plan;
     ez_status st = ez_file_check_writable(outpath, &d);
     if (st != EZ_OK) {
-        ez_cli_error("compile", st, &d);
-        return ez_exit_for_status(st);
+        return ez_cli_error("compile", st, &d);
     }
     json_t *warnings = json_array();
     if ((rc = ez_cli_compile("compile", in, &defs, warnings, &plan)) != EZ_CLI_RUN) {
@@ -52,9 +50,8 @@ int ez_cmd_compile(int argc, char **argv)
     char hex[65];
     ez_plan_digest_hex(&plan, hex);
     if ((st = ez_einc_write_file(outpath, &plan, &d)) != EZ_OK) {
-        ez_cli_error("compile", st, &d);
-        rc = ez_exit_for_status(st);
-    } else if (args.n[O_JSON]) {
+        rc = ez_cli_error("compile", st, &d);
+    } else if (args->n[O_JSON]) {
         json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:O}", "model", plan.model, "ops", (json_int_t)plan.nops, "tensors",
                               (json_int_t)plan.ntensors, "output", outpath, "digest", hex, "warnings", warnings);
         json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -32,8 +32,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "write the random inputs here (JSON)"},
 };
 
+static int cmd_gen(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_gen = {
-    "gen", ez_cmd_gen, "MODEL.einc", "model file",
+    "gen", cmd_gen, "MODEL.einc", "model file",
     "Write deterministic random weights and inputs for a compiled model.", opts, O_N, NULL,
 };
 
@@ -128,15 +130,12 @@ static float draw(gen_rng *r, double mean, double sd, double lim)
     return (float)v;
 }
 
-int ez_cmd_gen(int argc, char **argv)
+static int cmd_gen(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_gen, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *ipath = args.value[O_INPUT];
+    int rc = EZ_CLI_RUN;
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];
     uint64_t seed = 0;
-    if (!ez_cli_uint(&args, O_SEED, 0, 0, UINT64_MAX, &seed))
+    if (!ez_cli_uint(args, O_SEED, 0, 0, UINT64_MAX, &seed))
         return EZ_EXIT_USAGE;
 
     ez_diag d = {{0}};
@@ -184,9 +183,9 @@ int ez_cmd_gen(int argc, char **argv)
             for (uint64_t e = 0; e < n; e++)
                 v[e] = draw(&r, mean, sd, lim);
         } else if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            json_t *o = json_object(), *shape = ez_tensorio_json_dims(t->dims, t->rank), *arr = json_array();
-            if (!o || !shape || !arr) {
-                json_decref(o), json_decref(shape), json_decref(arr);
+            json_t *o = json_object(), *arr = json_array();
+            if (!o || !arr) {
+                json_decref(o), json_decref(arr);
                 goto fail;
             }
             double lim = clip_limit(t);
@@ -196,8 +195,10 @@ int ez_cmd_gen(int argc, char **argv)
                 else
                     json_array_append_new(arr, json_real((double)draw(&r, 0, 1, lim)));
             }
-            json_object_set_new(o, "shape", shape);
-            json_object_set_new(o, "data", arr);
+            if (!ez_tensorio_json_set_shape(o, t->dims, t->rank, "data", arr)) {
+                json_decref(o);
+                goto fail;
+            }
             json_object_set_new(inputs, t->source_name, o);
         }
     }
@@ -212,8 +213,7 @@ int ez_cmd_gen(int argc, char **argv)
             ipath, seed);
     goto out;
 fail:
-    ez_cli_error("gen", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("gen", st, &d);
 out:
     for (size_t i = 0; data && i < nw; i++)
         free(data[i]);

@@ -20,35 +20,34 @@
 enum { O_WEIGHTS, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
-    [O_TOKENS] = {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"},
-    [O_PROMPT] = {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"},
-    [O_VOCAB] = {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"},
-    [O_MAXNEW] = {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"},
-    [O_EOS] = {"--eos", "ID", 0, "stop after generating this token"},
+    [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
+    [O_TOKENS] = EZ_CLI_OPT_PROMPT_TOKENS,
+    [O_PROMPT] = EZ_CLI_OPT_PROMPT,
+    [O_VOCAB] = EZ_CLI_OPT_VOCAB,
+    [O_MAXNEW] = EZ_CLI_OPT_MAX_NEW,
+    [O_EOS] = EZ_CLI_OPT_EOS,
     [O_OUT] = {"-o", "OUT.json", 0, "write {\"prompt_tokens\", \"output_tokens\", \"stop\"[, \"text\"]} here"},
     [O_JSON] = {"--json", NULL, 0, "print the same object on stdout"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
+static int cmd_generate(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_generate = {
-    "generate", ez_cmd_generate, "MODEL.einc", "model file",
+    "generate", cmd_generate, "MODEL.einc", "model file",
     "Generate text greedily in the integer runtime (KV cache).", opts, O_N,
     "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
 };
 
-int ez_cmd_generate(int argc, char **argv)
+static int cmd_generate(const ez_cli_args *a)
 {
-    ez_cli_args a;
-    int rc = ez_cli_parse(&a, &ez_cli_cmd_generate, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
+    int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(&ez_cli_cmd_generate, &a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
+    if ((rc = ez_cli_generation_options(&ez_cli_cmd_generate, a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
                                         &eos)) != EZ_CLI_RUN)
         return rc;
-    if (!ez_cli_threads(&a, O_THREADS, 0))
+    if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}};
     ez_plan plan;
@@ -58,44 +57,43 @@ int ez_cmd_generate(int argc, char **argv)
     int64_t *prompt = NULL;
     size_t np = 0;
     memset(&tr, 0, sizeof tr);
-    ez_status st = ez_cli_plan_load(&plan, a.operand, EZ_CLI_PLAN_RUN, &d);
-    if (st == EZ_OK && a.value[O_OUT])
-        st = ez_file_check_writable(a.value[O_OUT], &d);
-    const char *paths[] = {a.value[O_WEIGHTS], a.value[O_VOCAB]}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_VOCAB};
+    ez_status st = ez_cli_plan_load(&plan, a->operand, EZ_CLI_PLAN_RUN, &d);
+    if (st == EZ_OK && a->value[O_OUT])
+        st = ez_file_check_writable(a->value[O_OUT], &d);
+    const char *paths[] = {a->value[O_WEIGHTS], a->value[O_VOCAB]}, *nouns[] = {EZ_NOUN_WEIGHTS, EZ_NOUN_VOCAB};
     if (st == EZ_OK)
         st = ez_cli_expect_data(&d, 2, paths, nouns);
-    if (st == EZ_OK && a.value[O_VOCAB])
-        st = ez_vocab_load(&vocab, a.value[O_VOCAB], &d);
+    if (st == EZ_OK && a->value[O_VOCAB])
+        st = ez_vocab_load(&vocab, a->value[O_VOCAB], &d);
     if (st == EZ_OK)
-        st = ez_cli_prompt(a.value[O_TOKENS], a.value[O_PROMPT], &vocab, &prompt, &np, &d);
+        st = ez_cli_prompt(a->value[O_TOKENS], a->value[O_PROMPT], &vocab, &prompt, &np, &d);
     if (st == EZ_OK)
         st = ez_trace_init(&tr, &plan, &d);
     if (st == EZ_OK)
-        st = ez_exec_load_weights(&tr, NULL, &plan, a.value[O_WEIGHTS], &d);
+        st = ez_exec_load_weights(&tr, NULL, &plan, a->value[O_WEIGHTS], &d);
     double t0 = ez_now();
     if (st == EZ_OK)
         st = ez_generate(&g, &plan, &tr, prompt, np, max_new, eos, &d);
     double seconds = ez_now() - t0;
     if (st == EZ_OK) {
-        json_t *o = ez_cli_generation_json(&g, a.value[O_VOCAB] ? &vocab : NULL);
+        json_t *o = ez_cli_generation_json(&g, a->value[O_VOCAB] ? &vocab : NULL);
         json_object_set_new(o, "generate_seconds", json_real(seconds));
-        if (a.value[O_OUT]) {
+        if (a->value[O_OUT]) {
             char *s = json_dumps(o, JSON_INDENT(1));
-            st = s ? ez_file_write(a.value[O_OUT], s, strlen(s), &d) : EZ_ERR_NOMEM;
+            st = s ? ez_file_write(a->value[O_OUT], s, strlen(s), &d) : EZ_ERR_NOMEM;
             free(s);
         }
-        if (st == EZ_OK && a.n[O_JSON]) {
+        if (st == EZ_OK && a->n[O_JSON]) {
             json_dumpf(o, stdout, JSON_COMPACT);
             fputc('\n', stdout);
         } else if (st == EZ_OK) {
-            ez_cli_print_generation(stdout, &g, a.value[O_VOCAB] ? &vocab : NULL);
+            ez_cli_print_generation(stdout, &g, a->value[O_VOCAB] ? &vocab : NULL);
             printf("              %.3f s, %.2f ms per token\n", seconds, 1e3 * seconds / (double)(np + g.ngen - 1));
         }
         json_decref(o);
     }
     if (st != EZ_OK) {
-        ez_cli_error("generate", st, &d);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error("generate", st, &d);
     } else {
         rc = EZ_EXIT_OK;
     }

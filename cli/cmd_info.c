@@ -25,8 +25,10 @@ static const ez_cli_opt opts[O_N] = {
                     "also show how einsum, deepprove, per-head or all of them reduce the contractions"},
 };
 
+static int cmd_info(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_info = {
-    "info", ez_cmd_info, "MODEL.einc", "file",
+    "info", cmd_info, "MODEL.einc", "file",
     "Print a compiled model's per-op plan and what a proof of it holds.", opts, O_N, NULL,
 };
 
@@ -197,15 +199,12 @@ static ez_status show_strategy(const ez_plan *p, ez_strategy s, json_t *j, ez_di
     return EZ_OK;
 }
 
-int ez_cmd_info(int argc, char **argv)
+static int cmd_info(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_info, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *in = args.operand;
-    bool json = args.n[O_JSON] > 0;
-    const char *sname = args.value[O_STRATEGY];
+    int rc = EZ_CLI_RUN;
+    const char *in = args->operand;
+    bool json = args->n[O_JSON] > 0;
+    const char *sname = args->value[O_STRATEGY];
     ez_strategy only = EZ_STRATEGY_EINSUM;
     if (sname && strcmp(sname, "all") != 0 && ez_strategy_parse(sname, &only) != EZ_OK)
         return ez_cli_usage_error(&ez_cli_cmd_info, "--strategy must be einsum, deepprove, per-head or all, not '%s'",
@@ -217,8 +216,7 @@ int ez_cmd_info(int argc, char **argv)
     if (st == EZ_OK)
         st = ez_einc_read_file(&p, in, &d);
     if (st != EZ_OK) {
-        ez_cli_error("info", st, &d);
-        return ez_exit_for_status(st);
+        return ez_cli_error("info", st, &d);
     }
     rc = EZ_EXIT_OK;
     ez_layout_sizes z;
@@ -235,8 +233,7 @@ int ez_cmd_info(int argc, char **argv)
         if (sj)
             json_object_set_new(j, "strategies", sj);
         if (st != EZ_OK) {
-            ez_cli_error("info", st, &d);
-            rc = ez_exit_for_status(st);
+            rc = ez_cli_error("info", st, &d);
         } else if (j == NULL || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
             ez_cli_error("info", EZ_ERR_NOMEM, NULL);
             rc = EZ_EXIT_INTERNAL;
@@ -250,8 +247,7 @@ int ez_cmd_info(int argc, char **argv)
             if (!strcmp(sname, "all") || (ez_strategy)s == only)
                 st = show_strategy(&p, (ez_strategy)s, NULL, &d);
         if (st != EZ_OK) {
-            ez_cli_error("info", st, &d);
-            rc = ez_exit_for_status(st);
+            rc = ez_cli_error("info", st, &d);
         }
     }
     ez_layout_sizes_clear(&z);

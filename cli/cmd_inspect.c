@@ -36,8 +36,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print the description as one JSON object"},
 };
 
+static int cmd_inspect(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_inspect = {
-    "inspect", ez_cmd_inspect, "FILE", "file",
+    "inspect", cmd_inspect, "FILE", "file",
     "Show what an .einc, vk, pk, proof or certificate holds.", opts, O_N, NULL,
 };
 
@@ -331,13 +333,10 @@ static ez_status load_vk_plan(const char *path, ez_vk *vk, ez_diag *d)
     return st;
 }
 
-int ez_cmd_inspect(int argc, char **argv)
+static int cmd_inspect(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_inspect, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *path = args.operand;
+    int rc = EZ_CLI_RUN;
+    const char *path = args->operand;
     ez_diag d = {{0}};
     uint8_t *data = NULL;
     size_t len = 0;
@@ -347,8 +346,8 @@ int ez_cmd_inspect(int argc, char **argv)
     ez_vk_init(&vk);
     const char *kind = NULL;
     ez_status st = ez_file_read(path, &data, &len, &d);
-    if (st == EZ_OK && args.value[O_VK])
-        st = load_vk_plan(args.value[O_VK], &vk, &d);
+    if (st == EZ_OK && args->value[O_VK])
+        st = load_vk_plan(args->value[O_VK], &vk, &d);
     if (st != EZ_OK)
         goto fail;
     if ((kind = ez_file_kind(data, len)) == NULL || len < 8) {
@@ -356,7 +355,7 @@ int ez_cmd_inspect(int argc, char **argv)
         st = EZ_ERR_INPUT;
         goto fail;
     }
-    if (args.value[O_VK] && strcmp(kind, EZ_KIND_PROOF) != 0) {
+    if (args->value[O_VK] && strcmp(kind, EZ_KIND_PROOF) != 0) {
         rc = ez_cli_usage_error(&ez_cli_cmd_inspect, "--vk goes with a proof; %s is a %s", path, kind);
         goto out;
     }
@@ -383,13 +382,13 @@ int ez_cmd_inspect(int argc, char **argv)
     } else if (!strcmp(kind, EZ_KIND_PK)) {
         st = describe_pk(o, v, &d);
     } else if (!strcmp(kind, EZ_KIND_PROOF)) {
-        st = describe_proof(o, data, len, v, args.value[O_VK] ? &vk.plan : NULL, &d);
+        st = describe_proof(o, data, len, v, args->value[O_VK] ? &vk.plan : NULL, &d);
     } else {
         st = describe_cert(o, data, len, &d);
     }
     if (st != EZ_OK)
         goto fail;
-    if (args.n[O_JSON]) {
+    if (args->n[O_JSON]) {
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         putchar('\n');
     } else {
@@ -404,8 +403,7 @@ fail:
         ez_diag why = d;
         ez_diag_set(&d, "%s: %s", path, why.msg);
     }
-    ez_cli_error("inspect", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("inspect", st, &d);
 out:
     json_decref(o);
     ez_vk_clear(&vk);

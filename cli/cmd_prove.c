@@ -42,11 +42,13 @@ static const ez_cli_opt opts[O_N] = {
     [O_JSON] = {"--json", NULL, 0, "print sizes and per-phase and per-op times as one JSON object on stdout"},
     [O_STRATEGY] = {"--strategy", "NAME", 0,
                     "how contractions are reduced: einsum (default), deepprove or per-head (docs/comparison.md)"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
+static int cmd_prove(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_prove = {
-    "prove", ez_cmd_prove, "MODEL.einc", "model file",
+    "prove", cmd_prove, "MODEL.einc", "model file",
     "Run a model in exact integer arithmetic and prove the run.", opts, O_N,
     "Give exactly one of --pk and --weights.",
 };
@@ -97,27 +99,24 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
     return r;
 }
 
-int ez_cmd_prove(int argc, char **argv)
+static int cmd_prove(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_prove, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *pkpath = args.value[O_PK];
-    const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
-    bool json = args.n[O_JSON] > 0;
+    int rc = EZ_CLI_RUN;
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *pkpath = args->value[O_PK];
+    const char *ipath = args->value[O_INPUT], *opath = args->value[O_OUT];
+    bool json = args->n[O_JSON] > 0;
     if ((wpath == NULL) == (pkpath == NULL))
         return ez_cli_usage_error(&ez_cli_cmd_prove, "give exactly one of --pk and --weights");
-    if (!ez_cli_threads(&args, O_THREADS, 0))
+    if (!ez_cli_threads(args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     unsigned scheme;
-    if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
+    if (!ez_cli_pcs_scheme(args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
     ez_strategy strategy = EZ_STRATEGY_EINSUM;
-    if (args.value[O_STRATEGY] && ez_strategy_parse(args.value[O_STRATEGY], &strategy) != EZ_OK)
+    if (args->value[O_STRATEGY] && ez_strategy_parse(args->value[O_STRATEGY], &strategy) != EZ_OK)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--strategy must be einsum, deepprove or per-head, not '%s'",
-                                  args.value[O_STRATEGY]);
-    if (args.value[O_PCS] && pkpath)
+                                  args->value[O_STRATEGY]);
+    if (args->value[O_PCS] && pkpath)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
     ez_cli_progress pg;
@@ -215,8 +214,7 @@ int ez_cmd_prove(int argc, char **argv)
     goto out;
 fail:
     ez_cli_progress_end(&pg);
-    ez_cli_error("prove", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("prove", st, &d);
 out:
     ez_writer_clear(&out);
     ez_proof_clear(&proof);

@@ -43,12 +43,14 @@ static const ez_cli_opt opts[O_N] = {
     [O_COMPARE] = {"--compare-float", NULL, 0, "also run in float64 and print each op's error on stderr"},
     [O_PROFILE] = {"--profile", NULL, 0, "print each op's time, MACs and MAC/s on stderr"},
     [O_REPEAT] = {"--repeat", "N", 0, "run the inference N times (1 to 1000000); --profile shows the fastest"},
-    [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"},
+    [O_THREADS] = EZ_CLI_OPT_THREADS,
     [O_DUMP] = {"--dump-plan", NULL, 0, "print the plan as JSON on stdout and exit (no weights or input needed)"},
 };
 
+static int cmd_run(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_run = {
-    "run", ez_cmd_run, "MODEL.einc", "model file",
+    "run", cmd_run, "MODEL.einc", "model file",
     "Run a model in exact integer arithmetic; write its outputs as JSON.", opts, O_N,
     "--weights and --input are required unless --dump-plan is given.",
 };
@@ -174,14 +176,15 @@ static void print_compare(const ez_plan *p, const ez_trace *tr, const ez_ftrace 
     for (size_t oi = 0; oi < p->nops; oi++) {
         const ez_plan_op *op = &p->ops[oi];
         const ez_plan_tensor *t = &p->tensors[op->out];
+        const bool index = ez_plan_tensor_is_index(p, op->out); /* an argmax: compared as positions */
         ez_float_err e;
         ez_floatref_compare(&e, tr->t[op->out], t->scale, ft->t[op->out], ez_plan_tensor_numel(t));
         char where[256];
         ez_exec_format_elem(where, sizeof where, t, e.worst);
         fprintf(stderr, "%3zu  %-12.12s %-10s %12.4g %12.4g %12.4g  %s%s\n", oi, t->name,
                 ez_op_kind_name(op->kind), e.max_abs, e.max_ref, e.rel, where,
-                op->kind == EZ_OP_ARGMAX ? " (index; ties/near-ties may differ)" : "");
-        if (op->kind != EZ_OP_ARGMAX && e.rel > worst_rel)
+                index ? " (index; ties/near-ties may differ)" : "");
+        if (!index && e.rel > worst_rel)
             worst_rel = e.rel, worst_op = oi;
     }
     if (worst_rel >= 0)
@@ -206,17 +209,14 @@ static ez_status run_ops(const ez_plan *p, ez_trace *tr, ez_cli_progress *pg, ez
     return EZ_OK;
 }
 
-int ez_cmd_run(int argc, char **argv)
+static int cmd_run(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_run, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS], *ipath = args.value[O_INPUT];
-    const char *opath = args.value[O_OUT];
-    bool compare = args.n[O_COMPARE] > 0, profile = args.n[O_PROFILE] > 0, dump = args.n[O_DUMP] > 0;
+    int rc = EZ_CLI_RUN;
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];
+    const char *opath = args->value[O_OUT];
+    bool compare = args->n[O_COMPARE] > 0, profile = args->n[O_PROFILE] > 0, dump = args->n[O_DUMP] > 0;
     uint64_t repeat = 1;
-    if (!ez_cli_uint(&args, O_REPEAT, 10, 1, 1000000, &repeat) || !ez_cli_threads(&args, O_THREADS, 0))
+    if (!ez_cli_uint(args, O_REPEAT, 10, 1, 1000000, &repeat) || !ez_cli_threads(args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     if (!dump && (wpath == NULL || ipath == NULL))
         return ez_cli_usage_error(&ez_cli_cmd_run, "missing %s (needed unless --dump-plan)",
@@ -283,8 +283,7 @@ int ez_cmd_run(int argc, char **argv)
         goto fail;
     goto out;
 fail:
-    ez_cli_error("run", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("run", st, &d);
 out:
     free(best);
     ez_trace_clear(&tr);

@@ -25,28 +25,27 @@
 enum { O_WEIGHTS, O_VK, O_PK, O_PCS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"},
+    [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
     [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "write the verifying key here (plan, weight commitment)"},
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "write the proving key here (quantized weights)"},
     [O_PCS] = {"--pcs", "SCHEME", 0, "the commitment scheme: whir (default: small proofs) or ligero"},
 };
 
+static int cmd_setup(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_setup = {
-    "setup", ez_cmd_setup, "MODEL.einc", "model file",
+    "setup", cmd_setup, "MODEL.einc", "model file",
     "Commit the weights once; write the verifying and proving keys.", opts, O_N, NULL,
 };
 
-int ez_cmd_setup(int argc, char **argv)
+static int cmd_setup(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_setup, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
+    int rc = EZ_CLI_RUN;
     ez_cli_tune_malloc();
-    const char *model = args.operand, *wpath = args.value[O_WEIGHTS];
-    const char *vkpath = args.value[O_VK], *pkpath = args.value[O_PK];
+    const char *model = args->operand, *wpath = args->value[O_WEIGHTS];
+    const char *vkpath = args->value[O_VK], *pkpath = args->value[O_PK];
     unsigned scheme;
-    if (!ez_cli_pcs_scheme(&args, O_PCS, &scheme))
+    if (!ez_cli_pcs_scheme(args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
     if (!strcmp(vkpath, pkpath))
         return ez_cli_usage_error(&ez_cli_cmd_setup, "--vk and --pk name the same file: %s", vkpath);
@@ -103,8 +102,7 @@ int ez_cmd_setup(int argc, char **argv)
     goto out;
 fail:
     ez_cli_progress_end(&pg);
-    ez_cli_error("setup", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("setup", st, &d);
 out:
     ez_writer_clear(&wr);
     ez_writer_clear(&vk);

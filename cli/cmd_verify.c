@@ -52,8 +52,10 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default 1: the verifier's loops are short)"},
 };
 
+static int cmd_verify(const ez_cli_args *a);
+
 const ez_cli_cmd ez_cli_cmd_verify = {
-    "verify", ez_cmd_verify, "FILE", "proof or certificate",
+    "verify", cmd_verify, "FILE", "proof or certificate",
     "Verify a proof or a certificate with the verifying key alone (exit 0 accepted, 1 rejected).", opts, O_N,
     "FILE is a proof (`einzk prove`) or a certificate (`einzk certify`).",
 };
@@ -176,7 +178,7 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
 {
     ez_cli_defines defs;
     ez_plan plan;
-    if (!ez_cli_defines_get(&defs, a, O_DEFINE) || !ez_cli_scale_bits_get(&defs, a, O_SCALE, O_BITS))
+    if (!ez_cli_overrides_get(&defs, a, O_DEFINE, O_SCALE, O_BITS))
         return EZ_EXIT_USAGE;
     int rc = ez_cli_compile("verify", a->value[O_MODEL], &defs, NULL, &plan);
     if (rc != EZ_CLI_RUN)
@@ -193,22 +195,19 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
     return EZ_CLI_RUN;
 }
 
-int ez_cmd_verify(int argc, char **argv)
+static int cmd_verify(const ez_cli_args *args)
 {
-    ez_cli_args args;
-    int rc = ez_cli_parse(&args, &ez_cli_cmd_verify, argc, argv);
-    if (rc != EZ_CLI_RUN)
-        return rc;
-    const char *vkpath = args.value[O_VK], *ppath = args.operand;
-    const char *ipath = args.value[O_INPUT], *opath = args.value[O_OUT];
-    bool json = args.n[O_JSON] > 0;
-    if (args.value[O_PROMPT] && args.value[O_TOKENS])
+    int rc = EZ_CLI_RUN;
+    const char *vkpath = args->value[O_VK], *ppath = args->operand;
+    const char *ipath = args->value[O_INPUT], *opath = args->value[O_OUT];
+    bool json = args->n[O_JSON] > 0;
+    if (args->value[O_PROMPT] && args->value[O_TOKENS])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "give at most one of --prompt and --prompt-tokens");
-    if (args.value[O_PROMPT] && !args.value[O_VOCAB])
+    if (args->value[O_PROMPT] && !args->value[O_VOCAB])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt needs --vocab V.json to turn the text into tokens");
-    if ((args.n[O_DEFINE] || args.value[O_SCALE] || args.value[O_BITS]) && !args.value[O_MODEL])
+    if ((args->n[O_DEFINE] || args->value[O_SCALE] || args->value[O_BITS]) && !args->value[O_MODEL])
         return ez_cli_usage_error(&ez_cli_cmd_verify, "-D, --scale and --bits go with --model MODEL.ein");
-    if (!ez_cli_threads(&args, O_THREADS, 1))
+    if (!ez_cli_threads(args, O_THREADS, 1))
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}}, why = {{0}};
     ez_vk vk;
@@ -225,7 +224,7 @@ int ez_cmd_verify(int argc, char **argv)
     ez_proof_init(&pf);
     rc = EZ_EXIT_OK;
     double t0 = ez_now();
-    const char *paths[] = {ipath, args.value[O_VOCAB]}, *nouns[] = {EZ_NOUN_INPUT, EZ_NOUN_VOCAB};
+    const char *paths[] = {ipath, args->value[O_VOCAB]}, *nouns[] = {EZ_NOUN_INPUT, EZ_NOUN_VOCAB};
     ez_status st = ez_cli_expect_data(&d, 2, paths, nouns);
     if (st == EZ_OK && opath)
         st = ez_file_check_writable(opath, &d);
@@ -233,10 +232,10 @@ int ez_cmd_verify(int argc, char **argv)
         st = ez_file_read(vkpath, &vkb, &vklen, &d);
     if (st == EZ_OK)
         st = ez_file_read(ppath, &pb, &plen, &d);
-    if (st == EZ_OK && args.value[O_VOCAB] && (st = ez_vocab_load(&vocab, args.value[O_VOCAB], &d)) == EZ_OK)
+    if (st == EZ_OK && args->value[O_VOCAB] && (st = ez_vocab_load(&vocab, args->value[O_VOCAB], &d)) == EZ_OK)
         vp = &vocab;
-    if (st == EZ_OK && (args.value[O_PROMPT] || args.value[O_TOKENS]))
-        st = ez_cli_prompt(args.value[O_TOKENS], args.value[O_PROMPT], &vocab, &prompt, &np, &d);
+    if (st == EZ_OK && (args->value[O_PROMPT] || args->value[O_TOKENS]))
+        st = ez_cli_prompt(args->value[O_TOKENS], args->value[O_PROMPT], &vocab, &prompt, &np, &d);
     if (st != EZ_OK)
         goto fail;
     /* files of the wrong kind are the operator's error (exit 4), not a rejection */
@@ -268,9 +267,9 @@ int ez_cmd_verify(int argc, char **argv)
         ez_diag_set(&why, "the verifying key is malformed: %s", tmp.msg);
         goto verdict;
     }
-    if (args.value[O_MODEL]) {
+    if (args->value[O_MODEL]) {
         bool same = false;
-        if ((rc = check_model(&args, &vk, &same, &why)) != EZ_CLI_RUN)
+        if ((rc = check_model(args, &vk, &same, &why)) != EZ_CLI_RUN)
             goto out;
         rc = EZ_EXIT_OK;
         if (!same)
@@ -319,8 +318,7 @@ verdict:
     rc = accepted ? EZ_EXIT_OK : EZ_EXIT_REJECT;
     goto out;
 fail:
-    ez_cli_error("verify", st, &d);
-    rc = ez_exit_for_status(st);
+    rc = ez_cli_error("verify", st, &d);
 out:
     json_decref(jo);
     free(prompt);

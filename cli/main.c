@@ -108,5 +108,7 @@ int main(int argc, char **argv)
     const ez_cli_cmd *c = find_command(argv[1]);
     if (c == NULL)
         return unknown_command(argv[1]);
-    return c->run(argc - 1, argv + 1);
+    ez_cli_args a;
+    int rc = ez_cli_parse(&a, c, argc - 1, argv + 1);
+    return rc == EZ_CLI_RUN ? c->run(&a) : rc; /* rc: after --help (0) or a usage error (2) */
 }

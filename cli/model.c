@@ -60,8 +60,7 @@ int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, 
     if (st == EZ_OK)
         st = ez_cli_expect_kind(path, src, len, NULL, "a .ein source", &d);
     if (st != EZ_OK) {
-        ez_cli_error(cmd, st, &d);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error(cmd, st, &d);
         goto out;
     }
     ez_front_opts fo = {defs->defs, defs->n, defs->scale, defs->bits};
@@ -81,8 +80,7 @@ int ez_cli_front(const char *cmd, const char *path, const ez_cli_defines *defs, 
         json_source_error(&diags);
         rc = EZ_EXIT_SOURCE;
     } else if (st != EZ_OK) {
-        ez_cli_error(cmd, st, NULL);
-        rc = ez_exit_for_status(st);
+        rc = ez_cli_error(cmd, st, NULL);
     }
 out:
     if (rc != EZ_CLI_RUN) {

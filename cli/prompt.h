@@ -35,6 +35,13 @@ char *ez_cli_tokens_text(const int64_t *ids, size_t n, const ez_vocab *vocab);
 
 /* ---- a generation ------------------------------------------------------------------- */
 
+/* Their rows, in generate's and certify's tables. */
+#define EZ_CLI_OPT_PROMPT_TOKENS {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"}
+#define EZ_CLI_OPT_PROMPT {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"}
+#define EZ_CLI_OPT_VOCAB {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"}
+#define EZ_CLI_OPT_MAX_NEW {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"}
+#define EZ_CLI_OPT_EOS {"--eos", "ID", 0, "stop after generating this token"}
+
 /* The prompt and generation options shared by generate and certify (the option ids of
  * cmd's table): exactly one of tokens/prompt, prompt needs vocab, max-new >= 1, eos.
  * Returns EZ_CLI_RUN, or EZ_EXIT_USAGE after printing the usage error. */

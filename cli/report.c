@@ -96,11 +96,10 @@ void ez_cli_report_json_error(int code, const char *msg, const char *file, int l
     json_decref(o);
 }
 
-void ez_cli_error(const char *cmd, ez_status st, const ez_diag *d)
+int ez_cli_error(const char *cmd, ez_status st, const ez_diag *d)
 {
     const char *msg = d && d->msg[0] ? d->msg : ez_status_str(st);
-    fprintf(stderr, "einzk %s: error: %s\n", cmd, msg);
-    ez_cli_report_json_error(ez_exit_for_status(st), msg, NULL, 0, 0);
+    return ez_cli_fail(cmd, ez_exit_for_status(st), "%s", msg);
 }
 
 int ez_cli_fail(const char *cmd, int code, const char *fmt, ...)

@@ -208,46 +208,73 @@ static void bound_rsqrt(const ez_bound_args *a, mpz_t raw, mpz_t bound)
     pow2_real(bound, (double)a->in_scale[0] / 2.0 + (double)a->out_scale, a->out_bits);
 }
 
+/* ---- the ops' own plan rules (the row's `check`) -------------------------------------- */
+
+/* RoPE pairs e with e + E/2, and its accumulator x C -+ x' S has the operand's scale + 16:
+ * an even rotary extent and the shift that brings it to the result's scale. */
+static ez_status check_rope(const ez_plan_op *op, size_t i, ez_diag *d)
+{
+    if (op->idx_size[op->mask_col] % 2 != 0 || op->in_scale + EZ_ROPE_SCALE <= op->out_scale ||
+        op->shift != op->in_scale + EZ_ROPE_SCALE - op->out_scale) {
+        ez_diag_set(d, "op %zu (rope): an odd rotary extent, or a shift other than in + %d - out", i, EZ_ROPE_SCALE);
+        return EZ_ERR_FORMAT;
+    }
+    return EZ_OK;
+}
+
+/* A fused causal mask masks the keys the softmax reduces over. */
+static ez_status check_softmax(const ez_plan_op *op, size_t i, ez_diag *d)
+{
+    if (op->masked && op->mask_col != op->axis) {
+        ez_diag_set(d, "op %zu: a masked softmax must reduce over the mask column", i);
+        return EZ_ERR_FORMAT;
+    }
+    return EZ_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------------- */
 
 #define ANY_SCALE 62u
-#define FUNC_ROW(nm, fn, bnd, sum)                                                                               \
+#define FUNC_ROW(nm, fn, bnd, sum, zero)                                                                         \
     {EZ_OP_FUNC, nm, fn, 1, 1, 0, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE, bnd, EZ_SCHED_POINTWISE, 0, \
-     true, sum}
+     true, sum, zero, false, NULL}
 
 static const ez_builtin table[] = {
     /* kind, name, func, min_in, max_in, naxes, drops_axis, fuses_causal, scale rule,
-     * max in/out scale, bound, schedule, degree, provable, summary */
+     * max in/out scale, bound, schedule, degree, provable, summary, keeps_zero, rescales,
+     * check */
     {EZ_OP_EINSUM, NULL, EZ_FN_NONE, 1, 2, 0, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE, bound_einsum,
-     EZ_SCHED_CONTRACTION, 0, true, "a product of one or two tensors, summed over the indices not kept"},
+     EZ_SCHED_CONTRACTION, 0, true, "a product of one or two tensors, summed over the indices not kept", false, true,
+     NULL},
     {EZ_OP_ADD, NULL, EZ_FN_NONE, 2, EZ_MAX_OPERANDS, 0, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE,
-     bound_add, EZ_SCHED_CONTRACTION, 0, true, "a sum of terms, broadcast by index name"},
+     bound_add, EZ_SCHED_CONTRACTION, 0, true, "a sum of terms, broadcast by index name", false, true, NULL},
     {EZ_OP_GATHER, NULL, EZ_FN_NONE, 2, 2, 0, false, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_same,
-     EZ_SCHED_CONTRACTION, 0, true, "rows of a table picked by public token ids"},
+     EZ_SCHED_CONTRACTION, 0, true, "rows of a table picked by public token ids", false, false, NULL},
     {EZ_OP_CAUSAL, "causal", EZ_FN_NONE, 1, 1, 2, false, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_same,
-     EZ_SCHED_ROWCHECK, 3, true, "causal[i, j](e): entries with j > i are 0"},
+     EZ_SCHED_ROWCHECK, 3, true, "causal[i, j](e): entries with j > i are 0", false, false, NULL},
     {EZ_OP_SOFTMAX, "softmax", EZ_FN_NONE, 1, 1, 1, false, true, EZ_SCALE_TARGET, ANY_SCALE, 44, bound_softmax,
-     EZ_SCHED_ROWCHECK, 4, true, "softmax[i](e): exact integer softmax along i"},
+     EZ_SCHED_ROWCHECK, 4, true, "softmax[i](e): exact integer softmax along i", false, false, check_softmax},
     {EZ_OP_MAX, "max", EZ_FN_NONE, 1, 1, 1, true, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_same,
-     EZ_SCHED_ROWCHECK, 3, true, "max[i](e): the maximum along i"},
+     EZ_SCHED_ROWCHECK, 3, true, "max[i](e): the maximum along i", false, false, NULL},
     {EZ_OP_ARGMAX, "argmax", EZ_FN_NONE, 1, 1, 1, true, false, EZ_SCALE_INDEX, ANY_SCALE, 0, bound_argmax,
-     EZ_SCHED_ROWCHECK, 3, true, "argmax[i](e): the lowest index of the maximum along i"},
+     EZ_SCHED_ROWCHECK, 3, true, "argmax[i](e): the lowest index of the maximum along i", false, false, NULL},
     {EZ_OP_LAYERNORM, "layernorm", EZ_FN_NONE, 1, 1, 1, false, false, EZ_SCALE_TARGET, 31, 40, bound_layernorm,
-     EZ_SCHED_ROWCHECK, 4, true, "layernorm[i](e): (e - mean) / sqrt(var + 1e-5) along i"},
+     EZ_SCHED_ROWCHECK, 4, true, "layernorm[i](e): (e - mean) / sqrt(var + 1e-5) along i", false, false, NULL},
     {EZ_OP_RMSNORM, "rmsnorm", EZ_FN_NONE, 1, 1, 1, false, false, EZ_SCALE_TARGET, 31, 40, bound_rmsnorm,
-     EZ_SCHED_ROWCHECK, 4, true, "rmsnorm[i](e): e / sqrt(mean(e^2) + 1e-5) along i"},
+     EZ_SCHED_ROWCHECK, 4, true, "rmsnorm[i](e): e / sqrt(mean(e^2) + 1e-5) along i", false, false, NULL},
     {EZ_OP_RELU, "relu", EZ_FN_NONE, 1, 1, 0, false, false, EZ_SCALE_OPERAND, ANY_SCALE, ANY_SCALE, bound_moved,
-     EZ_SCHED_ROWCHECK, 3, true, "relu(e) = max(e, 0), exactly"},
+     EZ_SCHED_ROWCHECK, 3, true, "relu(e) = max(e, 0), exactly", true, false, NULL},
     {EZ_OP_RSQRT, "rsqrt", EZ_FN_NONE, 1, 1, 0, false, false, EZ_SCALE_TARGET, 31, 40, bound_rsqrt,
-     EZ_SCHED_ROWCHECK, 4, true, "rsqrt(e) = 1 / sqrt(e) (0 for e <= 0)"},
+     EZ_SCHED_ROWCHECK, 4, true, "rsqrt(e) = 1 / sqrt(e) (0 for e <= 0)", false, false, NULL},
     {EZ_OP_ROPE, "rope", EZ_FN_NONE, 1, 1, 2, false, false, EZ_SCALE_TARGET, ANY_SCALE, ANY_SCALE, bound_rope,
-     EZ_SCHED_POINTWISE, 0, true, "rope[s, e](x): rotary position embedding along e at the positions s"},
-    FUNC_ROW("gelu", EZ_FN_GELU, bound_gelu_like, "gelu(e): x * Phi(x), the exact GELU"),
-    FUNC_ROW("gelu_tanh", EZ_FN_GELU_TANH, bound_gelu_like, "gelu_tanh(e): GPT-2's tanh form of GELU"),
-    FUNC_ROW("silu", EZ_FN_SILU, bound_gelu_like, "silu(e) = x * sigmoid(x)"),
-    FUNC_ROW("sigmoid", EZ_FN_SIGMOID, bound_unit, "sigmoid(e) = 1 / (1 + exp(-x))"),
-    FUNC_ROW("tanh", EZ_FN_TANH, bound_unit, "tanh(e)"),
-    FUNC_ROW("exp", EZ_FN_EXP, bound_exp, "exp(e), clamped at the table's last row"),
+     EZ_SCHED_POINTWISE, 0, true, "rope[s, e](x): rotary position embedding along e at the positions s", false, true,
+     check_rope},
+    FUNC_ROW("gelu", EZ_FN_GELU, bound_gelu_like, "gelu(e): x * Phi(x), the exact GELU", true),
+    FUNC_ROW("gelu_tanh", EZ_FN_GELU_TANH, bound_gelu_like, "gelu_tanh(e): GPT-2's tanh form of GELU", true),
+    FUNC_ROW("silu", EZ_FN_SILU, bound_gelu_like, "silu(e) = x * sigmoid(x)", true),
+    FUNC_ROW("sigmoid", EZ_FN_SIGMOID, bound_unit, "sigmoid(e) = 1 / (1 + exp(-x))", false),
+    FUNC_ROW("tanh", EZ_FN_TANH, bound_unit, "tanh(e)", true),
+    FUNC_ROW("exp", EZ_FN_EXP, bound_exp, "exp(e), clamped at the table's last row", false),
 };
 
 #define NROWS (sizeof table / sizeof table[0])

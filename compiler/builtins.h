@@ -16,7 +16,10 @@
  *   schedule      how the op's EqSchedule is classified (a contraction, a row check with
  *                 every index batch, or a pointwise claim map) and its sumcheck degree;
  *   provable      whether the runtime can prove it (runtime/ops/ holds the other half of
- *                 the op: one file with its exec, layout, prove, verify, float reference).
+ *                 the op: one file with its exec, layout, prove, verify, float reference);
+ *   keeps_zero, rescales, check   what the plan checks (schedule) and the causality
+ *                 analysis need beyond the rules above: f(0) = 0, a fused rescale, the op's
+ *                 own rules on a plan.
  * Adding an operator: docs/architecture.md "Adding an operator". */
 #ifndef EZ_COMPILER_BUILTINS_H
 #define EZ_COMPILER_BUILTINS_H
@@ -74,6 +77,12 @@ typedef struct ez_builtin {
     unsigned degree;         /* ROWCHECK: its zero-check degree (for the EqSchedule) */
     bool provable;
     const char *summary;     /* one line for messages and `einzk help` */
+    bool keeps_zero;         /* f(0) = 0 elementwise: a causally masked operand stays masked */
+    bool rescales;           /* may carry a fused rescale (op->shift > 0) */
+    /* The op's own rules on an (untrusted) plan beyond what the row says, after the
+     * generic checks of its shape, axes and scales (compiler/schedule.c); NULL: none.
+     * i is the op's index, for messages. */
+    ez_status (*check)(const ez_plan_op *op, size_t i, ez_diag *d);
 } ez_builtin;
 
 /* The row of a language built-in by name, or NULL. */

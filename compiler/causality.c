@@ -53,15 +53,6 @@ static bool operand_positions(const ez_positions *ps, const ez_plan_op *op, unsi
     return true;
 }
 
-/* f(0) = 0: a masked entry stays exactly zero. */
-static bool keeps_zero(const ez_plan_op *op)
-{
-    if (op->kind == EZ_OP_RELU)
-        return true;
-    return op->kind == EZ_OP_FUNC && (op->func == EZ_FN_GELU || op->func == EZ_FN_GELU_TANH ||
-                                      op->func == EZ_FN_SILU || op->func == EZ_FN_TANH);
-}
-
 /* A contraction or a sum: positions summed only as a masked operand's key. */
 static ez_status combine(ez_positions *ps, const ez_plan *p, size_t i, const int *rows, const int *keys,
                          int *row, int *key, bool *masked, ez_diag *d)
@@ -157,7 +148,7 @@ static ez_status op_positions(ez_positions *ps, const ez_plan *p, size_t i, ez_d
             else
                 st = refuse(d, op, "reduces over sequence positions");
         } else {
-            masked = ps->masked[op->in[0]] && keeps_zero(op);
+            masked = ps->masked[op->in[0]] && bi->keeps_zero; /* a masked entry stays exactly zero */
         }
         break;
     }

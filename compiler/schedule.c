@@ -243,16 +243,11 @@ static ez_status check_function(const ez_plan *p, const ez_plan_op *op, const ez
                         op->kind == EZ_OP_ROPE ? "position and rotary" : "causal mask");
             return EZ_ERR_FORMAT;
         }
-        if (op->kind == EZ_OP_ROPE && (op->idx_size[op->mask_col] % 2 != 0 || op->in_scale + EZ_ROPE_SCALE <= op->out_scale ||
-                                       op->shift != op->in_scale + EZ_ROPE_SCALE - op->out_scale)) {
-            ez_diag_set(d, "op %zu (rope): an odd rotary extent, or a shift other than in + %d - out", i,
-                        EZ_ROPE_SCALE);
-            return EZ_ERR_FORMAT;
-        }
-        if (op->kind == EZ_OP_SOFTMAX && op->mask_col != op->axis) {
-            ez_diag_set(d, "op %zu: a masked softmax must reduce over the mask column", i);
-            return EZ_ERR_FORMAT;
-        }
+    }
+    if (bi->check) {
+        ez_status st = bi->check(op, i, d);
+        if (st != EZ_OK)
+            return st;
     }
     bool scale_ok = true;
     switch (bi->scale) {
@@ -342,7 +337,7 @@ static ez_status check_op(const ez_plan *p, size_t i, ez_diag *d)
         ez_diag_set(d, "op %zu: invalid shift or scale", i);
         return EZ_ERR_FORMAT;
     }
-    if ((op->shift > 0 && op->kind != EZ_OP_EINSUM && op->kind != EZ_OP_ADD && op->kind != EZ_OP_ROPE) ||
+    if ((op->shift > 0 && !bi->rescales) ||
         (op->checked && op->kind != EZ_OP_ADD)) {
         ez_diag_set(d, "op %zu (%s): only a contraction or a sum has a rescale", i, ez_op_kind_name(op->kind));
         return EZ_ERR_FORMAT;

@@ -472,17 +472,6 @@ static size_t inst_nvalues(const lu_layout *L, const lu_inst *in, unsigned width
     return n;
 }
 
-/* eq(r, idx) for a Boolean idx over n variables (bit n-1-j of idx is variable j). */
-static ez_fe2 eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx)
-{
-    ez_fe2 acc = ez_fe2_one();
-    for (unsigned j = 0; j < n; j++) {
-        bool bit = (idx >> (n - 1 - j)) & 1;
-        acc = ez_fe2_mul(acc, bit ? r[j] : ez_fe2_sub(ez_fe2_one(), r[j]));
-    }
-    return acc;
-}
-
 /* The table's combined MLE T(r) = sum_w gamma^w table_w~(r) over kT variables.
  * RANGE: table_0[j] = j, whose MLE is sum_i 2^(bits-1-i) r_i (O(bits));
  * EXPLICIT: O(nrows) per column. */
@@ -506,7 +495,7 @@ static ez_fe2 table_mle(const ez_logup_table *t, const ez_fe2 *r, unsigned kT, e
             for (unsigned i = 0; i < b; i++)
                 lin = ez_fe2_add(ez_fe2_add(lin, lin), r[top + i]);
             v = ez_fe2_add(v, lin);
-            acc = ez_fe2_add(acc, ez_fe2_mul(eq_bool(r, top, off >> b), v));
+            acc = ez_fe2_add(acc, ez_fe2_mul(ez_eq_bool(r, top, off >> b), v));
             off += UINT64_C(1) << b;
         }
         return acc;
@@ -555,11 +544,11 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
         const lu_seg *sg = &L->seg[s];
         unsigned hi = in->b - sg->k;
         const ez_fe2 *rlo = r + hi;
-        ez_fe2 e = eq_bool(r, hi, sg->off >> sg->k);
+        ez_fe2 e = ez_eq_bool(r, hi, sg->off >> sg->k);
         ez_fe2 sel = ez_mle_prefix(rlo, sg->k, sg->len);
         ez_fe2 p, q;
         if (sg->col < 0) {
-            ez_fe2 pad = ez_fe2_mul_fe(eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad));
+            ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad));
             p = ez_fe2_neg(ez_fe2_add(vals[v++], pad));
             q = ez_fe2_sub(ez_fe2_add(ez_fe2_one(), ez_fe2_mul(am1, sel)), table_mle(t, rlo, sg->k, gamma));
         } else {
@@ -929,7 +918,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         if (in->nseg == 1 && sg0->col < 0) {
             /* A lone segment fills the tree, so the GKR's own leaf claim gives its value
              * in O(b) (leaf_mle solved for it) instead of an O(rows) evaluation. */
-            ez_fe2 pad = ez_fe2_mul_fe(eq_bool(r, in->b, 0), ez_fe_from_u64(L.npad));
+            ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L.npad));
             vals[v++] = ez_fe2_neg(ez_fe2_add(P, pad));
         } else if (in->nseg == 1 && width == 1) {
             ez_fe2 sel = ez_mle_prefix(r, in->b, sg0->len);

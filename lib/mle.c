@@ -12,14 +12,6 @@
  * the low variables (16 KiB of stack). */
 #define EZ_MLE_LEAF_BITS 10
 
-/* 1 - a - b + 2ab = ab + (1-a)(1-b): one multiply per coordinate. */
-static inline ez_fe2 eq1(ez_fe2 a, ez_fe2 b)
-{
-    ez_fe2 ab = ez_fe2_mul(a, b);
-    ez_fe2 s = ez_fe2_sub(ez_fe2_add(ab, ab), ez_fe2_add(a, b));
-    return ez_fe2_add(s, ez_fe2_one());
-}
-
 void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n)
 {
     /* Add variables from the least significant (n-1) up to 0: each new variable becomes
@@ -43,7 +35,15 @@ ez_fe2 ez_eq_eval(const ez_fe2 *a, const ez_fe2 *b, unsigned n)
 {
     ez_fe2 acc = ez_fe2_one();
     for (unsigned i = 0; i < n; i++)
-        acc = ez_fe2_mul(acc, eq1(a[i], b[i]));
+        acc = ez_fe2_mul(acc, ez_eq1(a[i], b[i]));
+    return acc;
+}
+
+ez_fe2 ez_eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx)
+{
+    ez_fe2 one = ez_fe2_one(), acc = one;
+    for (unsigned j = 0; j < n; j++)
+        acc = ez_fe2_mul(acc, ((idx >> (n - 1 - j)) & 1) ? r[j] : ez_fe2_sub(one, r[j]));
     return acc;
 }
 

@@ -31,6 +31,17 @@ void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n);
 /* eq(a, b) = prod_j (a_j b_j + (1 - a_j)(1 - b_j)) in O(n). */
 ez_fe2 ez_eq_eval(const ez_fe2 *a, const ez_fe2 *b, unsigned n);
 
+/* One coordinate of eq: ab + (1 - a)(1 - b) = 1 - a - b + 2ab, one multiply. */
+static inline ez_fe2 ez_eq1(ez_fe2 a, ez_fe2 b)
+{
+    ez_fe2 ab = ez_fe2_mul(a, b);
+    return ez_fe2_add(ez_fe2_sub(ez_fe2_add(ab, ab), ez_fe2_add(a, b)), ez_fe2_one());
+}
+
+/* eq(r, idx) for a Boolean point idx over n variables (bit n-1-j of idx is variable j,
+ * r[j] its coordinate). O(n). */
+ez_fe2 ez_eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx);
+
 /* Evaluate the MLE of t (len entries, entries len..2^n-1 are zero) at r[0..n-1].
  * Precondition: len <= 2^n (n <= 62). Cost: about 2 len base multiplies (fe) or len
  * extension multiplies (fe2); no heap allocation (O(n) recursion and a small eq table

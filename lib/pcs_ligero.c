@@ -489,15 +489,6 @@ static ez_fe2 prefix_eq2(const ez_fe2 *r, const ez_fe2 *z, unsigned nv, uint64_t
     return acc;
 }
 
-/* eq(r, idx) for a Boolean idx over n variables (bit n-1-j of idx is variable j). */
-static ez_fe2 eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx)
-{
-    ez_fe2 one = ez_fe2_one(), acc = one;
-    for (unsigned j = 0; j < n; j++)
-        acc = ez_fe2_mul(acc, ((idx >> (n - 1 - j)) & 1) ? r[j] : ez_fe2_sub(one, r[j]));
-    return acc;
-}
-
 /* One claim on a polynomial that fills its slot (len = 2^nvars): poly(z) = S(slot, z)
  * exactly, so the opening needs no sumcheck. With padding this shortcut would let the
  * padding entries contribute, so it is taken only without padding. */
@@ -587,9 +578,9 @@ static ez_fe2 rterm_eval(const rterm *t, const ez_fe2 *r, unsigned lr)
 {
     ez_fe2 v;
     if (t->slot)
-        v = ez_fe2_mul(eq_bool(r, lr - t->hi, t->r0 >> t->hi), prefix_eq2(r + (lr - t->hi), t->zh, t->hi, t->full));
+        v = ez_fe2_mul(ez_eq_bool(r, lr - t->hi, t->r0 >> t->hi), prefix_eq2(r + (lr - t->hi), t->zh, t->hi, t->full));
     else
-        v = ez_fe2_mul(t->w, eq_bool(r, lr, t->r0));
+        v = ez_fe2_mul(t->w, ez_eq_bool(r, lr, t->r0));
     return ez_fe2_mul(v, t->coef);
 }
 
@@ -597,7 +588,7 @@ static ez_fe2 rterm_eval(const rterm *t, const ez_fe2 *r, unsigned lr)
 static ez_fe2 colvec_eval(const colvec *b, const ez_fe2 *r, unsigned lc)
 {
     unsigned top = lc - b->nzl;
-    return ez_fe2_mul(eq_bool(r, top, b->co >> b->nzl), prefix_eq2(r + top, b->zl, b->nzl, b->lim));
+    return ez_fe2_mul(ez_eq_bool(r, top, b->co >> b->nzl), prefix_eq2(r + top, b->zl, b->nzl, b->lim));
 }
 
 /* Sumcheck 1: B * V over lg + lc variables (group bits first in the index), the column
@@ -869,7 +860,7 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
     /* B(r_g, r_col) is public; V(r_g, r_col) must be the groups' values combined */
     ez_fe2 b_sum = ez_fe2_zero(), v_sum = ez_fe2_zero();
     for (size_t g = 0; g < ng; g++) {
-        ez_fe2 e = eq_bool(rg, lg, g);
+        ez_fe2 e = ez_eq_bool(rg, lg, g);
         b_sum = ez_fe2_add(b_sum, ez_fe2_mul(e, colvec_eval(&groups[g], rcol, lc)));
         v_sum = ez_fe2_add(v_sum, ez_fe2_mul(e, v[g]));
     }

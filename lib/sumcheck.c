@@ -167,11 +167,6 @@ ez_status ez_sumcheck_proof_read(ez_reader *r, const ez_sumcheck_desc *d, ez_sum
 /* ---- small polynomial helpers ------------------------------------------------------- */
 
 /* 1 - a - b + 2ab = ab + (1-a)(1-b). */
-static ez_fe2 eq1(ez_fe2 a, ez_fe2 b)
-{
-    ez_fe2 ab = ez_fe2_mul(a, b);
-    return ez_fe2_add(ez_fe2_sub(ez_fe2_add(ab, ab), ez_fe2_add(a, b)), ez_fe2_one());
-}
 
 /* The polynomial of degree <= D through (k, v[k]), k = 0..D, at x (Lagrange):
  *   p(x) = (1/D!) sum_k v[k] (-1)^(D-k) binom(D, k) prod_{m != k} (x - m).
@@ -263,10 +258,7 @@ static ez_fe2 combine_terms(const ez_sumcheck_desc *d, const ez_fe2 *coeffs, con
     return acc;
 }
 
-/* Table over `cnt` pair-index bits whose variables are vars[0..cnt-1] (most significant
- * first): entry = prod over the eq variables among them of eq1(r_v, bit); other
- * variables contribute 1. Returns whether any eq variable occurs. */
-static bool build_eq_part(ez_fe2 *out, const unsigned *vars, unsigned cnt, uint64_t eq_vars, const ez_fe2 *rb)
+bool ez_sc_eq_part(ez_fe2 *out, const unsigned *vars, unsigned cnt, uint64_t eq_vars, const ez_fe2 *rb)
 {
     bool on = false;
     out[0] = ez_fe2_one();
@@ -400,11 +392,8 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
     for (unsigned v = 0; v < n; v++)
         rem[v] = v;
     unsigned m = n;
-    ez_fe2 scale = ez_fe2_one(); /* s: product of eq1(r_u, rho_u) over bound eq variables */
-    ez_fe2 cprime = claim;       /* claim / s */
-    ez_fe inv_dq = inv_factorial(D), dfact = 1;
-    for (unsigned k = 2; k <= D; k++)
-        dfact *= k; /* D! <= 24 */
+    ez_sc_gruen G;
+    ez_sc_gruen_init(&G, D, deg, claim);
     /* The source tables: the inputs until a bound table has been written. */
     const ez_fe *curb[EZ_SC_MAX_FACTORS];
     const ez_fe2 *cure[EZ_SC_MAX_FACTORS];
@@ -427,8 +416,8 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
         unsigned bits = m - 1;
         R.L = round_split(rem, m, pos, yv);
         R.nhi = (size_t)1 << (bits - R.L);
-        R.elo_on = build_eq_part(elo, yv + (bits - R.L), R.L, d->eq_vars, rb);
-        R.ehi_on = build_eq_part(ehi, yv, bits - R.L, d->eq_vars, rb);
+        R.elo_on = ez_sc_eq_part(elo, yv + (bits - R.L), R.L, d->eq_vars, rb);
+        R.ehi_on = ez_sc_eq_part(ehi, yv, bits - R.L, d->eq_vars, rb);
         if (R.elo_on)
             for (size_t i = 0; i < ((size_t)1 << R.L); i++)
                 elow[i] = ez_fe_mul_w(elo[i].c1);
@@ -479,43 +468,8 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
             for (unsigned k = 0; k <= D; k++)
                 q[k] = ez_fe2_mul(q[k], R.coef[0]);
 
-        /* q(1) from the running claim (Gruen §3): c' = e(0) q(0) + e(1) q(1). */
-        if (!inb)
-            q[1] = ez_fe2_sub(cprime, q[0]);
-        else if (!R.need1)
-            q[1] = ez_fe2_mul(ez_fe2_sub(cprime, ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), rv), q[0])),
-                              ez_fe2_inv(rv));
-        /* The kernels return q's X^D coefficient c in slot D (D >= 2): the D-th finite
-         * difference of q is D! c, which gives q(D) from q(0..D-1). */
-        if (D >= 2) {
-            ez_fe2 qd = ez_fe2_mul_fe(q[D], dfact);
-            uint64_t binom = 1; /* binom(D, i) */
-            for (unsigned i = 0; i < D; i++) {
-                ez_fe2 term = ez_fe2_mul_fe(q[i], (ez_fe)binom);
-                qd = (D - i) & 1 ? ez_fe2_add(qd, term) : ez_fe2_sub(qd, term);
-                binom = binom * (D - i) / (i + 1);
-            }
-            q[D] = qd;
-        }
-        if (deg > D) /* q has degree D; g = s e q needs one more point of q */
-            q[deg] = interp(q, D, ez_fe2_from_fe(deg), inv_dq);
-
-        ez_fe2 *msg = proof->rounds + (size_t)round * deg;
-        for (unsigned k = 0; k <= deg; k++) {
-            if (k == 1)
-                continue;
-            ez_fe2 g = ez_fe2_mul(scale, q[k]);
-            if (inb)
-                g = ez_fe2_mul(g, eq1(rv, ez_fe2_from_fe(k)));
-            msg[k == 0 ? 0 : k - 1] = g;
-        }
-        ez_transcript_absorb_fe2(t, "sumcheck/round", msg, deg);
-        ez_fe2 rho = ez_transcript_challenge_fe2(t, "sumcheck/r");
+        ez_fe2 rho = ez_sc_gruen_round(&G, t, q, inb, R.need1, rv, proof->rounds + (size_t)round * deg);
         pt[v] = rho;
-
-        cprime = interp(q, D, rho, inv_dq);
-        if (inb)
-            scale = ez_fe2_mul(scale, eq1(rv, rho));
 
         if (writes) {
             /* This round's bound tables are the next round's sources. */
@@ -629,7 +583,7 @@ ez_status ez_sumcheck_verify(ez_transcript *t, const ez_sumcheck_desc *d, const 
     ez_fe2 e = ez_fe2_one();
     for (unsigned v = 0; v < n; v++)
         if ((d->eq_vars >> v) & 1)
-            e = ez_fe2_mul(e, eq1(rb[v], pt[v]));
+            e = ez_fe2_mul(e, ez_eq1(rb[v], pt[v]));
     ez_fe2 expect = ez_fe2_mul(e, combine_terms(d, coeffs, proof->evals));
     if (!ez_fe2_eq(expect, claim))
         return EZ_ERR_REJECT;
@@ -646,6 +600,56 @@ void ez_sumcheck_absorb_header(ez_transcript *t, const ez_sumcheck_desc *d, unsi
                                const ez_fe2 *eq_point, ez_fe2 claim)
 {
     absorb_header(t, d, deg, coeffs, eq_point, claim);
+}
+
+void ez_sc_gruen_init(ez_sc_gruen *g, unsigned D, unsigned deg, ez_fe2 claim)
+{
+    g->D = D;
+    g->deg = deg;
+    g->inv_dq = inv_factorial(D);
+    g->dfact = 1;
+    for (unsigned k = 2; k <= D; k++)
+        g->dfact *= k; /* D! <= 24 */
+    g->scale = ez_fe2_one();
+    g->cprime = claim;
+}
+
+ez_fe2 ez_sc_gruen_round(ez_sc_gruen *g, ez_transcript *t, ez_fe2 *q, bool inb, bool need1, ez_fe2 rv, ez_fe2 *msg)
+{
+    const unsigned D = g->D, deg = g->deg;
+    /* q(1) from the running claim (Gruen §3): c' = e(0) q(0) + e(1) q(1). */
+    if (!inb)
+        q[1] = ez_fe2_sub(g->cprime, q[0]);
+    else if (!need1)
+        q[1] = ez_fe2_mul(ez_fe2_sub(g->cprime, ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), rv), q[0])), ez_fe2_inv(rv));
+    /* The kernels return q's X^D coefficient c in slot D (D >= 2): the D-th finite
+     * difference of q is D! c, which gives q(D) from q(0..D-1). */
+    if (D >= 2) {
+        ez_fe2 qd = ez_fe2_mul_fe(q[D], g->dfact);
+        uint64_t binom = 1; /* binom(D, i) */
+        for (unsigned i = 0; i < D; i++) {
+            ez_fe2 term = ez_fe2_mul_fe(q[i], (ez_fe)binom);
+            qd = (D - i) & 1 ? ez_fe2_add(qd, term) : ez_fe2_sub(qd, term);
+            binom = binom * (D - i) / (i + 1);
+        }
+        q[D] = qd;
+    }
+    if (deg > D) /* q has degree D; g = s e q needs one more point of q */
+        q[deg] = interp(q, D, ez_fe2_from_fe(deg), g->inv_dq);
+    for (unsigned k = 0; k <= deg; k++) {
+        if (k == 1)
+            continue;
+        ez_fe2 gk = ez_fe2_mul(g->scale, q[k]);
+        if (inb)
+            gk = ez_fe2_mul(gk, ez_eq1(rv, ez_fe2_from_fe(k)));
+        msg[k == 0 ? 0 : k - 1] = gk;
+    }
+    ez_transcript_absorb_fe2(t, "sumcheck/round", msg, deg);
+    ez_fe2 rho = ez_transcript_challenge_fe2(t, "sumcheck/r");
+    g->cprime = interp(q, D, rho, g->inv_dq);
+    if (inb)
+        g->scale = ez_fe2_mul(g->scale, ez_eq1(rv, rho));
+    return rho;
 }
 
 ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact)

@@ -53,42 +53,16 @@ uint64_t ez_sumcheck_box_touched(const ez_sumcheck_box *b, bool padded)
     return total;
 }
 
-static ez_fe2 eq1(ez_fe2 a, ez_fe2 b)
-{
-    ez_fe2 ab = ez_fe2_mul(a, b);
-    return ez_fe2_add(ez_fe2_sub(ez_fe2_add(ab, ab), ez_fe2_add(a, b)), ez_fe2_one());
-}
-
-static ez_fe inv_factorial(unsigned D)
-{
-    ez_fe f = 1;
-    for (unsigned k = 2; k <= D; k++)
-        f = ez_fe_mul(f, k);
-    return ez_fe_inv(f);
-}
-
-/* Weights of the first n entries of a block's remaining variables vars[0..nv) (MSB first):
- * w[x] = prod over its eq variables of eq1(r_v, bit), the others contribute 1. out has
- * room for 2^nv entries (n <= 2^nv). Returns whether any variable is an eq one. */
+/* Weights over a block's remaining variables first..first + nv - 1 (MSB first): w[x] =
+ * prod over its eq variables of eq1(r_v, bit), the others contribute 1. out has room for
+ * 2^nv entries. Returns whether any variable is an eq one. */
 static bool block_eq(ez_fe2 *out, unsigned first, unsigned nv, uint64_t eq_vars, const ez_fe2 *rb)
 {
-    bool on = false;
-    out[0] = ez_fe2_one();
-    for (unsigned b = 0; b < nv; b++) {
-        unsigned v = first + nv - 1 - b; /* least significant first: doubling at the top */
-        size_t h = (size_t)1 << b;
-        if ((eq_vars >> v) & 1) {
-            on = true;
-            for (size_t i = 0; i < h; i++) {
-                ez_fe2 hi = ez_fe2_mul(out[i], rb[v]);
-                out[h + i] = hi;
-                out[i] = ez_fe2_sub(out[i], hi);
-            }
-        } else {
-            memcpy(out + h, out, h * sizeof *out);
-        }
-    }
-    return on;
+    unsigned vars[EZ_SC_MAX_VARS];
+    EZ_VERIFY_CHECK(nv <= EZ_SC_MAX_VARS);
+    for (unsigned i = 0; i < nv; i++)
+        vars[i] = first + i;
+    return ez_sc_eq_part(out, vars, nv, eq_vars, rb);
 }
 
 /* The round's state shared by the pair loop. */
@@ -263,11 +237,8 @@ ez_status ez_sumcheck_prove_box(ez_transcript *t, const ez_sumcheck_desc *d, con
         R.fe[j] = factors[j].ext;
     }
     const ez_fe2 coef = coeffs ? coeffs[0] : ez_fe2_one();
-    const ez_fe inv_dq = inv_factorial(D);
-    ez_fe dfact = 1;
-    for (unsigned k = 2; k <= D; k++)
-        dfact *= k;
-    ez_fe2 scale = ez_fe2_one(), cprime = claim;
+    ez_sc_gruen G;
+    ez_sc_gruen_init(&G, D, deg, claim);
     int wi_block = -1; /* the block whose successors wi weighs */
     bool wi_on = false;
     uint64_t reads = 0;
@@ -314,38 +285,8 @@ ez_status ez_sumcheck_prove_box(ez_transcript *t, const ez_sumcheck_desc *d, con
         round_sums(&R, q);
         for (unsigned k = 0; k <= D; k++)
             q[k] = ez_fe2_mul(q[k], coef);
-        /* q(1) from the running claim: c' = e(0) q(0) + e(1) q(1) (Gruen §3) */
-        if (!inb)
-            q[1] = ez_fe2_sub(cprime, q[0]);
-        else if (!R.need1)
-            q[1] = ez_fe2_mul(ez_fe2_sub(cprime, ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), rv), q[0])), ez_fe2_inv(rv));
-        if (D >= 2) { /* q(D) from the leading coefficient: the D-th difference is D! c */
-            ez_fe2 qd = ez_fe2_mul_fe(q[D], dfact);
-            uint64_t binom = 1;
-            for (unsigned i = 0; i < D; i++) {
-                ez_fe2 term = ez_fe2_mul_fe(q[i], (ez_fe)binom);
-                qd = (D - i) & 1 ? ez_fe2_add(qd, term) : ez_fe2_sub(qd, term);
-                binom = binom * (D - i) / (i + 1);
-            }
-            q[D] = qd;
-        }
-        if (deg > D)
-            q[deg] = ez_sumcheck_interp(q, D, ez_fe2_from_fe(deg), inv_dq);
-        ez_fe2 *msg = proof->rounds + (size_t)round * deg;
-        for (unsigned k = 0; k <= deg; k++) {
-            if (k == 1)
-                continue;
-            ez_fe2 g = ez_fe2_mul(scale, q[k]);
-            if (inb)
-                g = ez_fe2_mul(g, eq1(rv, ez_fe2_from_fe(k)));
-            msg[k == 0 ? 0 : k - 1] = g;
-        }
-        ez_transcript_absorb_fe2(t, "sumcheck/round", msg, deg);
-        ez_fe2 rho = ez_transcript_challenge_fe2(t, "sumcheck/r");
+        ez_fe2 rho = ez_sc_gruen_round(&G, t, q, inb, R.need1, rv, proof->rounds + (size_t)round * deg);
         pt[v] = rho;
-        cprime = ez_sumcheck_interp(q, D, rho, inv_dq);
-        if (inb)
-            scale = ez_fe2_mul(scale, eq1(rv, rho));
 
         /* bind: the tables shrink to lo x inner */
         for (unsigned j = 0; j < nf; j++) {

@@ -115,4 +115,29 @@ void ez_sumcheck_absorb_header(ez_transcript *t, const ez_sumcheck_desc *d, unsi
 /* The polynomial of degree <= D through (k, v[k]), k = 0..D, at x; inv_dfact = 1/D!. */
 ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact);
 
+/* Table over cnt variables vars[0..cnt) (most significant first): entry x = prod over the
+ * eq variables among them of eq1(r_v, bit of x), the others contribute 1 (rb: r by
+ * variable). out has room for 2^cnt entries. Returns whether any variable is an eq one. */
+bool ez_sc_eq_part(ez_fe2 *out, const unsigned *vars, unsigned cnt, uint64_t eq_vars, const ez_fe2 *rb);
+
+/* The prover's side of a round after its kernel, the same in both provers (Gruen §3, the
+ * header of lib/sumcheck.c): g(X) = s e(X) q(X) with s the eq factors of the bound
+ * variables and e(X) = eq1(r_v, X) when the round's variable v is an eq variable. */
+typedef struct {
+    unsigned D, deg;     /* q's degree; the message's (ez_sumcheck_degree) */
+    ez_fe dfact, inv_dq; /* D!, 1/D! */
+    ez_fe2 scale;        /* s: product of eq1(r_u, rho_u) over the bound eq variables */
+    ez_fe2 cprime;       /* the running claim / s */
+} ez_sc_gruen;
+
+void ez_sc_gruen_init(ez_sc_gruen *g, unsigned D, unsigned deg, ez_fe2 claim);
+
+/* In: q[0], q[2..D-1] (q[1] too when need1) and q's X^D coefficient in q[D] (D >= 2), as
+ * the kernels return them; q has room for deg + 1 entries. inb: v is an eq variable, rv
+ * its coordinate r_v. Completes q (q(1) from the running claim, q(D) from the D-th
+ * difference, q(deg) when deg > D), writes g(0), g(2..deg) to msg[0..deg), absorbs them
+ * ("sumcheck/round"), draws rho ("sumcheck/r"), moves the running claim to q(rho) and s
+ * to s e(rho). Returns rho. O(D^2). */
+ez_fe2 ez_sc_gruen_round(ez_sc_gruen *g, ez_transcript *t, ez_fe2 *q, bool inb, bool need1, ez_fe2 rv, ez_fe2 *msg);
+
 #endif

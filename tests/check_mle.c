@@ -64,12 +64,15 @@ START_TEST(test_eq_table)
         for (size_t i = 0; i < N; i++)
             sum = ez_fe2_add(sum, t[i]);
         ck_assert(ez_fe2_eq(sum, ez_fe2_one()));
-        /* Spot-check entries against the definition, and eq_eval at bit points. */
+        /* Spot-check entries against the definition, and eq_bool, eq1 and eq_eval at bit
+         * points. */
         for (int k = 0; k < 20; k++) {
             size_t i = (size_t)(ez_rng_next(&rng) & (N - 1));
             ck_assert(ez_fe2_eq(t[i], eq_at(r, n, i)));
+            ck_assert(ez_fe2_eq(ez_eq_bool(r, n, i), t[i]));
             if (n > 0) {
                 bit_point(x, n, i);
+                ck_assert(ez_fe2_eq(ez_eq1(r[0], x[0]), eq_at(r, 1, i >> (n - 1))));
                 ck_assert(ez_fe2_eq(ez_eq_eval(r, x, n), t[i]));
                 ck_assert(ez_fe2_eq(ez_eq_eval(x, r, n), t[i]));
             }

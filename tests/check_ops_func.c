@@ -41,50 +41,37 @@
  * below and above them, and the four edges x' = -2^15 - 1, -2^15, 2^15 - 1, 2^15, then the
  * extremes; every value clamped to [-lim, hi] (hi < lim for exp, whose upper rows outgrow
  * any width at small scales). Weights random in [-2^9, 2^9]. */
+typedef struct {
+    unsigned k; /* the table's shift */
+    int64_t hi; /* the inputs' upper clamp */
+} table_cases;
+
+static int64_t table_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    const table_cases *c = ctx;
+    int64_t lim = (int64_t)t->bound - 1, e15 = INT64_C(1) << (15 + c->k);
+    int64_t top = c->hi < lim ? c->hi : lim, x;
+    switch (t->kind == EZ_TENSOR_WEIGHT ? 9 : e % 9) {
+    case 0: /* inside the rows (element 0: a negative one away from the edges) */
+        x = e == 0 ? -e15 / 3 : (int64_t)(r % (uint64_t)(2 * e15)) - e15;
+        break;
+    case 1: x = -e15 - 1 - (int64_t)(r % (uint64_t)lim); break;   /* below */
+    case 2: x = e15 + (int64_t)(r % (uint64_t)lim); break;        /* above */
+    case 3: x = -e15 - 1; break;                                  /* x' = -2^15 - 1 */
+    case 4: x = -e15; break;                                      /* x' = -2^15 */
+    case 5: x = e15 - 1; break;                                   /* x' = 2^15 - 1 */
+    case 6: x = e15; break;                                       /* x' = 2^15 */
+    case 7: x = (r & 1) ? lim : -lim; break;                      /* the extremes */
+    case 8: x = (int64_t)(r % 4001) - 2000; break;                 /* near 0 */
+    default: x = (int64_t)(r % 1025) - 512; break;                /* a weight */
+    }
+    return x < -lim ? -lim : x > top ? top : x;
+}
+
 static void run_inputs(ez_pfx *f, const char *seed, unsigned k, int64_t hi)
 {
-    ez_rng rng = ez_rng_for(seed);
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind == EZ_TENSOR_ACT)
-            continue;
-        uint64_t n = ez_plan_tensor_numel(t);
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t lim = (int64_t)t->bound - 1, e15 = INT64_C(1) << (15 + k);
-        int64_t top = hi < lim ? hi : lim;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng);
-            int64_t x;
-            if (t->kind == EZ_TENSOR_WEIGHT) {
-                x = (int64_t)(r % 1025) - 512;
-            } else {
-                switch (e % 9) {
-                case 0: /* inside the rows (element 0: a negative one away from the edges) */
-                    x = e == 0 ? -e15 / 3 : (int64_t)(r % (uint64_t)(2 * e15)) - e15;
-                    break;
-                case 1: x = -e15 - 1 - (int64_t)(r % (uint64_t)lim); break;   /* below */
-                case 2: x = e15 + (int64_t)(r % (uint64_t)lim); break;        /* above */
-                case 3: x = -e15 - 1; break;                                  /* x' = -2^15 - 1 */
-                case 4: x = -e15; break;                                      /* x' = -2^15 */
-                case 5: x = e15 - 1; break;                                   /* x' = 2^15 - 1 */
-                case 6: x = e15; break;                                       /* x' = 2^15 */
-                case 7: x = (r & 1) ? lim : -lim; break;                      /* the extremes */
-                default: x = (int64_t)(r % 4001) - 2000; break;                /* near 0 */
-                }
-            }
-            if (x < -lim)
-                x = -lim;
-            if (x > top)
-                x = top;
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s: %s", seed, d.msg);
-    ez_pfx_commit(f);
+    table_cases c = {k, hi};
+    ez_pfx_run_values(f, seed, table_case_value, &c);
 }
 
 /* Prove; the status (checked or unchecked). */

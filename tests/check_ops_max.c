@@ -53,43 +53,35 @@ enum { ROW_RANDOM, ROW_TIES, ROW_CONST, ROW_LOW, ROW_HIGH, ROW_LAST, ROW_KINDS }
  * first at 1); all equal; at the bottom of the width (-B, -B+1, -B+2: negative and tied);
  * at its top (B-1 .. B-5); a unique max lim at the last entry with the runner-up lim-1 at
  * entry 0. Weights random. */
+typedef struct {
+    int64_t lim;
+    bool small;
+} row_cases;
+
+static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    const row_cases *c = ctx;
+    uint64_t T = t->rank ? t->dims[t->rank - 1] : 1, row = e / T, j = e % T;
+    int64_t B = (int64_t)t->bound, l = c->lim > B - 1 ? B - 1 : c->lim;
+    int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+    if (t->kind == EZ_TENSOR_INPUT && c->small)
+        return (int64_t)(r % 5) - 2;
+    if (t->kind != EZ_TENSOR_INPUT)
+        return x;
+    switch (row % ROW_KINDS) {
+    case ROW_TIES: return (j == 1 || j + 2 == T) ? l : (int64_t)(r % (uint64_t)(2 * l)) - l;
+    case ROW_CONST: return l / 3;
+    case ROW_LOW: return -B + (int64_t)(r % 3);
+    case ROW_HIGH: return B - 1 - (int64_t)(r % 5);
+    case ROW_LAST: return j + 1 == T ? l : j == 0 ? l - 1 : (int64_t)(r % (uint64_t)(2 * l - 1)) - l;
+    default: return x;
+    }
+}
+
 static void mxt_run(mxt *m, const char *seed, int64_t lim, bool small)
 {
-    ez_pfx *f = &m->f;
-    ez_rng rng = ez_rng_for(seed);
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind == EZ_TENSOR_ACT)
-            continue;
-        uint64_t n = ez_plan_tensor_numel(t), T = t->rank ? t->dims[t->rank - 1] : 1;
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t B = (int64_t)t->bound, l = lim > B - 1 ? B - 1 : lim;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng), row = e / T, j = e % T;
-            int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
-            if (t->kind == EZ_TENSOR_INPUT && small) {
-                x = (int64_t)(r % 5) - 2;
-            } else if (t->kind == EZ_TENSOR_INPUT) {
-                switch (row % ROW_KINDS) {
-                case ROW_TIES: x = (j == 1 || j + 2 == T) ? l : (int64_t)(r % (uint64_t)(2 * l)) - l; break;
-                case ROW_CONST: x = l / 3; break;
-                case ROW_LOW: x = -B + (int64_t)(r % 3); break;
-                case ROW_HIGH: x = B - 1 - (int64_t)(r % 5); break;
-                case ROW_LAST:
-                    x = j + 1 == T ? l : j == 0 ? l - 1 : (int64_t)(r % (uint64_t)(2 * l - 1)) - l;
-                    break;
-                default: break;
-                }
-            }
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_commit(f);
+    row_cases c = {lim, small};
+    ez_pfx_run_values(&m->f, seed, row_case_value, &c);
 }
 
 static void mxt_free(mxt *m)
@@ -418,6 +410,12 @@ typedef void (*mxt_tamper)(mxt *m, size_t first, ez_fe **polys);
 enum { Q_D, Q_Z, Q_ROW, Q_PUB_M = 1 };
 #define PE(r, t) ((uint64_t)(r) * 8 + (uint64_t)(t))
 
+/* The forging prover; ctx points to the forgery. */
+static ez_status prove_forged(ez_pctx *c, size_t op, const ez_claim *out, void *ctx)
+{
+    return ez_maxarg_prove_forged(c, op, out, *(const ez_maxarg_forge *)ctx, NULL);
+}
+
 /* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. With
  * claim_from_poly the output claim's value is the committed output poly's MLE (what an
  * upstream forgery would need) instead of the true output's. */
@@ -451,7 +449,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     }
     /* the output claim at a random point (the output's axes are the rows' in order) */
     const ez_plan_op *o = &f->plan.ops[m->op];
-    const ez_plan_tensor *to = &f->plan.tensors[o->out], *tx = &f->plan.tensors[o->in[0]];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
     ez_claim out = {0};
     ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
@@ -468,51 +466,11 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ez_statement stmt; /* a public argmax's result is read from it */
     memset(&stmt, 0, sizeof stmt);
     ck_assert_int_eq(ez_statement_from_trace(&stmt, &f->plan, f->tr.t), EZ_OK);
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "max-test");
-    ez_transcript_init(&tv, "max-test");
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d, cp.stmt = &stmt;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    if (forge)
-        ck_assert_msg(ez_maxarg_prove_forged(&cp, m->op, &out, forge, NULL) == EZ_OK, "%s", d.msg);
-    else
-        ck_assert_msg(def->prove(&cp, m->op, &out) == EZ_OK, "%s", d.msg);
-    ck_assert_uint_eq(w.len, def->walk_bytes(&f->plan, &L, m->op));
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = &stmt;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = def->verify(&cv, m->op, &out);
-    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    *claims_ok = true;
-    if (ok) {
-        for (size_t q = 0; q < L.npolys; q++)
-            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
-                const ez_claim *c = &cv.aclaims[q].items[j];
-                if (!ez_fe2_eq(ez_mle_eval_fe(polys[q], (size_t)L.polys[q].len, c->point, c->nvars), c->value))
-                    *claims_ok = false;
-            }
-        for (size_t t = 0; t < f->plan.ntensors; t++) {
-            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
-            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
-                ez_fe2 v;
-                ck_assert_int_eq(ez_advice_tensor_eval(&v, f->tr.t[t], tx, cv.tclaims[t].items[j].point), EZ_OK);
-                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
-                    *claims_ok = false;
-            }
-        }
-    }
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
+    ez_pfx_alone alone = {.label = "max-test", .stmt = &stmt, .prove = forge ? prove_forged : NULL, .ctx = &forge};
+    size_t walk;
+    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, m->op, &out, &alone, claims_ok, &walk, why);
+    ck_assert_uint_eq(walk, def->walk_bytes(&f->plan, &L, m->op));
     ez_statement_clear(&stmt);
-    ez_writer_clear(&w);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
         free(polys[q]);

@@ -47,38 +47,33 @@ enum { ROW_RANDOM, ROW_TINY, ROW_CONST, ROW_WIDE, ROW_KINDS };
 /* Inputs row by row, cycling through the kinds: random in [-lim, lim]; tiny (|x| <= 40: V <
  * 2^16, so k = 0); constant (variance 0: V = E); wide (near +-bound: the largest k); weights
  * random in [-lim, lim]. Then run, commit the weights, prove their range. */
+typedef struct {
+    int64_t lim;
+    int64_t c; /* the value at the start of the current row (ROW_CONST repeats it) */
+} row_cases;
+
+static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    row_cases *c = ctx;
+    uint64_t T = t->rank ? t->dims[t->rank - 1] : 1, row = e / T;
+    int64_t big = (int64_t)t->bound - 1, l = c->lim > big ? big : c->lim;
+    int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+    if (e % T == 0)
+        c->c = x;
+    if (t->kind != EZ_TENSOR_INPUT)
+        return x;
+    switch (row % ROW_KINDS) {
+    case ROW_TINY: return (int64_t)(r % 81) - 40;
+    case ROW_CONST: return c->c;
+    case ROW_WIDE: return (r & 1) ? big - (int64_t)(r % 7) : -big + (int64_t)(r % 5);
+    default: return x;
+    }
+}
+
 static void nx_run(ez_pfx *f, const char *seed, int64_t lim)
 {
-    ez_rng rng = ez_rng_for(seed);
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind == EZ_TENSOR_ACT)
-            continue;
-        uint64_t n = ez_plan_tensor_numel(t), T = t->rank ? t->dims[t->rank - 1] : 1;
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t big = (int64_t)t->bound - 1, l = lim > big ? big : lim, c = 0;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng), row = e / T;
-            int64_t x = (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
-            if (e % T == 0)
-                c = x;
-            if (t->kind == EZ_TENSOR_INPUT) {
-                switch (row % ROW_KINDS) {
-                case ROW_TINY: x = (int64_t)(r % 81) - 40; break;
-                case ROW_CONST: x = c; break;
-                case ROW_WIDE: x = (r & 1) ? big - (int64_t)(r % 7) : -big + (int64_t)(r % 5); break;
-                default: break;
-                }
-            }
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_commit(f);
+    row_cases c = {lim, 0};
+    ez_pfx_run_values(f, seed, row_case_value, &c);
 }
 
 /* Compile, check the plan is sound, run, prove (checked) and verify. */
@@ -661,48 +656,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
                                                                            : ez_fe2_sub(ez_fe2_one(), out.point[v]));
         out.value = ez_fe2_add(out.value, e);
     }
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "norm-test");
-    ez_transcript_init(&tv, "norm-test");
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg(def->prove(&cp, op, &out) == EZ_OK, "%s", d.msg);
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = def->verify(&cv, op, &out);
-    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    *claims_ok = true;
-    if (ok) {
-        for (size_t q = 0; q < L.npolys; q++)
-            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
-                const ez_claim *c = &cv.aclaims[q].items[j];
-                ck_assert_ptr_nonnull(polys[q]);
-                if (!ez_fe2_eq(ez_advice_poly_eval(&L, q, polys[q], c->point), c->value))
-                    *claims_ok = false;
-            }
-        for (size_t t = 0; t < f->plan.ntensors; t++) {
-            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
-            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
-                ez_fe2 v;
-                ck_assert_int_eq(
-                    ez_advice_tensor_eval(&v, f->tr.t[t], &f->plan.tensors[t], cv.tclaims[t].items[j].point), EZ_OK);
-                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
-                    *claims_ok = false;
-            }
-        }
-    }
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
-    ez_writer_clear(&w);
+    ez_pfx_alone alone = {.label = "norm-test"};
+    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
         free(polys[q]);
@@ -734,6 +689,27 @@ static ez_rsq alone_block(const ez_pfx *f)
 static void put(ez_fe **P, unsigned first, unsigned nl, unsigned bits, uint64_t i, ez_fe v)
 {
     ck_assert(ez_rc_split(v, bits, nl, P + first, i));
+}
+
+/* The op alone with a forgery that passes the lookups: only the rsqrt zero-check may
+ * reject it. what names the forgery in failure messages. */
+static void expect_zero_check_rejects(ez_pfx *f, nx_tamper tamper, void *ctx, const char *what)
+{
+    ez_diag why = {{0}};
+    bool claims_ok, ranges_ok;
+    bool ok = nx_op_alone(f, tamper, ctx, &claims_ok, &ranges_ok, &why);
+    ck_assert_msg(ranges_ok, "%s: the forgery should pass the lookups", what);
+    ck_assert_msg(!ok, "%s: accepted", what);
+    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s: %s", what, why.msg);
+}
+
+/* SRC_ALONE run with k + 1 on row ROW_TINY, its outputs recomputed (a forgery's start). */
+static void run_k_plus_one(ez_pfx *f, const char *seed)
+{
+    ez_pfx_compile(f, SRC_ALONE);
+    nx_run(f, seed, 1 << 11);
+    nx_edit e = {.dk = 1};
+    nx_recompute(f, 0, ROW_TINY, &e);
 }
 
 START_TEST(test_op_alone_honest)
@@ -783,15 +759,10 @@ static void double_g_outputs(ez_pfx *f)
 START_TEST(test_op_alone_double_g)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
     ez_pfx_compile(&f, SRC_ALONE);
     nx_run(&f, "op_alone_g", 1 << 11);
     double_g_outputs(&f);
-    bool ok = nx_op_alone(&f, tamper_double_g, NULL, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    expect_zero_check_rejects(&f, tamper_double_g, NULL, "g doubled");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -815,16 +786,8 @@ static void tamper_forge_z(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
 START_TEST(test_op_alone_forged_minimality)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
-    ez_pfx_compile(&f, SRC_ALONE);
-    nx_run(&f, "op_alone_z", 1 << 11);
-    nx_edit e = {.dk = 1};
-    nx_recompute(&f, 0, ROW_TINY, &e);
-    bool ok = nx_op_alone(&f, tamper_forge_z, NULL, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    run_k_plus_one(&f, "op_alone_z");
+    expect_zero_check_rejects(&f, tamper_forge_z, NULL, "op_alone_z");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -842,16 +805,8 @@ static void tamper_w(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)
 START_TEST(test_op_alone_forged_witness)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
-    ez_pfx_compile(&f, SRC_ALONE);
-    nx_run(&f, "op_alone_w", 1 << 11);
-    nx_edit e = {.dk = 1};
-    nx_recompute(&f, 0, ROW_TINY, &e);
-    bool ok = nx_op_alone(&f, tamper_w, NULL, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    run_k_plus_one(&f, "op_alone_w");
+    expect_zero_check_rejects(&f, tamper_w, NULL, "op_alone_w");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -877,8 +832,6 @@ START_TEST(test_op_alone_mg_rg)
 {
     for (int which = 0; which < 2; which++) {
         ez_pfx f;
-        ez_diag why = {{0}};
-        bool claims_ok, ranges_ok;
         ez_pfx_compile(&f, SRC_ALONE);
         nx_run(&f, "op_alone_mg_rg", 1 << 11);
         if (which) { /* the outputs of rg + 1 */
@@ -896,10 +849,7 @@ START_TEST(test_op_alone_mg_rg)
                 f.tr.ops[0].aux[EZ_AUX_REM][r * N + j] = (int64_t)(crg - q * ((i128)1 << sh));
             }
         }
-        bool ok = nx_op_alone(&f, which ? tamper_rg : tamper_mg, NULL, &claims_ok, &ranges_ok, &why);
-        ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-        ck_assert_msg(!ok, "tamper %d accepted", which);
-        ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+        expect_zero_check_rejects(&f, which ? tamper_rg : tamper_mg, NULL, which ? "rg + 1" : "mg + 1");
         ez_pfx_free(&f);
     }
 }
@@ -949,13 +899,22 @@ static void tamper_sign(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *c
                           aux[EZ_AUX_MANT_REM][j], aux[EZ_AUX_RSQRT][j]) == NULL);
 }
 
+/* row_case_value, with the input's last entry of row 0 made negative (so row 0 always has
+ * one, whatever the seed) */
+static int64_t neg_in_row0(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    int64_t x = row_case_value(ctx, t, e, r);
+    if (t->kind == EZ_TENSOR_INPUT && e == t->dims[t->rank - 1] - 1 && x >= 0)
+        x = -x - 1;
+    return x;
+}
+
 START_TEST(test_op_alone_rsqrt_sign)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
     ez_pfx_compile(&f, "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n");
-    nx_run(&f, "rsqrt_sign", 1 << 12);
+    row_cases c = {1 << 12, 0};
+    ez_pfx_run_values(&f, "rsqrt_sign", neg_in_row0, &c);
     /* the first negative input of row 0 (output [4, 7], padded [4, 8]: entry j either way) */
     uint64_t j = 0;
     while (j < 7 && f.tr.t[f.plan.ops[0].in[0]][j] >= 0)
@@ -964,10 +923,7 @@ START_TEST(test_op_alone_rsqrt_sign)
     ez_rsq b;
     rsqrt_sign_trace(&f, j, &b);
     ck_assert_int_gt(f.tr.t[f.plan.ops[0].out][j], 0); /* a positive rsqrt of a negative input */
-    bool ok = nx_op_alone(&f, tamper_sign, &j, &claims_ok, &ranges_ok, &why);
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "the forged sign is accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
+    expect_zero_check_rejects(&f, tamper_sign, &j, "the forged sign");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -1010,15 +966,10 @@ static void tamper_padding(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
 START_TEST(test_op_alone_rsqrt_padding)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
-    bool claims_ok, ranges_ok;
     ez_pfx_compile(&f, "model rs\nparam R = 4, N = 7\nscale 12\ninput x[R, N]\ny[s, d] = rsqrt(x[s, d])\noutput y\n");
     nx_run(&f, "rsqrt_padding", 1 << 12);
-    bool ok = nx_op_alone(&f, tamper_padding, NULL, &claims_ok, &ranges_ok, &why);
+    expect_zero_check_rejects(&f, tamper_padding, NULL, "a nonzero padding output");
     nx_pad_out.on = false;
-    ck_assert_msg(ranges_ok, "the forgery should pass the lookups");
-    ck_assert_msg(!ok, "a nonzero padding output is accepted");
-    ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s", why.msg);
     ez_pfx_free(&f);
 }
 END_TEST

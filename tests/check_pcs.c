@@ -771,6 +771,51 @@ START_TEST(test_pcs_prover_io)
 }
 END_TEST
 
+/* The point of poly's claim at z in the whole stacked cube, into r (nvars_total entries):
+ * its slot's bits (most significant first), then z (docs/protocol-kernel-pcs.md §2). */
+static void full_point(ez_fe2 *r, const ez_pcs_commitment *com, size_t poly, const ez_fe2 *z)
+{
+    unsigned nv = com->nvars[poly], top = com->nvars_total - nv;
+    uint64_t slot = com->offsets[poly] >> nv;
+    for (unsigned l = 0; l < top; l++)
+        r[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
+    memcpy(r + top, z, nv * sizeof *z);
+}
+
+/* The opening's column queries from t, as the verifier draws them: EZ_PCS_QUERIES
+ * indices below ncode, sorted, repeats dropped, into q; their number. */
+static size_t draw_queries(ez_transcript *t, size_t ncode, uint64_t *q)
+{
+    size_t nq = 0;
+    for (size_t k = 0; k < EZ_PCS_QUERIES; k++) {
+        uint64_t v = ez_transcript_challenge_index(t, "pcs/query", ncode);
+        size_t at = 0;
+        while (at < nq && q[at] < v)
+            at++;
+        if (at < nq && q[at] == v)
+            continue;
+        memmove(q + at + 1, q + at, (nq - at) * sizeof *q);
+        q[at] = v;
+        nq++;
+    }
+    return nq;
+}
+
+/* The queried columns of enc (column-major, com->rows entries each) and their batched
+ * Merkle paths in tree, as an opening ends. */
+static void write_columns(ez_writer *out, const ez_fe *enc, const ez_merkle *tree, const ez_pcs_commitment *com,
+                          const uint64_t *q, size_t nq)
+{
+    for (size_t k = 0; k < nq; k++)
+        for (size_t i = 0; i < (size_t)com->rows; i++)
+            ez_writer_u64(out, enc[q[k] * com->rows + i]);
+    size_t nmp = ez_merkle_batch_count(com->log_cols + 2, q, nq);
+    ez_digest *mp = malloc((nmp + 1) * sizeof *mp);
+    ck_assert_int_eq(ez_merkle_batch_open(tree, q, nq, mp), EZ_OK);
+    ez_writer_bytes(out, mp, nmp * sizeof *mp);
+    free(mp);
+}
+
 /* An independent implementation of the direct-path prover from the documented format
  * (docs/protocol-kernel-pcs.md §2-3) over an encoded matrix enc (column-major: column j
  * holds rows entries) and its Merkle tree. It claims `claimed` and sends the evaluation
@@ -780,7 +825,7 @@ static void ligero_open_raw(const ez_fe *enc, const ez_merkle *tree, const ez_pc
                             const ez_fe2 *z, ez_fe2 claimed, ez_fe2 y_shift, bool prox, ez_writer *out)
 {
     size_t cols = (size_t)1 << com->log_cols, ncode = 4 * cols, rows = (size_t)com->rows;
-    unsigned nt = com->nvars_total, lr = nt - com->log_cols, nv = com->nvars[poly], top = nt - nv;
+    unsigned lr = com->nvars_total - com->log_cols, nv = com->nvars[poly];
     ez_transcript t;
     ez_transcript_init(&t, "check_pcs");
     ez_pcs_commitment_absorb(&t, com);
@@ -792,10 +837,7 @@ static void ligero_open_raw(const ez_fe *enc, const ez_merkle *tree, const ez_pc
     ez_transcript_absorb_fe2(&t, "pcs/claim-value", &claimed, 1);
     (void)ez_transcript_challenge_fe2(&t, "pcs/rho");
     ez_fe2 r[64];
-    uint64_t slot = com->offsets[poly] >> nv;
-    for (unsigned l = 0; l < top; l++)
-        r[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
-    memcpy(r + top, z, nv * sizeof *z);
+    full_point(r, com, poly, z);
     ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e);
     ez_fe2 *a = malloc(rows * sizeof *a), *y = calloc(cols, sizeof *y), *w = calloc(cols, sizeof *w);
     ez_eq_table(e, r, lr);
@@ -821,26 +863,8 @@ static void ligero_open_raw(const ez_fe *enc, const ez_merkle *tree, const ez_pc
     if (prox)
         ez_transcript_absorb_fe2(&t, "pcs/proximity-row", w, cols);
     uint64_t q[EZ_PCS_QUERIES];
-    size_t nq = 0;
-    for (size_t k = 0; k < EZ_PCS_QUERIES; k++) {
-        uint64_t v = ez_transcript_challenge_index(&t, "pcs/query", ncode);
-        size_t at = 0;
-        while (at < nq && q[at] < v)
-            at++;
-        if (at < nq && q[at] == v)
-            continue;
-        memmove(q + at + 1, q + at, (nq - at) * sizeof *q);
-        q[at] = v;
-        nq++;
-    }
-    for (size_t k = 0; k < nq; k++)
-        for (size_t i = 0; i < rows; i++)
-            ez_writer_u64(out, enc[q[k] * rows + i]);
-    size_t nmp = ez_merkle_batch_count(com->log_cols + 2, q, nq);
-    ez_digest *mp = malloc((nmp + 1) * sizeof *mp);
-    ck_assert_int_eq(ez_merkle_batch_open(tree, q, nq, mp), EZ_OK);
-    ez_writer_bytes(out, mp, nmp * sizeof *mp);
-    free(mp);
+    size_t nq = draw_queries(&t, ncode, q);
+    write_columns(out, enc, tree, com, q, nq);
     free(e);
     free(a);
     free(y);
@@ -875,12 +899,9 @@ static void reimplemented_open(const uint8_t *pk, size_t pklen, const ez_pcs_com
     ez_fe *enc;
     ez_merkle *tree;
     prover_matrix(pk, pklen, com, &enc, &tree);
-    unsigned nt = com->nvars_total, lr = nt - com->log_cols, nv = com->nvars[poly], top = nt - nv;
+    unsigned lr = com->nvars_total - com->log_cols;
     ez_fe2 r[64], *ec = malloc(((size_t)1 << com->log_cols) * sizeof *ec);
-    uint64_t slot = com->offsets[poly] >> nv;
-    for (unsigned l = 0; l < top; l++)
-        r[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
-    memcpy(r + top, z, nv * sizeof *z);
+    full_point(r, com, poly, z);
     ez_eq_table(ec, r + lr, com->log_cols);
     claim->poly = poly;
     claim->point = z;
@@ -891,22 +912,101 @@ static void reimplemented_open(const uint8_t *pk, size_t pklen, const ez_pcs_com
     ez_merkle_free(tree);
 }
 
+/* The attacks on the matrix (issue 8) start from an honest commitment to polys of
+ * lengths 333 and 2^11, the prover's own encoded matrix and tree (prover_matrix), a
+ * random point z of the second poly and the eq tables of its full point over the
+ * matrix rows (e) and columns (ec). */
+typedef struct {
+    polyset ps;
+    ez_pcs_prover *p;
+    ez_pcs_commitment com;
+    ez_writer pk;      /* the prover data */
+    ez_fe *enc;        /* ncode columns of rows entries (column-major) */
+    ez_merkle *tree;
+    unsigned lc;       /* log2 cols */
+    size_t cols, ncode, rows;
+    ez_fe2 z[11], *e, *ec;
+} matrix_fx;
+
+enum { MATRIX_NV = 11 }; /* the variables of the second poly */
+
+static void matrix_fx_init(matrix_fx *m, ez_rng *r)
+{
+    uint64_t lens[2] = {333, 1 << MATRIX_NV};
+    polyset_make(&m->ps, r, lens, 2);
+    m->p = NULL;
+    ck_assert_int_eq(ez_pcs_commit(&m->p, &m->com, (const ez_fe *const *)m->ps.polys, m->ps.lens, 2), EZ_OK);
+    ez_writer_init(&m->pk);
+    ez_pcs_prover_write(&m->pk, m->p);
+    prover_matrix(m->pk.data, m->pk.len, &m->com, &m->enc, &m->tree);
+    m->lc = m->com.log_cols;
+    m->cols = (size_t)1 << m->lc;
+    m->ncode = 4 * m->cols;
+    m->rows = (size_t)m->com.rows;
+    for (unsigned v = 0; v < MATRIX_NV; v++)
+        m->z[v] = ez_rng_fe2(r);
+    ez_fe2 rr[64];
+    full_point(rr, &m->com, 1, m->z);
+    unsigned lr = m->com.nvars_total - m->lc;
+    m->e = malloc(((size_t)1 << lr) * sizeof *m->e);
+    m->ec = malloc(m->cols * sizeof *m->ec);
+    ez_eq_table(m->e, rr, lr);
+    ez_eq_table(m->ec, rr + lr, m->lc);
+}
+
+/* The true value of the second poly at z. */
+static ez_fe2 matrix_fx_value(const matrix_fx *m)
+{
+    return ez_mle_eval_fe(m->ps.polys[1], 1 << MATRIX_NV, m->z, MATRIX_NV);
+}
+
+/* Enc((c, 0, ..., 0)): the codeword a forger adds to the rows' combination (ncode
+ * entries; caller frees). */
+static ez_fe *matrix_fx_unit_code(const matrix_fx *m, ez_fe c)
+{
+    ez_fe *d = calloc(m->ncode, sizeof *d), *code = malloc(m->ncode * sizeof *code);
+    ez_fe *scr = malloc(m->cols * sizeof *scr);
+    d[0] = c;
+    ez_ntt_lde *lde = NULL;
+    ck_assert_int_eq(ez_ntt_lde_new(&lde, m->lc, 2), EZ_OK);
+    ez_ntt_lde_apply(lde, code, d, scr);
+    ez_ntt_lde_free(lde);
+    free(d);
+    free(scr);
+    return code;
+}
+
+/* The forged commitment: a new tree over the tampered m->enc, its root in m->com. */
+static void matrix_fx_recommit(matrix_fx *m)
+{
+    ez_digest *leaves = malloc(m->ncode * sizeof *leaves);
+    for (size_t j = 0; j < m->ncode; j++)
+        ez_merkle_hash_leaf(&leaves[j], m->enc + j * m->rows, m->rows);
+    ez_merkle_free(m->tree);
+    m->tree = NULL;
+    ck_assert_int_eq(ez_merkle_new(&m->tree, leaves, m->lc + 2), EZ_OK);
+    memcpy(m->com.root, ez_merkle_root(m->tree)->h, 32);
+    free(leaves);
+}
+
+static void matrix_fx_free(matrix_fx *m)
+{
+    free(m->e);
+    free(m->ec);
+    free(m->enc);
+    ez_merkle_free(m->tree);
+    ez_writer_clear(&m->pk);
+    ez_pcs_commitment_clear(&m->com);
+    ez_pcs_prover_free(m->p);
+    polyset_free(&m->ps);
+}
+
 START_TEST(test_pcs_reimplemented_prover)
 {
     ez_rng r = ez_rng_for("pcs_reimplemented_prover");
-    polyset ps;
-    uint64_t lens[2] = {333, 1 << 11};
-    polyset_make(&ps, &r, lens, 2);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
-    ez_writer pk;
-    ez_writer_init(&pk);
-    ez_pcs_prover_write(&pk, p);
-    ez_fe2 z[11];
-    for (int v = 0; v < 11; v++)
-        z[v] = ez_rng_fe2(&r);
-    ez_fe2 value = ez_mle_eval_fe(ps.polys[1], 1 << 11, z, 11);
+    matrix_fx m;
+    matrix_fx_init(&m, &r);
+    ez_fe2 value = matrix_fx_value(&m);
     /* the query count is the security level's (docs/protocol-kernel-pcs.md §3): the least t
      * with (5/8)^t <= 2^-100, i.e. 148; the reimplementation below draws exactly that many */
     unsigned t = 0;
@@ -918,24 +1018,21 @@ START_TEST(test_pcs_reimplemented_prover)
     ez_writer w1, w2;
     ez_pcs_claim cl;
     ez_writer_init(&w1);
-    reimplemented_open(pk.data, pk.len, &com, 1, z, value, 0, &w1, &cl);
-    open_to(p, &com, &cl, 1, &w2);
+    reimplemented_open(m.pk.data, m.pk.len, &m.com, 1, m.z, value, 0, &w1, &cl);
+    open_to(m.p, &m.com, &cl, 1, &w2);
     ck_assert_uint_eq(w1.len, w2.len);
     ck_assert_mem_eq(w1.data, w2.data, w1.len);
-    ck_assert_int_eq(verify_bytes(&com, &cl, 1, w1.data, w1.len, NULL), EZ_OK);
+    ck_assert_int_eq(verify_bytes(&m.com, &cl, 1, w1.data, w1.len, NULL), EZ_OK);
     ez_writer_clear(&w1);
     ez_writer_clear(&w2);
     /* a lie that passes the evaluation check is caught by the columns */
     for (ez_fe lie = 1; lie <= 3; lie++) {
         ez_writer_init(&w1);
-        reimplemented_open(pk.data, pk.len, &com, 1, z, value, lie, &w1, &cl);
-        ck_assert_int_eq(verify_bytes(&com, &cl, 1, w1.data, w1.len, NULL), EZ_ERR_REJECT);
+        reimplemented_open(m.pk.data, m.pk.len, &m.com, 1, m.z, value, lie, &w1, &cl);
+        ck_assert_int_eq(verify_bytes(&m.com, &cl, 1, w1.data, w1.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w1);
     }
-    ez_writer_clear(&pk);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    matrix_fx_free(&m);
 }
 END_TEST
 
@@ -951,6 +1048,19 @@ static ez_status verify_bytes_mode(const ez_pcs_commitment *com, const ez_pcs_cl
     return st == EZ_OK && !ez_reader_done(&rd) ? EZ_ERR_REJECT : st;
 }
 
+/* The verifier's status on ligero_open_raw's opening of m's matrix claiming `claimed`
+ * for the second poly at z (with the proximity row when prox), verified in mode flags. */
+static ez_status raw_verdict(const matrix_fx *m, ez_fe2 claimed, bool prox, unsigned flags)
+{
+    ez_pcs_claim cl = {1, m->z, claimed};
+    ez_writer w;
+    ez_writer_init(&w);
+    ligero_open_raw(m->enc, m->tree, &m->com, 1, m->z, claimed, ez_fe2_zero(), prox, &w);
+    ez_status st = verify_bytes_mode(&m->com, &cl, 1, w.data, w.len, flags);
+    ez_writer_clear(&w);
+    return st;
+}
+
 /* The evaluation equation <eq(r_col), y> = value (issue 8): a prover claims a false
  * value and sends the honest rows (computed after the challenges the false value
  * gives): every column check passes; only the equation rejects — with and without the
@@ -958,42 +1068,16 @@ static ez_status verify_bytes_mode(const ez_pcs_commitment *com, const ez_pcs_cl
 START_TEST(test_pcs_evaluation_equation)
 {
     ez_rng r = ez_rng_for("pcs_evaluation_equation");
-    polyset ps;
-    uint64_t lens[2] = {333, 1 << 11};
-    polyset_make(&ps, &r, lens, 2);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
-    ez_writer pk;
-    ez_writer_init(&pk);
-    ez_pcs_prover_write(&pk, p);
-    ez_fe *enc;
-    ez_merkle *tree;
-    prover_matrix(pk.data, pk.len, &com, &enc, &tree);
-    ez_fe2 z[11];
-    for (int v = 0; v < 11; v++)
-        z[v] = ez_rng_fe2(&r);
-    ez_fe2 value = ez_mle_eval_fe(ps.polys[1], 1 << 11, z, 11);
+    matrix_fx m;
+    matrix_fx_init(&m, &r);
+    ez_fe2 value = matrix_fx_value(&m);
     for (int prox = 0; prox < 2; prox++) {
         unsigned flags = prox ? 0 : EZ_PCS_OPEN_NO_PROXIMITY;
-        ez_pcs_claim cl = {1, z, value};
-        ez_writer w;
-        ez_writer_init(&w);
-        ligero_open_raw(enc, tree, &com, 1, z, value, ez_fe2_zero(), prox, &w);
-        ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, flags), EZ_OK); /* the opener is right */
-        ez_writer_clear(&w);
-        cl.value = ez_fe2_add(value, ez_fe2_from_fe(1 + ez_rng_next(&r) % 1000));
-        ez_writer_init(&w);
-        ligero_open_raw(enc, tree, &com, 1, z, cl.value, ez_fe2_zero(), prox, &w);
-        ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, flags), EZ_ERR_REJECT);
-        ez_writer_clear(&w);
+        ck_assert_int_eq(raw_verdict(&m, value, prox, flags), EZ_OK); /* the opener is right */
+        ez_fe2 lie = ez_fe2_add(value, ez_fe2_from_fe(1 + ez_rng_next(&r) % 1000));
+        ck_assert_int_eq(raw_verdict(&m, lie, prox, flags), EZ_ERR_REJECT);
     }
-    free(enc);
-    ez_merkle_free(tree);
-    ez_writer_clear(&pk);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    matrix_fx_free(&m);
 }
 END_TEST
 
@@ -1009,81 +1093,33 @@ END_TEST
 START_TEST(test_pcs_proximity_far_matrix)
 {
     ez_rng r = ez_rng_for("pcs_proximity_far_matrix");
-    polyset ps;
-    uint64_t lens[2] = {333, 1 << 11};
-    polyset_make(&ps, &r, lens, 2);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
-    ez_writer pk;
-    ez_writer_init(&pk);
-    ez_pcs_prover_write(&pk, p);
-    ez_fe *enc;
-    ez_merkle *tree;
-    prover_matrix(pk.data, pk.len, &com, &enc, &tree);
-    ez_merkle_free(tree);
-    const unsigned lc = com.log_cols, nt = com.nvars_total, lr = nt - lc, nv = 11, top = nt - nv;
-    const size_t cols = (size_t)1 << lc, ncode = 4 * cols, rows = (size_t)com.rows;
+    matrix_fx m;
+    matrix_fx_init(&m, &r);
+    const size_t rows = m.rows;
+    const ez_fe2 *e = m.e;
     ck_assert_uint_ge(rows, 3);
-    ez_fe2 z[11], rr[64];
-    for (unsigned v = 0; v < nv; v++)
-        z[v] = ez_rng_fe2(&r);
-    uint64_t slot = com.offsets[1] >> nv;
-    for (unsigned l = 0; l < top; l++)
-        rr[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
-    memcpy(rr + top, z, nv * sizeof *z);
-    ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e), *ec = malloc(cols * sizeof *ec);
-    ez_eq_table(e, rr, lr);
-    ez_eq_table(ec, rr + lr, lc);
     /* E: row 0 random; rows 1, 2 solve sum_i e_i E_i = Enc(d) coordinate by coordinate of
      * K = F[X]/(X^2 - 7) (c0 part Enc(d), c1 part 0) */
     ez_fe c = 1 + ez_rng_next(&r) % 1000;
-    ez_fe *d = calloc(ncode, sizeof *d), *code = malloc(ncode * sizeof *code), *scr = malloc(cols * sizeof *scr);
-    d[0] = c;
-    ez_ntt_lde *lde = NULL;
-    ck_assert_int_eq(ez_ntt_lde_new(&lde, lc, 2), EZ_OK);
-    ez_ntt_lde_apply(lde, code, d, scr);
+    ez_fe *code = matrix_fx_unit_code(&m, c);
     ez_fe det = ez_fe_sub(ez_fe_mul(e[1].c0, e[2].c1), ez_fe_mul(e[2].c0, e[1].c1));
     ck_assert_uint_ne(det, 0);
     ez_fe idet = ez_fe_inv(det);
-    for (size_t j = 0; j < ncode; j++) {
+    for (size_t j = 0; j < m.ncode; j++) {
         ez_fe g = ez_rng_fe(&r);
         ez_fe b0 = ez_fe_sub(code[j], ez_fe_mul(e[0].c0, g)), b1 = ez_fe_neg(ez_fe_mul(e[0].c1, g));
         ez_fe x1 = ez_fe_mul(ez_fe_sub(ez_fe_mul(b0, e[2].c1), ez_fe_mul(e[2].c0, b1)), idet);
         ez_fe x2 = ez_fe_mul(ez_fe_sub(ez_fe_mul(e[1].c0, b1), ez_fe_mul(b0, e[1].c1)), idet);
-        enc[j * rows + 0] = ez_fe_add(enc[j * rows + 0], g);
-        enc[j * rows + 1] = ez_fe_add(enc[j * rows + 1], x1);
-        enc[j * rows + 2] = ez_fe_add(enc[j * rows + 2], x2);
+        m.enc[j * rows + 0] = ez_fe_add(m.enc[j * rows + 0], g);
+        m.enc[j * rows + 1] = ez_fe_add(m.enc[j * rows + 1], x1);
+        m.enc[j * rows + 2] = ez_fe_add(m.enc[j * rows + 2], x2);
     }
-    /* the forged commitment: the root of the tampered matrix */
-    ez_digest *leaves = malloc(ncode * sizeof *leaves);
-    for (size_t j = 0; j < ncode; j++)
-        ez_merkle_hash_leaf(&leaves[j], enc + j * rows, rows);
-    ck_assert_int_eq(ez_merkle_new(&tree, leaves, lc + 2), EZ_OK);
-    memcpy(com.root, ez_merkle_root(tree)->h, 32);
-    ez_pcs_claim cl = {1, z, ez_fe2_add(ez_mle_eval_fe(ps.polys[1], 1 << 11, z, nv), ez_fe2_mul_fe(ec[0], c))};
-    ez_writer w;
-    ez_writer_init(&w);
-    ligero_open_raw(enc, tree, &com, 1, z, cl.value, ez_fe2_zero(), true, &w);
-    ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, 0), EZ_ERR_REJECT);
-    ez_writer_clear(&w);
-    ez_writer_init(&w);
-    ligero_open_raw(enc, tree, &com, 1, z, cl.value, ez_fe2_zero(), false, &w);
-    ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, EZ_PCS_OPEN_NO_PROXIMITY), EZ_OK);
-    ez_writer_clear(&w);
-    ez_ntt_lde_free(lde);
-    free(leaves);
-    free(d);
+    matrix_fx_recommit(&m);
+    ez_fe2 forged = ez_fe2_add(matrix_fx_value(&m), ez_fe2_mul_fe(m.ec[0], c));
+    ck_assert_int_eq(raw_verdict(&m, forged, true, 0), EZ_ERR_REJECT);
+    ck_assert_int_eq(raw_verdict(&m, forged, false, EZ_PCS_OPEN_NO_PROXIMITY), EZ_OK);
     free(code);
-    free(scr);
-    free(e);
-    free(ec);
-    free(enc);
-    ez_merkle_free(tree);
-    ez_writer_clear(&pk);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    matrix_fx_free(&m);
 }
 END_TEST
 
@@ -1096,110 +1132,53 @@ END_TEST
 START_TEST(test_pcs_commitment_bound)
 {
     ez_rng r = ez_rng_for("pcs_commitment_bound");
-    polyset ps;
-    uint64_t lens[2] = {333, 1 << 11};
-    polyset_make(&ps, &r, lens, 2);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
-    ez_writer pk;
-    ez_writer_init(&pk);
-    ez_pcs_prover_write(&pk, p);
-    ez_fe *enc;
-    ez_merkle *tree;
-    prover_matrix(pk.data, pk.len, &com, &enc, &tree);
-    ez_merkle_free(tree);
-    const unsigned lc = com.log_cols, nt = com.nvars_total, lr = nt - lc, nv = 11, top = nt - nv;
-    const size_t cols = (size_t)1 << lc, ncode = 4 * cols, rows = (size_t)com.rows;
-    ez_fe2 z[11], rr[64];
-    for (unsigned v = 0; v < nv; v++)
-        z[v] = ez_rng_fe2(&r);
-    uint64_t slot = com.offsets[1] >> nv;
-    for (unsigned l = 0; l < top; l++)
-        rr[l] = ez_fe2_from_fe((slot >> (top - 1 - l)) & 1);
-    memcpy(rr + top, z, nv * sizeof *z);
-    ez_fe2 *e = malloc(((size_t)1 << lr) * sizeof *e), *ec = malloc(cols * sizeof *ec);
+    matrix_fx m;
+    matrix_fx_init(&m, &r);
+    const size_t cols = m.cols, rows = m.rows;
+    const ez_fe2 *e = m.e;
     ez_fe2 *y = calloc(cols, sizeof *y);
-    ez_eq_table(e, rr, lr);
-    ez_eq_table(ec, rr + lr, lc);
     for (size_t j = 0; j < cols; j++)
         for (size_t i = 0; i < rows; i++)
-            y[j] = ez_fe2_add(y[j], ez_fe2_mul_fe(e[i], enc[j * rows + i]));
+            y[j] = ez_fe2_add(y[j], ez_fe2_mul_fe(e[i], m.enc[j * rows + i]));
     ez_fe c = 1 + ez_rng_next(&r) % 1000;
     y[0] = ez_fe2_add(y[0], ez_fe2_from_fe(c));
-    ez_pcs_claim cl = {1, z, ez_fe2_add(ez_mle_eval_fe(ps.polys[1], 1 << 11, z, nv), ez_fe2_mul_fe(ec[0], c))};
+    ez_pcs_claim cl = {1, m.z, ez_fe2_add(matrix_fx_value(&m), ez_fe2_mul_fe(m.ec[0], c))};
     /* the challenges of a transcript without the commitment */
     ez_transcript t;
     ez_transcript_init(&t, "check_pcs");
     ez_transcript_absorb_u64(&t, "pcs/mode", EZ_PCS_OPEN_NO_PROXIMITY);
     ez_transcript_absorb_u64(&t, "pcs/nclaims", 1);
     ez_transcript_absorb_u64(&t, "pcs/claim-poly", 1);
-    ez_transcript_absorb_fe2(&t, "pcs/claim-point", z, nv);
+    ez_transcript_absorb_fe2(&t, "pcs/claim-point", m.z, MATRIX_NV);
     ez_transcript_absorb_fe2(&t, "pcs/claim-value", &cl.value, 1);
     (void)ez_transcript_challenge_fe2(&t, "pcs/rho");
     ez_transcript_absorb_fe2(&t, "pcs/eval-row", y, cols);
     uint64_t q[EZ_PCS_QUERIES];
-    size_t nq = 0;
-    for (size_t k = 0; k < EZ_PCS_QUERIES; k++) {
-        uint64_t v = ez_transcript_challenge_index(&t, "pcs/query", ncode), at = 0;
-        while (at < nq && q[at] < v)
-            at++;
-        if (at < nq && q[at] == v)
-            continue;
-        memmove(q + at + 1, q + at, (nq - at) * sizeof *q);
-        q[at] = v;
-        nq++;
-    }
+    size_t nq = draw_queries(&t, m.ncode, q);
     /* the queried columns made to match Enc(y'): Enc(y' - y) = Enc((c, 0, ...)) on rows 0, 1 */
-    ez_fe *d = calloc(ncode, sizeof *d), *code = malloc(ncode * sizeof *code), *scr = malloc(cols * sizeof *scr);
-    d[0] = c;
-    ez_ntt_lde *lde = NULL;
-    ck_assert_int_eq(ez_ntt_lde_new(&lde, lc, 2), EZ_OK);
-    ez_ntt_lde_apply(lde, code, d, scr);
+    ez_fe *code = matrix_fx_unit_code(&m, c);
     ez_fe det = ez_fe_sub(ez_fe_mul(e[0].c0, e[1].c1), ez_fe_mul(e[1].c0, e[0].c1));
     ck_assert_uint_ne(det, 0);
     for (size_t k = 0; k < nq; k++) {
         ez_fe b0 = code[q[k]]; /* c0 part: b0; c1 part: 0 */
         ez_fe x0 = ez_fe_mul(ez_fe_mul(b0, e[1].c1), ez_fe_inv(det));
         ez_fe x1 = ez_fe_neg(ez_fe_mul(ez_fe_mul(b0, e[0].c1), ez_fe_inv(det)));
-        enc[q[k] * rows + 0] = ez_fe_add(enc[q[k] * rows + 0], x0);
-        enc[q[k] * rows + 1] = ez_fe_add(enc[q[k] * rows + 1], x1);
+        m.enc[q[k] * rows + 0] = ez_fe_add(m.enc[q[k] * rows + 0], x0);
+        m.enc[q[k] * rows + 1] = ez_fe_add(m.enc[q[k] * rows + 1], x1);
     }
-    ez_digest *leaves = malloc(ncode * sizeof *leaves);
-    for (size_t j = 0; j < ncode; j++)
-        ez_merkle_hash_leaf(&leaves[j], enc + j * rows, rows);
-    ck_assert_int_eq(ez_merkle_new(&tree, leaves, lc + 2), EZ_OK);
-    memcpy(com.root, ez_merkle_root(tree)->h, 32);
+    matrix_fx_recommit(&m);
     ez_writer w;
     ez_writer_init(&w);
     for (size_t j = 0; j < cols; j++) {
         ez_writer_u64(&w, y[j].c0);
         ez_writer_u64(&w, y[j].c1);
     }
-    for (size_t k = 0; k < nq; k++)
-        for (size_t i = 0; i < rows; i++)
-            ez_writer_u64(&w, enc[q[k] * rows + i]);
-    size_t nmp = ez_merkle_batch_count(lc + 2, q, nq);
-    ez_digest *mp = malloc((nmp + 1) * sizeof *mp);
-    ck_assert_int_eq(ez_merkle_batch_open(tree, q, nq, mp), EZ_OK);
-    ez_writer_bytes(&w, mp, nmp * sizeof *mp);
-    ck_assert_int_eq(verify_bytes_mode(&com, &cl, 1, w.data, w.len, EZ_PCS_OPEN_NO_PROXIMITY), EZ_ERR_REJECT);
+    write_columns(&w, m.enc, m.tree, &m.com, q, nq);
+    ck_assert_int_eq(verify_bytes_mode(&m.com, &cl, 1, w.data, w.len, EZ_PCS_OPEN_NO_PROXIMITY), EZ_ERR_REJECT);
     ez_writer_clear(&w);
-    ez_ntt_lde_free(lde);
-    free(mp);
-    free(leaves);
-    free(d);
     free(code);
-    free(scr);
-    free(e);
-    free(ec);
     free(y);
-    free(enc);
-    ez_merkle_free(tree);
-    ez_writer_clear(&pk);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    matrix_fx_free(&m);
 }
 END_TEST
 

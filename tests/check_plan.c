@@ -206,6 +206,46 @@ START_TEST(test_validate_rejects)
 }
 END_TEST
 
+/* The rules an op's built-in row adds to plan validation (compiler/builtins.c: `rescales`,
+ * `check`): each broken in a compiled plan is refused with its own message. */
+START_TEST(test_validate_row_rules)
+{
+    ez_plan p;
+    ez_diag d = {{0}};
+    ez_test_compile_plan(&p, "model v\nparam S = 4, E = 8\nscale 12\ninput q[S, E] @bits(20)\n"
+                             "r[s, e] @scale(14) = rope[s, e](q[s, e])\n"
+                             "a[s, t] = r[s, e] * r[t, e] / 64\n"
+                             "y[s, t] = relu(softmax[t](causal[s, t](a[s, t])))\noutput y\n");
+    ck_assert_msg(ez_plan_validate(&p, &d) == EZ_OK, "%s", d.msg);
+    size_t rope = SIZE_MAX, smx = SIZE_MAX, relu = SIZE_MAX;
+    for (size_t i = 0; i < p.nops; i++) {
+        if (p.ops[i].kind == EZ_OP_ROPE)
+            rope = i;
+        if (p.ops[i].kind == EZ_OP_SOFTMAX)
+            smx = i;
+        if (p.ops[i].kind == EZ_OP_RELU)
+            relu = i;
+    }
+    ck_assert(rope != SIZE_MAX && smx != SIZE_MAX && relu != SIZE_MAX);
+    ck_assert(p.ops[smx].masked);
+    p.ops[rope].shift += 1; /* not in + 16 - out */
+    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(d.msg, "(rope): an odd rotary extent"));
+    p.ops[rope].shift -= 1;
+    unsigned col = p.ops[smx].mask_col;
+    p.ops[smx].mask_col = p.ops[smx].mask_row, p.ops[smx].mask_row = col; /* the mask transposed */
+    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(d.msg, "a masked softmax must reduce over the mask column"));
+    p.ops[smx].mask_row = p.ops[smx].mask_col, p.ops[smx].mask_col = col;
+    p.ops[relu].shift = 1; /* relu has no rescale */
+    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(d.msg, "only a contraction or a sum has a rescale"));
+    p.ops[relu].shift = 0;
+    ck_assert_msg(ez_plan_validate(&p, &d) == EZ_OK, "%s", d.msg);
+    ez_plan_clear(&p);
+}
+END_TEST
+
 /* Fixed axes (layer slices) take no index and no sumcheck variable. */
 START_TEST(test_fixed_axis)
 {
@@ -442,6 +482,7 @@ Suite *ez_suite_plan(void)
     tcase_add_test(tc, test_attention_12x80);
     tcase_add_test(tc, test_softmax_and_friends);
     tcase_add_test(tc, test_validate_rejects);
+    tcase_add_test(tc, test_validate_row_rules);
     tcase_add_test(tc, test_fixed_axis);
     suite_add_tcase(s, tc);
     tc = tcase_create("split");

@@ -33,6 +33,7 @@
 #include "runtime/exec/tables.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
+#include "tests/prove_fixture.h"
 #include "tests/testutil.h"
 
 typedef struct {
@@ -59,35 +60,30 @@ enum { ROW_RANDOM, ROW_TIES, ROW_NEGATIVE, ROW_MIXED };
 /* Set the input x (the softmax operand) and run. `lim` bounds the random scores; rows
  * cycle through the kinds: random, ties at the max, very negative (the clamp: distances
  * beyond 2^16 to the max), and a mix of huge and tiny scores. */
+typedef struct {
+    int64_t lim;
+    const ez_plan_tensor *x; /* the softmax operand: the models' one input, and no weights */
+} row_cases;
+
+static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    const row_cases *c = ctx;
+    int64_t lim = c->lim, big = (int64_t)t->bound - 1;
+    ck_assert_ptr_eq(t, c->x);
+    int64_t x = (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
+    switch (e / t->dims[t->rank - 1] % 4) {
+    case ROW_TIES: return (r & 3) ? lim / 2 : x;                         /* most entries tie at the max */
+    case ROW_NEGATIVE: return -big + (int64_t)(r % 3);                   /* the whole row near -bound */
+    case ROW_MIXED: return (r & 1) ? big - (int64_t)(r % 5) : -big + (int64_t)(r % 7);
+    default: return x;
+    }
+}
+
 static void smx_run(smx *f, const char *seed, int64_t lim)
 {
-    ez_rng rng = ez_rng_for(seed);
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    unsigned xin = f->plan.ops[f->op].in[0];
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind != EZ_TENSOR_INPUT)
-            continue;
-        ck_assert_uint_eq(i, xin);
-        uint64_t n = ez_plan_tensor_numel(t), T = t->dims[t->rank - 1];
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t big = (int64_t)t->bound - 1;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng), row = e / T;
-            int64_t x = (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
-            switch (row % 4) {
-            case ROW_TIES: x = (r & 3) ? lim / 2 : x; break;       /* most entries tie at the max */
-            case ROW_NEGATIVE: x = -big + (int64_t)(r % 3); break; /* the whole row near -bound */
-            case ROW_MIXED: x = (r & 1) ? big - (int64_t)(r % 5) : -big + (int64_t)(r % 7); break;
-            default: break;
-            }
-            v[e] = x;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    row_cases c = {lim, &f->plan.tensors[f->plan.ops[f->op].in[0]]};
+    ez_pfx_fill_run(&f->plan, &f->tr, seed, row_case_value, &c);
     ez_writer_init(&f->wrange);
     ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, NULL, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
 }
@@ -542,54 +538,15 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     }
     /* the output claim at a random point: the public output's MLE */
     const ez_plan_op *o = &f->plan.ops[f->op];
-    const ez_plan_tensor *to = &f->plan.tensors[o->out], *tx = &f->plan.tensors[o->in[0]];
+    const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
     ez_claim out = {0};
     ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
     for (unsigned v = 0; v < out.nvars; v++)
         out.point[v] = ez_rng_fe2(&rng);
     ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "softmax-test");
-    ez_transcript_init(&tv, "softmax-test");
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = &f->tr;
-    cp.advice = polys, cp.d = &d;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg(ez_op_softmax.prove(&cp, f->op, &out) == EZ_OK, "%s", d.msg);
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.d = why;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = ez_op_softmax.verify(&cv, f->op, &out);
-    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    /* the claims the verifier left: on advice polys and on x only */
-    *claims_ok = true;
-    if (ok) {
-        for (size_t q = 0; q < L.npolys; q++)
-            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
-                const ez_claim *c = &cv.aclaims[q].items[j];
-                if (!ez_fe2_eq(ez_advice_poly_eval(&L, q, polys[q], c->point), c->value))
-                    *claims_ok = false;
-            }
-        for (size_t t = 0; t < f->plan.ntensors; t++) {
-            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
-            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
-                ez_fe2 v;
-                ck_assert_int_eq(ez_advice_tensor_eval(&v, f->tr.t[t], tx, cv.tclaims[t].items[j].point), EZ_OK);
-                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
-                    *claims_ok = false;
-            }
-        }
-    }
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
-    ez_writer_clear(&w);
+    ez_pfx_alone alone = {.label = "softmax-test"};
+    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, f->op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
     for (size_t q = 0; q < L.npolys; q++)
         free(polys[q]);

@@ -50,6 +50,16 @@ static void gqa_src(char *buf, size_t n, unsigned S, unsigned D, unsigned G, uns
              S, D, G, R, E, softmax ? "" : "scale 4\nbits 12\n", softmax ? "softmax[t](causal[s, t]" : "(causal[s, t]");
 }
 
+/* The small attention layer most tests attack (5 positions, width 8, H heads of width
+ * 80, the causal mask alone) compiled, run on values in [-3, 3] and committed into f. */
+static void attention_fx(ez_pfx *f, unsigned H, const char *seed)
+{
+    char src[1024];
+    attention_src(src, sizeof src, 5, 8, H, 80, false);
+    ez_pfx_compile(f, src);
+    ez_pfx_run(f, seed, 3);
+}
+
 static void prove_with(ez_pfx *f, ez_strategy s, bool unchecked, ez_proof *pf, ez_prove_stats *stats)
 {
     ez_diag d = {{0}};
@@ -155,34 +165,40 @@ static const char *prover_of(ez_strategy s, const char *tensor)
     return tensor;
 }
 
+/* Under every strategy (DeepProve alone when only_deepprove), an unchecked proof of f's
+ * changed trace is rejected by the einsum op that proves `tensor`; what: the change, in
+ * failure messages ("changed", "remainder of"). */
+static void expect_caught(ez_pfx *f, const char *tensor, bool only_deepprove, const char *what)
+{
+    for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
+        if (only_deepprove && s != EZ_STRATEGY_DEEPPROVE)
+            continue;
+        ez_diag why = {{0}};
+        char want[64];
+        ck_assert_msg(!prove_verify(f, (ez_strategy)s, &why), "%s: %s %s accepted", ez_strategy_name((ez_strategy)s),
+                      what, tensor);
+        snprintf(want, sizeof want, "op '%s' (einsum)", prover_of((ez_strategy)s, tensor));
+        ck_assert_msg(strstr(why.msg, want) != NULL, "%s, %s %s: %s", ez_strategy_name((ez_strategy)s), what, tensor,
+                      why.msg);
+    }
+}
+
 /* One activation changed, everything downstream recomputed from it: the proof is
  * consistent except for the producer's relation, which each strategy's own reduction of
  * that op must catch (the per-head split or sumchecks, the stacked heads, the zeroifier,
  * the QKV group). */
 START_TEST(test_changed_witness)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 3, 80, false);
     ez_pfx f;
-    ez_pfx_compile(&f, src);
-    ez_pfx_run(&f, "strategies_witness", 3);
+    attention_fx(&f, 3, "strategies_witness");
     const char *targets[] = {"c", "a", "q"};
     for (size_t ti = 0; ti < 3; ti++) {
         int t = ez_plan_find_tensor(&f.plan, targets[ti]);
         size_t op = op_index(&f, targets[ti]);
         f.tr.t[t][7] += 1;
         rerun_after(&f, op);
-        for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
-            if (ti == 2 && s != EZ_STRATEGY_DEEPPROVE)
-                continue; /* the projections differ only there */
-            ez_diag why = {{0}};
-            char want[64];
-            ck_assert_msg(!prove_verify(&f, (ez_strategy)s, &why), "%s: changed %s accepted",
-                          ez_strategy_name((ez_strategy)s), targets[ti]);
-            snprintf(want, sizeof want, "op '%s' (einsum)", prover_of((ez_strategy)s, targets[ti]));
-            ck_assert_msg(strstr(why.msg, want) != NULL, "%s, %s changed: %s", ez_strategy_name((ez_strategy)s),
-                          targets[ti], why.msg);
-        }
+        /* the projections differ only under DeepProve */
+        expect_caught(&f, targets[ti], ti == 2, "changed");
         f.tr.t[t][7] -= 1;
         rerun_after(&f, op);
     }
@@ -196,11 +212,8 @@ END_TEST
  * the changed R, so the accumulator's claim is false and the strategy's sumcheck rejects. */
 START_TEST(test_changed_advice)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 3, 80, false);
     ez_pfx f;
-    ez_pfx_compile(&f, src);
-    ez_pfx_run(&f, "strategies_advice", 3);
+    attention_fx(&f, 3, "strategies_advice");
     const char *targets[] = {"c", "k"};
     for (size_t ti = 0; ti < 2; ti++) {
         size_t op = op_index(&f, targets[ti]);
@@ -208,16 +221,8 @@ START_TEST(test_changed_advice)
         int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
         ck_assert_ptr_nonnull(rem);
         rem[3] ^= 1; /* still in range: only the reduction can tell */
-        for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
-            if (ti == 1 && s != EZ_STRATEGY_DEEPPROVE)
-                continue; /* a member of DeepProve's Q/K/V group */
-            ez_diag why = {{0}};
-            char want[64];
-            ck_assert_msg(!prove_verify(&f, (ez_strategy)s, &why), "%s: remainder of %s accepted",
-                          ez_strategy_name((ez_strategy)s), targets[ti]);
-            snprintf(want, sizeof want, "op '%s' (einsum)", prover_of((ez_strategy)s, targets[ti]));
-            ck_assert_msg(strstr(why.msg, want) != NULL, "%s: %s", ez_strategy_name((ez_strategy)s), why.msg);
-        }
+        /* k is a member of DeepProve's Q/K/V group */
+        expect_caught(&f, targets[ti], ti == 1, "remainder of");
         rem[3] ^= 1;
     }
     ez_pfx_free(&f);
@@ -259,12 +264,13 @@ typedef struct {
     size_t at;    /* where its strategy's own messages start (after the rescale) */
 } tamper;
 
-static void tamper_start(tamper *T, const char *src, ez_strategy s, const char *tensor)
+/* An honest proof of attention_fx's layer (3 heads) by strategy s, and where the
+ * messages of the op computing `tensor` stand in it. */
+static void tamper_start(tamper *T, ez_strategy s, const char *tensor)
 {
     ez_strategy_plan sp;
     ez_diag d = {{0}};
-    ez_pfx_compile(&T->f, src);
-    ez_pfx_run(&T->f, "strategies_tamper", 3);
+    attention_fx(&T->f, 3, "strategies_tamper");
     prove_with(&T->f, s, false, &T->pf, &T->S);
     T->op = op_index(&T->f, tensor);
     ck_assert_int_eq(ez_strategy_describe(&sp, &T->f.plan, s, &d), EZ_OK);
@@ -339,17 +345,14 @@ static void forged(ez_pfx *f, ez_strategy s, forge *F, const char *want, bool no
  * value by that head's sumcheck. */
 START_TEST(test_perhead_messages)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 3, 80, false);
     ez_pfx f;
-    ez_pfx_compile(&f, src);
-    ez_pfx_run(&f, "strategies_perhead_msgs", 3);
+    attention_fx(&f, 3, "strategies_perhead_msgs");
     forge F = {.e = {{"perhead/heads", 0, 1, false, {0, 0}}}, .ne = 1};
     forged(&f, EZ_STRATEGY_PER_HEAD, &F, "op 'c' (einsum): the per-head values do not add up", false);
     ez_pfx_free(&f);
 
     tamper T;
-    tamper_start(&T, src, EZ_STRATEGY_PER_HEAD, "c");
+    tamper_start(&T, EZ_STRATEGY_PER_HEAD, "c");
     const unsigned H = 3;
     bump(&T.pf, T.at + 16 * H + 16 * 2); /* head 0, round 1, g(0) */
     expect_reject(&T, "op 'c' (einsum): a per-head sumcheck failed", "a per-head round value");
@@ -364,11 +367,8 @@ END_TEST
  * zeroified value breaks the zeroifier sumcheck. */
 START_TEST(test_deepprove_messages)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 3, 80, false);
     ez_pfx f;
-    ez_pfx_compile(&f, src);
-    ez_pfx_run(&f, "strategies_deepprove_msgs", 3);
+    attention_fx(&f, 3, "strategies_deepprove_msgs");
     forge F1 = {.e = {{"deepprove/round", 0, 0, false, {0, 0}}}, .ne = 1};
     forged(&f, EZ_STRATEGY_DEEPPROVE, &F1, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
     forge F2 = {.e = {{"deepprove/heads-a", 0, 1, false, {0, 0}}}, .ne = 1};
@@ -387,10 +387,8 @@ END_TEST
  * the sumcheck's point is rejected (U~ is the verifier's). */
 START_TEST(test_deepprove_padding)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 3, 80, false);
     tamper T;
-    tamper_start(&T, src, EZ_STRATEGY_DEEPPROVE, "y");
+    tamper_start(&T, EZ_STRATEGY_DEEPPROVE, "y");
     /* y: [rescale][flat sumcheck: fv rounds of 2, 2 values][unpadding: sv rounds of 2, U, c^, w^] */
     const unsigned fv = 8, sv = 2 + 7; /* 3 x 80 = 240 -> 8 variables; split 2 + 7 */
     bump(&T.pf, T.at + 16 * (2 * fv + 2) + 16 * 2 * sv);
@@ -402,11 +400,8 @@ END_TEST
 /* A changed claimed output, a proof relabelled with another strategy, an unknown one. */
 START_TEST(test_output_and_label)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 3, 80, false);
     ez_pfx f;
-    ez_pfx_compile(&f, src);
-    ez_pfx_run(&f, "strategies_label", 3);
+    attention_fx(&f, 3, "strategies_label");
     for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
         ez_proof pf;
         ez_diag why = {{0}};
@@ -439,11 +434,8 @@ END_TEST
  * strategies read more. */
 START_TEST(test_einsum_no_padding)
 {
-    char src[1024];
-    attention_src(src, sizeof src, 5, 8, 12, 80, false);
     ez_pfx f;
-    ez_pfx_compile(&f, src);
-    ez_pfx_run(&f, "strategies_padding", 3);
+    attention_fx(&f, 12, "strategies_padding");
     ez_prove_stats S[EZ_STRATEGY_COUNT];
     for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
         ez_proof pf;

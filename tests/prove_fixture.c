@@ -2,14 +2,11 @@
 #include "tests/prove_fixture.h"
 
 #include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler/einc.h"
-#include "compiler/lower.h"
-#include "compiler/schedule.h"
-#include "compiler/sema.h"
+#include "runtime/ops/op.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -18,23 +15,7 @@
 void ez_pfx_compile(ez_pfx *f, const char *src)
 {
     memset(f, 0, sizeof *f);
-    ez_plan_init(&f->plan);
-    ez_diag_list diags;
-    ez_program *prog = NULL;
-    ez_diag d = {{0}};
-    ez_status st = ez_compile_front("test.ein", src, strlen(src), NULL, 0, &diags, &prog);
-    if (st != EZ_OK) {
-        char *text = NULL;
-        if (ez_diag_render(&diags, &text) == EZ_OK && text)
-            fprintf(stderr, "%s", text);
-        free(text);
-    }
-    ck_assert_int_eq(st, EZ_OK);
-    ck_assert_int_eq(ez_lower(&f->plan, prog, "test", &d), EZ_OK);
-    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
-    ez_program_free(prog);
-    ez_diag_list_clear(&diags);
+    ez_test_compile_plan(&f->plan, src);
 }
 
 void ez_pfx_commit(ez_pfx *f)
@@ -49,29 +30,45 @@ void ez_pfx_commit(ez_pfx *f)
     ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
 }
 
-void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
+void ez_pfx_fill_run(const ez_plan *p, ez_trace *tr, const char *seed, ez_pfx_value_fn value, void *ctx)
 {
     ez_rng rng = ez_rng_for(seed);
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
+    ck_assert_int_eq(ez_trace_init(tr, p, &d), EZ_OK);
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
         if (t->kind == EZ_TENSOR_ACT)
             continue;
         uint64_t n = ez_plan_tensor_numel(t);
         int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t l = lim > (int64_t)t->bound - 1 ? (int64_t)t->bound - 1 : lim;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng);
-            v[e] = t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
-                                               : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
+        ck_assert_ptr_nonnull(v);
+        for (uint64_t e = 0; e < n; e++)
+            v[e] = value(ctx, t, e, ez_rng_next(&rng));
+        ck_assert_msg(ez_trace_set(tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
         free(v);
     }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_exec_run(p, tr, &d) == EZ_OK, "%s: %s", seed, d.msg);
+}
 
+void ez_pfx_run_values(ez_pfx *f, const char *seed, ez_pfx_value_fn value, void *ctx)
+{
+    ez_pfx_fill_run(&f->plan, &f->tr, seed, value, ctx);
     ez_pfx_commit(f);
+}
+
+/* Uniform in [-l, l], l = min(lim, bound - 1); tokens uniform below their limit. */
+static int64_t uniform_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    (void)e;
+    int64_t lim = *(const int64_t *)ctx;
+    int64_t l = lim > (int64_t)t->bound - 1 ? (int64_t)t->bound - 1 : lim;
+    return t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
+                                       : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+}
+
+void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
+{
+    ez_pfx_run_values(f, seed, uniform_value, &lim);
 }
 
 ez_vk ez_pfx_vk(ez_pfx *f)
@@ -132,5 +129,59 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
     ez_pfx_prove(f, unchecked, &pf);
     bool ok = ez_pfx_verify(f, &pf, why);
     ez_proof_clear(&pf);
+    return ok;
+}
+
+bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layout *L, ez_fe **polys, size_t op,
+                     const ez_claim *out, const ez_pfx_alone *a, bool *claims_ok, size_t *walk, ez_diag *why)
+{
+    const ez_plan_op *o = &p->ops[op];
+    const ez_op_def *def = ez_op_def_of(o->kind);
+    ez_diag d = {{0}};
+    ez_transcript tp, tv;
+    ez_transcript_init(&tp, a->label);
+    ez_transcript_init(&tv, a->label);
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_pctx cp, cv;
+    memset(&cp, 0, sizeof cp);
+    memset(&cv, 0, sizeof cv);
+    cp.prover = true, cp.plan = p, cp.adv = L, cp.t = &tp, cp.w = &w, cp.tr = tr, cp.stmt = a->stmt;
+    cp.advice = polys, cp.d = &d;
+    ck_assert_int_eq(ez_pctx_alloc(&cp, p, L), EZ_OK);
+    ez_status st = a->prove ? a->prove(&cp, op, out, a->ctx) : def->prove(&cp, op, out);
+    ck_assert_msg(st == EZ_OK, "%s", d.msg);
+    if (walk)
+        *walk = w.len;
+    ez_reader r;
+    ez_reader_init(&r, w.data, w.len);
+    cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = a->stmt;
+    ck_assert_int_eq(ez_pctx_alloc(&cv, p, L), EZ_OK);
+    st = def->verify(&cv, op, out);
+    ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
+    bool ok = st == EZ_OK && ez_reader_done(&r);
+    *claims_ok = true;
+    if (ok) {
+        for (size_t q = 0; q < L->npolys; q++)
+            for (size_t j = 0; j < cv.aclaims[q].n; j++) {
+                const ez_claim *c = &cv.aclaims[q].items[j];
+                ck_assert_ptr_nonnull(polys[q]);
+                if (!ez_fe2_eq(ez_advice_poly_eval(L, q, polys[q], c->point), c->value))
+                    *claims_ok = false;
+            }
+        for (size_t t = 0; t < p->ntensors; t++) {
+            ck_assert(t == o->in[0] || cv.tclaims[t].n == 0);
+            for (size_t j = 0; j < cv.tclaims[t].n; j++) {
+                ez_fe2 v;
+                ck_assert_int_eq(ez_advice_tensor_eval(&v, tr->t[t], &p->tensors[t], cv.tclaims[t].items[j].point),
+                                 EZ_OK);
+                if (!ez_fe2_eq(v, cv.tclaims[t].items[j].value))
+                    *claims_ok = false;
+            }
+        }
+    }
+    ez_pctx_free(&cp);
+    ez_pctx_free(&cv);
+    ez_writer_clear(&w);
     return ok;
 }

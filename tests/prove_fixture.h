@@ -10,6 +10,7 @@
 #include "lib/pcs.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/prove/pctx.h"
 
 typedef struct {
     ez_plan plan;
@@ -22,6 +23,17 @@ typedef struct {
 /* Compile src (fails the test on a compile error). The plan is scheduled and has its
  * digest; the soundness checks are NOT run (a test may build an unsound plan on purpose). */
 void ez_pfx_compile(ez_pfx *f, const char *src);
+/* The value of element e of tensor t, from r, a fresh word of the test's generator (one
+ * per element, in order, so a fill replays from its seed). ctx: the test's own. */
+typedef int64_t (*ez_pfx_value_fn)(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r);
+
+/* Initialise tr for p, set every tensor the model does not compute (inputs, weights,
+ * tokens; plan order) to value(ctx, t, e, r) for its elements e in order, and run the
+ * model; a failure fails the test, naming seed. Each op suite chooses its inputs'
+ * hard cases in `value`; the filling and running is this one loop. */
+void ez_pfx_fill_run(const ez_plan *p, ez_trace *tr, const char *seed, ez_pfx_value_fn value, void *ctx);
+/* ez_pfx_fill_run on f, then commit the weights and prove their range (ez_pfx_commit). */
+void ez_pfx_run_values(ez_pfx *f, const char *seed, ez_pfx_value_fn value, void *ctx);
 /* Random inputs and weights in [-lim, lim] (clamped to each tensor's bound; tokens
  * uniform), run the model, commit the weights and prove their range. */
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim);
@@ -38,5 +50,25 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
  * (ez_pk_clear). */
 void ez_pfx_pk(ez_pfx *f, ez_pk *pk);
 void ez_pfx_free(ez_pfx *f);
+
+/* ---- one op proven alone --------------------------------------------------------------
+ * The op suites attack an op's prover directly, everything outside its own walk taken
+ * as ideal (tests/check_ops_*.c, check_prove_softmax.c). */
+typedef struct {
+    const char *label;        /* the transcripts' label */
+    const ez_statement *stmt; /* the public statement both sides read, or NULL */
+    /* the prover: NULL for the op's own (ez_op_def.prove); ctx is passed through */
+    ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx);
+    void *ctx;
+} ez_pfx_alone;
+
+/* Prove op `op` of p alone over layout L and advice polys (the prover's values, possibly
+ * tampered with) from the output claim out, then verify the walk from the same claim in
+ * a fresh transcript. Returns the verdict (accepted, every byte read; why: the reason).
+ * *claims_ok: whether every claim the verifier left holds — on advice polys (their MLE),
+ * and only on the op's first operand (tr's values); *walk: the bytes the prover wrote
+ * (NULL: not wanted). A prover error fails the test. */
+bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layout *L, ez_fe **polys, size_t op,
+                     const ez_claim *out, const ez_pfx_alone *a, bool *claims_ok, size_t *walk, ez_diag *why);
 
 #endif

@@ -301,6 +301,26 @@ static void run_direct(const ez_plan *p, const ez_plan_op *op, const int64_t *A,
 
 /* ---- the op ---------------------------------------------------------------------------- */
 
+/* Where every index of op stands in each operand and the output (strides and presence;
+ * B's all absent for a one-operand op), the operands' origins (a fixed axis, a layer
+ * slice, just moves them) and the product's index groups: what the integer run and the
+ * float reference both read first. */
+typedef struct {
+    int64_t sa[EZ_MAX_IDX], sb[EZ_MAX_IDX], so[EZ_MAX_IDX], basea, baseb;
+    bool pa[EZ_MAX_IDX], pb[EZ_MAX_IDX], po[EZ_MAX_IDX];
+    ez_exec_groups g;
+} contract_view;
+
+static void contract_view_init(contract_view *v, const ez_plan *p, const ez_plan_op *op)
+{
+    memset(v, 0, sizeof *v);
+    ez_exec_strides(p, op, 0, v->sa, v->pa, &v->basea);
+    if (op->nin == 2)
+        ez_exec_strides(p, op, 1, v->sb, v->pb, &v->baseb);
+    ez_exec_strides(p, op, EZ_EXEC_OUT, v->so, v->po, NULL);
+    ez_exec_classify(p, op, v->pa, v->pb, v->po, &v->g);
+}
+
 ez_status ez_exec_contract(ez_exec_ctx *c)
 {
     const ez_plan *p = c->p;
@@ -308,17 +328,13 @@ ez_status ez_exec_contract(ez_exec_ctx *c)
     const ez_plan_tensor *to = &p->tensors[op->out];
     int64_t *out = c->tr->t[op->out];
     const uint64_t nout = ez_plan_tensor_numel(to);
-    int64_t sa[EZ_MAX_IDX], sb[EZ_MAX_IDX] = {0}, so[EZ_MAX_IDX], basea = 0, baseb = 0;
-    bool pa[EZ_MAX_IDX], pb[EZ_MAX_IDX] = {false}, po[EZ_MAX_IDX];
-    ez_exec_strides(p, op, 0, sa, pa, &basea);
-    if (op->nin == 2)
-        ez_exec_strides(p, op, 1, sb, pb, &baseb);
-    ez_exec_strides(p, op, EZ_EXEC_OUT, so, po, NULL);
-    /* a fixed axis (layer slice) just moves the operand's origin */
-    const int64_t *A = c->tr->t[op->in[0]] + basea;
-    const int64_t *B = op->nin == 2 ? c->tr->t[op->in[1]] + baseb : NULL;
-    ez_exec_groups g;
-    ez_exec_classify(p, op, pa, pb, po, &g);
+    contract_view cv;
+    contract_view_init(&cv, p, op);
+    const int64_t *sa = cv.sa, *sb = cv.sb, *so = cv.so;
+    const bool *pa = cv.pa, *pb = cv.pb, *po = cv.po;
+    const ez_exec_groups g = cv.g;
+    const int64_t *A = c->tr->t[op->in[0]] + cv.basea;
+    const int64_t *B = op->nin == 2 ? c->tr->t[op->in[1]] + cv.baseb : NULL;
 
     /* Bound every partial sum before running: exactness and no int64 overflow. The
      * tensors' declared bounds (checked when set or computed) usually suffice; when
@@ -421,20 +437,16 @@ static void fstore_tile(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_
 ez_status ez_floatref_contract(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
     const ez_plan_tensor *to = &p->tensors[op->out];
-    int64_t sa[EZ_MAX_IDX], sb[EZ_MAX_IDX] = {0}, so[EZ_MAX_IDX], basea = 0, baseb = 0;
-    bool pa[EZ_MAX_IDX], pb[EZ_MAX_IDX] = {false}, po[EZ_MAX_IDX];
-    ez_exec_strides(p, op, 0, sa, pa, &basea);
-    if (op->nin == 2)
-        ez_exec_strides(p, op, 1, sb, pb, &baseb);
-    ez_exec_strides(p, op, EZ_EXEC_OUT, so, po, NULL);
-    const double *A = ft->t[op->in[0]] + basea;
-    const double *B = op->nin == 2 ? ft->t[op->in[1]] + baseb : NULL;
+    contract_view cv;
+    contract_view_init(&cv, p, op);
+    const int64_t *sa = cv.sa, *sb = cv.sb, *so = cv.so;
+    const ez_exec_groups g = cv.g;
+    const double *A = ft->t[op->in[0]] + cv.basea;
+    const double *B = op->nin == 2 ? ft->t[op->in[1]] + cv.baseb : NULL;
     double *out = ft->t[op->out];
     int sc = (int)p->tensors[op->in[0]].scale + (B ? (int)p->tensors[op->in[1]].scale : 0) -
              (int)op->shift - (int)to->scale;
     const double cst = ldexp((double)op->mul, sc);
-    ez_exec_groups g;
-    ez_exec_classify(p, op, pa, pb, po, &g);
     /* Everything is a (batched) product here: a missing B is a K = 1 column of ones,
      * realised by treating the operand's own indices as rows and summing while packing. */
     int64_t *ab = NULL, *am = NULL, *ak = NULL, *as = NULL, *bb = NULL, *bn = NULL, *bk = NULL,

@@ -117,22 +117,33 @@ ez_status ez_exec_op(const ez_plan *p, size_t oi, ez_trace *tr, ez_diag *d)
     return st;
 }
 
-ez_status ez_exec_run(const ez_plan *p, ez_trace *tr, ez_diag *d)
+/* What a whole run (integer or float) checks first: the trace is p's (trace_plan, its
+ * `noun` in the message), p is valid, and every tensor no op computes has its values. */
+static ez_status run_ready(const ez_plan *p, const ez_plan *trace_plan, const bool *ready, const char *noun,
+                           ez_diag *d)
 {
-    if (tr->plan != p) {
-        ez_diag_set(d, "trace does not belong to this plan");
+    if (trace_plan != p) {
+        ez_diag_set(d, "%s does not belong to this plan", noun);
         return EZ_ERR_INVALID;
     }
     ez_status st = ez_exec_check_plan(p, d);
     if (st != EZ_OK)
         return st;
     for (size_t i = 0; i < p->ntensors; i++) {
-        if (p->tensors[i].kind != EZ_TENSOR_ACT && !tr->ready[i]) {
+        if (p->tensors[i].kind != EZ_TENSOR_ACT && !ready[i]) {
             ez_diag_set(d, "%s '%s' has no values", ez_tensor_kind_name(p->tensors[i].kind),
                         p->tensors[i].name);
             return EZ_ERR_INVALID;
         }
     }
+    return EZ_OK;
+}
+
+ez_status ez_exec_run(const ez_plan *p, ez_trace *tr, ez_diag *d)
+{
+    ez_status st = run_ready(p, tr->plan, tr->ready, "trace", d);
+    if (st != EZ_OK)
+        return st;
     for (size_t oi = 0; oi < p->nops; oi++) {
         st = ez_exec_op(p, oi, tr, d);
         if (st != EZ_OK)
@@ -143,18 +154,7 @@ ez_status ez_exec_run(const ez_plan *p, ez_trace *tr, ez_diag *d)
 
 ez_status ez_floatref_run(const ez_plan *p, ez_ftrace *ft, ez_diag *d)
 {
-    if (ft->plan != p) {
-        ez_diag_set(d, "float trace does not belong to this plan");
-        return EZ_ERR_INVALID;
-    }
-    ez_status st = ez_exec_check_plan(p, d);
-    if (st != EZ_OK)
-        return st;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind != EZ_TENSOR_ACT && !ft->ready[i]) {
-            ez_diag_set(d, "'%s' has no values", p->tensors[i].name);
-            return EZ_ERR_INVALID;
-        }
+    ez_status st = run_ready(p, ft->plan, ft->ready, "float trace", d);
     for (size_t oi = 0; oi < p->nops && st == EZ_OK; oi++) {
         const ez_plan_op *op = &p->ops[oi];
         st = ez_op_def_of(op->kind)->floatref(p, op, ft, d);

@@ -626,20 +626,11 @@ ez_status ez_safetensors_serialize(ez_writer *w, size_t n, const char *const *na
                         QNAME(qn, names[i]));
             goto out;
         }
-        json_t *shape = ez_tensorio_json_dims(dims[i], ranks[i]), *offs = json_array(), *e = json_object();
-        bool built = shape && offs && e;
-        built = built && json_array_append_new(offs, json_integer((json_int_t)off)) == 0 &&
-                json_array_append_new(offs, json_integer((json_int_t)end)) == 0 &&
-                json_object_set_new(e, "dtype", json_string("F32")) == 0;
-        if (built) {
-            /* set_new steals the references even on failure */
-            built = json_object_set_new(e, "shape", shape) == 0;
-            shape = NULL;
-            built = json_object_set_new(e, "data_offsets", offs) == 0 && built;
-            offs = NULL;
-        }
-        json_decref(shape);
-        json_decref(offs);
+        json_t *offs = json_array(), *e = json_object();
+        bool built = offs && e && json_array_append_new(offs, json_integer((json_int_t)off)) == 0 &&
+                     json_array_append_new(offs, json_integer((json_int_t)end)) == 0 &&
+                     json_object_set_new(e, "dtype", json_string("F32")) == 0;
+        built = ez_tensorio_json_set_shape(e, dims[i], ranks[i], "data_offsets", offs) && built;
         if (!built) {
             json_decref(e);
             st = EZ_ERR_NOMEM;

@@ -103,6 +103,19 @@ json_t *ez_tensorio_json_dims(const uint64_t *dims, unsigned rank)
     return a;
 }
 
+bool ez_tensorio_json_set_shape(json_t *e, const uint64_t *dims, unsigned rank, const char *key, json_t *value)
+{
+    json_t *shape = ez_tensorio_json_dims(dims, rank);
+    if (e == NULL || shape == NULL || value == NULL) {
+        json_decref(shape);
+        json_decref(value);
+        return false;
+    }
+    /* set_new steals the reference even on failure */
+    bool ok = json_object_set_new(e, "shape", shape) == 0;
+    return json_object_set_new(e, key, value) == 0 && ok;
+}
+
 const char *ez_tensorio_json_kind(const json_t *v)
 {
     switch (json_typeof(v)) {
@@ -431,18 +444,11 @@ ez_status ez_inputs_load(const char *path, const ez_tensor_spec *specs, size_t n
 /* Build {"shape": [...], "data": [...]}; NULL on allocation failure. */
 static json_t *output_entry(const ez_tensor_spec *sp, uint64_t numel, const double *data)
 {
-    json_t *e = json_object(), *shape = ez_tensorio_json_dims(sp->dims, sp->rank), *arr = json_array();
-    bool ok = e && shape && arr;
+    json_t *e = json_object(), *arr = json_array();
+    bool ok = e && arr;
     for (uint64_t i = 0; ok && i < numel; i++)
         ok = json_array_append_new(arr, sp->is_token ? json_integer((json_int_t)data[i]) : json_real(data[i])) == 0;
-    if (ok) {
-        ok = json_object_set_new(e, "shape", shape) == 0;
-        shape = NULL;
-        ok = json_object_set_new(e, "data", arr) == 0 && ok;
-        arr = NULL;
-    }
-    json_decref(shape);
-    json_decref(arr);
+    ok = ez_tensorio_json_set_shape(e, sp->dims, sp->rank, "data", arr) && ok;
     if (!ok) {
         json_decref(e);
         return NULL;

@@ -75,6 +75,12 @@ const char *ez_tensorio_json_kind(const struct json_t *v);
 /* A new JSON array of dims[0..rank) (a shape as every einzk JSON file writes it), or
  * NULL when memory runs out. */
 struct json_t *ez_tensorio_json_dims(const uint64_t *dims, unsigned rank);
+/* A tensor's entry in every einzk JSON file and the safetensors header: set e["shape"]
+ * to dims[0..rank) and then e[key] to value (after whatever keys e already holds), taking
+ * value's reference in every case. False when e or value is NULL or memory runs out
+ * (e is the caller's to free either way). */
+bool ez_tensorio_json_set_shape(struct json_t *e, const uint64_t *dims, unsigned rank, const char *key,
+                                struct json_t *value);
 
 /* Copy a tensor name into buf for a diagnostic: control bytes become '?', and a name
  * longer than fits (or than 64 bytes) is cut at a UTF-8 boundary and ends in "...".

@@ -22,6 +22,7 @@
 #include "compiler/einc.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/verify.h"
+#include "tests/fuzz/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -118,21 +119,9 @@ int main(int argc, char **argv)
     }
     if (load(argv[1], argv[2], argv[3], argv[4]) != 0)
         return 1;
-    int rc = 0, accepted = 0;
-    for (int i = 5; i < argc; i++) {
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        ez_diag d;
-        if (ez_file_read(argv[i], &buf, &len, &d) != EZ_OK) {
-            fprintf(stderr, "%s\n", d.msg);
-            rc = 1;
-            continue;
-        }
-        accepted += run_one(buf, len);
-        free(buf);
-    }
-    printf("fuzz_formats %s: replayed %d file(s): %d accepted, %d refused\n", argv[1], argc - 5, accepted,
-           argc - 5 - accepted);
+    char name[64];
+    snprintf(name, sizeof name, "fuzz_formats %s", argv[1]);
+    int rc = ez_fuzz_replay(name, argv + 5, argc - 5, run_one);
     ez_vk_clear(&g.vk);
     ez_plan_clear(&g.plan);
     free(g.proof);

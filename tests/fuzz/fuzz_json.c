@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runtime/io/tensorio.h"
+#include "tests/fuzz/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -99,22 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef EZ_LIBFUZZER
 int main(int argc, char **argv)
 {
-    int rc = 0, accepted = 0;
-    for (int i = 1; i < argc; i++) {
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        ez_diag d;
-        if (ez_file_read(argv[i], &buf, &len, &d) != EZ_OK) {
-            fprintf(stderr, "%s\n", d.msg);
-            rc = 1;
-            continue;
-        }
-        accepted += run_one(buf, len);
-        free(buf);
-    }
-    /* The summary lets the robustness script check that valid seeds are accepted. */
-    printf("fuzz_json: replayed %d file(s): %d accepted, %d refused\n", argc - 1, accepted,
-           argc - 1 - accepted);
-    return rc;
+    return ez_fuzz_replay("fuzz_json", argv + 1, argc - 1, run_one);
 }
 #endif

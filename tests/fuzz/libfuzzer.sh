@@ -56,27 +56,47 @@ cp "$work/in.json" "$c/json/"
 cp "$work/m.proof" "$c/proof/"
 cp "$work/m.vk" "$c/vk/"
 cp "$work/m.pk" "$c/pk/"
-# --- run, each harness for $secs seconds --------------------------------------------------
+# --- run, each harness for $secs seconds, nproc harnesses at a time ------------------------
 seed=${EZ_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "libfuzzer: $secs s per harness, -seed=$seed (replay: EZ_FUZZ_SEED=$seed tests/fuzz/libfuzzer.sh $secs)"
 export EZ_FUZZ_VK="$work/m.vk" EZ_FUZZ_PROOF="$work/m.proof" EZ_FUZZ_PLAN="$work/m.einc"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-fail=0
+# the six runs side by side, nproc at a time (each is one process); each writes its verdict
+# to a file, printed in order at the end
+jobs=$(nproc 2>/dev/null || echo 2)
 run() { # harness corpus [mode]
     local h=$1 corp=$2 log="$dir/$1${3:+-$3}.log"
     if EZ_FUZZ_MODE=${3:-} "$dir/fuzz_$h" -seed="$seed" -max_total_time="$secs" -max_len=1048576 \
         -artifact_prefix="$dir/crash-$h-" "$corp" >"$log" 2>&1; then
-        echo "libfuzzer: fuzz_$h${3:+ ($3)}: $(grep -o 'Done [0-9]* runs' "$log" | tail -1), no crash"
+        echo "libfuzzer: fuzz_$h${3:+ ($3)}: $(grep -o 'Done [0-9]* runs' "$log" | tail -1), no crash" >"$log.verdict"
     else
-        echo "libfuzzer: fuzz_$h${3:+ ($3)} FAILED (seed $seed); see $log" >&2
-        tail -20 "$log" >&2
-        fail=1
+        { echo "libfuzzer: fuzz_$h${3:+ ($3)} FAILED (seed $seed); see $log"; tail -20 "$log"; } >"$log.verdict"
+        return 1
     fi
 }
-run parser "$c/parser"
-run safetensors "$c/safetensors"
-run json "$c/json"
-run formats "$c/proof" proof
-run formats "$c/vk" vk
-run formats "$c/pk" pk
+specs=("parser $c/parser" "safetensors $c/safetensors" "json $c/json" "formats $c/proof proof"
+    "formats $c/vk vk" "formats $c/pk pk")
+rm -f "$dir"/*.verdict
+for spec in "${specs[@]}"; do
+    # shellcheck disable=SC2086 # the spec is two or three words by construction
+    run $spec &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+done
+wait || true
+# the verdicts in order; a run that wrote none (killed) counts as a failure
+fail=0
+for spec in "${specs[@]}"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    v="$dir/$1${3:+-$3}.log.verdict"
+    if [ ! -f "$v" ]; then
+        echo "libfuzzer: fuzz_$1${3:+ ($3)} left no verdict (seed $seed)" >&2
+        fail=1
+    elif grep -q FAILED "$v"; then
+        cat "$v" >&2
+        fail=1
+    else
+        cat "$v"
+    fi
+done
 exit $fail
