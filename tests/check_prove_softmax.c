@@ -461,7 +461,9 @@ static void unmask_row(smx *f, uint64_t r)
 START_TEST(test_masked_support_tampered)
 {
     const unsigned blocks[] = {0, 4};
-    for (size_t b = 0; b < 2; b++)
+    /* under the sanitizers (EZ_SANITIZERS) the exact triangle only: six proofs are slow */
+    const size_t nb = getenv("EZ_SANITIZERS") ? 1 : 2;
+    for (size_t b = 0; b < nb; b++)
         for (int k = 0; k < 3; k++) {
             smx f;
             ez_diag why = {{0}};
