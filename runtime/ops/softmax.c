@@ -14,8 +14,10 @@
  *     d = m - x = d_r + 2^k (l + 2^16 h)      d_r in [0, 2^k), l in [0, 2^16), h in [0, 2^hb)
  *     e = e_lo (1 - h w),  (l, e_lo) in the exp table
  *     sigma = sum_t e,  e 2^s = p sigma + rem,  rem in [0, sigma),  p in [0, 2^(s+1))
- * The committed polys live in the input's padded layout (per element) and in the padded
- * layout of the row shape (per row); the exp multiplicities have 2^16 entries. */
+ * The per-element polys live on the op's live support (ez_rowaxis_live_support: the real
+ * entries the mask keeps, in dyadic blocks; zero by construction elsewhere, §2
+ * "Supports"), the per-row ones in the padded layout of the row shape; the exp
+ * multiplicities have 2^16 entries. */
 #include "config.h"
 
 #include <math.h>
