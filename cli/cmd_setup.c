@@ -38,6 +38,12 @@ const ez_cli_cmd ez_cli_cmd_setup = {
     "Commit the weights once; write the verifying and proving keys.", opts, O_N, NULL,
 };
 
+/* The weight commitment's own progress (lib/util.h's thread sink) as the "commit" step. */
+static void commit_progress(void *ctx, double frac)
+{
+    ez_cli_progress_fn(ctx, "commit", frac);
+}
+
 static int cmd_setup(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
@@ -80,7 +86,10 @@ static int cmd_setup(const ez_cli_args *args)
     if ((st = ez_exec_load_weights(&tr, NULL, &plan, wpath, &d)) != EZ_OK)
         goto fail;
     ez_cli_progress_fn(&pg, "commit", 0);
-    if ((st = ez_weights_commit_scheme(&pcs, &com, &plan, &tr, scheme, &d)) != EZ_OK)
+    ez_progress_install(commit_progress, &pg);
+    st = ez_weights_commit_scheme(&pcs, &com, &plan, &tr, scheme, &d);
+    ez_progress_install(NULL, NULL);
+    if (st != EZ_OK)
         goto fail;
     ez_cli_progress_fn(&pg, "widths", 0);
     if ((st = ez_prove_weight_range(&plan, &tr, pcs, false, &wr, &d)) != EZ_OK)

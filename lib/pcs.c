@@ -657,3 +657,92 @@ ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const
         proof->failed = true;
     return st;
 }
+
+/* Every commitment with claims uses WHIR (then they are batched), NULL entries allowed
+ * where n[k] == 0. */
+static bool all_whir(const ez_pcs_commitment *const *c, const size_t *n, size_t ncom)
+{
+    for (size_t k = 0; k < ncom; k++)
+        if (n[k] > 0 && c[k]->scheme != EZ_PCS_SCHEME_WHIR)
+            return false;
+    return true;
+}
+
+ez_status ez_pcs_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
+                            const unsigned *flags, size_t ncom, ez_transcript *t, ez_writer *proof)
+{
+    ez_status st = EZ_OK;
+    const ez_pcs_commitment **c = ez_alloc_array(ncom ? ncom : 1, sizeof *c);
+    ez_fe2 *rho = ez_alloc_array(ncom ? ncom : 1, sizeof *rho), *claim = ez_alloc_array(ncom ? ncom : 1, sizeof *claim);
+    if (c == NULL || rho == NULL || claim == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t k = 0; k < ncom; k++) {
+        c[k] = n[k] > 0 ? &p[k]->com : NULL;
+        if (n[k] > 0 && ((st = check_claims(c[k], claims[k], n[k])) != EZ_OK ||
+                         (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0)) {
+            st = st == EZ_OK ? EZ_ERR_INVALID : st;
+            goto out;
+        }
+    }
+    if (!all_whir(c, n, ncom)) {
+        for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+            if (n[k] > 0)
+                st = ez_pcs_open_ex(p[k], t, claims[k], n[k], flags[k], proof);
+        goto out;
+    }
+    for (size_t k = 0; k < ncom; k++)
+        if (n[k] > 0) {
+            (void)open_mode(t, flags[k]);
+            claim[k] = absorb_claims(t, c[k], claims[k], n[k], &rho[k]);
+        }
+    st = ez_pcs_whir_open_multi(p, claims, n, rho, claim, ncom, t, proof);
+out:
+    free(c);
+    free(rho);
+    free(claim);
+    return st;
+}
+
+ez_status ez_pcs_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_claim *const *claims,
+                              const size_t *n, const unsigned *flags, size_t ncom, ez_transcript *t,
+                              ez_reader *proof)
+{
+    ez_status st = EZ_OK;
+    ez_fe2 *rho = ez_alloc_array(ncom ? ncom : 1, sizeof *rho), *claim = ez_alloc_array(ncom ? ncom : 1, sizeof *claim);
+    if (rho == NULL || claim == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t k = 0; k < ncom; k++) {
+        if (n[k] == 0)
+            continue;
+        const ez_pcs_commitment *c = com[k];
+        if (c == NULL || c->offsets == NULL || c->nvars == NULL || c->pfirst == NULL ||
+            c->nvars_total > EZ_SC_MAX_VARS || (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0) {
+            st = EZ_ERR_INVALID;
+            goto out;
+        }
+        if ((st = check_claims(c, claims[k], n[k])) != EZ_OK)
+            goto out;
+    }
+    if (!all_whir(com, n, ncom)) {
+        for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+            if (n[k] > 0)
+                st = ez_pcs_verify_ex(com[k], t, claims[k], n[k], flags[k], proof);
+        goto out;
+    }
+    for (size_t k = 0; k < ncom; k++)
+        if (n[k] > 0) {
+            (void)open_mode(t, flags[k]);
+            claim[k] = absorb_claims(t, com[k], claims[k], n[k], &rho[k]);
+        }
+    st = ez_pcs_whir_verify_multi(com, claims, n, rho, claim, ncom, t, proof);
+out:
+    if (st == EZ_ERR_REJECT)
+        proof->failed = true;
+    free(rho);
+    free(claim);
+    return st;
+}

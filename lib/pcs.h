@@ -234,6 +234,19 @@ ez_status ez_pcs_open_ex(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim 
 ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                            unsigned flags, ez_reader *proof);
 
+/* Open claims on ncom commitments at once (claims[k][0..n[k]-1] with flags[k] on p[k];
+ * n[k] == 0 skips commitment k). If every opened commitment is WHIR, every one's mode and
+ * claims are absorbed and its rho drawn, in order, then the part roots and sums of those
+ * with several parts (docs §8), then ONE batched WHIR run proves all of them (docs §9a):
+ * one chain of later oracles instead of one per commitment. Otherwise the openings are
+ * ez_pcs_open_ex one after the other. The verifier mirrors it from the same public data.
+ * Returns as ez_pcs_open_ex / ez_pcs_verify_ex. */
+ez_status ez_pcs_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
+                            const unsigned *flags, size_t ncom, ez_transcript *t, ez_writer *proof);
+ez_status ez_pcs_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_claim *const *claims,
+                              const size_t *n, const unsigned *flags, size_t ncom, ez_transcript *t,
+                              ez_reader *proof);
+
 /* Verify an opening read from proof (consumes exactly its bytes). com comes from
  * ez_pcs_commitment_read or ez_pcs_commit (layout filled); the caller must check that
  * com->lens are what it expects and have absorbed com into t.

@@ -313,19 +313,21 @@ static ez_fe2 block_eval(const ez_fe *s, const ez_whir_term *w)
 #define L_ROOTS "pcs/whir-part-roots"
 #define L_SIGMA "pcs/whir-part-sums"
 
-ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
-                          ez_fe2 claim, ez_writer *proof)
+/* Prover, one commitment of a (batched) opening: its terms (kept in *pt until the WHIR
+ * run), and for several parts their roots and sums sent and absorbed; its touched parts
+ * appended as instances (wp[*ni], cs[*ni]). */
+static ez_status open_prep(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                           ez_fe2 claim, ez_writer *proof, part_terms *pt, const ez_whir_prover **wp,
+                           ez_whir_claimset *cs, size_t *ni)
 {
-    part_terms pt;
     size_t np = p->nwhir;
-    const ez_pcs_commitment *c = &p->com;
-    ez_status st = make_terms(c, claims, n, rho, &pt);
+    ez_status st = make_terms(&p->com, claims, n, rho, pt);
     if (st != EZ_OK)
         return st;
     if (np == 1) {
-        st = ez_whir_open(p->whir[0], t, pt.terms, pt.nt, claim, proof);
-        part_terms_clear(&pt);
-        return st;
+        wp[*ni] = p->whir[0];
+        cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms, .nterms = pt->nt, .sigma = claim};
+        return EZ_OK;
     }
     /* sigma_j: a claim all of whose terms lie in one part adds rho^k v_k there; the
      * terms of a claim across parts are evaluated one by one */
@@ -334,80 +336,114 @@ ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_clai
     if (sig == NULL || home == NULL) {
         free(sig);
         free(home);
-        part_terms_clear(&pt);
         return EZ_ERR_NOMEM;
     }
     const size_t NONE = SIZE_MAX, SPLIT = SIZE_MAX - 1;
     for (size_t k = 0; k < n; k++)
         home[k] = NONE;
     for (size_t q = 0; q < np; q++)
-        for (size_t x = pt.pfirst[q]; x < pt.pfirst[q + 1]; x++) {
-            size_t k = pt.claim[x];
+        for (size_t x = pt->pfirst[q]; x < pt->pfirst[q + 1]; x++) {
+            size_t k = pt->claim[x];
             home[k] = home[k] == NONE || home[k] == q ? q : SPLIT;
         }
     for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho))
         if (home[k] != NONE && home[k] != SPLIT)
             sig[home[k]] = ez_fe2_add(sig[home[k]], ez_fe2_mul(pw, claims[k].value));
     for (size_t q = 0; q < np; q++)
-        for (size_t x = pt.pfirst[q]; x < pt.pfirst[q + 1]; x++)
-            if (home[pt.claim[x]] == SPLIT)
-                sig[q] = ez_fe2_add(sig[q], ez_fe2_mul(pt.terms[x].coef, block_eval(p->whir[q]->s, &pt.terms[x])));
-    (void)claim;
+        for (size_t x = pt->pfirst[q]; x < pt->pfirst[q + 1]; x++)
+            if (home[pt->claim[x]] == SPLIT)
+                sig[q] = ez_fe2_add(sig[q], ez_fe2_mul(pt->terms[x].coef, block_eval(p->whir[q]->s, &pt->terms[x])));
     ez_writer_bytes(proof, p->wroots, 32 * np);
     ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)p->wroots, 32 * np);
     for (size_t q = 0; q < np; q++)
-        if (pt.pfirst[q + 1] > pt.pfirst[q])
+        if (pt->pfirst[q + 1] > pt->pfirst[q]) {
+            wp[*ni] = p->whir[q];
+            cs[(*ni)++] = (ez_whir_claimset){
+                .terms = pt->terms + pt->pfirst[q], .nterms = pt->pfirst[q + 1] - pt->pfirst[q], .sigma = sig[q]};
             sig[nsent++] = sig[q];
+        }
     ez_writer_bytes(proof, sig, nsent * sizeof *sig);
     ez_transcript_absorb_fe2(t, L_SIGMA, sig, nsent);
-    for (size_t q = 0, j = 0; q < np && st == EZ_OK; q++)
-        if (pt.pfirst[q + 1] > pt.pfirst[q])
-            st = ez_whir_open(p->whir[q], t, pt.terms + pt.pfirst[q], pt.pfirst[q + 1] - pt.pfirst[q], sig[j++],
-                              proof);
     free(sig);
     free(home);
-    part_terms_clear(&pt);
+    return EZ_OK;
+}
+
+ez_status ez_pcs_whir_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
+                                 const ez_fe2 *rho, const ez_fe2 *claim, size_t ncom, ez_transcript *t,
+                                 ez_writer *proof)
+{
+    size_t ninst = 0, ni = 0;
+    for (size_t k = 0; k < ncom; k++)
+        if (n[k] > 0)
+            ninst += p[k]->nwhir;
+    part_terms *pt = calloc(ncom ? ncom : 1, sizeof *pt);
+    const ez_whir_prover **wp = ez_alloc_array(ninst ? ninst : 1, sizeof *wp);
+    ez_whir_claimset *cs = ez_alloc_array(ninst ? ninst : 1, sizeof *cs);
+    ez_status st = EZ_ERR_NOMEM;
+    if (pt == NULL || wp == NULL || cs == NULL)
+        goto out;
+    st = EZ_OK;
+    for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+        if (n[k] > 0)
+            st = open_prep(p[k], t, claims[k], n[k], rho[k], claim[k], proof, &pt[k], wp, cs, &ni);
+    if (st == EZ_OK && ni > 0)
+        st = ez_whir_open_batch(wp, cs, ni, t, proof);
+out:
+    for (size_t k = 0; pt != NULL && k < ncom; k++)
+        part_terms_clear(&pt[k]);
+    free(pt);
+    free(wp);
+    free(cs);
     return st;
 }
 
-ez_status ez_pcs_whir_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
-                            ez_fe2 rho, ez_fe2 claim, ez_reader *proof)
+ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                          ez_fe2 claim, ez_writer *proof)
 {
-    part_terms pt;
-    const ez_pcs_commitment *c = com;
-    uint64_t T = stacked_len(com);
+    return ez_pcs_whir_open_multi(&p, &claims, &n, &rho, &claim, 1, t, proof);
+}
+
+/* Verifier, one commitment: its terms into *pt, for several parts the roots (must
+ * combine to the commitment's) and sums (must add up to claim) read and absorbed; its
+ * touched parts appended as instances (par[*ni] from parstore, roots[*ni], cs[*ni]).
+ * *rootstore (the parts' roots) is the caller's to free. */
+static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                             ez_fe2 rho, ez_fe2 claim, ez_reader *proof, part_terms *pt, uint8_t (**rootstore)[32],
+                             ez_whir_params *parstore, const uint8_t **roots, ez_whir_claimset *cs, size_t *ni)
+{
+    uint64_t T = stacked_len(c);
     size_t np = nparts_of(c, T);
-    ez_whir_params par;
-    if (com->scheme != EZ_PCS_SCHEME_WHIR)
+    if (c->scheme != EZ_PCS_SCHEME_WHIR)
         return EZ_ERR_INVALID;
-    ez_status st = make_terms(com, claims, n, rho, &pt);
+    ez_status st = make_terms(c, claims, n, rho, pt);
     if (st != EZ_OK)
         return st;
     if (np == 1) {
-        if (part_params(T, &par) != EZ_OK)
-            st = EZ_ERR_INVALID;
-        else
-            st = ez_whir_verify(&par, com->root, t, pt.terms, pt.nt, claim, proof);
-        part_terms_clear(&pt);
-        return st;
+        if (part_params(T, &parstore[*ni]) != EZ_OK)
+            return EZ_ERR_INVALID;
+        roots[*ni] = c->root;
+        cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms, .nterms = pt->nt, .sigma = claim};
+        return EZ_OK;
     }
-    uint8_t(*roots)[32] = ez_alloc_array(np, sizeof *roots);
+    uint8_t(*rs)[32] = ez_alloc_array(np, sizeof *rs);
     ez_fe2 *sig = ez_alloc_array(np, sizeof *sig);
-    if (roots == NULL || sig == NULL) {
-        st = EZ_ERR_NOMEM;
-        goto out;
+    *rootstore = rs;
+    if (rs == NULL || sig == NULL) {
+        free(sig);
+        return EZ_ERR_NOMEM;
     }
     st = EZ_ERR_REJECT;
     uint8_t root[32];
-    if (!ez_reader_bytes(proof, roots, 32 * np))
+    if (!ez_reader_bytes(proof, rs, 32 * np))
         goto out;
-    combine_roots(root, (const uint8_t(*)[32])roots, np);
-    if (memcmp(root, com->root, 32) != 0)
+    combine_roots(root, (const uint8_t(*)[32])rs, np);
+    if (memcmp(root, c->root, 32) != 0)
         goto out;
-    ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)roots, 32 * np);
+    ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)rs, 32 * np);
     size_t nsent = 0;
     for (size_t q = 0; q < np; q++)
-        nsent += pt.pfirst[q + 1] > pt.pfirst[q];
+        nsent += pt->pfirst[q + 1] > pt->pfirst[q];
     const uint8_t *b = ez_reader_view(proof, nsent * sizeof *sig);
     if (b == NULL)
         goto out;
@@ -422,21 +458,67 @@ ez_status ez_pcs_whir_verify(const ez_pcs_commitment *com, ez_transcript *t, con
         goto out;
     ez_transcript_absorb_fe2(t, L_SIGMA, sig, nsent);
     st = EZ_OK;
-    for (size_t q = 0, j = 0; q < np && st == EZ_OK; q++) {
-        if (pt.pfirst[q + 1] == pt.pfirst[q])
+    for (size_t q = 0, j = 0; q < np; q++) {
+        if (pt->pfirst[q + 1] == pt->pfirst[q])
             continue;
-        if (part_params(part_len(c, T, q), &par) != EZ_OK) {
+        if (part_params(part_len(c, T, q), &parstore[*ni]) != EZ_OK) {
             st = EZ_ERR_INVALID;
             break;
         }
-        st = ez_whir_verify(&par, roots[q], t, pt.terms + pt.pfirst[q], pt.pfirst[q + 1] - pt.pfirst[q], sig[j++],
-                            proof);
+        roots[*ni] = rs[q];
+        cs[(*ni)++] = (ez_whir_claimset){
+            .terms = pt->terms + pt->pfirst[q], .nterms = pt->pfirst[q + 1] - pt->pfirst[q], .sigma = sig[j++]};
     }
+out:
+    free(sig);
+    return st;
+}
+
+ez_status ez_pcs_whir_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_claim *const *claims,
+                                   const size_t *n, const ez_fe2 *rho, const ez_fe2 *claim, size_t ncom,
+                                   ez_transcript *t, ez_reader *proof)
+{
+    size_t ninst = 0, ni = 0;
+    for (size_t k = 0; k < ncom; k++)
+        if (n[k] > 0)
+            ninst += nparts_of(com[k], stacked_len(com[k]));
+    part_terms *pt = calloc(ncom ? ncom : 1, sizeof *pt);
+    uint8_t(**rstore)[32] = calloc(ncom ? ncom : 1, sizeof *rstore);
+    ez_whir_params *parstore = ez_alloc_array(ninst ? ninst : 1, sizeof *parstore);
+    const ez_whir_params **par = ez_alloc_array(ninst ? ninst : 1, sizeof *par);
+    const uint8_t **roots = ez_alloc_array(ninst ? ninst : 1, sizeof *roots);
+    ez_whir_claimset *cs = ez_alloc_array(ninst ? ninst : 1, sizeof *cs);
+    ez_status st = EZ_ERR_NOMEM;
+    if (pt == NULL || rstore == NULL || parstore == NULL || par == NULL || roots == NULL || cs == NULL)
+        goto out;
+    st = EZ_OK;
+    for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+        if (n[k] > 0)
+            st = verify_prep(com[k], t, claims[k], n[k], rho[k], claim[k], proof, &pt[k], &rstore[k], parstore,
+                             roots, cs, &ni);
+    for (size_t j = 0; j < ni; j++)
+        par[j] = &parstore[j];
+    if (st == EZ_OK && ni > 0)
+        st = ez_whir_verify_batch(par, roots, cs, ni, t, proof);
 out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
+    for (size_t k = 0; pt != NULL && k < ncom; k++) {
+        part_terms_clear(&pt[k]);
+        if (rstore != NULL)
+            free(rstore[k]);
+    }
+    free(pt);
+    free(rstore);
+    free(parstore);
+    free(par);
     free(roots);
-    free(sig);
-    part_terms_clear(&pt);
+    free(cs);
     return st;
+}
+
+ez_status ez_pcs_whir_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
+                            ez_fe2 rho, ez_fe2 claim, ez_reader *proof)
+{
+    return ez_pcs_whir_verify_multi(&com, &claims, &n, &rho, &claim, 1, t, proof);
 }

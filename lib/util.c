@@ -528,3 +528,18 @@ size_t ez_sort_unique_u64(uint64_t *a, size_t n)
             a[m++] = a[k];
     return m;
 }
+
+static _Thread_local ez_progress_fn progress_fn;
+static _Thread_local void *progress_ctx;
+
+void ez_progress_install(ez_progress_fn fn, void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
+void ez_progress_report(double frac)
+{
+    if (progress_fn)
+        progress_fn(progress_ctx, frac < 0 ? 0 : frac > 1 ? 1 : frac);
+}

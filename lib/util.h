@@ -168,6 +168,16 @@ void ez_suggest_init(ez_suggest *s, const char *want);
  * one-letter candidate that differs in case (x for X). cand is borrowed. */
 void ez_suggest_try(ez_suggest *s, const char *cand);
 
+
+/* Progress of a long kernel step (a commitment's encoding and hashing), for the CLI's
+ * progress line. The sink belongs to the calling thread, installed around the one call
+ * whose progress is wanted, so that a kernel deep below it reports without every layer
+ * passing a callback; OpenMP workers have none, so only the installing thread (the
+ * team's master) reports. ez_progress_install(NULL, NULL) removes it. */
+typedef void (*ez_progress_fn)(void *ctx, double frac);
+void ez_progress_install(ez_progress_fn fn, void *ctx);
+/* Report frac (0..1) of the step to this thread's sink, if any. */
+void ez_progress_report(double frac);
 /* Whole-file helpers. ez_file_read returns EZ_ERR_IO with a diag naming the file. */
 ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d);
 /* Atomic: the bytes go to a temporary file in path's directory, renamed to path when

@@ -15,6 +15,16 @@
 #include <omp.h>
 #endif
 
+/* The thread that reports a commitment's progress (ez_progress_report: the installing
+ * thread, the team's master) and the team's size. */
+#ifdef _OPENMP
+#define REPORTER() (omp_get_thread_num() == 0)
+#define TEAM() omp_get_num_threads()
+#else
+#define REPORTER() 1
+#define TEAM() 1
+#endif
+
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "whir serialization assumes a little-endian host");
 _Static_assert(sizeof(ez_fe2) == 16, "ez_fe2 must be two packed ez_fe");
 
@@ -101,6 +111,52 @@ ez_status ez_whir_params_default(ez_whir_params *p, unsigned m)
         c[i] = default_table[m].c[i];
     }
     return ez_whir_params_make(p, m, n, k, c);
+}
+
+ez_status ez_whir_batch_params(ez_whir_params *chain, uint64_t *boff, const ez_whir_params *const *par, size_t n)
+{
+    memset(chain, 0, sizeof *chain);
+    if (n < 2 || par == NULL || n > ((size_t)1 << 20))
+        return EZ_ERR_INVALID;
+    /* blocks by decreasing size (ties: index), each offset a sum of larger powers of two */
+    uint64_t total = 0;
+    for (size_t j = 0; j < n; j++) {
+        ez_whir_params q;
+        if (par[j] == NULL || ez_whir_params_make(&q, par[j]->m, par[j]->noracles, par[j]->k, par[j]->c) != EZ_OK ||
+            memcmp(&q, par[j], sizeof q) != 0)
+            return EZ_ERR_INVALID;
+        total += (uint64_t)1 << (par[j]->m - par[j]->k[0]);
+    }
+    if (boff != NULL) {
+        uint64_t off = 0;
+        for (unsigned b = EZ_WHIR_MAX_VARS + 1; b-- > 0;)
+            for (size_t j = 0; j < n; j++)
+                if (par[j]->m - par[j]->k[0] == b) {
+                    boff[j] = off;
+                    off += (uint64_t)1 << b;
+                }
+    }
+    unsigned mv1 = 1;
+    while (((uint64_t)1 << mv1) < total)
+        mv1++;
+    if (mv1 + 1 > EZ_WHIR_MAX_VARS)
+        return EZ_ERR_INVALID;
+    /* the later oracles: k = 4, c = 3 while the table's index would exceed its range, then
+     * the default table's oracles after its first for mv + 5 variables */
+    unsigned k[EZ_WHIR_MAX_ORACLES] = {1}, c[EZ_WHIR_MAX_ORACLES] = {2}, no = 1, mv = mv1;
+    while (mv + 5 > EZ_WHIR_MAX_VARS && no < EZ_WHIR_MAX_ORACLES) {
+        k[no] = 4;
+        c[no++] = 3;
+        mv -= 4;
+    }
+    unsigned mt = mv + 5;
+    if (mt > EZ_WHIR_MAX_VARS)
+        return EZ_ERR_INVALID;
+    for (unsigned i = 1; i < default_table[mt].n && no < EZ_WHIR_MAX_ORACLES; i++) {
+        k[no] = default_table[mt].k[i];
+        c[no++] = default_table[mt].c[i];
+    }
+    return ez_whir_params_make(chain, mv1 + 1, no, k, c);
 }
 
 /* Valid as produced by ez_whir_params_make (a caller may hand us anything). */
@@ -400,6 +456,10 @@ ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, 
             for (size_t rr = 0; rr < rb; rr++)
                 ez_ntt_mobius(coef + rr * n, 0, logn);
             for (size_t kk = 0; kk < nb; kk++) {
+                /* the encoding is 3/4 of a commitment's work (the hashing the rest); the
+                 * master's blocks are about every TEAM()-th, its share 1 / TEAM() */
+                if (REPORTER())
+                    ez_progress_report(0.75 * ((double)blk + (double)kk / (double)nb) * TEAM() / (double)nrb);
                 for (size_t rr = 0; rr < rb; rr++)
                     ez_ntt_rs_coset(rs, val + rr * n, coef + rr * n, (unsigned)kk);
                 /* leaf q = kk n + j holds row r at q * w + r */
@@ -440,6 +500,9 @@ static ez_status oracle_tree(ez_whir_oracle *o, ez_digest *root)
     for (size_t ch = 0; ch < nch; ch++) {
         size_t q0 = ch * chunk, nq = N - q0 < chunk ? N - q0 : chunk;
         ez_merkle_hash_leaves(lv + q0, o->enc + q0 * o->width, o->width, o->width, nq);
+        /* the master's static share is the first nch / threads chunks */
+        if (REPORTER() && ch % 64 == 0)
+            ez_progress_report(0.75 + 0.25 * (double)ch * TEAM() / (double)nch);
     }
     ez_merkle_build(o->tree);
     *root = *ez_merkle_root(o->tree);

@@ -3,8 +3,8 @@
  * Testing with Super-Fast Verification", eprint 2024/1586; "[WHIR]" below), over
  * Goldilocks with every verifier challenge in K = F_p[X]/(X^2 - 7) (lib/field.h).
  * The protocol, the parameters and the soundness argument (unique decoding, 100 bits,
- * no proof of work) are in docs/protocol-kernel-pcs.md §8-11; lib/pcs.h selects this
- * backend with EZ_PCS_SCHEME_WHIR.
+ * no proof of work) are in docs/protocol-kernel-pcs.md §8-11, batched openings in §9a;
+ * lib/pcs.h selects this backend with EZ_PCS_SCHEME_WHIR.
  *
  * What is committed. A vector s of 2^m base-field entries (zero beyond its length),
  * read as the multilinear f over m variables. Variables are numbered by index BIT, the
@@ -151,5 +151,41 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
  * O(2^mfinal (m + sum t_i)) for the final polynomial and O((nterms + sum t_i) m) for W. */
 ez_status ez_whir_verify(const ez_whir_params *p, const uint8_t root[32], ez_transcript *t,
                          const ez_whir_term *terms, size_t nterms, ez_fe2 sigma, ez_reader *proof);
+
+/* ---- batched openings: several commitments, one WHIR run --------------------------------
+ *
+ * Instances j < n (each a committed f_j with its own parameters par_j, root, weight terms
+ * and sum sigma_j) are opened together (docs/protocol-kernel-pcs.md §9a): each runs its
+ * own round 0 (k0_j sumcheck rounds on f_j W_j), a random beta combines the n folded
+ * claims, and ONE chain of later oracles (parameters: ez_whir_batch_params) proves them
+ * on the stack of the folded polynomials; the queries to every instance's oracle 0 become
+ * constraints on that instance's block of the stack. The proof is one opening's worth of
+ * later oracles and final polynomial plus each instance's round 0 and oracle-0 queries.
+ * With n == 1 these are exactly ez_whir_open / ez_whir_verify. */
+typedef struct {
+    const ez_whir_term *terms;
+    size_t nterms;
+    ez_fe2 sigma;
+} ez_whir_claimset;
+
+/* The folded stack's layout and the chain's parameters for instances par[0..n-1], n >= 2.
+ * Block j (the fold of f_j, 2^(m_j - k0_j) entries) starts at boff[j] (blocks by
+ * decreasing size, ties by index: aligned, no gaps); the stack has mv1 = ceil(log2 of
+ * the total) variables. chain: m = mv1 + 1, a virtual oracle 0 (k = 1, c = 2; its queries
+ * are the instances'), then the later oracles of the default table for mv1 + 5 variables
+ * (k = 4, c = 3 oracles first while that exceeds EZ_WHIR_MAX_VARS). Returns EZ_OK or
+ * EZ_ERR_INVALID (n < 2, a bad par, mv1 > EZ_WHIR_MAX_VARS - 1: then the instances are
+ * opened one by one). boff may be NULL. */
+ez_status ez_whir_batch_params(ez_whir_params *chain, uint64_t *boff, const ez_whir_params *const *par, size_t n);
+
+/* Open / verify n >= 1 instances in one run. If n >= 2 and ez_whir_batch_params fails,
+ * the instances are opened (verified) one after the other with ez_whir_open
+ * (ez_whir_verify), on the same transcript. Costs: each instance's round 0 and oracle-0
+ * queries as in ez_whir_open, one chain over the stack, plus O(t_0 2^(m_j - k0_j)) per
+ * instance for its query constraints (n >= 2). Returns as ez_whir_open / ez_whir_verify. */
+ez_status ez_whir_open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
+                             ez_writer *proof);
+ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots,
+                               const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof);
 
 #endif

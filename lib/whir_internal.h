@@ -29,6 +29,8 @@
 #define EZ_WHIR_L_QUERY "whir/query"
 #define EZ_WHIR_L_COMBINE "whir/combine"
 #define EZ_WHIR_L_FINAL "whir/final"
+#define EZ_WHIR_L_BATCH "whir/batch"
+#define EZ_WHIR_L_BATCH_COMBINE "whir/batch-combine"
 
 /* One committed oracle: leaf-major codeword (leaf q = enc[q * width .. + width), width =
  * 2^k base entries for oracle 0 or 2^(k+1) (c0, c1 pairs) for later oracles) and its
@@ -117,6 +119,14 @@ bool ez_whir_read_fe(ez_reader *r, ez_fe *out, size_t n);
 
 /* Absorb the parameters (both sides, before anything else of an opening). */
 void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p);
+
+/* Testing only (tests/check_whir.c): ez_whir_open_batch with one deviation.
+ * EZ_WHIR_CHEAT_STACK: the last instance's block of the committed stack (oracle 1, or the
+ * final polynomial) is not its fold, two entries changed so that the combined claim
+ * still holds; only the queries to that instance's oracle 0 can catch it (§9a). */
+#define EZ_WHIR_CHEAT_STACK 1u
+ez_status ez_whir_open_batch_cheat(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
+                                   ez_transcript *t, ez_writer *proof, unsigned cheat);
 
 /* Point y = w_{2^logN}^e. */
 ez_fe ez_whir_root_pow(unsigned logN, uint64_t e);

@@ -260,10 +260,10 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
     }
 }
 
-/* After round 0: f_1 = sum_t eq(alpha, t) row_t (the fold of s) and the dense W_1 from
- * the bound claim terms. */
-static ez_status round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_term *terms, size_t nterms,
-                               const ez_fe2 *alpha, ez_fe2 *eqmid)
+/* After an instance's round 0: its fold sum_t eq(alpha, t) row_t into f (2^(m - k0)
+ * entries) and its bound claim terms into W (the same block of the stack, zero on entry). */
+static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_term *terms, size_t nterms,
+                          const ez_fe2 *alpha, ez_fe2 *eqmid, ez_fe2 *f, ez_fe2 *W)
 {
     unsigned k0 = p->par.k[0];
     size_t R = (size_t)1 << k0, n1 = (size_t)1 << (p->par.m - k0);
@@ -273,14 +273,13 @@ static ez_status round0_finish(prover *pv, const ez_whir_prover *p, const ez_whi
     size_t live = (size_t)((p->len + R - 1) >> k0);
 #pragma omp parallel for schedule(static) if (n1 >= EZ_WHIR_PAR_MIN)
     for (size_t y = 0; y < n1; y++)
-        pv->f[y] = y < live ? ez_whir_dot_ext_base(eqa, p->s + y * R, R) : ez_fe2_zero();
-    memset(pv->W, 0, n1 * sizeof *pv->W);
+        f[y] = y < live ? ez_whir_dot_ext_base(eqa, p->s + y * R, R) : ez_fe2_zero();
     for (size_t j = 0; j < nterms; j++) {
         const ez_whir_term *w = &terms[j];
         ez_fe2 c = pv->sp.E[j << k0]; /* coef * eq(z_low, alpha) after the k0 rounds */
         uint64_t base = w->off >> k0;
         if (w->b <= k0) {
-            pv->W[base] = ez_fe2_add(pv->W[base], c);
+            W[base] = ez_fe2_add(W[base], c);
             continue;
         }
         unsigned nm = w->b - k0;
@@ -288,10 +287,57 @@ static ez_status round0_finish(prover *pv, const ez_whir_prover *p, const ez_whi
         size_t nu = (size_t)1 << nm;
 #pragma omp parallel for schedule(static) if (nu >= EZ_WHIR_PAR_MIN)
         for (size_t u = 0; u < nu; u++)
-            pv->W[base + u] = ez_fe2_add(pv->W[base + u], eqmid[u]);
+            W[base + u] = ez_fe2_add(W[base + u], eqmid[u]);
     }
-    pv->len = n1;
-    return EZ_OK;
+}
+
+/* W[x] += sum_j coef[j] eq(pow(y_j), x) for x < 2^b, y_j base points: the queries to a
+ * batched instance's oracle 0 as constraints on its block of the stack (§9a). eq splits
+ * into the low 10 bits and the rest, so each entry is one 192-bit lazy dot product over
+ * the queries. Cost about 2^b nq multiplies, OpenMP. Returns EZ_OK or EZ_ERR_NOMEM. */
+static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const ez_fe2 *coef, size_t nq)
+{
+    unsigned lo = b < 10 ? b : 10, hi = b - lo;
+    size_t nlo = (size_t)1 << lo, nhi = (size_t)1 << hi;
+    ez_fe *elo = ez_alloc_array(nlo * nq, sizeof *elo), *ehi = ez_alloc_array(nhi * nq, sizeof *ehi);
+    ez_fe *tmp = ez_alloc_array(nlo, sizeof *tmp);
+    bool fail = elo == NULL || ehi == NULL || tmp == NULL;
+    if (!fail) {
+        for (size_t q = 0; q < nq; q++) {
+            ez_fe r[EZ_WHIR_MAX_VARS], v = y[q];
+            for (unsigned bit = 0; bit < b; bit++) {
+                r[bit] = v;
+                v = ez_fe_sqr(v);
+            }
+            ez_whir_eq_bits_base(tmp, r, lo);
+            for (size_t xl = 0; xl < nlo; xl++) /* elo is [xl][q]: the dot runs over q */
+                elo[xl * nq + q] = tmp[xl];
+            ez_whir_eq_bits_base(ehi + q * nhi, r + lo, hi);
+        }
+#pragma omp parallel if (nhi * nlo * nq >= (1u << 16))
+        {
+            ez_fe2 *h = ez_alloc_array(nq, sizeof *h);
+            if (h == NULL) {
+#pragma omp atomic write
+                fail = true;
+            }
+#pragma omp for schedule(static)
+            for (size_t xh = 0; xh < nhi; xh++) {
+                if (h == NULL)
+                    continue;
+                for (size_t q = 0; q < nq; q++)
+                    h[q] = ez_fe2_mul_fe(coef[q], ehi[q * nhi + xh]);
+                ez_fe2 *row = W + xh * nlo;
+                for (size_t xl = 0; xl < nlo; xl++)
+                    row[xl] = ez_fe2_add(row[xl], ez_whir_dot_ext_base(h, elo + xl * nq, nq));
+            }
+            free(h);
+        }
+    }
+    free(elo);
+    free(ehi);
+    free(tmp);
+    return fail ? EZ_ERR_NOMEM : EZ_OK;
 }
 
 /* ---- queries ------------------------------------------------------------------------- */
@@ -368,50 +414,94 @@ static bool terms_ok(const ez_whir_term *terms, size_t n, unsigned m)
     return true;
 }
 
-ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_term *terms, size_t nterms,
-                       ez_fe2 sigma, ez_writer *proof)
+/* The opening of n >= 1 instances (ez_whir_open_batch; n == 1 is ez_whir_open): chain
+ * is the parameters of the later oracles (the instance's own for n == 1), boff the
+ * blocks of the stack (§9a). */
+static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claimset *cs, size_t n,
+                           const ez_whir_params *chain, const uint64_t *boff, ez_transcript *t, ez_writer *proof,
+                           unsigned cheat)
 {
-    const ez_whir_params *par = &p->par;
-    if (!terms_ok(terms, nterms, par->m))
-        return EZ_ERR_INVALID;
+    const ez_whir_params *par = chain;
+    for (size_t j = 0; j < n; j++)
+        if (!terms_ok(cs[j].terms, cs[j].nterms, ps[j]->par.m))
+            return EZ_ERR_INVALID;
     ez_status st = EZ_ERR_NOMEM;
-    unsigned m = par->m, k0 = par->k[0], M = par->noracles - 1;
-    size_t n1 = (size_t)1 << (m - k0), maxk = 0, nshift = 0;
-    for (unsigned i = 0; i < par->noracles; i++) {
+    unsigned M = par->noracles - 1, mv1 = par->m - par->k[0];
+    size_t n1 = (size_t)1 << mv1, maxk = 0, nshift = 0, maxterms = 0, maxblk = 0;
+    for (unsigned i = 1; i < par->noracles; i++) {
         maxk = par->k[i] > maxk ? par->k[i] : maxk;
         nshift += par->t[i];
     }
-    size_t maxsp = nterms > nshift ? nterms : nshift;
+    for (size_t j = 0; j < n; j++) {
+        const ez_whir_params *pj = &ps[j]->par;
+        maxk = pj->k[0] > maxk ? pj->k[0] : maxk;
+        maxterms = cs[j].nterms > maxterms ? cs[j].nterms : maxterms;
+        maxblk = ((size_t)1 << (pj->m - pj->k[0])) > maxblk ? (size_t)1 << (pj->m - pj->k[0]) : maxblk;
+    }
+    /* one instance: its oracle-0 queries are sparse terms read off oracle 1's leaves */
+    if (n == 1)
+        nshift += par->t[0];
+    size_t maxsp = maxterms > nshift ? maxterms : nshift;
     prover pv = {.par = par, .t = t, .w = proof};
-    ez_whir_oracle cur = {0}, prev = {0}, o0 = p->o0; /* o0: the tree borrowed */
-    o0.enc = NULL;
+    ez_whir_oracle cur = {0}, prev = {0}, o0 = {0};
     shift_term *sh = ez_alloc_array(nshift + 1, sizeof *sh);
     uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
-    ez_fe2 *eqmid = ez_alloc_aligned(n1, sizeof *eqmid), *ood = NULL;
+    ez_fe *qy = ez_alloc_array(242, sizeof *qy);
+    ez_fe2 *qc = ez_alloc_array(242, sizeof *qc);
+    ez_fe2 *eqmid = ez_alloc_aligned(n1 > maxblk ? n1 : maxblk, sizeof *eqmid), *ood = NULL;
+    ez_fe2 *alpha = ez_alloc_array(8 * n, sizeof *alpha);
     pv.f = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.W = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.tmp = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.sp.E = ez_alloc_array((maxsp + 1) << maxk, sizeof(ez_fe2));
     pv.sp.P = ez_alloc_array((maxsp + 1) << maxk, sizeof(ez_fe2));
-    if (!sh || !q || !d || !eqmid || !pv.f || !pv.W || !pv.tmp || !pv.sp.E || !pv.sp.P)
+    if (!sh || !q || !d || !qy || !qc || !eqmid || !alpha || !pv.f || !pv.W || !pv.tmp || !pv.sp.E || !pv.sp.P)
         goto out;
+    if (n > 1) {
+        memset(pv.f, 0, n1 * sizeof *pv.f);
+        memset(pv.W, 0, n1 * sizeof *pv.W);
+        ez_transcript_absorb_u64(t, EZ_WHIR_L_BATCH, n);
+    }
 
-    ez_whir_absorb_params(t, par);
-    ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &sigma, 1);
-
-    /* Round 0: k0 sumcheck rounds, on the claim terms alone. */
-    pv.sp.nt = nterms;
-    pv.sp.k = k0;
-    for (size_t j = 0; j < nterms; j++)
-        claim_tables(p, &terms[j], k0, pv.sp.E + (j << k0), pv.sp.P + (j << k0), eqmid);
-    ez_fe2 alpha[8];
-    for (unsigned r = 0; r < k0; r++)
-        alpha[r] = sumcheck_round(&pv, r);
-    round0_finish(&pv, p, terms, nterms, alpha, eqmid);
-    /* oracle 0's codeword, encoded again (the prover keeps only its tree) */
-    if ((st = ez_whir_prover_encode0(p, &o0.enc)) != EZ_OK)
-        goto out;
-    const ez_whir_oracle *po = &o0; /* the oracle the next queries go to */
+    /* Round 0 of every instance: k0 sumcheck rounds on its claim terms alone, then its
+     * fold and bound terms into its block of the stack. */
+    for (size_t j = 0; j < n; j++) {
+        const ez_whir_prover *p = ps[j];
+        unsigned k0 = p->par.k[0];
+        ez_whir_absorb_params(t, &p->par);
+        ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &cs[j].sigma, 1);
+        pv.len = 0;
+        pv.sp.nt = cs[j].nterms;
+        pv.sp.k = k0;
+        for (size_t x = 0; x < cs[j].nterms; x++)
+            claim_tables(p, &cs[j].terms[x], k0, pv.sp.E + (x << k0), pv.sp.P + (x << k0), eqmid);
+        for (unsigned r = 0; r < k0; r++)
+            alpha[8 * j + r] = sumcheck_round(&pv, r);
+        uint64_t o = n > 1 ? boff[j] : 0;
+        if (n == 1)
+            memset(pv.W, 0, n1 * sizeof *pv.W);
+        round0_finish(&pv, p, cs[j].terms, cs[j].nterms, alpha + 8 * j, eqmid, pv.f + o, pv.W + o);
+    }
+    pv.len = n1;
+    if (n > 1) { /* beta combines the instances' claims: block j's weight gets beta^j */
+        ez_fe2 beta = ez_transcript_challenge_fe2(t, EZ_WHIR_L_BATCH_COMBINE), bp = beta;
+        for (size_t j = 1; j < n; j++, bp = ez_fe2_mul(bp, beta)) {
+            size_t len = (size_t)1 << (ps[j]->par.m - ps[j]->par.k[0]);
+            ez_fe2 *W = pv.W + boff[j];
+#pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
+            for (size_t x = 0; x < len; x++)
+                W[x] = ez_fe2_mul(W[x], bp);
+        }
+        ez_whir_absorb_params(t, par);
+    }
+    if (cheat == EZ_WHIR_CHEAT_STACK) {
+        /* testing only: the last instance's block of the stack is not its fold, but the
+         * combined claim sum_x f W is unchanged (f[a] += W[b], f[b] -= W[a]) */
+        size_t a = n > 1 ? (size_t)boff[n - 1] : 0, b = a + 1;
+        pv.f[a] = ez_fe2_add(pv.f[a], pv.W[b]);
+        pv.f[b] = ez_fe2_sub(pv.f[b], pv.W[a]);
+    }
+    const ez_whir_oracle *po = NULL; /* the chain oracle the next queries go to (NULL: the instances') */
     size_t ns = 0;
 
     for (unsigned i = 1; i <= M; i++) {
@@ -446,28 +536,68 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
         }
         ez_writer_bytes(proof, &ans, sizeof ans);
         ez_transcript_absorb_fe2(t, EZ_WHIR_L_OOD, &ans, 1);
-        /* in-domain ("shift") queries to oracle i-1 */
+        /* in-domain ("shift") queries to oracle i-1; for i == 1 to every instance's oracle 0 */
         size_t nd;
-        if ((st = answer_queries(&pv, po, par->t[i - 1], q, d, &nd)) != EZ_OK)
-            goto out;
-        /* combination randomness: the OOD constraint gets gamma, query j
-         * gamma^(j+2); W += gamma eq(pow(z), .), the queries become shift terms */
-        ez_fe2 gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE), gp = ez_fe2_mul(gamma, gamma);
+        ez_fe2 gamma;
+        if (po == NULL) {
+            /* the queries of every instance first (the codeword of one at a time), then
+             * gamma, then their constraints in the same order */
+            uint64_t *qall = ez_alloc_array(242 * n, sizeof *qall);
+            if (qall == NULL) {
+                st = EZ_ERR_NOMEM;
+                goto out;
+            }
+            for (size_t j = 0; j < n && st == EZ_OK; j++) {
+                o0 = ps[j]->o0;
+                o0.enc = NULL;
+                if ((st = ez_whir_prover_encode0(ps[j], &o0.enc)) == EZ_OK)
+                    st = answer_queries(&pv, &o0, ps[j]->par.t[0], qall + 242 * j, d, &nd);
+                free(o0.enc);
+                o0.enc = NULL;
+            }
+            gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE);
+            ez_fe2 gp = ez_fe2_mul(gamma, gamma);
 #pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
-        for (size_t x = 0; x < len; x++)
-            pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul(gamma, ood[x]));
+            for (size_t x = 0; x < len; x++)
+                pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul(gamma, ood[x]));
+            for (size_t j = 0; j < n && st == EZ_OK; j++) {
+                const ez_whir_params *pj = &ps[j]->par;
+                unsigned logn = pj->m - pj->k[0], c0 = pj->c[0];
+                for (unsigned x = 0; x < pj->t[0]; x++, gp = ez_fe2_mul(gp, gamma)) {
+                    uint64_t e = ez_whir_point_exp(logn, c0, qall[242 * j + x]);
+                    ez_fe y = ez_whir_root_pow(logn + c0, e);
+                    if (n == 1) {
+                        sh[ns++] = (shift_term){.coef = gp, .e = e, .a = 0, .y = y};
+                    } else {
+                        qy[x] = y;
+                        qc[x] = gp;
+                    }
+                }
+                if (n > 1)
+                    st = add_block_queries(pv.W + boff[j], logn, qy, qc, pj->t[0]);
+            }
+            free(qall);
+            if (st != EZ_OK)
+                goto out;
+        } else {
+            if ((st = answer_queries(&pv, po, par->t[i - 1], q, d, &nd)) != EZ_OK)
+                goto out;
+            /* combination randomness: the OOD constraint gets gamma, query j
+             * gamma^(j+2); W += gamma eq(pow(z), .), the queries become shift terms */
+            gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE);
+            ez_fe2 gp = ez_fe2_mul(gamma, gamma);
+#pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
+            for (size_t x = 0; x < len; x++)
+                pv.W[x] = ez_fe2_add(pv.W[x], ez_fe2_mul(gamma, ood[x]));
+            unsigned logNp = po->logn + po->c;
+            for (unsigned j = 0; j < par->t[i - 1]; j++, gp = ez_fe2_mul(gp, gamma)) {
+                uint64_t e = ez_whir_point_exp(po->logn, po->c, q[j]);
+                sh[ns++] = (shift_term){.coef = gp, .e = e, .a = i - 1, .y = ez_whir_root_pow(logNp, e)};
+            }
+        }
         free(ood);
         ood = NULL;
-        unsigned logNp = po->logn + po->c;
-        for (unsigned j = 0; j < par->t[i - 1]; j++, gp = ez_fe2_mul(gp, gamma)) {
-            uint64_t e = ez_whir_point_exp(po->logn, po->c, q[j]);
-            sh[ns++] = (shift_term){.coef = gp, .e = e, .a = i - 1, .y = ez_whir_root_pow(logNp, e)};
-        }
         /* oracle i-1 is done with; oracle i is queried next */
-        if (i == 1) { /* oracle 0 answered its queries: its codeword goes */
-            free(o0.enc);
-            o0.enc = NULL;
-        }
         ez_whir_oracle_clear(&prev);
         prev = cur;
         memset(&cur, 0, sizeof cur);
@@ -485,8 +615,20 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
     ez_writer_bytes(proof, pv.f, lf * sizeof(ez_fe2));
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, pv.f, lf);
     size_t nd;
-    if ((st = answer_queries(&pv, po, par->t[M], q, d, &nd)) != EZ_OK)
+    if (po == NULL) { /* no later oracle: the instances' oracle 0 are queried */
+        for (size_t j = 0; j < n; j++) {
+            o0 = ps[j]->o0;
+            o0.enc = NULL;
+            if ((st = ez_whir_prover_encode0(ps[j], &o0.enc)) == EZ_OK)
+                st = answer_queries(&pv, &o0, ps[j]->par.t[0], q, d, &nd);
+            free(o0.enc);
+            o0.enc = NULL;
+            if (st != EZ_OK)
+                goto out;
+        }
+    } else if ((st = answer_queries(&pv, po, par->t[M], q, d, &nd)) != EZ_OK) {
         goto out;
+    }
     /* W_F = the dense part + every shift term on the remaining variables */
     {
         ez_fe *eb = (ez_fe *)eqmid; /* lf base entries fit: lf <= n1 */
@@ -512,7 +654,10 @@ out:
     free(sh);
     free(q);
     free(d);
+    free(qy);
+    free(qc);
     free(eqmid);
+    free(alpha);
     free(ood);
     free(pv.f);
     free(pv.W);
@@ -520,4 +665,53 @@ out:
     free(pv.sp.E);
     free(pv.sp.P);
     return st;
+}
+
+ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_term *terms, size_t nterms,
+                       ez_fe2 sigma, ez_writer *proof)
+{
+    ez_whir_claimset cs = {.terms = terms, .nterms = nterms, .sigma = sigma};
+    return open_impl(&p, &cs, 1, &p->par, NULL, t, proof, 0);
+}
+
+static ez_status open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
+                            ez_writer *proof, unsigned cheat)
+{
+    if (n == 0 || p == NULL || cs == NULL)
+        return EZ_ERR_INVALID;
+    if (n == 1 && cheat == 0)
+        return ez_whir_open(p[0], t, cs[0].terms, cs[0].nterms, cs[0].sigma, proof);
+    if (n == 1)
+        return open_impl(p, cs, 1, &p[0]->par, NULL, t, proof, cheat);
+    ez_whir_params chain;
+    const ez_whir_params **par = ez_alloc_array(n, sizeof *par);
+    uint64_t *boff = ez_alloc_array(n, sizeof *boff);
+    ez_status st = EZ_ERR_NOMEM;
+    if (par == NULL || boff == NULL)
+        goto out;
+    for (size_t j = 0; j < n; j++)
+        par[j] = &p[j]->par;
+    if (ez_whir_batch_params(&chain, boff, par, n) == EZ_OK) {
+        st = open_impl(p, cs, n, &chain, boff, t, proof, cheat);
+    } else { /* too large for one chain: one opening after the other */
+        st = EZ_OK;
+        for (size_t j = 0; j < n && st == EZ_OK; j++)
+            st = ez_whir_open(p[j], t, cs[j].terms, cs[j].nterms, cs[j].sigma, proof);
+    }
+out:
+    free(par);
+    free(boff);
+    return st;
+}
+
+ez_status ez_whir_open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
+                             ez_writer *proof)
+{
+    return open_batch(p, cs, n, t, proof, 0);
+}
+
+ez_status ez_whir_open_batch_cheat(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
+                                   ez_transcript *t, ez_writer *proof, unsigned cheat)
+{
+    return open_batch(p, cs, n, t, proof, cheat);
 }

@@ -17,18 +17,19 @@
 #include "lib/whir.h"
 #include "lib/whir_internal.h"
 
-/* A constraint on f_i for the final W(r): gamma-power * eq(pow(y), r_i). */
+/* A constraint for the final W(r): coef * eq(pow(y), .) on the variables of chain oracle
+ * i >= 1, or (i == 0) on the block of instance inst of the stack (§9a). */
 typedef struct {
     ez_fe2 coef, y;
     unsigned i;
+    size_t inst;
 } vconstraint;
 
 typedef struct {
-    const ez_whir_params *par;
     ez_transcript *t;
     ez_reader *r;
     ez_fe2 claim;
-    ez_fe2 rb[EZ_WHIR_MAX_VARS]; /* challenge of each bound bit */
+    ez_fe2 rb[EZ_WHIR_MAX_VARS]; /* challenge of each bound bit (of the chain, or of a round 0) */
     unsigned nb;                 /* bits bound so far */
 } verifier;
 
@@ -59,16 +60,16 @@ static bool sumcheck_round(verifier *v)
     return true;
 }
 
-/* Draw oracle i's queries, read and authenticate the distinct leaves (into leaves,
- * width base entries each), and compute each distinct leaf's fold with the round's
- * challenges (fold[]). Returns EZ_OK, EZ_ERR_REJECT or EZ_ERR_NOMEM. */
-static ez_status read_queries(verifier *v, unsigned i, const uint8_t *root, uint64_t *q, uint64_t *d, size_t *nd,
-                              ez_fe *leaves, ez_fe2 *fold)
+/* Draw nq queries to an oracle of 2^logN leaves (2^k rows; base entries if base, else
+ * (c0, c1) pairs), read and authenticate the distinct leaves against root, and fold each
+ * with the challenges alpha[0..k-1] (fold[]). Returns EZ_OK, EZ_ERR_REJECT or
+ * EZ_ERR_NOMEM. */
+static ez_status read_queries(verifier *v, unsigned logN, unsigned nq, unsigned k, bool base, const ez_fe2 *alpha,
+                              const uint8_t *root, uint64_t *q, uint64_t *d, size_t *nd, ez_fe *leaves,
+                              ez_fe2 *fold)
 {
-    const ez_whir_params *par = v->par;
-    unsigned k = par->k[i], logN = ez_whir_log_len(par, i);
-    size_t R = (size_t)1 << k, width = i == 0 ? R : 2 * R;
-    *nd = ez_whir_draw_queries(v->t, logN, par->t[i], q, d);
+    size_t R = (size_t)1 << k, width = base ? R : 2 * R;
+    *nd = ez_whir_draw_queries(v->t, logN, nq, q, d);
     if (!ez_whir_read_fe(v->r, leaves, *nd * width))
         return EZ_ERR_REJECT;
     ez_status st = EZ_ERR_NOMEM;
@@ -91,10 +92,10 @@ static ez_status read_queries(verifier *v, unsigned i, const uint8_t *root, uint
         return st;
     /* Fold(f_i, alpha)(y) = sum_t eq(alpha, t) g_t(y): the leaf's rows combined */
     ez_fe2 eqa[256];
-    ez_whir_eq_bits(eqa, v->rb + (v->nb - k), k);
+    ez_whir_eq_bits(eqa, alpha, k);
     for (size_t j = 0; j < *nd; j++) {
         const ez_fe *lf = leaves + j * width;
-        if (i == 0) {
+        if (base) {
             fold[j] = ez_whir_dot_ext_base(eqa, lf, R);
         } else {
             ez_fe2 acc = ez_fe2_zero();
@@ -120,44 +121,87 @@ static ez_fe2 fold_at(const uint64_t *d, size_t nd, const ez_fe2 *fold, uint64_t
     return fold[lo];
 }
 
-ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_transcript *t,
-                         const ez_whir_term *terms, size_t nterms, ez_fe2 sigma, ez_reader *proof)
+static bool terms_ok(const ez_whir_term *terms, size_t n, unsigned m)
 {
-    ez_whir_params chk;
-    if (par == NULL || root == NULL ||
-        ez_whir_params_make(&chk, par->m, par->noracles, par->k, par->c) != EZ_OK ||
-        memcmp(&chk, par, sizeof chk) != 0 || (nterms > 0 && terms == NULL))
-        return EZ_ERR_INVALID;
-    for (size_t j = 0; j < nterms; j++)
-        if (terms[j].b > par->m || (terms[j].b > 0 && terms[j].z == NULL) ||
-            (terms[j].off & (((uint64_t)1 << terms[j].b) - 1)) != 0 || terms[j].off >= ((uint64_t)1 << par->m))
-            return EZ_ERR_INVALID;
+    if (n > 0 && terms == NULL)
+        return false;
+    for (size_t j = 0; j < n; j++)
+        if (terms[j].b > m || (terms[j].b > 0 && terms[j].z == NULL) ||
+            (terms[j].off & (((uint64_t)1 << terms[j].b) - 1)) != 0 || terms[j].off >= ((uint64_t)1 << m))
+            return false;
+    return true;
+}
+
+/* eq(r[b..mv1-1], the block index bits of off): block selector of the stack. */
+static ez_fe2 block_sel(const ez_fe2 *r, unsigned b, unsigned mv1, uint64_t off)
+{
+    ez_fe2 v = ez_fe2_one();
+    for (unsigned bit = b; bit < mv1; bit++)
+        v = ez_fe2_mul(v, ez_whir_eq1_bit(r[bit], (unsigned)((off >> bit) & 1)));
+    return v;
+}
+
+/* Verify n >= 1 instances with chain parameters chain and blocks boff (n == 1: the
+ * instance's own parameters, boff NULL). */
+static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *const *roots, const ez_whir_claimset *cs,
+                             size_t n, const ez_whir_params *par, const uint64_t *boff, ez_transcript *t,
+                             ez_reader *proof)
+{
     ez_status st = EZ_ERR_NOMEM;
-    unsigned M = par->noracles - 1, maxk = 0;
+    unsigned M = par->noracles - 1, maxk = 0, mv1 = par->m - par->k[0];
     size_t ncons = 0;
-    for (unsigned i = 0; i < par->noracles; i++) {
+    for (unsigned i = 1; i < par->noracles; i++) {
         ncons += par->t[i] + 1;
         maxk = par->k[i] > maxk ? par->k[i] : maxk;
     }
+    for (size_t j = 0; j < n; j++) {
+        ncons += ip[j]->t[0] + 1;
+        maxk = ip[j]->k[0] > maxk ? ip[j]->k[0] : maxk;
+    }
     size_t lf = (size_t)1 << par->mfinal;
     vconstraint *cons = ez_alloc_array(ncons, sizeof *cons);
-    uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
+    uint64_t *q = ez_alloc_array(242 * n, sizeof *q), *d = ez_alloc_array(242 * n, sizeof *d);
+    size_t *nds = ez_alloc_array(n, sizeof *nds);
     ez_fe *leaves = ez_alloc_array((size_t)242 << (maxk + 1), sizeof *leaves);
-    ez_fe2 *fold = ez_alloc_array(242, sizeof *fold), *fin = ez_alloc_array(lf, sizeof *fin);
-    ez_fe2 *coef = ez_alloc_array(lf, sizeof *coef);
-    if (!cons || !q || !d || !leaves || !fold || !fin || !coef)
+    ez_fe2 *fold = ez_alloc_array(242 * n, sizeof *fold), *fin = ez_alloc_array(lf, sizeof *fin);
+    ez_fe2 *coef = ez_alloc_array(lf, sizeof *coef), *alpha = ez_alloc_array(8 * n, sizeof *alpha);
+    ez_fe2 *bpow = ez_alloc_array(n, sizeof *bpow);
+    if (!cons || !q || !d || !nds || !leaves || !fold || !fin || !coef || !alpha || !bpow)
         goto out;
     st = EZ_ERR_REJECT;
-    verifier v = {.par = par, .t = t, .r = proof, .claim = sigma, .nb = 0};
+    verifier v = {.t = t, .r = proof, .nb = 0};
     size_t nc = 0;
     uint8_t prev_root[32];
-    memcpy(prev_root, root, 32);
 
-    ez_whir_absorb_params(t, par);
-    ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &sigma, 1);
-    for (unsigned r = 0; r < par->k[0]; r++)
-        if (!sumcheck_round(&v))
-            goto out;
+    if (n > 1)
+        ez_transcript_absorb_u64(t, EZ_WHIR_L_BATCH, n);
+    /* every instance's round 0; the claims combined by powers of beta */
+    ez_fe2 claim = ez_fe2_zero();
+    for (size_t j = 0; j < n; j++) {
+        ez_whir_absorb_params(t, ip[j]);
+        ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &cs[j].sigma, 1);
+        v.claim = cs[j].sigma;
+        v.nb = 0;
+        for (unsigned r = 0; r < ip[j]->k[0]; r++)
+            if (!sumcheck_round(&v))
+                goto out;
+        memcpy(alpha + 8 * j, v.rb, ip[j]->k[0] * sizeof *alpha);
+        bpow[j] = v.claim; /* the instance's claim, until beta */
+    }
+    if (n > 1) {
+        ez_fe2 beta = ez_transcript_challenge_fe2(t, EZ_WHIR_L_BATCH_COMBINE), bp = ez_fe2_one();
+        for (size_t j = 0; j < n; j++, bp = ez_fe2_mul(bp, beta)) {
+            claim = ez_fe2_add(claim, ez_fe2_mul(bp, bpow[j]));
+            bpow[j] = bp;
+        }
+        ez_whir_absorb_params(t, par);
+    } else {
+        claim = bpow[0];
+        bpow[0] = ez_fe2_one();
+    }
+    v.claim = claim;
+    v.nb = 0;
+
     for (unsigned i = 1; i <= M; i++) {
         uint8_t rt[32];
         if (!ez_reader_bytes(proof, rt, 32))
@@ -167,19 +211,41 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
         if (!read_fe2(proof, &ans, 1))
             goto out;
         ez_transcript_absorb_fe2(t, EZ_WHIR_L_OOD, &ans, 1);
-        size_t nd;
-        if ((st = read_queries(&v, i - 1, prev_root, q, d, &nd, leaves, fold)) != EZ_OK)
-            goto out;
+        if (i == 1) {
+            /* every instance's oracle 0: queries, leaves, folds */
+            for (size_t j = 0; j < n; j++) {
+                unsigned k0 = ip[j]->k[0];
+                if ((st = read_queries(&v, ez_whir_log_len(ip[j], 0), ip[j]->t[0], k0, true, alpha + 8 * j, roots[j],
+                                       q + 242 * j, d + 242 * j, &nds[j], leaves, fold + 242 * j)) != EZ_OK)
+                    goto out;
+            }
+        } else {
+            if ((st = read_queries(&v, ez_whir_log_len(par, i - 1), par->t[i - 1], par->k[i - 1], false,
+                                   v.rb + (v.nb - par->k[i - 1]), prev_root, q, d, &nds[0], leaves, fold)) != EZ_OK)
+                goto out;
+        }
         st = EZ_ERR_REJECT;
         ez_fe2 gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE), gp = ez_fe2_mul(gamma, gamma);
         /* [WHIR] §5 combination: claim += gamma ans + sum_j gamma^(j+2) Fold(f_{i-1})(y_j) */
         v.claim = ez_fe2_add(v.claim, ez_fe2_mul(gamma, ans));
         cons[nc++] = (vconstraint){.coef = gamma, .y = z, .i = i};
-        unsigned logn = par->mv[i - 1] - par->k[i - 1], c = par->c[i - 1];
-        for (unsigned j = 0; j < par->t[i - 1]; j++, gp = ez_fe2_mul(gp, gamma)) {
-            v.claim = ez_fe2_add(v.claim, ez_fe2_mul(gp, fold_at(d, nd, fold, q[j])));
-            ez_fe y = ez_whir_root_pow(logn + c, ez_whir_point_exp(logn, c, q[j]));
-            cons[nc++] = (vconstraint){.coef = gp, .y = ez_fe2_from_fe(y), .i = i};
+        if (i == 1) {
+            for (size_t j = 0; j < n; j++) {
+                unsigned logn = ip[j]->m - ip[j]->k[0], c = ip[j]->c[0];
+                for (unsigned x = 0; x < ip[j]->t[0]; x++, gp = ez_fe2_mul(gp, gamma)) {
+                    uint64_t qx = q[242 * j + x];
+                    v.claim = ez_fe2_add(v.claim, ez_fe2_mul(gp, fold_at(d + 242 * j, nds[j], fold + 242 * j, qx)));
+                    ez_fe y = ez_whir_root_pow(logn + c, ez_whir_point_exp(logn, c, qx));
+                    cons[nc++] = (vconstraint){.coef = gp, .y = ez_fe2_from_fe(y), .i = 0, .inst = j};
+                }
+            }
+        } else {
+            unsigned logn = par->mv[i - 1] - par->k[i - 1], c = par->c[i - 1];
+            for (unsigned j = 0; j < par->t[i - 1]; j++, gp = ez_fe2_mul(gp, gamma)) {
+                v.claim = ez_fe2_add(v.claim, ez_fe2_mul(gp, fold_at(d, nds[0], fold, q[j])));
+                ez_fe y = ez_whir_root_pow(logn + c, ez_whir_point_exp(logn, c, q[j]));
+                cons[nc++] = (vconstraint){.coef = gp, .y = ez_fe2_from_fe(y), .i = i};
+            }
         }
         memcpy(prev_root, rt, 32);
         for (unsigned r = 0; r < par->k[i]; r++)
@@ -190,15 +256,33 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
     if (!read_fe2(proof, fin, lf))
         goto out;
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, fin, lf);
-    memcpy(coef, fin, lf * sizeof *coef);
-    ez_ntt_mobius((ez_fe *)coef, 1, par->mfinal); /* univariate coefficients of f_F */
-    size_t nd;
-    if ((st = read_queries(&v, M, prev_root, q, d, &nd, leaves, fold)) != EZ_OK)
-        goto out;
-    st = EZ_ERR_REJECT;
-    {
+    if (M == 0) {
+        /* no later oracle: every instance's oracle 0 against its block of f_F */
+        for (size_t j = 0; j < n; j++) {
+            unsigned logn = ip[j]->m - ip[j]->k[0], c = ip[j]->c[0];
+            size_t nblk = (size_t)1 << logn;
+            uint64_t o = n > 1 ? boff[j] : 0;
+            memcpy(coef, fin + o, nblk * sizeof *coef);
+            ez_ntt_mobius((ez_fe *)coef, 1, logn); /* univariate coefficients of the block */
+            if ((st = read_queries(&v, ez_whir_log_len(ip[j], 0), ip[j]->t[0], ip[j]->k[0], true, alpha + 8 * j,
+                                   roots[j], q, d, &nds[0], leaves, fold)) != EZ_OK)
+                goto out;
+            st = EZ_ERR_REJECT;
+            for (size_t x = 0; x < nds[0]; x++) {
+                ez_fe y = ez_whir_root_pow(logn + c, ez_whir_point_exp(logn, c, d[x]));
+                if (!ez_fe2_eq(fold[x], ez_whir_horner_base(coef, nblk, y)))
+                    goto out;
+            }
+        }
+    } else {
+        memcpy(coef, fin, lf * sizeof *coef);
+        ez_ntt_mobius((ez_fe *)coef, 1, par->mfinal); /* univariate coefficients of f_F */
+        if ((st = read_queries(&v, ez_whir_log_len(par, M), par->t[M], par->k[M], false, v.rb + (v.nb - par->k[M]),
+                               prev_root, q, d, &nds[0], leaves, fold)) != EZ_OK)
+            goto out;
+        st = EZ_ERR_REJECT;
         unsigned logn = par->mv[M] - par->k[M], c = par->c[M];
-        for (size_t j = 0; j < nd; j++) {
+        for (size_t j = 0; j < nds[0]; j++) {
             ez_fe y = ez_whir_root_pow(logn + c, ez_whir_point_exp(logn, c, d[j]));
             if (!ez_fe2_eq(fold[j], ez_whir_horner_base(coef, lf, y)))
                 goto out;
@@ -207,17 +291,35 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
     for (unsigned r = 0; r < par->mfinal; r++)
         if (!sumcheck_round(&v))
             goto out;
-    /* claim = f_F(r_F) * W(r) */
+    /* claim = f_F(r_F) * W(r): W sums every instance's claim terms (at its round-0
+     * challenges and the chain's low bits, times its block selector and beta power), the
+     * instances' query constraints and every chain constraint */
     {
-        const ez_fe2 *rf = v.rb + (par->m - par->mfinal);
+        const ez_fe2 *rf = v.rb + (mv1 - par->mfinal);
         ez_whir_eq_bits(coef, rf, par->mfinal);
         ez_fe2 fr = ez_fe2_zero();
         for (size_t x = 0; x < lf; x++)
             fr = ez_fe2_add(fr, ez_fe2_mul(fin[x], coef[x]));
-        ez_fe2 w = ez_whir_terms_eval(terms, nterms, v.rb, par->m);
+        ez_fe2 w = ez_fe2_zero(), pt[EZ_WHIR_MAX_VARS];
+        for (size_t j = 0; j < n; j++) {
+            unsigned k0 = ip[j]->k[0], b = ip[j]->m - k0;
+            uint64_t o = n > 1 ? boff[j] : 0;
+            memcpy(pt, alpha + 8 * j, k0 * sizeof *pt);
+            memcpy(pt + k0, v.rb, b * sizeof *pt);
+            ez_fe2 wj = ez_whir_terms_eval(cs[j].terms, cs[j].nterms, pt, ip[j]->m);
+            w = ez_fe2_add(w, ez_fe2_mul(ez_fe2_mul(bpow[j], wj), block_sel(v.rb, b, mv1, o)));
+        }
         for (size_t j = 0; j < nc; j++) {
-            unsigned o = par->m - par->mv[cons[j].i];
-            w = ez_fe2_add(w, ez_fe2_mul(cons[j].coef, ez_whir_eq_pow(cons[j].y, v.rb + o, par->mv[cons[j].i])));
+            ez_fe2 e;
+            if (cons[j].i == 0) {
+                const ez_whir_params *pj = ip[cons[j].inst];
+                unsigned b = pj->m - pj->k[0];
+                uint64_t o = n > 1 ? boff[cons[j].inst] : 0;
+                e = ez_fe2_mul(ez_whir_eq_pow(cons[j].y, v.rb, b), block_sel(v.rb, b, mv1, o));
+            } else {
+                e = ez_whir_eq_pow(cons[j].y, v.rb + (mv1 - par->mv[cons[j].i]), par->mv[cons[j].i]);
+            }
+            w = ez_fe2_add(w, ez_fe2_mul(cons[j].coef, e));
         }
         if (!ez_fe2_eq(v.claim, ez_fe2_mul(fr, w)))
             goto out;
@@ -229,9 +331,51 @@ out:
     free(cons);
     free(q);
     free(d);
+    free(nds);
     free(leaves);
     free(fold);
     free(fin);
     free(coef);
+    free(alpha);
+    free(bpow);
+    return st;
+}
+
+ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_transcript *t,
+                         const ez_whir_term *terms, size_t nterms, ez_fe2 sigma, ez_reader *proof)
+{
+    ez_whir_params chk;
+    if (par == NULL || root == NULL ||
+        ez_whir_params_make(&chk, par->m, par->noracles, par->k, par->c) != EZ_OK ||
+        memcmp(&chk, par, sizeof chk) != 0 || !terms_ok(terms, nterms, par->m))
+        return EZ_ERR_INVALID;
+    ez_whir_claimset cs = {.terms = terms, .nterms = nterms, .sigma = sigma};
+    return verify_impl(&par, &root, &cs, 1, par, NULL, t, proof);
+}
+
+ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots,
+                               const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof)
+{
+    if (n == 0 || par == NULL || roots == NULL || cs == NULL)
+        return EZ_ERR_INVALID;
+    if (n == 1)
+        return ez_whir_verify(par[0], roots[0], t, cs[0].terms, cs[0].nterms, cs[0].sigma, proof);
+    for (size_t j = 0; j < n; j++)
+        if (roots[j] == NULL || par[j] == NULL || !terms_ok(cs[j].terms, cs[j].nterms, par[j]->m))
+            return EZ_ERR_INVALID;
+    ez_whir_params chain;
+    uint64_t *boff = ez_alloc_array(n, sizeof *boff);
+    if (boff == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st;
+    if (ez_whir_batch_params(&chain, boff, par, n) == EZ_OK) {
+        st = verify_impl(par, roots, cs, n, &chain, boff, t, proof);
+    } else {
+        /* a bad instance's parameters are EZ_ERR_INVALID in ez_whir_verify */
+        st = EZ_OK;
+        for (size_t j = 0; j < n && st == EZ_OK; j++)
+            st = ez_whir_verify(par[j], roots[j], t, cs[j].terms, cs[j].nterms, cs[j].sigma, proof);
+    }
+    free(boff);
     return st;
 }

@@ -1378,6 +1378,10 @@ START_TEST(test_changed_round_message)
     const int secs[] = {EZ_PF_SEC_LOOKUPS, EZ_PF_SEC_OPEN_W, EZ_PF_SEC_OPEN_A};
     for (size_t s = 0; s < 3; s++) {
         fx_prove(&f, false, &pf);
+        if (pf.sec[secs[s]].len == 0) { /* WHIR: the advice opening is batched into the weights' */
+            ez_proof_clear(&pf);
+            continue;
+        }
         size_t off = pf.sec[secs[s]].len / 32 * 16;
         /* field elements are 16-byte aligned in lookups; openings mix hashes and elements,
          * so flip a bit instead there */

@@ -1168,7 +1168,8 @@ END_TEST
 /* The reference of a multi-part opening, written from docs/protocol-kernel-pcs.md §8:
  * the pcs layer's claims and rho, then the parts' roots, every touched part's sigma_j
  * computed densely (shifted by +delta on the first touched part and -delta on the last:
- * the sum stays right), and each part's WHIR opening by the library's part provers. */
+ * the sum stays right), and the touched parts opened in one batched WHIR run by the
+ * library's part provers (§9a). */
 static void ref_parts_open(const ez_pcs_prover *p, const polyset *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
                            ez_writer *w)
 {
@@ -1236,16 +1237,19 @@ static void ref_parts_open(const ez_pcs_prover *p, const polyset *ps, const ez_p
     /* each touched part: the terms of its blocks (docs §8: one per claim and piece, a
      * piece over several parts cut into part-sized blocks with eq over the bits above
      * P in the coefficient), offsets local to the part */
+    ez_whir_term(*terms)[512] = malloc(nsent * sizeof *terms);
+    ez_fe2(*revs)[8][32] = malloc(nsent * sizeof *revs);
+    ez_whir_claimset cs[64];
+    const ez_whir_prover *wp[64];
     for (size_t s_ = 0; s_ < nsent; s_++) {
         size_t j = part_of[s_];
-        ez_whir_term terms[4096];
-        ez_fe2 revs[64][32];
         size_t nt = 0, nrev = 0;
         pw = ez_fe2_one();
         for (size_t k = 0; k < n; k++, pw = ez_fe2_mul(pw, rho)) {
             size_t i = cl[k].poly;
             unsigned nv = com->nvars[i];
-            ez_fe2 *zr = revs[nrev++];
+            ck_assert_uint_lt(nrev, 8);
+            ez_fe2 *zr = revs[s_][nrev++];
             for (unsigned b = 0; b < nv; b++)
                 zr[b] = cl[k].point[nv - 1 - b];
             for (uint64_t q = com->pfirst[i]; q < com->pfirst[i + 1]; q++) {
@@ -1259,14 +1263,19 @@ static void ref_parts_open(const ez_pcs_prover *p, const polyset *ps, const ez_p
                     ez_fe2 cu = coef;
                     for (unsigned bit = P; bit < b; bit++)
                         cu = ez_fe2_mul(cu, eq1(zr[bit], ez_fe2_from_fe(((x - com->poff[q]) >> bit) & 1)));
-                    ck_assert_uint_lt(nt, 4096);
-                    terms[nt++] = (ez_whir_term){.coef = cu, .off = x & (((uint64_t)1 << P) - 1),
-                                                 .b = b < P ? b : P, .z = zr};
+                    ck_assert_uint_lt(nt, 512);
+                    terms[s_][nt++] = (ez_whir_term){.coef = cu, .off = x & (((uint64_t)1 << P) - 1),
+                                                     .b = b < P ? b : P, .z = zr};
                 }
             }
         }
-        ck_assert_int_eq(ez_whir_open(p->whir[j], &t, terms, nt, sig[s_], w), EZ_OK);
+        wp[s_] = p->whir[j];
+        cs[s_] = (ez_whir_claimset){.terms = terms[s_], .nterms = nt, .sigma = sig[s_]};
     }
+    /* the touched parts in ONE batched WHIR run (§9a) */
+    ck_assert_int_eq(ez_whir_open_batch(wp, cs, nsent, &t, w), EZ_OK);
+    free(terms);
+    free(revs);
     free(W);
     free(S);
 }
@@ -1351,6 +1360,232 @@ START_TEST(test_whir_pcs_parts)
 }
 END_TEST
 
+/* ---- batched openings: several instances in one WHIR run (§9a) ----------------------- */
+
+static ez_status batch_verify(const instance *in, const uint8_t (*roots)[32], const ez_fe2 *sig, size_t n,
+                              const uint8_t *data, size_t len, bool *done)
+{
+    const ez_whir_params *par[4];
+    const uint8_t *rt[4];
+    ez_whir_claimset cs[4];
+    for (size_t j = 0; j < n; j++) {
+        par[j] = &in[j].par;
+        rt[j] = roots[j];
+        cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
+    }
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir_batch");
+    ez_reader r;
+    ez_reader_init(&r, data, len);
+    ez_status st = ez_whir_verify_batch(par, rt, cs, n, &t, &r);
+    if (done)
+        *done = ez_reader_done(&r);
+    return st;
+}
+
+static void batch_open(ez_whir_prover *const *p, const instance *in, const ez_fe2 *sig, size_t n, unsigned dev,
+                       ez_writer *w)
+{
+    ez_whir_claimset cs[4];
+    for (size_t j = 0; j < n; j++)
+        cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir_batch");
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_whir_open_batch_cheat((const ez_whir_prover *const *)p, cs, n, &t, w, dev), EZ_OK);
+    ck_assert(!w->failed);
+}
+
+START_TEST(test_whir_batch_params)
+{
+    ez_whir_params a, b, chain;
+    const ez_whir_params *par[40];
+    uint64_t boff[40];
+    ck_assert_int_eq(ez_whir_params_default(&a, 16), EZ_OK); /* k0 = 4: a block of 2^12 */
+    ck_assert_int_eq(ez_whir_params_default(&b, 12), EZ_OK); /* k0 = 3: 2^9 */
+    par[0] = &b;
+    par[1] = &a;
+    par[2] = &b;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 3), EZ_OK);
+    /* blocks by decreasing size, ties by index */
+    ck_assert_uint_eq(boff[1], 0);
+    ck_assert_uint_eq(boff[0], 4096);
+    ck_assert_uint_eq(boff[2], 4096 + 512);
+    ck_assert_uint_eq(chain.m - chain.k[0], 13); /* 4096 + 1024 entries: 13 variables */
+    ck_assert_uint_eq(chain.noracles, 2);        /* table[18]'s later oracle */
+    ck_assert_uint_eq(chain.k[1], 3);
+    ck_assert_uint_eq(chain.c[1], 3);
+    ck_assert_uint_eq(chain.mfinal, 10);
+    /* two parts of 2^26: a chain over 22 variables */
+    ck_assert_int_eq(ez_whir_params_default(&a, 26), EZ_OK);
+    par[0] = par[1] = &a;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 2), EZ_OK);
+    ck_assert_uint_eq(chain.m - chain.k[0], 22);
+    ck_assert_uint_le(chain.mfinal, 12);
+    /* more than 2^25 folded entries: no chain (the instances are opened one by one) */
+    for (size_t j = 0; j < 40; j++)
+        par[j] = &a;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 17), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 1), EZ_ERR_INVALID);
+    ez_whir_params bad = b;
+    bad.t[0]++;
+    par[0] = &bad;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 2), EZ_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_whir_batch)
+{
+    ez_rng r = ez_rng_for("whir_batch");
+    /* with a later oracle (13 stacked variables) and without (7: the final polynomial
+     * against the instances' oracle 0 directly) */
+    static const unsigned ms[2][3] = {{16, 12, 9}, {9, 8, 0}};
+    static const size_t ns[2] = {3, 2};
+    for (int cfg = 0; cfg < 2; cfg++) {
+        size_t n = ns[cfg];
+        instance in[3];
+        ez_whir_prover *p[3];
+        uint8_t roots[3][32];
+        ez_fe2 sig[3];
+        for (size_t j = 0; j < n; j++) {
+            ez_whir_params par;
+            ck_assert_int_eq(ez_whir_params_default(&par, ms[cfg][j]), EZ_OK);
+            instance_make(&in[j], &r, &par, ((uint64_t)1 << par.m) - 3 * j);
+            ck_assert_int_eq(ez_whir_commit(&p[j], roots[j], &in[j].par, in[j].s, in[j].len), EZ_OK);
+            sig[j] = in[j].sigma;
+        }
+        ez_writer w;
+        batch_open(p, in, sig, n, 0, &w);
+        bool done = false;
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, w.data, w.len, &done), EZ_OK);
+        ck_assert(done);
+        /* a false claim on one instance (claimed consistently by both sides) */
+        ez_fe2 bad[3];
+        memcpy(bad, sig, sizeof bad);
+        bad[n - 1] = ez_fe2_add(bad[n - 1], ez_fe2_one());
+        ez_writer wb;
+        batch_open(p, in, bad, n, 0, &wb);
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, bad, n, wb.data, wb.len, NULL), EZ_ERR_REJECT);
+        ez_writer_clear(&wb);
+        /* the honest proof against a changed claim, or another instance's root */
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, bad, n, w.data, w.len, NULL), EZ_ERR_REJECT);
+        uint8_t r2[3][32];
+        memcpy(r2, roots, sizeof r2);
+        r2[1][0] ^= 1;
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])r2, sig, n, w.data, w.len, NULL), EZ_ERR_REJECT);
+        /* a stack whose last block is not that instance's fold (the combined claim still
+         * right): caught by the queries to its oracle 0 */
+        batch_open(p, in, sig, n, EZ_WHIR_CHEAT_STACK, &wb);
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, wb.data, wb.len, NULL), EZ_ERR_REJECT);
+        ez_writer_clear(&wb);
+        /* the same deviation on one instance alone */
+        batch_open(p, in, sig, 1, EZ_WHIR_CHEAT_STACK, &wb);
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, 1, wb.data, wb.len, NULL), EZ_ERR_REJECT);
+        ez_writer_clear(&wb);
+        /* an opened leaf of the first instance's oracle 0 changed; truncations; flips */
+        uint8_t *buf = malloc(w.len + 1);
+        unsigned k0s = 0;
+        for (size_t j = 0; j < n; j++)
+            k0s += in[j].par.k[0];
+        size_t leaf0 = 32 * k0s + (cfg == 0 ? 48 : 16 * ((size_t)1 << 7));
+        memcpy(buf, w.data, w.len);
+        buf[leaf0] ^= 2;
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, buf, w.len, NULL), EZ_ERR_REJECT);
+        for (int it = 0; it < 24; it++) {
+            memcpy(buf, w.data, w.len);
+            size_t at = (size_t)(ez_rng_next(&r) % w.len);
+            buf[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
+            ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, buf, w.len, NULL), EZ_ERR_REJECT);
+            ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, w.data, at, NULL), EZ_ERR_REJECT);
+        }
+        /* trailing bytes are the caller's: verified, reader not done */
+        memcpy(buf, w.data, w.len);
+        buf[w.len] = 0;
+        ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, buf, w.len + 1, &done), EZ_OK);
+        ck_assert(!done);
+        free(buf);
+        ez_writer_clear(&w);
+        for (size_t j = 0; j < n; j++) {
+            ez_whir_prover_free(p[j]);
+            instance_free(&in[j]);
+        }
+    }
+}
+END_TEST
+
+/* lib/pcs.h: two commitments (sizes 2^16 + 1000 + 37 and 300 + 5000) opened in one run */
+START_TEST(test_whir_pcs_multi)
+{
+    ez_rng r = ez_rng_for("whir_pcs_multi");
+    uint64_t la[3] = {65536, 1000, 37}, lb[2] = {300, 5000};
+    polyset A, B;
+    polyset_make(&A, &r, la, 3);
+    polyset_make(&B, &r, lb, 2);
+    /* lig 0: both WHIR; 1: the second one Ligero; 2: both WHIR, the first in parts of 2^12 */
+    for (int lig = 0; lig < 3; lig++) {
+        ez_pcs_prover *pa = NULL, *pb = NULL;
+        ez_pcs_commitment ca, cb;
+        ck_assert_int_eq(ez_pcs_commit_parts(&pa, &ca, (const ez_fe *const *)A.polys, A.lens, 3, EZ_PCS_SCHEME_WHIR,
+                                             lig == 2 ? 12 : EZ_PCS_WHIR_PART_LOG),
+                         EZ_OK);
+        ck_assert_uint_eq(pa->nwhir, lig == 2 ? 17 : 1);
+        /* the second one Ligero: the openings one after the other */
+        ck_assert_int_eq(ez_pcs_commit_scheme(&pb, &cb, (const ez_fe *const *)B.polys, B.lens, 2,
+                                              lig == 1 ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR),
+                         EZ_OK);
+        ez_pcs_claim cla[3], clb[3];
+        static ez_fe2 pa_[64][32], pb_[64][32];
+        size_t wa[3] = {0, 1, 2}, wb[3] = {1, 0, 1};
+        claims_make(cla, pa_, &r, &A, wa, 3);
+        claims_make(clb, pb_, &r, &B, wb, 3);
+        ez_pcs_prover *pp[2] = {pa, pb};
+        const ez_pcs_commitment *cc[2] = {&ca, &cb};
+        const ez_pcs_claim *cl[2] = {cla, clb};
+        size_t nn[2] = {3, 3};
+        unsigned fl[2] = {EZ_PCS_OPEN_NO_PROXIMITY, 0};
+        ez_transcript t;
+        ez_writer w;
+        ez_writer_init(&w);
+        ez_transcript_init(&t, "check_whir_pcs");
+        ck_assert_int_eq(ez_pcs_open_multi(pp, cl, nn, fl, 2, &t, &w), EZ_OK);
+        for (int v = 0; v < 3; v++) {
+            ez_pcs_claim bad[3];
+            memcpy(bad, clb, sizeof bad);
+            if (v == 1)
+                bad[2].value = ez_fe2_add(bad[2].value, ez_fe2_one());
+            const ez_pcs_claim *cv[2] = {cla, bad};
+            unsigned fv[2] = {v == 2 ? 0 : EZ_PCS_OPEN_NO_PROXIMITY, 0};
+            ez_reader rd;
+            ez_reader_init(&rd, w.data, w.len);
+            ez_transcript_init(&t, "check_whir_pcs");
+            ck_assert_int_eq(ez_pcs_verify_multi(cc, cv, nn, fv, 2, &t, &rd), v == 0 ? EZ_OK : EZ_ERR_REJECT);
+            if (v == 0)
+                ck_assert(ez_reader_done(&rd));
+        }
+        /* one commitment without claims: the other's opening alone, as ez_pcs_open_ex */
+        size_t n1[2] = {0, 3};
+        ez_writer w1, w2;
+        ez_writer_init(&w1);
+        ez_transcript_init(&t, "check_whir_pcs");
+        ck_assert_int_eq(ez_pcs_open_multi(pp, cl, n1, fl, 2, &t, &w1), EZ_OK);
+        ez_transcript_init(&t, "check_whir_pcs");
+        ez_writer_init(&w2);
+        ck_assert_int_eq(ez_pcs_open_ex(pb, &t, clb, 3, 0, &w2), EZ_OK);
+        ck_assert_uint_eq(w1.len, w2.len);
+        ck_assert_mem_eq(w1.data, w2.data, w1.len);
+        ez_writer_clear(&w1);
+        ez_writer_clear(&w2);
+        ez_writer_clear(&w);
+        ez_pcs_commitment_clear(&ca);
+        ez_pcs_commitment_clear(&cb);
+        ez_pcs_prover_free(pa);
+        ez_pcs_prover_free(pb);
+    }
+    polyset_free(&A);
+    polyset_free(&B);
+}
+END_TEST
+
 Suite *ez_suite_whir(void)
 {
     Suite *s = suite_create("whir");
@@ -1377,6 +1612,9 @@ Suite *ez_suite_whir(void)
     tcase_add_test(tp, test_whir_pcs_matches_reference);
     tcase_add_test(tp, test_whir_pcs_io);
     tcase_add_test(tp, test_whir_pcs_parts);
+    tcase_add_test(tp, test_whir_batch_params);
+    tcase_add_test(tp, test_whir_batch);
+    tcase_add_test(tp, test_whir_pcs_multi);
     suite_add_tcase(s, tp);
     return s;
 }

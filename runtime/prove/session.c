@@ -209,6 +209,13 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
     return EZ_OK;
 }
 
+/* The commitment's own progress (lib/util.h's thread sink) as the "commit" phase. */
+static void commit_progress(void *ctx, double frac)
+{
+    const ez_psess *s = ctx;
+    s->progress(s->progress_ctx, "commit", frac);
+}
+
 /* Phase 2: commit the advice, write u8 present + the commitment to w, absorb it. */
 ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned scheme)
 {
@@ -218,9 +225,12 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
     progress(s, "commit", 0, 1);
     ez_pcs_support *sup = NULL;
     ez_status st = ez_advice_pcs_supports(&s->L, &sup);
+    if (s->progress)
+        ez_progress_install(commit_progress, s);
     if (st == EZ_OK)
         st = ez_pcs_commit_supported(&s->aprover, &s->acom, (const ez_fe *const *)s->polys, s->alens, sup,
                                      s->L.npolys, scheme, 0);
+    ez_progress_install(NULL, NULL);
     free(sup);
     if (st != EZ_OK)
         return st;
@@ -273,12 +283,26 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
         return EZ_ERR_NOMEM;
     if ((st = weight_claims(c, pclaims, &npc, &lifted)) != EZ_OK)
         goto out;
+    size_t nadv = 0;
+    advice_claims(c, pclaims + npc, &nadv);
+    if (npc > 0 && nadv > 0 && ez_pcs_prover_commitment(weights)->scheme == EZ_PCS_SCHEME_WHIR &&
+        s->acom.scheme == EZ_PCS_SCHEME_WHIR) {
+        /* both WHIR: ONE batched opening of weights and advice, all in the weight section
+         * (protocol-kernel-pcs.md §9a) */
+        ez_pcs_prover *pp[2] = {weights, s->aprover};
+        const ez_pcs_claim *cl[2] = {pclaims, pclaims + npc};
+        size_t nn[2] = {npc, nadv};
+        unsigned fl[2] = {wflags, 0};
+        progress(s, "openings", 1, 4); /* both claim sets gathered */
+        if ((st = ez_pcs_open_multi(pp, cl, nn, fl, 2, c->t, ww)) == EZ_OK)
+            progress(s, "openings", 2, 2);
+        goto out;
+    }
     if (npc > 0 && (st = ez_pcs_open_ex(weights, c->t, pclaims, npc, wflags, ww)) != EZ_OK)
         goto out;
     progress(s, "openings", 1, 2);
-    advice_claims(c, pclaims, &npc);
-    if (npc > 0)
-        st = ez_pcs_open(s->aprover, c->t, pclaims, npc, wa);
+    if (nadv > 0)
+        st = ez_pcs_open(s->aprover, c->t, pclaims + npc, nadv, wa);
     if (st == EZ_OK)
         progress(s, "openings", 2, 2);
 out:
@@ -441,6 +465,32 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
     ez_reader_init(&r, ww, wwlen);
     if ((st = weight_claims(c, pclaims, &npc, &lifted)) != EZ_OK)
         goto out;
+    size_t nadv = 0;
+    advice_claims(c, pclaims + npc, &nadv);
+    if (npc > 0 && nadv > 0 && wcom->scheme == EZ_PCS_SCHEME_WHIR && acom->scheme == EZ_PCS_SCHEME_WHIR) {
+        /* both WHIR: one batched opening in the weight section, the advice section empty */
+        const ez_pcs_commitment *cc[2] = {wcom, acom};
+        const ez_pcs_claim *cl[2] = {pclaims, pclaims + npc};
+        size_t nn[2] = {npc, nadv};
+        unsigned fl[2] = {wflags, 0};
+        st = ez_pcs_verify_multi(cc, cl, nn, fl, 2, c->t, &r);
+        if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
+            ez_diag_set(d, "weight and advice opening: the commitments do not open to the claimed values");
+            st = EZ_ERR_REJECT;
+        }
+        if (st != EZ_OK)
+            goto out;
+        if (!ez_vsess_section_done(&r, "weight opening (batched with the advice opening)", d)) {
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
+        if (walen != 0) {
+            ez_diag_set(d, "advice opening: %zu unexpected trailing bytes (it is batched into the weight opening)",
+                        walen);
+            st = EZ_ERR_REJECT;
+        }
+        goto out;
+    }
     if (npc > 0) {
         st = ez_pcs_verify_ex(wcom, c->t, pclaims, npc, wflags, &r);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
@@ -455,9 +505,8 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
         goto out;
     }
     ez_reader_init(&r, wa, walen);
-    advice_claims(c, pclaims, &npc);
-    if (npc > 0) {
-        st = ez_pcs_verify(acom, c->t, pclaims, npc, &r);
+    if (nadv > 0) {
+        st = ez_pcs_verify(acom, c->t, pclaims + npc, nadv, &r);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
             ez_diag_set(d, "advice opening: the commitment does not open to the claimed values");
             st = EZ_ERR_REJECT;

@@ -55,7 +55,9 @@ void ez_psess_clear(ez_psess *s);
  * commitment to w and absorbs it.
  * ez_psess_lookups proves one LogUp-GKR per table into c->w and resolves its claims.
  * ez_psess_openings opens the weights (one batched opening with PCS flags wflags, into
- * ww) and the advice (into wa). */
+ * ww) and the advice (into wa); when both are WHIR and both have claims, ONE batched WHIR
+ * run opens both (lib/pcs.h ez_pcs_open_multi, docs/protocol-kernel-pcs.md §9a), all in
+ * ww, and wa stays empty (ez_vsess_openings requires it). */
 ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bool unchecked, ez_diag *d);
 ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned scheme);
 ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c);

@@ -57,7 +57,8 @@ ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com);
  * the proof (runtime/verify.h ez_verify_weight_range). docs/protocol.md §6.4.
  * Format: u8 present (0 for a model without weights), then 4 chunks (u64 length +
  * bytes): advice commitment, lookups + padding zero-checks, weight opening, advice
- * opening. */
+ * opening (with WHIR the two openings are one batched opening in the weight-opening
+ * chunk and the advice-opening chunk is empty: runtime/prove/session.h). */
 #define EZ_WRANGE_DOMAIN "einzk/weights"
 
 void ez_weight_range_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom);

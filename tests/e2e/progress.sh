@@ -56,7 +56,7 @@ PYEOF
 under_pty out.txt err.txt "$EINZK" prove a.einc --weights w.st --input in.json -o a.proof --json ||
     fail "prove under a terminal: exit $?"
 phases 2 err.txt >phases.txt || fail "prove: fewer than two phases with 3 percentages: $(cat phases.txt)"
-for ph in witness lookups sumchecks openings; do
+for ph in witness commit lookups sumchecks openings; do
     grep -qw "$ph" phases.txt || fail "prove: phase $ph shows fewer than 3 percentages (3 or more: $(cat phases.txt))"
 done
 "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))["proof_bytes"]' out.txt || fail "prove --json: stdout"
