@@ -926,6 +926,7 @@ static void fx_prove_cheat(fx *f, const ez_trace *tr, const fx_cheat *ch, ez_pro
     ez_proof_init(pf);
     ck_assert_int_eq(ez_advice_layout_build(&s.L, p, &d), EZ_OK);
     ck_assert_int_eq(ez_statement_from_trace(&pf->stmt, p, tr->t), EZ_OK);
+    s.keep_cols = true; /* the hooks may read and replace the columns between the phases */
     ck_assert_msg(ez_psess_witness(&s, p, tr, true, &d) == EZ_OK, "%s", d.msg);
     const ez_pcs_commitment *wcom = f->w ? ez_pcs_prover_commitment(f->w) : NULL; /* as ez_prove */
     ez_proof_bind(&pf->bind, p, wcom);
@@ -1091,6 +1092,7 @@ START_TEST(test_tuple_columns_not_committed)
     honest_tuples h;
     memset(&h, 0, sizeof h);
     ck_assert_int_eq(ez_advice_layout_build(&h.honest.L, &f.plan, &why), EZ_OK);
+    h.honest.keep_cols = true; /* its columns are handed to the cheating prover */
     ck_assert_msg(ez_psess_witness(&h.honest, &f.plan, &f.tr, false, &why) == EZ_OK, "%s", why.msg);
     ez_trace t2;
     fx_copy_trace(&f, &t2);
@@ -2104,6 +2106,7 @@ static void weight_padding_malicious(bool clean, const char *reason)
     for (int k = 0; k < 4; k++)
         ez_writer_init(&sec[k]);
     ck_assert_int_eq(ez_advice_layout_build_weights(&s.L, p, &d), EZ_OK);
+    s.keep_cols = true; /* the junk's range column is edited between witness and lookups */
     ck_assert_msg(ez_psess_witness(&s, p, &f.tr, true, &d) == EZ_OK, "%s", d.msg);
     bool patched = false;
     for (size_t tb = 0; tb < s.L.ntables; tb++) {

@@ -26,6 +26,7 @@
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
 #include "runtime/ops/op.h"
+#include "runtime/ops/rowaxis.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/weights.h"
 #include "runtime/prove/masks.h"
@@ -427,6 +428,62 @@ START_TEST(test_changed_output_value)
 }
 END_TEST
 
+/* Row r (masked model, axis last) recomputed as if the mask kept every entry: a prover
+ * that gives the masked entries weight, its trace consistent with that. */
+static void unmask_row(smx *f, uint64_t r)
+{
+    const ez_plan_op *o = &f->plan.ops[f->op];
+    uint64_t T = f->plan.tensors[o->out].dims[f->plan.tensors[o->out].rank - 1];
+    ez_table t;
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
+    const int64_t *x = f->tr.t[o->in[0]] + r * T;
+    int64_t *e = f->tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
+    int64_t *p = f->tr.t[o->out] + r * T, m = x[0], sigma = 0;
+    for (uint64_t j = 1; j < T; j++)
+        m = x[j] > m ? x[j] : m;
+    for (uint64_t j = 0; j < T; j++)
+        sigma += e[j] = ez_table_softmax_exp(&t, m - x[j]);
+    for (uint64_t j = 0; j < T; j++) {
+        p[j] = (e[j] << o->out_scale) / sigma;
+        rem[j] = (e[j] << o->out_scale) % sigma;
+    }
+    f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
+    f->tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
+    ez_table_clear(&t);
+}
+
+/* The masked entries are not committed (the element polys live on the causal support):
+ * at S = T = 7 (not powers of two), a public output with a nonzero masked entry, one with
+ * a changed live entry, and a prover that runs one row without the mask (its trace
+ * consistent) are rejected — on the exact triangle and with 4 x 4 diagonal blocks (masked
+ * entries committed there, fixed by the relations C*, E'). */
+START_TEST(test_masked_support_tampered)
+{
+    const unsigned blocks[] = {0, 4};
+    /* under the sanitizers (EZ_SANITIZERS) the exact triangle only: six proofs are slow */
+    const size_t nb = getenv("EZ_SANITIZERS") ? 1 : 2;
+    for (size_t b = 0; b < nb; b++)
+        for (int k = 0; k < 3; k++) {
+            smx f;
+            ez_diag why = {{0}};
+            ez_rowaxis_testing_causal_block(blocks[b]);
+            smx_compile(&f, SRC_MASKED(7, 7));
+            smx_run(&f, "masked_support", 1 << 12);
+            int64_t *p = f.tr.t[f.plan.ops[f.op].out];
+            if (k == 0)
+                p[7 * 7 + 2 * 7 + 5] = 1; /* (h, s, t) = (1, 2, 5): masked */
+            else if (k == 1)
+                p[4 * 7 + 2] += 1; /* (0, 4, 2): live */
+            else
+                unmask_row(&f, 7 + 3); /* row (1, 3): weight on t = 4, 5, 6 */
+            ck_assert_msg(!smx_prove_verify(&f, true, &why), "block %u, tamper %d accepted", blocks[b], k);
+            smx_free(&f);
+        }
+    ez_rowaxis_testing_causal_block(0);
+}
+END_TEST
+
 /* ---- the op alone, with an ideal commitment: tampering committed polys ----------------
  * The softmax's own prove/verify on a prover and a verifier context sharing the bytes;
  * the range lookups are checked by membership, the claims the verifier leaves on advice
@@ -462,17 +519,20 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     for (size_t j = 0; j < L.ncols; j++) {
         const ez_lookup_col *c = &L.cols[j];
         ck_assert(!c->atom.is_tensor);
+        uint64_t o = c->sup ? L.supports[c->sup - 1].off[c->piece] : 0; /* a piece of a support */
         for (uint64_t i = 0; i < c->len; i++)
-            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
+            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][o + i], c->coef), c->cst) >> c->bits)
                 *ranges_ok = false;
     }
-    ck_assert_uint_eq(L.ntuples, 1);
-    {
-        const ez_lookup_table_desc *td = &L.tables[L.tuples[0].table];
+    ck_assert_uint_ge(L.ntuples, 1);
+    for (size_t u = 0; u < L.ntuples; u++) {
+        const ez_lookup_tuple *tu = &L.tuples[u];
+        const ez_lookup_table_desc *td = &L.tables[tu->table];
         ez_fe *tin, *tout;
         ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        const ez_fe *lcol = polys[L.tuples[0].atom[0].id], *ecol = polys[L.tuples[0].atom[1].id];
-        for (uint64_t i = 0; i < L.tuples[0].len; i++)
+        uint64_t o = tu->sup ? L.supports[tu->sup - 1].off[tu->piece] : 0;
+        const ez_fe *lcol = polys[tu->atom[0].id] + o, *ecol = polys[tu->atom[1].id] + o;
+        for (uint64_t i = 0; i < tu->len; i++)
             if (lcol[i] >= (UINT64_C(1) << EZ_TABLE_BITS) || tout[lcol[i]] != ecol[i] || tin[lcol[i]] != lcol[i])
                 *ranges_ok = false;
         free(tin);
@@ -497,6 +557,34 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     return ok;
 }
 
+/* The committed entry of poly q at element cube index x: x itself for a plain poly, its
+ * place on the support otherwise; NULL outside the support (the commitment fixes it to 0). */
+static ez_fe *smx_at(const ez_advice_layout *L, ez_fe **P, size_t q, uint64_t x)
+{
+    long sup = L->polys[q].support;
+    if (sup < 0)
+        return &P[q][x];
+    const ez_adv_support *su = &L->supports[sup];
+    for (size_t j = 0; j < su->npieces; j++) {
+        if ((x & su->pieces[j].mask) != su->pieces[j].val)
+            continue;
+        uint64_t k = 0, free = ~su->pieces[j].mask & ((UINT64_C(1) << su->nv) - 1);
+        for (unsigned b = 0, o = 0; b < su->nv; b++)
+            if ((free >> b) & 1)
+                k |= ((x >> b) & 1) << o++;
+        return &P[q][su->off[j] + k];
+    }
+    return NULL;
+}
+
+static ez_fe *smx_at_live(const ez_advice_layout *L, ez_fe **P, size_t q, uint64_t x)
+{
+    ez_fe *e = smx_at(L, P, q, x);
+    ck_assert_msg(e != NULL, "entry %llu of poly %zu is outside its support", (unsigned long long)x, q);
+    return e;
+}
+#define AT(q, x) (*smx_at_live(L, P, first + (q), (x)))
+
 /* The local poly order of docs/protocol-softmax.md §2 for the model SRC_MASKED(5, 5):
  * l, e_lo, w, z, e, h (1 limb), rem (2), g (2), p (1), then per row m, count-1 (1), mult. */
 enum { Q_L, Q_EL, Q_W, Q_Z, Q_E, Q_H, Q_RM0, Q_RM1, Q_G0, Q_G1, Q_P, Q_M, Q_C };
@@ -510,12 +598,19 @@ START_TEST(test_op_alone_honest)
     smx f;
     ez_diag why = {{0}};
     bool claims_ok, ranges_ok;
-    smx_compile(&f, SRC_MASKED(5, 5));
-    smx_run(&f, "op_alone_honest", 1 << 12);
-    ck_assert_msg(smx_op_alone(&f, NULL, &claims_ok, &ranges_ok, &why), "%s", why.msg);
-    ck_assert(claims_ok);
-    ck_assert(ranges_ok);
-    smx_free(&f);
+    /* the exact triangle (default), 4 x 4 diagonal blocks (masked entries committed), the
+     * whole cube (the plain padded layout) */
+    const unsigned blocks[] = {0, 4, 6};
+    for (size_t b = 0; b < 3; b++) {
+        ez_rowaxis_testing_causal_block(blocks[b]);
+        smx_compile(&f, SRC_MASKED(5, 5));
+        smx_run(&f, "op_alone_honest", 1 << 12);
+        ck_assert_msg(smx_op_alone(&f, NULL, &claims_ok, &ranges_ok, &why), "block %u: %s", blocks[b], why.msg);
+        ck_assert(claims_ok);
+        ck_assert(ranges_ok);
+        smx_free(&f);
+    }
+    ez_rowaxis_testing_causal_block(0);
 }
 END_TEST
 
@@ -531,8 +626,8 @@ static void forge_z(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
 {
     (void)f, (void)L;
     for (unsigned t = 0; t <= 3; t++)
-        if (P[first + Q_L][PE(0, 3, t)] == 1 && P[first + Q_H][PE(0, 3, t)] == 0)
-            P[first + Q_Z][PE(0, 3, t)] = 1;
+        if (AT(Q_L, PE(0, 3, t)) == 1 && AT(Q_H, PE(0, 3, t)) == 0)
+            AT(Q_Z, PE(0, 3, t)) = 1;
     P[first + Q_C][PR(0, 3)] = 0;
 }
 
@@ -548,9 +643,9 @@ static void forge_z_masked(smx *f, const ez_advice_layout *L, size_t first, ez_f
 {
     (void)f, (void)L;
     uint64_t i = PE(0, 3, 4);
-    P[first + Q_Z][i] = 1;
-    P[first + Q_L][i] = 0;
-    P[first + Q_H][i] = 0;
+    AT(Q_Z, i) = 1;
+    AT(Q_L, i) = 0;
+    AT(Q_H, i) = 0;
     P[first + Q_C][PR(0, 3)] = 0;
 }
 
@@ -561,6 +656,8 @@ START_TEST(test_op_alone_attainment_forged)
         smx f;
         ez_diag why = {{0}};
         bool claims_ok, ranges_ok;
+        /* the masked entry (0, 3, 4) is committed only when the whole cube is */
+        ez_rowaxis_testing_causal_block(k == 2 ? 6 : 0);
         smx_compile(&f, SRC_MASKED(5, 5));
         smx_run(&f, "op_alone_attain", 1 << 12);
         raise_max(&f);
@@ -569,14 +666,15 @@ START_TEST(test_op_alone_attainment_forged)
         ck_assert_msg(!ok || !claims_ok, "tamper %zu accepted", k);
         smx_free(&f);
     }
+    ez_rowaxis_testing_causal_block(0);
 }
 END_TEST
 
 /* Find a live entry of row (0, 4) with h != 0 (a clamped exp), or with h == 0. */
-static uint64_t find_entry(ez_fe **P, size_t first, bool clamped)
+static uint64_t find_entry(const ez_advice_layout *L, ez_fe **P, size_t first, bool clamped)
 {
     for (unsigned t = 0; t <= 4; t++)
-        if ((P[first + Q_H][PE(0, 4, t)] != 0) == clamped)
+        if ((AT(Q_H, PE(0, 4, t)) != 0) == clamped)
             return PE(0, 4, t);
     ck_abort_msg("no suitable entry");
     return 0;
@@ -586,18 +684,18 @@ static uint64_t find_entry(ez_fe **P, size_t first, bool clamped)
 static void forge_elo(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
 {
     (void)f, (void)L;
-    uint64_t i = find_entry(P, first, false);
-    P[first + Q_EL][i] += 1;
-    P[first + Q_E][i] += 1;
+    uint64_t i = find_entry(L, P, first, false);
+    AT(Q_EL, i) += 1;
+    AT(Q_E, i) += 1;
 }
 
 /* The clamp bypassed: w = 0 at a clamped entry, e = e_lo there. */
 static void forge_clamp(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
 {
     (void)f, (void)L;
-    uint64_t i = find_entry(P, first, true);
-    P[first + Q_W][i] = 0;
-    P[first + Q_E][i] = P[first + Q_EL][i];
+    uint64_t i = find_entry(L, P, first, true);
+    AT(Q_W, i) = 0;
+    AT(Q_E, i) = AT(Q_EL, i);
 }
 
 /* A masked entry given weight: e = e_lo, h = 0 at (0, 1, 3). */
@@ -605,8 +703,8 @@ static void forge_masked_weight(smx *f, const ez_advice_layout *L, size_t first,
 {
     (void)f, (void)L;
     uint64_t i = PE(0, 1, 3);
-    P[first + Q_H][i] = 0;
-    P[first + Q_E][i] = P[first + Q_EL][i];
+    AT(Q_H, i) = 0;
+    AT(Q_E, i) = AT(Q_EL, i);
 }
 
 START_TEST(test_op_alone_exp_forged)
@@ -616,6 +714,8 @@ START_TEST(test_op_alone_exp_forged)
         smx f;
         ez_diag why = {{0}};
         bool claims_ok, ranges_ok;
+        /* 4 x 4 diagonal blocks: the masked entry (0, 1, 3) is committed */
+        ez_rowaxis_testing_causal_block(4);
         smx_compile(&f, SRC_MASKED(5, 5));
         /* row 0 of head 0 is random; rows with clamped entries need a wide spread */
         smx_run(&f, "op_alone_exp", 1 << 22);
@@ -623,6 +723,7 @@ START_TEST(test_op_alone_exp_forged)
         ck_assert_msg(!ok || !claims_ok || !ranges_ok, "tamper %zu accepted", k);
         smx_free(&f);
     }
+    ez_rowaxis_testing_causal_block(0);
 }
 END_TEST
 
@@ -666,6 +767,7 @@ Suite *ez_suite_prove_softmax(void)
     tcase_add_test(tc, test_division_off_by_one);
     tcase_add_test(tc, test_changed_round_message_and_output);
     tcase_add_test(tc, test_changed_output_value);
+    tcase_add_test(tc, test_masked_support_tampered);
     tcase_add_test(tc, test_op_alone_honest);
     tcase_add_test(tc, test_op_alone_attainment_forged);
     tcase_add_test(tc, test_op_alone_exp_forged);

@@ -74,14 +74,12 @@ ez_status ez_op_atoms_msg(ez_pctx *c, size_t first, const char *label, const uns
 {
     ez_status st;
     if (c->prover)
-        for (size_t j = 0; j < nq; j++) {
-            uint64_t len = c->adv->polys[first + qs[j]].len;
-            vals[j] = ez_mle_eval_fe(c->advice[first + qs[j]], (size_t)len, pt, ez_log2_ceil(len));
-        }
+        for (size_t j = 0; j < nq; j++) /* a poly on a support: its cube MLE */
+            vals[j] = ez_advice_poly_eval(c->adv, first + qs[j], c->advice[first + qs[j]], pt);
     if ((st = ez_pctx_msg(c, label, vals, nq)) != EZ_OK)
         return st;
     for (size_t j = 0; j < nq && st == EZ_OK; j++)
-        st = ez_pctx_claim_advice(c, first + qs[j], pt, ez_log2_ceil(c->adv->polys[first + qs[j]].len), vals[j]);
+        st = ez_pctx_claim_advice(c, first + qs[j], pt, ez_advice_poly_nvars(c->adv, first + qs[j]), vals[j]);
     return st;
 }
 

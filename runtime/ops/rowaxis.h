@@ -14,6 +14,8 @@
 
 #include "compiler/plan.h"
 #include "lib/field.h"
+#include "lib/util.h"
+#include "runtime/prove/advice.h"
 
 typedef struct {
     const ez_plan_tensor *in;     /* the input (its dims bound the real entries) */
@@ -59,5 +61,31 @@ void ez_rowaxis_point_row(const ez_rowaxis *g, ez_fe2 *row, const ez_fe2 *pt);
 
 /* The element point of row point `row` with every variable of t's block set to t_val. */
 void ez_rowaxis_point_join(const ez_rowaxis *g, ez_fe2 *pt, const ez_fe2 *row, ez_fe2 t_val);
+
+/* The LIVE SUPPORT of the element cube (advice.h "supports"): disjoint subcubes covering
+ * every real entry and, for a causal op (masked: axis `ai`'s coordinate i, keep t <= i),
+ * every real entry the mask keeps. Per axis other than (ai, t) the binary pieces of its
+ * extent; the pair (i, t) of a masked op is cut recursively (the larger block's top free
+ * bit first) into blocks that are all live, all dead (dropped) or at most
+ * 2^(ni + nt - EZ_ROWAXIS_CAUSAL_LOG) entries (kept whole: their masked entries are
+ * committed, with values the op's relations fix), so the triangle takes fewer than
+ * 2^(EZ_ROWAXIS_CAUSAL_LOG / 2 + 1) pieces (15 at 6) and commits about
+ * 2^(1 - EZ_ROWAXIS_CAUSAL_LOG / 2) more than its live entries (12 % at 6). Every piece is
+ * one lookup column per looked-up poly, so more pieces cost proof bytes (a GPT-2 layer at
+ * 64 tokens: +17 KB at 8, +9 KB at 6, +8 KB at 4, against the padded layout). An element poly on it commits about half the
+ * cube of a causal op and no padding. Added to L: *idx its index, or -1 when the cube
+ * has no variables, the support would be the whole cube (a plain vector is the same), or
+ * it would need more than EZ_ADV_MAX_PIECES pieces. Public: both sides build it from the
+ * plan. EZ_OK or EZ_ERR_NOMEM. */
+#ifndef EZ_ROWAXIS_CAUSAL_LOG
+#define EZ_ROWAXIS_CAUSAL_LOG 6u
+#endif
+ez_status ez_rowaxis_live_support(ez_advice_layout *L, const ez_rowaxis *g, bool masked, unsigned ai,
+                                  long *idx);
+
+/* TESTING ONLY: the finest causal block is 2^log entries (0: back to the default rule),
+ * so a small test model can have masked entries inside its support. Prover and verifier
+ * of one process read the same value. */
+void ez_rowaxis_testing_causal_block(unsigned log);
 
 #endif

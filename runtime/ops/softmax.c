@@ -14,8 +14,10 @@
  *     d = m - x = d_r + 2^k (l + 2^16 h)      d_r in [0, 2^k), l in [0, 2^16), h in [0, 2^hb)
  *     e = e_lo (1 - h w),  (l, e_lo) in the exp table
  *     sigma = sum_t e,  e 2^s = p sigma + rem,  rem in [0, sigma),  p in [0, 2^(s+1))
- * The committed polys live in the input's padded layout (per element) and in the padded
- * layout of the row shape (per row); the exp multiplicities have 2^16 entries. */
+ * The per-element polys live on the op's live support (ez_rowaxis_live_support: the real
+ * entries the mask keeps, in dyadic blocks; zero by construction elsewhere, §2
+ * "Supports"), the per-row ones in the padded layout of the row shape; the exp
+ * multiplicities have 2^16 entries. */
 #include "config.h"
 
 #include <math.h>
@@ -149,11 +151,6 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-static uint64_t sm_poly_len(const sm_shape *s, unsigned q)
-{
-    return q < s->nelem ? s->g.lenE : s->g.lenR;
-}
-
 /* S(x): x is a real entry the mask keeps. */
 static inline bool sm_live(const sm_shape *s, uint64_t x)
 {
@@ -185,8 +182,15 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     sm_shape s;
     ez_status st = sm_shape_init(&s, p, op, NULL, d);
     size_t first = L->npolys;
+    /* the element polys live on the live support: no padding, and of a causal op's
+     * masked triangle only the entries of its diagonal blocks (§2, "Supports") */
+    long sup = -1;
     if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.nelem, s.g.lenE);
+        st = ez_rowaxis_live_support(L, &s.g, s.masked, s.ai, &sup);
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s.nelem, sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : s.g.lenE);
+    for (unsigned q = 0; q < s.nelem && st == EZ_OK; q++)
+        L->polys[first + q].support = sup;
     if (st == EZ_OK)
         st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
     const struct {
@@ -201,8 +205,14 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     unsigned tb;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, p->ops[op].in_scale, 0, &tb);
-    if (st == EZ_OK) {
+    if (st == EZ_OK && sup < 0) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.g.lenE,
+                             .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
+        st = ez_advice_add_tuple(L, &u, NULL);
+    }
+    for (size_t j = 0; sup >= 0 && j < L->supports[sup].npieces && st == EZ_OK; j++) {
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = UINT64_C(1) << L->supports[sup].bits[j],
+                             .sup = (size_t)sup + 1, .piece = j,
                              .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
@@ -291,6 +301,7 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     ez_status st = sm_shape_init(&s, p, op, tr, d);
     ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *rv = NULL, *gv = NULL, *pv = NULL, *cv = NULL;
     ez_fe *sig = NULL, *cnt = NULL;
+    uint64_t *pos = NULL;
     uint8_t *realrow = NULL;
     if (st != EZ_OK)
         goto out;
@@ -314,19 +325,28 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     }
     if ((st = sm_exp_table(&c0, &c1, o->in_scale, d)) != EZ_OK)
         goto out;
+    /* element polys on the live support: entry j = pos[i] holds cube index i (none
+     * outside the support); without one the padded layout, pos[i] = i */
+    const long sup = L->polys[first + s.pL].support;
+    const uint64_t lenC = L->polys[first + s.pL].len; /* committed entries per element poly */
     for (unsigned q = 0; q < s.npolys; q++) {
-        polys[first + q] = ez_alloc_aligned(sm_poly_len(&s, q), sizeof(ez_fe));
+        polys[first + q] = ez_alloc_aligned(L->polys[first + q].len, sizeof(ez_fe));
         if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     }
+    if (sup >= 0 && (pos = ez_advice_support_pos(&L->supports[sup], s.g.lenE)) == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+#define SM_AT(i) (pos ? pos[i] : (i))
     ez_fe *const *P = polys + first;
-    hv = ez_alloc_aligned(s.g.lenE, sizeof *hv);
-    dv = ez_alloc_aligned(s.g.lenE, sizeof *dv);
-    rv = ez_alloc_aligned(s.g.lenE, sizeof *rv);
-    gv = ez_alloc_aligned(s.g.lenE, sizeof *gv);
-    pv = ez_alloc_aligned(s.g.lenE, sizeof *pv);
+    hv = ez_alloc_aligned(lenC, sizeof *hv);
+    dv = ez_alloc_aligned(lenC, sizeof *dv);
+    rv = ez_alloc_aligned(lenC, sizeof *rv);
+    gv = ez_alloc_aligned(lenC, sizeof *gv);
+    pv = ez_alloc_aligned(lenC, sizeof *pv);
     cv = ez_alloc_aligned(s.g.lenR, sizeof *cv);
     /* row sums over the whole row cube: with t the first axis, interior padding of the
      * next axis gives rows beyond the row layout (their sums are 0) */
@@ -340,8 +360,8 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     }
     /* defaults: every entry that is not live (padding, masked) holds l = 0, e_lo = T[0],
      * h = w = 1 (so 1 - h w = 0 and e = 0), everything else 0 (§2) */
-#pragma omp parallel for schedule(static) if (s.g.lenE > 65536)
-    for (uint64_t i = 0; i < s.g.lenE; i++) {
+#pragma omp parallel for schedule(static) if (lenC > 65536)
+    for (uint64_t i = 0; i < lenC; i++) {
         P[s.pL][i] = 0;
         P[s.pEL][i] = c1[0];
         P[s.pW][i] = 1;
@@ -375,15 +395,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (uint64_t f = 0; f < numel; f++) {
         sm_where w;
         sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
-        uint64_t i = w.pe;
-        P[s.pE][i] = ez_fe_from_i64(aexp[f]);
-        rv[i] = ez_fe_from_i64(arem[f]);
-        pv[i] = ez_fe_from_i64(pout[f]);
+        uint64_t i = SM_AT(w.pe);
         ez_fe m = ez_fe_from_i64(amax[w.rr]);
         if (w.ct == 0) { /* one writer per row: t = 0 is live in every row */
             realrow[w.pr] = 1;
             P[s.pM][w.pr] = m;
         }
+        if (i == EZ_ADV_NOT_COMMITTED)
+            continue; /* masked, outside the support: 0 by construction */
+        P[s.pE][i] = ez_fe_from_i64(aexp[f]);
+        rv[i] = ez_fe_from_i64(arem[f]);
+        pv[i] = ez_fe_from_i64(pout[f]);
         if (!w.live)
             continue;
         ez_fe dd = ez_fe_sub(m, ez_fe_from_i64(px[w.xi]));
@@ -410,15 +432,17 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         goto out;
     }
     /* w = 1/h where h != 0, else 0 (non-live entries: h = w = 1) */
-    if (!ez_fe_batch_inv(P[s.pW], hv, s.g.lenE, NULL)) {
+    if (!ez_fe_batch_inv(P[s.pW], hv, lenC, NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     /* per row: sigma = sum_t e, count = sum_t z (over the whole padded cube) */
     for (uint64_t i = 0; i < s.g.lenE; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s.g, i);
-        sig[r] = ez_fe_add(sig[r], P[s.pE][i]);
-        cnt[r] = ez_fe_add(cnt[r], P[s.pZ][i]);
+        uint64_t r = ez_rowaxis_row_of(&s.g, i), j = SM_AT(i);
+        if (j == EZ_ADV_NOT_COMMITTED)
+            continue;
+        sig[r] = ez_fe_add(sig[r], P[s.pE][j]);
+        cnt[r] = ez_fe_add(cnt[r], P[s.pZ][j]);
     }
     for (uint64_t r = 0; r < s.g.lenR; r++)
         cv[r] = realrow[r] ? ez_fe_sub(cnt[r], 1) : 0;
@@ -426,8 +450,9 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (uint64_t f = 0; f < numel; f++) {
         sm_where w;
         sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
-        if (w.live)
-            gv[w.pe] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[w.pe]);
+        uint64_t j = SM_AT(w.pe);
+        if (w.live && j != EZ_ADV_NOT_COMMITTED)
+            gv[j] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[j]);
     }
     /* limbs, with the range of every value checked (§2) */
     const struct {
@@ -444,7 +469,7 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
         if (vals[k].nl == 0)
             continue;
-        uint64_t len = vals[k].row ? s.g.lenR : s.g.lenE, bad = UINT64_MAX;
+        uint64_t len = vals[k].row ? s.g.lenR : lenC, bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
@@ -452,13 +477,15 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
             if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && bad == UINT64_MAX)
                 bad = i;
         if (bad != UINT64_MAX && !unchecked) {
-            ez_diag_set(d, "op '%s': %s (entry %llu of the padded layout, value %lld) is outside [0, 2^%u)", o->label,
+            ez_diag_set(d, "op '%s': %s (committed entry %llu, value %lld) is outside [0, 2^%u)", o->label,
                         vals[k].what, (unsigned long long)bad, (long long)ez_fe_to_i64(vals[k].v[bad]), vals[k].bits);
             st = EZ_ERR_NUMERIC;
             goto out;
         }
     }
+#undef SM_AT
 out:
+    free(pos);
     free(c0);
     free(c1);
     free(hv);
@@ -538,23 +565,26 @@ static void sm_desc_b(ez_sumcheck_desc *d, unsigned n)
     d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 }
 
-/* Prover: the MLE of local element/row poly q at pt. */
+/* Prover: the MLE of local element/row poly q at pt (its cube MLE when on a support). */
 static ez_fe2 sm_eval_poly(const ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt)
 {
-    uint64_t len = sm_poly_len(s, q);
-    return ez_mle_eval_fe(c->advice[first + q], (size_t)len, pt, ez_log2_ceil(len));
+    (void)s;
+    return ez_advice_poly_eval(c->adv, first + q, c->advice[first + q], pt);
 }
 
 /* Add the claim "local poly q at pt = v". */
 static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
 {
-    return ez_pctx_claim_advice(c, first + q, pt, ez_log2_ceil(sm_poly_len(s, q)), v);
+    (void)s;
+    return ez_pctx_claim_advice(c, first + q, pt, ez_advice_poly_nvars(c->adv, first + q), v);
 }
 
-/* Value of local limbed poly group at element cube index i (0 beyond the layout). */
-static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
+#define SM_NONE EZ_ADV_NOT_COMMITTED
+
+/* Value of local limbed poly group at committed entry i (SM_NONE: not committed, 0). */
+static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t i)
 {
-    if (i >= len)
+    if (i == SM_NONE)
         return 0;
     ez_fe v = 0;
     for (unsigned l = nl; l-- > 0;)
@@ -589,6 +619,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     uint64_t N = UINT64_C(1) << s->g.n, NR = UINT64_C(1) << s->g.nR;
     ez_fe *const *P = c->advice + first;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *sig = ez_alloc_array(NR, sizeof *sig);
+    uint64_t *pos = NULL;
     t->S = ez_alloc_aligned(N, sizeof(ez_fe));
     t->H = ez_alloc_aligned(N, sizeof(ez_fe));
     t->W = ez_alloc_aligned(N, sizeof(ez_fe));
@@ -607,22 +638,34 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     }
     ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
     memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
-    for (uint64_t i = 0; i < s->g.lenE; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s->g, i);
-        sig[r] = ez_fe_add(sig[r], P[s->pE][i]);
+    /* pos[i]: the committed entry of element cube index i (the element polys' support),
+     * SM_NONE outside it — the entries the commitment fixes to 0 */
+    const long sup = c->adv->polys[first + s->pL].support;
+    if (sup >= 0 && (pos = ez_advice_support_pos(&c->adv->supports[sup], s->g.lenE)) == NULL) {
+        free(X);
+        free(sig);
+        sm_tables_clear(t);
+        return EZ_ERR_NOMEM;
+    }
+    const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
+    for (uint64_t i = 0; i < lenE; i++) {
+        uint64_t j = pos ? pos[i] : i;
+        if (j != SM_NONE) {
+            uint64_t r = ez_rowaxis_row_of(&s->g, i);
+            sig[r] = ez_fe_add(sig[r], P[s->pE][j]);
+        }
     }
     const ez_fe two_s = ez_fe_pow(2, s->o->out_scale), two_k = ez_fe_pow(2, s->k);
-    const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s->g, i);
-        bool in = i < lenE;
+        uint64_t r = ez_rowaxis_row_of(&s->g, i), j = i < lenE ? (pos ? pos[i] : i) : SM_NONE;
+        bool in = j != SM_NONE;
         ez_fe S = sm_live(s, i), m = r < lenR ? P[s->pM][r] : 0, sg = sig[r];
-        ez_fe e = in ? P[s->pE][i] : 0, el = in ? P[s->pEL][i] : 0, l = in ? P[s->pL][i] : 0;
-        ez_fe z = in ? P[s->pZ][i] : 0, w = in ? P[s->pW][i] : 0;
-        ez_fe h = sm_val(P, s->pH, s->nh, lenE, i), dr = s->ndr ? sm_val(P, s->pDR, s->ndr, lenE, i) : 0;
-        ez_fe rm = sm_val(P, s->pRM, s->nrm, lenE, i), g = sm_val(P, s->pG, s->nrm, lenE, i);
-        ez_fe p = sm_val(P, s->pP, s->np, lenE, i);
+        ez_fe e = in ? P[s->pE][j] : 0, el = in ? P[s->pEL][j] : 0, l = in ? P[s->pL][j] : 0;
+        ez_fe z = in ? P[s->pZ][j] : 0, w = in ? P[s->pW][j] : 0;
+        ez_fe h = sm_val(P, s->pH, s->nh, j), dr = s->ndr ? sm_val(P, s->pDR, s->ndr, j) : 0;
+        ez_fe rm = sm_val(P, s->pRM, s->nrm, j), g = sm_val(P, s->pG, s->nrm, j);
+        ez_fe p = sm_val(P, s->pP, s->np, j);
         ez_fe dval = ez_fe_add(dr, ez_fe_mul(ez_fe_add(l, ez_fe_mul(h, 1u << SM_LIMB)), two_k));
         t->S[i] = S;
         t->H[i] = h;
@@ -648,6 +691,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     }
     free(X);
     free(sig);
+    free(pos);
     return EZ_OK;
 }
 

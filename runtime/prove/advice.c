@@ -358,6 +358,26 @@ void ez_advice_compact(ez_fe *dst, const ez_fe *padded, const ez_adv_support *s)
     }
 }
 
+uint64_t *ez_advice_support_pos(const ez_adv_support *s, uint64_t n)
+{
+    uint64_t *pos = ez_alloc_array(n ? n : 1, sizeof *pos);
+    if (pos == NULL)
+        return NULL;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (uint64_t x = 0; x < n; x++)
+        pos[x] = EZ_ADV_NOT_COMMITTED;
+    for (size_t j = 0; j < s->npieces; j++) {
+        uint64_t m = UINT64_C(1) << s->bits[j], o = s->off[j];
+#pragma omp parallel for schedule(static) if (m > 65536)
+        for (uint64_t k = 0; k < m; k++) {
+            uint64_t x = ez_advice_piece_index(s, j, k);
+            if (x < n)
+                pos[x] = o + k;
+        }
+    }
+    return pos;
+}
+
 unsigned ez_advice_poly_nvars(const ez_advice_layout *L, size_t q)
 {
     const ez_adv_poly *y = &L->polys[q];

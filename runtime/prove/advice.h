@@ -242,6 +242,12 @@ void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor
  * gets ez_advice_support_len(s) entries. */
 void ez_advice_compact(ez_fe *dst, const ez_fe *padded, const ez_adv_support *s);
 
+/* The inverse of a support's order: pos[x] = the committed entry of cube index x, or
+ * EZ_ADV_NOT_COMMITTED outside the support, for x < n (n <= 2^nv; x >= n is not
+ * stored). Allocated (free it); NULL on EZ_ERR_NOMEM. O(n), OpenMP. */
+#define EZ_ADV_NOT_COMMITTED UINT64_MAX
+uint64_t *ez_advice_support_pos(const ez_adv_support *s, uint64_t n);
+
 /* The variables of poly q's MLE (its support's nv, or ceil(log2 len)). */
 unsigned ez_advice_poly_nvars(const ez_advice_layout *L, size_t q);
 

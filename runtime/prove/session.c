@@ -114,6 +114,40 @@ void ez_psess_clear(ez_psess *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Free the columns of table tb the session materialised (virtual columns, gathered
+ * tensors): they are rebuilt for its LogUp (sess_cols_build), so they are not held
+ * through the commitment, and freed again before the openings. Borrowed columns (advice
+ * polys) are pointers only. */
+static void sess_cols_release(ez_sess_cols *tc)
+{
+    for (size_t j = 0; j < tc->nc; j++) {
+        if (tc->owned[j])
+            tc->cols[j] = NULL;
+        free(tc->owned[j]);
+        tc->owned[j] = NULL;
+    }
+}
+
+/* The concrete columns of table tb (their lengths and tags too). */
+static ez_status sess_cols_build(ez_psess *s, const ez_plan *p, const ez_trace *tr, size_t tb, ez_diag *d)
+{
+    ez_advice_layout *L = &s->L;
+    ez_sess_cols *tc = &s->tcs[tb];
+    ez_status st;
+    if (L->tables[tb].kind == EZ_LOOKUP_RANGES) {
+        st = ez_rc_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc, d);
+        for (size_t j = 0; st == EZ_OK && j < tc->nc; j++) {
+            tc->lens[j] = L->cols[tc->idx[j]].len;
+            tc->tags[j] = L->cols[tc->idx[j]].bits;
+        }
+    } else {
+        st = ez_rc_tuple_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc);
+        for (size_t j = 0; st == EZ_OK && j < tc->nc; j++)
+            tc->lens[j] = L->tuples[tc->idx[j]].len;
+    }
+    return st;
+}
+
 /* The advice values, every table's concrete columns and its multiplicities (s->L built). */
 ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bool unchecked, ez_diag *d)
 {
@@ -146,25 +180,18 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         if (!tc->cols || !tc->owned || !tc->idx || !tc->lens || !tc->tags || !s->polys[q])
             return EZ_ERR_NOMEM;
         const ez_lookup_table_desc *td = &L->tables[tb];
-        if (td->kind == EZ_LOOKUP_RANGES) {
-            if ((st = ez_rc_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc, d)) !=
+        if (td->kind != EZ_LOOKUP_RANGES &&
+            (st = ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tc->tin, &tc->tout, d)) !=
                 EZ_OK)
-                return st;
-            for (size_t j = 0; j < tc->nc; j++) {
-                tc->lens[j] = L->cols[tc->idx[j]].len;
-                tc->tags[j] = L->cols[tc->idx[j]].bits;
-            }
+            return st;
+        if ((st = sess_cols_build(s, p, tr, tb, d)) != EZ_OK)
+            return st;
+        if (td->kind == EZ_LOOKUP_RANGES)
             st = ez_lookup_mult(s->polys[q], td->rbits, td->nranges, tc->cols, tc->lens, tc->tags, tc->nc, d);
-        } else {
-            if ((st = ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tc->tin, &tc->tout,
-                                          d)) != EZ_OK ||
-                (st = ez_rc_tuple_columns(L, p, tr, s->polys, (unsigned)tb, tc->cols, tc->owned, tc->idx, &tc->nc)) !=
-                    EZ_OK)
-                return st;
-            for (size_t j = 0; j < tc->nc; j++)
-                tc->lens[j] = L->tuples[tc->idx[j]].len;
+        else
             st = ez_lookup_func_mult(s->polys[q], tc->tin, tc->tout, tc->cols, tc->lens, tc->nc, d);
-        }
+        if (!s->keep_cols)
+            sess_cols_release(tc);
         if (st == EZ_ERR_NUMERIC) {
             /* checked mode: a value outside its range, or a row not in its function table,
              * that the advice fill let through */
@@ -221,7 +248,9 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
         const ez_lookup_table_desc *td = &s->L.tables[tb];
         const ez_fe *m = s->polys[ez_advice_table_poly(&s->L, (unsigned)tb)];
         ez_lookup_claims lcl;
-        ez_status st;
+        ez_status st = s->keep_cols ? EZ_OK : sess_cols_build(s, c->plan, c->tr, tb, c->d);
+        if (st != EZ_OK)
+            return st;
         if (td->kind == EZ_LOOKUP_RANGES) {
             st = ez_lookup_prove(c->t, td->rbits, td->nranges, tc->cols, tc->lens, tc->tags, tc->nc, m, c->w, &lcl);
             if (st == EZ_OK)
@@ -232,6 +261,7 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
                 st = ez_rc_resolve_tuples(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
         }
         ez_lookup_claims_clear(&lcl);
+        sess_cols_release(tc);
         if (st != EZ_OK)
             return st;
         progress(s, "lookups", tb + 1, s->L.ntables);

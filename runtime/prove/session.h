@@ -15,7 +15,8 @@
 #include "runtime/prove/advice.h"
 #include "runtime/prove/pctx.h"
 
-/* The concrete columns of one table (kept from the witness phase to the lookups). */
+/* The concrete columns of one table: built for its multiplicities (witness phase) and
+ * again for its LogUp (lookups phase); the materialised ones are freed in between. */
 typedef struct {
     size_t nc;
     const ez_fe **cols;
@@ -34,6 +35,10 @@ typedef struct {
     ez_sess_cols tcs[EZ_ADV_MAX_TABLES];
     ez_pcs_prover *aprover;
     ez_pcs_commitment acom;
+    /* TESTING ONLY: keep the witness phase's materialised columns for the lookups (a
+     * test edits them in between); by default they are freed after the multiplicities
+     * and rebuilt per table for its LogUp, so they are not held through the commitment */
+    bool keep_cols;
     /* progress (NULL: none): the phase ("witness", "commit", "lookups", "openings") and
      * the fraction of it done, per op filled, per table, per opening */
     void (*progress)(void *ctx, const char *phase, double frac);
