@@ -843,21 +843,23 @@ START_TEST(test_remainder_not_committed)
 }
 END_TEST
 
-/* The looked-up quotient is the walk's (runtime/prove/rangecheck.c ez_rc_resolve: the
- * column's claim becomes a claim on its tensor atom): a quotient out of its width in the
- * walk (with the field-consistent remainder, test_quotient_out_of_width) and the TRUE
- * quotient in the lookups. The range check holds; only the claim on the looked-up
- * column's atom, merged with the walk's claims on C', rejects. */
-START_TEST(test_lookup_column_substituted)
+/* A model output's quotient out of its width in the walk (with the field-consistent
+ * remainder, test_quotient_out_of_width) while the lookups hold the TRUE quotient. Outputs
+ * are public and no longer looked up: the verifier checks each output's width on the
+ * statement, so that check rejects. (The claim from a looked-up column to its tensor
+ * atom has its own test, test_lookup_column_not_the_tensor below.) */
+START_TEST(test_output_quotient_out_of_width)
 {
     const char *srcs[] = {proj16_src, proj_src};
     for (size_t k = 0; k < 2; k++) {
         fx f;
         ez_diag why = {{0}};
-        fx_setup(&f, srcs[k], "lookup_column_substituted");
+        fx_setup(&f, srcs[k], "output_quotient_out_of_width");
         size_t op = f.plan.nops - 1;
         uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << f.plan.ops[op].shift) - 2);
         ck_assert(!fx_split_witness(&f, op, e, edit_rem_up, edit_quotient_out_of_width, &why));
+        ck_assert_msg(strstr(why.msg, "statement: output y[") && strstr(why.msg, "is outside its range"), "%zu: %s", k,
+                      why.msg);
         fx_free(&f);
     }
 }
@@ -868,8 +870,7 @@ END_TEST
  * sum (the ADD holds) and exactly half the statement's 24-bit y = h + h = 2^16; the
  * looked-up column is the true, in-range h of another trace. The lookup holds; only the
  * column's claim turned into a claim on tensor h, merged with the walk's claims on h,
- * rejects. (test_lookup_column_substituted's model checks its output's width on the
- * statement since outputs are no longer looked up.) */
+ * rejects. */
 static const char *sum_src = "model sum\nparam S = 4, N = 8\nbits 16\nscale 0\ninput x[S, N], x2[S, N]\n"
                              "h[s, n] = x[s, n] + x2[s, n]\ny[s, n] @bits(24) = h[s, n] + h[s, n]\noutput y\n";
 
@@ -2275,7 +2276,7 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_public_input_claim);
     tcase_add_test(tc, test_transcript_start_documented);
     tcase_add_test(tc, test_remainder_not_committed);
-    tcase_add_test(tc, test_lookup_column_substituted);
+    tcase_add_test(tc, test_output_quotient_out_of_width);
     tcase_add_test(tc, test_lookup_column_not_the_tensor);
     tcase_add_test(tc, test_multiplicities_after_alpha);
     tcase_add_test(tc, test_tuple_columns_not_committed);
