@@ -130,6 +130,15 @@ static bool fx_verify(fx *f, const ez_proof *pf, ez_diag *why)
     return ok;
 }
 
+/* pf must be rejected with a reason containing needle; pf is cleared. */
+static void fx_expect_rejected(fx *f, ez_proof *pf, const char *needle)
+{
+    ez_diag why = {{0}};
+    ck_assert(!fx_verify(f, pf, &why));
+    ck_assert_msg(strstr(why.msg, needle) != NULL, "%s", why.msg);
+    ez_proof_clear(pf);
+}
+
 /* An honest proof into *pf, which must verify (the baseline of a malicious prover). */
 static void fx_prove_honest(fx *f, ez_proof *pf, ez_diag *why)
 {
@@ -394,9 +403,7 @@ START_TEST(test_message_non_canonical)
     ck_assert_uint_le(at + 16, pf.sec[EZ_PF_SEC_WALK].len);
     uint64_t pv = EZ_P;
     memcpy(pf.sec[EZ_PF_SEC_WALK].data + at, &pv, 8);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "non-canonical") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "non-canonical");
     fx_free(&f);
 }
 END_TEST
@@ -1036,7 +1043,6 @@ static void mult_after_alpha(void *ctx, ez_psess *s, const ez_transcript *t)
 START_TEST(test_multiplicities_after_alpha)
 {
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, proj16_src, "multiplicities_after_alpha");
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
@@ -1048,9 +1054,7 @@ START_TEST(test_multiplicities_after_alpha)
     ez_proof pf;
     fx_prove_cheat(&f, &f.tr, &ch, &pf);
     ck_assert(done);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "advice opening");
     fx_free(&f);
 }
 END_TEST
@@ -1102,9 +1106,7 @@ START_TEST(test_tuple_columns_not_committed)
     fx_cheat ch = {.ctx = &h, .before_commit = honest_mult, .before_lookups = honest_columns};
     ez_proof pf;
     fx_prove_cheat(&f, &t2, &ch, &pf);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "advice opening");
     ez_trace_clear(&t2);
     ez_psess_clear(&h.honest);
     fx_free(&f);
@@ -1139,14 +1141,11 @@ static void func_mult_down(void *ctx, ez_psess *s, const ez_transcript *t)
 START_TEST(test_func_multiplicities_not_committed)
 {
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, last_op_srcs[0], "func_multiplicities_not_committed");
     fx_cheat ch = {.before_commit = func_mult_up, .before_lookups = func_mult_down};
     ez_proof pf;
     fx_prove_cheat(&f, &f.tr, &ch, &pf);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "advice opening");
     fx_free(&f);
 }
 END_TEST
@@ -1180,9 +1179,7 @@ START_TEST(test_extra_atoms_sent_false)
     ez_proof_init(&pf);
     ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
     ck_assert(done);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "advice opening");
     fx_free(&f);
 }
 END_TEST
@@ -1238,15 +1235,11 @@ START_TEST(test_advice_commitment_shape)
     ez_proof pf;
     fx_prove_cheat(&f, &f.tr, &longer, &pf);
     ck_assert(lp.longer != NULL);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "its layout is not the model's") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "its layout is not the model's");
     const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f.w);
     fx_cheat other = {.scheme = ez_advice_scheme(wcom) == EZ_PCS_SCHEME_WHIR ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR};
     fx_prove_cheat(&f, &f.tr, &other, &pf);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "the verifying key's weights call for") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "the verifying key's weights call for");
     fx_cheat none = {0};
     fx_prove_cheat(&f, &f.tr, &none, &pf);
     ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg); /* the assembled prover is right */
@@ -1339,9 +1332,7 @@ START_TEST(test_public_ops)
     fx_prove(&f, false, &pf);
     lg = stmt_of(&f, &pf, "logits");
     lg->v[0] = INT64_C(1) << 40;
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "statement: output logits") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "statement: output logits");
     fx_free(&f);
 }
 END_TEST
@@ -1565,9 +1556,7 @@ START_TEST(test_input_outside_width)
     ez_proof pf;
     ez_proof_init(&pf);
     ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
-    ck_assert(!fx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "is outside its range") != NULL, "%s", why.msg);
-    ez_proof_clear(&pf);
+    fx_expect_rejected(&f, &pf, "is outside its range");
     ez_trace_clear(&t2);
     fx_free(&f);
 }
