@@ -540,8 +540,9 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
 }
 
 /* Oracle 0 of p->s: its tree (built from the encoding, or from the given leaf digests).
- * The codeword itself is not kept (4 entries per entry of s): the opening encodes it
- * again (ez_whir_prover_encode0), so a prover holds s and the tree, 16 bytes per entry. */
+ * The codeword itself is not kept (4 entries per entry of s): the opening computes only
+ * the queried leaves (ez_whir_prover_leaves0), so a prover holds s and the tree, 16 bytes
+ * per entry. */
 static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves)
 {
     const ez_whir_params *par = &p->par;
@@ -571,6 +572,92 @@ ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc)
     ez_whir_oracle o;
     ez_status st = ez_whir_oracle_encode(&o, p->s, k0, k0, logn, par->c[0]);
     *enc = st == EZ_OK ? o.enc : NULL;
+    return st;
+}
+
+/* Slices of at most 2^6 entries: each leaf then costs one multiply-add per 64 entries
+ * of its rows, next to the ~20 butterflies per entry of the slices' encodings. */
+#define EZ_WHIR_LEAF_SLICE_LOG 6u
+
+ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, size_t np, ez_fe *out)
+{
+    const ez_whir_params *par = &p->par;
+    unsigned k0 = par->k[0], logn = par->m - k0, c = par->c[0];
+    unsigned lb = logn < EZ_WHIR_LEAF_SLICE_LOG ? logn : EZ_WHIR_LEAF_SLICE_LOG, la = logn - lb;
+    size_t R = (size_t)1 << k0, na = (size_t)1 << la, nb = (size_t)1 << lb, M = nb << c, B = (size_t)1 << c;
+    uint64_t N = (uint64_t)1 << (logn + c);
+    ez_ntt_rs *rs = NULL;
+    ez_status st = EZ_ERR_INVALID;
+    for (size_t j = 0; j < np; j++)
+        if (pos[j] >= N)
+            return st;
+    if (np == 0)
+        return EZ_OK;
+    st = EZ_ERR_NOMEM;
+    ez_fe *E = ez_alloc_array(na * np, sizeof *E), *tmp = ez_alloc_array(na, sizeof *tmp);
+    size_t *zp = ez_alloc_array(np, sizeof *zp);
+    if (E == NULL || tmp == NULL || zp == NULL || (st = ez_ntt_rs_new(&rs, lb, c)) != EZ_OK)
+        goto out;
+    /* E[a np + j] = eq(pow_la(y_j), a); zp[j]: y_j^(2^la) = w_M^(e_j mod M) in a slice's codeword */
+    for (size_t j = 0; j < np; j++) {
+        uint64_t e = ez_whir_point_exp(logn, c, pos[j]);
+        ez_fe r[EZ_WHIR_MAX_VARS], y = ez_whir_root_pow(logn + c, e);
+        for (unsigned b = 0; b < la; b++) {
+            r[b] = y;
+            y = ez_fe_sqr(y);
+        }
+        ez_whir_eq_bits_base(tmp, r, la);
+        for (size_t a = 0; a < na; a++)
+            E[a * np + j] = tmp[a];
+        zp[j] = (size_t)ez_whir_point_pos(lb, c, e & (M - 1));
+    }
+    memset(out, 0, np * R * sizeof *out);
+    int failed = 0;
+#pragma omp parallel if (na * R * nb >= (1u << 16))
+    {
+        ez_fe *sl = ez_alloc_array(R * nb, sizeof *sl), *cw = ez_alloc_array(R * M, sizeof *cw);
+        ez_fe *acc = calloc(np * R, sizeof *acc);
+        if (sl == NULL || cw == NULL || acc == NULL) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(static)
+        for (size_t a = 0; a < na; a++) {
+            if (acc == NULL || sl == NULL || cw == NULL)
+                continue;
+            /* the R rows' slices at a: entries t + R (a + na b), R of them contiguous per b */
+            for (size_t b = 0; b < nb; b++) {
+                const ez_fe *src = p->s + R * (a + na * b);
+                for (size_t t = 0; t < R; t++)
+                    sl[t * nb + b] = src[t];
+            }
+            for (size_t t = 0; t < R; t++) {
+                ez_ntt_mobius(sl + t * nb, 0, lb);
+                for (size_t kk = 0; kk < B; kk++)
+                    ez_ntt_rs_coset(rs, cw + t * M + kk * nb, sl + t * nb, (unsigned)kk);
+            }
+            const ez_fe *ea = E + a * np;
+            for (size_t j = 0; j < np; j++) {
+                ez_fe w = ea[j], *aj = acc + j * R;
+                const ez_fe *v = cw + zp[j];
+                for (size_t t = 0; t < R; t++)
+                    aj[t] = ez_fe_add(aj[t], ez_fe_mul(w, v[t * M]));
+            }
+        }
+#pragma omp critical
+        if (acc != NULL)
+            for (size_t x = 0; x < np * R; x++)
+                out[x] = ez_fe_add(out[x], acc[x]);
+        free(sl);
+        free(cw);
+        free(acc);
+    }
+    st = failed ? EZ_ERR_NOMEM : EZ_OK;
+out:
+    ez_ntt_rs_free(rs);
+    free(E);
+    free(tmp);
+    free(zp);
     return st;
 }
 

@@ -105,7 +105,7 @@ typedef struct ez_whir_prover ez_whir_prover;
 
 /* Commit to s[0..len-1] (entries len..2^m-1 are zero), len <= 2^p->m.
  * Out: *out (free with ez_whir_prover_free; it keeps a copy of s and oracle 0's Merkle
- *      tree, 8 2^m + 64 N_0 bytes; the codeword is encoded again by each opening),
+ *      tree, 8 2^m + 64 N_0 bytes; an opening computes only the leaves it queries),
  *      root[32] (the Merkle root).
  * Cost: a Möbius transform (m 2^(m-1) subtractions), 2^k0 rows x 2^c0 coset NTTs of
  *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes. OpenMP.

@@ -53,8 +53,22 @@ void ez_whir_oracle_clear(ez_whir_oracle *o);
 
 /* Oracle 0's codeword of p (the prover keeps only its tree): a new array of
  * 2^(logn + c0) * 2^k0 entries (caller frees), *enc NULL on failure. Cost: the
- * commitment's encoding without the hashing. Returns EZ_OK, EZ_ERR_NOMEM. */
+ * commitment's encoding without the hashing. The reference of ez_whir_prover_leaves0
+ * (tests). Returns EZ_OK, EZ_ERR_NOMEM. */
 ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc);
+
+/* The leaves of oracle 0 at positions pos[0..np) (each < N_0), without its codeword: out[j
+ * 2^k0 + t] = row t of leaf pos[j], exactly as in ez_whir_prover_encode0's codeword. In the
+ * evaluation basis a row's value at y is g_t(y) = sum_u s[t + 2^k0 u] eq(pow(y), u)
+ * (whir.h); with u = a + 2^la b (b: the top lb <= 6 bits) that is
+ *     sum_a eq(pow_la(y), a) K_{t,a}(y^(2^la)),
+ * K_{t,a} the lb-variable slice b -> s[t + 2^k0 (a + 2^la b)] encoded like a row (Möbius,
+ * rate 2^-c0): y^(2^la) lies in its domain of 2^(lb + c0) points. Cost: per entry of s one
+ * Möbius step and 2^c0 coset NTT butterflies of a 2^lb slice (~20 operations, in cache),
+ * per leaf and slice 2^k0 multiply-adds; 8 np 2^la bytes for the eq tables, no codeword
+ * (the full one is 4 2^m entries). OpenMP over slices.
+ * Returns EZ_OK, EZ_ERR_INVALID (a position out of range), EZ_ERR_NOMEM. */
+ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, size_t np, ez_fe *out);
 
 /* Encode and commit a table as an oracle. In: a[0 .. 2^(lw + logn) - 1], a base table
  * whose entries x = r + 2^lw u (r < 2^lw, u < 2^logn) form 2^lw interleaved rows of

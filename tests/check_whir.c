@@ -576,6 +576,48 @@ START_TEST(test_whir_ntt_blocks)
 }
 END_TEST
 
+/* The opening's leaves of oracle 0 without the codeword (ez_whir_prover_leaves0) are
+ * the codeword's leaves, for every size around the slice split (2^6) and a few larger
+ * ones, random and edge positions, a short vector (zero rows) and duplicates. */
+START_TEST(test_whir_leaves0)
+{
+    ez_rng r = ez_rng_for("whir_leaves0");
+    unsigned ms[] = {1, 2, 3, 5, 7, 8, 9, 10, 11, 12, 14, 16, 18};
+    for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+        ez_whir_params par;
+        ck_assert_int_eq(ez_whir_params_default(&par, ms[mi]), EZ_OK);
+        size_t n = (size_t)1 << par.m;
+        uint64_t len = mi % 3 == 2 ? n / 2 + 1 : n;
+        ez_fe *s = malloc(n * sizeof *s);
+        for (size_t x = 0; x < n; x++)
+            s[x] = x < len ? ez_rng_fe(&r) : 0;
+        ez_whir_prover *p = NULL;
+        uint8_t root[32];
+        ck_assert_int_eq(ez_whir_commit(&p, root, &par, s, len), EZ_OK);
+        ez_fe *enc = NULL;
+        ck_assert_int_eq(ez_whir_prover_encode0(p, &enc), EZ_OK);
+        unsigned logN = ez_whir_log_len(&par, 0);
+        size_t N = (size_t)1 << logN, R = (size_t)1 << par.k[0], np = 40;
+        uint64_t pos[40];
+        for (size_t j = 0; j < np; j++)
+            pos[j] = j == 0 ? 0 : j == 1 ? N - 1 : j == 2 ? pos[1] : ez_rng_next(&r) % N;
+        ez_fe *out = malloc(np * R * sizeof *out);
+        ck_assert_int_eq(ez_whir_prover_leaves0(p, pos, np, out), EZ_OK);
+        for (size_t j = 0; j < np; j++)
+            for (size_t t = 0; t < R; t++)
+                ck_assert_msg(out[j * R + t] == enc[pos[j] * R + t], "m %u leaf %llu row %zu", par.m,
+                              (unsigned long long)pos[j], t);
+        pos[0] = N;
+        ck_assert_int_eq(ez_whir_prover_leaves0(p, pos, 1, out), EZ_ERR_INVALID);
+        ck_assert_int_eq(ez_whir_prover_leaves0(p, pos, 0, out), EZ_OK);
+        free(out);
+        free(enc);
+        free(s);
+        ez_whir_prover_free(p);
+    }
+}
+END_TEST
+
 START_TEST(test_whir_merkle_batch_hash)
 {
     /* the two-lane hasher gives exactly ez_merkle_hash_leaf's digests, every length
@@ -1666,6 +1708,7 @@ Suite *ez_suite_whir(void)
     tcase_add_test(tb, test_whir_points);
     tcase_add_test(tb, test_whir_merkle_batch_hash);
     tcase_add_test(tb, test_whir_ntt_blocks);
+    tcase_add_test(tb, test_whir_leaves0);
     tcase_add_test(tb, test_whir_fold_differential);
     suite_add_tcase(s, tb);
     TCase *to = tcase_create("openings");
