@@ -684,3 +684,56 @@ void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits)
         }
     }
 }
+
+/* ---- eight small encodings at once (lib/whir.c's queried leaves) ------------------ */
+
+void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM)
+{
+    ez_fe w = ez_fe_root_of_unity(logM), x = 1;
+    for (size_t k = 0; k < ((size_t)1 << logM) / 2; k++, x = ez_fe_mul(x, w))
+        tw[k] = x;
+}
+
+void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw)
+{
+    size_t n = (size_t)1 << lb, B = (size_t)1 << c, M = n << c;
+    /* Möbius over the lb bits, lane-wise */
+    for (size_t h = 1; h < n; h <<= 1)
+        for (size_t b = 0; b < n; b++)
+            if (!(b & h)) {
+#if EZ_NTT_AVX512
+                v_store(x + 8 * (b + h), v_sub(v_load(x + 8 * (b + h)), v_load(x + 8 * b)));
+#else
+                for (size_t l = 0; l < 8; l++)
+                    x[8 * (b + h) + l] = ez_fe_sub(x[8 * (b + h) + l], x[8 * b + l]);
+#endif
+            }
+    /* radix-2 DIT on the zero-padded coefficients: after the bit-reversal the first c
+     * stages only copy coefficient brev(g) into its group g of B entries */
+    for (size_t g = 0; g < n; g++) {
+        size_t i = 0;
+        for (unsigned bit = 0; bit < lb; bit++)
+            i |= ((g >> bit) & 1) << (lb - 1 - bit);
+        for (size_t r = 0; r < B; r++)
+            memcpy(out + 8 * (g * B + r), x + 8 * i, 8 * sizeof *x);
+    }
+    for (size_t h = B; h < M; h <<= 1) {
+        size_t step = M / (2 * h); /* w_{2h}^k = w_M^(k step) */
+        for (size_t j = 0; j < M; j += 2 * h)
+            for (size_t k = 0; k < h; k++) {
+                ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
+                ez_fe w = tw[k * step];
+#if EZ_NTT_AVX512
+                __m512i t = v_mul(v_load(v), _mm512_set1_epi64((long long)w)), a = v_load(u);
+                v_store(u, v_add(a, t));
+                v_store(v, v_sub(a, t));
+#else
+                for (size_t l = 0; l < 8; l++) {
+                    ez_fe t = ez_fe_mul(v[l], w), a = u[l];
+                    u[l] = ez_fe_add(a, t);
+                    v[l] = ez_fe_sub(a, t);
+                }
+#endif
+            }
+    }
+}

@@ -103,4 +103,15 @@ void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k)
  * available); OpenMP for large arrays outside a parallel region. */
 void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits);
 
+/* ---- eight small Reed–Solomon encodings at once (lib/whir.c ez_whir_prover_leaves0) --
+ * x holds 8 multilinears of 2^lb EVALUATIONS each, lane-major (x[b * 8 + l] is entry b
+ * of multilinear l); each is read as the univariate P_l with its Möbius coefficients
+ * (the WHIR view, lib/whir.h) and evaluated on all M = 2^(lb + c) points, in NATURAL
+ * order: out[v * 8 + l] = P_l(w_M^v). x is overwritten (the coefficients); out has 8 M
+ * entries and must not overlap x. tw[k] = w_M^k for k < M/2 (ez_ntt_small_twiddles).
+ * Cost: lb 2^(lb-1) subtractions and lb M/2 butterflies on 8 lanes (AVX-512 when
+ * available); no allocation, no threads (callers parallelise over blocks). */
+void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM);
+void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw);
+
 #endif

@@ -576,7 +576,7 @@ ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc)
 }
 
 /* Slices of at most 2^6 entries: each leaf then costs one multiply-add per 64 entries
- * of its rows, next to the ~20 butterflies per entry of the slices' encodings. */
+ * of its rows, next to the ~15 butterflies per entry of the slices' encodings. */
 #define EZ_WHIR_LEAF_SLICE_LOG 6u
 
 ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, size_t np, ez_fe *out)
@@ -584,21 +584,23 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
     const ez_whir_params *par = &p->par;
     unsigned k0 = par->k[0], logn = par->m - k0, c = par->c[0];
     unsigned lb = logn < EZ_WHIR_LEAF_SLICE_LOG ? logn : EZ_WHIR_LEAF_SLICE_LOG, la = logn - lb;
-    size_t R = (size_t)1 << k0, na = (size_t)1 << la, nb = (size_t)1 << lb, M = nb << c, B = (size_t)1 << c;
+    size_t R = (size_t)1 << k0, na = (size_t)1 << la, nb = (size_t)1 << lb, M = nb << c;
+    size_t rb = R < 8 ? R : 8;
     uint64_t N = (uint64_t)1 << (logn + c);
-    ez_ntt_rs *rs = NULL;
-    ez_status st = EZ_ERR_INVALID;
     for (size_t j = 0; j < np; j++)
         if (pos[j] >= N)
-            return st;
+            return EZ_ERR_INVALID;
     if (np == 0)
         return EZ_OK;
-    st = EZ_ERR_NOMEM;
+    ez_status st = EZ_ERR_NOMEM;
     ez_fe *E = ez_alloc_array(na * np, sizeof *E), *tmp = ez_alloc_array(na, sizeof *tmp);
+    ez_fe *tw = ez_alloc_array(M / 2, sizeof *tw);
     size_t *zp = ez_alloc_array(np, sizeof *zp);
-    if (E == NULL || tmp == NULL || zp == NULL || (st = ez_ntt_rs_new(&rs, lb, c)) != EZ_OK)
+    if (E == NULL || tmp == NULL || tw == NULL || zp == NULL)
         goto out;
-    /* E[a np + j] = eq(pow_la(y_j), a); zp[j]: y_j^(2^la) = w_M^(e_j mod M) in a slice's codeword */
+    ez_ntt_small_twiddles(tw, lb + c);
+    /* E[a np + j] = eq(pow_la(y_j), a); y_j^(2^la) = w_M^(e_j mod M): zp[j] in a slice's
+     * natural-order codeword */
     for (size_t j = 0; j < np; j++) {
         uint64_t e = ez_whir_point_exp(logn, c, pos[j]);
         ez_fe r[EZ_WHIR_MAX_VARS], y = ez_whir_root_pow(logn + c, e);
@@ -609,54 +611,63 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
         ez_whir_eq_bits_base(tmp, r, la);
         for (size_t a = 0; a < na; a++)
             E[a * np + j] = tmp[a];
-        zp[j] = (size_t)ez_whir_point_pos(lb, c, e & (M - 1));
+        zp[j] = (size_t)(e & (M - 1));
     }
     memset(out, 0, np * R * sizeof *out);
     int failed = 0;
 #pragma omp parallel if (na * R * nb >= (1u << 16))
     {
-        ez_fe *sl = ez_alloc_array(R * nb, sizeof *sl), *cw = ez_alloc_array(R * M, sizeof *cw);
-        ez_fe *acc = calloc(np * R, sizeof *acc);
-        if (sl == NULL || cw == NULL || acc == NULL) {
+        /* per leaf and row: sum of 128-bit products and its overflows (2^128 = -2^32) */
+        typedef struct {
+            unsigned __int128 s;
+            uint64_t c;
+        } acc128;
+        ez_fe *xs = ez_alloc_aligned(8 * nb, sizeof *xs), *cw = ez_alloc_aligned(8 * M, sizeof *cw);
+        acc128 *acc = calloc(np * R, sizeof *acc);
+        if (xs == NULL || cw == NULL || acc == NULL) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(static)
         for (size_t a = 0; a < na; a++) {
-            if (acc == NULL || sl == NULL || cw == NULL)
+            if (acc == NULL || xs == NULL || cw == NULL)
                 continue;
-            /* the R rows' slices at a: entries t + R (a + na b), R of them contiguous per b */
-            for (size_t b = 0; b < nb; b++) {
-                const ez_fe *src = p->s + R * (a + na * b);
-                for (size_t t = 0; t < R; t++)
-                    sl[t * nb + b] = src[t];
-            }
-            for (size_t t = 0; t < R; t++) {
-                ez_ntt_mobius(sl + t * nb, 0, lb);
-                for (size_t kk = 0; kk < B; kk++)
-                    ez_ntt_rs_coset(rs, cw + t * M + kk * nb, sl + t * nb, (unsigned)kk);
-            }
             const ez_fe *ea = E + a * np;
-            for (size_t j = 0; j < np; j++) {
-                ez_fe w = ea[j], *aj = acc + j * R;
-                const ez_fe *v = cw + zp[j];
-                for (size_t t = 0; t < R; t++)
-                    aj[t] = ez_fe_add(aj[t], ez_fe_mul(w, v[t * M]));
+            for (size_t r0 = 0; r0 < R; r0 += rb) {
+                /* rows r0 .. r0 + rb - 1 of the slice at a, lane-major: entries
+                 * r0 + l + R (a + na b), contiguous in l */
+                for (size_t b = 0; b < nb; b++) {
+                    const ez_fe *src = p->s + r0 + R * (a + na * b);
+                    for (size_t l = 0; l < 8; l++)
+                        xs[8 * b + l] = l < rb ? src[l] : 0;
+                }
+                ez_ntt_rs_small8(cw, xs, lb, c, tw);
+                for (size_t j = 0; j < np; j++) {
+                    const ez_fe *v = cw + 8 * zp[j];
+                    acc128 *aj = acc + j * R + r0;
+                    for (size_t l = 0; l < rb; l++) {
+                        unsigned __int128 q = (unsigned __int128)ea[j] * v[l];
+                        aj[l].s += q;
+                        aj[l].c += aj[l].s < q;
+                    }
+                }
             }
         }
 #pragma omp critical
         if (acc != NULL)
-            for (size_t x = 0; x < np * R; x++)
-                out[x] = ez_fe_add(out[x], acc[x]);
-        free(sl);
+            for (size_t x = 0; x < np * R; x++) {
+                ez_fe top = ez_fe_mul(ez_fe_from_u64(acc[x].c), (ez_fe)1 << 32);
+                out[x] = ez_fe_add(out[x], ez_fe_sub(ez_fe_reduce128(acc[x].s), top));
+            }
+        free(xs);
         free(cw);
         free(acc);
     }
     st = failed ? EZ_ERR_NOMEM : EZ_OK;
 out:
-    ez_ntt_rs_free(rs);
     free(E);
     free(tmp);
+    free(tw);
     free(zp);
     return st;
 }
