@@ -173,7 +173,7 @@ static ez_status describe_vk(json_t *o, const uint8_t *data, size_t len, ez_diag
     return EZ_OK;
 }
 
-static ez_status describe_pk(json_t *o, const ez_section_view *v, ez_diag *d)
+static ez_status describe_pk(json_t *o, const ez_section_view *v, unsigned minor, ez_diag *d)
 {
     ez_reader r;
     if (!v[1].present || v[1].len != 32 || !v[2].present || !v[3].present) {
@@ -185,9 +185,12 @@ static ez_status describe_pk(json_t *o, const ez_section_view *v, ez_diag *d)
     uint64_t n = ez_reader_count(&r, UINT64_C(1) << 20, 12), elems = 0;
     for (uint64_t i = 0; i < n && !r.failed; i++) {
         (void)ez_reader_u32(&r);
-        uint64_t c = ez_reader_count(&r, UINT64_C(1) << 40, 8);
+        /* 1.2: a byte width per weight (1.1: i64 entries) */
+        uint64_t c = ez_reader_u64(&r), wb = minor >= 2 ? ez_reader_u8(&r) : 8;
+        if (wb == 0 || c > ez_reader_remaining(&r) / wb)
+            r.failed = true;
         elems += c;
-        (void)ez_reader_view(&r, (size_t)(c * 8));
+        (void)ez_reader_view(&r, r.failed ? 0 : (size_t)(c * wb));
     }
     if (r.failed) {
         ez_diag_set(d, "proving key: malformed weights");
@@ -380,7 +383,7 @@ static int cmd_inspect(const ez_cli_args *args)
     } else if (!strcmp(kind, EZ_KIND_VK)) {
         st = describe_vk(o, data, len, &d);
     } else if (!strcmp(kind, EZ_KIND_PK)) {
-        st = describe_pk(o, v, &d);
+        st = describe_pk(o, v, data[6] | (unsigned)data[7] << 8, &d);
     } else if (!strcmp(kind, EZ_KIND_PROOF)) {
         st = describe_proof(o, data, len, v, args->value[O_VK] ? &vk.plan : NULL, &d);
     } else {

@@ -225,6 +225,57 @@ START_TEST(test_pk_digest_and_width)
 }
 END_TEST
 
+/* PK-compact (1.2): the weights take their width's bytes (1 for the 4-bit w: the section
+ * is u64 count + u32 tensor + u64 n + u8 width + 4 bytes), sign-extended back exactly; a
+ * width byte that is not the plan's, and a pk of 1.1, are refused with their reasons. */
+START_TEST(test_pk_compact_weights)
+{
+    ez_pfx f;
+    ez_pk pk;
+    ez_diag d = {{0}};
+    ez_writer w, bad;
+    ez_section_view sec[4];
+    tiny_open(&f);
+    int wt = ez_plan_find_tensor(&f.plan, "w");
+    ck_assert_int_ge(wt, 0);
+    const int64_t vals[4] = {-8, 7, -1, 0}; /* both ends of 4 bits, and the sign boundary */
+    int64_t keep[4];
+    for (int i = 0; i < 4; i++) {
+        keep[i] = f.tr.t[wt][i];
+        f.tr.t[wt][i] = vals[i];
+    }
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 3, false, sec, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
+    ck_assert_uint_eq(sec[2].data[20], 1);
+    ck_assert_uint_eq(ez_pk_weight_bytes(4), 1);
+    ck_assert_uint_eq(ez_pk_weight_bytes(9), 2);
+    ck_assert_uint_eq(ez_pk_weight_bytes(16), 2);
+    ck_assert_uint_eq(ez_pk_weight_bytes(17), 4);
+    ck_assert_uint_eq(ez_pk_weight_bytes(33), 8);
+    ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_uint_eq(pk.nweights, 1);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(pk.weights[0].v[i], vals[i]);
+    ez_pk_clear(&pk);
+    /* a width byte of 2 for the 4-bit weight */
+    edit_section(&bad, &w, EZ_PK_MAGIC, 3, 2, 0, 20, 2);
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proving key: weight 'w' is malformed");
+    ez_writer_clear(&bad);
+    /* the same bytes labelled 1.1 */
+    w.data[6] = 1;
+    w.data[7] = 0;
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.2 (run setup again)");
+    ez_writer_clear(&w);
+    for (int i = 0; i < 4; i++)
+        f.tr.t[wt][i] = keep[i];
+    ez_pfx_free(&f);
+}
+END_TEST
+
 /* SE-wopen-done, SE-aopen-done: a byte after the weight opening (empty: the model has no
  * weights) and after the advice opening, on the unbatched path (no weight commitment to
  * batch with). */
@@ -264,6 +315,7 @@ Suite *ez_suite_proofio(void)
     tcase_add_test(tc, test_proof_statement_trailing_byte);
     tcase_add_test(tc, test_vk_weight_section);
     tcase_add_test(tc, test_pk_digest_and_width);
+    tcase_add_test(tc, test_pk_compact_weights);
     tcase_add_test(tc, test_opening_sections_trailing_byte);
     suite_add_tcase(s, tc);
     return s;

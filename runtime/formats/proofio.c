@@ -496,6 +496,63 @@ void ez_pk_clear(ez_pk *pk)
     memset(pk, 0, sizeof *pk);
 }
 
+/* A pk weight (1.2): u32 tensor, u64 count, u8 w = its width's bytes (ez_pk_weight_bytes),
+ * count x w bytes, each value two's complement little-endian in w bytes. The prover
+ * needs the integers (it reruns inference); at most 2 bytes hold every weight of a
+ * 16-bit model, a quarter of the i64s of 1.1. */
+static void write_weight(ez_writer *w, unsigned tensor, uint64_t n, unsigned bits, const int64_t *v)
+{
+    unsigned wb = ez_pk_weight_bytes(bits);
+    ez_writer_u32(w, tensor);
+    ez_writer_u64(w, n);
+    ez_writer_u8(w, (uint8_t)wb);
+    uint8_t buf[4096];
+    size_t per = sizeof buf / wb;
+    for (uint64_t i = 0; i < n; i += per) {
+        size_t m = n - i < per ? (size_t)(n - i) : per;
+        for (size_t j = 0; j < m; j++) {
+            uint64_t x = (uint64_t)v[i + j];
+            for (unsigned b = 0; b < wb; b++)
+                buf[j * wb + b] = (uint8_t)(x >> (8 * b));
+        }
+        ez_writer_bytes(w, buf, m * wb);
+    }
+}
+
+/* Read one weight written by write_weight for plan tensor t (index ti): its index, count
+ * and byte width must be the plan's, every value within t->bits. false with a reason. */
+static bool read_weight(ez_reader *r, ez_stmt_tensor *x, unsigned ti, const ez_plan_tensor *t, ez_diag *d)
+{
+    x->tensor = ez_reader_u32(r);
+    x->n = ez_reader_u64(r);
+    unsigned wb = ez_reader_u8(r);
+    if (r->failed || x->tensor != ti || x->n != ez_plan_tensor_numel(t) || wb != ez_pk_weight_bytes(t->bits) ||
+        x->n > ez_reader_remaining(r) / wb) {
+        ez_diag_set(d, "proving key: weight '%s' is malformed", t->name);
+        return false;
+    }
+    const uint8_t *b = ez_reader_view(r, (size_t)x->n * wb);
+    x->v = ez_alloc_array(x->n ? x->n : 1, sizeof *x->v);
+    if (b == NULL || x->v == NULL) {
+        ez_diag_set(d, "proving key: weight '%s' is malformed", t->name);
+        return false;
+    }
+    int64_t lim = INT64_C(1) << (t->bits - 1);
+    unsigned sh = 64 - 8 * wb;
+    bool ok = true;
+    for (uint64_t i = 0; i < x->n; i++) {
+        uint64_t u = 0;
+        for (unsigned k = 0; k < wb; k++)
+            u |= (uint64_t)b[i * wb + k] << (8 * k);
+        int64_t v = sh ? (int64_t)(u << sh) >> sh : (int64_t)u; /* sign-extend from 8 wb bits */
+        ok &= v >= -lim && v < lim;
+        x->v[i] = v;
+    }
+    if (!ok)
+        ez_diag_set(d, "proving key: weight '%s' has a value outside its %u-bit width", t->name, t->bits);
+    return ok;
+}
+
 ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs)
 {
     ez_writer dg, ws, pc;
@@ -508,10 +565,8 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
         n += p->tensors[i].kind == EZ_TENSOR_WEIGHT;
     ez_writer_u64(&ws, n);
     for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT) {
-            ez_stmt_tensor x = {(unsigned)i, ez_plan_tensor_numel(&p->tensors[i]), t[i]};
-            write_ints(&ws, &x);
-        }
+        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
+            write_weight(&ws, (unsigned)i, ez_plan_tensor_numel(&p->tensors[i]), p->tensors[i].bits, t[i]);
     ez_writer_u8(&pc, pcs != NULL);
     if (pcs)
         ez_pcs_prover_write(&pc, pcs);
@@ -532,6 +587,12 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
     ez_status st = ez_sections_read(data, len, EZ_PK_MAGIC, "proving key", 3, false, sec, d);
     if (st != EZ_OK)
         return st;
+    unsigned minor = data[6] | (unsigned)data[7] << 8;
+    if (minor < EZ_PK_MIN_MINOR) {
+        ez_diag_set(d, "proving key: format version %d.%u predates this build's %d.%d (run setup again)",
+                    EZ_PROOF_MAJOR, minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+        return EZ_ERR_FORMAT;
+    }
     if (sec[1].len != 32) {
         ez_diag_set(d, "proving key: malformed digest");
         return EZ_ERR_FORMAT;
@@ -565,18 +626,10 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
         }
         ez_stmt_tensor *x = &pk->weights[pk->nweights++];
         wi++;
-        if (!read_ints(&r, x) || x->tensor != i || x->n != ez_plan_tensor_numel(t)) {
-            ez_diag_set(d, "proving key: weight '%s' is malformed", t->name);
+        if (!read_weight(&r, x, (unsigned)i, t, d)) {
             st = EZ_ERR_FORMAT;
             goto fail;
         }
-        int64_t lim = INT64_C(1) << (t->bits - 1);
-        for (uint64_t j = 0; j < x->n; j++)
-            if (x->v[j] < -lim || x->v[j] >= lim) {
-                ez_diag_set(d, "proving key: weight '%s' has a value outside its %u-bit width", t->name, t->bits);
-                st = EZ_ERR_FORMAT;
-                goto fail;
-            }
     }
     if (wi != n || !ez_reader_done(&r)) {
         ez_diag_set(d, "proving key: unexpected weights");
@@ -603,4 +656,9 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
 fail:
     ez_pk_clear(pk);
     return st;
+}
+
+unsigned ez_pk_weight_bytes(unsigned bits)
+{
+    return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
 }

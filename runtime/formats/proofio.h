@@ -19,7 +19,8 @@
  *                   its value is checked by verify)
  *   vk    "EZVK": 1 plan (the .einc bytes; the digest is re-derived) | 2 weight commitment
  *                 | 3 weight range proof (opaque here; checked by ez_verify)
- *   pk    "EZPK": 1 plan digest | 2 weights (quantized) | 3 PCS prover data */
+ *   pk    "EZPK": 1 plan digest | 2 weights (quantized, in their width's bytes: 1.2)
+ *                 | 3 PCS prover data */
 #ifndef EZ_RUNTIME_PROOFIO_H
 #define EZ_RUNTIME_PROOFIO_H
 
@@ -35,7 +36,12 @@
 #define EZ_VK_MAGIC "EZVK"
 #define EZ_PK_MAGIC "EZPK"
 #define EZ_PROOF_MAJOR 1
-#define EZ_PROOF_MINOR 1 /* 1.1: the binding after the statement; section 7, the proving strategy */
+/* 1.1: the binding after the statement; section 7, the proving strategy. 1.2: a pk's
+ * weights in their width's bytes (ez_pk_weight_bytes) instead of i64; pks before 1.2 are
+ * refused (run setup again), vks of 1.1 read as before. */
+#define EZ_PROOF_MINOR 2
+/* The oldest minor version of a pk this build reads. */
+#define EZ_PK_MIN_MINOR 2
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
@@ -141,6 +147,8 @@ void ez_pk_init(ez_pk *pk);
 void ez_pk_clear(ez_pk *pk);
 /* Encode from a plan, a trace holding its weights, and the weight prover. */
 ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs);
+/* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..64): 1, 2, 4 or 8. */
+unsigned ez_pk_weight_bytes(unsigned bits);
 /* Decode and check against plan p: digest equal, the weights and their counts in plan
  * order within their widths, the PCS prover's lens equal to the weight layout.
  * EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of another model) with a reason. */
