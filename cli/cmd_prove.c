@@ -130,8 +130,7 @@ static int cmd_prove(const ez_cli_args *args)
     ez_pcs_prover *own = NULL;
     ez_pcs_commitment com;
     ez_writer out;
-    uint8_t *pkbytes = NULL;
-    size_t pklen = 0;
+    ez_file_view pkfile = {0};
     memset(&tr, 0, sizeof tr);
     memset(&stats, 0, sizeof stats);
     memset(&com, 0, sizeof com);
@@ -154,14 +153,13 @@ static int cmd_prove(const ez_cli_args *args)
         goto fail;
     ez_pcs_prover *weights = NULL;
     if (pkpath) {
-        if ((st = ez_file_read(pkpath, &pkbytes, &pklen, &d)) != EZ_OK)
+        if ((st = ez_file_map(&pkfile, pkpath, &d)) != EZ_OK)
             goto fail;
-        if ((st = ez_pk_decode(&pk, &plan, pkbytes, pklen, &d)) != EZ_OK) {
+        if ((st = ez_pk_decode(&pk, &plan, pkfile.data, pkfile.len, &d)) != EZ_OK) {
             st = st == EZ_ERR_FORMAT ? EZ_ERR_INPUT : st;
             goto fail;
         }
-        free(pkbytes); /* the decoded key owns copies: keep peak memory down */
-        pkbytes = NULL;
+        ez_file_view_clear(&pkfile); /* the decoded key owns copies: keep peak memory down */
         for (size_t k = 0; k < pk.nweights; k++) {
             if ((st = ez_trace_set(&tr, pk.weights[k].tensor, pk.weights[k].v, pk.weights[k].n, &d)) != EZ_OK)
                 goto fail;
@@ -222,7 +220,7 @@ out:
     ez_pcs_prover_free(own);
     ez_pcs_commitment_clear(&com);
     ez_pk_clear(&pk);
-    free(pkbytes);
+    ez_file_view_clear(&pkfile);
     ez_trace_clear(&tr);
     ez_plan_clear(&plan);
     return rc;

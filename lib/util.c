@@ -2,6 +2,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,37 @@ size_t ez_reader_remaining(const ez_reader *r)
 bool ez_reader_done(const ez_reader *r)
 {
     return !r->failed && r->pos == r->len;
+}
+
+ez_status ez_file_map(ez_file_view *v, const char *path, ez_diag *d)
+{
+    memset(v, 0, sizeof *v);
+    int fd = open(path, O_RDONLY);
+    struct stat sb;
+    if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        (uint64_t)sb.st_size <= SIZE_MAX) {
+        void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            (void)madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL); /* advice only */
+            close(fd);
+            v->data = p;
+            v->len = (size_t)sb.st_size;
+            v->mapped = 1;
+            return EZ_OK;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return ez_file_read(path, &v->data, &v->len, d);
+}
+
+void ez_file_view_clear(ez_file_view *v)
+{
+    if (v->mapped)
+        munmap(v->data, v->len);
+    else
+        free(v->data);
+    memset(v, 0, sizeof *v);
 }
 
 ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d)

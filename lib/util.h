@@ -180,6 +180,17 @@ void ez_progress_install(ez_progress_fn fn, void *ctx);
 void ez_progress_report(double frac);
 /* Whole-file helpers. ez_file_read returns EZ_ERR_IO with a diag naming the file. */
 ez_status ez_file_read(const char *path, uint8_t **out, size_t *out_len, ez_diag *d);
+/* A whole file read-only, mapped when it can be (a regular file): its pages come from
+ * the page cache, so a multi-GB input (a pk) costs no anonymous copy, no zeroed fresh
+ * pages and no read() copy; otherwise (pipes, mmap failure) read as ez_file_read.
+ * Clear with ez_file_view_clear (zeroes it; NULL-safe on a zeroed view). */
+typedef struct {
+    uint8_t *data;
+    size_t len;
+    int mapped;
+} ez_file_view;
+ez_status ez_file_map(ez_file_view *v, const char *path, ez_diag *d);
+void ez_file_view_clear(ez_file_view *v);
 /* Atomic: the bytes go to a temporary file in path's directory, renamed to path when
  * complete (an interrupted run leaves no partial file under path). */
 ez_status ez_file_write(const char *path, const void *data, size_t len, ez_diag *d);
