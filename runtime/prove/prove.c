@@ -188,6 +188,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     tp = ez_now();
     cp = ez_prove_cpu_now();
     progress(opts, "openings", 0);
+    ez_psess_release_advice(&s);
     /* the weight commitment's proximity is tested once, by the vk's range proof, which
      * every verification checks first: the proof's weight opening omits it */
     if ((st = ez_psess_openings(&s, &c, weights, EZ_PCS_OPEN_NO_PROXIMITY, &proof->sec[EZ_PF_SEC_OPEN_W],

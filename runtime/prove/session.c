@@ -114,6 +114,15 @@ void ez_psess_clear(ez_psess *s)
     memset(s, 0, sizeof *s);
 }
 
+void ez_psess_release_advice(ez_psess *s)
+{
+    if (s->polys)
+        for (size_t q = 0; q < s->L.npolys; q++) {
+            free(s->polys[q]);
+            s->polys[q] = NULL;
+        }
+}
+
 /* Free the columns of table tb the session materialised (virtual columns, gathered
  * tensors): they are rebuilt for its LogUp (sess_cols_build), so they are not held
  * through the commitment, and freed again before the openings. Borrowed columns (advice

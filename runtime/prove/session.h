@@ -63,6 +63,10 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
 ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c);
 ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, unsigned wflags, ez_writer *ww,
                             ez_writer *wa);
+/* Free the advice values (s->polys[q], set to NULL; the array stays): once the walk is
+ * done nothing reads them, and the openings read the commitment's own copy. At 512 tokens
+ * that is 8 bytes per committed entry off the openings' peak (docs/performance.md). */
+void ez_psess_release_advice(ez_psess *s);
 
 /* Verifier: the same phases from untrusted bytes. Each returns EZ_OK (go on),
  * EZ_ERR_REJECT (reason in d) or a hard error. */

@@ -210,6 +210,7 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
             !ez_advice_tensor_supported(&p->tensors[i]) && (st = weight_pad_prove(&c, i)) != EZ_OK)
             goto out;
     /* the full opening: it also tests the weight commitment's proximity (docs §6.4) */
+    ez_psess_release_advice(&s);
     if ((st = ez_psess_openings(&s, &c, weights, 0, &sec[2], &sec[3])) != EZ_OK)
         goto out;
     ez_writer_u8(out, 1);
