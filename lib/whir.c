@@ -539,6 +539,98 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
     return p->len;
 }
 
+/* Oracle 0 of s committed one coset at a time: leaves kk n .. (kk + 1) n - 1 are coset kk
+ * of every row (ez_whir_point_exp), so the rows' coefficients (2^m entries) and one
+ * coset's leaves (2^m) suffice: the same tree as ez_whir_oracle_commit's, without its
+ * 4 x 2^m codeword (half the memory of a commitment, and half its fresh pages). The
+ * codeword is not kept (o->enc NULL). Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
+static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
+                                  unsigned c)
+{
+    ez_status st;
+    ez_ntt_rs *rs = NULL;
+    memset(o, 0, sizeof *o);
+    if (logn + c > EZ_NTT_MAX_LOG || k > 16)
+        return EZ_ERR_INVALID;
+    o->logn = logn;
+    o->c = c;
+    o->k = k;
+    o->width = (size_t)1 << k;
+    size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = o->width;
+    size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
+    if ((st = ez_ntt_rs_new(&rs, logn, c)) != EZ_OK)
+        return st;
+    st = EZ_ERR_NOMEM;
+    ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge(n * w, sizeof *val);
+    if (coef == NULL || val == NULL || ez_merkle_alloc(&o->tree, logn + c) != EZ_OK)
+        goto out;
+    ez_digest *lv = ez_merkle_leaves_mut(o->tree);
+    int failed = 0;
+    /* the rows' Möbius coefficients, row-major ([WHIR] §2: bit j of u <-> X^(2^j)) */
+#pragma omp parallel for schedule(dynamic, 1) if (n * w >= (1u << 14))
+    for (size_t blk = 0; blk < nrb; blk++) {
+        size_t r0 = blk * rb;
+        if (rb == 8) {
+            gather8(coef + r0 * n, a + r0, w, n);
+        } else {
+            for (size_t u = 0; u < n; u++)
+                for (size_t rr = 0; rr < rb; rr++)
+                    coef[(r0 + rr) * n + u] = a[r0 + rr + w * u];
+        }
+        for (size_t rr = 0; rr < rb; rr++)
+            ez_ntt_mobius(coef + (r0 + rr) * n, 0, logn);
+    }
+    for (size_t kk = 0; kk < nb; kk++) {
+#pragma omp parallel if (n * w >= (1u << 14))
+        {
+            ez_fe *tmp = ez_alloc_aligned(rb * n, sizeof *tmp);
+            if (tmp == NULL) {
+#pragma omp atomic write
+                failed = 1;
+            }
+#pragma omp for schedule(dynamic, 1)
+            for (size_t blk = 0; blk < nrb; blk++) {
+                if (tmp == NULL)
+                    continue;
+                size_t r0 = blk * rb;
+                if (REPORTER())
+                    ez_progress_report(((double)kk + 0.75 * (double)blk * TEAM() / (double)nrb) / (double)nb);
+                for (size_t rr = 0; rr < rb; rr++)
+                    ez_ntt_rs_coset(rs, tmp + rr * n, coef + (r0 + rr) * n, (unsigned)kk);
+                /* leaf kk n + j holds row r at val[j w + r] */
+                if (rb == 8) {
+                    scatter8(val + r0, w, tmp, n);
+                } else {
+                    for (size_t j = 0; j < n; j++)
+                        for (size_t rr = 0; rr < rb; rr++)
+                            val[j * w + r0 + rr] = tmp[rr * n + j];
+                }
+            }
+            free(tmp);
+        }
+        if (failed)
+            goto out;
+        const size_t chunk = 256;
+        size_t nch = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) if (n >= 1024)
+        for (size_t ch = 0; ch < nch; ch++) {
+            size_t q0 = ch * chunk, nq = n - q0 < chunk ? n - q0 : chunk;
+            ez_merkle_hash_leaves(lv + kk * n + q0, val + q0 * w, w, w, nq);
+        }
+        ez_progress_report((double)(kk + 1) / (double)nb); /* the master's thread */
+    }
+    ez_merkle_build(o->tree);
+    *root = *ez_merkle_root(o->tree);
+    st = EZ_OK;
+out:
+    free(coef);
+    free(val);
+    ez_ntt_rs_free(rs);
+    if (st != EZ_OK)
+        ez_whir_oracle_clear(o);
+    return st;
+}
+
 /* Oracle 0 of p->s: its tree (built from the encoding, or from the given leaf digests).
  * The codeword itself is not kept (4 entries per entry of s): the opening computes only
  * the queried leaves (ez_whir_prover_leaves0), so a prover holds s and the tree, 16 bytes
@@ -548,14 +640,8 @@ static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *l
     const ez_whir_params *par = &p->par;
     unsigned k0 = par->k[0], logn = par->m - k0;
     ez_status st;
-    if (leaves == NULL) {
-        st = ez_whir_oracle_commit(&p->o0, root, p->s, k0, k0, logn, par->c[0]);
-        if (st == EZ_OK) {
-            free(p->o0.enc);
-            p->o0.enc = NULL;
-        }
-        return st;
-    }
+    if (leaves == NULL)
+        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0]);
     p->o0.logn = logn;
     p->o0.c = par->c[0];
     p->o0.k = k0;
