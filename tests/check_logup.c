@@ -653,8 +653,8 @@ static bool one_column_accepts(void *ctx, const uint8_t *p, size_t len, ez_statu
 }
 
 /* Offsets into the proof of a single-column range lookup with a 2^kT table and a
- * 2^kc column, kc > kT: [roots: 2 trees x 32][column tree][its 1 leaf value]
- * [table tree][its 1 leaf value]. */
+ * 2^kc column, kc > kT: the table's tree first, then the column's, each as [its root:
+ * 32][its GKR proof][its 1 leaf value]. */
 START_TEST(test_tamper_messages)
 {
     ez_rng rng = ez_rng_for("tamper_messages");
@@ -666,16 +666,18 @@ START_TEST(test_tamper_messages)
     ez_writer w;
     ez_logup_claims pc;
     prove(&t, &c, 1, m, &w, &pc);
-    size_t col_tree = 64, col_leaf = col_tree + (size_t)ez_gkr_frac_proof_bytes(7, true);
-    size_t tab_tree = col_leaf + 16, tab_leaf = tab_tree + (size_t)ez_gkr_frac_proof_bytes(4, false);
-    ck_assert_uint_eq(w.len, tab_leaf + 16);
+    size_t tab_tree = 32, tab_leaf = tab_tree + (size_t)ez_gkr_frac_proof_bytes(4, false);
+    size_t col_root = tab_leaf + 16, col_tree = col_root + 32;
+    size_t col_leaf = col_tree + (size_t)ez_gkr_frac_proof_bytes(7, true);
+    ck_assert_uint_eq(w.len, col_leaf + 16);
     ck_assert(accepts(&t, &c, 1, m, w.data, w.len, NULL));
 
-    /* Replace one field element by another valid one (so parsing succeeds) at: a root,
-     * a layer-1 value, a sumcheck round message of a middle layer, a final sumcheck
-     * eval, the column's leaf value (the final claim), the table tree, m's value. */
-    const size_t at[] = {0, 16, 48, col_tree, col_tree + 64 + 16 * 7, col_tree + 64 + 16 * (3 + 4) + 16 * 6,
-                         col_leaf - 16, col_leaf, tab_tree + 80, tab_leaf};
+    /* Replace one field element by another valid one (so parsing succeeds) at: the
+     * table's root (p, q), its tree, m's value, the column's root (p, q), a layer-1
+     * value, a sumcheck round message of a middle layer, a final sumcheck eval, the
+     * column's leaf value (the final claim). */
+    const size_t at[] = {0, 16, tab_tree + 80, tab_leaf, col_root, col_root + 16, col_tree,
+                         col_tree + 64 + 16 * 7, col_tree + 64 + 16 * (3 + 4) + 16 * 6, col_leaf - 16, col_leaf};
     uint8_t *buf = malloc(w.len);
     for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
         memcpy(buf, w.data, w.len);
@@ -727,8 +729,8 @@ END_TEST
  * holds a value outside the table. Every GKR layer, the roots' sum and the numerators
  * are those of a' (same multiplicities); the claims the verifier hands back are true for
  * a and m. Only the comparison of the GKR's final denominator with the leaves' (built
- * from the reported value) catches it. One instance (table and column 16 rows each):
- * its leaf values, [m, a'] at the point, end the proof. */
+ * from the reported value) catches it. Two trees (table and column, 16 rows each): the
+ * column's, last, ends the proof with its leaf value a' at the point. */
 START_TEST(test_leaf_denominator_substituted)
 {
     ez_rng rng = ez_rng_for("leaf_denominator");
