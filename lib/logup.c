@@ -766,6 +766,51 @@ static ez_status inst_tree(const lu_layout *L, const lu_inst *in, const ez_logup
     return ez_gkr_frac_tree_new(tree, in->b, pl, NULL, ql);
 }
 
+/* ---- the columns' leaf values: MLE evaluations sharing one low eq table --------------
+ * Every segment of a tree is evaluated at the LAST k_s coordinates of the tree's point,
+ * so the eq table of the last LU_EVAL_LOW coordinates is the same for all segments of at
+ * least that size: one table per tree instead of one per segment (lib/mle.c builds its
+ * own each call, 1023 multiplies, a quarter of a multiply per row of a 4096-row piece).
+ * The dot products with it take the looked-up values as they come: below 2^32 (every
+ * honest range-checked value) a block of 2^LU_EVAL_LOW products is summed unreduced in
+ * 128 bits (each < 2^96) and reduced once; otherwise lib/mle's way, one reduction per
+ * product. */
+#define LU_EVAL_LOW 10
+
+/* sum_{i < len} eq[i] v[i], len <= 2^LU_EVAL_LOW. */
+static ez_fe2 dot_low(const ez_fe *v, size_t len, const ez_fe2 *eq)
+{
+    ez_fe any = 0;
+    for (size_t i = 0; i < len; i++)
+        any |= v[i];
+    if ((any >> 32) == 0) {
+        unsigned __int128 a0 = 0, a1 = 0;
+        for (size_t i = 0; i < len; i++) {
+            a0 += (unsigned __int128)eq[i].c0 * v[i];
+            a1 += (unsigned __int128)eq[i].c1 * v[i];
+        }
+        return ez_fe2_make(ez_fe_reduce128(a0), ez_fe_reduce128(a1));
+    }
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t i = 0; i < len; i++)
+        acc = ez_fe2_add(acc, ez_fe2_mul_fe(eq[i], v[i]));
+    return acc;
+}
+
+/* The MLE of v[0..len) (zero beyond) over m top coordinates r[0..m) and LU_EVAL_LOW low
+ * ones whose eq table is eq: (1 - r_0) lo + r_0 hi recursively (as lib/mle.c). */
+static ez_fe2 eval_low(const ez_fe *v, size_t len, const ez_fe2 *r, unsigned m, const ez_fe2 *eq)
+{
+    if (len == 0)
+        return ez_fe2_zero();
+    if (m == 0)
+        return dot_low(v, len, eq);
+    size_t half = (size_t)1 << (m - 1 + LU_EVAL_LOW);
+    ez_fe2 lo = eval_low(v, len < half ? len : half, r + 1, m - 1, eq);
+    ez_fe2 hi = len > half ? eval_low(v + half, len - half, r + 1, m - 1, eq) : ez_fe2_zero();
+    return ez_fe2_add(lo, ez_fe2_mul(r[0], ez_fe2_sub(hi, lo)));
+}
+
 /* The leaf values of instance in at its GKR point r (segments in order; *nv of them):
  * width values per column segment, one (m~) for the table. A lone segment filling the
  * tree gets its value from the GKR's own leaf claim (P, Q) in O(b) — leaf_mle solved for
@@ -794,13 +839,20 @@ static void inst_values(ez_fe2 *vals, size_t *nv, const lu_layout *L, const lu_i
     /* the table segment is alone in its tree (layout_build): here every segment is a
      * column's, width values each */
     const int64_t ns = (int64_t)in->nseg;
+    ez_fe2 eq[1u << LU_EVAL_LOW];
+    if (in->b >= LU_EVAL_LOW)
+        ez_eq_table(eq, r + (in->b - LU_EVAL_LOW), LU_EVAL_LOW);
 #pragma omp parallel for schedule(dynamic, 1) if (ns >= 4)
     for (int64_t i = 0; i < ns; i++) {
         const lu_seg *sg = &L->seg[in->first + (size_t)i];
         const ez_fe2 *rlo = r + (in->b - sg->k);
         EZ_VERIFY_CHECK(sg->col >= 0);
-        for (unsigned w = 0; w < width; w++)
-            vals[(size_t)i * width + w] = ez_mle_eval_fe(c[sg->col].cols[w] + sg->coff, (size_t)sg->len, rlo, sg->k);
+        for (unsigned w = 0; w < width; w++) {
+            const ez_fe *v = c[sg->col].cols[w] + sg->coff;
+            vals[(size_t)i * width + w] = sg->k >= LU_EVAL_LOW
+                                              ? eval_low(v, (size_t)sg->len, rlo, sg->k - LU_EVAL_LOW, eq)
+                                              : ez_mle_eval_fe(v, (size_t)sg->len, rlo, sg->k);
+        }
     }
     *nv = (size_t)ns * width;
 }

@@ -446,6 +446,35 @@ START_TEST(test_ranges_honest)
 }
 END_TEST
 
+/* The prover's leaf values are the columns' true MLE values whatever the columns hold:
+ * values of 32 bits and more (not the small-value sums of lib/logup.c's leaf values) in
+ * pieces of 1024 rows and more, sharing a tree with others. Such a witness is rejected;
+ * its claims still hold. */
+START_TEST(test_leaf_values_large)
+{
+    ez_rng rng = ez_rng_for("leaf_values_large");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {16, 8}};
+    uint64_t tsize = ez_logup_table_size(&t);
+    ez_fe *a = range_values(&rng, 3000, 16), *b = range_values(&rng, 1500, 8);
+    a[7] = EZ_P - 1;
+    a[2500] = UINT64_C(1) << 40;
+    b[1400] = UINT64_C(1) << 32;
+    ez_logup_column c[2] = {{.len = 3000, .cols = {a}, .tag = 16}, {.len = 1500, .cols = {b}, .tag = 8}};
+    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_ERR_NUMERIC);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, c, 2, m, &w, &pc);
+    ck_assert(claims_true(&pc, c, 2, 1, m, tsize));
+    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(m);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* ---- malicious provers ----------------------------------------------------------------- */
 
 START_TEST(test_ranges_outside)
@@ -847,6 +876,7 @@ Suite *ez_suite_logup(void)
     tcase_add_test(tc, test_explicit_4col_dups);
     tcase_add_test(tc, test_many_columns);
     tcase_add_test(tc, test_ranges_honest);
+    tcase_add_test(tc, test_leaf_values_large);
     tcase_add_test(tc, test_ranges_outside);
     tcase_add_test(tc, test_value_outside_table);
     tcase_add_test(tc, test_outside_explicit);
