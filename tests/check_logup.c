@@ -176,6 +176,8 @@ START_TEST(test_gkr_tree)
             pb[i] = ez_rng_fe(&rng);
             pe[i] = ez_rng_fe2(&rng);
             q[i] = ez_rng_fe2(&rng);
+            if (i % 3 == 1) /* the largest coordinates: the node's unreduced sums carry */
+                pe[i] = q[i] = ez_fe2_make(EZ_P - 1, EZ_P - 1);
         }
         /* Numerators: 0 base, 1 extension, 2 unit (all one). */
         for (int kind = 0; kind < 3; kind++) {
