@@ -666,7 +666,7 @@ static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst 
 
 /* Leaves j0 .. j1-1 of one segment (layout above; indices within the segment). p is NULL
  * in a unit instance (every numerator 1, nothing to store). t0 = the combined table
- * row 0. Serial: the caller splits the instance into chunks (inst_leaves). */
+ * row 0. Serial: the caller (inst_tree) splits the instance into chunks. */
 static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint64_t j1, const ez_logup_table *t,
                         const ez_logup_column *c, const ez_fe *m, uint64_t npad, unsigned width, ez_fe2 alpha,
                         const ez_fe2 *gpow, ez_fe2 t0)
