@@ -137,6 +137,9 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
         lens[i] = c[i].len;
         tags[i] = c[i].tag;
     }
+    uint64_t want_bytes;
+    ck_assert_int_eq(ez_logup_proof_bytes(t, lens, nc, &want_bytes), EZ_OK);
+    ck_assert_uint_eq(want_bytes, w.len);
     ez_transcript tr;
     start(&tr, m, tsize);
     ez_reader r;
