@@ -153,7 +153,7 @@ void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
 ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c);
 
 /* ez_pcs_commit with a scheme (EZ_PCS_SCHEME_*; else EZ_ERR_INVALID). WHIR's cost: docs
- * §11 (about Ligero's commit; memory 48 bytes per stacked entry, each part rounded up to
+ * §11 (about Ligero's commit; memory 32 bytes per stacked entry, each part rounded up to
  * a power of two). */
 ez_status ez_pcs_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
                                const uint64_t *lens, size_t npolys, unsigned scheme);

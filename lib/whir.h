@@ -108,7 +108,9 @@ typedef struct ez_whir_prover ez_whir_prover;
  *      tree, 8 2^m + 64 N_0 bytes; an opening computes only the leaves it queries),
  *      root[32] (the Merkle root).
  * Cost: a Möbius transform (m 2^(m-1) subtractions), 2^k0 rows x 2^c0 coset NTTs of
- *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes. OpenMP.
+ *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes; one coset
+ *      encoded at a time, so 16 2^m bytes of scratch, not the 32 2^m of a codeword.
+ *      OpenMP.
  * Returns EZ_OK, EZ_ERR_INVALID (bad params, len > 2^m, s NULL with len > 0) or
  *      EZ_ERR_NOMEM. */
 ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, const ez_fe *s,
