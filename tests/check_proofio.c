@@ -252,8 +252,10 @@ START_TEST(test_pk_compact_weights)
     ck_assert_uint_eq(ez_pk_weight_bytes(4), 1);
     ck_assert_uint_eq(ez_pk_weight_bytes(9), 2);
     ck_assert_uint_eq(ez_pk_weight_bytes(16), 2);
-    ck_assert_uint_eq(ez_pk_weight_bytes(17), 4);
-    ck_assert_uint_eq(ez_pk_weight_bytes(33), 8);
+    ck_assert_uint_eq(ez_pk_weight_bytes(17), 3);
+    ck_assert_uint_eq(ez_pk_weight_bytes(24), 3);
+    ck_assert_uint_eq(ez_pk_weight_bytes(33), 5);
+    ck_assert_uint_eq(ez_pk_weight_bytes(63), 8);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(pk.nweights, 1);
     for (int i = 0; i < 4; i++)

@@ -504,8 +504,8 @@ void ez_pk_clear(ez_pk *pk)
 
 /* A pk weight (1.2): u32 tensor, u64 count, u8 w = its width's bytes (ez_pk_weight_bytes),
  * count x w bytes, each value two's complement little-endian in w bytes. The prover
- * needs the integers (it reruns inference); at most 2 bytes hold every weight of a
- * 16-bit model, a quarter of the i64s of 1.1. */
+ * needs the integers (it reruns inference); GPT-2's 24-bit weights take 3 bytes, 3/8 of
+ * the i64s of 1.1. */
 static void write_weight(ez_writer *w, unsigned tensor, uint64_t n, unsigned bits, const int64_t *v)
 {
     unsigned wb = ez_pk_weight_bytes(bits);
@@ -666,5 +666,5 @@ fail:
 
 unsigned ez_pk_weight_bytes(unsigned bits)
 {
-    return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
+    return bits == 0 ? 1 : (bits + 7) / 8;
 }

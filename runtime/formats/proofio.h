@@ -147,7 +147,7 @@ void ez_pk_init(ez_pk *pk);
 void ez_pk_clear(ez_pk *pk);
 /* Encode from a plan, a trace holding its weights, and the weight prover. */
 ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs);
-/* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..64): 1, 2, 4 or 8. */
+/* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..63): ceil(bits / 8). */
 unsigned ez_pk_weight_bytes(unsigned bits);
 /* Decode and check against plan p: digest equal, the weights and their counts in plan
  * order within their widths, the PCS prover's lens equal to the weight layout.
