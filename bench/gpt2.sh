@@ -8,7 +8,9 @@
 #   GPT2_DEFS     extra compile flags, e.g. "-D L=1" for one block (default: none, L = 12)
 #   GPT2_PCS      setup's --pcs (default: setup's default, WHIR)
 #   GPT2_KEEP     a directory to keep the files in (default: a temporary one, removed)
-#   OMP_NUM_THREADS as usual (default: all cores)
+#   OMP_NUM_THREADS as usual (default: all cores); OMP_WAIT_POLICY=passive keeps libgomp's
+#                 spin-waits out of the CPU seconds (about half of them on this 2-core VM
+#                 under load: docs/performance.md)
 #
 # Output: a human-readable line per row, then one JSON line per row with
 #   tokens, setup_seconds, setup_cpu_seconds, setup_peak_rss_bytes, prove_seconds (from the
@@ -49,7 +51,7 @@ fi
 pcs=
 [ -n "${GPT2_PCS:-}" ] && pcs="--pcs $GPT2_PCS"
 
-echo "# $(uname -n) $(nproc) cpus, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, defs: ${GPT2_DEFS:-none}; load at start:$(uptime | sed 's/.*load average://')"
+echo "# $(uname -n) $(nproc) cpus, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}, defs: ${GPT2_DEFS:-none}; load at start:$(uptime | sed 's/.*load average://')"
 printf '%6s %8s %8s %8s %8s %9s %8s %8s %9s %9s %9s\n' tokens setup_s prove_s cpu_s verify_s proof_B vk_MB pk_MB \
     rss_set_MB rss_prv_MB worst_rel
 
