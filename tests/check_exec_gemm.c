@@ -580,15 +580,7 @@ END_TEST
 
 Suite *ez_suite_exec_gemm(void)
 {
-    Suite *s = suite_create("exec_gemm");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_gemm_layouts_f64_i64);
-    tcase_add_test(tc, test_gemm_layouts_i16);
-    tcase_add_test(tc, test_gemm_i16_worst_case);
-    tcase_add_test(tc, test_gemm_choose);
-    tcase_add_test(tc, test_gemm_prepacked_f64);
-    tcase_add_test(tc, test_exec_projection);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_gemm_layouts_f64_i64, test_gemm_layouts_i16, test_gemm_i16_worst_case, test_gemm_choose,
+        test_gemm_prepacked_f64, test_exec_projection};
+    return ez_test_suite("exec_gemm", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -350,16 +350,7 @@ END_TEST
 
 Suite *ez_suite_mle(void)
 {
-    Suite *s = suite_create("mle");
-    TCase *tc = tcase_create("mle");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_log2_ceil);
-    tcase_add_test(tc, test_eq_table);
-    tcase_add_test(tc, test_eval_hypercube_and_random);
-    tcase_add_test(tc, test_bind_agrees_with_eval);
-    tcase_add_test(tc, test_fold_vs_brute);
-    tcase_add_test(tc, test_fold_large);
-    tcase_add_test(tc, test_prefix);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_log2_ceil, test_eq_table, test_eval_hypercube_and_random, test_bind_agrees_with_eval,
+        test_fold_vs_brute, test_fold_large, test_prefix};
+    return ez_test_suite("mle", "mle", 60, tests, sizeof tests / sizeof tests[0]);
 }

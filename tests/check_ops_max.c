@@ -874,30 +874,11 @@ END_TEST
 
 Suite *ez_suite_ops_max(void)
 {
-    Suite *s = suite_create("ops_max");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_op_rowpad_forged_output);
-    tcase_add_test(tc, test_honest_shapes);
-    tcase_add_test(tc, test_honest_shapes_private);
-    tcase_add_test(tc, test_honest_layouts);
-    tcase_add_test(tc, test_honest_layouts_private);
-    tcase_add_test(tc, test_max_not_attained);
-    tcase_add_test(tc, test_max_below_an_entry);
-    tcase_add_test(tc, test_argmax_later_tie);
-    tcase_add_test(tc, test_argmax_non_maximal);
-    tcase_add_test(tc, test_argmax_outside_row);
-    tcase_add_test(tc, test_changed_round_message_and_output);
-    tcase_add_test(tc, test_op_alone_honest);
-    tcase_add_test(tc, test_op_alone_one_hot_two_ones);
-    tcase_add_test(tc, test_op_alone_mark_forged);
-    tcase_add_test(tc, test_op_alone_padding_rows);
-    tcase_add_test(tc, test_op_alone_one_entry_rows);
-    tcase_add_test(tc, test_op_alone_forged_factors);
-    tcase_add_test(tc, test_op_alone_forged_mark);
-    tcase_add_test(tc, test_op_alone_public_argmax_forged);
-    tcase_add_test(tc, test_op_alone_false_claim);
-    tcase_add_test(tc, test_boundary_widths);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_op_rowpad_forged_output, test_honest_shapes, test_honest_shapes_private,
+        test_honest_layouts, test_honest_layouts_private, test_max_not_attained, test_max_below_an_entry,
+        test_argmax_later_tie, test_argmax_non_maximal, test_argmax_outside_row, test_changed_round_message_and_output,
+        test_op_alone_honest, test_op_alone_one_hot_two_ones, test_op_alone_mark_forged, test_op_alone_padding_rows,
+        test_op_alone_one_entry_rows, test_op_alone_forged_factors, test_op_alone_forged_mark,
+        test_op_alone_public_argmax_forged, test_op_alone_false_claim, test_boundary_widths};
+    return ez_test_suite("ops_max", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

@@ -1051,32 +1051,11 @@ END_TEST
 
 Suite *ez_suite_ops_norm(void)
 {
-    Suite *s = suite_create("ops_norm");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 240);
-    tcase_add_test(tc, test_forged_final_factors);
-    tcase_add_test(tc, test_honest_shapes);
-    tcase_add_test(tc, test_honest_scales);
-    tcase_add_test(tc, test_honest_variance);
-    tcase_add_test(tc, test_honest_rsqrt);
-    tcase_add_test(tc, test_recompute_is_exact);
-    tcase_add_test(tc, test_mean_remainder);
-    tcase_add_test(tc, test_variance_remainder);
-    tcase_add_test(tc, test_mantissa_rounding);
-    tcase_add_test(tc, test_wrong_exponent);
-    tcase_add_test(tc, test_wrong_table_value);
-    tcase_add_test(tc, test_mantissa_inconsistent);
-    tcase_add_test(tc, test_row_identities);
-    tcase_add_test(tc, test_output_off_by_one);
-    tcase_add_test(tc, test_changed_messages_and_output);
-    tcase_add_test(tc, test_op_alone_honest);
-    tcase_add_test(tc, test_op_alone_double_g);
-    tcase_add_test(tc, test_op_alone_forged_minimality);
-    tcase_add_test(tc, test_op_alone_forged_witness);
-    tcase_add_test(tc, test_op_alone_mg_rg);
-    tcase_add_test(tc, test_op_alone_rsqrt_sign);
-    tcase_add_test(tc, test_op_alone_rsqrt_padding);
-    tcase_add_test(tc, test_boundary_widths);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_forged_final_factors, test_honest_shapes, test_honest_scales, test_honest_variance,
+        test_honest_rsqrt, test_recompute_is_exact, test_mean_remainder, test_variance_remainder,
+        test_mantissa_rounding, test_wrong_exponent, test_wrong_table_value, test_mantissa_inconsistent,
+        test_row_identities, test_output_off_by_one, test_changed_messages_and_output, test_op_alone_honest,
+        test_op_alone_double_g, test_op_alone_forged_minimality, test_op_alone_forged_witness, test_op_alone_mg_rg,
+        test_op_alone_rsqrt_sign, test_op_alone_rsqrt_padding, test_boundary_widths};
+    return ez_test_suite("ops_norm", "core", 240, tests, sizeof tests / sizeof tests[0]);
 }

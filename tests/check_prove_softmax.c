@@ -752,25 +752,9 @@ END_TEST
 
 Suite *ez_suite_prove_softmax(void)
 {
-    Suite *s = suite_create("prove_softmax");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_forged_factors);
-    tcase_add_test(tc, test_live_mle_bruteforce);
-    tcase_add_test(tc, test_honest_masked);
-    tcase_add_test(tc, test_honest_plain);
-    tcase_add_test(tc, test_honest_axis_first);
-    tcase_add_test(tc, test_honest_scales);
-    tcase_add_test(tc, test_max_below_an_entry);
-    tcase_add_test(tc, test_max_not_attained);
-    tcase_add_test(tc, test_wrong_exp);
-    tcase_add_test(tc, test_division_off_by_one);
-    tcase_add_test(tc, test_changed_round_message_and_output);
-    tcase_add_test(tc, test_changed_output_value);
-    tcase_add_test(tc, test_masked_support_tampered);
-    tcase_add_test(tc, test_op_alone_honest);
-    tcase_add_test(tc, test_op_alone_attainment_forged);
-    tcase_add_test(tc, test_op_alone_exp_forged);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_forged_factors, test_live_mle_bruteforce, test_honest_masked, test_honest_plain,
+        test_honest_axis_first, test_honest_scales, test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
+        test_division_off_by_one, test_changed_round_message_and_output, test_changed_output_value,
+        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged};
+    return ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -80,10 +80,6 @@ END_TEST
 
 Suite *ez_suite_vocab(void)
 {
-    Suite *s = suite_create("vocab");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_alphabet_roundtrip);
-    tcase_add_test(tc, test_tokens_longest_match);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_alphabet_roundtrip, test_tokens_longest_match};
+    return ez_test_suite("vocab", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }
