@@ -841,18 +841,15 @@ static ez_status func_exec(ez_exec_ctx *c)
 }
 
 /* The float reference of an elementwise function: f on every element. */
+static double func_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    (void)p, (void)e;
+    return ez_func_eval_f64(op->func, x);
+}
+
 static ez_status func_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++)
-        ft->t[op->out][e] = ez_func_eval_f64(op->func, in[off[e]]);
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, func_f64, d);
 }
 
 /* ---- sizes and relations ------------------------------------------------------------------ */
@@ -944,19 +941,9 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
     } v[] = {{s.general ? s.nhl : 0, s.hb - 1, "HL = the sum of its limbs"},
              {s.nr, s.k, "R = the sum of its limbs"},
              {s.nr2, s.j, "R2 = the sum of its limbs"}};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        if (v[i].nl == 0)
-            continue;
-        ez_rel_begin(m, op, v[i].what);
-        ez_rel_unsigned(v[i].bits, &lo, &hi);
-        ez_rel_term(m, "value", 1, 0, lo, hi);
-        for (unsigned l = 0; l < v[i].nl; l++) {
-            unsigned w = l + 1 < v[i].nl ? FN_LIMB : v[i].bits - FN_LIMB * l;
-            ez_rel_unsigned(w, &lo, &hi);
-            ez_rel_term(m, "limb", -1, FN_LIMB * l, lo, hi);
-        }
-        ez_rel_end(m);
-    }
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i].nl != 0)
+            ez_rel_limbs(m, op, v[i].what, v[i].bits, v[i].nl);
     fn_shape_clear(&s);
 }
 

@@ -371,23 +371,9 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 
     /* 1. the rescale's remainder at r (§1) */
-    ez_fe2 rho = ez_fe2_zero(), claim;
-    if (s.sh > 0) {
-        if (c->prover) {
-            const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-            if (rem == NULL) {
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-            if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
-                goto out;
-        }
-        if ((st = ez_pctx_msg(c, "norm/rem", &rho, 1)) != EZ_OK)
-            goto out;
-        claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)s.sh)), rho);
-    } else {
-        claim = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-s.sh)));
-    }
+    ez_fe2 claim, rho;
+    if ((st = ez_op_unrescale(c, op, s.to, out, s.sh, "norm/rem", &claim, &rho)) != EZ_OK)
+        goto out;
 
     /* 2. the row point zeta and v, b (and a) there, then lambda (§2.2) */
     ez_fe2 zeta[EZ_PROVE_MAX_VARS], lambda[2], zv[EZ_ADV_MAX_LIMBS + 2];

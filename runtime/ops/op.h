@@ -70,6 +70,34 @@ size_t ez_op_first_poly(const ez_advice_layout *L, size_t op);
  * polys are contiguous: EZ_ERR_INTERNAL if another owner's poly came between). */
 ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len);
 
+/* Shared by op files of one operand: where each output axis stands among the operand's.
+ * ax: the operand's axes (the view's in_axes[0]), ti its slice; o's output axes are those
+ * of to. An input axis in the bit set `skip` (max's reduced axis) is no output axis.
+ * Out: pos[b], the input axis (< ti->rank) of output axis b. Returns, for the first output
+ * axis that fails: EZ_OP_AXES_OTHER (not an input axis outside skip, or one already
+ * taken), EZ_OP_AXES_EXTENT (its extent is not its input axis'); else EZ_OP_AXES_OK. */
+typedef enum { EZ_OP_AXES_OK, EZ_OP_AXES_OTHER, EZ_OP_AXES_EXTENT } ez_op_axes;
+ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax, const ez_plan_tensor *ti,
+                          const ez_plan_tensor *to, unsigned skip);
+
+/* Shared by op files: off[a], the first variable of axis a's block in a point of t's cube
+ * (the claim convention of runtime/prove/claim.h: axis order, ceil(log2 dims[a])
+ * variables each). Returns the cube's variables. */
+unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t);
+
+/* Shared by op files with a fused rescale: rho = R~(pt), the MLE at output point pt of the
+ * remainders op `op`'s executor kept (the trace's EZ_AUX_REM; to: the output), evaluated
+ * by the prover and exchanged under label by both sides. EZ_ERR_INVALID when the prover's
+ * trace has no remainders. */
+ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_fe2 *pt, const char *label,
+                        ez_fe2 *rho);
+
+/* Shared by op files: *value, the claim value before a rescale by 2^sh of the claim `out`
+ * on op `op`'s output (to): sh > 0, 2^sh out->value + rho with rho = ez_op_rem_msg(...,
+ * label); sh <= 0, out->value / 2^-sh and rho = 0, nothing exchanged. */
+ez_status ez_op_unrescale(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_claim *out, int sh,
+                          const char *label, ez_fe2 *value, ez_fe2 *rho);
+
 /* Shared by op files: "op 'label' (what): why" into d; EZ_ERR_UNSUPPORTED. */
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why);
 

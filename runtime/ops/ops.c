@@ -49,6 +49,63 @@ ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t l
     return st;
 }
 
+ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax, const ez_plan_tensor *ti,
+                          const ez_plan_tensor *to, unsigned skip)
+{
+    unsigned used = skip;
+    for (unsigned b = 0; b < to->rank; b++) {
+        unsigned a = 0;
+        while (a < ti->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == ti->rank || ((used >> a) & 1))
+            return EZ_OP_AXES_OTHER;
+        if (ti->dims[a] != to->dims[b])
+            return EZ_OP_AXES_EXTENT;
+        used |= 1u << a;
+        pos[b] = a;
+    }
+    return EZ_OP_AXES_OK;
+}
+
+unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t)
+{
+    unsigned q = 0;
+    for (unsigned a = 0; a < t->rank; a++) {
+        off[a] = q;
+        q += ez_log2_ceil(t->dims[a]);
+    }
+    return q;
+}
+
+ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_fe2 *pt, const char *label,
+                        ez_fe2 *rho)
+{
+    *rho = ez_fe2_zero();
+    if (c->prover) {
+        const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
+        if (rem == NULL)
+            return EZ_ERR_INVALID;
+        ez_status st = ez_advice_tensor_eval(rho, rem, to, pt);
+        if (st != EZ_OK)
+            return st;
+    }
+    return ez_pctx_msg(c, label, rho, 1);
+}
+
+ez_status ez_op_unrescale(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_claim *out, int sh,
+                          const char *label, ez_fe2 *value, ez_fe2 *rho)
+{
+    *rho = ez_fe2_zero();
+    if (sh <= 0) {
+        *value = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-sh)));
+        return EZ_OK;
+    }
+    ez_status st = ez_op_rem_msg(c, op, to, out->point, label, rho);
+    if (st == EZ_OK)
+        *value = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)sh)), *rho);
+    return st;
+}
+
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why)
 {
     ez_diag_set(d, "op '%s' (%s): %s", o->label, what, why);

@@ -297,18 +297,15 @@ static ez_status relu_exec(ez_exec_ctx *c)
 }
 
 /* The float reference of an elementwise function: f on every element. */
+static double relu_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    (void)p, (void)op, (void)e;
+    return x > 0 ? x : 0.0;
+}
+
 static ez_status relu_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++)
-        ft->t[op->out][e] = in[off[e]] > 0 ? in[off[e]] : 0.0;
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, relu_f64, d);
 }
 
 /* (ny - 1) limbs at r, the zero-check, (ny - 1) + (nd - 1) limbs at its point. */
@@ -346,21 +343,8 @@ static void relu_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_term(m, "d", -1, 0, lo, hi);
     ez_rel_term(m, "x", -1, 0, -B, B);
     ez_rel_end(m);
-    const struct {
-        unsigned nl, bits;
-        const char *what;
-    } v[] = {{s.ny, s.by, "y = the sum of its limbs"}, {s.nd, s.bd, "d = the sum of its limbs"}};
-    for (size_t i = 0; i < 2; i++) {
-        ez_rel_begin(m, op, v[i].what);
-        ez_rel_unsigned(v[i].bits, &lo, &hi);
-        ez_rel_term(m, "value", 1, 0, lo, hi);
-        for (unsigned l = 0; l < v[i].nl; l++) {
-            unsigned w = l + 1 < v[i].nl ? RL_LIMB : v[i].bits - RL_LIMB * l;
-            ez_rel_unsigned(w, &lo, &hi);
-            ez_rel_term(m, "limb", -1, RL_LIMB * l, lo, hi);
-        }
-        ez_rel_end(m);
-    }
+    ez_rel_limbs(m, op, "y = the sum of its limbs", s.by, s.ny);
+    ez_rel_limbs(m, op, "d = the sum of its limbs", s.bd, s.nd);
     rl_shape_clear(&s);
 }
 

@@ -247,17 +247,8 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
     ez_claim_absorb(c->t, "rope/out", out);
     /* rho = R~(r): acc~(r) = 2^shift v + rho */
-    ez_fe2 rho = ez_fe2_zero();
-    if (c->prover) {
-        const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-        if (rem == NULL) {
-            st = EZ_ERR_INVALID;
-            goto out;
-        }
-        if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
-            goto out;
-    }
-    if ((st = ez_pctx_msg(c, "rope/rem", &rho, 1)) != EZ_OK)
+    ez_fe2 rho;
+    if ((st = ez_op_rem_msg(c, op, s.to, out->point, "rope/rem", &rho)) != EZ_OK)
         goto out;
     ez_fe2 claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, s.shift)), rho);
     /* the output point's position and rotary blocks */

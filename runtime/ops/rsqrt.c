@@ -524,23 +524,9 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_claim_absorb(c->t, "rsqrt/out", out);
 
     /* 1. the rescale (§5): rho = R'~(r), then RG~(r) = 2^sh v + rho is a claim */
-    ez_fe2 rho = ez_fe2_zero(), rg;
-    if (s.sh > 0) {
-        if (c->prover) {
-            const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-            if (rem == NULL) {
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-            if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
-                goto out;
-        }
-        if ((st = ez_pctx_msg(c, "rsqrt/rem", &rho, 1)) != EZ_OK)
-            goto out;
-        rg = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)s.sh)), rho);
-    } else {
-        rg = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-s.sh)));
-    }
+    ez_fe2 rg, rho;
+    if ((st = ez_op_unrescale(c, op, s.to, out, s.sh, "rsqrt/rem", &rg, &rho)) != EZ_OK)
+        goto out;
     if ((st = rq_claim(c, first, &s, s.blk.pRG, out->point, rg)) != EZ_OK)
         goto out;
 
@@ -788,18 +774,15 @@ static ez_status rsqrt_exec(ez_exec_ctx *c)
 }
 
 /* The float reference of an elementwise function: f on every element. */
+static double rsqrt_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    (void)p, (void)op, (void)e;
+    return x > 0 ? 1.0 / sqrt(x) : 0.0;
+}
+
 static ez_status rsqrt_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++)
-        ft->t[op->out][e] = in[off[e]] > 0 ? 1.0 / sqrt(in[off[e]]) : 0.0;
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, rsqrt_f64, d);
 }
 
 const ez_op_def ez_op_rsqrt = {
