@@ -149,28 +149,13 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->rank = s->to->rank;
     if (s->ti->rank != s->rank)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
-    const unsigned *ax = s->v.op.in_axes[0];
-    unsigned used = 0;
+    if (ez_op_axes_pos(s->in_pos, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
     s->same = o->in_fixed[0] == 0;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->in_pos[b] = a;
-        s->same = s->same && a == b;
-    }
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
-        s->off[b] = q;
-        q += ez_log2_ceil(s->to->dims[b]);
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    for (unsigned b = 0; b < s->rank; b++)
+        s->same = s->same && s->in_pos[b] == b;
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->len = ez_advice_padlen(s->to);
     s->interior = ez_advice_interior_padding(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)

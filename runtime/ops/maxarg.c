@@ -84,18 +84,11 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_t)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the reduced index is not an axis of the input");
-    unsigned used = 1u << s->g.at;
-    for (unsigned b = 0; b < s->to->rank; b++) {
-        unsigned a = 0;
-        while (a < s->g.rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->g.rank || ((used >> a) & 1))
-            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
-        used |= 1u << a;
-        s->out_pos[b] = a;
-        if (s->to->dims[b] != s->ti->dims[a])
-            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's extents differ from the input's");
-    }
+    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 1u << s->g.at);
+    if (axes == EZ_OP_AXES_OTHER)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
+    if (axes == EZ_OP_AXES_EXTENT)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's extents differ from the input's");
     if (s->arg ? o->out_scale != 0 : o->out_scale != o->in_scale)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), s->arg ? "an argmax result must have scale 0" : "a max that changes the scale");
     /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */

@@ -110,16 +110,8 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_t)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the normalised index is not an axis of the input");
-    unsigned used = 0;
-    for (unsigned b = 0; b < s->g.rank; b++) {
-        unsigned a = 0;
-        while (a < s->g.rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->g.rank || ((used >> a) & 1) || s->to->dims[b] != s->ti->dims[a])
-            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->out_pos[b] = a;
-    }
+    if (ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
     ez_rowaxis_init(&s->g, s->ti, s->g.at);
     s->N = s->ti->dims[s->g.at];
     if (s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN || s->N == 0)

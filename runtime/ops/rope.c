@@ -96,17 +96,9 @@ static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const e
     if (s->ti->rank != s->rank)
         return rp_unsupported(d, o, "the output's axes differ from the input's");
     const unsigned *ax = s->v.op.in_axes[0];
-    unsigned used = 0;
     bool have_s = false, have_e = false;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return rp_unsupported(d, o, "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->in_pos[b] = a;
-    }
+    if (ez_op_axes_pos(s->in_pos, o, ax, s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return rp_unsupported(d, o, "the output's axes differ from the input's");
     for (unsigned a = 0; a < s->rank; a++) {
         if (ax[a] == o->mask_row)
             s->as = a, have_s = true;
@@ -115,15 +107,8 @@ static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_s || !have_e || s->as == s->ae)
         return rp_unsupported(d, o, "the position and rotary indices are not two input axes");
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
-        s->off[b] = q;
-        q += ez_log2_ceil(s->to->dims[b]);
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->P = s->ti->dims[s->as];
     s->E = s->ti->dims[s->ae];
     s->H = s->E / 2;

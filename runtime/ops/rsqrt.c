@@ -310,29 +310,14 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     s->ti = &s->v.tensors[0];
     s->to = &p->tensors[o->out];
     s->rank = s->to->rank;
-    const unsigned *ax = s->v.op.in_axes[0];
     if (s->ti->rank != s->rank)
         return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's (broadcast)");
-    unsigned used = 0;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's");
-        used |= 1u << a;
-        s->in_of[b] = a;
-    }
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
+    if (ez_op_axes_pos(s->in_of, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's");
+    for (unsigned b = 0; b < s->rank; b++)
         s->nv[b] = ez_log2_ceil(s->to->dims[b]);
-        s->off[b] = q;
-        q += s->nv[b];
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->lenE = ez_advice_padlen(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, "rsqrt", "the tensor is too large for one zero-check");
