@@ -184,11 +184,8 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
         if (st != EZ_OK)
             goto out;
     }
-    if (o->shift > 0) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[i], &kc);
-    }
+    if (o->shift > 0)
+        st = ez_op_rem_claim(c, i, out, rho);
 out:
     ez_claim_clear(&kc);
     ez_opview_clear(&v);

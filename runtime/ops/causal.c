@@ -145,11 +145,8 @@ static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     if ((st = ez_opview_claim(c, &v, i, 0, &kc)) != EZ_OK)
         goto out;
     ez_claim_clear(&kc);
-    if (shrink) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[i], &kc);
-    }
+    if (shrink)
+        st = ez_op_rem_claim(c, i, out, rho);
 out:
     ez_claim_clear(&kc);
     ez_sumcheck_proof_clear(&proof);

@@ -98,6 +98,10 @@ ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const e
 ez_status ez_op_unrescale(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_claim *out, int sh,
                           const char *label, ez_fe2 *value, ez_fe2 *rho);
 
+/* Shared by op files with a fused rescale: the claim "op `op`'s committed remainder at
+ * out's point = rho" (ez_rc_value_claim on its range-checked value, advice op_rem). */
+ez_status ez_op_rem_claim(ez_pctx *c, size_t op, const ez_claim *out, ez_fe2 rho);
+
 /* Shared by op files: "op 'label' (what): why" into d; EZ_ERR_UNSUPPORTED. */
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/mle.h"
+#include "runtime/prove/rangecheck.h"
 
 static const ez_op_def *const table[] = {
     &ez_op_einsum, &ez_op_add,       &ez_op_causal,  &ez_op_gather, &ez_op_softmax, &ez_op_max,
@@ -104,6 +105,12 @@ ez_status ez_op_unrescale(ez_pctx *c, size_t op, const ez_plan_tensor *to, const
     if (st == EZ_OK)
         *value = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)sh)), *rho);
     return st;
+}
+
+ez_status ez_op_rem_claim(ez_pctx *c, size_t op, const ez_claim *out, ez_fe2 rho)
+{
+    ez_claim remc = {.nvars = out->nvars, .point = out->point, .value = rho};
+    return ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &remc);
 }
 
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why)

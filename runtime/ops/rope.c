@@ -300,8 +300,7 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             goto out;
         ez_claim_clear(&kc);
     }
-    if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) == EZ_OK)
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &kc);
+    st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
     ez_sumcheck_proof_clear(&proof);

@@ -614,11 +614,8 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 
     /* 3. the remainder's limbs (§5) */
-    if (s.sh > 0) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &kc);
-    }
+    if (s.sh > 0)
+        st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
     free(X);
