@@ -212,7 +212,6 @@ static void add_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_add = {
-    .kind = EZ_OP_ADD,
     .exec = add_exec,
     .floatref = add_floatref,
     .layout = add_layout,

@@ -239,7 +239,6 @@ static void causal_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_causal = {
-    .kind = EZ_OP_CAUSAL,
     .exec = causal_exec,
     .floatref = causal_floatref,
     .layout = causal_layout,

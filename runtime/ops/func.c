@@ -933,7 +933,6 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_func = {
-    .kind = EZ_OP_FUNC,
     .exec = func_exec,
     .floatref = func_floatref,
     .layout = func_layout,

@@ -749,21 +749,7 @@ static ez_status norm_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
     return ez_floatref_rows(p, op, ft, false, norm_row_f64, d);
 }
 
-const ez_op_def ez_op_layernorm = {
-    .kind = EZ_OP_LAYERNORM,
-    .exec = norm_exec,
-    .floatref = norm_floatref,
-    .layout = norm_layout,
-    .fill = norm_fill,
-    .prove = nm_reduce,
-    .verify = nm_reduce,
-    .walk_bytes = norm_walk_bytes,
-    .claims = ez_op_one_claim,
-    .relations = norm_relations,
-};
-
-const ez_op_def ez_op_rmsnorm = {
-    .kind = EZ_OP_RMSNORM,
+const ez_op_def ez_op_norm = {
     .exec = norm_exec,
     .floatref = norm_floatref,
     .layout = norm_layout,

@@ -1,7 +1,8 @@
 /* op — the runtime's side of an operator: ONE file per op in runtime/ops/ holding its
  * exec, float reference, advice layout, fill, prove and verify (prove and verify side by
  * side, usually one function for both through ez_pctx_msg, so they cannot drift), and
- * ONE row in the table of runtime/ops/ops.c. The compiler's side is one row of
+ * ONE row in the table of runtime/ops/ops.c (op kinds proven alike share one definition:
+ * max and argmax, the two norms). The compiler's side is one row of
  * compiler/builtins.c. Checklist: docs/architecture.md "Adding an operator".
  *
  * Who calls the hooks:
@@ -39,7 +40,6 @@
 #include "runtime/prove/pctx.h"
 
 typedef struct ez_op_def {
-    ez_op_kind kind;
     ez_status (*exec)(ez_exec_ctx *c);
     ez_status (*floatref)(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d);
     ez_status (*layout)(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
@@ -52,12 +52,13 @@ typedef struct ez_op_def {
     void (*relations)(ez_margins *m, const ez_plan *p, size_t op);
 } ez_op_def;
 
-/* The row of an op kind, or NULL for a kind this build does not know. */
+/* The definition of an op kind, or NULL for a kind this build does not know. */
 const ez_op_def *ez_op_def_of(ez_op_kind kind);
 
-/* The ops, one row each (defined in their files). */
-extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_op_softmax, ez_op_max,
-    ez_op_argmax, ez_op_layernorm, ez_op_rmsnorm, ez_op_func, ez_op_relu, ez_op_rsqrt, ez_op_rope;
+/* The ops (defined in their files): ez_op_maxarg serves MAX and ARGMAX, ez_op_norm
+ * LAYERNORM and RMSNORM. */
+extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_op_softmax, ez_op_maxarg,
+    ez_op_norm, ez_op_func, ez_op_relu, ez_op_rsqrt, ez_op_rope;
 
 /* Shared by op files: one claim on every operand (the common case of `claims`). */
 unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand);

@@ -10,16 +10,22 @@
 #include "lib/mle.h"
 #include "runtime/prove/rangecheck.h"
 
-static const ez_op_def *const table[] = {
-    &ez_op_einsum, &ez_op_add,       &ez_op_causal,  &ez_op_gather, &ez_op_softmax, &ez_op_max,
-    &ez_op_argmax, &ez_op_layernorm, &ez_op_rmsnorm, &ez_op_func,   &ez_op_relu,    &ez_op_rsqrt, &ez_op_rope,
+static const struct {
+    ez_op_kind kind;
+    const ez_op_def *def;
+} table[] = {
+    {EZ_OP_EINSUM, &ez_op_einsum}, {EZ_OP_ADD, &ez_op_add},         {EZ_OP_CAUSAL, &ez_op_causal},
+    {EZ_OP_GATHER, &ez_op_gather}, {EZ_OP_SOFTMAX, &ez_op_softmax}, {EZ_OP_MAX, &ez_op_maxarg},
+    {EZ_OP_ARGMAX, &ez_op_maxarg}, {EZ_OP_LAYERNORM, &ez_op_norm},  {EZ_OP_RMSNORM, &ez_op_norm},
+    {EZ_OP_FUNC, &ez_op_func},     {EZ_OP_RELU, &ez_op_relu},       {EZ_OP_RSQRT, &ez_op_rsqrt},
+    {EZ_OP_ROPE, &ez_op_rope},
 };
 
 const ez_op_def *ez_op_def_of(ez_op_kind kind)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i]->kind == kind)
-            return table[i];
+        if (table[i].kind == kind)
+            return table[i].def;
     return NULL;
 }
 

@@ -333,7 +333,6 @@ static void relu_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_relu = {
-    .kind = EZ_OP_RELU,
     .exec = relu_exec,
     .floatref = relu_floatref,
     .layout = relu_layout,

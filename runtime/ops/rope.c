@@ -457,7 +457,6 @@ static void rope_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_rope = {
-    .kind = EZ_OP_ROPE,
     .exec = rope_exec,
     .floatref = rope_floatref,
     .layout = rope_layout,

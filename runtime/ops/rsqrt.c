@@ -768,7 +768,6 @@ static ez_status rsqrt_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrac
 }
 
 const ez_op_def ez_op_rsqrt = {
-    .kind = EZ_OP_RSQRT,
     .exec = rsqrt_exec,
     .floatref = rsqrt_floatref,
     .layout = rsqrt_layout,

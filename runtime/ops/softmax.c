@@ -1029,7 +1029,6 @@ static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_softmax = {
-    .kind = EZ_OP_SOFTMAX,
     .exec = softmax_exec,
     .floatref = softmax_floatref,
     .layout = softmax_layout,
