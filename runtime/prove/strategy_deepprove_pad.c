@@ -146,6 +146,21 @@ static ez_status flat_map_mle(const ez_fe2 *pj, unsigned fv, const uint64_t *ext
     return EZ_OK;
 }
 
+/* The unpadding sumcheck's last step on both sides: U~ at its point px (flat_map_mle), which
+ * the verifier compares with the prover's final evaluation ev0; `what` names the matrix in
+ * the rejection. */
+static ez_status unpad_value_check(ez_pctx *c, const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k,
+                                   const ez_fe2 *px, ez_fe2 ev0, const char *what)
+{
+    ez_fe2 uval;
+    ez_status st = flat_map_mle(pj, fv, ext, k, px, &uval);
+    if (st == EZ_OK && !c->prover && !ez_fe2_eq(uval, ev0)) {
+        ez_diag_set(c->d, "the %s value is wrong", what);
+        st = EZ_ERR_REJECT;
+    }
+    return st;
+}
+
 /* The table of P(j) = [j < F] prod_a eq(r_a, coord_a(j)) over 2^fv entries (pj NULL), or
  * of U(x) = [x real] eq(pj, flat(x)) over the split cube (pj set, r unused). */
 static ez_status flat_map_table(const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k, const ez_fe2 *r,
@@ -266,14 +281,8 @@ ez_status ez_deepprove_proj_out(ez_pctx *c, size_t op, ez_opview *v, const ez_he
     ez_sumcheck_factor fu[3] = {{NULL, u}, {NULL, ch}, {NULL, wh}};
     if ((st = ez_su_sumcheck(c, "the unpadding sumcheck", &du, cu, NULL, fu, claim, px, ev)) != EZ_OK)
         goto out;
-    ez_fe2 uval;
-    if ((st = flat_map_mle(pj, fv, ext, k, px, &uval)) != EZ_OK)
+    if ((st = unpad_value_check(c, pj, fv, ext, k, px, ev[0], "unpadding matrix")) != EZ_OK)
         goto out;
-    if (!c->prover && !ez_fe2_eq(uval, ev[0])) {
-        ez_diag_set(c->d, "the unpadding matrix value is wrong");
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
     ez_su_blocks bl;
     memset(&bl, 0, sizeof bl);
     for (unsigned a = 0, off = 0; a < k; a++) {
@@ -481,16 +490,11 @@ static ez_status mirror_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned c
     ez_sumcheck_factor f[1 + EZ_HEADS_MAX_GROUP];
     for (unsigned j = 0; j <= n; j++)
         f[j] = (ez_sumcheck_factor){NULL, tabs[j]};
-    ez_fe2 px[EZ_SC_MAX_VARS], ev[1 + EZ_HEADS_MAX_GROUP], uval;
+    ez_fe2 px[EZ_SC_MAX_VARS], ev[1 + EZ_HEADS_MAX_GROUP];
     if ((st = ez_su_sumcheck(c, "the weights' unpadding sumcheck", &d, lam, NULL, f, claim, px, ev)) != EZ_OK)
         goto out;
-    if ((st = flat_map_mle(pj, fv, ext, k, px, &uval)) != EZ_OK)
+    if ((st = unpad_value_check(c, pj, fv, ext, k, px, ev[0], "weights' unpadding matrix")) != EZ_OK)
         goto out;
-    if (!c->prover && !ez_fe2_eq(uval, ev[0])) {
-        ez_diag_set(c->d, "the weights' unpadding matrix value is wrong");
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
     for (unsigned t = 0; t < n && st == EZ_OK; t++) {
         member *m = &ms[idx[t]];
         ez_fe2 pnt[EZ_PROVE_MAX_VARS];
