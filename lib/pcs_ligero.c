@@ -573,6 +573,24 @@ static void make_terms(const ez_pcs_commitment *c, const ez_pcs_pterm *pt, size_
     *ngroups = ng;
 }
 
+/* Both sides: the claims' piece terms (ez_pcs_piece_terms, with the store of their points)
+ * and make_terms' terms and groups, in arrays it allocates into *pts, *zstore, *terms,
+ * *groups (the caller frees them, also on failure). EZ_OK or EZ_ERR_NOMEM. */
+static ez_status claim_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                             ez_pcs_pterm **pts, ez_fe2 **zstore, rterm **terms, size_t *nt, colvec **groups,
+                             size_t *ng)
+{
+    size_t npc = 0;
+    if (ez_pcs_piece_terms(c, claims, n, rho, pts, &npc, zstore) != EZ_OK)
+        return EZ_ERR_NOMEM;
+    *terms = ez_alloc_array(npc ? npc : 1, sizeof **terms);
+    *groups = ez_alloc_array(npc ? npc : 1, sizeof **groups);
+    if (*terms == NULL || *groups == NULL)
+        return EZ_ERR_NOMEM;
+    make_terms(c, *pts, npc, *terms, nt, *groups, ng);
+    return EZ_OK;
+}
+
 /* a_t(r_row) (times rho^k) over lr row variables, for the verifier. */
 static ez_fe2 rterm_eval(const rterm *t, const ez_fe2 *r, unsigned lr)
 {
@@ -698,21 +716,15 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
         return ligero_open(p, t, point, prox, proof);
     unsigned lc = c->log_cols, lr = c->nvars_total - lc;
     size_t cols = (size_t)1 << lc, rows = (size_t)c->rows;
-    st = EZ_ERR_NOMEM;
-    size_t npc = 0;
-    if (ez_pcs_piece_terms(c, claims, n, rho, &pts, &npc, &zstore) != EZ_OK)
-        goto out;
-    terms = ez_alloc_array(npc ? npc : 1, sizeof *terms);
-    groups = ez_alloc_array(npc ? npc : 1, sizeof *groups);
-    if (terms == NULL || groups == NULL)
-        goto out;
     size_t nt, ng;
-    make_terms(c, pts, npc, terms, &nt, groups, &ng);
+    if ((st = claim_terms(c, claims, n, rho, &pts, &zstore, &terms, &nt, &groups, &ng)) != EZ_OK)
+        goto out;
     unsigned lg = ez_log2_ceil(ng);
     if (lg + lc > EZ_SC_MAX_VARS) {
         st = EZ_ERR_INVALID;
         goto out;
     }
+    st = EZ_ERR_NOMEM;
     /* sumcheck 1 over (group, column) */
     size_t ncv = cols << lg;
     B = ez_alloc_array(ncv, sizeof *B); /* zeroed: padding groups */
@@ -821,16 +833,9 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
         st = ligero_verify(com, t, point, &one, 1, prox, proof);
         goto out;
     }
-    st = EZ_ERR_NOMEM;
-    size_t npc = 0;
-    if (ez_pcs_piece_terms(com, claims, n, rho, &pts, &npc, &zstore) != EZ_OK)
-        goto out;
-    terms = ez_alloc_array(npc ? npc : 1, sizeof *terms);
-    groups = ez_alloc_array(npc ? npc : 1, sizeof *groups);
-    if (terms == NULL || groups == NULL)
-        goto out;
     size_t nt, ng;
-    make_terms(com, pts, npc, terms, &nt, groups, &ng);
+    if ((st = claim_terms(com, claims, n, rho, &pts, &zstore, &terms, &nt, &groups, &ng)) != EZ_OK)
+        goto out;
     unsigned lg = ez_log2_ceil(ng);
     st = EZ_ERR_INVALID;
     if (lg + lc > EZ_SC_MAX_VARS)

@@ -174,6 +174,19 @@ static ez_status reduce_claim(const ez_plan_op *op, const es_shape *s, const ez_
     return EZ_OK;
 }
 
+/* Both sides, once rho (the remainder's MLE at the output point, a rescaled op's) is
+ * exchanged and absorbed: the claim on the remainder, then reduce_claim. */
+static ez_status rem_then_claim(const ez_plan_op *op, const es_shape *s, const ez_claim *out_claim,
+                                ez_fe2 rho, ez_claim *rem_claim, ez_fe2 *claim, ez_fe2 *coef)
+{
+    if (op->shift > 0) {
+        ez_status st = ez_claim_set(rem_claim, out_claim->point, s->out_nv, rho);
+        if (st != EZ_OK)
+            return st;
+    }
+    return reduce_claim(op, s, out_claim, rho, claim, coef);
+}
+
 static void sc_desc(const es_shape *s, ez_sumcheck_desc *d)
 {
     /* factor 0 = A'', factor 1 = B''; one term A'' B''; variables in bind layout and
@@ -448,11 +461,9 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
         ez_fe2_encode(enc, rho);
         ez_writer_bytes(proof, enc, sizeof enc);
         ez_transcript_absorb_fe2(t, "einsum/rem", &rho, 1);
-        if ((st = ez_claim_set(rem_claim, out_claim->point, s.out_nv, rho)) != EZ_OK)
-            goto out;
     }
     ez_fe2 claim, coef;
-    if ((st = reduce_claim(op, &s, out_claim, rho, &claim, &coef)) != EZ_OK)
+    if ((st = rem_then_claim(op, &s, out_claim, rho, rem_claim, &claim, &coef)) != EZ_OK)
         goto out;
 
     if (s.nin == 1) {
@@ -523,11 +534,9 @@ ez_status ez_einsum_verify(ez_transcript *t, const ez_plan_op *op, const ez_plan
         if (!enc || !ez_fe2_decode(&rho, enc))
             return EZ_ERR_REJECT;
         ez_transcript_absorb_fe2(t, "einsum/rem", &rho, 1);
-        if ((st = ez_claim_set(rem_claim, out_claim->point, s.out_nv, rho)) != EZ_OK)
-            goto out;
     }
     ez_fe2 claim, coef;
-    if ((st = reduce_claim(op, &s, out_claim, rho, &claim, &coef)) != EZ_OK)
+    if ((st = rem_then_claim(op, &s, out_claim, rho, rem_claim, &claim, &coef)) != EZ_OK)
         goto out;
 
     if (s.nin == 1) {

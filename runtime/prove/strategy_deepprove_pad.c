@@ -362,18 +362,27 @@ static int64_t *member_acc(const ez_pctx *c, const member *m)
     return a;
 }
 
-/* 2. P for the members of class `cls`: flat claims at one point. */
-static ez_status pad_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned cls)
+/* The members of class `cls`: their indices into ms, in order, into idx (returns how many)
+ * and the class's flat extents ext[0..nflat) (its first member's; the members share them). */
+static unsigned class_members(const member *ms, unsigned nm, unsigned cls, unsigned *idx, uint64_t *ext)
 {
-    unsigned idx[EZ_HEADS_MAX_GROUP], n = 0;
+    unsigned n = 0;
     for (unsigned i = 0; i < nm; i++)
         if (ms[i].cls == cls)
             idx[n++] = i;
     const ez_heads *h = &ms[idx[0]].h;
-    const ez_plan_op *o0 = &ms[idx[0]].v.op;
-    uint64_t ext[EZ_MAX_IDX];
     for (unsigned a = 0; a < h->nflat; a++)
-        ext[a] = o0->idx_size[h->flat[a]];
+        ext[a] = ms[idx[0]].v.op.idx_size[h->flat[a]];
+    return n;
+}
+
+/* 2. P for the members of class `cls`: flat claims at one point. */
+static ez_status pad_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned cls)
+{
+    unsigned idx[EZ_HEADS_MAX_GROUP];
+    uint64_t ext[EZ_MAX_IDX];
+    const unsigned n = class_members(ms, nm, cls, idx, ext);
+    const ez_heads *h = &ms[idx[0]].h;
     const unsigned fv = h->flat_vars, k = h->nflat;
     ez_fe2 lam[EZ_HEADS_MAX_GROUP], claim = ez_fe2_zero();
     ez_transcript_challenges_fe2(c->t, "deepprove/lambda-p", lam, n);
@@ -447,18 +456,13 @@ out:
 static ez_status mirror_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned cls, const ez_fe2 *py,
                                  const ez_fe2 *wv)
 {
-    unsigned idx[EZ_HEADS_MAX_GROUP], n = 0;
-    for (unsigned i = 0; i < nm; i++)
-        if (ms[i].cls == cls)
-            idx[n++] = i;
-    const ez_heads *h = &ms[idx[0]].h;
-    const ez_plan_op *o0 = &ms[idx[0]].v.op;
+    unsigned idx[EZ_HEADS_MAX_GROUP];
     uint64_t ext[EZ_MAX_IDX];
+    const unsigned n = class_members(ms, nm, cls, idx, ext);
+    const ez_heads *h = &ms[idx[0]].h;
     unsigned sv = 0;
-    for (unsigned a = 0; a < h->nflat; a++) {
-        ext[a] = o0->idx_size[h->flat[a]];
+    for (unsigned a = 0; a < h->nflat; a++)
         sv += ez_log2_ceil(ext[a]);
-    }
     const unsigned fv = h->flat_vars, k = h->nflat;
     const ez_fe2 *pj = ms[idx[0]].flat;
     ez_fe2 lam[EZ_HEADS_MAX_GROUP], claim = ez_fe2_zero();
