@@ -329,14 +329,17 @@ START_TEST(test_prefix)
 {
     ez_rng rng = ez_rng_for("prefix");
     for (unsigned n = 0; n <= 6; n++) {
-        ez_fe2 r[6];
+        ez_fe2 r[6], p[6];
         for (unsigned j = 0; j < n; j++)
-            r[j] = ez_rng_fe2(&rng);
+            r[j] = ez_rng_fe2(&rng), p[j] = ez_rng_fe2(&rng);
         for (uint64_t len = 0; len <= (UINT64_C(1) << n); len++) {
-            ez_fe2 want = ez_fe2_zero();
-            for (uint64_t x = 0; x < len; x++)
+            ez_fe2 want = ez_fe2_zero(), dot = ez_fe2_zero();
+            for (uint64_t x = 0; x < len; x++) {
                 want = ez_fe2_add(want, eq_at(r, n, x));
+                dot = ez_fe2_add(dot, ez_fe2_mul(eq_at(r, n, x), eq_at(p, n, x)));
+            }
             ck_assert(ez_fe2_eq(ez_mle_prefix(r, n, len), want));
+            ck_assert(ez_fe2_eq(ez_mle_prefix_dot(r, p, n, len), dot)); /* eq(p, .)-weighted */
         }
     }
     /* Large n, spot check: len = 2^(n-1) selects x_0 = 0, i.e. 1 - r_0. */
