@@ -103,19 +103,28 @@ static ez_status fold_view(const int64_t *data, const uint64_t *dims, unsigned r
     return st;
 }
 
+/* The flat extents ext[0..k): nv[a] = ceil(log2 ext[a]) variables each, *total of them;
+ * returns F = prod ext[a], the flat index's extent. */
+static uint64_t flat_extent(const uint64_t *ext, unsigned k, unsigned *nv, unsigned *total)
+{
+    uint64_t F = 1;
+    *total = 0;
+    for (unsigned a = 0; a < k; a++) {
+        F *= ext[a];
+        nv[a] = ez_log2_ceil(ext[a]);
+        *total += nv[a];
+    }
+    return F;
+}
+
 /* sum_{j < F} eq(pj, j) prod_a eq(r_a, coord_a(j)): both DeepProve's P~(pj; r) and its
  * U~(r; pj), with coord the mixed-radix digits of j over the flat extents ext[0..k). O(F)
  * plus the eq tables. */
 static ez_status flat_map_mle(const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k, const ez_fe2 *r,
                               ez_fe2 *out)
 {
-    uint64_t F = 1;
-    unsigned nv[EZ_MAX_IDX], total = 0;
-    for (unsigned a = 0; a < k; a++) {
-        F *= ext[a];
-        nv[a] = ez_log2_ceil(ext[a]);
-        total += nv[a];
-    }
+    unsigned nv[EZ_MAX_IDX], total;
+    const uint64_t F = flat_extent(ext, k, nv, &total);
     ez_fe2 *ej = ez_alloc_aligned((size_t)1 << fv, sizeof *ej), *ea = ez_alloc_aligned((size_t)2 << total, sizeof *ea);
     if (!ej || !ea) {
         free(ej);
@@ -166,13 +175,8 @@ static ez_status unpad_value_check(ez_pctx *c, const ez_fe2 *pj, unsigned fv, co
 static ez_status flat_map_table(const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k, const ez_fe2 *r,
                                 ez_fe2 **out)
 {
-    uint64_t F = 1;
-    unsigned nv[EZ_MAX_IDX], total = 0;
-    for (unsigned a = 0; a < k; a++) {
-        F *= ext[a];
-        nv[a] = ez_log2_ceil(ext[a]);
-        total += nv[a];
-    }
+    unsigned nv[EZ_MAX_IDX], total;
+    const uint64_t F = flat_extent(ext, k, nv, &total);
     const uint64_t size = pj ? UINT64_C(1) << total : UINT64_C(1) << fv;
     ez_fe2 *t = ez_alloc_array(size, sizeof *t);
     ez_fe2 *eqs = ez_alloc_aligned(pj ? (size_t)1 << fv : (size_t)2 << total, sizeof *eqs);
