@@ -329,17 +329,14 @@ START_TEST(test_prefix)
 {
     ez_rng rng = ez_rng_for("prefix");
     for (unsigned n = 0; n <= 6; n++) {
-        ez_fe2 r[6], p[6];
+        ez_fe2 r[6];
         for (unsigned j = 0; j < n; j++)
-            r[j] = ez_rng_fe2(&rng), p[j] = ez_rng_fe2(&rng);
+            r[j] = ez_rng_fe2(&rng);
         for (uint64_t len = 0; len <= (UINT64_C(1) << n); len++) {
-            ez_fe2 want = ez_fe2_zero(), dot = ez_fe2_zero();
-            for (uint64_t x = 0; x < len; x++) {
+            ez_fe2 want = ez_fe2_zero();
+            for (uint64_t x = 0; x < len; x++)
                 want = ez_fe2_add(want, eq_at(r, n, x));
-                dot = ez_fe2_add(dot, ez_fe2_mul(eq_at(r, n, x), eq_at(p, n, x)));
-            }
             ck_assert(ez_fe2_eq(ez_mle_prefix(r, n, len), want));
-            ck_assert(ez_fe2_eq(ez_mle_prefix_dot(r, p, n, len), dot)); /* eq(p, .)-weighted */
         }
     }
     /* Large n, spot check: len = 2^(n-1) selects x_0 = 0, i.e. 1 - r_0. */
@@ -351,9 +348,27 @@ START_TEST(test_prefix)
 }
 END_TEST
 
+/* ez_mle_prefix_dot against the brute-force sum of eq(r, x) eq(p, x) over x < len, also
+ * for a len past the cube (the whole cube's sum). */
+START_TEST(test_prefix_dot)
+{
+    ez_rng rng = ez_rng_for("prefix_dot");
+    ez_fe2 rp[2][6];
+    for (unsigned j = 0; j < 6; j++)
+        rp[0][j] = ez_rng_fe2(&rng), rp[1][j] = ez_rng_fe2(&rng);
+    for (unsigned n = 0; n <= 6; n++)
+        for (uint64_t len = 0, cube = UINT64_C(1) << n; len <= cube + 1; len++) {
+            ez_fe2 want = ez_fe2_zero();
+            for (uint64_t x = 0; x < len && x < cube; x++)
+                want = ez_fe2_add(want, ez_fe2_mul(eq_at(rp[0], n, x), eq_at(rp[1], n, x)));
+            ck_assert(ez_fe2_eq(ez_mle_prefix_dot(rp[0], rp[1], n, len), want));
+        }
+}
+END_TEST
+
 Suite *ez_suite_mle(void)
 {
     const TTest *tests[] = {test_log2_ceil, test_eq_table, test_eval_hypercube_and_random, test_bind_agrees_with_eval,
-        test_fold_vs_brute, test_fold_large, test_prefix};
+        test_fold_vs_brute, test_fold_large, test_prefix, test_prefix_dot};
     return ez_test_suite("mle", "mle", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -451,10 +451,8 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     const ez_plan_op *o = &f->plan.ops[m->op];
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
-    ez_claim out = {0};
-    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out.nvars; v++)
-        out.point[v] = ez_rng_fe2(&rng);
+    ez_claim out;
+    ez_pfx_random_claim(&out, to, NULL, &rng);
     bool pub = o->kind == EZ_OP_ARGMAX && to->is_output;
     if (claim_from_poly && !pub) {
         size_t q = first + Q_ROW; /* M (MAX: D, Z, M) / A (ARGMAX: D, Z, A, M) */

@@ -644,11 +644,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     /* the output claim at a random point: the (possibly edited) output's MLE */
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
-    ez_claim out = {0};
-    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out.nvars; v++)
-        out.point[v] = ez_rng_fe2(&rng);
-    ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
+    ez_claim out;
+    ez_pfx_random_claim(&out, to, f->tr.t[o->out], &rng);
     if (nx_pad_out.on) {
         ez_fe2 e = ez_fe2_from_fe(ez_fe_from_i64(nx_pad_out.val));
         for (unsigned v = 0; v < out.nvars; v++)

@@ -382,11 +382,7 @@ static size_t fx_find_op(const fx *f, ez_op_kind kind)
 /* A random claim on op's output with the value of `vals` there. */
 static void claim_on(fx *f, size_t op, const int64_t *vals, ez_rng *rng, ez_claim *out)
 {
-    const ez_plan_tensor *to = &f->plan.tensors[f->plan.ops[op].out];
-    ck_assert_int_eq(ez_claim_init(out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out->nvars; v++)
-        out->point[v] = ez_rng_fe2(rng);
-    ck_assert_int_eq(ez_advice_tensor_eval(&out->value, vals, to, out->point), EZ_OK);
+    ez_pfx_random_claim(out, &f->plan.tensors[f->plan.ops[op].out], vals, rng);
 }
 
 /* GATHER's one-hot factor (runtime/ops/gather.c): the prover builds its one-hot H from

@@ -66,6 +66,16 @@ static int64_t uniform_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uin
                                        : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
 }
 
+void ez_pfx_random_claim(ez_claim *out, const ez_plan_tensor *t, const int64_t *vals, ez_rng *rng)
+{
+    memset(out, 0, sizeof *out);
+    ck_assert_int_eq(ez_claim_init(out, ez_claim_tensor_nvars(t->dims, t->rank)), EZ_OK);
+    for (unsigned v = 0; v < out->nvars; v++)
+        out->point[v] = ez_rng_fe2(rng);
+    if (vals)
+        ck_assert_int_eq(ez_advice_tensor_eval(&out->value, vals, t, out->point), EZ_OK);
+}
+
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
 {
     ez_pfx_run_values(f, seed, uniform_value, &lim);

@@ -13,6 +13,7 @@
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/pctx.h"
+#include "tests/testutil.h"
 
 typedef struct {
     ez_plan plan;
@@ -74,6 +75,10 @@ typedef struct {
  * replaced), verify through the bytes;
  * the verdict, the reason in why. Asserts the target sumcheck was reached. */
 bool ez_pfx_prove_forged(ez_pfx *f, const ez_prove_opts *base, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why);
+
+/* A claim on tensor t at a point drawn from rng, with t's MLE there of the values vals
+ * (NULL: the value left 0, for the test to set). Free with ez_claim_clear. */
+void ez_pfx_random_claim(ez_claim *out, const ez_plan_tensor *t, const int64_t *vals, ez_rng *rng);
 
 /* ---- one op proven alone --------------------------------------------------------------
  * The op suites attack an op's prover directly, everything outside its own walk taken
