@@ -208,16 +208,12 @@ static void add_fwd(ez_sema_ctx *c, const char *name, ez_span sp, bool is_param)
 {
     if (ez_sema_find_fwd(c, name, is_param))
         return;
-    if (c->nfwd == c->capfwd) {
-        size_t cap = c->capfwd ? 2 * c->capfwd : 32;
-        ez_sema_fwd *f = ez_realloc_array(c->fwd, cap, sizeof *f);
-        if (f == NULL) {
-            c->nomem = true;
-            return;
-        }
-        c->fwd = f;
-        c->capfwd = cap;
+    ez_sema_fwd *room = ez_array_room(c->fwd, c->nfwd, &c->capfwd, sizeof *room, 32);
+    if (room == NULL) {
+        c->nomem = true;
+        return;
     }
+    c->fwd = room;
     c->fwd[c->nfwd++] = (ez_sema_fwd){name, sp, is_param};
 }
 

@@ -90,14 +90,10 @@ void ez_claim_list_clear(ez_claim_list *l)
 
 static ez_status list_grow(ez_claim_list *l)
 {
-    if (l->n < l->cap)
-        return EZ_OK;
-    size_t cap = l->cap ? 2 * l->cap : 4;
-    ez_claim *p = ez_realloc_array(l->items, cap, sizeof *p);
-    if (!p)
+    ez_claim *room = ez_array_room(l->items, l->n, &l->cap, sizeof *room, 4);
+    if (room == NULL)
         return EZ_ERR_NOMEM;
-    l->items = p;
-    l->cap = cap;
+    l->items = room;
     return EZ_OK;
 }
 
