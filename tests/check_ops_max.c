@@ -422,14 +422,10 @@ static ez_status prove_forged(ez_pctx *c, size_t op, const ez_claim *out, void *
 static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool claim_from_poly, bool *claims_ok,
                          bool *ranges_ok, ez_diag *why)
 {
-    ez_diag d = {{0}};
     ez_pfx *f = &m->f;
     ez_advice_layout L;
     const ez_op_def *def = ez_op_def_of(f->plan.ops[m->op].kind);
-    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
-    ez_fe **polys = calloc(L.npolys, sizeof *polys);
-    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(def->fill(&L, &f->plan, &f->tr, m->op, true, polys, &d), EZ_OK);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, m->op);
     size_t first = SIZE_MAX;
     for (size_t q = L.npolys; q-- > 0;)
         if (L.polys[q].value == EZ_ADV_POLY_OP && L.polys[q].op == m->op)
@@ -470,10 +466,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ck_assert_uint_eq(walk, def->walk_bytes(&f->plan, &L, m->op));
     ez_statement_clear(&stmt);
     ez_claim_clear(&out);
-    for (size_t q = 0; q < L.npolys; q++)
-        free(polys[q]);
-    free(polys);
-    ez_advice_layout_clear(&L);
+    ez_pfx_advice_free(&L, polys);
     return ok;
 }
 

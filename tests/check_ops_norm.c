@@ -597,12 +597,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     ez_diag d = {{0}};
     const size_t op = 0;
     const ez_plan_op *o = &f->plan.ops[op];
-    const ez_op_def *def = ez_op_def_of(o->kind);
     ez_advice_layout L;
-    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
-    ez_fe **polys = calloc(L.npolys, sizeof *polys);
-    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(def->fill(&L, &f->plan, &f->tr, op, true, polys, &d), EZ_OK);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, op);
     if (tamper)
         tamper(f, &L, polys + nx_first(&L, op), ctx);
     /* ideal lookups: every range column in [0, 2^bits), every tuple a row of its table */
@@ -656,10 +652,7 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     ez_pfx_alone alone = {.label = "norm-test"};
     bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
-    for (size_t q = 0; q < L.npolys; q++)
-        free(polys[q]);
-    free(polys);
-    ez_advice_layout_clear(&L);
+    ez_pfx_advice_free(&L, polys);
     return ok;
 }
 

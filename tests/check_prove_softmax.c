@@ -506,10 +506,7 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
 {
     ez_diag d = {{0}};
     ez_advice_layout L;
-    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
-    ez_fe **polys = calloc(L.npolys, sizeof *polys);
-    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(ez_op_softmax.fill(&L, &f->plan, &f->tr, f->op, true, polys, &d), EZ_OK);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, f->op);
     size_t first = smx_first(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
@@ -547,10 +544,7 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     ez_pfx_alone alone = {.label = "softmax-test"};
     bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, f->op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
-    for (size_t q = 0; q < L.npolys; q++)
-        free(polys[q]);
-    free(polys);
-    ez_advice_layout_clear(&L);
+    ez_pfx_advice_free(&L, polys);
     return ok;
 }
 

@@ -91,6 +91,12 @@ typedef struct {
     void *ctx;
 } ez_pfx_alone;
 
+/* The advice of an op-alone test: *L, the layout of p, and its polys from tr — the
+ * framework's values, then op `op`'s own fill, unchecked (values outside their ranges go
+ * through, for a test to tamper with). Free with ez_pfx_advice_free. */
+ez_fe **ez_pfx_advice(ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op);
+void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys);
+
 /* Prove op `op` of p alone over layout L and advice polys (the prover's values, possibly
  * tampered with) from the output claim out, then verify the walk from the same claim in
  * a fresh transcript. Returns the verdict (accepted, every byte read; why: the reason).
