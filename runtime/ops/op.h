@@ -88,8 +88,8 @@ unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t);
 
 /* Shared by op files with a fused rescale: rho = R~(pt), the MLE at output point pt of the
  * remainders op `op`'s executor kept (the trace's EZ_AUX_REM; to: the output), evaluated
- * by the prover and exchanged under label by both sides. EZ_ERR_INVALID when the prover's
- * trace has no remainders. */
+ * by the prover and exchanged under label by both sides. EZ_ERR_INVALID (and a message in
+ * c->d) when the prover's trace has no remainders. */
 ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_fe2 *pt, const char *label,
                         ez_fe2 *rho);
 

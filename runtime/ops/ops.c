@@ -90,8 +90,10 @@ ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const e
     *rho = ez_fe2_zero();
     if (c->prover) {
         const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-        if (rem == NULL)
+        if (rem == NULL) {
+            ez_diag_set(c->d, "op '%s': the trace has no remainder", c->plan->ops[op].label);
             return EZ_ERR_INVALID;
+        }
         ez_status st = ez_advice_tensor_eval(rho, rem, to, pt);
         if (st != EZ_OK)
             return st;
