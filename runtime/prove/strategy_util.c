@@ -9,6 +9,15 @@
 #include "lib/mle.h"
 #include "runtime/ops/op.h"
 
+ez_status ez_su_heads_view(ez_pctx *c, size_t op, ez_opview *v, ez_heads *h)
+{
+    h->role = EZ_HEAD_NONE;
+    ez_status st = ez_opview_init(v, c->plan, op, c->prover ? c->tr : NULL);
+    if (st == EZ_OK && v->op.nin == 2)
+        ez_heads_classify(&v->op, v->tensors, h);
+    return st;
+}
+
 ez_status ez_su_rescale(ez_pctx *c, size_t op, const ez_claim *out, const char *label, ez_fe2 *acc)
 {
     const ez_plan_op *o = &c->plan->ops[op];
