@@ -197,7 +197,7 @@ START_TEST(test_pk_digest_and_width)
     ez_writer w;
     tiny_open(&f);
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ez_pk_clear(&pk);
     f.plan.digest[5] ^= 1;
@@ -210,13 +210,13 @@ START_TEST(test_pk_digest_and_width)
     const int64_t keep = f.tr.t[wt][2];
     f.tr.t[wt][2] = 8;
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
     f.tr.t[wt][2] = -9;
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);

@@ -1839,7 +1839,7 @@ START_TEST(test_keys_roundtrip)
     ez_writer_init(&pkw);
     ck_assert_int_eq(ez_vk_encode(&vkw, &f.plan, ez_pcs_prover_commitment(f.w), f.wrange.data, f.wrange.len, &d),
                      EZ_OK);
-    ck_assert_int_eq(ez_pk_encode(&pkw, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&pkw, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ez_vk vk;
     ck_assert_msg(ez_vk_decode(&vk, vkw.data, vkw.len, &d) == EZ_OK, "%s", d.msg);
     ck_assert(memcmp(vk.plan.digest, f.plan.digest, 32) == 0);
@@ -2002,7 +2002,7 @@ START_TEST(test_weight_padding_junk)
     ez_pcs_commitment bcom;
     ck_assert_int_eq(ez_pcs_commit(&bad, &bcom, (const ez_fe *const *)polys, plens, nw), EZ_OK);
     ck_assert_int_eq(ez_weights_check(&f.plan, bad, &d), EZ_ERR_INVALID);
-    ck_assert_int_eq(ez_weights_set_supports(&f.plan, &bcom), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_weights_set_supports(&f.plan, &bcom, &d), EZ_ERR_INVALID);
     ez_pcs_commitment_clear(&bcom);
     ez_pcs_prover_free(bad);
     /* (2) a claim with the junk entry on the honest commitment */
