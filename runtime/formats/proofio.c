@@ -473,7 +473,7 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
     /* lens: the plan's weight shape under the commitment's scheme; the supports of its
      * polys are the plan's (public, not in the bytes) */
     if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom, d)) != EZ_OK) {
-        ez_diag_set(d, "verifying key: the weight commitment does not match the model's weights");
+        ez_diag_set(d, "the weight commitment does not match the model's weights");
         ez_vk_clear(vk);
         return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
     }
