@@ -1937,6 +1937,115 @@ START_TEST(test_weight_range_strict)
 }
 END_TEST
 
+/* The deferred weight range proof (WHIR, docs/protocol.md §6.4): the vk keeps the range
+ * proof's transcript up to its final claims and every proof's opening proves them.
+ * Honest: the vk's range bytes are one chunk (no opening), the commitment holds the range
+ * advice, the prover's standing claims equal the ones the verifier re-derives from the vk.
+ * A prover whose opening omits one of those claims, or alters one value, is rejected at
+ * the opening. Ligero (--pcs ligero) keeps the full range proof and proves as before. */
+START_TEST(test_weight_range_deferred)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_setup(&f, masked_src, "weight_range_deferred");
+    const ez_pcs_commitment *wc = ez_pcs_prover_commitment(f.w);
+    ck_assert_uint_eq(wc->scheme, EZ_PCS_SCHEME_WHIR);
+    ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_DEFERRED);
+    ez_wshape W;
+    ck_assert_int_eq(ez_wshape_build(&W, &f.plan, EZ_PCS_SCHEME_WHIR, &d), EZ_OK);
+    ck_assert_uint_eq(wc->npolys, W.n);
+    ck_assert_uint_eq(W.n, W.nw + W.L.npolys);
+    ck_assert_uint_gt(W.L.npolys, 0);
+    ez_wshape_clear(&W);
+    /* the verifier's claims, from the vk alone, are the prover's */
+    ez_vk vk = fx_vk(&f);
+    ez_pcs_commitment vc;
+    ck_assert_int_eq(ez_pcs_commitment_copy(&vc, &vk.wcom), EZ_OK);
+    ck_assert_int_eq(ez_pcs_commitment_set_standing(&vc, NULL, 0), EZ_OK);
+    bool ok = false;
+    ck_assert_int_eq(ez_weight_range_verify(&f.plan, &vc, f.wrange.data, f.wrange.len, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    ck_assert_uint_gt(vc.nstanding, 0);
+    ck_assert_uint_eq(vc.nstanding, wc->nstanding);
+    for (size_t k = 0; k < vc.nstanding; k++) {
+        ck_assert_uint_eq(vc.standing[k].poly, wc->standing[k].poly);
+        ck_assert(ez_fe2_eq(vc.standing[k].value, wc->standing[k].value));
+        for (unsigned v = 0; v < vc.nvars[vc.standing[k].poly]; v++)
+            ck_assert(ez_fe2_eq(vc.standing[k].point[v], wc->standing[k].point[v]));
+    }
+    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s", why.msg);
+    /* a prover that omits the last claim, or alters one value */
+    ez_pcs_commitment keep;
+    ck_assert_int_eq(ez_pcs_commitment_copy(&keep, wc), EZ_OK);
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding - 1), EZ_OK);
+    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pcs_claim *alt = malloc(keep.nstanding * sizeof *alt);
+    memcpy(alt, keep.standing, keep.nstanding * sizeof *alt);
+    alt[keep.nstanding / 2].value = ez_fe2_add(alt[keep.nstanding / 2].value, ez_fe2_one());
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, alt, keep.nstanding), EZ_OK);
+    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    /* none at all: the prover refuses */
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_ERR_INVALID);
+    ez_proof_clear(&pf);
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding), EZ_OK);
+    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s", why.msg);
+    free(alt);
+    ez_pcs_commitment_clear(&keep);
+    ez_pcs_commitment_clear(&vc);
+    /* Ligero: the full range proof in the vk, no standing claims */
+    ez_pcs_prover_free(f.w);
+    ez_pcs_commitment_clear(&f.wcom);
+    ck_assert_int_eq(ez_weights_commit_scheme(&f.w, &f.wcom, &f.plan, &f.tr, EZ_PCS_SCHEME_LIGERO_P1, &d), EZ_OK);
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_OK);
+    ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_FULL);
+    ck_assert_uint_eq(ez_pcs_prover_commitment(f.w)->nstanding, 0);
+    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s", why.msg);
+    fx_free(&f);
+}
+END_TEST
+
+/* A malicious setup whose vk transcript is consistent but whose final claims are false:
+ * the range proof is made for a weight (in range) other than the committed one, so its
+ * claim on the committed weight is false. The vk alone accepts (its claims are deferred);
+ * every proof, whose opening must prove those claims, is rejected — this test fails if
+ * the verifier leaves the vk's claims out of the opening. */
+START_TEST(test_weight_range_deferred_false_claim)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_setup(&f, proj_src, "weight_range_false_claim");
+    int w = ez_plan_find_tensor(&f.plan, "w");
+    ck_assert_int_ge(w, 0);
+    const int64_t keep = f.tr.t[w][3];
+    f.tr.t[w][3] = keep == 5 ? 6 : 5; /* another value in range */
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_OK);
+    f.tr.t[w][3] = keep;
+    ez_vk vk = fx_vk(&f);
+    bool ok = false;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    /* the prover proves the vk's (false) claims: its opening fails */
+    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    /* the prover leaves them out (an honest opening of its own claims only) */
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
+    ez_proof pf;
+    fx_cheat none = {0};
+    fx_prove_cheat(&f, &f.tr, &none, &pf);
+    fx_expect_rejected(&f, &pf, "weight and advice opening");
+    fx_free(&f);
+}
+END_TEST
+
 /* The real-entry selector R(x) = prod_a [x_a < d_a] of the weights' padding zero-check
  * has the closed-form MLE ez_weight_real_mle: compare with the brute-force MLE. */
 START_TEST(test_weight_real_mle_bruteforce)
@@ -2284,6 +2393,8 @@ Suite *ez_suite_prove(void)
     tcase_add_test(tc, test_keys_roundtrip);
     tcase_add_test(tc, test_weight_out_of_width);
     tcase_add_test(tc, test_weight_range_strict);
+    tcase_add_test(tc, test_weight_range_deferred);
+    tcase_add_test(tc, test_weight_range_deferred_false_claim);
     tcase_add_test(tc, test_weight_real_mle_bruteforce);
     tcase_add_test(tc, test_weight_padding_junk);
     suite_add_tcase(s, tc);
