@@ -128,6 +128,17 @@ void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p);
 ez_status ez_whir_open_batch_cheat(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
                                    ez_transcript *t, ez_writer *proof, unsigned cheat);
 
+/* An instance's live fold entries in a batch: max(1, ceil(len / 2^k0)) (§9a). */
+uint64_t ez_whir_block_live(const ez_whir_params *p, uint64_t len);
+/* The block of a lone instance: one piece, its whole fold of 2^logn entries at 0. */
+void ez_whir_block_whole(ez_whir_block *blk, unsigned logn);
+/* The stack point of a piece's entries on its block's logn bits: r[0..b) then the bits of
+ * pos above b, as 0 / 1 (pt and r may not alias). */
+void ez_whir_piece_point(ez_fe2 *pt, const ez_fe2 *r, unsigned b, uint64_t pos, unsigned logn);
+
+/* Every term lies in [0, lim) (a batched instance's live entries). */
+bool ez_whir_terms_within(const ez_whir_term *terms, size_t n, uint64_t lim);
+
 /* Point y = w_{2^logN}^e. */
 ez_fe ez_whir_root_pow(unsigned logN, uint64_t e);
 
