@@ -581,8 +581,9 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
 }
 
 /* Oracle 0 of p->s: its tree (built from the encoding, or from the given leaf digests).
- * The codeword itself is not kept (4 entries per entry of s): the opening encodes it
- * again (ez_whir_prover_encode0), so a prover holds s and the tree, 16 bytes per entry. */
+ * The codeword itself is not kept (4 entries per entry of s): the opening encodes its
+ * queried leaves again (ez_whir_prover_leaves0), so a prover holds s and the tree, 16
+ * bytes per entry. */
 static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves)
 {
     const ez_whir_params *par = &p->par;
@@ -613,6 +614,66 @@ ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc)
     ez_status st = ez_whir_oracle_encode(&o, p->s, k0, k0, logn, par->c[0]);
     *enc = st == EZ_OK ? o.enc : NULL;
     return st;
+}
+
+ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, size_t nd, ez_fe *out)
+{
+    const ez_whir_params *par = &p->par;
+    unsigned k0 = par->k[0], logn = par->m - k0, c = par->c[0];
+    size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = (size_t)1 << k0;
+    ez_ntt_rs *rs = NULL;
+    bool want[1u << 4] = {false};
+    if (c > 4 || logn + c > EZ_NTT_MAX_LOG)
+        return EZ_ERR_INVALID;
+    for (size_t j = 0; j < nd; j++) {
+        if (d[j] >> (logn + c))
+            return EZ_ERR_INVALID;
+        want[d[j] >> logn] = true;
+    }
+    ez_status st = ez_ntt_rs_new(&rs, logn, c);
+    if (st != EZ_OK)
+        return st;
+    /* as ez_whir_oracle_encode: blocks of up to 8 rows, Möbius, one coset NTT per coset;
+     * only the queried values leave the block */
+    size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
+    int failed = 0;
+#pragma omp parallel if (n * w >= (1u << 14))
+    {
+        ez_fe *buf = ez_alloc_aligned(2 * rb * n, sizeof *buf);
+        if (buf == NULL) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (size_t blk = 0; blk < nrb; blk++) {
+            if (buf == NULL)
+                continue;
+            size_t r0 = blk * rb;
+            ez_fe *coef = buf, *val = buf + rb * n;
+            if (rb == 8) {
+                gather8(coef, p->s + r0, w, n);
+            } else {
+                for (size_t u = 0; u < n; u++)
+                    for (size_t rr = 0; rr < rb; rr++)
+                        coef[rr * n + u] = p->s[r0 + rr + w * u];
+            }
+            for (size_t rr = 0; rr < rb; rr++)
+                ez_ntt_mobius(coef + rr * n, 0, logn);
+            for (size_t kk = 0; kk < nb; kk++) {
+                if (!want[kk])
+                    continue;
+                for (size_t rr = 0; rr < rb; rr++)
+                    ez_ntt_rs_coset(rs, val + rr * n, coef + rr * n, (unsigned)kk);
+                for (size_t j = 0; j < nd; j++)
+                    if ((d[j] >> logn) == kk)
+                        for (size_t rr = 0; rr < rb; rr++)
+                            out[j * w + r0 + rr] = val[rr * n + (d[j] & (n - 1))];
+            }
+        }
+        free(buf);
+    }
+    ez_ntt_rs_free(rs);
+    return failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
 ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,

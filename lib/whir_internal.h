@@ -53,8 +53,15 @@ void ez_whir_oracle_clear(ez_whir_oracle *o);
 
 /* Oracle 0's codeword of p (the prover keeps only its tree): a new array of
  * 2^(logn + c0) * 2^k0 entries (caller frees), *enc NULL on failure. Cost: the
- * commitment's encoding without the hashing. Returns EZ_OK, EZ_ERR_NOMEM. */
+ * commitment's encoding without the hashing. The reference of ez_whir_prover_leaves0
+ * (tests). Returns EZ_OK, EZ_ERR_NOMEM. */
 ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc);
+/* Only the leaves of oracle 0 at positions d[0..nd) (any order): out[j 2^k0 + r] = row r
+ * of leaf d[j]. The same encoding, coset by coset, without the codeword: per thread one
+ * block of 8 rows (16 bytes per entry of a row), no allocation of the 4x codeword, no
+ * write of it; a coset no position falls in is not encoded. Returns EZ_OK, EZ_ERR_NOMEM,
+ * EZ_ERR_INVALID (a position beyond the oracle). */
+ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, size_t nd, ez_fe *out);
 
 /* Encode and commit a table as an oracle. In: a[0 .. 2^(lw + logn) - 1], a base table
  * whose entries x = r + 2^lw u (r < 2^lw, u < 2^logn) form 2^lw interleaved rows of

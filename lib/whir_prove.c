@@ -362,6 +362,28 @@ static ez_status answer_queries(prover *pv, const ez_whir_oracle *o, unsigned nq
     return st;
 }
 
+/* answer_queries for an instance's oracle 0, whose codeword the prover does not keep:
+ * the queried leaves are encoded alone (ez_whir_prover_leaves0), then written with the
+ * Merkle batch opening of its tree. */
+static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, unsigned nq, uint64_t *q, uint64_t *d,
+                                 size_t *nd)
+{
+    const ez_whir_oracle *o = &p->o0;
+    unsigned logN = o->logn + o->c;
+    *nd = ez_whir_draw_queries(pv->t, logN, nq, q, d);
+    ez_fe *leaves = ez_alloc_array(*nd ? *nd * o->width : 1, sizeof *leaves);
+    size_t nmp = ez_merkle_batch_count(logN, d, *nd);
+    ez_digest *mp = ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
+    ez_status st = leaves == NULL || mp == NULL ? EZ_ERR_NOMEM : ez_whir_prover_leaves0(p, d, *nd, leaves);
+    if (st == EZ_OK)
+        ez_writer_bytes(pv->w, leaves, *nd * o->width * sizeof *leaves);
+    if (st == EZ_OK && (st = ez_merkle_batch_open(o->tree, d, *nd, mp)) == EZ_OK)
+        ez_writer_bytes(pv->w, mp, nmp * sizeof *mp);
+    free(leaves);
+    free(mp);
+    return st;
+}
+
 /* Sparse tables of the shift terms for oracle o (index i): E = coef * eq(pow_low(y), .),
  * P = the leaf at y^(2^k). */
 static void shift_tables(prover *pv, const ez_whir_params *par, unsigned i, const ez_whir_oracle *o,
@@ -475,7 +497,7 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
         nshift += par->t[0];
     size_t maxsp = maxterms > nshift ? maxterms : nshift;
     prover pv = {.par = par, .t = t, .w = proof};
-    ez_whir_oracle cur = {0}, prev = {0}, o0 = {0};
+    ez_whir_oracle cur = {0}, prev = {0};
     shift_term *sh = ez_alloc_array(nshift + 1, sizeof *sh);
     uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
     ez_fe *qy = ez_alloc_array(242, sizeof *qy);
@@ -594,14 +616,8 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
                 st = EZ_ERR_NOMEM;
                 goto out;
             }
-            for (size_t j = 0; j < n && st == EZ_OK; j++) {
-                o0 = ps[j]->o0;
-                o0.enc = NULL;
-                if ((st = ez_whir_prover_encode0(ps[j], &o0.enc)) == EZ_OK)
-                    st = answer_queries(&pv, &o0, ps[j]->par.t[0], qall + 242 * j, d, &nd);
-                free(o0.enc);
-                o0.enc = NULL;
-            }
+            for (size_t j = 0; j < n && st == EZ_OK; j++)
+                st = answer_queries0(&pv, ps[j], ps[j]->par.t[0], qall + 242 * j, d, &nd);
             gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE);
             ez_fe2 gp = ez_fe2_mul(gamma, gamma);
 #pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
@@ -663,16 +679,9 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, pv.f, lf);
     size_t nd;
     if (po == NULL) { /* no later oracle: the instances' oracle 0 are queried */
-        for (size_t j = 0; j < n; j++) {
-            o0 = ps[j]->o0;
-            o0.enc = NULL;
-            if ((st = ez_whir_prover_encode0(ps[j], &o0.enc)) == EZ_OK)
-                st = answer_queries(&pv, &o0, ps[j]->par.t[0], q, d, &nd);
-            free(o0.enc);
-            o0.enc = NULL;
-            if (st != EZ_OK)
+        for (size_t j = 0; j < n; j++)
+            if ((st = answer_queries0(&pv, ps[j], ps[j]->par.t[0], q, d, &nd)) != EZ_OK)
                 goto out;
-        }
     } else if ((st = answer_queries(&pv, po, par->t[M], q, d, &nd)) != EZ_OK) {
         goto out;
     }
@@ -695,7 +704,6 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
         sumcheck_round(&pv, r);
     st = proof->failed ? EZ_ERR_NOMEM : EZ_OK;
 out:
-    free(o0.enc);
     ez_whir_oracle_clear(&cur);
     ez_whir_oracle_clear(&prev);
     free(sh);

@@ -847,6 +847,43 @@ START_TEST(test_whir_final_fold_and_encodings)
 }
 END_TEST
 
+/* The opening's oracle-0 leaves, encoded alone (ez_whir_prover_leaves0), equal the
+ * whole codeword's (ez_whir_prover_encode0) at every queried position, in any order and
+ * with repeats, for leaves of 8, 16 and 32 rows and lengths with a zero tail; a position
+ * beyond the oracle is refused. */
+START_TEST(test_whir_leaves0)
+{
+    ez_rng r = ez_rng_for("whir_leaves0");
+    static const unsigned ms[3] = {10, 16, 20};
+    for (size_t c = 0; c < 3; c++) {
+        ez_whir_params par;
+        ck_assert_int_eq(ez_whir_params_default(&par, ms[c]), EZ_OK);
+        instance in;
+        instance_make(&in, &r, &par, ((uint64_t)1 << par.m) - 77);
+        ez_whir_prover *p = NULL;
+        uint8_t root[32];
+        ck_assert_int_eq(ez_whir_commit(&p, root, &par, in.s, in.len), EZ_OK);
+        ez_fe *enc = NULL;
+        ck_assert_int_eq(ez_whir_prover_encode0(p, &enc), EZ_OK);
+        unsigned logN = par.m - par.k[0] + par.c[0];
+        size_t w = (size_t)1 << par.k[0];
+        uint64_t d[40];
+        for (size_t j = 0; j < 40; j++)
+            d[j] = j == 39 ? d[3] : ez_rng_next(&r) & (((uint64_t)1 << logN) - 1);
+        ez_fe *out = malloc(40 * w * sizeof *out);
+        ck_assert_int_eq(ez_whir_prover_leaves0(p, d, 40, out), EZ_OK);
+        for (size_t j = 0; j < 40; j++)
+            ck_assert_mem_eq(out + j * w, enc + d[j] * w, w * sizeof *out);
+        d[5] = (uint64_t)1 << logN;
+        ck_assert_int_eq(ez_whir_prover_leaves0(p, d, 40, out), EZ_ERR_INVALID);
+        free(out);
+        free(enc);
+        ez_whir_prover_free(p);
+        instance_free(&in);
+    }
+}
+END_TEST
+
 /* Truncated, extended and bit-flipped proofs: rejected (extended: the proof's own bytes
  * verify and the rest is left unread), never a crash. */
 START_TEST(test_whir_proof_mutations)
@@ -1743,6 +1780,7 @@ Suite *ez_suite_whir(void)
     tcase_add_test(tp, test_whir_pcs_io);
     tcase_add_test(tp, test_whir_pcs_parts);
     tcase_add_test(tp, test_whir_batch_params);
+    tcase_add_test(tp, test_whir_leaves0);
     tcase_add_test(tp, test_whir_batch);
     tcase_add_test(tp, test_whir_pcs_multi);
     suite_add_tcase(s, tp);
