@@ -621,25 +621,34 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, siz
     const ez_whir_params *par = &p->par;
     unsigned k0 = par->k[0], logn = par->m - k0, c = par->c[0];
     size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = (size_t)1 << k0;
+    /* A row's values at the queried points of coset kk only ([WHIR] §2: the row's
+     * multilinear coefficients a are its univariate ones). With n = n1 n2 and
+     * Q_l(Z) = sum_h a[h n2 + l] Z^h: P(y) = sum_{l < n2} y^l Q_l(y^n2). A point of coset
+     * kk is y = w_N^kk w_n^i (N = n 2^c), so y^n2 = w_{N/n2}^kk w_n1^i, a point of coset
+     * kk of the same code at n1: every Q_l there is one coset NTT of n1 points
+     * (ez_ntt_rs_coset, bit-reversed), each queried value a sum of n2 products. The n2
+     * NTTs cost log2(n1) / log2(n) of the coset's full one. */
+    unsigned l2 = logn / 2, l1 = logn - l2;
+    size_t n1 = (size_t)1 << l1, n2 = (size_t)1 << l2;
     ez_ntt_rs *rs = NULL;
     bool want[1u << 4] = {false};
-    if (c > 4 || logn + c > EZ_NTT_MAX_LOG)
+    if (c < 1 || c > 4 || logn + c > EZ_NTT_MAX_LOG)
         return EZ_ERR_INVALID;
     for (size_t j = 0; j < nd; j++) {
         if (d[j] >> (logn + c))
             return EZ_ERR_INVALID;
         want[d[j] >> logn] = true;
     }
-    ez_status st = ez_ntt_rs_new(&rs, logn, c);
+    ez_status st = ez_ntt_rs_new(&rs, l1, c);
     if (st != EZ_OK)
         return st;
-    /* as ez_whir_oracle_encode: blocks of up to 8 rows, Möbius, one coset NTT per coset;
-     * only the queried values leave the block */
     size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
     int failed = 0;
 #pragma omp parallel if (n * w >= (1u << 14))
     {
-        ez_fe *buf = ez_alloc_aligned(2 * rb * n, sizeof *buf);
+        /* the block's rows (coefficients), one row transposed (T[l][h] = a[h n2 + l]), and
+         * every Q_l on one coset */
+        ez_fe *buf = ez_alloc_aligned(rb * n + 2 * n, sizeof *buf);
         if (buf == NULL) {
 #pragma omp atomic write
             failed = 1;
@@ -649,7 +658,7 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, siz
             if (buf == NULL)
                 continue;
             size_t r0 = blk * rb;
-            ez_fe *coef = buf, *val = buf + rb * n;
+            ez_fe *coef = buf, *tr = buf + rb * n, *val = tr + n;
             if (rb == 8) {
                 gather8(coef, p->s + r0, w, n);
             } else {
@@ -657,17 +666,31 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, siz
                     for (size_t rr = 0; rr < rb; rr++)
                         coef[rr * n + u] = p->s[r0 + rr + w * u];
             }
-            for (size_t rr = 0; rr < rb; rr++)
-                ez_ntt_mobius(coef + rr * n, 0, logn);
-            for (size_t kk = 0; kk < nb; kk++) {
-                if (!want[kk])
-                    continue;
-                for (size_t rr = 0; rr < rb; rr++)
-                    ez_ntt_rs_coset(rs, val + rr * n, coef + rr * n, (unsigned)kk);
-                for (size_t j = 0; j < nd; j++)
-                    if ((d[j] >> logn) == kk)
-                        for (size_t rr = 0; rr < rb; rr++)
-                            out[j * w + r0 + rr] = val[rr * n + (d[j] & (n - 1))];
+            for (size_t rr = 0; rr < rb; rr++) {
+                ez_fe *a = coef + rr * n;
+                ez_ntt_mobius(a, 0, logn);
+                for (size_t h = 0; h < n1; h++)
+                    for (size_t l = 0; l < n2; l++)
+                        tr[l * n1 + h] = a[h * n2 + l];
+                for (size_t kk = 0; kk < nb; kk++) {
+                    if (!want[kk])
+                        continue;
+                    for (size_t l = 0; l < n2; l++)
+                        ez_ntt_rs_coset(rs, val + l * n1, tr + l * n1, (unsigned)kk);
+                    for (size_t j = 0; j < nd; j++) {
+                        if ((d[j] >> logn) != kk)
+                            continue;
+                        uint64_t e = ez_whir_point_exp(logn, c, d[j]);
+                        ez_fe y = ez_whir_root_pow(logn + c, e), pw = 1, acc = 0;
+                        /* y^n2 = w_{N/n2}^kk w_n1^v, at bit-reversed position brev(v) */
+                        size_t v = ez_whir_brev((e >> c) & (n1 - 1), l1);
+                        for (size_t l = 0; l < n2; l++) {
+                            acc = ez_fe_add(acc, ez_fe_mul(pw, val[l * n1 + v]));
+                            pw = ez_fe_mul(pw, y);
+                        }
+                        out[j * w + r0 + rr] = acc;
+                    }
+                }
             }
         }
         free(buf);

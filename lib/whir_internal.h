@@ -57,9 +57,10 @@ void ez_whir_oracle_clear(ez_whir_oracle *o);
  * (tests). Returns EZ_OK, EZ_ERR_NOMEM. */
 ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc);
 /* Only the leaves of oracle 0 at positions d[0..nd) (any order): out[j 2^k0 + r] = row r
- * of leaf d[j]. The same encoding, coset by coset, without the codeword: per thread one
- * block of 8 rows (16 bytes per entry of a row), no allocation of the 4x codeword, no
- * write of it; a coset no position falls in is not encoded. Returns EZ_OK, EZ_ERR_NOMEM,
+ * of leaf d[j]. No codeword: per row and per coset with a queried position, the split
+ * P(y) = sum_{l < n2} y^l Q_l(y^n2) (docs/protocol-kernel-pcs.md §11): n2 coset NTTs of
+ * n1 = n / n2 points and n2 products per queried value. Memory: per thread one block of
+ * 8 rows plus two rows (10 bytes per entry of a row). Returns EZ_OK, EZ_ERR_NOMEM,
  * EZ_ERR_INVALID (a position beyond the oracle). */
 ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, size_t nd, ez_fe *out);
 
