@@ -1907,7 +1907,9 @@ START_TEST(test_weight_out_of_width)
 }
 END_TEST
 
-/* The vk's range proof bytes are strict: truncated or extended, the vk is rejected. */
+/* The vk's range proof bytes are strict: truncated or extended, the vk is rejected; a
+ * changed final claim (deferred with WHIR) leaves the vk alone valid and fails every
+ * proof. */
 START_TEST(test_weight_range_strict)
 {
     fx f;
@@ -1933,6 +1935,19 @@ START_TEST(test_weight_range_strict)
     f.wrange.data[f.wrange.len / 2] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
+    f.wrange.data[f.wrange.len / 2] ^= 1;
+    /* the last value of the transcript changed (the top byte of its c0: still canonical):
+     * with WHIR a final claim's value, which only an opening can check — the vk alone
+     * passes (deferred), every proof against it fails at its opening */
+    ck_assert(ez_weights_deferred(f.wcom.scheme));
+    f.wrange.data[f.wrange.len - 9] ^= 1;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    f.wrange.data[f.wrange.len - 9] ^= 1;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
     fx_free(&f);
 }
 END_TEST
