@@ -180,7 +180,7 @@ static int cmd_prove(const ez_cli_args *args)
         ez_cli_progress_fn(&pg, "weights", 0);
         if ((st = ez_weights_commit_scheme(&own, &com, &plan, &tr, scheme, &d)) != EZ_OK)
             goto fail;
-        if (ez_weights_deferred(scheme)) {
+        if (ez_weights_deferred(&plan, &com)) {
             /* the vk's range proof leaves claims to every proof: derive them (its cost) */
             ez_writer wr;
             ez_writer_init(&wr);

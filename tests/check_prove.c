@@ -1799,7 +1799,7 @@ START_TEST(test_truncated_and_trailing)
      * for a full range proof (Ligero), 1 for a deferred one (WHIR, the default) */
     ez_writer keep = f.wrange;
     const int nch = keep.data[0] == EZ_WRANGE_DEFERRED ? 1 : 4;
-    ck_assert_uint_eq(keep.data[0], ez_weights_deferred(f.wcom.scheme) ? EZ_WRANGE_DEFERRED : EZ_WRANGE_FULL);
+    ck_assert_uint_eq(keep.data[0], ez_weights_deferred(&f.plan, &f.wcom) ? EZ_WRANGE_DEFERRED : EZ_WRANGE_FULL);
     static const char *chunk_why[4] = {"advice commitment", "lookups", "weight opening", "advice opening"};
     for (int k = 0; k <= nch; k++) {
         ez_reader rd;
@@ -1939,7 +1939,7 @@ START_TEST(test_weight_range_strict)
     /* the last value of the transcript changed (the top byte of its c0: still canonical):
      * with WHIR a final claim's value, which only an opening can check — the vk alone
      * passes (deferred), every proof against it fails at its opening */
-    ck_assert(ez_weights_deferred(f.wcom.scheme));
+    ck_assert(ez_weights_deferred(&f.plan, &f.wcom));
     f.wrange.data[f.wrange.len - 9] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);

@@ -550,7 +550,7 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
 static ez_status pk_standing(ez_pk *pk, const ez_plan *p, const uint8_t *wr, size_t len, ez_diag *d)
 {
     const ez_pcs_commitment *c = ez_pcs_prover_commitment(pk->pcs);
-    if (!ez_weights_deferred(c->scheme))
+    if (!ez_weights_deferred(p, c))
         return EZ_OK;
     ez_pcs_commitment wc;
     bool ok = false;

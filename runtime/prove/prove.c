@@ -79,7 +79,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     const ez_plan *wplan = opts && opts->wplan ? opts->wplan : p;
     if ((st = ez_weights_check(wplan, weights, d)) != EZ_OK)
         goto out;
-    if (weights && ez_weights_deferred(ez_pcs_prover_commitment(weights)->scheme) &&
+    if (weights && ez_weights_deferred(wplan, ez_pcs_prover_commitment(weights)) &&
         ez_pcs_prover_commitment(weights)->nstanding == 0) {
         /* the opening must prove the vk's range claims (docs/protocol.md §6.4) */
         ez_diag_set(d, "the weight commitment carries no range claims: prove its weight range first "

@@ -27,9 +27,19 @@ ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const e
     return ez_weights_commit_scheme(out, com, p, tr, EZ_PCS_DEFAULT_SCHEME, d);
 }
 
-bool ez_weights_deferred(unsigned scheme)
+bool ez_weights_deferred(const ez_plan *p, const ez_pcs_commitment *c)
 {
-    return scheme == EZ_PCS_SCHEME_WHIR;
+    size_t nw = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        nw += p->tensors[i].kind == EZ_TENSOR_WEIGHT;
+    return c != NULL && c->scheme == EZ_PCS_SCHEME_WHIR && c->npolys > nw;
+}
+
+/* WHIR parts of a stack of T entries (lib/pcs_whir.c: the default part length). */
+static uint64_t whir_parts(uint64_t T)
+{
+    uint64_t P = (uint64_t)1 << EZ_PCS_WHIR_PART_LOG;
+    return T <= P ? 1 : (T + P - 1) / P;
 }
 
 void ez_wshape_clear(ez_wshape *w)
@@ -54,11 +64,22 @@ ez_status ez_wshape_build(ez_wshape *w, const ez_plan *p, unsigned scheme, ez_di
     if ((st = ez_weights_supports(p, &w->wsup, &wsup)) != EZ_OK)
         goto out;
     size_t na = 0;
-    if (ez_weights_deferred(scheme)) {
-        if ((st = ez_advice_layout_build_weights(&w->L, p, d)) != EZ_OK ||
-            (st = ez_advice_pcs_supports(&w->L, &asup)) != EZ_OK)
+    if (scheme == EZ_PCS_SCHEME_WHIR) {
+        if ((st = ez_advice_layout_build_weights(&w->L, p, d)) != EZ_OK)
             goto out;
-        na = w->L.npolys;
+        uint64_t tw = 0, ta = 0;
+        for (size_t i = 0; i < w->nw; i++)
+            tw += wl[i];
+        for (size_t q = 0; q < w->L.npolys; q++)
+            ta += w->L.polys[q].len;
+        if (whir_parts(tw + ta) == whir_parts(tw)) {
+            if ((st = ez_advice_pcs_supports(&w->L, &asup)) != EZ_OK)
+                goto out;
+            na = w->L.npolys;
+        } else {
+            ez_advice_layout_clear(&w->L);
+            ez_advice_layout_init(&w->L);
+        }
     }
     w->n = w->nw + na;
     w->lens = ez_alloc_array(w->n, sizeof *w->lens);
@@ -257,7 +278,7 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
         goto out;
     }
     const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(weights);
-    bool deferred = ez_weights_deferred(wcom->scheme);
+    bool deferred = ez_weights_deferred(p, wcom);
     if ((st = ez_advice_layout_build_weights(&s.L, p, d)) != EZ_OK)
         goto out;
     if ((st = ez_psess_witness(&s, p, tr, unchecked, d)) != EZ_OK)
@@ -434,7 +455,7 @@ ez_status ez_weight_range_verify(const ez_plan *p, ez_pcs_commitment *wcom, cons
     memset(&acom, 0, sizeof acom);
     ez_advice_layout_init(&L);
     *accepted = false;
-    bool has = wcom != NULL && wcom->npolys > 0, deferred = has && ez_weights_deferred(wcom->scheme);
+    bool has = wcom != NULL && wcom->npolys > 0, deferred = has && ez_weights_deferred(p, wcom);
     if (has && (st = ez_pcs_commitment_set_standing(wcom, NULL, 0)) != EZ_OK)
         return st;
     ez_reader_init(&r, bytes, len);

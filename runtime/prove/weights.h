@@ -25,17 +25,22 @@
  * prover commits with it and the verifier requires it, so the vk fixes the scheme. */
 unsigned ez_advice_scheme(const ez_pcs_commitment *wcom);
 
-/* The weight range proof is DEFERRED under `scheme` (WHIR): the range proof's advice
- * (limbs, multiplicities) is committed in the weight commitment itself, the vk keeps the
- * range proof's transcript up to its final claims, and every proof's opening proves those
- * claims (docs/protocol.md §6.4). Otherwise (Ligero) the vk holds the full range proof,
- * openings included. */
-bool ez_weights_deferred(unsigned scheme);
+/* The weight range proof is DEFERRED for a weight commitment c of plan p: c is WHIR and
+ * holds, after the weights, the range proof's advice (limbs, multiplicities); the vk
+ * keeps the range proof's transcript up to its final claims, and every proof's opening
+ * proves those claims (docs/protocol.md §6.4). Otherwise (Ligero; WHIR when the advice
+ * would need another WHIR part, ez_wshape_build) the vk holds the full range proof,
+ * openings included. Valid for a commitment whose shape was checked (ez_weights_check,
+ * ez_weights_set_supports). */
+bool ez_weights_deferred(const ez_plan *p, const ez_pcs_commitment *c);
 
 /* What the weight commitment holds under a scheme: the nw weight polys (ez_weights_lens,
  * plan order) and, when deferred, then the polys of the weights' range layout L
  * (ez_advice_layout_build_weights), n in all, with their supports (sup NULL when none
- * has one; its pieces point into wsup and L). */
+ * has one; its pieces point into wsup and L). Deferred: WHIR, and the advice adds no
+ * part of 2^EZ_PCS_WHIR_PART_LOG entries to the weights' stack (a part is one more
+ * instance in every proof's batched opening, ~100 KB: GPT-2's 46 M weights of one block
+ * would go from one part to two). */
 typedef struct {
     size_t n, nw;
     uint64_t *lens;
