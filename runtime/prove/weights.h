@@ -87,9 +87,10 @@ ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com, ez_d
  * padding zero-checks, openings). The bytes live in the vk; ez_verify checks them before
  * the proof (runtime/verify.h ez_verify_weight_range). docs/protocol.md §6.4.
  * Format: u8 kind, then chunks (u64 length + bytes). EZ_WRANGE_NONE (a model without
- * weights): nothing. EZ_WRANGE_FULL (Ligero): 4 chunks, advice commitment, lookups +
- * padding zero-checks, weight opening (full), advice opening. EZ_WRANGE_DEFERRED (WHIR,
- * ez_weights_deferred): 1 chunk, lookups + padding zero-checks; the advice is in the
+ * weights): nothing. EZ_WRANGE_FULL (Ligero; WHIR when deferring would add a part): 4
+ * chunks, advice commitment, lookups + padding zero-checks, weight opening (full), advice
+ * opening (WHIR: both in one batched opening, the last chunk empty). EZ_WRANGE_DEFERRED
+ * (ez_weights_deferred): 1 chunk, lookups + padding zero-checks; the advice is in the
  * weight commitment and the final claims (on weights and advice) become the weight
  * commitment's STANDING claims (lib/pcs.h), proved by every proof's opening. */
 #define EZ_WRANGE_DOMAIN "einzk/weights"
