@@ -20,8 +20,9 @@
  * LogUp): then the leaf layer's sumcheck is a single product of two factors
  * (docs/protocol-kernel-logup.md §3.3), and both sides must know it.
  *
- * The root itself is NOT written or absorbed here: the caller sends and absorbs the
- * roots of all its trees first (so it can check their sum before any challenge). */
+ * The root itself is NOT written or absorbed here: the caller sends and absorbs each
+ * tree's root before its proof (lib/logup.c: tree by tree, the roots' sum checked after
+ * the last one). */
 #ifndef EZ_GKR_H
 #define EZ_GKR_H
 

@@ -283,18 +283,19 @@ out:
 }
 
 /* ---- the leaf layout ------------------------------------------------------------------
- * Segments: the table (2^kT leaves) and each looked-up column c (2^k_c leaves,
- * k_c = ceil(log2 len_c)), sorted by size (largest first; ties: the table, then columns
- * in order) and laid end to end. Total S = sum of the segment sizes. The leaves are cut
- * into one tree per set bit of S, largest first ("instances"): because the sizes are
+ * Segments: the table (2^kT leaves), a tree ("instance") of its own, the first; then
+ * each looked-up column c (2^k_c leaves, k_c = ceil(log2 len_c); a RANGES column's
+ * binary pieces), sorted by size (largest first; ties: columns in order) and laid end to
+ * end. Total S = sum of the column segment sizes. The column leaves are cut into one
+ * tree per set bit of S (at most 2^cap each), largest first: because the sizes are
  * decreasing powers of two, every segment lies inside one instance at an offset that is
  * a multiple of its size, and no instance has padding beyond its segments' own.
  *
  * Leaves: a looked-up row i is (1, alpha - f_i); a column's padding rows look up table
  * row 0, i.e. they are (1, alpha - t_0), and the table's numerator at row 0 is
  * -(m_0 + npad) with npad the total number of padding rows (public). So every leaf of
- * an instance without the table has numerator 1 (a unit tree, lib/gkr.h), and m stays
- * the count of real rows. Table rows j >= nrows are padding leaves (0, 1). */
+ * a column instance has numerator 1 (a unit tree, lib/gkr.h: the cheaper leaf layer),
+ * and m stays the count of real rows. Table rows j >= nrows are padding leaves (0, 1). */
 typedef struct {
     int64_t col;  /* looked-up column index, or -1 for the table */
     unsigned k;   /* log2 of the segment size */
@@ -320,9 +321,13 @@ typedef struct {
     uint64_t npad; /* padding rows of all looked-up columns */
 } lu_layout;
 
+/* The table first, then the columns' segments by size, largest first (ties: column
+ * order, then piece order). */
 static int seg_cmp(const void *pa, const void *pb)
 {
     const lu_seg *a = pa, *b = pb;
+    if ((a->col < 0) != (b->col < 0))
+        return a->col < 0 ? -1 : 1;
     if (a->k != b->k)
         return a->k > b->k ? -1 : 1;
     if (a->col != b->col)
@@ -384,10 +389,11 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
     }
     qsort(L->seg, L->nseg, sizeof *L->seg, seg_cmp);
     /* Every tree must fit the sumcheck engine: S < 2^EZ_GKR_MAX_VARS, and memory: the
-     * leaves are cut into trees of at most 2^EZ_LOGUP_MAX_TREE_LOG (whole ones first,
-     * then one per set bit of the rest), each tree built and proven on its own. Segments
-     * are sorted by decreasing size, so every cut falls between segments. A segment
-     * above the cap (an unsplit column, or the table) gets a tree of its own size. */
+     * table is one tree; the columns' leaves are cut into trees of at most
+     * 2^EZ_LOGUP_MAX_TREE_LOG (whole ones first, then one per set bit of the rest), each
+     * tree built and proven on its own. The column segments are sorted by decreasing
+     * size, so every cut falls between segments. A segment above the cap (an unsplit
+     * column) gets a tree of its own size. */
     const uint64_t cap = UINT64_C(1) << EZ_GKR_MAX_VARS;
     uint64_t S = 0;
     for (size_t i = 0; i < L->nseg; i++) {
@@ -399,8 +405,13 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
     L->inst = ez_alloc_array(maxinst, sizeof *L->inst);
     if (L->inst == NULL)
         return EZ_ERR_NOMEM;
-    size_t s = 0;
-    uint64_t left = S;
+    /* The table's segment is a tree of its own: every other tree then holds looked-up
+     * rows only, so all of them are unit trees (the cheaper leaf layer, §3.3). */
+    L->inst[0] = (lu_inst){.b = L->seg[0].k, .first = 0, .nseg = 1, .unit = false};
+    L->seg[0].off = 0;
+    L->ninst = 1;
+    size_t s = 1;
+    uint64_t left = S - (UINT64_C(1) << L->seg[0].k);
     while (left > 0) {
         /* the next tree: the largest power of two below the rest, at most the cap, but at
          * least the next segment */
@@ -416,9 +427,7 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
         in->unit = true;
         uint64_t off = 0;
         while (off < (UINT64_C(1) << b)) {
-            EZ_VERIFY_CHECK(s < L->nseg);
-            if (L->seg[s].col < 0)
-                in->unit = false;
+            EZ_VERIFY_CHECK(s < L->nseg && L->seg[s].col >= 0);
             L->seg[s].off = off;
             off += UINT64_C(1) << L->seg[s].k;
             s++;
@@ -655,15 +664,16 @@ static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst 
 
 /* ---- prover --------------------------------------------------------------------------- */
 
-/* Fill the leaves of one segment (layout above). p is NULL in a unit instance (every
- * numerator 1, nothing to store). t0 = the combined table row 0. */
-static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_table *t, const ez_logup_column *c,
-                        const ez_fe *m, uint64_t npad, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0)
+/* Leaves j0 .. j1-1 of one segment (layout above; indices within the segment). p is NULL
+ * in a unit instance (every numerator 1, nothing to store). t0 = the combined table
+ * row 0. Serial: the caller (inst_tree) splits the instance into chunks. */
+static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint64_t j1, const ez_logup_table *t,
+                        const ez_logup_column *c, const ez_fe *m, uint64_t npad, unsigned width, ez_fe2 alpha,
+                        const ez_fe2 *gpow, ez_fe2 t0)
 {
-    int64_t size = (int64_t)(UINT64_C(1) << sg->k), len = (int64_t)sg->len;
+    const uint64_t len = sg->len;
     if (sg->col < 0) {
-#pragma omp parallel for schedule(static) if (size >= LU_PAR_MIN)
-        for (int64_t j = 0; j < size; j++) {
+        for (uint64_t j = j0; j < j1; j++) {
             if (j >= len) {
                 p[j] = 0;
                 q[j] = ez_fe2_one();
@@ -677,7 +687,7 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_ta
                 /* row j of region k is (j - o_k, rbits[k]) */
                 uint64_t o = 0;
                 unsigned k = 0;
-                while ((uint64_t)j >= o + (UINT64_C(1) << t->rbits[k]))
+                while (j >= o + (UINT64_C(1) << t->rbits[k]))
                     o += UINT64_C(1) << t->rbits[k++];
                 f = ez_fe2_add(ez_fe2_from_fe((ez_fe)j - o), ez_fe2_mul_fe(gpow[1], (ez_fe)t->rbits[k]));
             } else {
@@ -690,17 +700,16 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_ta
         return;
     }
     const ez_logup_column *col = &c[sg->col];
+    const uint64_t jr = j1 < len ? j1 : len; /* real rows end */
     if (width == 1) {
         /* alpha - v keeps alpha's X coefficient: one base subtraction per row (for a
          * RANGES table alpha - gamma tag - v, the constant folded into alpha). */
         const ez_fe *v = col->cols[0] + sg->coff;
         ez_fe2 a = t->kind == EZ_TABLE_RANGES ? ez_fe2_sub(alpha, ez_fe2_mul_fe(gpow[1], (ez_fe)col->tag)) : alpha;
-#pragma omp parallel for schedule(static) if (len >= LU_PAR_MIN)
-        for (int64_t i = 0; i < len; i++)
+        for (uint64_t i = j0; i < jr; i++)
             q[i] = ez_fe2_make(ez_fe_sub(a.c0, v[i]), a.c1);
     } else {
-#pragma omp parallel for schedule(static) if (len >= LU_PAR_MIN)
-        for (int64_t i = 0; i < len; i++) {
+        for (uint64_t i = j0; i < jr; i++) {
             ez_fe2 f = ez_fe2_from_fe(col->cols[0][i]);
             for (unsigned w = 1; w < width; w++)
                 f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], col->cols[w][i]));
@@ -708,99 +717,144 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, const ez_logup_ta
         }
     }
     ez_fe2 qpad = ez_fe2_sub(alpha, t0);
-    for (int64_t i = len; i < size; i++)
+    for (uint64_t i = jr > j0 ? jr : j0; i < j1; i++)
         q[i] = qpad;
     if (p)
-        for (int64_t i = 0; i < size; i++)
+        for (uint64_t i = j0; i < j1; i++)
             p[i] = 1;
 }
 
-/* (P, Q) <- (P, Q) + (p, q) as fractions, projectively: (P q + p Q, Q q). Adding the
- * leaves in any order gives the same field values as the fraction tree's root:
- * Q = prod q_x and P = sum_x p_x prod_{y != x} q_y. */
-static inline void frac_add(ez_fe2 *P, ez_fe2 *Q, ez_fe2 p, ez_fe2 q)
-{
-    *P = ez_fe2_add(ez_fe2_mul(*P, q), ez_fe2_mul(p, *Q));
-    *Q = ez_fe2_mul(*Q, q);
-}
-
-/* The root of one segment's leaves (layout above), without storing them: a parallel
- * reduction over chunks. Unit leaves cost two multiplies each. */
-static void seg_root(const lu_seg *sg, const ez_logup_table *t, const ez_logup_column *c, const ez_fe *m,
-                     uint64_t npad, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0, ez_fe2 *P,
-                     ez_fe2 *Q)
-{
-    int64_t size = (int64_t)(UINT64_C(1) << sg->k), len = (int64_t)sg->len;
-    ez_fe2 sp = ez_fe2_zero(), sq = ez_fe2_one();
-    const ez_logup_column *col = sg->col >= 0 ? &c[sg->col] : NULL;
-    ez_fe2 a = alpha;
-    if (col && t->kind == EZ_TABLE_RANGES)
-        a = ez_fe2_sub(alpha, ez_fe2_mul_fe(gpow[1], (ez_fe)col->tag));
-#pragma omp parallel if (len >= LU_PAR_MIN)
-    {
-        ez_fe2 pp = ez_fe2_zero(), pq = ez_fe2_one();
-#pragma omp for schedule(static) nowait
-        for (int64_t i = 0; i < len; i++) {
-            if (col == NULL) {
-                ez_fe pj = ez_fe_neg(i == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[i]);
-                ez_fe2 f;
-                if (t->kind == EZ_TABLE_RANGE) {
-                    f = ez_fe2_from_fe((ez_fe)i);
-                } else if (t->kind == EZ_TABLE_RANGES) {
-                    uint64_t o = 0;
-                    unsigned k = 0;
-                    while ((uint64_t)i >= o + (UINT64_C(1) << t->rbits[k]))
-                        o += UINT64_C(1) << t->rbits[k++];
-                    f = ez_fe2_add(ez_fe2_from_fe((ez_fe)i - o), ez_fe2_mul_fe(gpow[1], (ez_fe)t->rbits[k]));
-                } else {
-                    f = ez_fe2_from_fe(t->cols[0][i]);
-                    for (unsigned w = 1; w < width; w++)
-                        f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], t->cols[w][i]));
-                }
-                frac_add(&pp, &pq, ez_fe2_from_fe(pj), ez_fe2_sub(alpha, f));
-            } else if (width == 1) {
-                /* unit numerator: (P q + Q, Q q) */
-                ez_fe2 q = ez_fe2_make(ez_fe_sub(a.c0, col->cols[0][sg->coff + (uint64_t)i]), a.c1);
-                pp = ez_fe2_add(ez_fe2_mul(pp, q), pq);
-                pq = ez_fe2_mul(pq, q);
-            } else {
-                ez_fe2 f = ez_fe2_from_fe(col->cols[0][sg->coff + (uint64_t)i]);
-                for (unsigned w = 1; w < width; w++)
-                    f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], col->cols[w][sg->coff + (uint64_t)i]));
-                ez_fe2 q = ez_fe2_sub(alpha, f);
-                pp = ez_fe2_add(ez_fe2_mul(pp, q), pq);
-                pq = ez_fe2_mul(pq, q);
-            }
-        }
-#pragma omp critical(ez_logup_seg_root)
-        frac_add(&sp, &sq, pp, pq);
-    }
-    /* padding: a column's rows look up t_0 (unit numerators), the table's are (0, 1) */
-    if (col != NULL && size > len) {
-        ez_fe2 qpad = ez_fe2_sub(alpha, t0);
-        for (int64_t i = len; i < size; i++)
-            frac_add(&sp, &sq, ez_fe2_one(), qpad);
-    }
-    *P = sp;
-    *Q = sq;
-}
+/* Leaves per parallel task: an instance may hold hundreds of small segments (a range
+ * check per 4096-entry tensor), so the tasks are chunks of the instance's leaf range,
+ * not segments. */
+#define LU_CHUNK 4096
 
 /* The leaves (*pleaf NULL for a unit instance) and the fraction tree of one instance. */
 static ez_status inst_tree(const lu_layout *L, const lu_inst *in, const ez_logup_table *t, const ez_logup_column *c,
                            const ez_fe *m, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0, ez_fe **pleaf,
                            ez_fe2 **qleaf, ez_gkr_frac_tree **tree)
 {
-    size_t n = (size_t)1 << in->b;
-    *pleaf = in->unit ? NULL : ez_gkr_alloc(n, sizeof(ez_fe));
-    *qleaf = ez_gkr_alloc(n, sizeof(ez_fe2));
+    const uint64_t n = UINT64_C(1) << in->b;
+    *pleaf = in->unit ? NULL : ez_gkr_alloc((size_t)n, sizeof(ez_fe));
+    *qleaf = ez_gkr_alloc((size_t)n, sizeof(ez_fe2));
     if ((!in->unit && !*pleaf) || !*qleaf)
         return EZ_ERR_NOMEM;
-    for (size_t s = in->first; s < in->first + in->nseg; s++) {
-        const lu_seg *sg = &L->seg[s];
-        leaves_fill(*pleaf ? *pleaf + sg->off : NULL, *qleaf + sg->off, sg, t, c, m, L->npad, width, alpha, gpow,
-                    t0);
+    ez_fe *pl = *pleaf;
+    ez_fe2 *ql = *qleaf;
+    const uint64_t chunk = n < LU_CHUNK ? n : LU_CHUNK, nchunks = n / chunk;
+    const lu_seg *seg = L->seg + in->first;
+    const size_t nseg = in->nseg;
+    /* The segments tile [0, 2^b) in order (off increasing); a chunk is filled segment
+     * piece by segment piece, starting at the segment that holds its first leaf. */
+#pragma omp parallel for schedule(static) if (nchunks > 1 && n >= LU_PAR_MIN)
+    for (int64_t ch = 0; ch < (int64_t)nchunks; ch++) {
+        uint64_t lo = (uint64_t)ch * chunk, hi = lo + chunk;
+        size_t a = 0, z = nseg;
+        while (z - a > 1) { /* the last segment with off <= lo */
+            size_t mid = a + (z - a) / 2;
+            if (seg[mid].off <= lo)
+                a = mid;
+            else
+                z = mid;
+        }
+        for (size_t s = a; s < nseg && seg[s].off < hi; s++) {
+            uint64_t so = seg[s].off, se = so + (UINT64_C(1) << seg[s].k);
+            uint64_t j0 = (lo > so ? lo : so) - so, j1 = (hi < se ? hi : se) - so;
+            leaves_fill(pl ? pl + so : NULL, ql + so, &seg[s], j0, j1, t, c, m, L->npad, width, alpha, gpow, t0);
+        }
     }
-    return ez_gkr_frac_tree_new(tree, in->b, *pleaf, NULL, *qleaf);
+    return ez_gkr_frac_tree_new(tree, in->b, pl, NULL, ql);
+}
+
+/* ---- the columns' leaf values: MLE evaluations sharing one low eq table --------------
+ * Every segment of a tree is evaluated at the LAST k_s coordinates of the tree's point,
+ * so the eq table of the last LU_EVAL_LOW coordinates is the same for all segments of at
+ * least that size: one table per tree instead of one per segment (lib/mle.c builds its
+ * own each call, 1023 multiplies, a quarter of a multiply per row of a 4096-row piece).
+ * The dot products with it take the looked-up values as they come: below 2^32 (every
+ * honest range-checked value) a block of 2^LU_EVAL_LOW products is summed unreduced in
+ * 128 bits (each < 2^96) and reduced once; otherwise lib/mle's way, one reduction per
+ * product. */
+#define LU_EVAL_LOW 10
+
+/* sum_{i < len} eq[i] v[i], len <= 2^LU_EVAL_LOW. */
+static ez_fe2 dot_low(const ez_fe *v, size_t len, const ez_fe2 *eq)
+{
+    ez_fe any = 0;
+    for (size_t i = 0; i < len; i++)
+        any |= v[i];
+    if ((any >> 32) == 0) {
+        unsigned __int128 a0 = 0, a1 = 0;
+        for (size_t i = 0; i < len; i++) {
+            a0 += (unsigned __int128)eq[i].c0 * v[i];
+            a1 += (unsigned __int128)eq[i].c1 * v[i];
+        }
+        return ez_fe2_make(ez_fe_reduce128(a0), ez_fe_reduce128(a1));
+    }
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t i = 0; i < len; i++)
+        acc = ez_fe2_add(acc, ez_fe2_mul_fe(eq[i], v[i]));
+    return acc;
+}
+
+/* The MLE of v[0..len) (zero beyond) over m top coordinates r[0..m) and LU_EVAL_LOW low
+ * ones whose eq table is eq: (1 - r_0) lo + r_0 hi recursively (as lib/mle.c). */
+static ez_fe2 eval_low(const ez_fe *v, size_t len, const ez_fe2 *r, unsigned m, const ez_fe2 *eq)
+{
+    if (len == 0)
+        return ez_fe2_zero();
+    if (m == 0)
+        return dot_low(v, len, eq);
+    size_t half = (size_t)1 << (m - 1 + LU_EVAL_LOW);
+    ez_fe2 lo = eval_low(v, len < half ? len : half, r + 1, m - 1, eq);
+    ez_fe2 hi = len > half ? eval_low(v + half, len - half, r + 1, m - 1, eq) : ez_fe2_zero();
+    return ez_fe2_add(lo, ez_fe2_mul(r[0], ez_fe2_sub(hi, lo)));
+}
+
+/* The leaf values of instance in at its GKR point r (segments in order; *nv of them):
+ * width values per column segment, one (m~) for the table. A lone segment filling the
+ * tree gets its value from the GKR's own leaf claim (P, Q) in O(b) — leaf_mle solved for
+ * it; otherwise every segment's MLE is evaluated, in parallel over the segments when
+ * there are several (an instance may hold hundreds). */
+static void inst_values(ez_fe2 *vals, size_t *nv, const lu_layout *L, const lu_inst *in, const ez_logup_table *t,
+                        const ez_logup_column *c, unsigned width, const ez_fe2 *r, ez_fe2 P,
+                        ez_fe2 Q, ez_fe2 alpha, ez_fe2 gamma, ez_fe2 t0)
+{
+    const lu_seg *sg0 = &L->seg[in->first];
+    if (in->nseg == 1 && sg0->col < 0) {
+        ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L->npad));
+        vals[0] = ez_fe2_neg(ez_fe2_add(P, pad));
+        *nv = 1;
+        return;
+    }
+    if (in->nseg == 1 && width == 1) {
+        ez_fe2 sel = ez_mle_prefix(r, in->b, sg0->len);
+        ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
+        if (t->kind == EZ_TABLE_RANGES)
+            padf = ez_fe2_add(padf, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)c[sg0->col].tag)));
+        vals[0] = ez_fe2_sub(ez_fe2_sub(alpha, padf), Q);
+        *nv = 1;
+        return;
+    }
+    /* the table segment is alone in its tree (layout_build): here every segment is a
+     * column's, width values each */
+    const int64_t ns = (int64_t)in->nseg;
+    ez_fe2 eq[1u << LU_EVAL_LOW];
+    if (in->b >= LU_EVAL_LOW)
+        ez_eq_table(eq, r + (in->b - LU_EVAL_LOW), LU_EVAL_LOW);
+#pragma omp parallel for schedule(dynamic, 1) if (ns >= 4)
+    for (int64_t i = 0; i < ns; i++) {
+        const lu_seg *sg = &L->seg[in->first + (size_t)i];
+        const ez_fe2 *rlo = r + (in->b - sg->k);
+        EZ_VERIFY_CHECK(sg->col >= 0);
+        for (unsigned w = 0; w < width; w++) {
+            const ez_fe *v = c[sg->col].cols[w] + sg->coff;
+            vals[(size_t)i * width + w] = sg->k >= LU_EVAL_LOW
+                                              ? eval_low(v, (size_t)sg->len, rlo, sg->k - LU_EVAL_LOW, eq)
+                                              : ez_mle_eval_fe(v, (size_t)sg->len, rlo, sg->k);
+        }
+    }
+    *nv = (size_t)ns * width;
 }
 
 ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, size_t nc, uint64_t *bytes)
@@ -826,6 +880,7 @@ ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens
     return EZ_OK;
 }
 
+
 ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out)
 {
@@ -833,15 +888,14 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     lu_layout L = {0};
     uint64_t *lens = NULL;
     unsigned *tags = NULL;
-    ez_fe **pleaf = NULL;
-    ez_fe2 **qleaf = NULL, *roots = NULL;
-    ez_gkr_frac_tree **tree = NULL;
+    ez_fe *pleaf = NULL;
+    ez_fe2 *qleaf = NULL;
+    ez_gkr_frac_tree *tree = NULL;
     ez_fe2 *vals = NULL;
     memset(out, 0, sizeof *out);
     if (!table_ok(t) || !m || !proof || !columns_ok(t, c, nc, ez_logup_table_width(t)))
         return EZ_ERR_INVALID;
     unsigned width = ez_logup_table_width(t);
-    uint64_t tsize = ez_logup_table_size(t);
     lens = ez_alloc_array(nc, sizeof *lens);
     tags = ez_alloc_array(nc, sizeof *tags);
     if (!lens || !tags) {
@@ -854,14 +908,6 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     }
     if ((st = session_setup(&L, out, &vals, t, lens, nc)) != EZ_OK)
         goto out;
-    pleaf = calloc(L.ninst, sizeof *pleaf);
-    qleaf = calloc(L.ninst, sizeof *qleaf);
-    tree = calloc(L.ninst, sizeof *tree);
-    roots = ez_alloc_array(2 * L.ninst, sizeof *roots);
-    if (!pleaf || !qleaf || !tree || !roots) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
 
     ez_fe2 alpha, gamma;
     begin_transcript(tr, t, lens, tags, nc, &alpha, &gamma);
@@ -871,93 +917,38 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         gpow[w] = ez_fe2_mul(gpow[w - 1], gamma);
     ez_fe2 t0 = table_row0(t, gamma);
 
-    /* The roots of every instance go first (LogUp-GKR: the verifier checks that the root
-     * fractions add up to zero). The first (largest) instance's tree is built now and
-     * kept; the others' roots are reduced from the leaves without storing anything, and
-     * their trees are built one at a time below, so at most one tree is in memory. */
+    /* One tree at a time (only one is ever in memory): its root is sent and absorbed
+     * right before its GKR proof, which binds it before any of that proof's challenges;
+     * the verifier checks that the roots add up to zero after the last tree (§4). */
     for (size_t k = 0; k < L.ninst; k++) {
         const lu_inst *in = &L.inst[k];
-        ez_fe2 P = ez_fe2_zero(), Q = ez_fe2_one();
-        if (k == 0) {
-            if ((st = inst_tree(&L, in, t, c, m, width, alpha, gpow, t0, &pleaf[k], &qleaf[k], &tree[k])) != EZ_OK)
-                goto out;
-            ez_gkr_frac_tree_root(tree[k], &P, &Q);
-        } else {
-            for (size_t s = in->first; s < in->first + in->nseg; s++) {
-                ez_fe2 sp, sq;
-                seg_root(&L.seg[s], t, c, m, L.npad, width, alpha, gpow, t0, &sp, &sq);
-                frac_add(&P, &Q, sp, sq);
-            }
-        }
-        roots[2 * k] = P;
-        roots[2 * k + 1] = Q;
-        ez_writer_fe2(proof, &roots[2 * k], 2);
-    }
-    ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
-
-    for (size_t k = 0; k < L.ninst; k++) {
-        const lu_inst *in = &L.inst[k];
-        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
-        if (tree[k] == NULL) {
-            if ((st = inst_tree(&L, in, t, c, m, width, alpha, gpow, t0, &pleaf[k], &qleaf[k], &tree[k])) != EZ_OK)
-                goto out;
-            ez_fe2 tp, tq;
-            ez_gkr_frac_tree_root(tree[k], &tp, &tq);
-            if (!ez_fe2_eq(tp, roots[2 * k]) || !ez_fe2_eq(tq, roots[2 * k + 1])) {
-                st = EZ_ERR_INTERNAL; /* the reduction and the tree must agree */
-                goto out;
-            }
-        }
-        if ((st = ez_gkr_frac_prove(tr, tree[k], proof, r, &P, &Q)) != EZ_OK)
+        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q, root[2];
+        if ((st = inst_tree(&L, in, t, c, m, width, alpha, gpow, t0, &pleaf, &qleaf, &tree)) != EZ_OK)
+            goto out;
+        ez_gkr_frac_tree_root(tree, &root[0], &root[1]);
+        ez_writer_fe2(proof, root, 2);
+        ez_transcript_absorb_fe2(tr, "logup/root", root, 2);
+        if ((st = ez_gkr_frac_prove(tr, tree, proof, r, &P, &Q)) != EZ_OK)
             goto out;
         /* The tree is no longer needed: free it before the next one grows the peak. */
-        ez_gkr_frac_tree_free(tree[k]);
-        tree[k] = NULL;
+        ez_gkr_frac_tree_free(tree);
+        tree = NULL;
         size_t v = 0;
-        const lu_seg *sg0 = &L.seg[in->first];
-        if (in->nseg == 1 && sg0->col < 0) {
-            /* A lone segment fills the tree, so the GKR's own leaf claim gives its value
-             * in O(b) (leaf_mle solved for it) instead of an O(rows) evaluation. */
-            ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L.npad));
-            vals[v++] = ez_fe2_neg(ez_fe2_add(P, pad));
-        } else if (in->nseg == 1 && width == 1) {
-            ez_fe2 sel = ez_mle_prefix(r, in->b, sg0->len);
-            ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
-            if (t->kind == EZ_TABLE_RANGES)
-                padf = ez_fe2_add(padf, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)tags[sg0->col])));
-            vals[v++] = ez_fe2_sub(ez_fe2_sub(alpha, padf), Q);
-        } else {
-            for (size_t s = in->first; s < in->first + in->nseg; s++) {
-                const lu_seg *sg = &L.seg[s];
-                const ez_fe2 *rlo = r + (in->b - sg->k);
-                if (sg->col < 0) {
-                    vals[v++] = ez_mle_eval_fe(m, (size_t)tsize, rlo, sg->k);
-                } else {
-                    for (unsigned w = 0; w < width; w++)
-                        vals[v++] = ez_mle_eval_fe(c[sg->col].cols[w] + sg->coff, (size_t)sg->len, rlo, sg->k);
-                }
-            }
-        }
+        inst_values(vals, &v, &L, in, t, c, width, r, P, Q, alpha, gamma, t0);
         ez_writer_fe2(proof, vals, v);
         ez_transcript_absorb_fe2(tr, "logup/leaf", vals, v);
         claims_fill(out, &L, in, width, r, vals);
-        free(pleaf[k]);
-        free(qleaf[k]);
-        pleaf[k] = NULL;
-        qleaf[k] = NULL;
+        free(pleaf);
+        free(qleaf);
+        pleaf = NULL;
+        qleaf = NULL;
     }
     if (proof->failed)
         st = EZ_ERR_NOMEM;
 out:
-    for (size_t k = 0; tree && pleaf && qleaf && k < L.ninst; k++) {
-        ez_gkr_frac_tree_free(tree[k]);
-        free(pleaf[k]);
-        free(qleaf[k]);
-    }
-    free(tree);
+    ez_gkr_frac_tree_free(tree);
     free(pleaf);
     free(qleaf);
-    free(roots);
     if (st != EZ_OK)
         ez_logup_claims_clear(out);
     layout_clear(&L);
@@ -978,7 +969,6 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
 ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
                                  const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out)
 {
-    ez_fe2 *roots = NULL;
     ez_status st = EZ_OK;
     lu_layout L = {0};
     ez_fe2 *vals = NULL;
@@ -1002,37 +992,22 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
     ez_fe2 alpha, gamma;
     begin_transcript(tr, t, col_lens, col_tags, nc, &alpha, &gamma);
 
-    /* The roots: every denominator nonzero and the fractions sum to zero, i.e.
-     * sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp, eprint 2022/1530). */
-    roots = ez_alloc_array(2 * L.ninst, sizeof *roots);
-    if (roots == NULL) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
-    if (!ez_reader_fe2(proof, roots, 2 * L.ninst)) {
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
+    /* Tree by tree: its root (every denominator nonzero; absorbed before the tree's
+     * GKR), the GKR down to the leaves, the leaf check. After the last tree the roots
+     * must add up to zero: sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp,
+     * eprint 2022/1530), checked projectively. */
     ez_fe2 sp = ez_fe2_zero(), sq = ez_fe2_one();
     for (size_t k = 0; k < L.ninst; k++) {
-        ez_fe2 p = roots[2 * k], q = roots[2 * k + 1];
-        if (ez_fe2_is_zero(q)) {
+        const lu_inst *in = &L.inst[k];
+        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q, root[2];
+        if (!ez_reader_fe2(proof, root, 2) || ez_fe2_is_zero(root[1])) {
             st = EZ_ERR_REJECT;
             goto out;
         }
-        sp = ez_fe2_add(ez_fe2_mul(sp, q), ez_fe2_mul(p, sq));
-        sq = ez_fe2_mul(sq, q);
-    }
-    if (!ez_fe2_is_zero(sp)) {
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
-    ez_transcript_absorb_fe2(tr, "logup/roots", roots, 2 * L.ninst);
-
-    for (size_t k = 0; k < L.ninst; k++) {
-        const lu_inst *in = &L.inst[k];
-        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q;
-        st = ez_gkr_frac_verify(tr, in->b, in->unit, roots[2 * k], roots[2 * k + 1], proof, r, &P, &Q);
+        sp = ez_fe2_add(ez_fe2_mul(sp, root[1]), ez_fe2_mul(root[0], sq));
+        sq = ez_fe2_mul(sq, root[1]);
+        ez_transcript_absorb_fe2(tr, "logup/root", root, 2);
+        st = ez_gkr_frac_verify(tr, in->b, in->unit, root[0], root[1], proof, r, &P, &Q);
         if (st != EZ_OK)
             goto out;
         size_t nv = inst_nvalues(&L, in, width);
@@ -1051,11 +1026,12 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
         ez_transcript_absorb_fe2(tr, "logup/leaf", vals, nv);
         claims_fill(out, &L, in, width, r, vals);
     }
+    if (!ez_fe2_is_zero(sp))
+        st = EZ_ERR_REJECT;
 out:
     if (st != EZ_OK)
         ez_logup_claims_clear(out);
     layout_clear(&L);
     free(vals);
-    free(roots);
     return st;
 }

@@ -123,7 +123,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out);
 
 /* Bytes ez_logup_prove appends for table t and columns of lengths col_lens[0..nc-1]
- * (the roots of every instance, each instance's GKR proof and its leaf values), into
+ * (per instance: its root, its GKR proof and its leaf values), into
  * *bytes. Returns EZ_OK, EZ_ERR_INVALID (malformed table or lengths) or EZ_ERR_NOMEM.
  * O(nc log nc). */
 ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, size_t nc, uint64_t *bytes);

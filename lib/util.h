@@ -54,13 +54,13 @@ void *ez_realloc_array(void *p, size_t n, size_t size);
 /* 64-byte aligned, uninitialised; free with free(). NULL on failure. */
 void *ez_alloc_aligned(size_t n, size_t size);
 /* For large scratch tables: as ez_alloc_aligned (64-byte aligned, uninitialised, free
- * with free(), NULL on failure or overflow), and from 4 MiB on the whole 2 MiB pages
- * inside the block are advised for transparent huge pages (madvise MADV_HUGEPAGE where
- * available): if the block is fresh memory, first touch costs one page fault per 2 MiB
- * instead of one per 4 KiB. No stronger alignment, on purpose: a block the allocator
- * serves from memory it already holds costs no fault at all, and 2 MiB-aligned requests
- * were measured to push glibc into fresh mappings (+20% faults, +130 MiB peak RSS in a
- * prove). Cost: one madvise call. */
+ * with free(), NULL on failure or overflow). With EZ_HUGEPAGES=1 in the environment, from
+ * 4 MiB on the whole 2 MiB pages inside the block are advised for transparent huge pages
+ * (madvise MADV_HUGEPAGE): one fault per 2 MiB instead of per 4 KiB, but on hosts that
+ * must compact memory to find a huge page the first touch stalls (measured 8x slower on
+ * this project's VMs, util.c), so it is off by default. No stronger alignment, on
+ * purpose: 2 MiB-aligned requests were measured to push glibc into fresh mappings (+20%
+ * faults, +130 MiB peak RSS in a prove). */
 void *ez_alloc_huge(size_t n, size_t size);
 char *ez_strdup(const char *s);
 

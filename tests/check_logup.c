@@ -137,6 +137,9 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
         lens[i] = c[i].len;
         tags[i] = c[i].tag;
     }
+    uint64_t want_bytes;
+    ck_assert_int_eq(ez_logup_proof_bytes(t, lens, nc, &want_bytes), EZ_OK);
+    ck_assert_uint_eq(want_bytes, w.len);
     ez_transcript tr;
     start(&tr, m, tsize);
     ez_reader r;
@@ -176,6 +179,8 @@ START_TEST(test_gkr_tree)
             pb[i] = ez_rng_fe(&rng);
             pe[i] = ez_rng_fe2(&rng);
             q[i] = ez_rng_fe2(&rng);
+            if (i % 3 == 1) /* the largest coordinates: the node's unreduced sums carry */
+                pe[i] = q[i] = ez_fe2_make(EZ_P - 1, EZ_P - 1);
         }
         /* Numerators: 0 base, 1 extension, 2 unit (all one). */
         for (int kind = 0; kind < 3; kind++) {
@@ -446,6 +451,35 @@ START_TEST(test_ranges_honest)
 }
 END_TEST
 
+/* The prover's leaf values are the columns' true MLE values whatever the columns hold:
+ * values of 32 bits and more (not the small-value sums of lib/logup.c's leaf values) in
+ * pieces of 1024 rows and more, sharing a tree with others. Such a witness is rejected;
+ * its claims still hold. */
+START_TEST(test_leaf_values_large)
+{
+    ez_rng rng = ez_rng_for("leaf_values_large");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {16, 8}};
+    uint64_t tsize = ez_logup_table_size(&t);
+    ez_fe *a = range_values(&rng, 3000, 16), *b = range_values(&rng, 1500, 8);
+    a[7] = EZ_P - 1;
+    a[2500] = UINT64_C(1) << 40;
+    b[1400] = UINT64_C(1) << 32;
+    ez_logup_column c[2] = {{.len = 3000, .cols = {a}, .tag = 16}, {.len = 1500, .cols = {b}, .tag = 8}};
+    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_ERR_NUMERIC);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, c, 2, m, &w, &pc);
+    ck_assert(claims_true(&pc, c, 2, 1, m, tsize));
+    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(m);
+    free(a);
+    free(b);
+}
+END_TEST
+
 /* ---- malicious provers ----------------------------------------------------------------- */
 
 START_TEST(test_ranges_outside)
@@ -653,8 +687,8 @@ static bool one_column_accepts(void *ctx, const uint8_t *p, size_t len, ez_statu
 }
 
 /* Offsets into the proof of a single-column range lookup with a 2^kT table and a
- * 2^kc column, kc > kT: [roots: 2 trees x 32][column tree][its 1 leaf value]
- * [table tree][its 1 leaf value]. */
+ * 2^kc column, kc > kT: the table's tree first, then the column's, each as [its root:
+ * 32][its GKR proof][its 1 leaf value]. */
 START_TEST(test_tamper_messages)
 {
     ez_rng rng = ez_rng_for("tamper_messages");
@@ -666,16 +700,18 @@ START_TEST(test_tamper_messages)
     ez_writer w;
     ez_logup_claims pc;
     prove(&t, &c, 1, m, &w, &pc);
-    size_t col_tree = 64, col_leaf = col_tree + (size_t)ez_gkr_frac_proof_bytes(7, true);
-    size_t tab_tree = col_leaf + 16, tab_leaf = tab_tree + (size_t)ez_gkr_frac_proof_bytes(4, false);
-    ck_assert_uint_eq(w.len, tab_leaf + 16);
+    size_t tab_tree = 32, tab_leaf = tab_tree + (size_t)ez_gkr_frac_proof_bytes(4, false);
+    size_t col_root = tab_leaf + 16, col_tree = col_root + 32;
+    size_t col_leaf = col_tree + (size_t)ez_gkr_frac_proof_bytes(7, true);
+    ck_assert_uint_eq(w.len, col_leaf + 16);
     ck_assert(accepts(&t, &c, 1, m, w.data, w.len, NULL));
 
-    /* Replace one field element by another valid one (so parsing succeeds) at: a root,
-     * a layer-1 value, a sumcheck round message of a middle layer, a final sumcheck
-     * eval, the column's leaf value (the final claim), the table tree, m's value. */
-    const size_t at[] = {0, 16, 48, col_tree, col_tree + 64 + 16 * 7, col_tree + 64 + 16 * (3 + 4) + 16 * 6,
-                         col_leaf - 16, col_leaf, tab_tree + 80, tab_leaf};
+    /* Replace one field element by another valid one (so parsing succeeds) at: the
+     * table's root (p, q), its tree, m's value, the column's root (p, q), a layer-1
+     * value, a sumcheck round message of a middle layer, a final sumcheck eval, the
+     * column's leaf value (the final claim). */
+    const size_t at[] = {0, 16, tab_tree + 80, tab_leaf, col_root, col_root + 16, col_tree,
+                         col_tree + 64 + 16 * 7, col_tree + 64 + 16 * (3 + 4) + 16 * 6, col_leaf - 16, col_leaf};
     uint8_t *buf = malloc(w.len);
     for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
         memcpy(buf, w.data, w.len);
@@ -727,8 +763,8 @@ END_TEST
  * holds a value outside the table. Every GKR layer, the roots' sum and the numerators
  * are those of a' (same multiplicities); the claims the verifier hands back are true for
  * a and m. Only the comparison of the GKR's final denominator with the leaves' (built
- * from the reported value) catches it. One instance (table and column 16 rows each):
- * its leaf values, [m, a'] at the point, end the proof. */
+ * from the reported value) catches it. Two trees (table and column, 16 rows each): the
+ * column's, last, ends the proof with its leaf value a' at the point. */
 START_TEST(test_leaf_denominator_substituted)
 {
     ez_rng rng = ez_rng_for("leaf_denominator");
@@ -845,6 +881,7 @@ Suite *ez_suite_logup(void)
     tcase_add_test(tc, test_explicit_4col_dups);
     tcase_add_test(tc, test_many_columns);
     tcase_add_test(tc, test_ranges_honest);
+    tcase_add_test(tc, test_leaf_values_large);
     tcase_add_test(tc, test_ranges_outside);
     tcase_add_test(tc, test_value_outside_table);
     tcase_add_test(tc, test_outside_explicit);
