@@ -35,16 +35,12 @@ static size_t offset(const edits *E, int line, int col)
 
 static void add(edits *E, size_t at, size_t del, const char *fmt, unsigned v)
 {
-    if (E->n == E->cap) {
-        size_t cap = E->cap ? 2 * E->cap : 16;
-        edit *x = ez_realloc_array(E->e, cap, sizeof *x);
-        if (x == NULL) {
-            E->nomem = true;
-            return;
-        }
-        E->e = x;
-        E->cap = cap;
+    edit *room = ez_array_room(E->e, E->n, &E->cap, sizeof *room, 16);
+    if (room == NULL) {
+        E->nomem = true;
+        return;
     }
+    E->e = room;
     edit *x = &E->e[E->n++];
     x->at = at;
     x->del = del;

@@ -52,14 +52,10 @@ static bool push_kid(ez_ast *n, ez_ast *kid)
 {
     if (kid->depth + 1 > n->depth)
         n->depth = kid->depth + 1;
-    if (n->nkids == n->cap) {
-        size_t cap = n->cap ? 2 * n->cap : 4;
-        ez_ast **k = ez_realloc_array(n->kids, cap, sizeof *k);
-        if (k == NULL)
-            return false;
-        n->kids = k;
-        n->cap = cap;
-    }
+    ez_ast **room = ez_array_room(n->kids, n->nkids, &n->cap, sizeof *room, 4);
+    if (room == NULL)
+        return false;
+    n->kids = room;
     n->kids[n->nkids++] = kid;
     return true;
 }

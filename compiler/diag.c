@@ -47,16 +47,12 @@ static char *vformat(const char *fmt, va_list ap)
 /* Store a new item (the caller counts it). NULL when memory runs out. */
 static ez_diag_item *add_item(ez_diag_list *l, ez_span sp, const char *fmt, va_list ap)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 8;
-        ez_diag_item *it = ez_realloc_array(l->items, cap, sizeof *it);
-        if (it == NULL) {
-            l->nomem = true;
-            return NULL;
-        }
-        l->items = it;
-        l->cap = cap;
+    ez_diag_item *room = ez_array_room(l->items, l->n, &l->cap, sizeof *room, 8);
+    if (room == NULL) {
+        l->nomem = true;
+        return NULL;
     }
+    l->items = room;
     char *msg = vformat(fmt, ap);
     if (msg == NULL) {
         l->nomem = true;

@@ -175,14 +175,10 @@ static ez_status bound_u64(lctx *c, const mpz_t b, uint64_t *out)
 static ez_plan_tensor *new_tensor(lctx *c, unsigned *id)
 {
     ez_plan *p = c->p;
-    if (p->ntensors == c->cap_tensors) {
-        size_t cap = c->cap_tensors ? 2 * c->cap_tensors : 16;
-        ez_plan_tensor *t = ez_realloc_array(p->tensors, cap, sizeof *t);
-        if (t == NULL)
-            return NULL;
-        p->tensors = t;
-        c->cap_tensors = cap;
-    }
+    ez_plan_tensor *room = ez_array_room(p->tensors, p->ntensors, &c->cap_tensors, sizeof *room, 16);
+    if (room == NULL)
+        return NULL;
+    p->tensors = room;
     *id = (unsigned)p->ntensors;
     ez_plan_tensor *t = &p->tensors[p->ntensors++];
     memset(t, 0, sizeof *t);
@@ -193,14 +189,10 @@ static ez_plan_tensor *new_tensor(lctx *c, unsigned *id)
 static ez_plan_op *new_op(lctx *c, unsigned *id)
 {
     ez_plan *p = c->p;
-    if (p->nops == c->cap_ops) {
-        size_t cap = c->cap_ops ? 2 * c->cap_ops : 16;
-        ez_plan_op *o = ez_realloc_array(p->ops, cap, sizeof *o);
-        if (o == NULL)
-            return NULL;
-        p->ops = o;
-        c->cap_ops = cap;
-    }
+    ez_plan_op *room = ez_array_room(p->ops, p->nops, &c->cap_ops, sizeof *room, 16);
+    if (room == NULL)
+        return NULL;
+    p->ops = room;
     *id = (unsigned)p->nops;
     ez_plan_op *op = &p->ops[p->nops++];
     memset(op, 0, sizeof *op);

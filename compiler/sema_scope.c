@@ -23,16 +23,12 @@ ez_diag_item *ez_sema_err(ez_sema_ctx *c, ez_span sp, const char *fmt, ...)
 
 void *ez_sema_pn_new(ez_sema_ctx *c)
 {
-    if (c->narena == c->caparena) {
-        size_t cap = c->caparena ? 2 * c->caparena : 32;
-        ez_pn **a = ez_realloc_array(c->arena, cap, sizeof *a);
-        if (a == NULL) {
-            c->nomem = true;
-            return NULL;
-        }
-        c->arena = a;
-        c->caparena = cap;
+    ez_pn **room = ez_array_room(c->arena, c->narena, &c->caparena, sizeof *room, 32);
+    if (room == NULL) {
+        c->nomem = true;
+        return NULL;
     }
+    c->arena = room;
     ez_pn *n = calloc(1, sizeof *n);
     if (n == NULL) {
         c->nomem = true;
@@ -52,16 +48,12 @@ void ez_sema_pn_free_all(ez_sema_ctx *c)
 ez_node *ez_sema_node_new(ez_sema_ctx *c, ez_node_kind k, ez_span sp)
 {
     ez_program *p = c->p;
-    if (p->nnodes == p->capnodes) {
-        size_t cap = p->capnodes ? 2 * p->capnodes : 64;
-        ez_node **a = ez_realloc_array(p->nodes, cap, sizeof *a);
-        if (a == NULL) {
-            c->nomem = true;
-            return NULL;
-        }
-        p->nodes = a;
-        p->capnodes = cap;
+    ez_node **room = ez_array_room(p->nodes, p->nnodes, &p->capnodes, sizeof *room, 64);
+    if (room == NULL) {
+        c->nomem = true;
+        return NULL;
     }
+    p->nodes = room;
     ez_node *n = calloc(1, sizeof *n);
     if (n == NULL) {
         c->nomem = true;
@@ -208,16 +200,12 @@ static void add_fwd(ez_sema_ctx *c, const char *name, ez_span sp, bool is_param)
 {
     if (ez_sema_find_fwd(c, name, is_param))
         return;
-    if (c->nfwd == c->capfwd) {
-        size_t cap = c->capfwd ? 2 * c->capfwd : 32;
-        ez_sema_fwd *f = ez_realloc_array(c->fwd, cap, sizeof *f);
-        if (f == NULL) {
-            c->nomem = true;
-            return;
-        }
-        c->fwd = f;
-        c->capfwd = cap;
+    ez_sema_fwd *room = ez_array_room(c->fwd, c->nfwd, &c->capfwd, sizeof *room, 32);
+    if (room == NULL) {
+        c->nomem = true;
+        return;
     }
+    c->fwd = room;
     c->fwd[c->nfwd++] = (ez_sema_fwd){name, sp, is_param};
 }
 
@@ -252,16 +240,12 @@ void ez_sema_poison(ez_sema_ctx *c, const char *name)
 {
     if (ez_sema_find_poisoned(c, name) >= 0)
         return;
-    if (c->npoisoned == c->cappoisoned) {
-        size_t cap = c->cappoisoned ? 2 * c->cappoisoned : 16;
-        void *a = ez_realloc_array(c->poisoned, cap, sizeof *c->poisoned);
-        if (a == NULL) {
-            c->nomem = true;
-            return;
-        }
-        c->poisoned = a;
-        c->cappoisoned = cap;
+    void *room = ez_array_room(c->poisoned, c->npoisoned, &c->cappoisoned, sizeof *c->poisoned, 16);
+    if (room == NULL) {
+        c->nomem = true;
+        return;
     }
+    c->poisoned = room;
     snprintf(c->poisoned[c->npoisoned++], EZ_MAX_NAME, "%s", name);
 }
 
@@ -810,16 +794,12 @@ void ez_sema_outputs(ez_sema_ctx *c, const ez_ast *s)
             }
         if (dup || !ez_sema_name_ok(c, n->name, n->span))
             continue;
-        if (c->nouts == c->capouts) {
-            size_t cap = c->capouts ? 2 * c->capouts : 4;
-            void *o = ez_realloc_array(c->outs, cap, sizeof *c->outs);
-            if (o == NULL) {
-                c->nomem = true;
-                return;
-            }
-            c->outs = o;
-            c->capouts = cap;
+        void *room = ez_array_room(c->outs, c->nouts, &c->capouts, sizeof *c->outs, 4);
+        if (room == NULL) {
+            c->nomem = true;
+            return;
         }
+        c->outs = room;
         snprintf(c->outs[c->nouts].name, EZ_MAX_NAME, "%s", n->name);
         c->outs[c->nouts].span = n->span;
         c->nouts++;

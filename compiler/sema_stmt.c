@@ -199,16 +199,12 @@ static void do_assign(ez_sema_ctx *c, const ez_ast *s)
             o += (size_t)w;
         }
     }
-    if (c->p->nstmts == c->capstmts) {
-        size_t cap = c->capstmts ? 2 * c->capstmts : 16;
-        ez_stmt *ns = ez_realloc_array(c->p->stmts, cap, sizeof *ns);
-        if (ns == NULL) {
-            c->nomem = true;
-            goto out;
-        }
-        c->p->stmts = ns;
-        c->capstmts = cap;
+    ez_stmt *room = ez_array_room(c->p->stmts, c->p->nstmts, &c->capstmts, sizeof *room, 16);
+    if (room == NULL) {
+        c->nomem = true;
+        goto out;
     }
+    c->p->stmts = room;
     c->p->stmts[c->p->nstmts++] = st;
     ez_sema_unpoison(c, lhs->name);
     c->st = NULL;

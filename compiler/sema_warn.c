@@ -30,16 +30,12 @@ typedef struct {
 
 static void add(warns *ws, warn w)
 {
-    if (ws->n == ws->cap) {
-        size_t cap = ws->cap ? 2 * ws->cap : 16;
-        warn *x = ez_realloc_array(ws->w, cap, sizeof *x);
-        if (x == NULL) {
-            ws->nomem = true;
-            return;
-        }
-        ws->w = x;
-        ws->cap = cap;
+    warn *room = ez_array_room(ws->w, ws->n, &ws->cap, sizeof *room, 16);
+    if (room == NULL) {
+        ws->nomem = true;
+        return;
     }
+    ws->w = room;
     ws->w[ws->n++] = w;
 }
 

@@ -347,3 +347,27 @@ ez_fe2 ez_mle_prefix(const ez_fe2 *r, unsigned n, uint64_t len)
     }
     return acc;
 }
+
+ez_fe2 ez_mle_prefix_dot(const ez_fe2 *r, const ez_fe2 *p, unsigned n, uint64_t len)
+{
+    EZ_VERIFY_CHECK(n <= 63);
+    ez_fe2 w0[64], w1[64], suf[65];
+    suf[n] = ez_fe2_one();
+    for (unsigned j = n; j-- > 0;) {
+        w1[j] = ez_fe2_mul(r[j], p[j]);
+        w0[j] = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), r[j]), ez_fe2_sub(ez_fe2_one(), p[j]));
+        suf[j] = ez_fe2_mul(suf[j + 1], ez_fe2_add(w0[j], w1[j]));
+    }
+    if (len >> n)
+        return suf[0];
+    ez_fe2 acc = ez_fe2_zero(), pre = ez_fe2_one();
+    for (unsigned j = 0; j < n; j++) {
+        if ((len >> (n - 1 - j)) & 1) {
+            acc = ez_fe2_add(acc, ez_fe2_mul(pre, ez_fe2_mul(w0[j], suf[j + 1])));
+            pre = ez_fe2_mul(pre, w1[j]);
+        } else {
+            pre = ez_fe2_mul(pre, w0[j]);
+        }
+    }
+    return acc;
+}

@@ -87,4 +87,10 @@ ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, co
  * multiplies. Precondition: len <= 2^n (n <= 63). len == 0 gives 0, len == 2^n gives 1. */
 ez_fe2 ez_mle_prefix(const ez_fe2 *r, unsigned n, uint64_t len);
 
+/* sum_{x < len} eq(r, x) eq(p, x) over n variables (x's top bit is variable 0), in O(n)
+ * multiplies: as ez_mle_prefix, with the per-bit weights w(1) = r p, w(0) = (1 - r)(1 - p)
+ * and the free lower bits summing to prod (w(0) + w(1)) instead of 1. n <= 63; a len of
+ * 2^n or more sums the whole cube. */
+ez_fe2 ez_mle_prefix_dot(const ez_fe2 *r, const ez_fe2 *p, unsigned n, uint64_t len);
+
 #endif

@@ -42,16 +42,20 @@ struct ez_ntt {
     ez_fe *itw; /* inverse twiddles */
 };
 
-struct ez_ntt_rs {
+/* What an RS encoder and an LDE plan both hold: the NTT of n = 2^logn points and the
+ * scale factors of the B - 1 cosets k = 1 .. B - 1 (B = 2^logb). */
+typedef struct {
     unsigned logn, logb;
     ez_ntt *ntt;  /* tables for size 2^logn */
-    ez_fe *scale; /* (B-1) n entries: scale[(k-1) n + u] = w_{Bn}^(k u) */
+    ez_fe *scale; /* (B-1) n entries, cosets_init */
+} cosets;
+
+struct ez_ntt_rs {
+    cosets c; /* scale[(k-1) n + u] = w_{Bn}^(k u) */
 };
 
 struct ez_ntt_lde {
-    unsigned logn, logb;
-    ez_ntt *ntt;  /* tables for size 2^logn */
-    ez_fe *scale; /* (B-1) n entries: scale[(k-1) n + m] = (w_{Bn}^k)^brev(m) / n */
+    cosets c; /* scale[(k-1) n + m] = (w_{Bn}^k)^brev(m) / n */
 };
 
 /* ---- butterflies ---------------------------------------------------------------- */
@@ -464,41 +468,51 @@ void ez_ntt_coset_forward(const ez_ntt *t, ez_fe *a, unsigned logn, ez_fe shift)
     ez_ntt_forward(t, a, logn);
 }
 
+/* The NTT of 2^logn points and the coset scale factors scale[(k - 1) n + i] = first gk^i
+ * for k = 1 .. 2^logb - 1 (gk = g^k, g the primitive 2^(logn + logb)-th root of unity), at
+ * position i, or bitrev(i) with brev. c zeroed by the caller; cosets_clear on failure too.
+ * EZ_OK or EZ_ERR_NOMEM. */
+static ez_status cosets_init(cosets *c, unsigned logn, unsigned logb, ez_fe first, bool brev)
+{
+    c->logn = logn;
+    c->logb = logb;
+    size_t n = (size_t)1 << logn, nb = ((size_t)1 << logb) - 1;
+    ez_status st = ez_ntt_new(&c->ntt, logn);
+    if (st != EZ_OK)
+        return st;
+    c->scale = ez_alloc_aligned(nb * n, sizeof(ez_fe));
+    if (c->scale == NULL)
+        return EZ_ERR_NOMEM;
+    ez_fe g = ez_fe_root_of_unity(logn + logb), gk = 1;
+    for (size_t k = 1; k <= nb; k++) {
+        gk = ez_fe_mul(gk, g);
+        ez_fe x = first, *sc = c->scale + (k - 1) * n;
+        for (size_t i = 0; i < n; i++) {
+            sc[brev ? bitrev(i, logn) : i] = x;
+            x = ez_fe_mul(x, gk);
+        }
+    }
+    return EZ_OK;
+}
+
+static void cosets_clear(cosets *c)
+{
+    ez_ntt_free(c->ntt);
+    free(c->scale);
+}
+
 ez_status ez_ntt_lde_new(ez_ntt_lde **out, unsigned logn, unsigned log_blowup)
 {
-    ez_status st = EZ_ERR_NOMEM;
     *out = NULL;
     if (logn < 1 || log_blowup < 1 || log_blowup > 4 || logn + log_blowup > EZ_NTT_MAX_LOG)
         return EZ_ERR_INVALID;
     ez_ntt_lde *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        goto out;
-    p->logn = logn;
-    p->logb = log_blowup;
-    size_t n = (size_t)1 << logn, nb = ((size_t)1 << log_blowup) - 1;
-    if ((st = ez_ntt_new(&p->ntt, logn)) != EZ_OK)
-        goto out;
-    st = EZ_ERR_NOMEM;
-    p->scale = ez_alloc_aligned(nb * n, sizeof(ez_fe));
-    if (p->scale == NULL)
-        goto out;
-    ez_fe g = ez_fe_root_of_unity(logn + log_blowup), ninv = ez_fe_inv((ez_fe)n);
-    ez_fe gk = 1;
-    for (size_t k = 1; k <= nb; k++) {
-        gk = ez_fe_mul(gk, g);
-        /* pw[i] = gk^i / n in natural order, stored at the bit-reversed position. */
-        ez_fe x = ninv;
-        ez_fe *s = p->scale + (k - 1) * n;
-        for (size_t i = 0; i < n; i++) {
-            s[bitrev(i, logn)] = x;
-            x = ez_fe_mul(x, gk);
-        }
-    }
-    *out = p;
-    p = NULL;
-    st = EZ_OK;
-out:
-    ez_ntt_lde_free(p);
+    /* pw[i] = gk^i / n in natural order, stored at the bit-reversed position */
+    ez_status st = p ? cosets_init(&p->c, logn, log_blowup, ez_fe_inv((ez_fe)1 << logn), true) : EZ_ERR_NOMEM;
+    if (st == EZ_OK)
+        *out = p;
+    else
+        ez_ntt_lde_free(p);
     return st;
 }
 
@@ -506,35 +520,34 @@ void ez_ntt_lde_free(ez_ntt_lde *p)
 {
     if (p == NULL)
         return;
-    ez_ntt_free(p->ntt);
-    free(p->scale);
+    cosets_clear(&p->c);
     free(p);
 }
 
 unsigned ez_ntt_lde_logn(const ez_ntt_lde *p)
 {
-    return p->logn;
+    return p->c.logn;
 }
 
 unsigned ez_ntt_lde_log_blowup(const ez_ntt_lde *p)
 {
-    return p->logb;
+    return p->c.logb;
 }
 
 void ez_ntt_lde_apply(const ez_ntt_lde *p, ez_fe *out, const ez_fe *in, ez_fe *scratch)
 {
-    size_t n = (size_t)1 << p->logn, nb = ((size_t)1 << p->logb) - 1;
+    size_t n = (size_t)1 << p->c.logn, nb = ((size_t)1 << p->c.logb) - 1;
     /* scratch = bit-reversed n * coefficients (unnormalised inverse DFT). */
     memcpy(scratch, in, n * sizeof *scratch);
-    dif_full(scratch, p->logn, p->ntt->itw);
+    dif_full(scratch, p->c.logn, p->c.ntt->itw);
     if (out != in)
         memcpy(out, in, n * sizeof *out);
     /* Coset k: coefficients c_i = a_i g^(k i) (the 1/n folded into the scale table),
      * then a forward dit from bit-reversed coefficients to natural evaluations. */
     for (size_t k = 1; k <= nb; k++) {
         ez_fe *dst = out + k * n;
-        const ez_fe *sc = p->scale + (k - 1) * n;
-        dit_full(dst, p->logn, p->ntt->tw, scratch, sc);
+        const ez_fe *sc = p->c.scale + (k - 1) * n;
+        dit_full(dst, p->c.logn, p->c.ntt->tw, scratch, sc);
     }
 }
 
@@ -542,36 +555,15 @@ void ez_ntt_lde_apply(const ez_ntt_lde *p, ez_fe *out, const ez_fe *in, ez_fe *s
 
 ez_status ez_ntt_rs_new(ez_ntt_rs **out, unsigned logn, unsigned log_blowup)
 {
-    ez_status st = EZ_ERR_NOMEM;
     *out = NULL;
     if (log_blowup < 1 || log_blowup > 4 || logn + log_blowup > EZ_NTT_MAX_LOG)
         return EZ_ERR_INVALID;
     ez_ntt_rs *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        goto out;
-    p->logn = logn;
-    p->logb = log_blowup;
-    size_t n = (size_t)1 << logn, nb = ((size_t)1 << log_blowup) - 1;
-    if ((st = ez_ntt_new(&p->ntt, logn)) != EZ_OK)
-        goto out;
-    st = EZ_ERR_NOMEM;
-    p->scale = ez_alloc_aligned(nb * n, sizeof(ez_fe));
-    if (p->scale == NULL)
-        goto out;
-    ez_fe g = ez_fe_root_of_unity(logn + log_blowup), gk = 1;
-    for (size_t k = 1; k <= nb; k++) {
-        gk = ez_fe_mul(gk, g);
-        ez_fe x = 1, *sc = p->scale + (k - 1) * n;
-        for (size_t u = 0; u < n; u++) {
-            sc[u] = x;
-            x = ez_fe_mul(x, gk);
-        }
-    }
-    *out = p;
-    p = NULL;
-    st = EZ_OK;
-out:
-    ez_ntt_rs_free(p);
+    ez_status st = p ? cosets_init(&p->c, logn, log_blowup, 1, false) : EZ_ERR_NOMEM;
+    if (st == EZ_OK)
+        *out = p;
+    else
+        ez_ntt_rs_free(p);
     return st;
 }
 
@@ -579,20 +571,19 @@ void ez_ntt_rs_free(ez_ntt_rs *p)
 {
     if (p == NULL)
         return;
-    ez_ntt_free(p->ntt);
-    free(p->scale);
+    cosets_clear(&p->c);
     free(p);
 }
 
 void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k)
 {
-    size_t n = (size_t)1 << p->logn;
-    EZ_VERIFY_CHECK(k < (1u << p->logb));
+    size_t n = (size_t)1 << p->c.logn;
+    EZ_VERIFY_CHECK(k < (1u << p->c.logb));
     if (k == 0) {
         memcpy(out, a, n * sizeof *out);
     } else {
         /* coefficients of P(w^k X): a_u w^(k u) */
-        const ez_fe *sc = p->scale + (size_t)(k - 1) * n;
+        const ez_fe *sc = p->c.scale + (size_t)(k - 1) * n;
         size_t u = 0;
 #if EZ_NTT_AVX512
         for (; u + 8 <= n; u += 8)
@@ -602,7 +593,7 @@ void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k)
             out[u] = ez_fe_mul(a[u], sc[u]);
     }
     /* natural-order coefficients -> bit-reversed evaluations on <w_n> */
-    dif_full(out, p->logn, p->ntt->tw);
+    dif_full(out, p->c.logn, p->c.ntt->tw);
 }
 
 /* ---- Möbius transform ------------------------------------------------------------ */

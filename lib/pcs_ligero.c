@@ -460,35 +460,6 @@ out:
  * Soundness: rho (n/|F|), the sumchecks (2 (lg + lc) / |F| and 2 lr / |F|), gamma
  * (ng/|F|), then the Ligero opening (docs/protocol-kernel-pcs.md §4). */
 
-/* sum_{j < len} prod_m f_m(j_m) over nv variables (j's top bit is variable 0), with
- * f_m(0) = (1 - r_m)(1 - z_m), f_m(1) = r_m z_m: sum_{j < len} eq(r, j) eq(z, j), in
- * O(nv). */
-static ez_fe2 prefix_eq2(const ez_fe2 *r, const ez_fe2 *z, unsigned nv, uint64_t len)
-{
-    ez_fe2 f0[64], f1[64], suf[65];
-    ez_fe2 one = ez_fe2_one();
-    for (unsigned m = 0; m < nv; m++) {
-        f1[m] = ez_fe2_mul(r[m], z[m]);
-        f0[m] = ez_fe2_mul(ez_fe2_sub(one, r[m]), ez_fe2_sub(one, z[m]));
-    }
-    suf[nv] = one;
-    for (unsigned m = nv; m-- > 0;)
-        suf[m] = ez_fe2_mul(suf[m + 1], ez_fe2_add(f0[m], f1[m]));
-    if (len >= ((uint64_t)1 << nv))
-        return suf[0];
-    /* j < len iff at the first bit where they differ len has 1 and j has 0. */
-    ez_fe2 acc = ez_fe2_zero(), pre = one;
-    for (unsigned m = 0; m < nv; m++) {
-        if ((len >> (nv - 1 - m)) & 1) {
-            acc = ez_fe2_add(acc, ez_fe2_mul(pre, ez_fe2_mul(f0[m], suf[m + 1])));
-            pre = ez_fe2_mul(pre, f1[m]);
-        } else {
-            pre = ez_fe2_mul(pre, f0[m]);
-        }
-    }
-    return acc;
-}
-
 /* One claim on a polynomial that fills its slot (len = 2^nvars): poly(z) = S(slot, z)
  * exactly, so the opening needs no sumcheck. With padding this shortcut would let the
  * padding entries contribute, so it is taken only without padding. */
@@ -573,12 +544,30 @@ static void make_terms(const ez_pcs_commitment *c, const ez_pcs_pterm *pt, size_
     *ngroups = ng;
 }
 
+/* Both sides: the claims' piece terms (ez_pcs_piece_terms, with the store of their points)
+ * and make_terms' terms and groups, in arrays it allocates into *pts, *zstore, *terms,
+ * *groups (the caller frees them, also on failure). EZ_OK or EZ_ERR_NOMEM. */
+static ez_status claim_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
+                             ez_pcs_pterm **pts, ez_fe2 **zstore, rterm **terms, size_t *nt, colvec **groups,
+                             size_t *ng)
+{
+    size_t npc = 0;
+    if (ez_pcs_piece_terms(c, claims, n, rho, pts, &npc, zstore) != EZ_OK)
+        return EZ_ERR_NOMEM;
+    *terms = ez_alloc_array(npc ? npc : 1, sizeof **terms);
+    *groups = ez_alloc_array(npc ? npc : 1, sizeof **groups);
+    if (*terms == NULL || *groups == NULL)
+        return EZ_ERR_NOMEM;
+    make_terms(c, *pts, npc, *terms, nt, *groups, ng);
+    return EZ_OK;
+}
+
 /* a_t(r_row) (times rho^k) over lr row variables, for the verifier. */
 static ez_fe2 rterm_eval(const rterm *t, const ez_fe2 *r, unsigned lr)
 {
     ez_fe2 v;
     if (t->slot)
-        v = ez_fe2_mul(ez_eq_bool(r, lr - t->hi, t->r0 >> t->hi), prefix_eq2(r + (lr - t->hi), t->zh, t->hi, t->full));
+        v = ez_fe2_mul(ez_eq_bool(r, lr - t->hi, t->r0 >> t->hi), ez_mle_prefix_dot(r + (lr - t->hi), t->zh, t->hi, t->full));
     else
         v = ez_fe2_mul(t->w, ez_eq_bool(r, lr, t->r0));
     return ez_fe2_mul(v, t->coef);
@@ -588,7 +577,7 @@ static ez_fe2 rterm_eval(const rterm *t, const ez_fe2 *r, unsigned lr)
 static ez_fe2 colvec_eval(const colvec *b, const ez_fe2 *r, unsigned lc)
 {
     unsigned top = lc - b->nzl;
-    return ez_fe2_mul(ez_eq_bool(r, top, b->co >> b->nzl), prefix_eq2(r + top, b->zl, b->nzl, b->lim));
+    return ez_fe2_mul(ez_eq_bool(r, top, b->co >> b->nzl), ez_mle_prefix_dot(r + top, b->zl, b->nzl, b->lim));
 }
 
 /* Sumcheck 1: B * V over lg + lc variables (group bits first in the index), the column
@@ -698,21 +687,15 @@ ez_status ez_pcs_ligero_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_cl
         return ligero_open(p, t, point, prox, proof);
     unsigned lc = c->log_cols, lr = c->nvars_total - lc;
     size_t cols = (size_t)1 << lc, rows = (size_t)c->rows;
-    st = EZ_ERR_NOMEM;
-    size_t npc = 0;
-    if (ez_pcs_piece_terms(c, claims, n, rho, &pts, &npc, &zstore) != EZ_OK)
-        goto out;
-    terms = ez_alloc_array(npc ? npc : 1, sizeof *terms);
-    groups = ez_alloc_array(npc ? npc : 1, sizeof *groups);
-    if (terms == NULL || groups == NULL)
-        goto out;
     size_t nt, ng;
-    make_terms(c, pts, npc, terms, &nt, groups, &ng);
+    if ((st = claim_terms(c, claims, n, rho, &pts, &zstore, &terms, &nt, &groups, &ng)) != EZ_OK)
+        goto out;
     unsigned lg = ez_log2_ceil(ng);
     if (lg + lc > EZ_SC_MAX_VARS) {
         st = EZ_ERR_INVALID;
         goto out;
     }
+    st = EZ_ERR_NOMEM;
     /* sumcheck 1 over (group, column) */
     size_t ncv = cols << lg;
     B = ez_alloc_array(ncv, sizeof *B); /* zeroed: padding groups */
@@ -821,16 +804,9 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
         st = ligero_verify(com, t, point, &one, 1, prox, proof);
         goto out;
     }
-    st = EZ_ERR_NOMEM;
-    size_t npc = 0;
-    if (ez_pcs_piece_terms(com, claims, n, rho, &pts, &npc, &zstore) != EZ_OK)
-        goto out;
-    terms = ez_alloc_array(npc ? npc : 1, sizeof *terms);
-    groups = ez_alloc_array(npc ? npc : 1, sizeof *groups);
-    if (terms == NULL || groups == NULL)
-        goto out;
     size_t nt, ng;
-    make_terms(com, pts, npc, terms, &nt, groups, &ng);
+    if ((st = claim_terms(com, claims, n, rho, &pts, &zstore, &terms, &nt, &groups, &ng)) != EZ_OK)
+        goto out;
     unsigned lg = ez_log2_ceil(ng);
     st = EZ_ERR_INVALID;
     if (lg + lc > EZ_SC_MAX_VARS)

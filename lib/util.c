@@ -65,6 +65,17 @@ void *ez_realloc_array(void *p, size_t n, size_t size)
     return realloc(p, bytes ? bytes : 1);
 }
 
+void *ez_array_room(void *a, size_t n, size_t *cap, size_t elem, size_t min_cap)
+{
+    if (n < *cap)
+        return a;
+    size_t nc = *cap ? 2 * *cap : min_cap;
+    void *p = ez_realloc_array(a, nc, elem);
+    if (p != NULL)
+        *cap = nc;
+    return p;
+}
+
 void *ez_alloc_aligned(size_t n, size_t size)
 {
     if (size != 0 && n > (SIZE_MAX - 64) / size)

@@ -51,6 +51,11 @@ _Noreturn void ez_verify_fail(const char *expr, const char *file, int line);
  * ez_alloc_array zero-fills. Free with free(). */
 void *ez_alloc_array(size_t n, size_t size);
 void *ez_realloc_array(void *p, size_t n, size_t size);
+/* Room for one more element in a growable array a of n elements (capacity *cap, elem
+ * bytes each): when it is full, a reallocated to twice *cap (min_cap at first) and *cap
+ * updated. Returns the array (a itself when it had room), or NULL when the allocation
+ * fails (a and *cap unchanged). */
+void *ez_array_room(void *a, size_t n, size_t *cap, size_t elem, size_t min_cap);
 /* 64-byte aligned, uninitialised; free with free(). NULL on failure. */
 void *ez_alloc_aligned(size_t n, size_t size);
 /* For large scratch tables: as ez_alloc_aligned (64-byte aligned, uninitialised, free

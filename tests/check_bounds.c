@@ -236,15 +236,7 @@ END_TEST
 
 Suite *ez_suite_bounds(void)
 {
-    Suite *s = suite_create("bounds");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_contraction);
-    tcase_add_test(tc, test_rescale_rounds_up);
-    tcase_add_test(tc, test_sums_and_multipliers);
-    tcase_add_test(tc, test_functions);
-    tcase_add_test(tc, test_overflow_error);
-    tcase_add_test(tc, test_random_contractions);
-    tcase_add_test(tc, test_log2);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_contraction, test_rescale_rounds_up, test_sums_and_multipliers, test_functions,
+        test_overflow_error, test_random_contractions, test_log2};
+    return ez_test_suite("bounds", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -102,11 +102,6 @@ END_TEST
 
 Suite *ez_suite_causality(void)
 {
-    Suite *s = suite_create("causality");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_certifiable);
-    tcase_add_test(tc, test_not_certifiable);
-    tcase_add_test(tc, test_examples);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_certifiable, test_not_certifiable, test_examples};
+    return ez_test_suite("causality", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

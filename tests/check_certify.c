@@ -503,18 +503,9 @@ END_TEST
 
 Suite *ez_suite_certify(void)
 {
-    Suite *s = suite_create("certify");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_certificate_decode_exact);
-    tcase_add_test(tc, test_certify_verify_cover_and_eos);
-    tcase_add_test(tc, test_certify_honest_one_pass_and_per_step);
-    tcase_add_test(tc, test_certify_rejects_text_and_prompt_changes);
-    tcase_add_test(tc, test_certify_rejects_stop_rule_lies);
-    tcase_add_test(tc, test_certify_rejects_pass_changes);
-    tcase_add_test(tc, test_certify_rejects_another_model);
-    tcase_add_test(tc, test_certify_rejects_later_tied_index);
-    tcase_add_test(tc, test_certify_cost_follows_length);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_certificate_decode_exact, test_certify_verify_cover_and_eos,
+        test_certify_honest_one_pass_and_per_step, test_certify_rejects_text_and_prompt_changes,
+        test_certify_rejects_stop_rule_lies, test_certify_rejects_pass_changes, test_certify_rejects_another_model,
+        test_certify_rejects_later_tied_index, test_certify_cost_follows_length};
+    return ez_test_suite("certify", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

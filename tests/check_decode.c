@@ -119,12 +119,6 @@ END_TEST
 
 Suite *ez_suite_decode(void)
 {
-    Suite *s = suite_create("decode");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_generation_fits_context);
-    tcase_add_test(tc, test_generation_stops_at_eos);
-    tcase_add_test(tc, test_decode_equals_full_run);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_generation_fits_context, test_generation_stops_at_eos, test_decode_equals_full_run};
+    return ez_test_suite("decode", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

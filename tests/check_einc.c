@@ -283,14 +283,6 @@ END_TEST
 
 Suite *ez_suite_einc(void)
 {
-    Suite *s = suite_create("einc");
-    TCase *tc = tcase_create("format");
-    tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, test_roundtrip);
-    tcase_add_test(tc, test_truncations);
-    tcase_add_test(tc, test_byte_flips);
-    tcase_add_test(tc, test_versions);
-    tcase_add_test(tc, test_json);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_roundtrip, test_truncations, test_byte_flips, test_versions, test_json};
+    return ez_test_suite("einc", "format", 30, tests, sizeof tests / sizeof tests[0]);
 }

@@ -1069,26 +1069,9 @@ END_TEST
 
 Suite *ez_suite_exec(void)
 {
-    Suite *s = suite_create("exec");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_matmul_packed);
-    tcase_add_test(tc, test_rescale_negative_floor);
-    tcase_add_test(tc, test_einsum_random);
-    tcase_add_test(tc, test_einsum_batched_attention);
-    tcase_add_test(tc, test_layer_slice);
-    tcase_add_test(tc, test_add_broadcast);
-    tcase_add_test(tc, test_causal_and_gather);
-    tcase_add_test(tc, test_softmax_exact);
-    tcase_add_test(tc, test_softmax_vs_float);
-    tcase_add_test(tc, test_max_argmax_ties);
-    tcase_add_test(tc, test_norms);
-    tcase_add_test(tc, test_unary_tables);
-    tcase_add_test(tc, test_rsqrt_table_exact);
-    tcase_add_test(tc, test_table_tails);
-    tcase_add_test(tc, test_determinism_threads);
-    tcase_add_test(tc, test_floatref_block);
-    tcase_add_test(tc, test_range_errors);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_matmul_packed, test_rescale_negative_floor, test_einsum_random,
+        test_einsum_batched_attention, test_layer_slice, test_add_broadcast, test_causal_and_gather, test_softmax_exact,
+        test_softmax_vs_float, test_max_argmax_ties, test_norms, test_unary_tables, test_rsqrt_table_exact,
+        test_table_tails, test_determinism_threads, test_floatref_block, test_range_errors};
+    return ez_test_suite("exec", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

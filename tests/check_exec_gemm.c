@@ -15,6 +15,7 @@
 
 #include "runtime/exec/exec.h"
 #include "runtime/exec/exec_gemm.h"
+#include "tests/plan_fixture.h"
 #include "tests/testutil.h"
 
 static int max_threads(void)
@@ -471,21 +472,14 @@ END_TEST
 static unsigned add_tensor(ez_plan *p, const char *name, ez_tensor_kind kind, uint64_t d0,
                            uint64_t d1, uint64_t bound)
 {
-    p->tensors = realloc(p->tensors, (p->ntensors + 1) * sizeof *p->tensors);
-    ck_assert_ptr_nonnull(p->tensors);
-    ez_plan_tensor *t = &p->tensors[p->ntensors];
-    memset(t, 0, sizeof *t);
-    snprintf(t->name, sizeof t->name, "%s", name);
-    snprintf(t->source_name, sizeof t->source_name, "%s", name);
-    t->kind = kind;
+    int i = ez_fx_tensor(p, name, kind); /* scale 12, no producer */
+    ez_plan_tensor *t = &p->tensors[i];
     t->rank = 2;
     t->dims[0] = d0;
     t->dims[1] = d1;
-    t->scale = 12;
     t->bits = 24;
     t->bound = bound;
-    t->producer = -1;
-    return (unsigned)p->ntensors++;
+    return (unsigned)i;
 }
 
 /* x [S][D] (values up to xmax) times w [D][N] (up to wmax), rescaled by 2^12; the
@@ -580,15 +574,7 @@ END_TEST
 
 Suite *ez_suite_exec_gemm(void)
 {
-    Suite *s = suite_create("exec_gemm");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_gemm_layouts_f64_i64);
-    tcase_add_test(tc, test_gemm_layouts_i16);
-    tcase_add_test(tc, test_gemm_i16_worst_case);
-    tcase_add_test(tc, test_gemm_choose);
-    tcase_add_test(tc, test_gemm_prepacked_f64);
-    tcase_add_test(tc, test_exec_projection);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_gemm_layouts_f64_i64, test_gemm_layouts_i16, test_gemm_i16_worst_case, test_gemm_choose,
+        test_gemm_prepacked_f64, test_exec_projection};
+    return ez_test_suite("exec_gemm", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

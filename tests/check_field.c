@@ -232,18 +232,7 @@ END_TEST
 
 Suite *ez_suite_field(void)
 {
-    Suite *s = suite_create("field");
-    TCase *tc = tcase_create("goldilocks");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_base_vs_mpz);
-    tcase_add_test(tc, test_reduce128_vs_mpz);
-    tcase_add_test(tc, test_inverse_pow);
-    tcase_add_test(tc, test_batch_inv);
-    tcase_add_test(tc, test_roots_of_unity);
-    tcase_add_test(tc, test_ext_vs_mpz);
-    tcase_add_test(tc, test_ext_identities);
-    tcase_add_test(tc, test_encoding);
-    tcase_add_test(tc, test_signed);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_base_vs_mpz, test_reduce128_vs_mpz, test_inverse_pow, test_batch_inv,
+        test_roots_of_unity, test_ext_vs_mpz, test_ext_identities, test_encoding, test_signed};
+    return ez_test_suite("field", "goldilocks", 60, tests, sizeof tests / sizeof tests[0]);
 }

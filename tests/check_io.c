@@ -888,22 +888,12 @@ END_TEST
 Suite *ez_suite_io(void)
 {
     Suite *s = suite_create("io");
-    TCase *tc = tcase_create("safetensors");
-    tcase_add_test(tc, test_st_roundtrip);
-    tcase_add_test(tc, test_st_check);
-    tcase_add_test(tc, test_st_malformed);
-    tcase_add_test(tc, test_st_truncations);
-    tcase_add_test(tc, test_f16_bf16_bits);
-    tcase_add_test(tc, test_st_dtypes);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("json");
-    tcase_add_test(tc, test_inputs_forms);
-    tcase_add_test(tc, test_inputs_errors);
-    tcase_add_test(tc, test_outputs);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("quant");
-    tcase_add_test(tc, test_quant_edges);
-    tcase_add_test(tc, test_quant_tensor);
-    suite_add_tcase(s, tc);
+    const TTest *safetensors[] = {test_st_roundtrip, test_st_check, test_st_malformed, test_st_truncations,
+        test_f16_bf16_bits, test_st_dtypes};
+    ez_tcase_add(s, "safetensors", 0, safetensors, sizeof safetensors / sizeof safetensors[0]);
+    const TTest *json[] = {test_inputs_forms, test_inputs_errors, test_outputs};
+    ez_tcase_add(s, "json", 0, json, sizeof json / sizeof json[0]);
+    const TTest *quant[] = {test_quant_edges, test_quant_tensor};
+    ez_tcase_add(s, "quant", 0, quant, sizeof quant / sizeof quant[0]);
     return s;
 }

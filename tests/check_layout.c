@@ -217,13 +217,7 @@ END_TEST
 
 Suite *ez_suite_layout(void)
 {
-    Suite *s = suite_create("layout");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_info_bytes_are_the_provers);
-    tcase_add_test(tc, test_sparse_widths_pruned);
-    tcase_add_test(tc, test_sparse_width_twin_rejects);
-    tcase_add_test(tc, test_func_tables_shared);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_info_bytes_are_the_provers, test_sparse_widths_pruned, test_sparse_width_twin_rejects,
+        test_func_tables_shared};
+    return ez_test_suite("layout", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

@@ -250,15 +250,8 @@ END_TEST
 
 Suite *ez_suite_margins(void)
 {
-    Suite *s = suite_create("margins");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_rescale_boundary_widths);
-    tcase_add_test(tc, test_wrap_forgery_rejected);
-    tcase_add_test(tc, test_widest_width_proves_forgery_fails);
-    tcase_add_test(tc, test_edited_plan_rejected);
-    tcase_add_test(tc, test_recheck_declared_and_limit);
-    tcase_add_test(tc, test_margins_framework_relations);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_rescale_boundary_widths, test_wrap_forgery_rejected,
+        test_widest_width_proves_forgery_fails, test_edited_plan_rejected, test_recheck_declared_and_limit,
+        test_margins_framework_relations};
+    return ez_test_suite("margins", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

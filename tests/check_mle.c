@@ -348,18 +348,27 @@ START_TEST(test_prefix)
 }
 END_TEST
 
+/* ez_mle_prefix_dot against the brute-force sum of eq(r, x) eq(p, x) over x < len, also
+ * for a len past the cube (the whole cube's sum). */
+START_TEST(test_prefix_dot)
+{
+    ez_rng rng = ez_rng_for("prefix_dot");
+    ez_fe2 rp[2][6];
+    for (unsigned j = 0; j < 6; j++)
+        rp[0][j] = ez_rng_fe2(&rng), rp[1][j] = ez_rng_fe2(&rng);
+    for (unsigned n = 0; n <= 6; n++)
+        for (uint64_t len = 0, cube = UINT64_C(1) << n; len <= cube + 1; len++) {
+            ez_fe2 want = ez_fe2_zero();
+            for (uint64_t x = 0; x < len && x < cube; x++)
+                want = ez_fe2_add(want, ez_fe2_mul(eq_at(rp[0], n, x), eq_at(rp[1], n, x)));
+            ck_assert(ez_fe2_eq(ez_mle_prefix_dot(rp[0], rp[1], n, len), want));
+        }
+}
+END_TEST
+
 Suite *ez_suite_mle(void)
 {
-    Suite *s = suite_create("mle");
-    TCase *tc = tcase_create("mle");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_log2_ceil);
-    tcase_add_test(tc, test_eq_table);
-    tcase_add_test(tc, test_eval_hypercube_and_random);
-    tcase_add_test(tc, test_bind_agrees_with_eval);
-    tcase_add_test(tc, test_fold_vs_brute);
-    tcase_add_test(tc, test_fold_large);
-    tcase_add_test(tc, test_prefix);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_log2_ceil, test_eq_table, test_eval_hypercube_and_random, test_bind_agrees_with_eval,
+        test_fold_vs_brute, test_fold_large, test_prefix, test_prefix_dot};
+    return ez_test_suite("mle", "mle", 60, tests, sizeof tests / sizeof tests[0]);
 }

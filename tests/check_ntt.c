@@ -216,15 +216,7 @@ END_TEST
 
 Suite *ez_suite_ntt(void)
 {
-    Suite *s = suite_create("ntt");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_ntt_vs_naive);
-    tcase_add_test(tc, test_ntt_special_values);
-    tcase_add_test(tc, test_ntt_large_roundtrip);
-    tcase_add_test(tc, test_ntt_coset);
-    tcase_add_test(tc, test_ntt_lde);
-    tcase_add_test(tc, test_ntt_invalid);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_ntt_vs_naive, test_ntt_special_values, test_ntt_large_roundtrip, test_ntt_coset,
+        test_ntt_lde, test_ntt_invalid};
+    return ez_test_suite("ntt", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

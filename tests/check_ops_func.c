@@ -687,31 +687,11 @@ END_TEST
 
 Suite *ez_suite_ops_func(void)
 {
-    Suite *s = suite_create("ops_func");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_honest_functions);
-    tcase_add_test(tc, test_honest_lookup_only);
-    tcase_add_test(tc, test_honest_shapes);
-    tcase_add_test(tc, test_honest_relu);
-    tcase_add_test(tc, test_honest_swiglu);
-    tcase_add_test(tc, test_forged_linear_factors);
-    tcase_add_test(tc, test_rope_forged_rotation);
-    tcase_add_test(tc, test_value_off_by_one);
-    tcase_add_test(tc, test_tail_for_row);
-    tcase_add_test(tc, test_row_for_tail);
-    tcase_add_test(tc, test_wrong_remainder);
-    tcase_add_test(tc, test_identity_tail_off_by_one);
-    tcase_add_test(tc, test_relu_forged);
-    tcase_add_test(tc, test_changed_message_and_output);
-    tcase_add_test(tc, test_boundary_width);
-    tcase_add_test(tc, test_full_width_unchecked_output);
-    tcase_add_test(tc, test_honest_rope);
-    tcase_add_test(tc, test_honest_llama_block);
-    tcase_add_test(tc, test_rope_other_constants);
-    tcase_add_test(tc, test_rope_value_off_by_one);
-    tcase_add_test(tc, test_rope_changed_message_and_output);
-    tcase_add_test(tc, test_rope_boundary_width);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
+        test_honest_swiglu, test_forged_linear_factors, test_rope_forged_rotation, test_value_off_by_one,
+        test_tail_for_row, test_row_for_tail, test_wrong_remainder, test_identity_tail_off_by_one, test_relu_forged,
+        test_changed_message_and_output, test_boundary_width, test_full_width_unchecked_output, test_honest_rope,
+        test_honest_llama_block, test_rope_other_constants, test_rope_value_off_by_one,
+        test_rope_changed_message_and_output, test_rope_boundary_width};
+    return ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
 }

@@ -422,14 +422,10 @@ static ez_status prove_forged(ez_pctx *c, size_t op, const ez_claim *out, void *
 static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool claim_from_poly, bool *claims_ok,
                          bool *ranges_ok, ez_diag *why)
 {
-    ez_diag d = {{0}};
     ez_pfx *f = &m->f;
     ez_advice_layout L;
     const ez_op_def *def = ez_op_def_of(f->plan.ops[m->op].kind);
-    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
-    ez_fe **polys = calloc(L.npolys, sizeof *polys);
-    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(def->fill(&L, &f->plan, &f->tr, m->op, true, polys, &d), EZ_OK);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, m->op);
     size_t first = SIZE_MAX;
     for (size_t q = L.npolys; q-- > 0;)
         if (L.polys[q].value == EZ_ADV_POLY_OP && L.polys[q].op == m->op)
@@ -451,10 +447,8 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     const ez_plan_op *o = &f->plan.ops[m->op];
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
-    ez_claim out = {0};
-    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out.nvars; v++)
-        out.point[v] = ez_rng_fe2(&rng);
+    ez_claim out;
+    ez_pfx_random_claim(&out, to, NULL, &rng);
     bool pub = o->kind == EZ_OP_ARGMAX && to->is_output;
     if (claim_from_poly && !pub) {
         size_t q = first + Q_ROW; /* M (MAX: D, Z, M) / A (ARGMAX: D, Z, A, M) */
@@ -472,10 +466,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ck_assert_uint_eq(walk, def->walk_bytes(&f->plan, &L, m->op));
     ez_statement_clear(&stmt);
     ez_claim_clear(&out);
-    for (size_t q = 0; q < L.npolys; q++)
-        free(polys[q]);
-    free(polys);
-    ez_advice_layout_clear(&L);
+    ez_pfx_advice_free(&L, polys);
     return ok;
 }
 
@@ -874,30 +865,11 @@ END_TEST
 
 Suite *ez_suite_ops_max(void)
 {
-    Suite *s = suite_create("ops_max");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_op_rowpad_forged_output);
-    tcase_add_test(tc, test_honest_shapes);
-    tcase_add_test(tc, test_honest_shapes_private);
-    tcase_add_test(tc, test_honest_layouts);
-    tcase_add_test(tc, test_honest_layouts_private);
-    tcase_add_test(tc, test_max_not_attained);
-    tcase_add_test(tc, test_max_below_an_entry);
-    tcase_add_test(tc, test_argmax_later_tie);
-    tcase_add_test(tc, test_argmax_non_maximal);
-    tcase_add_test(tc, test_argmax_outside_row);
-    tcase_add_test(tc, test_changed_round_message_and_output);
-    tcase_add_test(tc, test_op_alone_honest);
-    tcase_add_test(tc, test_op_alone_one_hot_two_ones);
-    tcase_add_test(tc, test_op_alone_mark_forged);
-    tcase_add_test(tc, test_op_alone_padding_rows);
-    tcase_add_test(tc, test_op_alone_one_entry_rows);
-    tcase_add_test(tc, test_op_alone_forged_factors);
-    tcase_add_test(tc, test_op_alone_forged_mark);
-    tcase_add_test(tc, test_op_alone_public_argmax_forged);
-    tcase_add_test(tc, test_op_alone_false_claim);
-    tcase_add_test(tc, test_boundary_widths);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_op_rowpad_forged_output, test_honest_shapes, test_honest_shapes_private,
+        test_honest_layouts, test_honest_layouts_private, test_max_not_attained, test_max_below_an_entry,
+        test_argmax_later_tie, test_argmax_non_maximal, test_argmax_outside_row, test_changed_round_message_and_output,
+        test_op_alone_honest, test_op_alone_one_hot_two_ones, test_op_alone_mark_forged, test_op_alone_padding_rows,
+        test_op_alone_one_entry_rows, test_op_alone_forged_factors, test_op_alone_forged_mark,
+        test_op_alone_public_argmax_forged, test_op_alone_false_claim, test_boundary_widths};
+    return ez_test_suite("ops_max", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

@@ -597,12 +597,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     ez_diag d = {{0}};
     const size_t op = 0;
     const ez_plan_op *o = &f->plan.ops[op];
-    const ez_op_def *def = ez_op_def_of(o->kind);
     ez_advice_layout L;
-    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
-    ez_fe **polys = calloc(L.npolys, sizeof *polys);
-    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(def->fill(&L, &f->plan, &f->tr, op, true, polys, &d), EZ_OK);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, op);
     if (tamper)
         tamper(f, &L, polys + nx_first(&L, op), ctx);
     /* ideal lookups: every range column in [0, 2^bits), every tuple a row of its table */
@@ -644,11 +640,8 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     /* the output claim at a random point: the (possibly edited) output's MLE */
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
-    ez_claim out = {0};
-    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out.nvars; v++)
-        out.point[v] = ez_rng_fe2(&rng);
-    ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
+    ez_claim out;
+    ez_pfx_random_claim(&out, to, f->tr.t[o->out], &rng);
     if (nx_pad_out.on) {
         ez_fe2 e = ez_fe2_from_fe(ez_fe_from_i64(nx_pad_out.val));
         for (unsigned v = 0; v < out.nvars; v++)
@@ -659,10 +652,7 @@ static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok,
     ez_pfx_alone alone = {.label = "norm-test"};
     bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
-    for (size_t q = 0; q < L.npolys; q++)
-        free(polys[q]);
-    free(polys);
-    ez_advice_layout_clear(&L);
+    ez_pfx_advice_free(&L, polys);
     return ok;
 }
 
@@ -1051,32 +1041,11 @@ END_TEST
 
 Suite *ez_suite_ops_norm(void)
 {
-    Suite *s = suite_create("ops_norm");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 240);
-    tcase_add_test(tc, test_forged_final_factors);
-    tcase_add_test(tc, test_honest_shapes);
-    tcase_add_test(tc, test_honest_scales);
-    tcase_add_test(tc, test_honest_variance);
-    tcase_add_test(tc, test_honest_rsqrt);
-    tcase_add_test(tc, test_recompute_is_exact);
-    tcase_add_test(tc, test_mean_remainder);
-    tcase_add_test(tc, test_variance_remainder);
-    tcase_add_test(tc, test_mantissa_rounding);
-    tcase_add_test(tc, test_wrong_exponent);
-    tcase_add_test(tc, test_wrong_table_value);
-    tcase_add_test(tc, test_mantissa_inconsistent);
-    tcase_add_test(tc, test_row_identities);
-    tcase_add_test(tc, test_output_off_by_one);
-    tcase_add_test(tc, test_changed_messages_and_output);
-    tcase_add_test(tc, test_op_alone_honest);
-    tcase_add_test(tc, test_op_alone_double_g);
-    tcase_add_test(tc, test_op_alone_forged_minimality);
-    tcase_add_test(tc, test_op_alone_forged_witness);
-    tcase_add_test(tc, test_op_alone_mg_rg);
-    tcase_add_test(tc, test_op_alone_rsqrt_sign);
-    tcase_add_test(tc, test_op_alone_rsqrt_padding);
-    tcase_add_test(tc, test_boundary_widths);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_forged_final_factors, test_honest_shapes, test_honest_scales, test_honest_variance,
+        test_honest_rsqrt, test_recompute_is_exact, test_mean_remainder, test_variance_remainder,
+        test_mantissa_rounding, test_wrong_exponent, test_wrong_table_value, test_mantissa_inconsistent,
+        test_row_identities, test_output_off_by_one, test_changed_messages_and_output, test_op_alone_honest,
+        test_op_alone_double_g, test_op_alone_forged_minimality, test_op_alone_forged_witness, test_op_alone_mg_rg,
+        test_op_alone_rsqrt_sign, test_op_alone_rsqrt_padding, test_boundary_widths};
+    return ez_test_suite("ops_norm", "core", 240, tests, sizeof tests / sizeof tests[0]);
 }

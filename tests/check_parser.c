@@ -261,17 +261,7 @@ END_TEST
 
 Suite *ez_suite_parser(void)
 {
-    Suite *s = suite_create("parser");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_declarations);
-    tcase_add_test(tc, test_expressions);
-    tcase_add_test(tc, test_loops_and_lines);
-    tcase_add_test(tc, test_spans);
-    tcase_add_test(tc, test_syntax_errors);
-    tcase_add_test(tc, test_help_lines);
-    tcase_add_test(tc, test_render);
-    tcase_add_test(tc, test_error_cap);
-    tcase_add_test(tc, test_random_inputs);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_declarations, test_expressions, test_loops_and_lines, test_spans, test_syntax_errors,
+        test_help_lines, test_render, test_error_cap, test_random_inputs};
+    return ez_test_suite("parser", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -1384,28 +1384,12 @@ END_TEST
 Suite *ez_suite_pcs(void)
 {
     Suite *s = suite_create("pcs");
-    TCase *tm = tcase_create("merkle");
-    tcase_add_test(tm, test_merkle_paths);
-    tcase_add_test(tm, test_merkle_domain_separation);
-    tcase_add_test(tm, test_merkle_batch);
-    suite_add_tcase(s, tm);
-    TCase *tc = tcase_create("ligero");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_pcs_layout);
-    tcase_add_test(tc, test_pcs_commitment_io);
-    tcase_add_test(tc, test_pcs_single_claim);
-    tcase_add_test(tc, test_pcs_single_slot_in_stack);
-    tcase_add_test(tc, test_pcs_batched_claims);
-    tcase_add_test(tc, test_pcs_batched_forged_factors);
-    tcase_add_test(tc, test_pcs_no_proximity);
-    tcase_add_test(tc, test_pcs_padding_not_trusted);
-    tcase_add_test(tc, test_pcs_prover_io);
-    tcase_add_test(tc, test_pcs_reimplemented_prover);
-    tcase_add_test(tc, test_pcs_evaluation_equation);
-    tcase_add_test(tc, test_pcs_proximity_far_matrix);
-    tcase_add_test(tc, test_pcs_commitment_bound);
-    tcase_add_test(tc, test_pcs_invalid_args);
-    tcase_add_test(tc, test_pcs_supports);
-    suite_add_tcase(s, tc);
+    const TTest *merkle[] = {test_merkle_paths, test_merkle_domain_separation, test_merkle_batch};
+    ez_tcase_add(s, "merkle", 0, merkle, sizeof merkle / sizeof merkle[0]);
+    const TTest *ligero[] = {test_pcs_layout, test_pcs_commitment_io, test_pcs_single_claim,
+        test_pcs_single_slot_in_stack, test_pcs_batched_claims, test_pcs_batched_forged_factors, test_pcs_no_proximity,
+        test_pcs_padding_not_trusted, test_pcs_prover_io, test_pcs_reimplemented_prover, test_pcs_evaluation_equation,
+        test_pcs_proximity_far_matrix, test_pcs_commitment_bound, test_pcs_invalid_args, test_pcs_supports};
+    ez_tcase_add(s, "ligero", 60, ligero, sizeof ligero / sizeof ligero[0]);
     return s;
 }

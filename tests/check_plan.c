@@ -477,21 +477,12 @@ END_TEST
 Suite *ez_suite_plan(void)
 {
     Suite *s = suite_create("plan");
-    TCase *tc = tcase_create("schedule");
-    tcase_add_test(tc, test_einsum_classes);
-    tcase_add_test(tc, test_attention_12x80);
-    tcase_add_test(tc, test_softmax_and_friends);
-    tcase_add_test(tc, test_validate_rejects);
-    tcase_add_test(tc, test_validate_row_rules);
-    tcase_add_test(tc, test_fixed_axis);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("split");
-    tcase_add_test(tc, test_split_order);
-    tcase_add_test(tc, test_split_greedy);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("lower");
-    tcase_add_test(tc, test_lower_chain);
-    tcase_add_test(tc, test_lower_features);
-    suite_add_tcase(s, tc);
+    const TTest *schedule[] = {test_einsum_classes, test_attention_12x80, test_softmax_and_friends,
+        test_validate_rejects, test_validate_row_rules, test_fixed_axis};
+    ez_tcase_add(s, "schedule", 0, schedule, sizeof schedule / sizeof schedule[0]);
+    const TTest *split[] = {test_split_order, test_split_greedy};
+    ez_tcase_add(s, "split", 0, split, sizeof split / sizeof split[0]);
+    const TTest *lower[] = {test_lower_chain, test_lower_features};
+    ez_tcase_add(s, "lower", 0, lower, sizeof lower / sizeof lower[0]);
     return s;
 }

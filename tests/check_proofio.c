@@ -264,14 +264,8 @@ END_TEST
 
 Suite *ez_suite_proofio(void)
 {
-    Suite *s = suite_create("proofio");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_statement_entry_swapped);
-    tcase_add_test(tc, test_statement_output_above_bound);
-    tcase_add_test(tc, test_proof_statement_trailing_byte);
-    tcase_add_test(tc, test_vk_weight_section);
-    tcase_add_test(tc, test_pk_digest_and_width);
-    tcase_add_test(tc, test_opening_sections_trailing_byte);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_statement_entry_swapped, test_statement_output_above_bound,
+        test_proof_statement_trailing_byte, test_vk_weight_section, test_pk_digest_and_width,
+        test_opening_sections_trailing_byte};
+    return ez_test_suite("proofio", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -33,108 +33,41 @@
 #include "runtime/prove/weights.h"
 #include "runtime/prove/verify.h"
 #include "tests/plan_fixture.h"
+#include "tests/prove_fixture.h"
 #include "tests/testutil.h"
 
-typedef struct {
-    ez_plan plan;
-    ez_trace tr;
-    ez_pcs_prover *w;
-    ez_pcs_commitment wcom;
-    ez_writer wrange; /* the weight range proof of the vk */
-} fx;
+/* The fixture of tests/prove_fixture.h, with this suite's inputs and weights: uniform in
+ * [-2^9, 2^9] clamped to each tensor's bound (tokens uniform). */
+typedef ez_pfx fx;
 
-static void fx_compile(fx *f, const char *src)
+static int64_t fx_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
 {
-    memset(f, 0, sizeof *f);
-    ez_test_compile_plan(&f->plan, src);
+    (void)ctx, (void)e;
+    int64_t lim = INT64_C(1) << 9;
+    if (lim > (int64_t)t->bound)
+        lim = (int64_t)t->bound;
+    return t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
+                                       : (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
 }
 
-/* Random quantized inputs and weights (small, so no op leaves its range), then run. */
+/* Random inputs and weights (small, so no op leaves its range), then run and commit. */
 static void fx_run(fx *f, const char *seed)
 {
-    ez_rng rng = ez_rng_for(seed);
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&f->tr, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f->plan.tensors[i];
-        if (t->kind == EZ_TENSOR_ACT)
-            continue;
-        uint64_t n = ez_plan_tensor_numel(t);
-        int64_t *v = malloc((n ? n : 1) * sizeof *v);
-        int64_t lim = INT64_C(1) << 9;
-        if (lim > (int64_t)t->bound)
-            lim = (int64_t)t->bound;
-        for (uint64_t e = 0; e < n; e++) {
-            uint64_t r = ez_rng_next(&rng);
-            v[e] = t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
-                                               : (int64_t)(r % (uint64_t)(2 * lim + 1)) - lim;
-        }
-        ck_assert_msg(ez_trace_set(&f->tr, i, v, n, &d) == EZ_OK, "%s", d.msg);
-        free(v);
-    }
-    ck_assert_msg(ez_exec_run(&f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_msg(ez_weights_commit(&f->w, &f->wcom, &f->plan, &f->tr, &d) == EZ_OK, "%s", d.msg);
-    ez_writer_init(&f->wrange);
-    ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_run_values(f, seed, fx_value, NULL);
 }
 
 /* compile, then run with inputs and weights drawn from seed. */
 static void fx_setup(fx *f, const char *src, const char *seed)
 {
-    fx_compile(f, src);
+    ez_pfx_compile(f, src);
     fx_run(f, seed);
-}
-
-/* A vk borrowing f's plan and commitment (not to be cleared). */
-static ez_vk fx_vk(fx *f)
-{
-    ez_vk vk;
-    ez_vk_init(&vk);
-    vk.plan = f->plan;
-    vk.has_weights = f->w != NULL;
-    if (f->w)
-        vk.wcom = *ez_pcs_prover_commitment(f->w);
-    vk.wrange = f->wrange.data;
-    vk.wrange_len = f->wrange.len;
-    return vk;
-}
-
-static void fx_free(fx *f)
-{
-    ez_trace_clear(&f->tr);
-    ez_pcs_prover_free(f->w);
-    ez_pcs_commitment_clear(&f->wcom);
-    ez_writer_clear(&f->wrange);
-    ez_plan_clear(&f->plan);
-}
-
-/* Prove (unchecked when asked) into *pf. */
-static void fx_prove(fx *f, bool unchecked, ez_proof *pf)
-{
-    ez_diag d = {{0}};
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);
-}
-
-/* Verify pf through the byte format; returns the verdict, reason in why. */
-static bool fx_verify(fx *f, const ez_proof *pf, ez_diag *why)
-{
-    ez_writer w;
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_proof_encode(&w, pf, NULL), EZ_OK);
-    ez_vk vk = fx_vk(f); /* borrowed: not cleared below */
-    bool ok = false;
-    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
-    ez_writer_clear(&w);
-    return ok;
 }
 
 /* pf must be rejected with a reason containing needle; pf is cleared. */
 static void fx_expect_rejected(fx *f, ez_proof *pf, const char *needle)
 {
     ez_diag why = {{0}};
-    ck_assert(!fx_verify(f, pf, &why));
+    ck_assert(!ez_pfx_verify(f, pf, &why));
     ck_assert_msg(strstr(why.msg, needle) != NULL, "%s", why.msg);
     ez_proof_clear(pf);
 }
@@ -142,17 +75,8 @@ static void fx_expect_rejected(fx *f, ez_proof *pf, const char *needle)
 /* An honest proof into *pf, which must verify (the baseline of a malicious prover). */
 static void fx_prove_honest(fx *f, ez_proof *pf, ez_diag *why)
 {
-    fx_prove(f, false, pf);
-    ck_assert_msg(fx_verify(f, pf, why), "honest proof rejected: %s", why->msg);
-}
-
-static bool fx_prove_verify(fx *f, bool unchecked, ez_diag *why)
-{
-    ez_proof pf;
-    fx_prove(f, unchecked, &pf);
-    bool ok = fx_verify(f, &pf, why);
-    ez_proof_clear(&pf);
-    return ok;
+    ez_pfx_prove(f, false, pf);
+    ck_assert_msg(ez_pfx_verify(f, pf, why), "honest proof rejected: %s", why->msg);
 }
 
 static const char *linear_src = "model linear\n"
@@ -273,8 +197,8 @@ static void honest(const char *src, const char *seed)
     fx f;
     ez_diag why = {{0}};
     fx_setup(&f, src, seed);
-    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
-    fx_free(&f);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
+    ez_pfx_free(&f);
 }
 
 START_TEST(test_honest_linear)
@@ -299,9 +223,9 @@ START_TEST(test_honest_gather)
     fx_setup(&f, gather_src, "gather_token");
     int tok = ez_plan_find_tensor(&f.plan, "tok");
     f.tr.t[tok][2] = (f.tr.t[tok][2] + 1) % f.plan.tensors[tok].token_limit;
-    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
     ck_assert_msg(strstr(why.msg, "(gather)") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -319,9 +243,9 @@ START_TEST(test_changed_masked_entry)
     f.tr.t[m][0 * S + 3] = 77;
     for (size_t i = (size_t)f.plan.tensors[m].producer + 1; i < f.plan.nops; i++)
         ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
     ck_assert_msg(strstr(why.msg, "op 'm' (causal)") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -361,8 +285,8 @@ START_TEST(test_honest_add_shift_hand)
     ck_assert_int_eq(ez_plan_compute_digest(&f.plan, &d), EZ_OK);
     fx_run(&f, "add_shift_hand");
     ez_diag why = {{0}};
-    ck_assert_msg(fx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
-    fx_free(&f);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -404,7 +328,7 @@ START_TEST(test_message_non_canonical)
     uint64_t pv = EZ_P;
     memcpy(pf.sec[EZ_PF_SEC_WALK].data + at, &pv, 8);
     fx_expect_rejected(&f, &pf, "non-canonical");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -458,11 +382,7 @@ static size_t fx_find_op(const fx *f, ez_op_kind kind)
 /* A random claim on op's output with the value of `vals` there. */
 static void claim_on(fx *f, size_t op, const int64_t *vals, ez_rng *rng, ez_claim *out)
 {
-    const ez_plan_tensor *to = &f->plan.tensors[f->plan.ops[op].out];
-    ck_assert_int_eq(ez_claim_init(out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out->nvars; v++)
-        out->point[v] = ez_rng_fe2(rng);
-    ck_assert_int_eq(ez_advice_tensor_eval(&out->value, vals, to, out->point), EZ_OK);
+    ez_pfx_random_claim(out, &f->plan.tensors[f->plan.ops[op].out], vals, rng);
 }
 
 /* GATHER's one-hot factor (runtime/ops/gather.c): the prover builds its one-hot H from
@@ -505,7 +425,7 @@ START_TEST(test_gather_other_tokens)
     ez_statement_clear(&sp);
     ez_statement_clear(&sv);
     ez_trace_clear(&t2);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -565,7 +485,7 @@ START_TEST(test_causal_unmasked)
     ck_assert_msg(strstr(why.msg, "masking sumcheck") != NULL, "%s", why.msg);
     ez_claim_clear(&out);
     ez_statement_clear(&sv);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -597,11 +517,11 @@ START_TEST(test_stated_output_not_proven)
         ez_proof pf;
         ez_proof_init(&pf);
         ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "%zu: prove: %s", k, why.msg);
-        ck_assert_msg(!fx_verify(&f, &pf, &why), "%zu: a stated output the trace does not have was accepted", k);
+        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%zu: a stated output the trace does not have was accepted", k);
         ez_proof_clear(&pf);
         free(from);
         free(v);
-        fx_free(&f);
+        ez_pfx_free(&f);
     }
 }
 END_TEST
@@ -622,9 +542,9 @@ START_TEST(test_changed_activation)
     f.tr.t[h][5] += 1;
     for (size_t i = (size_t)f.plan.tensors[h].producer + 1; i < f.plan.nops; i++)
         ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
     ck_assert_msg(strstr(why.msg, "op 'h' (add)") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -637,8 +557,8 @@ START_TEST(test_changed_einsum_output)
     int q = ez_plan_find_tensor(&f.plan, "q");
     ck_assert_int_ge(q, 0);
     f.tr.t[q][3] -= 7;
-    ck_assert(!fx_prove_verify(&f, true, &why));
-    fx_free(&f);
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -668,9 +588,9 @@ static void remainder_out_of_range(const char *src, const char *seed)
     int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
     rem[e] += INT64_C(1) << k;
     f.tr.t[f.plan.ops[op].out][e] -= 1;
-    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
     ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 
 START_TEST(test_remainder_out_of_range)
@@ -697,9 +617,9 @@ static void quotient_out_of_width(const char *src, const char *seed)
     int64_t *out = f.tr.t[f.plan.ops[op].out];
     ez_fe c = ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, k)));
     out[e] = ez_fe_to_i64(c);
-    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
     ck_assert_msg(strstr(why.msg, "statement: output") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 
 START_TEST(test_quotient_out_of_width)
@@ -739,7 +659,7 @@ static bool fx_split_witness(fx *f, size_t op, uint64_t e, fx_edit wit, fx_edit 
     ez_proof pf;
     ez_proof_init(&pf);
     ck_assert_msg(ez_prove(&f->plan, &tw, f->w, &o, &pf, NULL, why) == EZ_OK, "prove: %s", why->msg);
-    bool ok = fx_verify(f, &pf, why);
+    bool ok = ez_pfx_verify(f, &pf, why);
     ez_proof_clear(&pf);
     ez_trace_clear(&tw);
     ez_trace_clear(&tk);
@@ -845,7 +765,7 @@ START_TEST(test_remainder_not_committed)
         ck_assert_uint_lt(e, n);
         ck_assert(!fx_split_witness(&f, op, e, edit_out_up, edit_out_up_rem_down, &why));
         ck_assert_msg(strstr(why.msg, "advice opening") != NULL, "%zu: %s", k, why.msg);
-        fx_free(&f);
+        ez_pfx_free(&f);
     }
 }
 END_TEST
@@ -867,7 +787,7 @@ START_TEST(test_output_quotient_out_of_width)
         ck_assert(!fx_split_witness(&f, op, e, edit_rem_up, edit_quotient_out_of_width, &why));
         ck_assert_msg(strstr(why.msg, "statement: output y[") && strstr(why.msg, "is outside its range"), "%zu: %s", k,
                       why.msg);
-        fx_free(&f);
+        ez_pfx_free(&f);
     }
 }
 END_TEST
@@ -906,7 +826,7 @@ START_TEST(test_lookup_column_not_the_tensor)
     ck_assert(fx_split_witness(&f, 0, 3, edit_nothing, edit_nothing, &why));
     ck_assert(!fx_split_witness(&f, 0, 3, edit_nothing, edit_sum_over_width, &why));
     ck_assert_str_eq(why.msg, "op 'h' (add): the fan-out merge failed");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1055,7 +975,7 @@ START_TEST(test_multiplicities_after_alpha)
     fx_prove_cheat(&f, &f.tr, &ch, &pf);
     ck_assert(done);
     fx_expect_rejected(&f, &pf, "advice opening");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1109,7 +1029,7 @@ START_TEST(test_tuple_columns_not_committed)
     fx_expect_rejected(&f, &pf, "advice opening");
     ez_trace_clear(&t2);
     ez_psess_clear(&h.honest);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1146,7 +1066,7 @@ START_TEST(test_func_multiplicities_not_committed)
     ez_proof pf;
     fx_prove_cheat(&f, &f.tr, &ch, &pf);
     fx_expect_rejected(&f, &pf, "advice opening");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1180,7 +1100,7 @@ START_TEST(test_extra_atoms_sent_false)
     ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
     ck_assert(done);
     fx_expect_rejected(&f, &pf, "advice opening");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1242,9 +1162,9 @@ START_TEST(test_advice_commitment_shape)
     fx_expect_rejected(&f, &pf, "the verifying key's weights call for");
     fx_cheat none = {0};
     fx_prove_cheat(&f, &f.tr, &none, &pf);
-    ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg); /* the assembled prover is right */
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg); /* the assembled prover is right */
     ez_proof_clear(&pf);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1303,14 +1223,14 @@ START_TEST(test_public_ops)
     /* a wrong argmax in the statement: the verifier's execution */
     ez_stmt_tensor *nx = stmt_of(&f, &pf, "next");
     nx->v[1] = (nx->v[1] + 1) % 20;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "public op 'next'") != NULL, "%s", why.msg);
     nx->v[1] = (nx->v[1] + 19) % 20;
-    ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg);
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
     /* a wrong max: the public op's check */
     ez_stmt_tensor *mx = stmt_of(&f, &pf, "m");
     mx->v[2] += 1;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "public op 'm'") != NULL, "%s", why.msg);
     mx->v[2] -= 1;
     /* a changed logit with next and m recomputed from the changed logits (the public ops
@@ -1325,15 +1245,15 @@ START_TEST(test_public_ops)
                 best = lg->v[s * 20 + v], nx->v[s] = (int64_t)v;
         mx->v[s] = best;
     }
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "public op") == NULL, "%s", why.msg);
     ez_proof_clear(&pf);
     /* a logit outside its width (an out-of-width quotient would need it): the statement */
-    fx_prove(&f, false, &pf);
+    ez_pfx_prove(&f, false, &pf);
     lg = stmt_of(&f, &pf, "logits");
     lg->v[0] = INT64_C(1) << 40;
     fx_expect_rejected(&f, &pf, "statement: output logits");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1352,7 +1272,7 @@ START_TEST(test_checked_prover_refuses)
     ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_ERR_NUMERIC);
     ck_assert_msg(strstr(d.msg, "outside") != NULL, "%s", d.msg);
     ez_proof_clear(&pf);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1371,16 +1291,16 @@ START_TEST(test_residual_out_of_width)
     ck_assert_uint_eq(f.plan.nops, 2);
     ck_assert(f.plan.ops[0].kind == EZ_OP_ADD && f.plan.ops[0].checked);
     ck_assert(f.plan.ops[1].kind == EZ_OP_ADD && f.plan.ops[1].checked);
-    ck_assert_msg(fx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     const int64_t top = (INT64_C(1) << 15) - 1;
     const uint64_t e = 5;
     f.tr.t[f.plan.ops[0].in[0]][e] = top;
     f.tr.t[f.plan.ops[0].in[1]][e] = top;
     f.tr.t[f.plan.ops[0].out][e] = 2 * top;
     f.tr.t[f.plan.ops[1].out][e] = top;
-    ck_assert(!fx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
     ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1400,15 +1320,15 @@ START_TEST(test_changed_round_message)
     fx_prove_honest(&f, &pf, &why);
     /* the last op y is a rescaled contraction: rho (16 B), then its first round value */
     bump(&pf.sec[EZ_PF_SEC_WALK], 16);
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "op 'y' (einsum)") != NULL, "%s", why.msg);
     bump(&pf.sec[EZ_PF_SEC_WALK], 16 * 0); /* rho too: still rejected */
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ez_proof_clear(&pf);
     /* a message of every other section */
     const int secs[] = {EZ_PF_SEC_LOOKUPS, EZ_PF_SEC_OPEN_W, EZ_PF_SEC_OPEN_A};
     for (size_t s = 0; s < 3; s++) {
-        fx_prove(&f, false, &pf);
+        ez_pfx_prove(&f, false, &pf);
         if (pf.sec[secs[s]].len == 0) { /* WHIR: the advice opening is batched into the weights' */
             ez_proof_clear(&pf);
             continue;
@@ -1420,10 +1340,10 @@ START_TEST(test_changed_round_message)
             bump(&pf.sec[secs[s]], off);
         else
             pf.sec[secs[s]].data[off] ^= 1;
-        ck_assert_msg(!fx_verify(&f, &pf, &why), "section %d", secs[s]);
+        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "section %d", secs[s]);
         ez_proof_clear(&pf);
     }
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1447,9 +1367,9 @@ START_TEST(test_virtual_column_value)
     ez_proof pf;
     fx_prove_honest(&f, &pf, &why);
     bump(&pf.sec[EZ_PF_SEC_LOOKUPS], pf.sec[EZ_PF_SEC_LOOKUPS].len - 16);
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ez_proof_clear(&pf);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1459,24 +1379,24 @@ START_TEST(test_changed_claimed_output)
     ez_diag why = {{0}};
     fx_setup(&f, linear_src, "changed_output");
     ez_proof pf;
-    fx_prove(&f, false, &pf);
+    ez_pfx_prove(&f, false, &pf);
     ez_stmt_tensor *out = &pf.stmt.t[pf.stmt.n - 1];
     out->v[out->n / 2] += 1;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     out->v[out->n / 2] -= 1;
-    ck_assert(fx_verify(&f, &pf, &why));
+    ck_assert(ez_pfx_verify(&f, &pf, &why));
     /* a changed public input */
     pf.stmt.t[0].v[0] ^= 1;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     pf.stmt.t[0].v[0] ^= 1;
     /* an input outside its width is refused by the statement check */
     int64_t keep = pf.stmt.t[0].v[1];
     pf.stmt.t[0].v[1] = INT64_C(1) << 40;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "outside its range") != NULL, "%s", why.msg);
     pf.stmt.t[0].v[1] = keep;
     ez_proof_clear(&pf);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1524,12 +1444,12 @@ START_TEST(test_public_input_claim)
         ez_proof pf;
         ez_proof_init(&pf);
         ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
-        ck_assert(!fx_verify(&f, &pf, &why));
+        ck_assert(!ez_pfx_verify(&f, &pf, &why));
         ck_assert_msg(strstr(why.msg, "a claim on the public input") != NULL, "%zu: %s", k, why.msg);
         ez_proof_clear(&pf);
         free(from);
         ez_trace_clear(&t2);
-        fx_free(&f);
+        ez_pfx_free(&f);
     }
 }
 END_TEST
@@ -1558,7 +1478,7 @@ START_TEST(test_input_outside_width)
     ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
     fx_expect_rejected(&f, &pf, "is outside its range");
     ez_trace_clear(&t2);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1709,7 +1629,7 @@ START_TEST(test_transcript_start_documented)
     ez_pcs_commitment_absorb(&b, wcom);
     ck_assert_msg(same_state(&a, &b), "the weight range proof's transcript start is not the documented one");
     free(v1);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1723,10 +1643,10 @@ START_TEST(test_binding_first)
     ez_diag why = {{0}};
     fx_setup(&f, linear_src, "binding");
     ez_proof pf;
-    fx_prove(&f, false, &pf);
-    ck_assert(fx_verify(&f, &pf, &why));
+    ez_pfx_prove(&f, false, &pf);
+    ck_assert(ez_pfx_verify(&f, &pf, &why));
     pf.bind.digest[0] ^= 1;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "the proof is for another model: its plan digest is ") != NULL, "%s", why.msg);
     char hex[65];
     ez_plan_digest_hex(&f.plan, hex);
@@ -1734,27 +1654,27 @@ START_TEST(test_binding_first)
     ck_assert_msg(strstr(why.msg, hex) != NULL, "%s lacks %s", why.msg, hex);
     pf.bind.digest[0] ^= 1;
     pf.bind.wroot[31] ^= 1;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "the proof was made with other weights: weight commitment ") != NULL, "%s",
                   why.msg);
     pf.bind.has_weights = false;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "weight commitment none, the verifying key's ") != NULL, "%s", why.msg);
     pf.bind.has_weights = true;
     pf.bind.wroot[31] ^= 1;
-    ck_assert(fx_verify(&f, &pf, &why));
+    ck_assert(ez_pfx_verify(&f, &pf, &why));
     /* the statement's shape: one tensor missing, then one value missing */
     pf.stmt.n--;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]") != NULL,
                   "%s", why.msg);
     pf.stmt.n++;
     pf.stmt.t[1].n--;
-    ck_assert(!fx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ck_assert_msg(strstr(why.msg, "statement: y[8,32] has 256 values, the proof has 255") != NULL, "%s", why.msg);
     pf.stmt.t[1].n++;
     ez_proof_clear(&pf);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1764,11 +1684,11 @@ START_TEST(test_truncated_and_trailing)
     ez_diag why = {{0}};
     fx_setup(&f, proj_src, "truncated");
     ez_proof pf;
-    fx_prove(&f, false, &pf);
+    ez_pfx_prove(&f, false, &pf);
     ez_writer w;
     ez_writer_init(&w);
     ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
-    ez_vk vk = fx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&f);
     bool ok = true;
     for (size_t cut = 0; cut < w.len; cut += w.len / 23 + 1) {
         ck_assert_int_eq(ez_verify_bytes(&vk, w.data, cut, &ok, NULL, &why), EZ_OK);
@@ -1790,10 +1710,10 @@ START_TEST(test_truncated_and_trailing)
                  {EZ_PF_SEC_OPEN_A, "advice opening"}};
     for (size_t k = 0; k < sizeof trail / sizeof trail[0]; k++) {
         ez_writer_u8(&pf.sec[trail[k].sec], 0);
-        ck_assert(!fx_verify(&f, &pf, &why));
+        ck_assert(!ez_pfx_verify(&f, &pf, &why));
         ck_assert_msg(strstr(why.msg, trail[k].why) != NULL, "%s: %s", trail[k].why, why.msg);
         pf.sec[trail[k].sec].len--;
-        ck_assert_msg(fx_verify(&f, &pf, &why), "%s", why.msg);
+        ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
     }
     /* ... and in the vk's weight range proof: u8 kind, then (u64 length, bytes) chunks: 4
      * for a full range proof (Ligero), 1 for a deferred one (WHIR, the default) */
@@ -1819,16 +1739,16 @@ START_TEST(test_truncated_and_trailing)
         if (k == nch)
             ez_writer_u8(&nw, 0); /* after the chunks */
         f.wrange = nw;
-        ck_assert(!fx_verify(&f, &pf, &why));
+        ck_assert(!ez_pfx_verify(&f, &pf, &why));
         const char *want = k == nch ? "trailing bytes" : nch == 1 ? "lookups" : chunk_why[k];
         ck_assert_msg(strstr(why.msg, want) != NULL, "chunk %d: %s", k, why.msg);
         ez_writer_clear(&nw);
     }
     f.wrange = keep;
-    ck_assert(fx_verify(&f, &pf, &why));
+    ck_assert(ez_pfx_verify(&f, &pf, &why));
     ez_writer_clear(&w);
     ez_proof_clear(&pf);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1865,7 +1785,7 @@ START_TEST(test_keys_roundtrip)
         ck_assert_int_ne(ez_vk_decode(&vk, vkw.data, cut, &d), EZ_OK);
     ez_writer_clear(&vkw);
     ez_writer_clear(&pkw);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1889,13 +1809,13 @@ static void bad_weight(const char *src, const char *wname, int64_t value, const 
     ez_writer_clear(&f.wrange);
     ez_writer_init(&f.wrange);
     ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, true, &f.wrange, &d), EZ_OK);
-    ez_vk vk = fx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&f);
     bool ok = true;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
-    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
     ck_assert_msg(strstr(why.msg, "weight range proof failed") != NULL, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 
 START_TEST(test_weight_out_of_width)
@@ -1915,7 +1835,7 @@ START_TEST(test_weight_range_strict)
     fx f;
     ez_diag why = {{0}};
     fx_setup(&f, masked_src, "weight_range_strict");
-    ez_vk vk = fx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&f);
     bool ok = false;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
@@ -1943,13 +1863,13 @@ START_TEST(test_weight_range_strict)
     f.wrange.data[f.wrange.len - 9] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
     ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
     f.wrange.data[f.wrange.len - 9] ^= 1;
-    vk = fx_vk(&f); /* proving re-set the commitment's supports: borrow it again */
+    vk = ez_pfx_vk(&f); /* proving re-set the commitment's supports: borrow it again */
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1974,7 +1894,7 @@ START_TEST(test_weight_range_deferred)
     ck_assert_uint_gt(W.L.npolys, 0);
     ez_wshape_clear(&W);
     /* the verifier's claims, from the vk alone, are the prover's */
-    ez_vk vk = fx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&f);
     ez_pcs_commitment vc;
     ck_assert_int_eq(ez_pcs_commitment_copy(&vc, &vk.wcom), EZ_OK);
     ck_assert_int_eq(ez_pcs_commitment_set_standing(&vc, NULL, 0), EZ_OK);
@@ -1989,18 +1909,18 @@ START_TEST(test_weight_range_deferred)
         for (unsigned v = 0; v < vc.nvars[vc.standing[k].poly]; v++)
             ck_assert(ez_fe2_eq(vc.standing[k].point[v], wc->standing[k].point[v]));
     }
-    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s", why.msg);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
     /* a prover that omits the last claim, or alters one value */
     ez_pcs_commitment keep;
     ck_assert_int_eq(ez_pcs_commitment_copy(&keep, wc), EZ_OK);
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding - 1), EZ_OK);
-    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
     ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
     ez_pcs_claim *alt = malloc(keep.nstanding * sizeof *alt);
     memcpy(alt, keep.standing, keep.nstanding * sizeof *alt);
     alt[keep.nstanding / 2].value = ez_fe2_add(alt[keep.nstanding / 2].value, ez_fe2_one());
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, alt, keep.nstanding), EZ_OK);
-    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
     ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
     /* none at all: the prover refuses */
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
@@ -2009,7 +1929,7 @@ START_TEST(test_weight_range_deferred)
     ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_ERR_INVALID);
     ez_proof_clear(&pf);
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding), EZ_OK);
-    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s", why.msg);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
     free(alt);
     ez_pcs_commitment_clear(&keep);
     ez_pcs_commitment_clear(&vc);
@@ -2022,8 +1942,8 @@ START_TEST(test_weight_range_deferred)
     ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_OK);
     ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_FULL);
     ck_assert_uint_eq(ez_pcs_prover_commitment(f.w)->nstanding, 0);
-    ck_assert_msg(fx_prove_verify(&f, false, &why), "%s", why.msg);
-    fx_free(&f);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -2045,12 +1965,12 @@ START_TEST(test_weight_range_deferred_false_claim)
     ez_writer_init(&f.wrange);
     ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_OK);
     f.tr.t[w][3] = keep;
-    ez_vk vk = fx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&f);
     bool ok = false;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
     /* the prover proves the vk's (false) claims: its opening fails */
-    ck_assert(!fx_prove_verify(&f, false, &why));
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
     ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
     /* the prover leaves them out (an honest opening of its own claims only) */
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
@@ -2058,7 +1978,7 @@ START_TEST(test_weight_range_deferred_false_claim)
     fx_cheat none = {0};
     fx_prove_cheat(&f, &f.tr, &none, &pf);
     fx_expect_rejected(&f, &pf, "weight and advice opening");
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -2168,7 +2088,7 @@ START_TEST(test_weight_padding_junk)
     free(polys);
     free(plens);
     free(lens);
-    fx_free(&f);
+    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -2302,7 +2222,7 @@ static void weight_padding_malicious(bool clean, const char *reason)
     }
     ez_pctx_free(&c);
     ez_psess_clear(&s);
-    ez_vk vk = fx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&f);
     bool ok = true;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
@@ -2311,7 +2231,7 @@ static void weight_padding_malicious(bool clean, const char *reason)
         free(polys[k]);
     free(polys);
     free(lens);
-    fx_free(&f);
+    ez_pfx_free(&f);
     ez_advice_testing_max_pieces(0);
 }
 

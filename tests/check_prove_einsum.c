@@ -1174,27 +1174,10 @@ END_TEST
 
 Suite *ez_suite_prove_einsum(void)
 {
-    Suite *s = suite_create("prove_einsum");
-    TCase *tc = tcase_create("prove_einsum");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_honest_table);
-    tcase_add_test(tc, test_sched_bind_order);
-    tcase_add_test(tc, test_compact_equals_dense);
-    tcase_add_test(tc, test_changed_operand_consistent);
-    tcase_add_test(tc, test_changed_operand_inconsistent);
-    tcase_add_test(tc, test_changed_remainder);
-    tcase_add_test(tc, test_tampered_bytes);
-    tcase_add_test(tc, test_wrong_output);
-    tcase_add_test(tc, test_truncated);
-    tcase_add_test(tc, test_invalid_ops);
-    tcase_add_test(tc, test_claim_list);
-    tcase_add_test(tc, test_merge);
-    tcase_add_test(tc, test_merge_forged_w);
-    tcase_add_test(tc, test_broadcast_factor_vanishes);
-    tcase_add_test(tc, test_remainder_non_canonical);
-    tcase_add_test(tc, test_merge_claims_after_lambdas);
-    tcase_add_test(tc, test_merge_after_einsum);
-    tcase_add_test(tc, test_larger);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_honest_table, test_sched_bind_order, test_compact_equals_dense,
+        test_changed_operand_consistent, test_changed_operand_inconsistent, test_changed_remainder, test_tampered_bytes,
+        test_wrong_output, test_truncated, test_invalid_ops, test_claim_list, test_merge, test_merge_forged_w,
+        test_broadcast_factor_vanishes, test_remainder_non_canonical, test_merge_claims_after_lambdas,
+        test_merge_after_einsum, test_larger};
+    return ez_test_suite("prove_einsum", "prove_einsum", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -506,10 +506,7 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
 {
     ez_diag d = {{0}};
     ez_advice_layout L;
-    ck_assert_msg(ez_advice_layout_build(&L, &f->plan, &d) == EZ_OK, "%s", d.msg);
-    ez_fe **polys = calloc(L.npolys, sizeof *polys);
-    ck_assert_int_eq(ez_advice_fill(&L, &f->plan, &f->tr, true, polys, &d), EZ_OK);
-    ck_assert_int_eq(ez_op_softmax.fill(&L, &f->plan, &f->tr, f->op, true, polys, &d), EZ_OK);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, f->op);
     size_t first = smx_first(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
@@ -542,18 +539,12 @@ static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *range
     const ez_plan_op *o = &f->plan.ops[f->op];
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
-    ez_claim out = {0};
-    ck_assert_int_eq(ez_claim_init(&out, ez_claim_tensor_nvars(to->dims, to->rank)), EZ_OK);
-    for (unsigned v = 0; v < out.nvars; v++)
-        out.point[v] = ez_rng_fe2(&rng);
-    ck_assert_int_eq(ez_advice_tensor_eval(&out.value, f->tr.t[o->out], to, out.point), EZ_OK);
+    ez_claim out;
+    ez_pfx_random_claim(&out, to, f->tr.t[o->out], &rng);
     ez_pfx_alone alone = {.label = "softmax-test"};
     bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, f->op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
-    for (size_t q = 0; q < L.npolys; q++)
-        free(polys[q]);
-    free(polys);
-    ez_advice_layout_clear(&L);
+    ez_pfx_advice_free(&L, polys);
     return ok;
 }
 
@@ -752,25 +743,9 @@ END_TEST
 
 Suite *ez_suite_prove_softmax(void)
 {
-    Suite *s = suite_create("prove_softmax");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_forged_factors);
-    tcase_add_test(tc, test_live_mle_bruteforce);
-    tcase_add_test(tc, test_honest_masked);
-    tcase_add_test(tc, test_honest_plain);
-    tcase_add_test(tc, test_honest_axis_first);
-    tcase_add_test(tc, test_honest_scales);
-    tcase_add_test(tc, test_max_below_an_entry);
-    tcase_add_test(tc, test_max_not_attained);
-    tcase_add_test(tc, test_wrong_exp);
-    tcase_add_test(tc, test_division_off_by_one);
-    tcase_add_test(tc, test_changed_round_message_and_output);
-    tcase_add_test(tc, test_changed_output_value);
-    tcase_add_test(tc, test_masked_support_tampered);
-    tcase_add_test(tc, test_op_alone_honest);
-    tcase_add_test(tc, test_op_alone_attainment_forged);
-    tcase_add_test(tc, test_op_alone_exp_forged);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_forged_factors, test_live_mle_bruteforce, test_honest_masked, test_honest_plain,
+        test_honest_axis_first, test_honest_scales, test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
+        test_division_off_by_one, test_changed_round_message_and_output, test_changed_output_value,
+        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged};
+    return ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -399,21 +399,8 @@ END_TEST
 
 Suite *ez_suite_sema(void)
 {
-    Suite *s = suite_create("sema");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_attention);
-    tcase_add_test(tc, test_summation_rules);
-    tcase_add_test(tc, test_broadcast_and_order);
-    tcase_add_test(tc, test_scales_and_constants);
-    tcase_add_test(tc, test_residual_stream_resets);
-    tcase_add_test(tc, test_shadowing_and_loops);
-    tcase_add_test(tc, test_params_and_defines);
-    tcase_add_test(tc, test_gather);
-    tcase_add_test(tc, test_three_tensor_split);
-    tcase_add_test(tc, test_semantic_errors);
-    tcase_add_test(tc, test_error_recovery);
-    tcase_add_test(tc, test_examples);
-    tcase_add_test(tc, test_default_overrides);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_attention, test_summation_rules, test_broadcast_and_order, test_scales_and_constants,
+        test_residual_stream_resets, test_shadowing_and_loops, test_params_and_defines, test_gather,
+        test_three_tensor_split, test_semantic_errors, test_error_recovery, test_examples, test_default_overrides};
+    return ez_test_suite("sema", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -498,18 +498,8 @@ END_TEST
 
 Suite *ez_suite_strategies(void)
 {
-    Suite *s = suite_create("strategies");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_deepprove_forged_matrices);
-    tcase_add_test(tc, test_honest_and_described);
-    tcase_add_test(tc, test_changed_witness);
-    tcase_add_test(tc, test_changed_advice);
-    tcase_add_test(tc, test_perhead_messages);
-    tcase_add_test(tc, test_deepprove_messages);
-    tcase_add_test(tc, test_deepprove_padding);
-    tcase_add_test(tc, test_output_and_label);
-    tcase_add_test(tc, test_einsum_no_padding);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_deepprove_forged_matrices, test_honest_and_described, test_changed_witness,
+        test_changed_advice, test_perhead_messages, test_deepprove_messages, test_deepprove_padding,
+        test_output_and_label, test_einsum_no_padding};
+    return ez_test_suite("strategies", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

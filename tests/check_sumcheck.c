@@ -697,24 +697,9 @@ END_TEST
 
 Suite *ez_suite_sumcheck(void)
 {
-    Suite *s = suite_create("sumcheck");
-    TCase *tc = tcase_create("sumcheck");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_desc);
-    tcase_add_test(tc, test_shapes);
-    tcase_add_test(tc, test_multi_term);
-    tcase_add_test(tc, test_exhaustive_tiny);
-    tcase_add_test(tc, test_larger);
-    tcase_add_test(tc, test_degenerate_eq_point);
-    tcase_add_test(tc, test_reference_one_term);
-    tcase_add_test(tc, test_reference_two_terms);
-    tcase_add_test(tc, test_reference_larger);
-    tcase_add_test(tc, test_zero_vars_and_zero_tables);
-    tcase_add_test(tc, test_malicious_round_value);
-    tcase_add_test(tc, test_malicious_claim);
-    tcase_add_test(tc, test_malicious_final_eval);
-    tcase_add_test(tc, test_malicious_claim_after_challenges);
-    tcase_add_test(tc, test_proof_bytes);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_desc, test_shapes, test_multi_term, test_exhaustive_tiny, test_larger,
+        test_degenerate_eq_point, test_reference_one_term, test_reference_two_terms, test_reference_larger,
+        test_zero_vars_and_zero_tables, test_malicious_round_value, test_malicious_claim, test_malicious_final_eval,
+        test_malicious_claim_after_challenges, test_proof_bytes};
+    return ez_test_suite("sumcheck", "sumcheck", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -216,12 +216,6 @@ END_TEST
 
 Suite *ez_suite_sumcheck_box(void)
 {
-    Suite *s = suite_create("sumcheck_box");
-    TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_box_equals_dense);
-    tcase_add_test(tc, test_box_touched_heads);
-    tcase_add_test(tc, test_box_refuses);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_box_equals_dense, test_box_touched_heads, test_box_refuses};
+    return ez_test_suite("sumcheck_box", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

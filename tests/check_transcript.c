@@ -350,18 +350,8 @@ END_TEST
 
 Suite *ez_suite_transcript(void)
 {
-    Suite *s = suite_create("transcript");
-    TCase *tc = tcase_create("sha256");
-    tcase_add_test(tc, test_sha256_kat);
-    tcase_add_test(tc, test_init_format);
-    tcase_add_test(tc, test_transcript_kat);
-    tcase_add_test(tc, test_determinism_and_fork);
-    tcase_add_test(tc, test_every_byte_matters);
-    tcase_add_test(tc, test_boundaries_and_types);
-    tcase_add_test(tc, test_challenge_index);
-    tcase_add_test(tc, test_every_element_matters);
-    tcase_add_test(tc, test_challenge_index_unbiased);
-    tcase_add_test(tc, test_challenges_canonical);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_sha256_kat, test_init_format, test_transcript_kat, test_determinism_and_fork,
+        test_every_byte_matters, test_boundaries_and_types, test_challenge_index, test_every_element_matters,
+        test_challenge_index_unbiased, test_challenges_canonical};
+    return ez_test_suite("transcript", "sha256", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -94,12 +94,6 @@ END_TEST
 
 Suite *ez_suite_util(void)
 {
-    Suite *s = suite_create("util");
-    TCase *tc = tcase_create("bytes");
-    tcase_add_test(tc, test_roundtrip);
-    tcase_add_test(tc, test_truncation);
-    tcase_add_test(tc, test_overflowing_alloc);
-    tcase_add_test(tc, test_alloc_huge);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_roundtrip, test_truncation, test_overflowing_alloc, test_alloc_huge};
+    return ez_test_suite("util", "bytes", 0, tests, sizeof tests / sizeof tests[0]);
 }

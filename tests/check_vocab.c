@@ -16,12 +16,19 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* A new temporary file holding text; path: "/tmp/ezvocabXXXXXX", made its name. */
+static void temp_file(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_file(path, text);
+}
+
 START_TEST(test_alphabet_roundtrip)
 {
     char path[] = "/tmp/ezvocabXXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    write_file(path, "{\"alphabet\": \" abcdefghij.\\n\\u00e9\"}");
+    temp_file(path, "{\"alphabet\": \" abcdefghij.\\n\\u00e9\"}");
     ez_vocab v;
     ez_diag d = {{0}};
     ck_assert_msg(ez_vocab_load(&v, path, &d) == EZ_OK, "%s", d.msg);
@@ -51,9 +58,7 @@ END_TEST
 START_TEST(test_tokens_longest_match)
 {
     char path[] = "/tmp/ezvocabXXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    write_file(path, "{\"tokens\": [\"t\", \"h\", \"e\", \"th\", \"the\", \" \"]}");
+    temp_file(path, "{\"tokens\": [\"t\", \"h\", \"e\", \"th\", \"the\", \" \"]}");
     ez_vocab v;
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_vocab_load(&v, path, &d), EZ_OK);
@@ -80,10 +85,6 @@ END_TEST
 
 Suite *ez_suite_vocab(void)
 {
-    Suite *s = suite_create("vocab");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_alphabet_roundtrip);
-    tcase_add_test(tc, test_tokens_longest_match);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_alphabet_roundtrip, test_tokens_longest_match};
+    return ez_test_suite("vocab", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

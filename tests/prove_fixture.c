@@ -7,6 +7,7 @@
 
 #include "compiler/einc.h"
 #include "runtime/ops/op.h"
+#include "runtime/prove/layout.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -64,6 +65,35 @@ static int64_t uniform_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uin
     int64_t l = lim > (int64_t)t->bound - 1 ? (int64_t)t->bound - 1 : lim;
     return t->kind == EZ_TENSOR_TOKENS ? (int64_t)(r % (uint64_t)t->token_limit)
                                        : (int64_t)(r % (uint64_t)(2 * l + 1)) - l;
+}
+
+void ez_pfx_random_claim(ez_claim *out, const ez_plan_tensor *t, const int64_t *vals, ez_rng *rng)
+{
+    memset(out, 0, sizeof *out);
+    ck_assert_int_eq(ez_claim_init(out, ez_claim_tensor_nvars(t->dims, t->rank)), EZ_OK);
+    for (unsigned v = 0; v < out->nvars; v++)
+        out->point[v] = ez_rng_fe2(rng);
+    if (vals)
+        ck_assert_int_eq(ez_advice_tensor_eval(&out->value, vals, t, out->point), EZ_OK);
+}
+
+ez_fe **ez_pfx_advice(ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op)
+{
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_advice_layout_build(L, p, &d) == EZ_OK, "%s", d.msg);
+    ez_fe **polys = calloc(L->npolys ? L->npolys : 1, sizeof *polys);
+    ck_assert_ptr_nonnull(polys);
+    ck_assert_msg(ez_advice_fill(L, p, tr, true, polys, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_op_def_of(p->ops[op].kind)->fill(L, p, tr, op, true, polys, &d) == EZ_OK, "%s", d.msg);
+    return polys;
+}
+
+void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        free(polys[q]);
+    free(polys);
+    ez_advice_layout_clear(L);
 }
 
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)

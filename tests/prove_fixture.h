@@ -13,6 +13,7 @@
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/pctx.h"
+#include "tests/testutil.h"
 
 typedef struct {
     ez_plan plan;
@@ -75,6 +76,10 @@ typedef struct {
  * the verdict, the reason in why. Asserts the target sumcheck was reached. */
 bool ez_pfx_prove_forged(ez_pfx *f, const ez_prove_opts *base, unsigned call, unsigned nfactors, unsigned factor, ez_diag *why);
 
+/* A claim on tensor t at a point drawn from rng, with t's MLE there of the values vals
+ * (NULL: the value left 0, for the test to set). Free with ez_claim_clear. */
+void ez_pfx_random_claim(ez_claim *out, const ez_plan_tensor *t, const int64_t *vals, ez_rng *rng);
+
 /* ---- one op proven alone --------------------------------------------------------------
  * The op suites attack an op's prover directly, everything outside its own walk taken
  * as ideal (tests/check_ops_*.c, check_prove_softmax.c). */
@@ -85,6 +90,12 @@ typedef struct {
     ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx);
     void *ctx;
 } ez_pfx_alone;
+
+/* The advice of an op-alone test: *L, the layout of p, and its polys from tr — the
+ * framework's values, then op `op`'s own fill, unchecked (values outside their ranges go
+ * through, for a test to tamper with). Free with ez_pfx_advice_free. */
+ez_fe **ez_pfx_advice(ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op);
+void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys);
 
 /* Prove op `op` of p alone over layout L and advice polys (the prover's values, possibly
  * tampered with) from the output claim out, then verify the walk from the same claim in

@@ -11,6 +11,23 @@
 #include "compiler/schedule.h"
 #include "compiler/sema.h"
 
+void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n)
+{
+    TCase *tc = tcase_create(name);
+    if (timeout > 0)
+        tcase_set_timeout(tc, timeout);
+    for (size_t i = 0; i < n; i++)
+        tcase_add_test(tc, tests[i]);
+    suite_add_tcase(s, tc);
+}
+
+Suite *ez_test_suite(const char *name, const char *tcase, double timeout, const TTest *const *tests, size_t n)
+{
+    Suite *s = suite_create(name);
+    ez_tcase_add(s, tcase, timeout, tests, n);
+    return s;
+}
+
 size_t ez_tamper_bytes(const uint8_t *proof, size_t len, const ez_tamper_opts *o, ez_tamper_accepts_fn accepts,
                        void *ctx, const char *what)
 {

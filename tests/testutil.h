@@ -19,6 +19,13 @@
 #undef EZ_SUITE
 #undef EZ_SUITE_W
 
+/* Add the test case `name` to s: the n tests of `tests`, in that order, with Check's
+ * timeout set to `timeout` seconds (0: Check's default, or CK_DEFAULT_TIMEOUT). */
+void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n);
+
+/* A new suite `name` of one test case, `tcase` (its tests and timeout as ez_tcase_add). */
+Suite *ez_test_suite(const char *name, const char *tcase, double timeout, const TTest *const *tests, size_t n);
+
 /* The run's seed (set once by the runner before any test). */
 uint64_t ez_test_seed(void);
 

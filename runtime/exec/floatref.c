@@ -83,6 +83,21 @@ ez_status ez_floatref_rows(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft
     return EZ_OK;
 }
 
+ez_status ez_floatref_elementwise(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_floatref_elem_fn fn,
+                                  ez_diag *d)
+{
+    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
+    int64_t *off = NULL;
+    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
+    if (st != EZ_OK)
+        return st;
+    const double *in = ft->t[op->in[0]];
+    for (uint64_t e = 0; e < n; e++)
+        ft->t[op->out][e] = fn(p, op, e, in[off[e]]);
+    free(off);
+    return EZ_OK;
+}
+
 void ez_floatref_compare(ez_float_err *e, const int64_t *q, unsigned scale, const double *f,
                          uint64_t n)
 {

@@ -47,6 +47,15 @@ typedef void (*ez_floatref_row_fn)(const ez_plan_op *op, const ez_exec_rows *row
 ez_status ez_floatref_rows(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, bool mask, ez_floatref_row_fn fn,
                            ez_diag *d);
 
+/* The float value of output element e of an elementwise op, x the operand's element that e
+ * reads. */
+typedef double (*ez_floatref_elem_fn)(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x);
+
+/* Run fn on every element of op's output (one operand; the elements it reads are those of
+ * ez_exec_elem_offsets). Errors: those of ez_exec_elem_offsets. */
+ez_status ez_floatref_elementwise(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_floatref_elem_fn fn,
+                                  ez_diag *d);
+
 /* Evaluate every op of p in double (each op's floatref hook, runtime/exec/dispatch.c). Errors: EZ_ERR_INVALID (plan malformed — checked
  * with ez_exec_check_plan — or inputs missing), EZ_ERR_INPUT (token out of range),
  * EZ_ERR_NOMEM. Cost: the model's float inference (OpenMP-parallel). */

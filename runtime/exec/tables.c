@@ -51,6 +51,21 @@ static ez_status table_alloc(ez_table *t, uint32_t n, ez_diag *d)
     return EZ_OK;
 }
 
+/* A table of 2^EZ_TABLE_BITS rows, row i for the input x' = lo + i in units of 2^in_shift
+ * input units (in_shift: the input scale's excess over EZ_TABLE_RES_SCALE): its header and
+ * its output array, the values left to the caller. */
+static ez_status table_sampled(ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale,
+                               int64_t lo, ez_diag *d)
+{
+    t->kind = kind;
+    t->func = f;
+    t->in_scale = in_scale;
+    t->out_scale = out_scale;
+    t->in_shift = in_scale > EZ_TABLE_RES_SCALE ? in_scale - EZ_TABLE_RES_SCALE : 0;
+    t->lo = lo;
+    return table_alloc(t, UINT32_C(1) << EZ_TABLE_BITS, d);
+}
+
 void ez_table_tails(ez_func f, ez_tail *lo, ez_tail *hi)
 {
     switch (f) {
@@ -81,14 +96,8 @@ ez_status ez_table_build(ez_table *t, ez_func f, unsigned in_scale, unsigned out
         ez_diag_set(d, "table scales out of range (%u, %u)", in_scale, out_scale);
         return EZ_ERR_INVALID;
     }
-    t->kind = EZ_TABLE_FUNC;
-    t->func = f;
-    t->in_scale = in_scale;
-    t->out_scale = out_scale;
-    t->in_shift = in_scale > EZ_TABLE_RES_SCALE ? in_scale - EZ_TABLE_RES_SCALE : 0;
-    t->lo = -((int64_t)1 << (EZ_TABLE_BITS - 1));
     ez_table_tails(f, &t->lo_tail, &t->hi_tail);
-    ez_status st = table_alloc(t, UINT32_C(1) << EZ_TABLE_BITS, d);
+    ez_status st = table_sampled(t, EZ_TABLE_FUNC, f, in_scale, out_scale, -((int64_t)1 << (EZ_TABLE_BITS - 1)), d);
     if (st != EZ_OK)
         return st;
     /* x' units are 2^in_shift input units: real value = x' * 2^(in_shift - in_scale). */
@@ -108,15 +117,9 @@ ez_status ez_table_build_softmax_exp(ez_table *t, unsigned in_scale, ez_diag *d)
         ez_diag_set(d, "softmax input scale %u out of range", in_scale);
         return EZ_ERR_INVALID;
     }
-    t->kind = EZ_TABLE_SOFTMAX_EXP;
-    t->func = EZ_FN_EXP;
-    t->in_scale = in_scale;
-    t->out_scale = EZ_SOFTMAX_EXP_SCALE;
-    t->in_shift = in_scale > EZ_TABLE_RES_SCALE ? in_scale - EZ_TABLE_RES_SCALE : 0;
-    t->lo = 0;
     t->lo_tail = EZ_TAIL_CLAMP; /* never used: d >= 0 */
     t->hi_tail = EZ_TAIL_ZERO;
-    ez_status st = table_alloc(t, UINT32_C(1) << EZ_TABLE_BITS, d);
+    ez_status st = table_sampled(t, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, in_scale, EZ_SOFTMAX_EXP_SCALE, 0, d);
     if (st != EZ_OK)
         return st;
     const double unit = ldexp(1.0, (int)t->in_shift - (int)in_scale);

@@ -144,19 +144,8 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     }
     ez_claim_absorb(c->t, "add/out", out);
     ez_fe2 rho = ez_fe2_zero();
-    if (o->shift > 0) {
-        if (c->prover) {
-            const int64_t *rem = ez_trace_aux(c->tr, i, EZ_AUX_REM, NULL);
-            if (rem == NULL) {
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-            if ((st = ez_advice_tensor_eval(&rho, rem, to, out->point)) != EZ_OK)
-                goto out;
-        }
-        if ((st = ez_pctx_msg(c, "add/rem", &rho, 1)) != EZ_OK)
-            goto out;
-    }
+    if (o->shift > 0 && (st = ez_op_rem_msg(c, i, to, out->point, "add/rem", &rho)) != EZ_OK)
+        goto out;
     ez_fe2 e[EZ_MAX_OPERANDS], beta[EZ_MAX_OPERANDS];
     ez_fe2 pts[EZ_MAX_OPERANDS][EZ_PROVE_MAX_VARS];
     unsigned pnv[EZ_MAX_OPERANDS];
@@ -195,11 +184,8 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
         if (st != EZ_OK)
             goto out;
     }
-    if (o->shift > 0) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[i], &kc);
-    }
+    if (o->shift > 0)
+        st = ez_op_rem_claim(c, i, out, rho);
 out:
     ez_claim_clear(&kc);
     ez_opview_clear(&v);
@@ -226,7 +212,6 @@ static void add_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_add = {
-    .kind = EZ_OP_ADD,
     .exec = add_exec,
     .floatref = add_floatref,
     .layout = add_layout,

@@ -101,19 +101,8 @@ static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     ez_claim_absorb(c->t, "causal/out", out);
     bool shrink = o->in_scale > o->out_scale;
     ez_fe2 rho = ez_fe2_zero();
-    if (shrink) {
-        if (c->prover) {
-            const int64_t *rem = ez_trace_aux(c->tr, i, EZ_AUX_REM, NULL);
-            if (rem == NULL) {
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-            if ((st = ez_advice_tensor_eval(&rho, rem, to, out->point)) != EZ_OK)
-                goto out;
-        }
-        if ((st = ez_pctx_msg(c, "causal/rem", &rho, 1)) != EZ_OK)
-            goto out;
-    }
+    if (shrink && (st = ez_op_rem_msg(c, i, to, out->point, "causal/rem", &rho)) != EZ_OK)
+        goto out;
     ez_fe2 claim = causal_claim(o, out->value, rho);
     ez_sumcheck_desc desc;
     causal_desc(&desc, s.n);
@@ -156,11 +145,8 @@ static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     if ((st = ez_opview_claim(c, &v, i, 0, &kc)) != EZ_OK)
         goto out;
     ez_claim_clear(&kc);
-    if (shrink) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[i], &kc);
-    }
+    if (shrink)
+        st = ez_op_rem_claim(c, i, out, rho);
 out:
     ez_claim_clear(&kc);
     ez_sumcheck_proof_clear(&proof);
@@ -215,21 +201,16 @@ out:
     return st;
 }
 
+static double causal_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    uint64_t coord[EZ_MAX_IDX];
+    ez_exec_out_coords(p, op, e, coord);
+    return coord[op->mask_col] > coord[op->mask_row] ? 0.0 : x;
+}
+
 static ez_status causal_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++) {
-        uint64_t coord[EZ_MAX_IDX];
-        ez_exec_out_coords(p, op, e, coord);
-        ft->t[op->out][e] = coord[op->mask_col] > coord[op->mask_row] ? 0.0 : in[off[e]];
-    }
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, causal_f64, d);
 }
 
 static uint64_t causal_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
@@ -258,7 +239,6 @@ static void causal_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_causal = {
-    .kind = EZ_OP_CAUSAL,
     .exec = causal_exec,
     .floatref = causal_floatref,
     .layout = causal_layout,

@@ -76,7 +76,6 @@ static void einsum_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_einsum = {
-    .kind = EZ_OP_EINSUM,
     .exec = ez_exec_contract,
     .floatref = ez_floatref_contract,
     .layout = einsum_layout,

@@ -149,28 +149,13 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
     s->rank = s->to->rank;
     if (s->ti->rank != s->rank)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
-    const unsigned *ax = s->v.op.in_axes[0];
-    unsigned used = 0;
+    if (ez_op_axes_pos(s->in_pos, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
     s->same = o->in_fixed[0] == 0;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->in_pos[b] = a;
-        s->same = s->same && a == b;
-    }
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
-        s->off[b] = q;
-        q += ez_log2_ceil(s->to->dims[b]);
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    for (unsigned b = 0; b < s->rank; b++)
+        s->same = s->same && s->in_pos[b] == b;
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->len = ez_advice_padlen(s->to);
     s->interior = ez_advice_interior_padding(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
@@ -841,18 +826,15 @@ static ez_status func_exec(ez_exec_ctx *c)
 }
 
 /* The float reference of an elementwise function: f on every element. */
+static double func_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    (void)p, (void)e;
+    return ez_func_eval_f64(op->func, x);
+}
+
 static ez_status func_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++)
-        ft->t[op->out][e] = ez_func_eval_f64(op->func, in[off[e]]);
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, func_f64, d);
 }
 
 /* ---- sizes and relations ------------------------------------------------------------------ */
@@ -944,24 +926,13 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
     } v[] = {{s.general ? s.nhl : 0, s.hb - 1, "HL = the sum of its limbs"},
              {s.nr, s.k, "R = the sum of its limbs"},
              {s.nr2, s.j, "R2 = the sum of its limbs"}};
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        if (v[i].nl == 0)
-            continue;
-        ez_rel_begin(m, op, v[i].what);
-        ez_rel_unsigned(v[i].bits, &lo, &hi);
-        ez_rel_term(m, "value", 1, 0, lo, hi);
-        for (unsigned l = 0; l < v[i].nl; l++) {
-            unsigned w = l + 1 < v[i].nl ? FN_LIMB : v[i].bits - FN_LIMB * l;
-            ez_rel_unsigned(w, &lo, &hi);
-            ez_rel_term(m, "limb", -1, FN_LIMB * l, lo, hi);
-        }
-        ez_rel_end(m);
-    }
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        if (v[i].nl != 0)
+            ez_rel_limbs(m, op, v[i].what, v[i].bits, v[i].nl);
     fn_shape_clear(&s);
 }
 
 const ez_op_def ez_op_func = {
-    .kind = EZ_OP_FUNC,
     .exec = func_exec,
     .floatref = func_floatref,
     .layout = func_layout,

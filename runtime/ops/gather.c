@@ -309,7 +309,6 @@ static unsigned gather_claims(const ez_plan *p, size_t op, unsigned operand)
 }
 
 const ez_op_def ez_op_gather = {
-    .kind = EZ_OP_GATHER,
     .exec = gather_exec,
     .floatref = gather_floatref,
     .layout = gather_layout,

@@ -84,18 +84,11 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_t)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the reduced index is not an axis of the input");
-    unsigned used = 1u << s->g.at;
-    for (unsigned b = 0; b < s->to->rank; b++) {
-        unsigned a = 0;
-        while (a < s->g.rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->g.rank || ((used >> a) & 1))
-            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
-        used |= 1u << a;
-        s->out_pos[b] = a;
-        if (s->to->dims[b] != s->ti->dims[a])
-            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's extents differ from the input's");
-    }
+    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 1u << s->g.at);
+    if (axes == EZ_OP_AXES_OTHER)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
+    if (axes == EZ_OP_AXES_EXTENT)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's extents differ from the input's");
     if (s->arg ? o->out_scale != 0 : o->out_scale != o->in_scale)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), s->arg ? "an argmax result must have scale 0" : "a max that changes the scale");
     /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
@@ -139,7 +132,7 @@ static uint64_t mx_poly_len(const mx_shape *s, unsigned q)
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
 {
     mx_shape s;
     ez_status st = mx_shape_init(&s, p, op, NULL, d);
@@ -194,8 +187,8 @@ static void mx_locate(const mx_shape *s, const mx_strides *z, uint64_t r, uint64
     }
 }
 
-ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
-                         ez_fe **polys, ez_diag *d)
+static ez_status maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+                             bool unchecked, ez_fe **polys, ez_diag *d)
 {
     mx_shape s;
     ez_status st = mx_shape_init(&s, p, op, tr, d);
@@ -713,7 +706,7 @@ out:
     return st;
 }
 
-ez_status ez_maxarg_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status maxarg_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     return mx_reduce(c, op, out, NULL, NULL);
 }
@@ -723,8 +716,8 @@ ez_status ez_maxarg_prove_forged(ez_pctx *c, size_t op, const ez_claim *out, ez_
     return c->prover ? mx_reduce(c, op, out, forge, ctx) : EZ_ERR_INVALID;
 }
 
-/* The bytes ez_maxarg_reduce appends, message by message. */
-uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+/* The bytes maxarg_reduce appends, message by message. */
+static uint64_t maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
 {
     mx_shape s;
     ez_diag d;
@@ -751,7 +744,7 @@ uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_
 
 /* The integer relations of docs/protocol-argmax.md §4, with the ranges the proof gives
  * their terms. */
-void ez_maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
 {
     mx_shape s;
     ez_diag d;
@@ -805,3 +798,32 @@ void ez_maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_end(m);
     mx_shape_clear(&s);
 }
+
+/* The float reference of a row: its maximum (MAX) or the lowest index of it (ARGMAX). */
+static void maxarg_row_f64(const ez_plan_op *op, const ez_exec_rows *rows, uint64_t r, const double *x, double *y)
+{
+    (void)r;
+    double m = x[0];
+    int64_t arg = 0;
+    for (int64_t j = 1; j < (int64_t)rows->len; j++)
+        if (x[j * rows->in_step] > m)
+            m = x[j * rows->in_step], arg = j;
+    y[0] = op->kind == EZ_OP_ARGMAX ? (double)arg : m;
+}
+
+static ez_status maxarg_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
+{
+    return ez_floatref_rows(p, op, ft, false, maxarg_row_f64, d);
+}
+
+const ez_op_def ez_op_maxarg = {
+    .exec = ez_exec_maxarg,
+    .floatref = maxarg_floatref,
+    .layout = maxarg_layout,
+    .fill = maxarg_fill,
+    .prove = maxarg_reduce,
+    .verify = maxarg_reduce,
+    .walk_bytes = maxarg_walk_bytes,
+    .claims = ez_op_one_claim,
+    .relations = maxarg_relations,
+};

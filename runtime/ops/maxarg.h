@@ -1,6 +1,6 @@
-/* maxarg — the row-max argument MAX and ARGMAX share (docs/protocol-argmax.md; the ops'
- * rows are runtime/ops/max.c and argmax.c). One implementation of every proving hook,
- * switching on the op kind, so the two reductions cannot drift apart:
+/* maxarg — the row-max argument MAX and ARGMAX share (docs/protocol-argmax.md): one op
+ * definition, ez_op_maxarg, for both kinds; every hook switches on the op kind, so the
+ * two reductions cannot drift apart:
  *
  *   MAX     m = max_t x, proven by d = m - x >= 0 on every entry (limbs) AND attainment
  *           (a mark z on entries with d = 0 summing to 1 per row);
@@ -10,27 +10,18 @@
  *           range-checked per row so that the attaining entry pins both; a public
  *           result (a model output) is read from the statement instead, its mark being
  *           its one-hot, which the verifier evaluates itself.
- *
- * The hooks have the signatures of runtime/ops/op.h and are plugged into ez_op_max and
- * ez_op_argmax directly. Internal to runtime/ops. */
+ * Internal to runtime/ops and its tests. */
 #ifndef EZ_RUNTIME_OPS_MAXARG_H
 #define EZ_RUNTIME_OPS_MAXARG_H
 
 #include "runtime/ops/op.h"
 
-ez_status ez_maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
-ez_status ez_maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
-                         ez_fe **polys, ez_diag *d);
-/* Prover and verifier: one function (c->prover tells them apart). */
-ez_status ez_maxarg_reduce(ez_pctx *c, size_t op, const ez_claim *out);
-/* Testing only (tests/check_ops_max.c): the prover of ez_maxarg_reduce with forge(ctx,
+/* Testing only (tests/check_ops_max.c): the prover of ez_op_maxarg's reduction with forge(ctx,
  * which, tables, ntables, len) called on the factor tables of a zero-check right before its
  * sumcheck — which = 0: the main one (S, A1, Z, L2), 1: the padding rows' (1 - R, W); len
  * entries each — so that a test builds a prover that lies in ONE factor and keeps the
  * transcript consistent, and shows the verifier's check of that factor is needed. */
 typedef void (*ez_maxarg_forge)(void *ctx, unsigned which, ez_fe *const *tables, unsigned ntables, uint64_t len);
 ez_status ez_maxarg_prove_forged(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *ctx);
-uint64_t ez_maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op);
-void ez_maxarg_relations(ez_margins *m, const ez_plan *p, size_t op);
 
 #endif

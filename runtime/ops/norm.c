@@ -110,16 +110,8 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_t)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the normalised index is not an axis of the input");
-    unsigned used = 0;
-    for (unsigned b = 0; b < s->g.rank; b++) {
-        unsigned a = 0;
-        while (a < s->g.rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->g.rank || ((used >> a) & 1) || s->to->dims[b] != s->ti->dims[a])
-            return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->out_pos[b] = a;
-    }
+    if (ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
     ez_rowaxis_init(&s->g, s->ti, s->g.at);
     s->N = s->ti->dims[s->g.at];
     if (s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN || s->N == 0)
@@ -371,23 +363,9 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 
     /* 1. the rescale's remainder at r (§1) */
-    ez_fe2 rho = ez_fe2_zero(), claim;
-    if (s.sh > 0) {
-        if (c->prover) {
-            const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-            if (rem == NULL) {
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-            if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
-                goto out;
-        }
-        if ((st = ez_pctx_msg(c, "norm/rem", &rho, 1)) != EZ_OK)
-            goto out;
-        claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)s.sh)), rho);
-    } else {
-        claim = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-s.sh)));
-    }
+    ez_fe2 claim, rho;
+    if ((st = ez_op_unrescale(c, op, s.to, out, s.sh, "norm/rem", &claim, &rho)) != EZ_OK)
+        goto out;
 
     /* 2. the row point zeta and v, b (and a) there, then lambda (§2.2) */
     ez_fe2 zeta[EZ_PROVE_MAX_VARS], lambda[2], zv[EZ_ADV_MAX_LIMBS + 2];
@@ -540,11 +518,8 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 
     /* 5. the remainder's limbs (§1) */
-    if (s.sh > 0) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &kc);
-    }
+    if (s.sh > 0)
+        st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
     nm_tables_clear(&tb);
@@ -774,21 +749,7 @@ static ez_status norm_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
     return ez_floatref_rows(p, op, ft, false, norm_row_f64, d);
 }
 
-const ez_op_def ez_op_layernorm = {
-    .kind = EZ_OP_LAYERNORM,
-    .exec = norm_exec,
-    .floatref = norm_floatref,
-    .layout = norm_layout,
-    .fill = norm_fill,
-    .prove = nm_reduce,
-    .verify = nm_reduce,
-    .walk_bytes = norm_walk_bytes,
-    .claims = ez_op_one_claim,
-    .relations = norm_relations,
-};
-
-const ez_op_def ez_op_rmsnorm = {
-    .kind = EZ_OP_RMSNORM,
+const ez_op_def ez_op_norm = {
     .exec = norm_exec,
     .floatref = norm_floatref,
     .layout = norm_layout,

@@ -1,7 +1,8 @@
 /* op — the runtime's side of an operator: ONE file per op in runtime/ops/ holding its
  * exec, float reference, advice layout, fill, prove and verify (prove and verify side by
  * side, usually one function for both through ez_pctx_msg, so they cannot drift), and
- * ONE row in the table of runtime/ops/ops.c. The compiler's side is one row of
+ * ONE row in the table of runtime/ops/ops.c (op kinds proven alike share one definition:
+ * max and argmax, the two norms). The compiler's side is one row of
  * compiler/builtins.c. Checklist: docs/architecture.md "Adding an operator".
  *
  * Who calls the hooks:
@@ -39,7 +40,6 @@
 #include "runtime/prove/pctx.h"
 
 typedef struct ez_op_def {
-    ez_op_kind kind;
     ez_status (*exec)(ez_exec_ctx *c);
     ez_status (*floatref)(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d);
     ez_status (*layout)(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
@@ -52,12 +52,13 @@ typedef struct ez_op_def {
     void (*relations)(ez_margins *m, const ez_plan *p, size_t op);
 } ez_op_def;
 
-/* The row of an op kind, or NULL for a kind this build does not know. */
+/* The definition of an op kind, or NULL for a kind this build does not know. */
 const ez_op_def *ez_op_def_of(ez_op_kind kind);
 
-/* The ops, one row each (defined in their files). */
-extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_op_softmax, ez_op_max,
-    ez_op_argmax, ez_op_layernorm, ez_op_rmsnorm, ez_op_func, ez_op_relu, ez_op_rsqrt, ez_op_rope;
+/* The ops (defined in their files): ez_op_maxarg serves MAX and ARGMAX, ez_op_norm
+ * LAYERNORM and RMSNORM. */
+extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_op_softmax, ez_op_maxarg,
+    ez_op_norm, ez_op_func, ez_op_relu, ez_op_rsqrt, ez_op_rope;
 
 /* Shared by op files: one claim on every operand (the common case of `claims`). */
 unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand);
@@ -69,6 +70,38 @@ size_t ez_op_first_poly(const ez_advice_layout *L, size_t op);
 /* Shared by op files' layouts: append n polys of `len` entries owned by op `op` (an op's
  * polys are contiguous: EZ_ERR_INTERNAL if another owner's poly came between). */
 ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len);
+
+/* Shared by op files of one operand: where each output axis stands among the operand's.
+ * ax: the operand's axes (the view's in_axes[0]), ti its slice; o's output axes are those
+ * of to. An input axis in the bit set `skip` (max's reduced axis) is no output axis.
+ * Out: pos[b], the input axis (< ti->rank) of output axis b. Returns, for the first output
+ * axis that fails: EZ_OP_AXES_OTHER (not an input axis outside skip, or one already
+ * taken), EZ_OP_AXES_EXTENT (its extent is not its input axis'); else EZ_OP_AXES_OK. */
+typedef enum { EZ_OP_AXES_OK, EZ_OP_AXES_OTHER, EZ_OP_AXES_EXTENT } ez_op_axes;
+ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax, const ez_plan_tensor *ti,
+                          const ez_plan_tensor *to, unsigned skip);
+
+/* Shared by op files: off[a], the first variable of axis a's block in a point of t's cube
+ * (the claim convention of runtime/prove/claim.h: axis order, ceil(log2 dims[a])
+ * variables each). Returns the cube's variables. */
+unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t);
+
+/* Shared by op files with a fused rescale: rho = R~(pt), the MLE at output point pt of the
+ * remainders op `op`'s executor kept (the trace's EZ_AUX_REM; to: the output), evaluated
+ * by the prover and exchanged under label by both sides. EZ_ERR_INVALID (and a message in
+ * c->d) when the prover's trace has no remainders. */
+ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_fe2 *pt, const char *label,
+                        ez_fe2 *rho);
+
+/* Shared by op files: *value, the claim value before a rescale by 2^sh of the claim `out`
+ * on op `op`'s output (to): sh > 0, 2^sh out->value + rho with rho = ez_op_rem_msg(...,
+ * label); sh <= 0, out->value / 2^-sh and rho = 0, nothing exchanged. */
+ez_status ez_op_unrescale(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_claim *out, int sh,
+                          const char *label, ez_fe2 *value, ez_fe2 *rho);
+
+/* Shared by op files with a fused rescale: the claim "op `op`'s committed remainder at
+ * out's point = rho" (ez_rc_value_claim on its range-checked value, advice op_rem). */
+ez_status ez_op_rem_claim(ez_pctx *c, size_t op, const ez_claim *out, ez_fe2 rho);
 
 /* Shared by op files: "op 'label' (what): why" into d; EZ_ERR_UNSUPPORTED. */
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why);

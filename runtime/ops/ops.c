@@ -8,17 +8,24 @@
 #include <string.h>
 
 #include "lib/mle.h"
+#include "runtime/prove/rangecheck.h"
 
-static const ez_op_def *const table[] = {
-    &ez_op_einsum, &ez_op_add,       &ez_op_causal,  &ez_op_gather, &ez_op_softmax, &ez_op_max,
-    &ez_op_argmax, &ez_op_layernorm, &ez_op_rmsnorm, &ez_op_func,   &ez_op_relu,    &ez_op_rsqrt, &ez_op_rope,
+static const struct {
+    ez_op_kind kind;
+    const ez_op_def *def;
+} table[] = {
+    {EZ_OP_EINSUM, &ez_op_einsum}, {EZ_OP_ADD, &ez_op_add},         {EZ_OP_CAUSAL, &ez_op_causal},
+    {EZ_OP_GATHER, &ez_op_gather}, {EZ_OP_SOFTMAX, &ez_op_softmax}, {EZ_OP_MAX, &ez_op_maxarg},
+    {EZ_OP_ARGMAX, &ez_op_maxarg}, {EZ_OP_LAYERNORM, &ez_op_norm},  {EZ_OP_RMSNORM, &ez_op_norm},
+    {EZ_OP_FUNC, &ez_op_func},     {EZ_OP_RELU, &ez_op_relu},       {EZ_OP_RSQRT, &ez_op_rsqrt},
+    {EZ_OP_ROPE, &ez_op_rope},
 };
 
 const ez_op_def *ez_op_def_of(ez_op_kind kind)
 {
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (table[i]->kind == kind)
-            return table[i];
+        if (table[i].kind == kind)
+            return table[i].def;
     return NULL;
 }
 
@@ -47,6 +54,71 @@ ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t l
             st = EZ_ERR_INTERNAL;
     }
     return st;
+}
+
+ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax, const ez_plan_tensor *ti,
+                          const ez_plan_tensor *to, unsigned skip)
+{
+    unsigned used = skip;
+    for (unsigned b = 0; b < to->rank; b++) {
+        unsigned a = 0;
+        while (a < ti->rank && ax[a] != o->out_axes[b])
+            a++;
+        if (a == ti->rank || ((used >> a) & 1))
+            return EZ_OP_AXES_OTHER;
+        if (ti->dims[a] != to->dims[b])
+            return EZ_OP_AXES_EXTENT;
+        used |= 1u << a;
+        pos[b] = a;
+    }
+    return EZ_OP_AXES_OK;
+}
+
+unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t)
+{
+    unsigned q = 0;
+    for (unsigned a = 0; a < t->rank; a++) {
+        off[a] = q;
+        q += ez_log2_ceil(t->dims[a]);
+    }
+    return q;
+}
+
+ez_status ez_op_rem_msg(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_fe2 *pt, const char *label,
+                        ez_fe2 *rho)
+{
+    *rho = ez_fe2_zero();
+    if (c->prover) {
+        const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
+        if (rem == NULL) {
+            ez_diag_set(c->d, "op '%s': the trace has no remainder", c->plan->ops[op].label);
+            return EZ_ERR_INVALID;
+        }
+        ez_status st = ez_advice_tensor_eval(rho, rem, to, pt);
+        if (st != EZ_OK)
+            return st;
+    }
+    return ez_pctx_msg(c, label, rho, 1);
+}
+
+ez_status ez_op_unrescale(ez_pctx *c, size_t op, const ez_plan_tensor *to, const ez_claim *out, int sh,
+                          const char *label, ez_fe2 *value, ez_fe2 *rho)
+{
+    *rho = ez_fe2_zero();
+    if (sh <= 0) {
+        *value = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-sh)));
+        return EZ_OK;
+    }
+    ez_status st = ez_op_rem_msg(c, op, to, out->point, label, rho);
+    if (st == EZ_OK)
+        *value = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)sh)), *rho);
+    return st;
+}
+
+ez_status ez_op_rem_claim(ez_pctx *c, size_t op, const ez_claim *out, ez_fe2 rho)
+{
+    ez_claim remc = {.nvars = out->nvars, .point = out->point, .value = rho};
+    return ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &remc);
 }
 
 ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, const char *why)

@@ -50,26 +50,10 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     s->rank = s->to->rank;
     if (s->ti->rank != s->rank)
         return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
-    const unsigned *ax = s->v.op.in_axes[0];
-    unsigned used = 0;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->in_pos[b] = a;
-    }
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
-        s->off[b] = q;
-        q += ez_log2_ceil(s->to->dims[b]);
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    if (ez_op_axes_pos(s->in_pos, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->len = ez_advice_padlen(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, "relu", "the tensor is too large for one zero-check");
@@ -297,18 +281,15 @@ static ez_status relu_exec(ez_exec_ctx *c)
 }
 
 /* The float reference of an elementwise function: f on every element. */
+static double relu_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    (void)p, (void)op, (void)e;
+    return x > 0 ? x : 0.0;
+}
+
 static ez_status relu_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++)
-        ft->t[op->out][e] = in[off[e]] > 0 ? in[off[e]] : 0.0;
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, relu_f64, d);
 }
 
 /* (ny - 1) limbs at r, the zero-check, (ny - 1) + (nd - 1) limbs at its point. */
@@ -346,26 +327,12 @@ static void relu_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_term(m, "d", -1, 0, lo, hi);
     ez_rel_term(m, "x", -1, 0, -B, B);
     ez_rel_end(m);
-    const struct {
-        unsigned nl, bits;
-        const char *what;
-    } v[] = {{s.ny, s.by, "y = the sum of its limbs"}, {s.nd, s.bd, "d = the sum of its limbs"}};
-    for (size_t i = 0; i < 2; i++) {
-        ez_rel_begin(m, op, v[i].what);
-        ez_rel_unsigned(v[i].bits, &lo, &hi);
-        ez_rel_term(m, "value", 1, 0, lo, hi);
-        for (unsigned l = 0; l < v[i].nl; l++) {
-            unsigned w = l + 1 < v[i].nl ? RL_LIMB : v[i].bits - RL_LIMB * l;
-            ez_rel_unsigned(w, &lo, &hi);
-            ez_rel_term(m, "limb", -1, RL_LIMB * l, lo, hi);
-        }
-        ez_rel_end(m);
-    }
+    ez_rel_limbs(m, op, "y = the sum of its limbs", s.by, s.ny);
+    ez_rel_limbs(m, op, "d = the sum of its limbs", s.bd, s.nd);
     rl_shape_clear(&s);
 }
 
 const ez_op_def ez_op_relu = {
-    .kind = EZ_OP_RELU,
     .exec = relu_exec,
     .floatref = relu_floatref,
     .layout = relu_layout,

@@ -96,17 +96,9 @@ static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const e
     if (s->ti->rank != s->rank)
         return rp_unsupported(d, o, "the output's axes differ from the input's");
     const unsigned *ax = s->v.op.in_axes[0];
-    unsigned used = 0;
     bool have_s = false, have_e = false;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return rp_unsupported(d, o, "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->in_pos[b] = a;
-    }
+    if (ez_op_axes_pos(s->in_pos, o, ax, s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return rp_unsupported(d, o, "the output's axes differ from the input's");
     for (unsigned a = 0; a < s->rank; a++) {
         if (ax[a] == o->mask_row)
             s->as = a, have_s = true;
@@ -115,15 +107,8 @@ static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_s || !have_e || s->as == s->ae)
         return rp_unsupported(d, o, "the position and rotary indices are not two input axes");
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
-        s->off[b] = q;
-        q += ez_log2_ceil(s->to->dims[b]);
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->P = s->ti->dims[s->as];
     s->E = s->ti->dims[s->ae];
     s->H = s->E / 2;
@@ -247,17 +232,8 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
     ez_claim_absorb(c->t, "rope/out", out);
     /* rho = R~(r): acc~(r) = 2^shift v + rho */
-    ez_fe2 rho = ez_fe2_zero();
-    if (c->prover) {
-        const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-        if (rem == NULL) {
-            st = EZ_ERR_INVALID;
-            goto out;
-        }
-        if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
-            goto out;
-    }
-    if ((st = ez_pctx_msg(c, "rope/rem", &rho, 1)) != EZ_OK)
+    ez_fe2 rho;
+    if ((st = ez_op_rem_msg(c, op, s.to, out->point, "rope/rem", &rho)) != EZ_OK)
         goto out;
     ez_fe2 claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, s.shift)), rho);
     /* the output point's position and rotary blocks */
@@ -324,8 +300,7 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             goto out;
         ez_claim_clear(&kc);
     }
-    if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) == EZ_OK)
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &kc);
+    st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
     ez_sumcheck_proof_clear(&proof);
@@ -482,7 +457,6 @@ static void rope_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_rope = {
-    .kind = EZ_OP_ROPE,
     .exec = rope_exec,
     .floatref = rope_floatref,
     .layout = rope_layout,

@@ -103,15 +103,12 @@ typedef struct {
 
 static void piece_push(piece_list *l, uint64_t mask, uint64_t val)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 16;
-        ez_pcs_piece *q = realloc(l->p, cap * sizeof *q);
-        if (q == NULL) {
-            l->nomem = true;
-            return;
-        }
-        l->p = q, l->cap = cap;
+    ez_pcs_piece *room = ez_array_room(l->p, l->n, &l->cap, sizeof *room, 16);
+    if (room == NULL) {
+        l->nomem = true;
+        return;
     }
+    l->p = room;
     l->p[l->n++] = (ez_pcs_piece){mask, val};
 }
 

@@ -310,29 +310,14 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     s->ti = &s->v.tensors[0];
     s->to = &p->tensors[o->out];
     s->rank = s->to->rank;
-    const unsigned *ax = s->v.op.in_axes[0];
     if (s->ti->rank != s->rank)
         return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's (broadcast)");
-    unsigned used = 0;
-    for (unsigned b = 0; b < s->rank; b++) {
-        unsigned a = 0;
-        while (a < s->rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->rank || ((used >> a) & 1) || s->ti->dims[a] != s->to->dims[b])
-            return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's");
-        used |= 1u << a;
-        s->in_of[b] = a;
-    }
-    for (unsigned b = 0, q = 0; b < s->rank; b++) {
+    if (ez_op_axes_pos(s->in_of, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+        return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's");
+    for (unsigned b = 0; b < s->rank; b++)
         s->nv[b] = ez_log2_ceil(s->to->dims[b]);
-        s->off[b] = q;
-        q += s->nv[b];
-        s->n = q;
-    }
-    for (unsigned a = 0, q = 0; a < s->rank; a++) {
-        s->ioff[a] = q;
-        q += ez_log2_ceil(s->ti->dims[a]);
-    }
+    s->n = ez_op_axis_offsets(s->off, s->to);
+    ez_op_axis_offsets(s->ioff, s->ti);
     s->lenE = ez_advice_padlen(s->to);
     if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, "rsqrt", "the tensor is too large for one zero-check");
@@ -524,23 +509,9 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_claim_absorb(c->t, "rsqrt/out", out);
 
     /* 1. the rescale (§5): rho = R'~(r), then RG~(r) = 2^sh v + rho is a claim */
-    ez_fe2 rho = ez_fe2_zero(), rg;
-    if (s.sh > 0) {
-        if (c->prover) {
-            const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-            if (rem == NULL) {
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-            if ((st = ez_advice_tensor_eval(&rho, rem, s.to, out->point)) != EZ_OK)
-                goto out;
-        }
-        if ((st = ez_pctx_msg(c, "rsqrt/rem", &rho, 1)) != EZ_OK)
-            goto out;
-        rg = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, (uint64_t)s.sh)), rho);
-    } else {
-        rg = ez_fe2_mul_fe(out->value, ez_fe_inv(ez_fe_pow(2, (uint64_t)-s.sh)));
-    }
+    ez_fe2 rg, rho;
+    if ((st = ez_op_unrescale(c, op, s.to, out, s.sh, "rsqrt/rem", &rg, &rho)) != EZ_OK)
+        goto out;
     if ((st = rq_claim(c, first, &s, s.blk.pRG, out->point, rg)) != EZ_OK)
         goto out;
 
@@ -643,11 +614,8 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 
     /* 3. the remainder's limbs (§5) */
-    if (s.sh > 0) {
-        if ((st = ez_claim_set(&kc, out->point, out->nvars, rho)) != EZ_OK)
-            goto out;
-        st = ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &kc);
-    }
+    if (s.sh > 0)
+        st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
     free(X);
@@ -788,22 +756,18 @@ static ez_status rsqrt_exec(ez_exec_ctx *c)
 }
 
 /* The float reference of an elementwise function: f on every element. */
+static double rsqrt_f64(const ez_plan *p, const ez_plan_op *op, uint64_t e, double x)
+{
+    (void)p, (void)op, (void)e;
+    return x > 0 ? 1.0 / sqrt(x) : 0.0;
+}
+
 static ez_status rsqrt_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d)
 {
-    const uint64_t n = ez_plan_tensor_numel(&p->tensors[op->out]);
-    int64_t *off = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, d);
-    if (st != EZ_OK)
-        return st;
-    const double *in = ft->t[op->in[0]];
-    for (uint64_t e = 0; e < n; e++)
-        ft->t[op->out][e] = in[off[e]] > 0 ? 1.0 / sqrt(in[off[e]]) : 0.0;
-    free(off);
-    return EZ_OK;
+    return ez_floatref_elementwise(p, op, ft, rsqrt_f64, d);
 }
 
 const ez_op_def ez_op_rsqrt = {
-    .kind = EZ_OP_RSQRT,
     .exec = rsqrt_exec,
     .floatref = rsqrt_floatref,
     .layout = rsqrt_layout,

@@ -88,18 +88,11 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
         if (s->masked && ax[a] == o->mask_row)
             s->ai = a, have_i = true;
     }
-    unsigned used = 0;
-    for (unsigned b = 0; b < s->g.rank; b++) {
-        unsigned a = 0;
-        while (a < s->g.rank && ax[a] != o->out_axes[b])
-            a++;
-        if (a == s->g.rank || ((used >> a) & 1))
-            return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
-        used |= 1u << a;
-        s->out_pos[b] = a;
-        if (s->to->dims[b] != s->ti->dims[a])
-            return ez_op_unsupported(d, o, "softmax", "the output's extents differ from the input's");
-    }
+    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 0);
+    if (axes == EZ_OP_AXES_OTHER)
+        return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
+    if (axes == EZ_OP_AXES_EXTENT)
+        return ez_op_unsupported(d, o, "softmax", "the output's extents differ from the input's");
     if (!have_t)
         return ez_op_unsupported(d, o, "softmax", "the softmax index is not an axis of the input");
     if (s->masked && (!have_i || o->mask_col != o->axis || s->ai == s->g.at))
@@ -1036,7 +1029,6 @@ static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op)
 }
 
 const ez_op_def ez_op_softmax = {
-    .kind = EZ_OP_SOFTMAX,
     .exec = softmax_exec,
     .floatref = softmax_floatref,
     .layout = softmax_layout,

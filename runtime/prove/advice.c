@@ -185,14 +185,10 @@ void ez_advice_layout_clear(ez_advice_layout *L)
 /* Grow array *a of *n elements (capacity *cap) by one; return the new slot or NULL. */
 static void *grow(void **a, size_t *n, size_t *cap, size_t elem)
 {
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        void *p = ez_realloc_array(*a, nc, elem);
-        if (p == NULL)
-            return NULL;
-        *a = p;
-        *cap = nc;
-    }
+    void *p = ez_array_room(*a, *n, cap, elem, 16);
+    if (p == NULL)
+        return NULL;
+    *a = p;
     void *slot = (char *)*a + (*n)++ * elem;
     memset(slot, 0, elem);
     return slot;

@@ -90,14 +90,10 @@ void ez_claim_list_clear(ez_claim_list *l)
 
 static ez_status list_grow(ez_claim_list *l)
 {
-    if (l->n < l->cap)
-        return EZ_OK;
-    size_t cap = l->cap ? 2 * l->cap : 4;
-    ez_claim *p = ez_realloc_array(l->items, cap, sizeof *p);
-    if (!p)
+    ez_claim *room = ez_array_room(l->items, l->n, &l->cap, sizeof *room, 4);
+    if (room == NULL)
         return EZ_ERR_NOMEM;
-    l->items = p;
-    l->cap = cap;
+    l->items = room;
     return EZ_OK;
 }
 
@@ -384,32 +380,6 @@ out:
     return st;
 }
 
-/* sum_{x < len} eq(r, x) eq(p, x) over n variables, in O(n): as ez_mle_prefix, with the
- * per-bit weights w(1) = r p, w(0) = (1 - r)(1 - p) and the free lower bits summing to
- * prod (w(0) + w(1)) instead of 1. */
-static ez_fe2 prefix_dot(const ez_fe2 *r, const ez_fe2 *p, unsigned n, uint64_t len)
-{
-    ez_fe2 w0[64], w1[64], suf[65];
-    suf[n] = ez_fe2_one();
-    for (unsigned j = n; j-- > 0;) {
-        w1[j] = ez_fe2_mul(r[j], p[j]);
-        w0[j] = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), r[j]), ez_fe2_sub(ez_fe2_one(), p[j]));
-        suf[j] = ez_fe2_mul(suf[j + 1], ez_fe2_add(w0[j], w1[j]));
-    }
-    if (len >> n)
-        return suf[0];
-    ez_fe2 acc = ez_fe2_zero(), pre = ez_fe2_one();
-    for (unsigned j = 0; j < n; j++) {
-        if ((len >> (n - 1 - j)) & 1) {
-            acc = ez_fe2_add(acc, ez_fe2_mul(pre, ez_fe2_mul(w0[j], suf[j + 1])));
-            pre = ez_fe2_mul(pre, w1[j]);
-        } else {
-            pre = ez_fe2_mul(pre, w0[j]);
-        }
-    }
-    return acc;
-}
-
 ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned rank, const ez_claim *claims,
                                 size_t n, ez_reader *proof, ez_claim *out)
 {
@@ -448,7 +418,7 @@ ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned
         ez_fe2 e = ez_fe2_one();
         for (unsigned a = 0, off = 0; a < rank; a++) {
             unsigned b = ez_log2_ceil(dims[a]);
-            e = ez_fe2_mul(e, prefix_dot(claims[i].point + off, pt + off, b, dims[a]));
+            e = ez_fe2_mul(e, ez_mle_prefix_dot(claims[i].point + off, pt + off, b, dims[a]));
             off += b;
         }
         wp = ez_fe2_add(wp, ez_fe2_mul(lambda[i], e));

@@ -220,6 +220,23 @@ static ez_status operand_claim(const ez_plan_op *op, const es_shape *s, unsigned
     return EZ_OK;
 }
 
+/* Both sides, once rho (the remainder's MLE at the output point, a rescaled op's) is
+ * exchanged and absorbed: the claim on the remainder, then reduce_claim; for one operand
+ * (no sumcheck variables: acc'(r) = c * A''(), A''() being A's MLE at its point) also the
+ * operand's claim, and *done. */
+static ez_status rem_then_claim(const ez_plan_op *op, const es_shape *s, const ez_claim *out_claim, ez_fe2 rho,
+                                ez_claim *rem_claim, ez_claim *in_claims, ez_fe2 *claim, ez_fe2 *coef, bool *done)
+{
+    *done = false;
+    ez_status st = EZ_OK;
+    if (op->shift > 0 && (st = ez_claim_set(rem_claim, out_claim->point, s->out_nv, rho)) != EZ_OK)
+        return st;
+    if ((st = reduce_claim(op, s, out_claim, rho, claim, coef)) != EZ_OK || s->nin != 1)
+        return st;
+    *done = true;
+    return operand_claim(op, s, 0, out_claim, NULL, ez_fe2_mul(*claim, ez_fe2_inv(*coef)), &in_claims[0]);
+}
+
 static ez_status args_check(const ez_plan_op *op, const es_shape *s, const ez_claim *out_claim,
                             ez_claim *in_claims, ez_claim *rem_claim)
 {
@@ -448,18 +465,11 @@ ez_status ez_einsum_prove_ex(ez_transcript *t, const ez_plan_op *op, const ez_pl
         ez_fe2_encode(enc, rho);
         ez_writer_bytes(proof, enc, sizeof enc);
         ez_transcript_absorb_fe2(t, "einsum/rem", &rho, 1);
-        if ((st = ez_claim_set(rem_claim, out_claim->point, s.out_nv, rho)) != EZ_OK)
-            goto out;
     }
     ez_fe2 claim, coef;
-    if ((st = reduce_claim(op, &s, out_claim, rho, &claim, &coef)) != EZ_OK)
+    bool done;
+    if ((st = rem_then_claim(op, &s, out_claim, rho, rem_claim, in_claims, &claim, &coef, &done)) != EZ_OK || done)
         goto out;
-
-    if (s.nin == 1) {
-        /* No sumcheck variables: acc'(r) = c * A''() and A''() is A's MLE at its point. */
-        st = operand_claim(op, &s, 0, out_claim, NULL, ez_fe2_mul(claim, ez_fe2_inv(coef)), &in_claims[0]);
-        goto out;
-    }
 
     /* 4.-5. */
     uint64_t reads = 0;
@@ -523,17 +533,11 @@ ez_status ez_einsum_verify(ez_transcript *t, const ez_plan_op *op, const ez_plan
         if (!enc || !ez_fe2_decode(&rho, enc))
             return EZ_ERR_REJECT;
         ez_transcript_absorb_fe2(t, "einsum/rem", &rho, 1);
-        if ((st = ez_claim_set(rem_claim, out_claim->point, s.out_nv, rho)) != EZ_OK)
-            goto out;
     }
     ez_fe2 claim, coef;
-    if ((st = reduce_claim(op, &s, out_claim, rho, &claim, &coef)) != EZ_OK)
+    bool done;
+    if ((st = rem_then_claim(op, &s, out_claim, rho, rem_claim, in_claims, &claim, &coef, &done)) != EZ_OK || done)
         goto out;
-
-    if (s.nin == 1) {
-        st = operand_claim(op, &s, 0, out_claim, NULL, ez_fe2_mul(claim, ez_fe2_inv(coef)), &in_claims[0]);
-        goto out;
-    }
     ez_sumcheck_desc d;
     sc_desc(&s, &d);
     ez_fe2 ep[EZ_SC_MAX_VARS], pt[EZ_SC_MAX_VARS], ev[2];

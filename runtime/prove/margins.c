@@ -160,6 +160,20 @@ void ez_rel_rescale(ez_margins *m, const ez_plan *p, size_t op, unsigned shift)
     ez_rel_end(m);
 }
 
+void ez_rel_limbs(ez_margins *m, size_t op, const char *what, unsigned bits, unsigned nlimbs)
+{
+    ez_i128 lo, hi;
+    ez_rel_begin(m, op, what);
+    ez_rel_unsigned(bits, &lo, &hi);
+    ez_rel_term(m, "value", 1, 0, lo, hi);
+    for (unsigned l = 0; l < nlimbs; l++) {
+        unsigned w = l + 1 < nlimbs ? EZ_ADV_LIMB_BITS : bits - EZ_ADV_LIMB_BITS * l;
+        ez_rel_unsigned(w, &lo, &hi);
+        ez_rel_term(m, "limb", -1, EZ_ADV_LIMB_BITS * l, lo, hi);
+    }
+    ez_rel_end(m);
+}
+
 /* ---- the framework's relations ------------------------------------------------------- */
 
 /* A committed value = the combination of its limbs: (src + offset) >> shift in [0, 2^bits)
@@ -169,16 +183,7 @@ static void value_relations(ez_margins *m, const ez_advice_layout *L)
 {
     for (size_t v = 0; v < L->nvalues; v++) {
         const ez_adv_value *x = &L->values[v];
-        ez_i128 lo, hi;
-        ez_rel_begin(m, x->op, "a value = the sum of its 16-bit limbs");
-        ez_rel_unsigned(x->bits, &lo, &hi);
-        ez_rel_term(m, "value", 1, 0, lo, hi);
-        for (unsigned l = 0; l < x->nlimbs; l++) {
-            unsigned w = l + 1 < x->nlimbs ? EZ_ADV_LIMB_BITS : x->bits - EZ_ADV_LIMB_BITS * l;
-            ez_rel_unsigned(w, &lo, &hi);
-            ez_rel_term(m, "limb", -1, EZ_ADV_LIMB_BITS * l, lo, hi);
-        }
-        ez_rel_end(m);
+        ez_rel_limbs(m, x->op, "a value = the sum of its 16-bit limbs", x->bits, x->nlimbs);
     }
 }
 

@@ -47,6 +47,9 @@ void ez_rel_end(ez_margins *m);
 /* The fused rescale of op `op` by 2^shift: acc = 2^shift q + r, q in the output's signed
  * width, r in [0, 2^shift), acc within the accumulator's bound (compiler/builtins.h). */
 void ez_rel_rescale(ez_margins *m, const ez_plan *p, size_t op, unsigned shift);
+/* A value of [0, 2^bits) = the sum of its nlimbs 16-bit limbs (the last one the rest of
+ * the width), stated as relation `what` of op `op`. */
+void ez_rel_limbs(ez_margins *m, size_t op, const char *what, unsigned bits, unsigned nlimbs);
 /* [0, 2^bits) and the signed width [-2^(bits-1), 2^(bits-1)) as ranges. */
 void ez_rel_unsigned(unsigned bits, ez_i128 *lo, ez_i128 *hi);
 void ez_rel_signed(unsigned bits, ez_i128 *lo, ez_i128 *hi);

@@ -297,12 +297,11 @@ ez_status ez_strategy_deepprove_reduce(ez_pctx *c, size_t op, const ez_claim *ou
 {
     ez_opview v;
     ez_heads h;
-    ez_status st = ez_opview_init(&v, c->plan, op, c->prover ? c->tr : NULL);
-    if (st != EZ_OK)
+    ez_status st = ez_su_heads_view(c, op, &v, &h);
+    if (st != EZ_OK) {
+        ez_opview_clear(&v);
         return st;
-    h.role = EZ_HEAD_NONE;
-    if (v.op.nin == 2)
-        ez_heads_classify(&v.op, v.tensors, &h);
+    }
     switch (h.role) {
     case EZ_HEAD_MIX:
         st = mix_reduce(c, op, &v, &h, out);

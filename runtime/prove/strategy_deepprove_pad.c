@@ -103,19 +103,28 @@ static ez_status fold_view(const int64_t *data, const uint64_t *dims, unsigned r
     return st;
 }
 
+/* The flat extents ext[0..k): nv[a] = ceil(log2 ext[a]) variables each, *total of them;
+ * returns F = prod ext[a], the flat index's extent. */
+static uint64_t flat_extent(const uint64_t *ext, unsigned k, unsigned *nv, unsigned *total)
+{
+    uint64_t F = 1;
+    *total = 0;
+    for (unsigned a = 0; a < k; a++) {
+        F *= ext[a];
+        nv[a] = ez_log2_ceil(ext[a]);
+        *total += nv[a];
+    }
+    return F;
+}
+
 /* sum_{j < F} eq(pj, j) prod_a eq(r_a, coord_a(j)): both DeepProve's P~(pj; r) and its
  * U~(r; pj), with coord the mixed-radix digits of j over the flat extents ext[0..k). O(F)
  * plus the eq tables. */
 static ez_status flat_map_mle(const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k, const ez_fe2 *r,
                               ez_fe2 *out)
 {
-    uint64_t F = 1;
-    unsigned nv[EZ_MAX_IDX], total = 0;
-    for (unsigned a = 0; a < k; a++) {
-        F *= ext[a];
-        nv[a] = ez_log2_ceil(ext[a]);
-        total += nv[a];
-    }
+    unsigned nv[EZ_MAX_IDX], total;
+    const uint64_t F = flat_extent(ext, k, nv, &total);
     ez_fe2 *ej = ez_alloc_aligned((size_t)1 << fv, sizeof *ej), *ea = ez_alloc_aligned((size_t)2 << total, sizeof *ea);
     if (!ej || !ea) {
         free(ej);
@@ -146,18 +155,28 @@ static ez_status flat_map_mle(const ez_fe2 *pj, unsigned fv, const uint64_t *ext
     return EZ_OK;
 }
 
+/* The unpadding sumcheck's last step on both sides: U~ at its point px (flat_map_mle), which
+ * the verifier compares with the prover's final evaluation ev0; `what` names the matrix in
+ * the rejection. */
+static ez_status unpad_value_check(ez_pctx *c, const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k,
+                                   const ez_fe2 *px, ez_fe2 ev0, const char *what)
+{
+    ez_fe2 uval;
+    ez_status st = flat_map_mle(pj, fv, ext, k, px, &uval);
+    if (st == EZ_OK && !c->prover && !ez_fe2_eq(uval, ev0)) {
+        ez_diag_set(c->d, "the %s value is wrong", what);
+        st = EZ_ERR_REJECT;
+    }
+    return st;
+}
+
 /* The table of P(j) = [j < F] prod_a eq(r_a, coord_a(j)) over 2^fv entries (pj NULL), or
  * of U(x) = [x real] eq(pj, flat(x)) over the split cube (pj set, r unused). */
 static ez_status flat_map_table(const ez_fe2 *pj, unsigned fv, const uint64_t *ext, unsigned k, const ez_fe2 *r,
                                 ez_fe2 **out)
 {
-    uint64_t F = 1;
-    unsigned nv[EZ_MAX_IDX], total = 0;
-    for (unsigned a = 0; a < k; a++) {
-        F *= ext[a];
-        nv[a] = ez_log2_ceil(ext[a]);
-        total += nv[a];
-    }
+    unsigned nv[EZ_MAX_IDX], total;
+    const uint64_t F = flat_extent(ext, k, nv, &total);
     const uint64_t size = pj ? UINT64_C(1) << total : UINT64_C(1) << fv;
     ez_fe2 *t = ez_alloc_array(size, sizeof *t);
     ez_fe2 *eqs = ez_alloc_aligned(pj ? (size_t)1 << fv : (size_t)2 << total, sizeof *eqs);
@@ -266,14 +285,8 @@ ez_status ez_deepprove_proj_out(ez_pctx *c, size_t op, ez_opview *v, const ez_he
     ez_sumcheck_factor fu[3] = {{NULL, u}, {NULL, ch}, {NULL, wh}};
     if ((st = ez_su_sumcheck(c, "the unpadding sumcheck", &du, cu, NULL, fu, claim, px, ev)) != EZ_OK)
         goto out;
-    ez_fe2 uval;
-    if ((st = flat_map_mle(pj, fv, ext, k, px, &uval)) != EZ_OK)
+    if ((st = unpad_value_check(c, pj, fv, ext, k, px, ev[0], "unpadding matrix")) != EZ_OK)
         goto out;
-    if (!c->prover && !ez_fe2_eq(uval, ev[0])) {
-        ez_diag_set(c->d, "the unpadding matrix value is wrong");
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
     ez_su_blocks bl;
     memset(&bl, 0, sizeof bl);
     for (unsigned a = 0, off = 0; a < k; a++) {
@@ -353,18 +366,27 @@ static int64_t *member_acc(const ez_pctx *c, const member *m)
     return a;
 }
 
-/* 2. P for the members of class `cls`: flat claims at one point. */
-static ez_status pad_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned cls)
+/* The members of class `cls`: their indices into ms, in order, into idx (returns how many)
+ * and the class's flat extents ext[0..nflat) (its first member's; the members share them). */
+static unsigned class_members(const member *ms, unsigned nm, unsigned cls, unsigned *idx, uint64_t *ext)
 {
-    unsigned idx[EZ_HEADS_MAX_GROUP], n = 0;
+    unsigned n = 0;
     for (unsigned i = 0; i < nm; i++)
         if (ms[i].cls == cls)
             idx[n++] = i;
     const ez_heads *h = &ms[idx[0]].h;
-    const ez_plan_op *o0 = &ms[idx[0]].v.op;
-    uint64_t ext[EZ_MAX_IDX];
     for (unsigned a = 0; a < h->nflat; a++)
-        ext[a] = o0->idx_size[h->flat[a]];
+        ext[a] = ms[idx[0]].v.op.idx_size[h->flat[a]];
+    return n;
+}
+
+/* 2. P for the members of class `cls`: flat claims at one point. */
+static ez_status pad_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned cls)
+{
+    unsigned idx[EZ_HEADS_MAX_GROUP];
+    uint64_t ext[EZ_MAX_IDX];
+    const unsigned n = class_members(ms, nm, cls, idx, ext);
+    const ez_heads *h = &ms[idx[0]].h;
     const unsigned fv = h->flat_vars, k = h->nflat;
     ez_fe2 lam[EZ_HEADS_MAX_GROUP], claim = ez_fe2_zero();
     ez_transcript_challenges_fe2(c->t, "deepprove/lambda-p", lam, n);
@@ -438,18 +460,13 @@ out:
 static ez_status mirror_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned cls, const ez_fe2 *py,
                                  const ez_fe2 *wv)
 {
-    unsigned idx[EZ_HEADS_MAX_GROUP], n = 0;
-    for (unsigned i = 0; i < nm; i++)
-        if (ms[i].cls == cls)
-            idx[n++] = i;
-    const ez_heads *h = &ms[idx[0]].h;
-    const ez_plan_op *o0 = &ms[idx[0]].v.op;
+    unsigned idx[EZ_HEADS_MAX_GROUP];
     uint64_t ext[EZ_MAX_IDX];
+    const unsigned n = class_members(ms, nm, cls, idx, ext);
+    const ez_heads *h = &ms[idx[0]].h;
     unsigned sv = 0;
-    for (unsigned a = 0; a < h->nflat; a++) {
-        ext[a] = o0->idx_size[h->flat[a]];
+    for (unsigned a = 0; a < h->nflat; a++)
         sv += ez_log2_ceil(ext[a]);
-    }
     const unsigned fv = h->flat_vars, k = h->nflat;
     const ez_fe2 *pj = ms[idx[0]].flat;
     ez_fe2 lam[EZ_HEADS_MAX_GROUP], claim = ez_fe2_zero();
@@ -481,16 +498,11 @@ static ez_status mirror_sumcheck(ez_pctx *c, member *ms, unsigned nm, unsigned c
     ez_sumcheck_factor f[1 + EZ_HEADS_MAX_GROUP];
     for (unsigned j = 0; j <= n; j++)
         f[j] = (ez_sumcheck_factor){NULL, tabs[j]};
-    ez_fe2 px[EZ_SC_MAX_VARS], ev[1 + EZ_HEADS_MAX_GROUP], uval;
+    ez_fe2 px[EZ_SC_MAX_VARS], ev[1 + EZ_HEADS_MAX_GROUP];
     if ((st = ez_su_sumcheck(c, "the weights' unpadding sumcheck", &d, lam, NULL, f, claim, px, ev)) != EZ_OK)
         goto out;
-    if ((st = flat_map_mle(pj, fv, ext, k, px, &uval)) != EZ_OK)
+    if ((st = unpad_value_check(c, pj, fv, ext, k, px, ev[0], "weights' unpadding matrix")) != EZ_OK)
         goto out;
-    if (!c->prover && !ez_fe2_eq(uval, ev[0])) {
-        ez_diag_set(c->d, "the weights' unpadding matrix value is wrong");
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
     for (unsigned t = 0; t < n && st == EZ_OK; t++) {
         member *m = &ms[idx[t]];
         ez_fe2 pnt[EZ_PROVE_MAX_VARS];

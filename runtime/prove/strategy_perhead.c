@@ -32,14 +32,10 @@ ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     ez_opview v;
     ez_heads h;
-    ez_status st = ez_opview_init(&v, c->plan, op, c->prover ? c->tr : NULL);
-    if (st != EZ_OK)
-        return st;
-    if (v.op.nin == 2)
-        ez_heads_classify(&v.op, v.tensors, &h);
-    if (v.op.nin != 2 || h.role != EZ_HEAD_MIX) {
+    ez_status st = ez_su_heads_view(c, op, &v, &h);
+    if (st != EZ_OK || h.role != EZ_HEAD_MIX) {
         ez_opview_clear(&v);
-        return ez_strategy_plain_reduce(c, op, out, true);
+        return st != EZ_OK ? st : ez_strategy_plain_reduce(c, op, out, true);
     }
     const ez_plan_op *o = &v.op;
     ez_fe2 *ta = NULL, *tb = NULL, *vals = NULL;

@@ -7,32 +7,27 @@
 #include <string.h>
 
 #include "lib/mle.h"
-#include "runtime/prove/rangecheck.h"
+#include "runtime/ops/op.h"
+
+ez_status ez_su_heads_view(ez_pctx *c, size_t op, ez_opview *v, ez_heads *h)
+{
+    h->role = EZ_HEAD_NONE;
+    ez_status st = ez_opview_init(v, c->plan, op, c->prover ? c->tr : NULL);
+    if (st == EZ_OK && v->op.nin == 2)
+        ez_heads_classify(&v->op, v->tensors, h);
+    return st;
+}
 
 ez_status ez_su_rescale(ez_pctx *c, size_t op, const ez_claim *out, const char *label, ez_fe2 *acc)
 {
     const ez_plan_op *o = &c->plan->ops[op];
-    const ez_plan_tensor *to = &c->plan->tensors[o->out];
-    ez_fe2 rho = ez_fe2_zero();
-    ez_status st;
+    ez_fe2 rho;
     *acc = out->value;
     if (o->shift == 0)
         return EZ_OK;
-    if (c->prover) {
-        const int64_t *rem = ez_trace_aux(c->tr, op, EZ_AUX_REM, NULL);
-        if (rem == NULL) {
-            ez_diag_set(c->d, "op '%s': the trace has no remainder", o->label);
-            return EZ_ERR_INVALID;
-        }
-        if ((st = ez_advice_tensor_eval(&rho, rem, to, out->point)) != EZ_OK)
-            return st;
-    }
-    if ((st = ez_pctx_msg(c, label, &rho, 1)) != EZ_OK)
-        return st;
     /* acc = 2^shift C + R entrywise, and the MLE is linear */
-    *acc = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, o->shift)), rho);
-    ez_claim remc = {.nvars = out->nvars, .point = out->point, .value = rho};
-    return ez_rc_value_claim(c, (size_t)c->adv->op_rem[op], &remc);
+    ez_status st = ez_op_unrescale(c, op, &c->plan->tensors[o->out], out, (int)o->shift, label, acc, &rho);
+    return st == EZ_OK ? ez_op_rem_claim(c, op, out, rho) : st;
 }
 
 ez_status ez_su_operand_point(const ez_plan_op *op, const ez_plan_tensor *tensors, unsigned k,

@@ -14,6 +14,11 @@
 #include "runtime/prove/heads.h"
 #include "runtime/prove/pctx.h"
 
+/* The view of op `op` on c's side (the prover's with its operands' data) and its head
+ * structure (ez_heads_classify; h->role EZ_HEAD_NONE unless the op has two operands).
+ * EZ_OK or the view's error; ez_opview_clear v in either case. */
+ez_status ez_su_heads_view(ez_pctx *c, size_t op, ez_opview *v, ez_heads *h);
+
 /* Step 1 of docs/protocol-einsum.md under a strategy's own labels: given the claim
  * out~(r) = v of op `op` (view v), the prover sends rho = R~(r) (label `label`) when the
  * op rescales; *acc = 2^shift v + rho, the claim on the accumulator. The remainder's
