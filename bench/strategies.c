@@ -207,7 +207,7 @@ static void setup_child(const row *r, const char *dir, result *out)
     ez_writer_init(&pk);
     if (ez_weights_commit(&w, &wcom, &p, &tr, &d) != EZ_OK ||
         ez_prove_weight_range(&p, &tr, w, false, &wrange, &d) != EZ_OK ||
-        ez_vk_encode(&vk, &p, &wcom, wrange.data, wrange.len, &d) != EZ_OK || ez_pk_encode(&pk, &p, tr.t, w) != EZ_OK) {
+        ez_vk_encode(&vk, &p, &wcom, wrange.data, wrange.len, &d) != EZ_OK || ez_pk_encode(&pk, &p, tr.t, w, wrange.data, wrange.len) != EZ_OK) {
         snprintf(out->why, sizeof out->why, "setup: %.200s", d.msg);
         return;
     }

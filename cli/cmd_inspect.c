@@ -81,7 +81,7 @@ static const char *section_name(const char *kind, uint32_t tag)
     static const char *proof[] = {NULL, "statement", "advice commitment", "lookups", "walk", "weight opening",
                                   "advice opening", "strategy"};
     static const char *vk[] = {NULL, "plan", "weight commitment", "weight range proof"};
-    static const char *pk[] = {NULL, "plan digest", "weights", "commitment prover data"};
+    static const char *pk[] = {NULL, "plan digest", "weights", "commitment prover data", "weight range proof"};
     static const char *cert[] = {NULL, "generation", "passes"};
     static const char *einc[] = {NULL, "model", "tensors", "ops", "schedule", "digest"};
     const char **t = !strcmp(kind, EZ_KIND_PROOF) ? proof
@@ -89,7 +89,7 @@ static const char *section_name(const char *kind, uint32_t tag)
                      : !strcmp(kind, EZ_KIND_PK)  ? pk
                      : !strcmp(kind, EZ_KIND_CERT) ? cert
                                                    : einc;
-    size_t n = t == proof ? 8 : t == vk || t == pk ? 4 : t == cert ? 3 : 6;
+    size_t n = t == proof ? 8 : t == vk ? 4 : t == pk ? 5 : t == cert ? 3 : 6;
     return tag < n ? t[tag] : "unknown";
 }
 

@@ -178,6 +178,15 @@ static int cmd_prove(const ez_cli_args *args)
         ez_cli_progress_fn(&pg, "weights", 0);
         if ((st = ez_weights_commit_scheme(&own, &com, &plan, &tr, scheme, &d)) != EZ_OK)
             goto fail;
+        if (ez_weights_deferred(&plan, &com)) {
+            /* the vk's range proof leaves claims to every proof: derive them (its cost) */
+            ez_writer wr;
+            ez_writer_init(&wr);
+            st = ez_prove_weight_range(&plan, &tr, own, false, &wr, &d);
+            ez_writer_clear(&wr);
+            if (st != EZ_OK)
+                goto fail;
+        }
         ez_cli_progress_fn(&pg, "weights", 1);
         weights = own;
         wcommit_s = ez_now() - t0;

@@ -97,7 +97,7 @@ static int cmd_setup(const ez_cli_args *args)
     ez_cli_progress_fn(&pg, "write", 0);
     if ((st = ez_vk_encode(&vk, &plan, pcs ? &com : NULL, wr.data, wr.len, &d)) != EZ_OK)
         goto fail;
-    if ((st = ez_pk_encode(&pk, &plan, tr.t, pcs)) != EZ_OK)
+    if ((st = ez_pk_encode(&pk, &plan, tr.t, pcs, wr.data, wr.len)) != EZ_OK)
         goto fail;
     if ((st = ez_file_write(vkpath, vk.data, vk.len, &d)) != EZ_OK)
         goto fail;

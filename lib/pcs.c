@@ -70,6 +70,8 @@ void ez_pcs_commitment_clear(ez_pcs_commitment *c)
     free(c->lens);
     layout_free(c);
     supports_free(c);
+    free(c->standing);
+    free(c->standing_pts);
     memset(c, 0, sizeof *c);
 }
 
@@ -298,6 +300,8 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
         memcpy(dst->spieces, src->spieces, tot * sizeof *dst->spieces);
     }
     st = ez_pcs_layout(dst);
+    if (st == EZ_OK)
+        st = ez_pcs_commitment_set_standing(dst, src->standing, src->nstanding);
     if (st != EZ_OK)
         ez_pcs_commitment_clear(dst);
     return st;
@@ -436,6 +440,47 @@ ez_status ez_pcs_commitment_set_supports(ez_pcs_commitment *c, const ez_pcs_supp
 ez_status ez_pcs_prover_set_supports(ez_pcs_prover *p, const ez_pcs_support *sup)
 {
     return ez_pcs_commitment_set_supports(&p->com, sup);
+}
+
+ez_status ez_pcs_commitment_set_standing(ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n)
+{
+    size_t npts = 0;
+    if (n > 0 && (claims == NULL || c->nvars == NULL))
+        return EZ_ERR_INVALID;
+    for (size_t k = 0; k < n; k++) {
+        if (claims[k].poly >= c->npolys || (claims[k].point == NULL && c->nvars[claims[k].poly] > 0))
+            return EZ_ERR_INVALID;
+        npts += c->nvars[claims[k].poly];
+    }
+    ez_pcs_claim *cl = NULL;
+    ez_fe2 *pts = NULL;
+    if (n > 0) {
+        cl = ez_alloc_array(n, sizeof *cl);
+        pts = ez_alloc_array(npts ? npts : 1, sizeof *pts);
+        if (cl == NULL || pts == NULL) {
+            free(cl);
+            free(pts);
+            return EZ_ERR_NOMEM;
+        }
+    }
+    for (size_t k = 0, o = 0; k < n; k++) {
+        unsigned nv = c->nvars[claims[k].poly];
+        if (nv)
+            memcpy(pts + o, claims[k].point, nv * sizeof *pts);
+        cl[k] = (ez_pcs_claim){claims[k].poly, pts + o, claims[k].value};
+        o += nv;
+    }
+    free(c->standing);
+    free(c->standing_pts);
+    c->standing = cl;
+    c->standing_pts = pts;
+    c->nstanding = n;
+    return EZ_OK;
+}
+
+ez_status ez_pcs_prover_set_standing(ez_pcs_prover *p, const ez_pcs_claim *claims, size_t n)
+{
+    return ez_pcs_commitment_set_standing(&p->com, claims, n);
 }
 
 ez_status ez_pcs_commit_supported(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_fe *const *polys,
@@ -607,6 +652,29 @@ static bool open_mode(ez_transcript *t, unsigned flags)
     return (flags & EZ_PCS_OPEN_NO_PROXIMITY) == 0;
 }
 
+/* The caller's claims followed by c's standing claims (§9b): *out is `claims` itself when
+ * c has none, else *owned, a new array (the caller frees it). EZ_OK or EZ_ERR_NOMEM. */
+static ez_status with_standing(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n,
+                               const ez_pcs_claim **out, size_t *nout, ez_pcs_claim **owned)
+{
+    *owned = NULL;
+    *out = claims;
+    *nout = n;
+    if (c == NULL || c->nstanding == 0)
+        return EZ_OK;
+    if (n > 0 && claims == NULL)
+        return EZ_ERR_INVALID;
+    ez_pcs_claim *m = ez_alloc_array(n + c->nstanding, sizeof *m);
+    if (m == NULL)
+        return EZ_ERR_NOMEM;
+    if (n)
+        memcpy(m, claims, n * sizeof *m);
+    memcpy(m + n, c->standing, c->nstanding * sizeof *m);
+    *out = *owned = m;
+    *nout = n + c->nstanding;
+    return EZ_OK;
+}
+
 ez_status ez_pcs_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                       ez_writer *proof)
 {
@@ -623,38 +691,54 @@ ez_status ez_pcs_open_ex(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim 
                          ez_writer *proof)
 {
     const ez_pcs_commitment *c = &p->com;
-    ez_status st = check_claims(c, claims, n);
+    ez_pcs_claim *owned = NULL;
+    ez_status st = with_standing(c, claims, n, &claims, &n, &owned);
+    if (st == EZ_OK)
+        st = check_claims(c, claims, n);
     if (st != EZ_OK || n == 0)
-        return st;
+        goto out;
+    st = EZ_ERR_INVALID;
     if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
-        return EZ_ERR_INVALID;
+        goto out;
     bool prox = open_mode(t, flags);
     ez_fe2 rho;
     ez_fe2 claim = absorb_claims(t, c, claims, n, &rho);
     if (ez_pcs_scheme_is_ligero(c->scheme))
-        return ez_pcs_ligero_open(p, t, claims, n, prox, rho, claim, proof);
-    return ez_pcs_whir_open(p, t, claims, n, rho, claim, proof);
+        st = ez_pcs_ligero_open(p, t, claims, n, prox, rho, claim, proof);
+    else
+        st = ez_pcs_whir_open(p, t, claims, n, rho, claim, proof);
+out:
+    free(owned);
+    return st;
 }
 
 ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                            unsigned flags, ez_reader *proof)
 {
     ez_status st;
+    ez_pcs_claim *owned = NULL;
     if (com == NULL || com->offsets == NULL || com->nvars == NULL || com->pfirst == NULL ||
         com->nvars_total > EZ_SC_MAX_VARS)
         return EZ_ERR_INVALID;
-    if ((st = check_claims(com, claims, n)) != EZ_OK || n == 0)
+    if ((st = with_standing(com, claims, n, &claims, &n, &owned)) != EZ_OK)
         return st;
+    if ((st = check_claims(com, claims, n)) != EZ_OK || n == 0)
+        goto out;
+    st = EZ_ERR_INVALID;
     if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
-        return EZ_ERR_INVALID;
+        goto out;
     bool prox = open_mode(t, flags);
     ez_fe2 rho;
     ez_fe2 claim = absorb_claims(t, com, claims, n, &rho);
-    if (ez_pcs_scheme_is_ligero(com->scheme))
-        return ez_pcs_ligero_verify(com, t, claims, n, prox, rho, claim, proof);
+    if (ez_pcs_scheme_is_ligero(com->scheme)) {
+        st = ez_pcs_ligero_verify(com, t, claims, n, prox, rho, claim, proof);
+        goto out;
+    }
     st = ez_pcs_whir_verify(com, t, claims, n, rho, claim, proof);
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
+out:
+    free(owned);
     return st;
 }
 
@@ -668,37 +752,72 @@ static bool all_whir(const ez_pcs_commitment *const *c, const size_t *n, size_t 
     return true;
 }
 
+/* Per commitment k: claims[k] followed by its standing claims (with_standing), into
+ * cl[k], nn[k] (owned[k] to free). EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
+static ez_status multi_standing(const ez_pcs_commitment *const *c, const ez_pcs_claim *const *claims,
+                                const size_t *n, size_t ncom, const ez_pcs_claim **cl, size_t *nn,
+                                ez_pcs_claim **owned)
+{
+    ez_status st = EZ_OK;
+    for (size_t k = 0; k < ncom; k++) {
+        cl[k] = claims[k];
+        nn[k] = n[k];
+        owned[k] = NULL;
+        if (st == EZ_OK && c[k] != NULL)
+            st = with_standing(c[k], claims[k], n[k], &cl[k], &nn[k], &owned[k]);
+    }
+    return st;
+}
+
 ez_status ez_pcs_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
                             const unsigned *flags, size_t ncom, ez_transcript *t, ez_writer *proof)
 {
     ez_status st = EZ_OK;
-    const ez_pcs_commitment **c = ez_alloc_array(ncom ? ncom : 1, sizeof *c);
-    ez_fe2 *rho = ez_alloc_array(ncom ? ncom : 1, sizeof *rho), *claim = ez_alloc_array(ncom ? ncom : 1, sizeof *claim);
-    if (c == NULL || rho == NULL || claim == NULL) {
+    size_t m = ncom ? ncom : 1;
+    const ez_pcs_commitment **c = ez_alloc_array(m, sizeof *c);
+    ez_fe2 *rho = ez_alloc_array(m, sizeof *rho), *claim = ez_alloc_array(m, sizeof *claim);
+    const ez_pcs_claim **cl = ez_alloc_array(m, sizeof *cl);
+    size_t *nn = ez_alloc_array(m, sizeof *nn);
+    ez_pcs_claim **owned = calloc(m, sizeof *owned);
+    if (c == NULL || rho == NULL || claim == NULL || cl == NULL || nn == NULL || owned == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
+    for (size_t k = 0; k < ncom; k++)
+        c[k] = p[k] ? &p[k]->com : NULL;
+    if ((st = multi_standing(c, claims, n, ncom, cl, nn, owned)) != EZ_OK)
+        goto out;
     for (size_t k = 0; k < ncom; k++) {
-        c[k] = n[k] > 0 ? &p[k]->com : NULL;
-        if (n[k] > 0 && ((st = check_claims(c[k], claims[k], n[k])) != EZ_OK ||
-                         (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0)) {
+        if (nn[k] == 0) {
+            c[k] = NULL;
+            continue;
+        }
+        if (c[k] == NULL || (st = check_claims(c[k], cl[k], nn[k])) != EZ_OK ||
+            (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0) {
             st = st == EZ_OK ? EZ_ERR_INVALID : st;
             goto out;
         }
     }
-    if (!all_whir(c, n, ncom)) {
+    if (!all_whir(c, nn, ncom)) {
+        /* ez_pcs_open_ex adds the standing claims itself */
         for (size_t k = 0; k < ncom && st == EZ_OK; k++)
-            if (n[k] > 0)
+            if (nn[k] > 0)
                 st = ez_pcs_open_ex(p[k], t, claims[k], n[k], flags[k], proof);
         goto out;
     }
     for (size_t k = 0; k < ncom; k++)
-        if (n[k] > 0) {
+        if (nn[k] > 0) {
             (void)open_mode(t, flags[k]);
-            claim[k] = absorb_claims(t, c[k], claims[k], n[k], &rho[k]);
+            claim[k] = absorb_claims(t, c[k], cl[k], nn[k], &rho[k]);
         }
-    st = ez_pcs_whir_open_multi(p, claims, n, rho, claim, ncom, t, proof);
+    st = ez_pcs_whir_open_multi(p, cl, nn, rho, claim, ncom, t, proof);
 out:
+    if (owned)
+        for (size_t k = 0; k < ncom; k++)
+            free(owned[k]);
+    free(owned);
+    free(cl);
+    free(nn);
     free(c);
     free(rho);
     free(claim);
@@ -710,13 +829,19 @@ ez_status ez_pcs_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_
                               ez_reader *proof)
 {
     ez_status st = EZ_OK;
-    ez_fe2 *rho = ez_alloc_array(ncom ? ncom : 1, sizeof *rho), *claim = ez_alloc_array(ncom ? ncom : 1, sizeof *claim);
-    if (rho == NULL || claim == NULL) {
+    size_t m = ncom ? ncom : 1;
+    ez_fe2 *rho = ez_alloc_array(m, sizeof *rho), *claim = ez_alloc_array(m, sizeof *claim);
+    const ez_pcs_claim **cl = ez_alloc_array(m, sizeof *cl);
+    size_t *nn = ez_alloc_array(m, sizeof *nn);
+    ez_pcs_claim **owned = calloc(m, sizeof *owned);
+    if (rho == NULL || claim == NULL || cl == NULL || nn == NULL || owned == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
+    if ((st = multi_standing(com, claims, n, ncom, cl, nn, owned)) != EZ_OK)
+        goto out;
     for (size_t k = 0; k < ncom; k++) {
-        if (n[k] == 0)
+        if (nn[k] == 0)
             continue;
         const ez_pcs_commitment *c = com[k];
         if (c == NULL || c->offsets == NULL || c->nvars == NULL || c->pfirst == NULL ||
@@ -724,24 +849,30 @@ ez_status ez_pcs_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_
             st = EZ_ERR_INVALID;
             goto out;
         }
-        if ((st = check_claims(c, claims[k], n[k])) != EZ_OK)
+        if ((st = check_claims(c, cl[k], nn[k])) != EZ_OK)
             goto out;
     }
-    if (!all_whir(com, n, ncom)) {
+    if (!all_whir(com, nn, ncom)) {
         for (size_t k = 0; k < ncom && st == EZ_OK; k++)
-            if (n[k] > 0)
+            if (nn[k] > 0)
                 st = ez_pcs_verify_ex(com[k], t, claims[k], n[k], flags[k], proof);
         goto out;
     }
     for (size_t k = 0; k < ncom; k++)
-        if (n[k] > 0) {
+        if (nn[k] > 0) {
             (void)open_mode(t, flags[k]);
-            claim[k] = absorb_claims(t, com[k], claims[k], n[k], &rho[k]);
+            claim[k] = absorb_claims(t, com[k], cl[k], nn[k], &rho[k]);
         }
-    st = ez_pcs_whir_verify_multi(com, claims, n, rho, claim, ncom, t, proof);
+    st = ez_pcs_whir_verify_multi(com, cl, nn, rho, claim, ncom, t, proof);
 out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
+    if (owned)
+        for (size_t k = 0; k < ncom; k++)
+            free(owned[k]);
+    free(owned);
+    free(cl);
+    free(nn);
     free(rho);
     free(claim);
     return st;

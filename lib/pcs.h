@@ -119,6 +119,13 @@ typedef struct {
     unsigned *snv;
     uint64_t *sfirst;
     ez_pcs_piece *spieces;
+    /* Standing claims (docs/protocol-kernel-pcs.md §9b): claims that EVERY opening of this
+     * commitment proves after the caller's own, set by ez_pcs_commitment_set_standing
+     * (owned copies; never serialized: both sides derive them from public data, e.g. the
+     * vk's weight range proof). standing[k].point points into standing_pts. */
+    size_t nstanding;
+    struct ez_pcs_claim_s *standing;
+    ez_fe2 *standing_pts;
 } ez_pcs_commitment;
 
 /* Free the arrays and zero *c (NULL-safe on a zeroed struct). */
@@ -199,11 +206,21 @@ ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out);
 
 /* One evaluation claim: MLE of poly `poly` at point (ez_log2_ceil(lens[poly]) coords)
  * equals value. */
-typedef struct {
+typedef struct ez_pcs_claim_s {
     size_t poly;
     const ez_fe2 *point;
     ez_fe2 value;
 } ez_pcs_claim;
+
+/* Set the standing claims of c (replacing any): copies claims[0..n) and their points.
+ * From then on every opening of c (ez_pcs_open_ex, ez_pcs_open_multi and their verifiers,
+ * which must be given a commitment with the same standing claims) proves them after the
+ * caller's claims, absorbed with them, as if the caller had passed them too; an opening
+ * with no claims of its own but standing ones is still made. n == 0 clears them.
+ * Returns EZ_OK, EZ_ERR_INVALID (a poly out of range, a NULL point) or EZ_ERR_NOMEM. */
+ez_status ez_pcs_commitment_set_standing(ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n);
+/* The same on a prover's commitment. */
+ez_status ez_pcs_prover_set_standing(ez_pcs_prover *p, const ez_pcs_claim *claims, size_t n);
 
 /* Prove all n claims with ONE opening, appended to proof. The caller must have absorbed
  * the commitment (root and layout) into t already; the claims (poly, point, value) are

@@ -406,11 +406,13 @@ ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_clai
 
 /* Verifier, one commitment: its terms into *pt, for several parts the roots (must
  * combine to the commitment's) and sums (must add up to claim) read and absorbed; its
- * touched parts appended as instances (par[*ni] from parstore, roots[*ni], cs[*ni]).
+ * touched parts appended as instances (par[*ni] from parstore, their committed lengths
+ * lenstore[*ni], roots[*ni], cs[*ni]).
  * *rootstore (the parts' roots) is the caller's to free. */
 static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                              ez_fe2 rho, ez_fe2 claim, ez_reader *proof, part_terms *pt, uint8_t (**rootstore)[32],
-                             ez_whir_params *parstore, const uint8_t **roots, ez_whir_claimset *cs, size_t *ni)
+                             ez_whir_params *parstore, uint64_t *lenstore, const uint8_t **roots,
+                             ez_whir_claimset *cs, size_t *ni)
 {
     uint64_t T = stacked_len(c);
     size_t np = nparts_of(c, T);
@@ -422,6 +424,7 @@ static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const
     if (np == 1) {
         if (part_params(T, &parstore[*ni]) != EZ_OK)
             return EZ_ERR_INVALID;
+        lenstore[*ni] = T;
         roots[*ni] = c->root;
         cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms, .nterms = pt->nt, .sigma = claim};
         return EZ_OK;
@@ -465,6 +468,7 @@ static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const
             st = EZ_ERR_INVALID;
             break;
         }
+        lenstore[*ni] = part_len(c, T, q);
         roots[*ni] = rs[q];
         cs[(*ni)++] = (ez_whir_claimset){
             .terms = pt->terms + pt->pfirst[q], .nterms = pt->pfirst[q + 1] - pt->pfirst[q], .sigma = sig[j++]};
@@ -485,21 +489,23 @@ ez_status ez_pcs_whir_verify_multi(const ez_pcs_commitment *const *com, const ez
     part_terms *pt = calloc(ncom ? ncom : 1, sizeof *pt);
     uint8_t(**rstore)[32] = calloc(ncom ? ncom : 1, sizeof *rstore);
     ez_whir_params *parstore = ez_alloc_array(ninst ? ninst : 1, sizeof *parstore);
+    uint64_t *lens = ez_alloc_array(ninst ? ninst : 1, sizeof *lens);
     const ez_whir_params **par = ez_alloc_array(ninst ? ninst : 1, sizeof *par);
     const uint8_t **roots = ez_alloc_array(ninst ? ninst : 1, sizeof *roots);
     ez_whir_claimset *cs = ez_alloc_array(ninst ? ninst : 1, sizeof *cs);
     ez_status st = EZ_ERR_NOMEM;
-    if (pt == NULL || rstore == NULL || parstore == NULL || par == NULL || roots == NULL || cs == NULL)
+    if (pt == NULL || rstore == NULL || parstore == NULL || lens == NULL || par == NULL || roots == NULL ||
+        cs == NULL)
         goto out;
     st = EZ_OK;
     for (size_t k = 0; k < ncom && st == EZ_OK; k++)
         if (n[k] > 0)
             st = verify_prep(com[k], t, claims[k], n[k], rho[k], claim[k], proof, &pt[k], &rstore[k], parstore,
-                             roots, cs, &ni);
+                             lens, roots, cs, &ni);
     for (size_t j = 0; j < ni; j++)
         par[j] = &parstore[j];
     if (st == EZ_OK && ni > 0)
-        st = ez_whir_verify_batch(par, roots, cs, ni, t, proof);
+        st = ez_whir_verify_batch(par, roots, lens, cs, ni, t, proof);
 out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
@@ -511,6 +517,7 @@ out:
     free(pt);
     free(rstore);
     free(parstore);
+    free(lens);
     free(par);
     free(roots);
     free(cs);

@@ -113,28 +113,41 @@ ez_status ez_whir_params_default(ez_whir_params *p, unsigned m)
     return ez_whir_params_make(p, m, n, k, c);
 }
 
-ez_status ez_whir_batch_params(ez_whir_params *chain, uint64_t *boff, const ez_whir_params *const *par, size_t n)
+ez_status ez_whir_batch_params(ez_whir_params *chain, ez_whir_block *blk, const ez_whir_params *const *par,
+                               const uint64_t *lens, size_t n)
 {
     memset(chain, 0, sizeof *chain);
-    if (n < 2 || par == NULL || n > ((size_t)1 << 20))
+    if (n < 2 || par == NULL || lens == NULL || n > ((size_t)1 << 20))
         return EZ_ERR_INVALID;
-    /* blocks by decreasing size (ties: index), each offset a sum of larger powers of two */
+    /* each block's live entries, in binary pieces; all pieces by decreasing size (ties:
+     * instance, then position), each offset a sum of larger powers of two */
     uint64_t total = 0;
     for (size_t j = 0; j < n; j++) {
         ez_whir_params q;
         if (par[j] == NULL || ez_whir_params_make(&q, par[j]->m, par[j]->noracles, par[j]->k, par[j]->c) != EZ_OK ||
-            memcmp(&q, par[j], sizeof q) != 0)
+            memcmp(&q, par[j], sizeof q) != 0 || lens[j] < 1 || lens[j] > ((uint64_t)1 << par[j]->m))
             return EZ_ERR_INVALID;
-        total += (uint64_t)1 << (par[j]->m - par[j]->k[0]);
+        total += ez_whir_block_live(par[j], lens[j]);
     }
-    if (boff != NULL) {
+    if (blk != NULL) {
+        for (size_t j = 0; j < n; j++) {
+            uint64_t L = ez_whir_block_live(par[j], lens[j]), pos = 0;
+            blk[j].np = 0;
+            for (unsigned b = EZ_WHIR_MAX_VARS + 1; b-- > 0;)
+                if ((L >> b) & 1) {
+                    blk[j].b[blk[j].np] = b;
+                    blk[j].pos[blk[j].np++] = pos;
+                    pos += (uint64_t)1 << b;
+                }
+        }
         uint64_t off = 0;
         for (unsigned b = EZ_WHIR_MAX_VARS + 1; b-- > 0;)
             for (size_t j = 0; j < n; j++)
-                if (par[j]->m - par[j]->k[0] == b) {
-                    boff[j] = off;
-                    off += (uint64_t)1 << b;
-                }
+                for (unsigned i = 0; i < blk[j].np; i++)
+                    if (blk[j].b[i] == b) {
+                        blk[j].off[i] = off;
+                        off += (uint64_t)1 << b;
+                    }
     }
     unsigned mv1 = 1;
     while (((uint64_t)1 << mv1) < total)
@@ -157,6 +170,34 @@ ez_status ez_whir_batch_params(ez_whir_params *chain, uint64_t *boff, const ez_w
         c[no++] = default_table[mt].c[i];
     }
     return ez_whir_params_make(chain, mv1 + 1, no, k, c);
+}
+
+uint64_t ez_whir_block_live(const ez_whir_params *p, uint64_t len)
+{
+    uint64_t R = (uint64_t)1 << p->k[0], L = (len + R - 1) >> p->k[0];
+    return L ? L : 1;
+}
+
+void ez_whir_block_whole(ez_whir_block *blk, unsigned logn)
+{
+    memset(blk, 0, sizeof *blk);
+    blk->np = 1;
+    blk->b[0] = logn;
+}
+
+void ez_whir_piece_point(ez_fe2 *pt, const ez_fe2 *r, unsigned b, uint64_t pos, unsigned logn)
+{
+    memcpy(pt, r, b * sizeof *pt);
+    for (unsigned bit = b; bit < logn; bit++)
+        pt[bit] = (pos >> bit) & 1 ? ez_fe2_one() : ez_fe2_zero();
+}
+
+bool ez_whir_terms_within(const ez_whir_term *terms, size_t n, uint64_t lim)
+{
+    for (size_t j = 0; j < n; j++)
+        if (terms[j].off >= lim || ((uint64_t)1 << terms[j].b) > lim - terms[j].off)
+            return false;
+    return true;
 }
 
 /* Valid as produced by ez_whir_params_make (a caller may hand us anything). */

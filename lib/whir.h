@@ -170,24 +170,40 @@ typedef struct {
     ez_fe2 sigma;
 } ez_whir_claimset;
 
-/* The folded stack's layout and the chain's parameters for instances par[0..n-1], n >= 2.
- * Block j (the fold of f_j, 2^(m_j - k0_j) entries) starts at boff[j] (blocks by
- * decreasing size, ties by index: aligned, no gaps); the stack has mv1 = ceil(log2 of
- * the total) variables. chain: m = mv1 + 1, a virtual oracle 0 (k = 1, c = 2; its queries
- * are the instances'), then the later oracles of the default table for mv1 + 5 variables
- * (k = 4, c = 3 oracles first while that exceeds EZ_WHIR_MAX_VARS). Returns EZ_OK or
- * EZ_ERR_INVALID (n < 2, a bad par, mv1 > EZ_WHIR_MAX_VARS - 1: then the instances are
- * opened one by one). boff may be NULL. */
-ez_status ez_whir_batch_params(ez_whir_params *chain, uint64_t *boff, const ez_whir_params *const *par, size_t n);
+/* An instance's block of the folded stack (§9a): its fold's LIVE entries, [0, L) with
+ * L = max(1, ceil(len / 2^k0)) (len the committed length: the fold is zero from L on),
+ * cut into binary pieces, largest first: piece i holds block positions [pos[i], pos[i] +
+ * 2^b[i]) at stack offset off[i] (a multiple of 2^b[i]). The zero tail is not stacked. */
+#define EZ_WHIR_MAX_PIECES (EZ_WHIR_MAX_VARS + 1)
+typedef struct {
+    unsigned np;
+    unsigned b[EZ_WHIR_MAX_PIECES];
+    uint64_t pos[EZ_WHIR_MAX_PIECES], off[EZ_WHIR_MAX_PIECES];
+} ez_whir_block;
 
-/* Open / verify n >= 1 instances in one run. If n >= 2 and ez_whir_batch_params fails,
+/* The folded stack's layout and the chain's parameters for instances par[0..n-1], n >= 2,
+ * committed lengths lens[0..n-1] (1 <= lens[j] <= 2^m_j). The pieces of every block
+ * (ez_whir_block) are laid out by decreasing size (ties: by instance, then position):
+ * aligned, no gaps; the stack has mv1 = ceil(log2 of sum_j L_j) variables (at least 1).
+ * chain: m = mv1 + 1, a virtual oracle 0 (k = 1, c = 2; its queries are the instances'),
+ * then the later oracles of the default table for mv1 + 5 variables (k = 4, c = 3
+ * oracles first while that exceeds EZ_WHIR_MAX_VARS). Returns EZ_OK or EZ_ERR_INVALID
+ * (n < 2, a bad par or length, mv1 > EZ_WHIR_MAX_VARS - 1: then the instances are opened
+ * one by one). blk (n entries) may be NULL. */
+ez_status ez_whir_batch_params(ez_whir_params *chain, ez_whir_block *blk, const ez_whir_params *const *par,
+                               const uint64_t *lens, size_t n);
+
+/* Open / verify n >= 1 instances in one run (the verifier is given the committed lengths
+ * lens, the prover uses its instances' own, ez_whir_prover_len; with n >= 2 every term of
+ * instance j must lie in its first L_j 2^k0 entries, else EZ_ERR_INVALID). If n >= 2 and
+ * ez_whir_batch_params fails,
  * the instances are opened (verified) one after the other with ez_whir_open
  * (ez_whir_verify), on the same transcript. Costs: each instance's round 0 and oracle-0
  * queries as in ez_whir_open, one chain over the stack, plus O(t_0 2^(m_j - k0_j)) per
  * instance for its query constraints (n >= 2). Returns as ez_whir_open / ez_whir_verify. */
 ez_status ez_whir_open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
                              ez_writer *proof);
-ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots,
+ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
                                const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof);
 
 #endif

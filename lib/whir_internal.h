@@ -56,6 +56,13 @@ void ez_whir_oracle_clear(ez_whir_oracle *o);
  * commitment's encoding without the hashing. The reference of ez_whir_prover_leaves0
  * (tests). Returns EZ_OK, EZ_ERR_NOMEM. */
 ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc);
+/* Only the leaves of oracle 0 at positions d[0..nd) (any order): out[j 2^k0 + r] = row r
+ * of leaf d[j]. No codeword: per row and per coset with a queried position, the split
+ * P(y) = sum_{l < n2} y^l Q_l(y^n2) (docs/protocol-kernel-pcs.md §11): n2 coset NTTs of
+ * n1 = n / n2 points and n2 products per queried value. Memory: per thread one block of
+ * 8 rows plus two rows (10 bytes per entry of a row). Returns EZ_OK, EZ_ERR_NOMEM,
+ * EZ_ERR_INVALID (a position beyond the oracle). */
+ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, size_t nd, ez_fe *out);
 
 /* The leaves of oracle 0 at positions pos[0..np) (each < N_0), without its codeword: out[j
  * 2^k0 + t] = row t of leaf pos[j], exactly as in ez_whir_prover_encode0's codeword. In the
@@ -141,6 +148,17 @@ void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p);
 #define EZ_WHIR_CHEAT_STACK 1u
 ez_status ez_whir_open_batch_cheat(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
                                    ez_transcript *t, ez_writer *proof, unsigned cheat);
+
+/* An instance's live fold entries in a batch: max(1, ceil(len / 2^k0)) (§9a). */
+uint64_t ez_whir_block_live(const ez_whir_params *p, uint64_t len);
+/* The block of a lone instance: one piece, its whole fold of 2^logn entries at 0. */
+void ez_whir_block_whole(ez_whir_block *blk, unsigned logn);
+/* The stack point of a piece's entries on its block's logn bits: r[0..b) then the bits of
+ * pos above b, as 0 / 1 (pt and r may not alias). */
+void ez_whir_piece_point(ez_fe2 *pt, const ez_fe2 *r, unsigned b, uint64_t pos, unsigned logn);
+
+/* Every term lies in [0, lim) (a batched instance's live entries). */
+bool ez_whir_terms_within(const ez_whir_term *terms, size_t n, uint64_t lim);
 
 /* Point y = w_{2^logN}^e. */
 ez_fe ez_whir_root_pow(unsigned logN, uint64_t e);

@@ -260,13 +260,14 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
     }
 }
 
-/* After an instance's round 0: its fold sum_t eq(alpha, t) row_t into f (2^(m - k0)
- * entries) and its bound claim terms into W (the same block of the stack, zero on entry). */
+/* After an instance's round 0: its fold sum_t eq(alpha, t) row_t into f[0..n1) (the
+ * first n1 fold entries: all 2^(m - k0), or a batched instance's live ones) and its
+ * bound claim terms into W (the same entries, zero on entry; the terms lie inside). */
 static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_term *terms, size_t nterms,
-                          const ez_fe2 *alpha, ez_fe2 *eqmid, ez_fe2 *f, ez_fe2 *W)
+                          const ez_fe2 *alpha, ez_fe2 *eqmid, ez_fe2 *f, ez_fe2 *W, size_t n1)
 {
     unsigned k0 = p->par.k[0];
-    size_t R = (size_t)1 << k0, n1 = (size_t)1 << (p->par.m - k0);
+    size_t R = (size_t)1 << k0;
     ez_fe2 eqa[256];
     ez_whir_eq_bits(eqa, alpha, k0);
     /* rows past the real data are zero: skip their dot products */
@@ -361,31 +362,24 @@ static ez_status answer_queries(prover *pv, const ez_whir_oracle *o, unsigned nq
     return st;
 }
 
-/* The same for an instance's oracle 0, whose codeword is not kept: only the drawn leaves
- * are computed (ez_whir_prover_leaves0: no 4 x 2^m codeword, a fraction of its encoding's
- * work); the bytes are those of answer_queries on the full codeword. */
+/* answer_queries for an instance's oracle 0, whose codeword the prover does not keep:
+ * the queried leaves are encoded alone (ez_whir_prover_leaves0), then written with the
+ * Merkle batch opening of its tree. */
 static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, unsigned nq, uint64_t *q, uint64_t *d,
                                  size_t *nd)
 {
     const ez_whir_oracle *o = &p->o0;
     unsigned logN = o->logn + o->c;
     *nd = ez_whir_draw_queries(pv->t, logN, nq, q, d);
-    ez_fe *lv = ez_alloc_array(*nd ? *nd * o->width : 1, sizeof *lv);
-    if (lv == NULL)
-        return EZ_ERR_NOMEM;
-    ez_status st = ez_whir_prover_leaves0(p, d, *nd, lv);
-    if (st == EZ_OK)
-        ez_writer_bytes(pv->w, lv, *nd * o->width * sizeof *lv);
-    free(lv);
-    if (st != EZ_OK)
-        return st;
+    ez_fe *leaves = ez_alloc_array(*nd ? *nd * o->width : 1, sizeof *leaves);
     size_t nmp = ez_merkle_batch_count(logN, d, *nd);
     ez_digest *mp = ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
-    if (mp == NULL)
-        return EZ_ERR_NOMEM;
-    st = ez_merkle_batch_open(o->tree, d, *nd, mp);
+    ez_status st = leaves == NULL || mp == NULL ? EZ_ERR_NOMEM : ez_whir_prover_leaves0(p, d, *nd, leaves);
     if (st == EZ_OK)
+        ez_writer_bytes(pv->w, leaves, *nd * o->width * sizeof *leaves);
+    if (st == EZ_OK && (st = ez_merkle_batch_open(o->tree, d, *nd, mp)) == EZ_OK)
         ez_writer_bytes(pv->w, mp, nmp * sizeof *mp);
+    free(leaves);
     free(mp);
     return st;
 }
@@ -443,11 +437,37 @@ static bool terms_ok(const ez_whir_term *terms, size_t n, unsigned m)
     return true;
 }
 
+/* The queries y[0..nq) (coefficients coef) to a batched instance's oracle 0 as
+ * constraints on its block's pieces in the stack W: piece i gets the coefficients times
+ * eq(pow(y) on the block bits above b_i, the piece's position) (§9a). nq <= 256. */
+static ez_status add_piece_queries(ez_fe2 *W, const ez_whir_block *blk, unsigned logn, const ez_fe *y,
+                                   const ez_fe2 *coef, size_t nq)
+{
+    ez_status st = EZ_OK;
+    ez_fe2 scratch[256];
+    if (nq > 256)
+        return EZ_ERR_INVALID;
+    for (unsigned i = 0; i < blk->np && st == EZ_OK; i++) {
+        unsigned b = blk->b[i];
+        for (size_t x = 0; x < nq; x++) {
+            ez_fe v = y[x], e = 1;
+            for (unsigned bit = 0; bit < logn; bit++) {
+                if (bit >= b)
+                    e = ez_fe_mul(e, (blk->pos[i] >> bit) & 1 ? v : ez_fe_sub(1, v));
+                v = ez_fe_sqr(v);
+            }
+            scratch[x] = ez_fe2_mul_fe(coef[x], e);
+        }
+        st = add_block_queries(W + blk->off[i], b, y, scratch, nq);
+    }
+    return st;
+}
+
 /* The opening of n >= 1 instances (ez_whir_open_batch; n == 1 is ez_whir_open): chain
- * is the parameters of the later oracles (the instance's own for n == 1), boff the
- * blocks of the stack (§9a). */
+ * is the parameters of the later oracles (the instance's own for n == 1), blk the
+ * blocks of the stack (§9a; NULL for n == 1: the whole fold at 0). */
 static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claimset *cs, size_t n,
-                           const ez_whir_params *chain, const uint64_t *boff, ez_transcript *t, ez_writer *proof,
+                           const ez_whir_params *chain, const ez_whir_block *blk, ez_transcript *t, ez_writer *proof,
                            unsigned cheat)
 {
     const ez_whir_params *par = chain;
@@ -461,11 +481,16 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
         maxk = par->k[i] > maxk ? par->k[i] : maxk;
         nshift += par->t[i];
     }
+    size_t maxlive = 0;
     for (size_t j = 0; j < n; j++) {
         const ez_whir_params *pj = &ps[j]->par;
         maxk = pj->k[0] > maxk ? pj->k[0] : maxk;
         maxterms = cs[j].nterms > maxterms ? cs[j].nterms : maxterms;
         maxblk = ((size_t)1 << (pj->m - pj->k[0])) > maxblk ? (size_t)1 << (pj->m - pj->k[0]) : maxblk;
+        size_t live = (size_t)ez_whir_block_live(pj, ps[j]->len);
+        maxlive = live > maxlive ? live : maxlive;
+        if (n > 1 && !ez_whir_terms_within(cs[j].terms, cs[j].nterms, (uint64_t)live << pj->k[0]))
+            return EZ_ERR_INVALID;
     }
     /* one instance: its oracle-0 queries are sparse terms read off oracle 1's leaves */
     if (n == 1)
@@ -478,13 +503,17 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
     ez_fe *qy = ez_alloc_array(242, sizeof *qy);
     ez_fe2 *qc = ez_alloc_array(242, sizeof *qc);
     ez_fe2 *eqmid = ez_alloc_aligned(n1 > maxblk ? n1 : maxblk, sizeof *eqmid), *ood = NULL;
-    ez_fe2 *alpha = ez_alloc_array(8 * n, sizeof *alpha);
+    ez_fe2 *alpha = ez_alloc_array(8 * n, sizeof *alpha), *fb = NULL, *Wb = NULL;
     pv.f = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.W = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.tmp = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.sp.E = ez_alloc_array((maxsp + 1) << maxk, sizeof(ez_fe2));
     pv.sp.P = ez_alloc_array((maxsp + 1) << maxk, sizeof(ez_fe2));
-    if (!sh || !q || !d || !qy || !qc || !eqmid || !alpha || !pv.f || !pv.W || !pv.tmp || !pv.sp.E || !pv.sp.P)
+    /* a batched instance's fold and weight, before they go to its pieces of the stack */
+    fb = n > 1 ? ez_alloc_huge(maxlive, sizeof *fb) : NULL;
+    Wb = n > 1 ? ez_alloc_huge(maxlive, sizeof *Wb) : NULL;
+    if (!sh || !q || !d || !qy || !qc || !eqmid || !alpha || !pv.f || !pv.W || !pv.tmp || !pv.sp.E || !pv.sp.P ||
+        (n > 1 && (!fb || !Wb)))
         goto out;
     if (n > 1) {
         memset(pv.f, 0, n1 * sizeof *pv.f);
@@ -506,27 +535,38 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
             claim_tables(p, &cs[j].terms[x], k0, pv.sp.E + (x << k0), pv.sp.P + (x << k0), eqmid);
         for (unsigned r = 0; r < k0; r++)
             alpha[8 * j + r] = sumcheck_round(&pv, r);
-        uint64_t o = n > 1 ? boff[j] : 0;
-        if (n == 1)
+        if (n == 1) {
             memset(pv.W, 0, n1 * sizeof *pv.W);
-        round0_finish(&pv, p, cs[j].terms, cs[j].nterms, alpha + 8 * j, eqmid, pv.f + o, pv.W + o);
+            round0_finish(&pv, p, cs[j].terms, cs[j].nterms, alpha + 8 * j, eqmid, pv.f, pv.W, n1);
+            continue;
+        }
+        /* batched: the live entries, then each piece to its place in the stack */
+        size_t live = (size_t)ez_whir_block_live(&p->par, p->len);
+        memset(Wb, 0, live * sizeof *Wb);
+        round0_finish(&pv, p, cs[j].terms, cs[j].nterms, alpha + 8 * j, eqmid, fb, Wb, live);
+        for (unsigned i = 0; i < blk[j].np; i++) {
+            size_t len = (size_t)1 << blk[j].b[i];
+            memcpy(pv.f + blk[j].off[i], fb + blk[j].pos[i], len * sizeof *fb);
+            memcpy(pv.W + blk[j].off[i], Wb + blk[j].pos[i], len * sizeof *Wb);
+        }
     }
     pv.len = n1;
     if (n > 1) { /* beta combines the instances' claims: block j's weight gets beta^j */
         ez_fe2 beta = ez_transcript_challenge_fe2(t, EZ_WHIR_L_BATCH_COMBINE), bp = beta;
-        for (size_t j = 1; j < n; j++, bp = ez_fe2_mul(bp, beta)) {
-            size_t len = (size_t)1 << (ps[j]->par.m - ps[j]->par.k[0]);
-            ez_fe2 *W = pv.W + boff[j];
+        for (size_t j = 1; j < n; j++, bp = ez_fe2_mul(bp, beta))
+            for (unsigned i = 0; i < blk[j].np; i++) {
+                size_t len = (size_t)1 << blk[j].b[i];
+                ez_fe2 *W = pv.W + blk[j].off[i];
 #pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
-            for (size_t x = 0; x < len; x++)
-                W[x] = ez_fe2_mul(W[x], bp);
-        }
+                for (size_t x = 0; x < len; x++)
+                    W[x] = ez_fe2_mul(W[x], bp);
+            }
         ez_whir_absorb_params(t, par);
     }
     if (cheat == EZ_WHIR_CHEAT_STACK) {
         /* testing only: the last instance's block of the stack is not its fold, but the
          * combined claim sum_x f W is unchanged (f[a] += W[b], f[b] -= W[a]) */
-        size_t a = n > 1 ? (size_t)boff[n - 1] : 0, b = a + 1;
+        size_t a = n > 1 ? (size_t)blk[n - 1].off[0] : 0, b = a + 1;
         pv.f[a] = ez_fe2_add(pv.f[a], pv.W[b]);
         pv.f[b] = ez_fe2_sub(pv.f[b], pv.W[a]);
     }
@@ -597,7 +637,7 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
                     }
                 }
                 if (n > 1)
-                    st = add_block_queries(pv.W + boff[j], logn, qy, qc, pj->t[0]);
+                    st = add_piece_queries(pv.W, &blk[j], logn, qy, qc, pj->t[0]);
             }
             free(qall);
             if (st != EZ_OK)
@@ -679,6 +719,8 @@ out:
     free(pv.tmp);
     free(pv.sp.E);
     free(pv.sp.P);
+    free(fb);
+    free(Wb);
     return st;
 }
 
@@ -700,14 +742,17 @@ static ez_status open_batch(const ez_whir_prover *const *p, const ez_whir_claims
         return open_impl(p, cs, 1, &p[0]->par, NULL, t, proof, cheat);
     ez_whir_params chain;
     const ez_whir_params **par = ez_alloc_array(n, sizeof *par);
-    uint64_t *boff = ez_alloc_array(n, sizeof *boff);
+    uint64_t *lens = ez_alloc_array(n, sizeof *lens);
+    ez_whir_block *blk = ez_alloc_array(n, sizeof *blk);
     ez_status st = EZ_ERR_NOMEM;
-    if (par == NULL || boff == NULL)
+    if (par == NULL || lens == NULL || blk == NULL)
         goto out;
-    for (size_t j = 0; j < n; j++)
+    for (size_t j = 0; j < n; j++) {
         par[j] = &p[j]->par;
-    if (ez_whir_batch_params(&chain, boff, par, n) == EZ_OK) {
-        st = open_impl(p, cs, n, &chain, boff, t, proof, cheat);
+        lens[j] = p[j]->len;
+    }
+    if (ez_whir_batch_params(&chain, blk, par, lens, n) == EZ_OK) {
+        st = open_impl(p, cs, n, &chain, blk, t, proof, cheat);
     } else { /* too large for one chain: one opening after the other */
         st = EZ_OK;
         for (size_t j = 0; j < n && st == EZ_OK; j++)
@@ -715,7 +760,8 @@ static ez_status open_batch(const ez_whir_prover *const *p, const ez_whir_claims
     }
 out:
     free(par);
-    free(boff);
+    free(lens);
+    free(blk);
     return st;
 }
 

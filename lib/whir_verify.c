@@ -141,10 +141,40 @@ static ez_fe2 block_sel(const ez_fe2 *r, unsigned b, unsigned mv1, uint64_t off)
     return v;
 }
 
-/* Verify n >= 1 instances with chain parameters chain and blocks boff (n == 1: the
- * instance's own parameters, boff NULL). */
+/* Instance j's weight at the chain point r (mv1 bits): the sum over its block's pieces
+ * of W_j at (its round-0 challenges a, the piece's point on the block bits) times the
+ * piece's selector (§9a). */
+static ez_fe2 block_terms(const ez_whir_claimset *cs, const ez_whir_params *ip, const ez_fe2 *a,
+                          const ez_whir_block *blk, const ez_fe2 *r, unsigned mv1)
+{
+    unsigned k0 = ip->k[0], logn = ip->m - k0;
+    ez_fe2 pt[EZ_WHIR_MAX_VARS], w = ez_fe2_zero();
+    memcpy(pt, a, k0 * sizeof *pt);
+    for (unsigned i = 0; i < blk->np; i++) {
+        ez_whir_piece_point(pt + k0, r, blk->b[i], blk->pos[i], logn);
+        ez_fe2 wi = ez_whir_terms_eval(cs->terms, cs->nterms, pt, ip->m);
+        w = ez_fe2_add(w, ez_fe2_mul(wi, block_sel(r, blk->b[i], mv1, blk->off[i])));
+    }
+    return w;
+}
+
+/* eq(pow(y), .) of a query to instance j's oracle 0 at the chain point r: summed over its
+ * block's pieces, each times its selector. */
+static ez_fe2 block_query(ez_fe2 y, const ez_whir_params *ip, const ez_whir_block *blk, const ez_fe2 *r, unsigned mv1)
+{
+    unsigned logn = ip->m - ip->k[0];
+    ez_fe2 pt[EZ_WHIR_MAX_VARS], e = ez_fe2_zero();
+    for (unsigned i = 0; i < blk->np; i++) {
+        ez_whir_piece_point(pt, r, blk->b[i], blk->pos[i], logn);
+        e = ez_fe2_add(e, ez_fe2_mul(ez_whir_eq_pow(y, pt, logn), block_sel(r, blk->b[i], mv1, blk->off[i])));
+    }
+    return e;
+}
+
+/* Verify n >= 1 instances with chain parameters chain and blocks blk (n == 1: the
+ * instance's own parameters, its whole fold at 0). */
 static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *const *roots, const ez_whir_claimset *cs,
-                             size_t n, const ez_whir_params *par, const uint64_t *boff, ez_transcript *t,
+                             size_t n, const ez_whir_params *par, const ez_whir_block *blk, ez_transcript *t,
                              ez_reader *proof)
 {
     ez_status st = EZ_ERR_NOMEM;
@@ -158,13 +188,15 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
         ncons += ip[j]->t[0] + 1;
         maxk = ip[j]->k[0] > maxk ? ip[j]->k[0] : maxk;
     }
-    size_t lf = (size_t)1 << par->mfinal;
+    size_t lf = (size_t)1 << par->mfinal, lc = lf;
+    for (size_t j = 0; j < n && M == 0; j++) /* the blocks' coefficients, below */
+        lc = ((size_t)1 << (ip[j]->m - ip[j]->k[0])) > lc ? (size_t)1 << (ip[j]->m - ip[j]->k[0]) : lc;
     vconstraint *cons = ez_alloc_array(ncons, sizeof *cons);
     uint64_t *q = ez_alloc_array(242 * n, sizeof *q), *d = ez_alloc_array(242 * n, sizeof *d);
     size_t *nds = ez_alloc_array(n, sizeof *nds);
     ez_fe *leaves = ez_alloc_array((size_t)242 << (maxk + 1), sizeof *leaves);
     ez_fe2 *fold = ez_alloc_array(242 * n, sizeof *fold), *fin = ez_alloc_array(lf, sizeof *fin);
-    ez_fe2 *coef = ez_alloc_array(lf, sizeof *coef), *alpha = ez_alloc_array(8 * n, sizeof *alpha);
+    ez_fe2 *coef = ez_alloc_array(lc, sizeof *coef), *alpha = ez_alloc_array(8 * n, sizeof *alpha);
     ez_fe2 *bpow = ez_alloc_array(n, sizeof *bpow);
     if (!cons || !q || !d || !nds || !leaves || !fold || !fin || !coef || !alpha || !bpow)
         goto out;
@@ -261,8 +293,9 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
         for (size_t j = 0; j < n; j++) {
             unsigned logn = ip[j]->m - ip[j]->k[0], c = ip[j]->c[0];
             size_t nblk = (size_t)1 << logn;
-            uint64_t o = n > 1 ? boff[j] : 0;
-            memcpy(coef, fin + o, nblk * sizeof *coef);
+            memset(coef, 0, nblk * sizeof *coef); /* the block: its pieces, zero beyond */
+            for (unsigned i = 0; i < blk[j].np; i++)
+                memcpy(coef + blk[j].pos[i], fin + blk[j].off[i], ((size_t)1 << blk[j].b[i]) * sizeof *coef);
             ez_ntt_mobius((ez_fe *)coef, 1, logn); /* univariate coefficients of the block */
             if ((st = read_queries(&v, ez_whir_log_len(ip[j], 0), ip[j]->t[0], ip[j]->k[0], true, alpha + 8 * j,
                                    roots[j], q, d, &nds[0], leaves, fold)) != EZ_OK)
@@ -300,22 +333,13 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
         ez_fe2 fr = ez_fe2_zero();
         for (size_t x = 0; x < lf; x++)
             fr = ez_fe2_add(fr, ez_fe2_mul(fin[x], coef[x]));
-        ez_fe2 w = ez_fe2_zero(), pt[EZ_WHIR_MAX_VARS];
-        for (size_t j = 0; j < n; j++) {
-            unsigned k0 = ip[j]->k[0], b = ip[j]->m - k0;
-            uint64_t o = n > 1 ? boff[j] : 0;
-            memcpy(pt, alpha + 8 * j, k0 * sizeof *pt);
-            memcpy(pt + k0, v.rb, b * sizeof *pt);
-            ez_fe2 wj = ez_whir_terms_eval(cs[j].terms, cs[j].nterms, pt, ip[j]->m);
-            w = ez_fe2_add(w, ez_fe2_mul(ez_fe2_mul(bpow[j], wj), block_sel(v.rb, b, mv1, o)));
-        }
+        ez_fe2 w = ez_fe2_zero();
+        for (size_t j = 0; j < n; j++)
+            w = ez_fe2_add(w, ez_fe2_mul(bpow[j], block_terms(&cs[j], ip[j], alpha + 8 * j, &blk[j], v.rb, mv1)));
         for (size_t j = 0; j < nc; j++) {
             ez_fe2 e;
             if (cons[j].i == 0) {
-                const ez_whir_params *pj = ip[cons[j].inst];
-                unsigned b = pj->m - pj->k[0];
-                uint64_t o = n > 1 ? boff[cons[j].inst] : 0;
-                e = ez_fe2_mul(ez_whir_eq_pow(cons[j].y, v.rb, b), block_sel(v.rb, b, mv1, o));
+                e = block_query(cons[j].y, ip[cons[j].inst], &blk[cons[j].inst], v.rb, mv1);
             } else {
                 e = ez_whir_eq_pow(cons[j].y, v.rb + (mv1 - par->mv[cons[j].i]), par->mv[cons[j].i]);
             }
@@ -350,13 +374,15 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
         memcmp(&chk, par, sizeof chk) != 0 || !terms_ok(terms, nterms, par->m))
         return EZ_ERR_INVALID;
     ez_whir_claimset cs = {.terms = terms, .nterms = nterms, .sigma = sigma};
-    return verify_impl(&par, &root, &cs, 1, par, NULL, t, proof);
+    ez_whir_block blk;
+    ez_whir_block_whole(&blk, par->m - par->k[0]);
+    return verify_impl(&par, &root, &cs, 1, par, &blk, t, proof);
 }
 
-ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots,
+ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
                                const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof)
 {
-    if (n == 0 || par == NULL || roots == NULL || cs == NULL)
+    if (n == 0 || par == NULL || roots == NULL || cs == NULL || lens == NULL)
         return EZ_ERR_INVALID;
     if (n == 1)
         return ez_whir_verify(par[0], roots[0], t, cs[0].terms, cs[0].nterms, cs[0].sigma, proof);
@@ -364,18 +390,23 @@ ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *
         if (roots[j] == NULL || par[j] == NULL || !terms_ok(cs[j].terms, cs[j].nterms, par[j]->m))
             return EZ_ERR_INVALID;
     ez_whir_params chain;
-    uint64_t *boff = ez_alloc_array(n, sizeof *boff);
-    if (boff == NULL)
+    ez_whir_block *blk = ez_alloc_array(n, sizeof *blk);
+    if (blk == NULL)
         return EZ_ERR_NOMEM;
     ez_status st;
-    if (ez_whir_batch_params(&chain, boff, par, n) == EZ_OK) {
-        st = verify_impl(par, roots, cs, n, &chain, boff, t, proof);
+    if (ez_whir_batch_params(&chain, blk, par, lens, n) == EZ_OK) {
+        st = EZ_OK;
+        for (size_t j = 0; j < n && st == EZ_OK; j++)
+            if (!ez_whir_terms_within(cs[j].terms, cs[j].nterms, ez_whir_block_live(par[j], lens[j]) << par[j]->k[0]))
+                st = EZ_ERR_INVALID;
+        if (st == EZ_OK)
+            st = verify_impl(par, roots, cs, n, &chain, blk, t, proof);
     } else {
         /* a bad instance's parameters are EZ_ERR_INVALID in ez_whir_verify */
         st = EZ_OK;
         for (size_t j = 0; j < n && st == EZ_OK; j++)
             st = ez_whir_verify(par[j], roots[j], t, cs[j].terms, cs[j].nterms, cs[j].sigma, proof);
     }
-    free(boff);
+    free(blk);
     return st;
 }

@@ -11,6 +11,7 @@
 
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
+#include "runtime/prove/weights.h"
 #include "tests/prove_fixture.h"
 #include "tests/testutil.h"
 
@@ -177,7 +178,13 @@ START_TEST(test_vk_weight_section)
     ez_section_view sec[4];
     ck_assert_int_eq(ez_sections_read(w.data, w.len, EZ_VK_MAGIC, "test", 3, false, sec, &d), EZ_OK);
     const size_t at = 1 + 1 + 4 + (sec[2].data[1] == EZ_PCS_SCHEME_WHIR) + 8;
-    ck_assert_uint_eq(sec[2].data[at - 8], 1); /* one weight poly */
+    /* one weight poly, then (WHIR: a deferred range proof) the range proof's advice polys */
+    ez_wshape W;
+    ck_assert_int_eq(ez_wshape_build(&W, &f.plan, sec[2].data[1], &d), EZ_OK);
+    ck_assert_uint_eq(W.nw, 1);
+    ck_assert_uint_eq(sec[2].data[at - 8], W.n);
+    ck_assert_uint_eq(W.n, sec[2].data[1] == EZ_PCS_SCHEME_WHIR ? 1 + W.L.npolys : 1);
+    ez_wshape_clear(&W);
     edit_section(&bad, &w, EZ_VK_MAGIC, 3, 2, 0, at, (uint8_t)(sec[2].data[at] ^ 1));
     ck_assert_int_eq(ez_vk_decode(&vk, bad.data, bad.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "the weight commitment does not match the model's weights");
@@ -197,7 +204,7 @@ START_TEST(test_pk_digest_and_width)
     ez_writer w;
     tiny_open(&f);
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ez_pk_clear(&pk);
     f.plan.digest[5] ^= 1;
@@ -210,13 +217,13 @@ START_TEST(test_pk_digest_and_width)
     const int64_t keep = f.tr.t[wt][2];
     f.tr.t[wt][2] = 8;
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
     f.tr.t[wt][2] = -9;
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
@@ -234,7 +241,7 @@ START_TEST(test_pk_compact_weights)
     ez_pk pk;
     ez_diag d = {{0}};
     ez_writer w, bad;
-    ez_section_view sec[4];
+    ez_section_view sec[5];
     tiny_open(&f);
     int wt = ez_plan_find_tensor(&f.plan, "w");
     ck_assert_int_ge(wt, 0);
@@ -245,8 +252,8 @@ START_TEST(test_pk_compact_weights)
         f.tr.t[wt][i] = vals[i];
     }
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w), EZ_OK);
-    ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 3, false, sec, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
     ck_assert_uint_eq(sec[2].data[20], 1);
     ck_assert_uint_eq(ez_pk_weight_bytes(4), 1);
@@ -262,7 +269,7 @@ START_TEST(test_pk_compact_weights)
         ck_assert_int_eq(pk.weights[0].v[i], vals[i]);
     ez_pk_clear(&pk);
     /* a width byte of 2 for the 4-bit weight */
-    edit_section(&bad, &w, EZ_PK_MAGIC, 3, 2, 0, 20, 2);
+    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 2, 0, 20, 2);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' is malformed");
     ez_writer_clear(&bad);

@@ -1715,16 +1715,19 @@ START_TEST(test_truncated_and_trailing)
         pf.sec[trail[k].sec].len--;
         ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
     }
-    /* ... and in the vk's weight range proof: u8 present, 4 x (u64 length, bytes) */
+    /* ... and in the vk's weight range proof: u8 kind, then (u64 length, bytes) chunks: 4
+     * for a full range proof (Ligero), 1 for a deferred one (WHIR, the default) */
     ez_writer keep = f.wrange;
+    const int nch = keep.data[0] == EZ_WRANGE_DEFERRED ? 1 : 4;
+    ck_assert_uint_eq(keep.data[0], ez_weights_deferred(&f.plan, &f.wcom) ? EZ_WRANGE_DEFERRED : EZ_WRANGE_FULL);
     static const char *chunk_why[4] = {"advice commitment", "lookups", "weight opening", "advice opening"};
-    for (int k = 0; k <= 4; k++) {
+    for (int k = 0; k <= nch; k++) {
         ez_reader rd;
         ez_reader_init(&rd, keep.data, keep.len);
         ez_writer nw;
         ez_writer_init(&nw);
         ez_writer_u8(&nw, ez_reader_u8(&rd));
-        for (int j = 0; j < 4; j++) {
+        for (int j = 0; j < nch; j++) {
             uint64_t n = ez_reader_u64(&rd);
             const uint8_t *b = ez_reader_view(&rd, (size_t)n);
             ez_writer_u64(&nw, n + (j == k));
@@ -1733,11 +1736,12 @@ START_TEST(test_truncated_and_trailing)
                 ez_writer_u8(&nw, 0);
         }
         ck_assert(ez_reader_done(&rd));
-        if (k == 4)
+        if (k == nch)
             ez_writer_u8(&nw, 0); /* after the chunks */
         f.wrange = nw;
         ck_assert(!ez_pfx_verify(&f, &pf, &why));
-        ck_assert_msg(strstr(why.msg, k == 4 ? "trailing bytes" : chunk_why[k]) != NULL, "chunk %d: %s", k, why.msg);
+        const char *want = k == nch ? "trailing bytes" : nch == 1 ? "lookups" : chunk_why[k];
+        ck_assert_msg(strstr(why.msg, want) != NULL, "chunk %d: %s", k, why.msg);
         ez_writer_clear(&nw);
     }
     f.wrange = keep;
@@ -1759,7 +1763,7 @@ START_TEST(test_keys_roundtrip)
     ez_writer_init(&pkw);
     ck_assert_int_eq(ez_vk_encode(&vkw, &f.plan, ez_pcs_prover_commitment(f.w), f.wrange.data, f.wrange.len, &d),
                      EZ_OK);
-    ck_assert_int_eq(ez_pk_encode(&pkw, &f.plan, f.tr.t, f.w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&pkw, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
     ez_vk vk;
     ck_assert_msg(ez_vk_decode(&vk, vkw.data, vkw.len, &d) == EZ_OK, "%s", d.msg);
     ck_assert(memcmp(vk.plan.digest, f.plan.digest, 32) == 0);
@@ -1823,7 +1827,9 @@ START_TEST(test_weight_out_of_width)
 }
 END_TEST
 
-/* The vk's range proof bytes are strict: truncated or extended, the vk is rejected. */
+/* The vk's range proof bytes are strict: truncated or extended, the vk is rejected; a
+ * changed final claim (deferred with WHIR) leaves the vk alone valid and fails every
+ * proof. */
 START_TEST(test_weight_range_strict)
 {
     fx f;
@@ -1849,6 +1855,129 @@ START_TEST(test_weight_range_strict)
     f.wrange.data[f.wrange.len / 2] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
+    f.wrange.data[f.wrange.len / 2] ^= 1;
+    /* the last value of the transcript changed (the top byte of its c0: still canonical):
+     * with WHIR a final claim's value, which only an opening can check — the vk alone
+     * passes (deferred), every proof against it fails at its opening */
+    ck_assert(ez_weights_deferred(&f.plan, &f.wcom));
+    f.wrange.data[f.wrange.len - 9] ^= 1;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    f.wrange.data[f.wrange.len - 9] ^= 1;
+    vk = ez_pfx_vk(&f); /* proving re-set the commitment's supports: borrow it again */
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* The deferred weight range proof (WHIR, docs/protocol.md §6.4): the vk keeps the range
+ * proof's transcript up to its final claims and every proof's opening proves them.
+ * Honest: the vk's range bytes are one chunk (no opening), the commitment holds the range
+ * advice, the prover's standing claims equal the ones the verifier re-derives from the vk.
+ * A prover whose opening omits one of those claims, or alters one value, is rejected at
+ * the opening. Ligero (--pcs ligero) keeps the full range proof and proves as before. */
+START_TEST(test_weight_range_deferred)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_setup(&f, masked_src, "weight_range_deferred");
+    const ez_pcs_commitment *wc = ez_pcs_prover_commitment(f.w);
+    ck_assert_uint_eq(wc->scheme, EZ_PCS_SCHEME_WHIR);
+    ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_DEFERRED);
+    ez_wshape W;
+    ck_assert_int_eq(ez_wshape_build(&W, &f.plan, EZ_PCS_SCHEME_WHIR, &d), EZ_OK);
+    ck_assert_uint_eq(wc->npolys, W.n);
+    ck_assert_uint_eq(W.n, W.nw + W.L.npolys);
+    ck_assert_uint_gt(W.L.npolys, 0);
+    ez_wshape_clear(&W);
+    /* the verifier's claims, from the vk alone, are the prover's */
+    ez_vk vk = ez_pfx_vk(&f);
+    ez_pcs_commitment vc;
+    ck_assert_int_eq(ez_pcs_commitment_copy(&vc, &vk.wcom), EZ_OK);
+    ck_assert_int_eq(ez_pcs_commitment_set_standing(&vc, NULL, 0), EZ_OK);
+    bool ok = false;
+    ck_assert_int_eq(ez_weight_range_verify(&f.plan, &vc, f.wrange.data, f.wrange.len, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    ck_assert_uint_gt(vc.nstanding, 0);
+    ck_assert_uint_eq(vc.nstanding, wc->nstanding);
+    for (size_t k = 0; k < vc.nstanding; k++) {
+        ck_assert_uint_eq(vc.standing[k].poly, wc->standing[k].poly);
+        ck_assert(ez_fe2_eq(vc.standing[k].value, wc->standing[k].value));
+        for (unsigned v = 0; v < vc.nvars[vc.standing[k].poly]; v++)
+            ck_assert(ez_fe2_eq(vc.standing[k].point[v], wc->standing[k].point[v]));
+    }
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+    /* a prover that omits the last claim, or alters one value */
+    ez_pcs_commitment keep;
+    ck_assert_int_eq(ez_pcs_commitment_copy(&keep, wc), EZ_OK);
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding - 1), EZ_OK);
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pcs_claim *alt = malloc(keep.nstanding * sizeof *alt);
+    memcpy(alt, keep.standing, keep.nstanding * sizeof *alt);
+    alt[keep.nstanding / 2].value = ez_fe2_add(alt[keep.nstanding / 2].value, ez_fe2_one());
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, alt, keep.nstanding), EZ_OK);
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    /* none at all: the prover refuses */
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_ERR_INVALID);
+    ez_proof_clear(&pf);
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding), EZ_OK);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+    free(alt);
+    ez_pcs_commitment_clear(&keep);
+    ez_pcs_commitment_clear(&vc);
+    /* Ligero: the full range proof in the vk, no standing claims */
+    ez_pcs_prover_free(f.w);
+    ez_pcs_commitment_clear(&f.wcom);
+    ck_assert_int_eq(ez_weights_commit_scheme(&f.w, &f.wcom, &f.plan, &f.tr, EZ_PCS_SCHEME_LIGERO_P1, &d), EZ_OK);
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_OK);
+    ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_FULL);
+    ck_assert_uint_eq(ez_pcs_prover_commitment(f.w)->nstanding, 0);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s", why.msg);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* A malicious setup whose vk transcript is consistent but whose final claims are false:
+ * the range proof is made for a weight (in range) other than the committed one, so its
+ * claim on the committed weight is false. The vk alone accepts (its claims are deferred);
+ * every proof, whose opening must prove those claims, is rejected — this test fails if
+ * the verifier leaves the vk's claims out of the opening. */
+START_TEST(test_weight_range_deferred_false_claim)
+{
+    fx f;
+    ez_diag d = {{0}}, why = {{0}};
+    fx_setup(&f, proj_src, "weight_range_false_claim");
+    int w = ez_plan_find_tensor(&f.plan, "w");
+    ck_assert_int_ge(w, 0);
+    const int64_t keep = f.tr.t[w][3];
+    f.tr.t[w][3] = keep == 5 ? 6 : 5; /* another value in range */
+    ez_writer_clear(&f.wrange);
+    ez_writer_init(&f.wrange);
+    ck_assert_int_eq(ez_prove_weight_range(&f.plan, &f.tr, f.w, false, &f.wrange, &d), EZ_OK);
+    f.tr.t[w][3] = keep;
+    ez_vk vk = ez_pfx_vk(&f);
+    bool ok = false;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    /* the prover proves the vk's (false) claims: its opening fails */
+    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
+    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    /* the prover leaves them out (an honest opening of its own claims only) */
+    ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
+    ez_proof pf;
+    fx_cheat none = {0};
+    fx_prove_cheat(&f, &f.tr, &none, &pf);
+    fx_expect_rejected(&f, &pf, "weight and advice opening");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -1922,7 +2051,7 @@ START_TEST(test_weight_padding_junk)
     ez_pcs_commitment bcom;
     ck_assert_int_eq(ez_pcs_commit(&bad, &bcom, (const ez_fe *const *)polys, plens, nw), EZ_OK);
     ck_assert_int_eq(ez_weights_check(&f.plan, bad, &d), EZ_ERR_INVALID);
-    ck_assert_int_eq(ez_weights_set_supports(&f.plan, &bcom), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_weights_set_supports(&f.plan, &bcom, &d), EZ_ERR_INVALID);
     ez_pcs_commitment_clear(&bcom);
     ez_pcs_prover_free(bad);
     /* (2) a claim with the junk entry on the honest commitment */
@@ -2155,17 +2284,55 @@ END_TEST
 
 Suite *ez_suite_prove(void)
 {
-    const TTest *tests[] = {test_pctx_msg_absorbed, test_sections_container, test_mle_causal_bruteforce,
-        test_honest_linear, test_honest_masked, test_honest_gather, test_honest_layer_slices, test_honest_proj16,
-        test_honest_add_shift_hand, test_message_non_canonical, test_gather_other_tokens, test_causal_unmasked,
-        test_stated_output_not_proven, test_changed_activation, test_changed_einsum_output, test_changed_masked_entry,
-        test_remainder_out_of_range, test_quotient_out_of_width, test_public_ops, test_checked_prover_refuses,
-        test_residual_out_of_width, test_changed_round_message, test_virtual_column_value, test_changed_claimed_output,
-        test_public_input_claim, test_transcript_start_documented, test_remainder_not_committed,
-        test_output_quotient_out_of_width, test_lookup_column_not_the_tensor, test_multiplicities_after_alpha,
-        test_tuple_columns_not_committed, test_func_multiplicities_not_committed, test_extra_atoms_sent_false,
-        test_input_outside_width, test_advice_commitment_shape, test_weight_padding_forged_factor,
-        test_weight_padding_claim_not_committed, test_binding_first, test_truncated_and_trailing, test_keys_roundtrip,
-        test_weight_out_of_width, test_weight_range_strict, test_weight_real_mle_bruteforce, test_weight_padding_junk};
-    return ez_test_suite("prove", "prove", 120, tests, sizeof tests / sizeof tests[0]);
+    Suite *s = suite_create("prove");
+    TCase *tc = tcase_create("prove");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_pctx_msg_absorbed);
+    tcase_add_test(tc, test_sections_container);
+    tcase_add_test(tc, test_mle_causal_bruteforce);
+    tcase_add_test(tc, test_honest_linear);
+    tcase_add_test(tc, test_honest_masked);
+    tcase_add_test(tc, test_honest_gather);
+    tcase_add_test(tc, test_honest_layer_slices);
+    tcase_add_test(tc, test_honest_proj16);
+    tcase_add_test(tc, test_honest_add_shift_hand);
+    tcase_add_test(tc, test_message_non_canonical);
+    tcase_add_test(tc, test_gather_other_tokens);
+    tcase_add_test(tc, test_causal_unmasked);
+    tcase_add_test(tc, test_stated_output_not_proven);
+    tcase_add_test(tc, test_changed_activation);
+    tcase_add_test(tc, test_changed_einsum_output);
+    tcase_add_test(tc, test_changed_masked_entry);
+    tcase_add_test(tc, test_remainder_out_of_range);
+    tcase_add_test(tc, test_quotient_out_of_width);
+    tcase_add_test(tc, test_public_ops);
+    tcase_add_test(tc, test_checked_prover_refuses);
+    tcase_add_test(tc, test_residual_out_of_width);
+    tcase_add_test(tc, test_changed_round_message);
+    tcase_add_test(tc, test_virtual_column_value);
+    tcase_add_test(tc, test_changed_claimed_output);
+    tcase_add_test(tc, test_public_input_claim);
+    tcase_add_test(tc, test_transcript_start_documented);
+    tcase_add_test(tc, test_remainder_not_committed);
+    tcase_add_test(tc, test_output_quotient_out_of_width);
+    tcase_add_test(tc, test_lookup_column_not_the_tensor);
+    tcase_add_test(tc, test_multiplicities_after_alpha);
+    tcase_add_test(tc, test_tuple_columns_not_committed);
+    tcase_add_test(tc, test_func_multiplicities_not_committed);
+    tcase_add_test(tc, test_extra_atoms_sent_false);
+    tcase_add_test(tc, test_input_outside_width);
+    tcase_add_test(tc, test_advice_commitment_shape);
+    tcase_add_test(tc, test_weight_padding_forged_factor);
+    tcase_add_test(tc, test_weight_padding_claim_not_committed);
+    tcase_add_test(tc, test_binding_first);
+    tcase_add_test(tc, test_truncated_and_trailing);
+    tcase_add_test(tc, test_keys_roundtrip);
+    tcase_add_test(tc, test_weight_out_of_width);
+    tcase_add_test(tc, test_weight_range_strict);
+    tcase_add_test(tc, test_weight_range_deferred);
+    tcase_add_test(tc, test_weight_range_deferred_false_claim);
+    tcase_add_test(tc, test_weight_real_mle_bruteforce);
+    tcase_add_test(tc, test_weight_padding_junk);
+    suite_add_tcase(s, tc);
+    return s;
 }

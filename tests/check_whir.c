@@ -413,6 +413,21 @@ static void instance_free(instance *in)
     free(in->s);
 }
 
+/* A batched instance's terms must lie in its live entries [0, L 2^k0) (§9a): redraw
+ * every term inside them (smaller where it does not fit), with the true sum. */
+static void instance_live_terms(instance *in, ez_rng *r)
+{
+    unsigned k0 = in->par.k[0];
+    uint64_t lim = ((in->len + ((uint64_t)1 << k0) - 1) >> k0) << k0;
+    for (size_t j = 0; j < in->nt; j++) {
+        ez_whir_term *w = &in->terms[j];
+        while (w->b > 0 && ((uint64_t)1 << w->b) > lim)
+            w->b--;
+        w->off = (ez_rng_next(r) % (lim >> w->b)) << w->b;
+    }
+    in->sigma = true_sum(in);
+}
+
 static ez_status lib_verify(const instance *in, const uint8_t root[32], ez_fe2 sigma, const uint8_t *data, size_t len,
                             bool *done)
 {
@@ -1478,9 +1493,11 @@ static ez_status batch_verify(const instance *in, const uint8_t (*roots)[32], co
 {
     const ez_whir_params *par[4];
     const uint8_t *rt[4];
+    uint64_t lens[4];
     ez_whir_claimset cs[4];
     for (size_t j = 0; j < n; j++) {
         par[j] = &in[j].par;
+        lens[j] = in[j].len;
         rt[j] = roots[j];
         cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
     }
@@ -1488,7 +1505,7 @@ static ez_status batch_verify(const instance *in, const uint8_t (*roots)[32], co
     ez_transcript_init(&t, "check_whir_batch");
     ez_reader r;
     ez_reader_init(&r, data, len);
-    ez_status st = ez_whir_verify_batch(par, rt, cs, n, &t, &r);
+    ez_status st = ez_whir_verify_batch(par, rt, lens, cs, n, &t, &r);
     if (done)
         *done = ez_reader_done(&r);
     return st;
@@ -1511,37 +1528,76 @@ START_TEST(test_whir_batch_params)
 {
     ez_whir_params a, b, chain;
     const ez_whir_params *par[40];
-    uint64_t boff[40];
+    uint64_t lens[40];
+    ez_whir_block blk[40];
     ck_assert_int_eq(ez_whir_params_default(&a, 16), EZ_OK); /* k0 = 4: a block of 2^12 */
     ck_assert_int_eq(ez_whir_params_default(&b, 12), EZ_OK); /* k0 = 3: 2^9 */
     par[0] = &b;
     par[1] = &a;
     par[2] = &b;
-    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 3), EZ_OK);
-    /* blocks by decreasing size, ties by index */
-    ck_assert_uint_eq(boff[1], 0);
-    ck_assert_uint_eq(boff[0], 4096);
-    ck_assert_uint_eq(boff[2], 4096 + 512);
+    lens[0] = lens[2] = 4096;
+    lens[1] = 65536;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 3), EZ_OK);
+    /* whole blocks: one piece each, by decreasing size, ties by index */
+    for (size_t j = 0; j < 3; j++) {
+        ck_assert_uint_eq(blk[j].np, 1);
+        ck_assert_uint_eq(blk[j].pos[0], 0);
+    }
+    ck_assert_uint_eq(blk[1].off[0], 0);
+    ck_assert_uint_eq(blk[0].off[0], 4096);
+    ck_assert_uint_eq(blk[2].off[0], 4096 + 512);
     ck_assert_uint_eq(chain.m - chain.k[0], 13); /* 4096 + 1024 entries: 13 variables */
     ck_assert_uint_eq(chain.noracles, 2);        /* table[18]'s later oracle */
     ck_assert_uint_eq(chain.k[1], 3);
     ck_assert_uint_eq(chain.c[1], 3);
     ck_assert_uint_eq(chain.mfinal, 10);
+    /* live entries only: a of 36869 entries folds to 2305 = 2048 + 256 + 1 live entries,
+     * b of 3000 to 375 = 256 + 64 + 32 + 16 + 4 + 2 + 1; 2680 in all: 12 variables */
+    lens[0] = 36869;
+    lens[1] = 3000;
+    par[0] = &a;
+    par[1] = &b;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_OK);
+    ck_assert_uint_eq(chain.m - chain.k[0], 12);
+    ck_assert_uint_eq(blk[0].np, 3);
+    ck_assert_uint_eq(blk[1].np, 7);
+    static const unsigned ab[3] = {11, 8, 0}, bb[7] = {8, 6, 5, 4, 2, 1, 0};
+    /* by decreasing size, ties by instance: a's 2048, a's 256, b's 256, b's 64 .. 2, a's
+     * 1, b's 1 */
+    static const uint64_t apos[3] = {0, 2048, 2304}, aoff[3] = {0, 2048, 2678};
+    static const uint64_t boffs[7] = {2304, 2560, 2624, 2656, 2672, 2676, 2679};
+    for (unsigned i = 0; i < 3; i++) {
+        ck_assert_uint_eq(blk[0].b[i], ab[i]);
+        ck_assert_uint_eq(blk[0].pos[i], apos[i]);
+        ck_assert_uint_eq(blk[0].off[i], aoff[i]);
+    }
+    for (unsigned i = 0; i < 7; i++) {
+        ck_assert_uint_eq(blk[1].b[i], bb[i]);
+        ck_assert_uint_eq(blk[1].off[i], boffs[i]);
+    }
+    ck_assert_uint_eq(blk[1].pos[6], 374);
+    lens[1] = 0; /* no entry, or more than 2^m: refused */
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_ERR_INVALID);
+    lens[1] = 4097;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_ERR_INVALID);
     /* two parts of 2^26: a chain over 22 variables */
     ck_assert_int_eq(ez_whir_params_default(&a, 26), EZ_OK);
     par[0] = par[1] = &a;
-    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 2), EZ_OK);
+    lens[0] = lens[1] = (uint64_t)1 << 26;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_OK);
     ck_assert_uint_eq(chain.m - chain.k[0], 22);
     ck_assert_uint_le(chain.mfinal, 12);
     /* more than 2^25 folded entries: no chain (the instances are opened one by one) */
-    for (size_t j = 0; j < 40; j++)
+    for (size_t j = 0; j < 40; j++) {
         par[j] = &a;
-    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 17), EZ_ERR_INVALID);
-    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 1), EZ_ERR_INVALID);
+        lens[j] = (uint64_t)1 << 26;
+    }
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 17), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 1), EZ_ERR_INVALID);
     ez_whir_params bad = b;
     bad.t[0]++;
     par[0] = &bad;
-    ck_assert_int_eq(ez_whir_batch_params(&chain, boff, par, 2), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_ERR_INVALID);
 }
 END_TEST
 
@@ -1550,9 +1606,11 @@ START_TEST(test_whir_batch)
     ez_rng r = ez_rng_for("whir_batch");
     /* with a later oracle (13 stacked variables) and without (7: the final polynomial
      * against the instances' oracle 0 directly) */
-    static const unsigned ms[2][3] = {{16, 12, 9}, {9, 8, 0}};
-    static const size_t ns[2] = {3, 2};
-    for (int cfg = 0; cfg < 2; cfg++) {
+    static const unsigned ms[3][3] = {{16, 12, 9}, {9, 8, 0}, {16, 12, 9}};
+    static const size_t ns[3] = {3, 2, 3};
+    /* cfg 2: blocks of live entries in several pieces (2561 = 2048 + 512 + 1, 425, 64) */
+    static const uint64_t live_lens[3] = {40963, 3396, 509};
+    for (int cfg = 0; cfg < 3; cfg++) {
         size_t n = ns[cfg];
         instance in[3];
         ez_whir_prover *p[3];
@@ -1561,7 +1619,9 @@ START_TEST(test_whir_batch)
         for (size_t j = 0; j < n; j++) {
             ez_whir_params par;
             ck_assert_int_eq(ez_whir_params_default(&par, ms[cfg][j]), EZ_OK);
-            instance_make(&in[j], &r, &par, ((uint64_t)1 << par.m) - 3 * j);
+            instance_make(&in[j], &r, &par, cfg == 2 ? live_lens[j] : ((uint64_t)1 << par.m) - 3 * j);
+            if (cfg == 2)
+                instance_live_terms(&in[j], &r);
             ck_assert_int_eq(ez_whir_commit(&p[j], roots[j], &in[j].par, in[j].s, in[j].len), EZ_OK);
             sig[j] = in[j].sigma;
         }
@@ -1598,7 +1658,7 @@ START_TEST(test_whir_batch)
         unsigned k0s = 0;
         for (size_t j = 0; j < n; j++)
             k0s += in[j].par.k[0];
-        size_t leaf0 = 32 * k0s + (cfg == 0 ? 48 : 16 * ((size_t)1 << 7));
+        size_t leaf0 = 32 * k0s + (cfg != 1 ? 48 : 16 * ((size_t)1 << 7));
         memcpy(buf, w.data, w.len);
         buf[leaf0] ^= 2;
         ck_assert_int_eq(batch_verify(in, (const uint8_t(*)[32])roots, sig, n, buf, w.len, NULL), EZ_ERR_REJECT);

@@ -119,7 +119,7 @@ void ez_pfx_pk(ez_pfx *f, ez_pk *pk)
     ez_writer w;
     ez_diag d = {{0}};
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f->plan, f->tr.t, f->w), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&w, &f->plan, f->tr.t, f->w, f->wrange.data, f->wrange.len), EZ_OK);
     ck_assert_msg(ez_pk_decode(pk, &f->plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ez_writer_clear(&w);
 }

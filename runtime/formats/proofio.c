@@ -413,19 +413,25 @@ ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, 
     return st;
 }
 
-/* lens of a commitment equal to the plan's weight layout */
-static ez_status check_weight_lens(const ez_plan *p, const ez_pcs_commitment *c, bool present, ez_diag *d)
+/* A vk or pk older than EZ_KEY_MIN_MINOR has another weight commitment and range proof. */
+static ez_status key_version(const uint8_t *data, const char *what, ez_diag *d)
 {
-    uint64_t *lens = NULL;
-    size_t n = 0;
-    ez_status st = ez_weights_lens(p, &lens, &n);
-    if (st != EZ_OK)
-        return st;
-    bool ok = present == (n > 0) && (!present || c->npolys == n);
-    for (size_t i = 0; ok && present && i < n; i++)
-        ok = c->lens[i] == lens[i];
-    free(lens);
-    if (!ok) {
+    unsigned minor = data[6] | (unsigned)data[7] << 8;
+    if (minor < EZ_KEY_MIN_MINOR) {
+        ez_diag_set(d, "%s: format version %d.%u predates this build's %d.%d (run setup again)", what,
+                    EZ_PROOF_MAJOR, minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+        return EZ_ERR_FORMAT;
+    }
+    return EZ_OK;
+}
+
+/* The model has weights iff a commitment is present. */
+static ez_status check_weights_present(const ez_plan *p, bool present, ez_diag *d)
+{
+    bool any = false;
+    for (size_t i = 0; i < p->ntensors && !any; i++)
+        any = p->tensors[i].kind == EZ_TENSOR_WEIGHT;
+    if (any != present) {
         ez_diag_set(d, "the weight commitment does not match the model's weights");
         return EZ_ERR_FORMAT;
     }
@@ -437,6 +443,8 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
     ez_section_view sec[4];
     ez_vk_init(vk);
     ez_status st = ez_sections_read(data, len, EZ_VK_MAGIC, "verifying key", 3, false, sec, d);
+    if (st == EZ_OK)
+        st = key_version(data, "verifying key", d);
     if (st != EZ_OK)
         return st;
     ez_diag sub = {{0}};
@@ -464,13 +472,14 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
         ez_vk_clear(vk);
         return EZ_ERR_FORMAT;
     }
-    if ((st = check_weight_lens(&vk->plan, &vk->wcom, vk->has_weights, d)) != EZ_OK) {
+    if ((st = check_weights_present(&vk->plan, vk->has_weights, d)) != EZ_OK) {
         ez_vk_clear(vk);
         return st;
     }
-    /* the supports of the weight polys are the plan's (public, not in the bytes) */
-    if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom)) != EZ_OK) {
-        ez_diag_set(d, "verifying key: the weight commitment does not match the model's weights");
+    /* lens: the plan's weight shape under the commitment's scheme; the supports of its
+     * polys are the plan's (public, not in the bytes) */
+    if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom, d)) != EZ_OK) {
+        ez_diag_set(d, "the weight commitment does not match the model's weights");
         ez_vk_clear(vk);
         return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
     }
@@ -559,12 +568,15 @@ static bool read_weight(ez_reader *r, ez_stmt_tensor *x, unsigned ti, const ez_p
     return ok;
 }
 
-ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs)
+ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs,
+                       const uint8_t *wrange, size_t wrange_len)
 {
-    ez_writer dg, ws, pc;
+    ez_writer dg, ws, pc, wr;
     ez_writer_init(&dg);
     ez_writer_init(&ws);
     ez_writer_init(&pc);
+    ez_writer_init(&wr);
+    ez_writer_bytes(&wr, wrange, wrange_len);
     ez_writer_bytes(&dg, p->digest, 32);
     uint64_t n = 0;
     for (size_t i = 0; i < p->ntensors; i++)
@@ -580,25 +592,46 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
     ez_sections_write(w, 1, &dg);
     ez_sections_write(w, 2, &ws);
     ez_sections_write(w, 3, &pc);
+    ez_sections_write(w, 4, &wr);
     ez_writer_clear(&dg);
     ez_writer_clear(&ws);
     ez_writer_clear(&pc);
+    ez_writer_clear(&wr);
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
+}
+
+/* A deferred range proof: verify the pk's copy (section 4) and set its final claims as the
+ * prover's standing claims, exactly as every verifier derives them from the vk. */
+static ez_status pk_standing(ez_pk *pk, const ez_plan *p, const uint8_t *wr, size_t len, ez_diag *d)
+{
+    const ez_pcs_commitment *c = ez_pcs_prover_commitment(pk->pcs);
+    if (!ez_weights_deferred(p, c))
+        return EZ_OK;
+    ez_pcs_commitment wc;
+    bool ok = false;
+    ez_diag sub = {{0}};
+    ez_status st = ez_pcs_commitment_copy(&wc, c);
+    if (st == EZ_OK)
+        st = ez_weight_range_verify(p, &wc, wr, len, &ok, &sub);
+    if (st == EZ_OK && !ok) {
+        ez_diag_set(d, "proving key: %s", sub.msg);
+        st = EZ_ERR_FORMAT;
+    }
+    if (st == EZ_OK)
+        st = ez_pcs_prover_set_standing(pk->pcs, wc.standing, wc.nstanding);
+    ez_pcs_commitment_clear(&wc);
+    return st;
 }
 
 ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d)
 {
-    ez_section_view sec[4];
+    ez_section_view sec[5];
     ez_pk_init(pk);
-    ez_status st = ez_sections_read(data, len, EZ_PK_MAGIC, "proving key", 3, false, sec, d);
+    ez_status st = ez_sections_read(data, len, EZ_PK_MAGIC, "proving key", 4, false, sec, d);
+    if (st == EZ_OK)
+        st = key_version(data, "proving key", d);
     if (st != EZ_OK)
         return st;
-    unsigned minor = data[6] | (unsigned)data[7] << 8;
-    if (minor < EZ_PK_MIN_MINOR) {
-        ez_diag_set(d, "proving key: format version %d.%u predates this build's %d.%d (run setup again)",
-                    EZ_PROOF_MAJOR, minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
-        return EZ_ERR_FORMAT;
-    }
     if (sec[1].len != 32) {
         ez_diag_set(d, "proving key: malformed digest");
         return EZ_ERR_FORMAT;
@@ -655,7 +688,13 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
             st = st == EZ_OK ? EZ_ERR_FORMAT : st;
             goto fail;
         }
-        if ((st = check_weight_lens(p, ez_pcs_prover_commitment(pk->pcs), true, d)) != EZ_OK)
+        ez_diag sub = {{0}};
+        if ((st = ez_weights_check(p, pk->pcs, &sub)) != EZ_OK) {
+            ez_diag_set(d, "proving key: %s", sub.msg);
+            st = st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
+            goto fail;
+        }
+        if ((st = pk_standing(pk, p, sec[4].data, sec[4].len, d)) != EZ_OK)
             goto fail;
     }
     return EZ_OK;

@@ -36,12 +36,15 @@
 #define EZ_VK_MAGIC "EZVK"
 #define EZ_PK_MAGIC "EZPK"
 #define EZ_PROOF_MAJOR 1
-/* 1.1: the binding after the statement; section 7, the proving strategy. 1.2: a pk's
- * weights in their width's bytes (ez_pk_weight_bytes) instead of i64; pks before 1.2 are
- * refused (run setup again), vks of 1.1 read as before. */
+/* 1.1: the binding after the statement; section 7, the proving strategy. 1.2: with WHIR
+ * the weight commitment also holds the weight range proof's advice, the vk keeps that
+ * proof up to its final claims, which every proof's opening proves (a deferred range
+ * proof, docs/protocol.md §6.4); the pk's section 4; a pk's weights in their width's bytes
+ * (ez_pk_weight_bytes) instead of i64. Vks and pks before 1.2 are refused (run setup
+ * again). */
 #define EZ_PROOF_MINOR 2
-/* The oldest minor version of a pk this build reads. */
-#define EZ_PK_MIN_MINOR 2
+/* The oldest minor version of a vk or pk this build reads. */
+#define EZ_KEY_MIN_MINOR 2
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
@@ -140,17 +143,23 @@ typedef struct {
     uint8_t digest[32];
     size_t nweights;
     ez_stmt_tensor *weights;   /* every WEIGHT tensor in plan order */
-    ez_pcs_prover *pcs;        /* NULL when the model has no weights */
+    ez_pcs_prover *pcs;        /* NULL when the model has no weights; with a deferred
+                                  range proof its standing claims are set (section 4) */
 } ez_pk;
 
 void ez_pk_init(ez_pk *pk);
 void ez_pk_clear(ez_pk *pk);
-/* Encode from a plan, a trace holding its weights, and the weight prover. */
-ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs);
+/* Encode from a plan, a trace holding its weights, the weight prover and the weight range
+ * proof (the vk's section 3 bytes: section 4, from which the decoder derives the standing
+ * claims of a deferred range proof). */
+ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const ez_pcs_prover *pcs,
+                       const uint8_t *wrange, size_t wrange_len);
 /* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..63): ceil(bits / 8). */
 unsigned ez_pk_weight_bytes(unsigned bits);
 /* Decode and check against plan p: digest equal, the weights and their counts in plan
- * order within their widths, the PCS prover's lens equal to the weight layout.
+ * order within their widths, the PCS prover's lens equal to the weight shape
+ * (runtime/prove/weights.h ez_weights_check), and, when deferred, the range proof of
+ * section 4 verified and its final claims set as the prover's standing claims.
  * EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of another model) with a reason. */
 ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d);
 

@@ -79,6 +79,14 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     const ez_plan *wplan = opts && opts->wplan ? opts->wplan : p;
     if ((st = ez_weights_check(wplan, weights, d)) != EZ_OK)
         goto out;
+    if (weights && ez_weights_deferred(wplan, ez_pcs_prover_commitment(weights)) &&
+        ez_pcs_prover_commitment(weights)->nstanding == 0) {
+        /* the opening must prove the vk's range claims (docs/protocol.md §6.4) */
+        ez_diag_set(d, "the weight commitment carries no range claims: prove its weight range first "
+                       "(ez_prove_weight_range) or load it from a proving key");
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
     S.nops = p->nops;
     if ((S.ops = ez_alloc_array(p->nops ? p->nops : 1, sizeof *S.ops)) == NULL) {
         st = EZ_ERR_NOMEM;

@@ -79,6 +79,27 @@ static ez_pcs_claim *claims_room(const ez_pctx *c)
     return ez_alloc_array(cap ? cap : 1, sizeof(ez_pcs_claim));
 }
 
+ez_status ez_sess_pcs_claims(const ez_pctx *c, size_t aoff, ez_pcs_claim **out, size_t *n, ez_fe2 **lifted)
+{
+    size_t nw = 0, na = 0;
+    *out = NULL;
+    *n = 0;
+    ez_pcs_claim *cl = claims_room(c);
+    if (cl == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = weight_claims(c, cl, &nw, lifted);
+    if (st != EZ_OK) {
+        free(cl);
+        return st;
+    }
+    advice_claims(c, cl + nw, &na);
+    for (size_t k = 0; k < na; k++)
+        cl[nw + k].poly += aoff;
+    *out = cl;
+    *n = nw + na;
+    return EZ_OK;
+}
+
 /* ---- prover ------------------------------------------------------------------------------- */
 
 static void progress(const ez_psess *s, const char *phase, size_t done, size_t total)
@@ -294,8 +315,11 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
         goto out;
     size_t nadv = 0;
     advice_claims(c, pclaims + npc, &nadv);
-    if (npc > 0 && nadv > 0 && ez_pcs_prover_commitment(weights)->scheme == EZ_PCS_SCHEME_WHIR &&
-        s->acom.scheme == EZ_PCS_SCHEME_WHIR) {
+    /* the weight commitment's standing claims (the vk's deferred range claims, §6.4) make
+     * an opening even when the proof has no weight claims; lib/pcs.h adds them */
+    const ez_pcs_commitment *wc = weights ? ez_pcs_prover_commitment(weights) : NULL;
+    size_t nwo = npc + (wc ? wc->nstanding : 0);
+    if (nwo > 0 && nadv > 0 && wc->scheme == EZ_PCS_SCHEME_WHIR && s->acom.scheme == EZ_PCS_SCHEME_WHIR) {
         /* both WHIR: ONE batched opening of weights and advice, all in the weight section
          * (protocol-kernel-pcs.md §9a) */
         ez_pcs_prover *pp[2] = {weights, s->aprover};
@@ -307,7 +331,7 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
             progress(s, "openings", 2, 2);
         goto out;
     }
-    if (npc > 0 && (st = ez_pcs_open_ex(weights, c->t, pclaims, npc, wflags, ww)) != EZ_OK)
+    if (nwo > 0 && (st = ez_pcs_open_ex(weights, c->t, pclaims, npc, wflags, ww)) != EZ_OK)
         goto out;
     progress(s, "openings", 1, 2);
     if (nadv > 0)
@@ -476,7 +500,8 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
         goto out;
     size_t nadv = 0;
     advice_claims(c, pclaims + npc, &nadv);
-    if (npc > 0 && nadv > 0 && wcom->scheme == EZ_PCS_SCHEME_WHIR && acom->scheme == EZ_PCS_SCHEME_WHIR) {
+    size_t nwo = npc + (wcom ? wcom->nstanding : 0); /* as the prover: standing claims too */
+    if (nwo > 0 && nadv > 0 && wcom->scheme == EZ_PCS_SCHEME_WHIR && acom->scheme == EZ_PCS_SCHEME_WHIR) {
         /* both WHIR: one batched opening in the weight section, the advice section empty */
         const ez_pcs_commitment *cc[2] = {wcom, acom};
         const ez_pcs_claim *cl[2] = {pclaims, pclaims + npc};
@@ -500,7 +525,7 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
         }
         goto out;
     }
-    if (npc > 0) {
+    if (nwo > 0) {
         st = ez_pcs_verify_ex(wcom, c->t, pclaims, npc, wflags, &r);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
             ez_diag_set(d, "weight opening: the commitment does not open to the claimed values");

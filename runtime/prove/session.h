@@ -68,6 +68,13 @@ ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, uns
  * that is 8 bytes per committed entry off the openings' peak (docs/performance.md). */
 void ez_psess_release_advice(ez_psess *s);
 
+/* Both sides: the claims c holds on weights and advice as PCS claims on ONE commitment
+ * (the deferred weight range proof's, runtime/prove/weights.h): the weight claims on
+ * weight poly wi (in plan order, lifted as the openings lift them), then advice poly q's
+ * claims on poly aoff + q. Out: *out (*n entries) and the lifted points *lifted; the
+ * caller frees both (the other points are c's). EZ_OK, EZ_ERR_NOMEM, EZ_ERR_INTERNAL. */
+ez_status ez_sess_pcs_claims(const ez_pctx *c, size_t aoff, ez_pcs_claim **out, size_t *n, ez_fe2 **lifted);
+
 /* Verifier: the same phases from untrusted bytes. Each returns EZ_OK (go on),
  * EZ_ERR_REJECT (reason in d) or a hard error. */
 bool ez_vsess_section_done(ez_reader *r, const char *what, ez_diag *d);

@@ -26,12 +26,13 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     ez_advice_layout L;
     ez_pctx c;
     ez_transcript t;
-    ez_pcs_commitment acom;
+    ez_pcs_commitment acom, wcom;
     ez_reader r;
     double t0 = ez_now();
     bool ok = false;
     memset(&c, 0, sizeof c);
     memset(&acom, 0, sizeof acom);
+    memset(&wcom, 0, sizeof wcom);
     ez_advice_layout_init(&L);
     *accepted = false;
     d->msg[0] = 0;
@@ -51,8 +52,14 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     }
     if ((st = ps) != EZ_OK)
         goto out;
-    /* the vk's own proof that its weights lie in their widths */
-    if ((st = ez_verify_weight_range(vk, &ok, d)) != EZ_OK || !ok) {
+    /* the vk's own proof that its weights lie in their widths; deferred (WHIR), it leaves
+     * its final claims on (a copy of) the weight commitment, which this proof's opening
+     * must prove (docs/protocol.md §6.4) */
+    if (vk->has_weights && (st = ez_pcs_commitment_copy(&wcom, &vk->wcom)) != EZ_OK)
+        goto out;
+    if ((st = ez_weight_range_verify(&vk->plan, vk->has_weights ? &wcom : NULL, vk->wrange, vk->wrange_len, &ok,
+                                     d)) != EZ_OK ||
+        !ok) {
         ok = false;
         goto out;
     }
@@ -144,8 +151,9 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     }
 
     /* phase 6 */
-    /* the weight commitment's proximity was tested by the vk's range proof (checked above) */
-    st = ez_vsess_openings(&c, &vk->wcom, EZ_PCS_OPEN_NO_PROXIMITY, &acom, pf->sec[EZ_PF_SEC_OPEN_W].data,
+    /* Ligero: the weight commitment's proximity was tested by the vk's range proof (checked
+     * above); WHIR: every opening is a full test, and carries the range proof's claims */
+    st = ez_vsess_openings(&c, &wcom, EZ_PCS_OPEN_NO_PROXIMITY, &acom, pf->sec[EZ_PF_SEC_OPEN_W].data,
                     pf->sec[EZ_PF_SEC_OPEN_W].len, pf->sec[EZ_PF_SEC_OPEN_A].data, pf->sec[EZ_PF_SEC_OPEN_A].len);
     if (st == EZ_OK)
         ok = true;
@@ -160,6 +168,7 @@ out:
     if (c.tclaims)
         ez_pctx_free(&c);
     ez_pcs_commitment_clear(&acom);
+    ez_pcs_commitment_clear(&wcom);
     ez_advice_layout_clear(&L);
     *accepted = ok && st == EZ_OK;
     if (*accepted)

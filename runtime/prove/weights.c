@@ -27,51 +27,127 @@ ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const e
     return ez_weights_commit_scheme(out, com, p, tr, EZ_PCS_DEFAULT_SCHEME, d);
 }
 
+bool ez_weights_deferred(const ez_plan *p, const ez_pcs_commitment *c)
+{
+    size_t nw = 0;
+    for (size_t i = 0; i < p->ntensors; i++)
+        nw += p->tensors[i].kind == EZ_TENSOR_WEIGHT;
+    return c != NULL && c->scheme == EZ_PCS_SCHEME_WHIR && c->npolys > nw;
+}
+
+/* WHIR parts of a stack of T entries (lib/pcs_whir.c: the default part length). */
+static uint64_t whir_parts(uint64_t T)
+{
+    uint64_t P = (uint64_t)1 << EZ_PCS_WHIR_PART_LOG;
+    return T <= P ? 1 : (T + P - 1) / P;
+}
+
+void ez_wshape_clear(ez_wshape *w)
+{
+    free(w->lens);
+    free(w->sup);
+    ez_advice_layout_clear(&w->wsup);
+    ez_advice_layout_clear(&w->L);
+    memset(w, 0, sizeof *w);
+}
+
+ez_status ez_wshape_build(ez_wshape *w, const ez_plan *p, unsigned scheme, ez_diag *d)
+{
+    uint64_t *wl = NULL;
+    ez_pcs_support *wsup = NULL, *asup = NULL;
+    memset(w, 0, sizeof *w);
+    ez_advice_layout_init(&w->wsup);
+    ez_advice_layout_init(&w->L);
+    ez_status st = ez_weights_lens(p, &wl, &w->nw);
+    if (st != EZ_OK || w->nw == 0)
+        goto out;
+    if ((st = ez_weights_supports(p, &w->wsup, &wsup)) != EZ_OK)
+        goto out;
+    size_t na = 0;
+    if (scheme == EZ_PCS_SCHEME_WHIR) {
+        if ((st = ez_advice_layout_build_weights(&w->L, p, d)) != EZ_OK)
+            goto out;
+        uint64_t tw = 0, ta = 0;
+        for (size_t i = 0; i < w->nw; i++)
+            tw += wl[i];
+        for (size_t q = 0; q < w->L.npolys; q++)
+            ta += w->L.polys[q].len;
+        if (whir_parts(tw + ta) == whir_parts(tw)) {
+            if ((st = ez_advice_pcs_supports(&w->L, &asup)) != EZ_OK)
+                goto out;
+            na = w->L.npolys;
+        } else {
+            ez_advice_layout_clear(&w->L);
+            ez_advice_layout_init(&w->L);
+        }
+    }
+    w->n = w->nw + na;
+    w->lens = ez_alloc_array(w->n, sizeof *w->lens);
+    if (w->lens == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    memcpy(w->lens, wl, w->nw * sizeof *wl);
+    for (size_t q = 0; q < na; q++)
+        w->lens[w->nw + q] = w->L.polys[q].len;
+    if (wsup || asup) {
+        if ((w->sup = calloc(w->n, sizeof *w->sup)) == NULL) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        if (wsup)
+            memcpy(w->sup, wsup, w->nw * sizeof *wsup);
+        if (asup)
+            memcpy(w->sup + w->nw, asup, na * sizeof *asup);
+    }
+out:
+    free(wl);
+    free(wsup);
+    free(asup);
+    if (st != EZ_OK)
+        ez_wshape_clear(w);
+    return st;
+}
+
 ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p,
                                    const ez_trace *tr, unsigned scheme, ez_diag *d)
 {
-    uint64_t *lens = NULL;
-    size_t n = 0;
     ez_fe **polys = NULL;
-    ez_pcs_support *sup = NULL;
-    ez_advice_layout S;
-    ez_advice_layout_init(&S);
+    ez_wshape W;
+    ez_psess s;
+    memset(&s, 0, sizeof s);
     *out = NULL;
     memset(com, 0, sizeof *com);
-    ez_status st = ez_weights_lens(p, &lens, &n);
-    if (st != EZ_OK || n == 0) {
-        free(lens);
-        return st;
-    }
+    ez_status st = ez_wshape_build(&W, p, scheme, d);
+    if (st != EZ_OK || W.nw == 0)
+        goto out;
     uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (lens[i] > EZ_ADV_MAX_PADLEN || (total += lens[i]) > EZ_ADV_MAX_PADLEN) {
+    for (size_t i = 0; i < W.n; i++) {
+        if (W.lens[i] > EZ_ADV_MAX_PADLEN || (total += W.lens[i]) > EZ_ADV_MAX_PADLEN) {
             ez_diag_set(d, "the weights exceed the commitment's limit of 2^40 entries");
             st = EZ_ERR_UNSUPPORTED;
             goto out;
         }
     }
-    polys = ez_alloc_array(n, sizeof *polys);
+    polys = calloc(W.n, sizeof *polys);
     if (polys == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    if ((st = ez_weights_supports(p, &S, &sup)) != EZ_OK)
-        goto out;
     for (size_t i = 0, k = 0; i < p->ntensors; i++) {
         if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
             continue;
-        polys[k] = ez_alloc_aligned(lens[k], sizeof(ez_fe));
+        polys[k] = ez_alloc_aligned(W.lens[k], sizeof(ez_fe));
         if (polys[k] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
-        if (sup && sup[k].nv) {
+        if (W.sup && W.sup[k].nv) {
             /* on its support: the real entries, piece by piece (no padding committed) */
             long si;
-            if ((st = ez_advice_support_tensor(&S, p, (unsigned)i, &si)) != EZ_OK)
+            if ((st = ez_advice_support_tensor(&W.wsup, p, (unsigned)i, &si)) != EZ_OK)
                 goto out;
-            const ez_adv_support *x = &S.supports[si];
+            const ez_adv_support *x = &W.wsup.supports[si];
             for (size_t j = 0; j < x->npieces; j++)
                 ez_advice_gather_piece(polys[k] + x->off[j], tr->t[i], &p->tensors[i], x, j, 0);
         } else {
@@ -79,16 +155,29 @@ ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, 
         }
         k++;
     }
-    /* opened in full once (the vk's range proof), then without the proximity row */
-    st = ez_pcs_commit_supported(out, com, (const ez_fe *const *)polys, lens, sup, n, scheme, 0);
+    if (W.n > W.nw) {
+        /* deferred range proof (WHIR): the range proof's advice (limbs, multiplicities) is
+         * committed with the weights (docs/protocol.md §6.4). Unchecked: an out-of-range
+         * weight is committed as it is; the range proof refuses it. */
+        ez_advice_layout_clear(&s.L);
+        s.L = W.L;
+        ez_advice_layout_init(&W.L);
+        if ((st = ez_psess_witness(&s, p, tr, true, d)) != EZ_OK)
+            goto out;
+        for (size_t q = 0; q < W.n - W.nw; q++) {
+            polys[W.nw + q] = s.polys[q];
+            s.polys[q] = NULL;
+        }
+    }
+    /* Ligero: opened in full once (the vk's range proof), then without the proximity row */
+    st = ez_pcs_commit_supported(out, com, (const ez_fe *const *)polys, W.lens, W.sup, W.n, scheme, 0);
 out:
-    free(sup);
-    ez_advice_layout_clear(&S);
     if (polys)
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < W.n; i++)
             free(polys[i]);
     free(polys);
-    free(lens);
+    ez_psess_clear(&s);
+    ez_wshape_clear(&W);
     return st;
 }
 
@@ -176,22 +265,27 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
     ez_pctx c;
     ez_transcript t;
     ez_writer sec[4];
+    ez_pcs_commitment wc;
     memset(&c, 0, sizeof c);
     memset(&s, 0, sizeof s);
+    memset(&wc, 0, sizeof wc);
     for (int k = 0; k < 4; k++)
         ez_writer_init(&sec[k]);
     if ((st = ez_weights_check(p, weights, d)) != EZ_OK)
         goto out;
     if (weights == NULL) {
-        ez_writer_u8(out, 0);
+        ez_writer_u8(out, EZ_WRANGE_NONE);
         goto out;
     }
+    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(weights);
+    bool deferred = ez_weights_deferred(p, wcom);
     if ((st = ez_advice_layout_build_weights(&s.L, p, d)) != EZ_OK)
         goto out;
     if ((st = ez_psess_witness(&s, p, tr, unchecked, d)) != EZ_OK)
         goto out;
-    ez_weight_range_transcript_start(&t, p, ez_pcs_prover_commitment(weights));
-    if ((st = ez_psess_commit(&s, &t, &sec[0], ez_advice_scheme(ez_pcs_prover_commitment(weights)))) != EZ_OK)
+    ez_weight_range_transcript_start(&t, p, wcom);
+    /* deferred: the advice is inside the weight commitment, absorbed above */
+    if (!deferred && (st = ez_psess_commit(&s, &t, &sec[0], ez_advice_scheme(wcom))) != EZ_OK)
         goto out;
     c.prover = true;
     c.plan = p;
@@ -209,11 +303,49 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT && ez_advice_interior_padding(&p->tensors[i]) &&
             !ez_advice_tensor_supported(&p->tensors[i]) && (st = weight_pad_prove(&c, i)) != EZ_OK)
             goto out;
+    if (deferred) {
+        /* the final claims are left to every proof's opening (docs/protocol.md §6.4) */
+        ez_writer_u8(&sec[0], EZ_WRANGE_DEFERRED);
+        put_chunk(&sec[0], &sec[1]);
+        if (sec[0].failed) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        /* the standing claims, derived from the bytes as every verifier derives them */
+        if ((st = ez_pcs_commitment_copy(&wc, wcom)) != EZ_OK)
+            goto out;
+        bool ok = false;
+        if ((st = ez_weight_range_verify(p, &wc, sec[0].data, sec[0].len, &ok, d)) != EZ_OK)
+            goto out;
+        ez_writer_bytes(out, sec[0].data, sec[0].len);
+        if (out->failed) {
+            st = EZ_ERR_NOMEM;
+            goto out;
+        }
+        if (!ok) {
+            /* only an unchecked (testing) witness gets here: the vk is rejected; the
+             * prover's own final claims stand in, so that proofs can still be made */
+            ez_pcs_claim *cl = NULL;
+            ez_fe2 *lifted = NULL;
+            size_t n = 0, nw = ez_pcs_prover_commitment(weights)->npolys - s.L.npolys;
+            if (!unchecked) {
+                st = EZ_ERR_INTERNAL;
+                goto out;
+            }
+            if ((st = ez_sess_pcs_claims(&c, nw, &cl, &n, &lifted)) == EZ_OK)
+                st = ez_pcs_prover_set_standing(weights, cl, n);
+            free(cl);
+            free(lifted);
+            goto out;
+        }
+        st = ez_pcs_prover_set_standing(weights, wc.standing, wc.nstanding);
+        goto out;
+    }
     /* the full opening: it also tests the weight commitment's proximity (docs §6.4) */
     ez_psess_release_advice(&s);
     if ((st = ez_psess_openings(&s, &c, weights, 0, &sec[2], &sec[3])) != EZ_OK)
         goto out;
-    ez_writer_u8(out, 1);
+    ez_writer_u8(out, EZ_WRANGE_FULL);
     for (int k = 0; k < 4; k++)
         put_chunk(out, &sec[k]);
     if (out->failed)
@@ -224,49 +356,47 @@ out:
     if (c.tclaims)
         ez_pctx_free(&c);
     ez_psess_clear(&s);
+    ez_pcs_commitment_clear(&wc);
     return st;
 }
 
-/* The supports of p's weight polys set on com, or on prover's commitment. */
-static ez_status set_supports(const ez_plan *p, ez_pcs_commitment *com, ez_pcs_prover *prover)
+/* The weight commitment must be exactly the plan's weight layout under its own scheme
+ * (ez_wshape_build); its supports are set on com (or on prover's commitment). */
+static ez_status check_shape(const ez_plan *p, const ez_pcs_commitment *have, ez_pcs_commitment *com,
+                             ez_pcs_prover *prover, ez_diag *d)
 {
-    ez_advice_layout S;
-    ez_pcs_support *sup = NULL;
-    ez_advice_layout_init(&S);
-    ez_status st = ez_weights_supports(p, &S, &sup);
-    if (st == EZ_OK && sup)
-        st = com ? ez_pcs_commitment_set_supports(com, sup) : ez_pcs_prover_set_supports(prover, sup);
-    free(sup);
-    ez_advice_layout_clear(&S);
-    return st;
-}
-
-/* The weight prover must commit exactly the plan's weight layout. */
-ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d)
-{
-    uint64_t *wlens = NULL;
-    size_t nw = 0;
-    ez_status st = ez_weights_lens(p, &wlens, &nw);
-    if (st != EZ_OK)
+    ez_wshape W;
+    ez_diag sub = {{0}};
+    ez_status st = ez_wshape_build(&W, p, have ? have->scheme : EZ_PCS_DEFAULT_SCHEME, &sub);
+    if (st == EZ_ERR_NOMEM)
         return st;
-    bool same = (nw == 0) == (weights == NULL);
-    if (same && weights) {
-        const ez_pcs_commitment *wc = ez_pcs_prover_commitment(weights);
-        same = wc->npolys == nw;
-        for (size_t i = 0; same && i < nw; i++)
-            same = wc->lens[i] == wlens[i];
+    bool same = st == EZ_OK && (W.nw == 0) == (have == NULL);
+    if (same && have) {
+        same = have->npolys == W.n;
+        for (size_t i = 0; same && i < W.n; i++)
+            same = have->lens[i] == W.lens[i];
     }
-    free(wlens);
     if (!same) {
+        ez_wshape_clear(&W);
         ez_diag_set(d, "the weight commitment does not match the model's weight layout");
         return EZ_ERR_INVALID;
     }
-    return weights ? set_supports(p, NULL, weights) : EZ_OK;
+    if (have && W.sup)
+        st = com ? ez_pcs_commitment_set_supports(com, W.sup) : ez_pcs_prover_set_supports(prover, W.sup);
+    ez_wshape_clear(&W);
+    if (st == EZ_ERR_INVALID)
+        ez_diag_set(d, "the weight commitment does not match the model's weight layout");
+    return st;
 }
 
-ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com)
+ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d)
 {
-    return set_supports(p, com, NULL);
+    return check_shape(p, weights ? ez_pcs_prover_commitment(weights) : NULL, NULL, weights, d);
+}
+
+ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com, ez_diag *d)
+{
+    return check_shape(p, com, com, NULL, d);
 }
 
 /* ---- verifier -------------------------------------------------------------------------- */
@@ -309,9 +439,9 @@ static bool get_chunk(ez_reader *r, const uint8_t **p, size_t *n)
     return true;
 }
 
-ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
+ez_status ez_weight_range_verify(const ez_plan *p, ez_pcs_commitment *wcom, const uint8_t *bytes, size_t len,
+                                 bool *accepted, ez_diag *d)
 {
-    const ez_plan *p = &vk->plan;
     ez_status st;
     ez_advice_layout L;
     ez_pctx c;
@@ -320,23 +450,30 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
     ez_reader r, sr;
     const uint8_t *chunk[4];
     size_t clen[4];
+    ez_pcs_claim *cl = NULL;
+    ez_fe2 *lifted = NULL;
     memset(&c, 0, sizeof c);
     memset(&acom, 0, sizeof acom);
     ez_advice_layout_init(&L);
     *accepted = false;
-    ez_reader_init(&r, vk->wrange, vk->wrange_len);
+    bool has = wcom != NULL && wcom->npolys > 0, deferred = has && ez_weights_deferred(p, wcom);
+    if (has && (st = ez_pcs_commitment_set_standing(wcom, NULL, 0)) != EZ_OK)
+        return st;
+    ez_reader_init(&r, bytes, len);
     uint8_t present = ez_reader_u8(&r);
-    if (r.failed || present != (vk->has_weights ? 1 : 0)) {
+    unsigned want = !has ? EZ_WRANGE_NONE : deferred ? EZ_WRANGE_DEFERRED : EZ_WRANGE_FULL;
+    if (r.failed || present != want) {
         ez_diag_set(d, "the verifying key's weight range proof is malformed");
         return EZ_OK;
     }
-    if (!present) {
+    if (!has) {
         *accepted = ez_reader_done(&r);
         if (!*accepted)
             ez_diag_set(d, "the verifying key's weight range proof is malformed");
         return EZ_OK;
     }
-    for (int k = 0; k < 4; k++)
+    int nchunks = deferred ? 1 : 4;
+    for (int k = 0; k < nchunks; k++)
         if (!get_chunk(&r, &chunk[k], &clen[k])) {
             ez_diag_set(d, "the verifying key's weight range proof is malformed");
             return EZ_OK;
@@ -347,8 +484,11 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
     }
     if ((st = ez_advice_layout_build_weights(&L, p, d)) != EZ_OK)
         goto out;
-    ez_weight_range_transcript_start(&t, p, &vk->wcom);
-    if ((st = ez_vsess_commit(&L, &t, chunk[0], clen[0], ez_advice_scheme(&vk->wcom), &acom, d)) != EZ_OK)
+    ez_weight_range_transcript_start(&t, p, wcom);
+    const uint8_t *lk = deferred ? chunk[0] : chunk[1];
+    size_t lklen = deferred ? clen[0] : clen[1];
+    if (!deferred &&
+        (st = ez_vsess_commit(&L, &t, chunk[0], clen[0], ez_advice_scheme(wcom), &acom, d)) != EZ_OK)
         goto out;
     c.prover = false;
     c.plan = p;
@@ -358,7 +498,7 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
     c.d = d;
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;
-    ez_reader_init(&sr, chunk[1], clen[1]);
+    ez_reader_init(&sr, lk, lklen);
     if ((st = ez_vsess_lookups(&c)) != EZ_OK)
         goto out;
     for (size_t i = 0; i < p->ntensors; i++)
@@ -369,9 +509,26 @@ ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
         st = EZ_ERR_REJECT;
         goto out;
     }
-    /* the full weight opening: it tests the commitment's proximity for every proof */
-    if ((st = ez_vsess_openings(&c, &vk->wcom, 0, &acom, chunk[2], clen[2], chunk[3], clen[3])) != EZ_OK)
+    if (deferred) {
+        /* the claims this transcript ends with, re-derived here from the vk's bytes alone:
+         * on the weights (weight polys) and on the advice (polys nw + q of the same
+         * commitment); every proof's opening proves them (standing claims, §6.4) */
+        size_t n = 0, nw = 0;
+        for (size_t i = 0; i < p->ntensors; i++)
+            nw += p->tensors[i].kind == EZ_TENSOR_WEIGHT;
+        if (wcom->npolys != nw + L.npolys) {
+            ez_diag_set(d, "the weight commitment does not hold the range proof's advice");
+            st = EZ_ERR_REJECT;
+            goto out;
+        }
+        if ((st = ez_sess_pcs_claims(&c, nw, &cl, &n, &lifted)) != EZ_OK)
+            goto out;
+        if ((st = ez_pcs_commitment_set_standing(wcom, cl, n)) != EZ_OK)
+            goto out;
+    } else if ((st = ez_vsess_openings(&c, wcom, 0, &acom, chunk[2], clen[2], chunk[3], clen[3])) != EZ_OK) {
+        /* the full weight opening: it tests the commitment's proximity for every proof */
         goto out;
+    }
     *accepted = true;
 out:
     if (st == EZ_ERR_REJECT) {
@@ -379,11 +536,28 @@ out:
         ez_diag_set(d, "the verifying key's weight range proof failed: %s", why.msg);
         st = EZ_OK;
     }
+    free(cl);
+    free(lifted);
     if (c.tclaims)
         ez_pctx_free(&c);
     ez_pcs_commitment_clear(&acom);
     ez_advice_layout_clear(&L);
     if (*accepted)
         d->msg[0] = 0;
+    else if (has && st == EZ_OK)
+        (void)ez_pcs_commitment_set_standing(wcom, NULL, 0);
+    return st;
+}
+
+ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d)
+{
+    ez_pcs_commitment wc;
+    *accepted = false;
+    memset(&wc, 0, sizeof wc);
+    if (vk->has_weights && ez_pcs_commitment_copy(&wc, &vk->wcom) != EZ_OK)
+        return EZ_ERR_NOMEM;
+    ez_status st = ez_weight_range_verify(&vk->plan, vk->has_weights ? &wc : NULL, vk->wrange, vk->wrange_len,
+                                          accepted, d);
+    ez_pcs_commitment_clear(&wc);
     return st;
 }

@@ -25,7 +25,37 @@
  * prover commits with it and the verifier requires it, so the vk fixes the scheme. */
 unsigned ez_advice_scheme(const ez_pcs_commitment *wcom);
 
-/* ez_weights_commit under a chosen scheme (EZ_PCS_SCHEME_LIGERO_P1 or _WHIR). */
+/* The weight range proof is DEFERRED for a weight commitment c of plan p: c is WHIR and
+ * holds, after the weights, the range proof's advice (limbs, multiplicities); the vk
+ * keeps the range proof's transcript up to its final claims, and every proof's opening
+ * proves those claims (docs/protocol.md §6.4). Otherwise (Ligero; WHIR when the advice
+ * would need another WHIR part, ez_wshape_build) the vk holds the full range proof,
+ * openings included. Valid for a commitment whose shape was checked (ez_weights_check,
+ * ez_weights_set_supports). */
+bool ez_weights_deferred(const ez_plan *p, const ez_pcs_commitment *c);
+
+/* What the weight commitment holds under a scheme: the nw weight polys (ez_weights_lens,
+ * plan order) and, when deferred, then the polys of the weights' range layout L
+ * (ez_advice_layout_build_weights), n in all, with their supports (sup NULL when none
+ * has one; its pieces point into wsup and L). Deferred: WHIR, and the advice adds no
+ * part of 2^EZ_PCS_WHIR_PART_LOG entries to the weights' stack (a part is one more
+ * instance in every proof's batched opening, ~100 KB: GPT-2's 46 M weights of one block
+ * would go from one part to two). */
+typedef struct {
+    size_t n, nw;
+    uint64_t *lens;
+    ez_pcs_support *sup;
+    ez_advice_layout wsup, L;
+} ez_wshape;
+
+/* Fill *w for plan p under scheme (w->n == 0: no weights). EZ_OK, EZ_ERR_NOMEM, the
+ * layout's errors (d). Clear with ez_wshape_clear (also after a failure). */
+ez_status ez_wshape_build(ez_wshape *w, const ez_plan *p, unsigned scheme, ez_diag *d);
+void ez_wshape_clear(ez_wshape *w);
+
+/* ez_weights_commit under a chosen scheme (EZ_PCS_SCHEME_LIGERO_P1 or _WHIR): the polys of
+ * ez_wshape_build; when deferred the range advice is computed from tr's weights (as they
+ * are: an out-of-range weight is committed and left to the range proof to refuse). */
 ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p,
                                    const ez_trace *tr, unsigned scheme, ez_diag *d);
 
@@ -35,15 +65,16 @@ ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, 
 ez_status ez_weights_commit(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p, const ez_trace *tr,
                             ez_diag *d);
 
-/* The weight prover must commit exactly the plan's weight layout (and exist iff the
- * model has weights): EZ_OK or EZ_ERR_INVALID with a reason. Sets the supports of the
- * weights' polys on its commitment (a prover read from a pk has none yet). */
+/* The weight prover must commit exactly the plan's weight shape under its scheme
+ * (ez_wshape_build; and exist iff the model has weights): EZ_OK or EZ_ERR_INVALID with a
+ * reason. Sets the supports of its polys on its commitment (a prover read from a pk has
+ * none yet). */
 ez_status ez_weights_check(const ez_plan *p, ez_pcs_prover *weights, ez_diag *d);
 
-/* Set the supports of plan p's weight polys (ez_weights_supports) on a weight commitment
- * read from bytes (the vk's, a pk's). EZ_OK, EZ_ERR_INVALID (lens that do not fit),
- * EZ_ERR_NOMEM. */
-ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com);
+/* Check a weight commitment read from bytes (the vk's) against plan p's weight shape
+ * under its scheme and set the supports of its polys. EZ_OK, EZ_ERR_INVALID (lens that
+ * do not fit, reason in d), EZ_ERR_NOMEM. */
+ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com, ez_diag *d);
 
 /* ---- the weight range proof (in the vk) ---------------------------------------------------
  * The verifier cannot see the weights, yet the compiler's bound analysis (no wrap-around
@@ -55,16 +86,24 @@ ez_status ez_weights_set_supports(const ez_plan *p, ez_pcs_commitment *com);
  * EZ_WRANGE_DOMAIN: version, plan digest, weight commitment, advice commitment, lookups,
  * padding zero-checks, openings). The bytes live in the vk; ez_verify checks them before
  * the proof (runtime/verify.h ez_verify_weight_range). docs/protocol.md §6.4.
- * Format: u8 present (0 for a model without weights), then 4 chunks (u64 length +
- * bytes): advice commitment, lookups + padding zero-checks, weight opening, advice
- * opening (with WHIR the two openings are one batched opening in the weight-opening
- * chunk and the advice-opening chunk is empty: runtime/prove/session.h). */
+ * Format: u8 kind, then chunks (u64 length + bytes). EZ_WRANGE_NONE (a model without
+ * weights): nothing. EZ_WRANGE_FULL (Ligero; WHIR when deferring would add a part): 4
+ * chunks, advice commitment, lookups + padding zero-checks, weight opening (full), advice
+ * opening (WHIR: both in one batched opening, the last chunk empty). EZ_WRANGE_DEFERRED
+ * (ez_weights_deferred): 1 chunk, lookups + padding zero-checks; the advice is in the
+ * weight commitment and the final claims (on weights and advice) become the weight
+ * commitment's STANDING claims (lib/pcs.h), proved by every proof's opening. */
 #define EZ_WRANGE_DOMAIN "einzk/weights"
+#define EZ_WRANGE_NONE 0u
+#define EZ_WRANGE_FULL 1u
+#define EZ_WRANGE_DEFERRED 2u
 
 void ez_weight_range_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_commitment *wcom);
 
 /* Prove the weights of tr (committed by `weights`, NULL iff the model has none) in range.
- * unchecked: testing only (emit a proof for out-of-range weights). Appends to out.
+ * unchecked: testing only (emit a proof for out-of-range weights). Appends to out. When
+ * deferred, also sets the standing claims on `weights` (derived from the bytes written,
+ * as ez_weight_range_verify derives them), which ez_prove needs.
  * Returns EZ_OK, EZ_ERR_NUMERIC (a weight outside its width, d names it), EZ_ERR_INVALID
  * (weights do not match the plan), EZ_ERR_NOMEM. Cost: one advice commitment of the
  * weights' limbs (for widths > 16) and one LogUp-GKR over all weights. */
@@ -82,9 +121,16 @@ void ez_weight_pad_desc(ez_sumcheck_desc *desc, unsigned nv);
 /* R~(point) = prod_a ez_mle_prefix(point_a, ceil(log2 d_a), d_a). */
 ez_fe2 ez_weight_real_mle(const ez_plan_tensor *tt, const ez_fe2 *point);
 
-/* Verify the vk's weight range proof: every committed weight lies in its declared width.
- * ez_verify calls it first. Out: *accepted, reason in d.
+/* Verify a weight range proof (bytes, len: the vk's section) for the weight commitment
+ * wcom (NULL or npolys 0: a model without weights). When deferred and accepted, sets
+ * wcom's standing claims to the claims the range transcript ends with (re-derived from
+ * the bytes: the points from its Fiat-Shamir challenges, the values from its messages),
+ * else clears them. ez_verify calls it first, on a copy of the vk's commitment, and opens
+ * the proof against that copy. Out: *accepted, reason in d.
  * Returns EZ_OK when a verdict was reached, EZ_ERR_NOMEM, EZ_ERR_UNSUPPORTED. */
+ez_status ez_weight_range_verify(const ez_plan *p, ez_pcs_commitment *wcom, const uint8_t *bytes, size_t len,
+                                 bool *accepted, ez_diag *d);
+/* ez_weight_range_verify on a copy of the vk's commitment (the claims dropped). */
 ez_status ez_verify_weight_range(const ez_vk *vk, bool *accepted, ez_diag *d);
 
 #endif
