@@ -121,6 +121,23 @@ bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch)
     return true;
 }
 
+ez_fe2 ez_fe2_dot_base(const ez_fe2 *e, const ez_fe *x, size_t n)
+{
+    unsigned __int128 a0 = 0, a1 = 0;
+    uint64_t t0 = 0, t1 = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned __int128 p0 = (unsigned __int128)e[i].c0 * x[i];
+        unsigned __int128 p1 = (unsigned __int128)e[i].c1 * x[i];
+        a0 += p0;
+        t0 += a0 < p0;
+        a1 += p1;
+        t1 += a1 < p1;
+    }
+    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0), (ez_fe)1 << 32);
+    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1), (ez_fe)1 << 32);
+    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
+}
+
 void ez_fe2_encode(uint8_t out[16], ez_fe2 a)
 {
     ez_fe_encode(out, a.c0);

@@ -201,6 +201,9 @@ static inline ez_fe2 ez_fe2_mul_fe(ez_fe2 a, ez_fe b)
 ez_fe2 ez_fe2_pow(ez_fe2 a, uint64_t e);
 /* (a0 - a1 X) / (a0^2 - 7 a1^2); ez_fe2_inv(0) = 0 by specification. */
 ez_fe2 ez_fe2_inv(ez_fe2 a);
+/* sum_i e[i] * x[i], extension times base (canonical inputs): the 128-bit products
+ * summed in 192 bits per coordinate and reduced once (2^128 = -2^32 mod p). O(n). */
+ez_fe2 ez_fe2_dot_base(const ez_fe2 *e, const ez_fe *x, size_t n);
 /* Montgomery batch inversion in the extension; zeros map to zero. out may equal a. */
 bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch);
 

@@ -52,14 +52,6 @@ ez_fe2 ez_eq_bool(const ez_fe2 *r, unsigned n, uint64_t idx)
  * bottom EZ_MLE_LEAF_BITS variables are a dot product with one shared eq table. The
  * zero padding beyond len is never touched: a missing upper half contributes 0. */
 
-static ez_fe2 dot_fe(const ez_fe *t, size_t len, const ez_fe2 *eq)
-{
-    ez_fe2 acc = ez_fe2_zero();
-    for (size_t i = 0; i < len; i++)
-        acc = ez_fe2_add(acc, ez_fe2_mul_fe(eq[i], t[i]));
-    return acc;
-}
-
 static ez_fe2 dot_fe2(const ez_fe2 *t, size_t len, const ez_fe2 *eq)
 {
     ez_fe2 acc = ez_fe2_zero();
@@ -77,7 +69,7 @@ static ez_fe2 eval_rec(const ez_fe *tb, const ez_fe2 *te, size_t off, size_t len
     if (len == 0)
         return ez_fe2_zero();
     if (m == 0)
-        return tb ? dot_fe(tb + off, len, eq) : dot_fe2(te + off, len, eq);
+        return tb ? ez_fe2_dot_base(eq, tb + off, len) : dot_fe2(te + off, len, eq);
     size_t half = (size_t)1 << (m - 1 + leaf);
     ez_fe2 lo = eval_rec(tb, te, off, len < half ? len : half, r + 1, m - 1, leaf, eq);
     ez_fe2 hi = len > half ? eval_rec(tb, te, off + half, len - half, r + 1, m - 1, leaf, eq) : ez_fe2_zero();
@@ -277,7 +269,7 @@ static ez_fe2 tensor_rec(const ez_fe *in, const size_t *dims, unsigned k, unsign
                          ez_fe2 *const *eqs)
 {
     if (a == k - 1)
-        return dot_fe(in + base * dims[a], dims[a], eqs[a]);
+        return ez_fe2_dot_base(eqs[a], in + base * dims[a], dims[a]);
     ez_fe2 acc = ez_fe2_zero();
     for (size_t j = 0; j < dims[a]; j++)
         acc = ez_fe2_add(acc, ez_fe2_mul(eqs[a][j], tensor_rec(in, dims, k, a + 1, base * dims[a] + j, eqs)));
@@ -304,7 +296,7 @@ ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, co
     for (unsigned a = 0; a < k; a++)
         size *= dims[a];
     if (k == 1) {
-        res = dot_fe(in, dims[0], eqs[0]);
+        res = ez_fe2_dot_base(eqs[0], in, dims[0]);
     } else if (size < 2 * (size_t)EZ_MLE_PAR_MIN || dims[0] < 2) {
         res = tensor_rec(in, dims, k, 0, 0, eqs);
     } else {

@@ -27,27 +27,6 @@
 /* Rows encoded together before their columns are transposed into place. */
 #define EZ_PCS_ROW_BLOCK 8u
 
-/* ---- field helpers ------------------------------------------------------------------ */
-
-/* sum_i e[i] * x[i] with ext e and base x. Each coordinate accumulates the 128-bit
- * products in 192 bits and reduces once: 2^128 = -2^32 (mod p) since 2^96 = -1. */
-static ez_fe2 dot_ext_base(const ez_fe2 *e, const ez_fe *x, size_t m)
-{
-    unsigned __int128 a0 = 0, a1 = 0;
-    uint64_t t0 = 0, t1 = 0;
-    for (size_t i = 0; i < m; i++) {
-        unsigned __int128 p0 = (unsigned __int128)e[i].c0 * x[i];
-        unsigned __int128 p1 = (unsigned __int128)e[i].c1 * x[i];
-        a0 += p0;
-        t0 += a0 < p0;
-        a1 += p1;
-        t1 += a1 < p1;
-    }
-    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0), (ez_fe)1 << 32);
-    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1), (ez_fe)1 << 32);
-    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
-}
-
 /* ---- commit ------------------------------------------------------------------------- */
 
 /* Pieces in increasing offset order, for filling rows. */
@@ -296,9 +275,9 @@ static ez_status ligero_open(const ez_pcs_prover *p, ez_transcript *t, const ez_
         ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
 #pragma omp parallel for schedule(static)
     for (size_t j = 0; j < cols; j++) {
-        y[j] = dot_ext_base(e, p->enc + j * rows, rows);
+        y[j] = ez_fe2_dot_base(e, p->enc + j * rows, rows);
         if (prox)
-            pw[j] = dot_ext_base(a, p->enc + j * rows, rows);
+            pw[j] = ez_fe2_dot_base(a, p->enc + j * rows, rows);
     }
     ez_writer_bytes(w, y, cols * sizeof *y);
     if (prox)
@@ -415,10 +394,10 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     }
     for (size_t k = 0; k < nq; k++) {
         const ez_fe *col = colv + k * rows;
-        ez_fe2 ye = dot_ext_base(e, col, rows);
+        ez_fe2 ye = ez_fe2_dot_base(e, col, rows);
         if (!ez_fe2_eq(ye, ez_fe2_make(y0[q[k]], y1[q[k]])))
             goto out;
-        if (prox && !ez_fe2_eq(dot_ext_base(a, col, rows), ez_fe2_make(w0[q[k]], w1[q[k]])))
+        if (prox && !ez_fe2_eq(ez_fe2_dot_base(a, col, rows), ez_fe2_make(w0[q[k]], w1[q[k]])))
             goto out;
     }
     st = EZ_OK;
@@ -615,7 +594,7 @@ static ez_status group_rows(const ez_pcs_prover *p, const rterm *terms, size_t n
         const ez_fe *col = p->enc + j * rows;
         for (size_t t = 0; t < nt; t++) {
             const rterm *x = &terms[t];
-            ez_fe2 v = x->slot ? dot_ext_base(w[t], col + x->r0, (size_t)x->full)
+            ez_fe2 v = x->slot ? ez_fe2_dot_base(w[t], col + x->r0, (size_t)x->full)
                                : ez_fe2_mul_fe(ez_fe2_mul(x->w, x->coef), col[x->r0]);
             V[x->group * cols + j] = ez_fe2_add(V[x->group * cols + j], v);
         }

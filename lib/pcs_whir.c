@@ -301,7 +301,7 @@ static ez_fe2 block_eval(const ez_fe *s, const ez_whir_term *w)
         ez_fe2 part = ez_fe2_zero();
 #pragma omp for schedule(static) nowait
         for (size_t h = 0; h < nhi; h++)
-            part = ez_fe2_add(part, ez_fe2_mul(ehi[h], ez_whir_dot_ext_base(elo, blk + h * nlo, nlo)));
+            part = ez_fe2_add(part, ez_fe2_mul(ehi[h], ez_fe2_dot_base(elo, blk + h * nlo, nlo)));
 #pragma omp critical
         acc = ez_fe2_add(acc, part);
     }

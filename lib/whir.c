@@ -297,24 +297,6 @@ ez_fe2 ez_whir_quad_eval(ez_fe2 g0, ez_fe2 g1, ez_fe2 g2, ez_fe2 x)
     return ez_fe2_add(ez_fe2_add(g0, ez_fe2_mul(x, d1)), ez_fe2_mul_fe(ez_fe2_mul(xx1, d2), inv2));
 }
 
-ez_fe2 ez_whir_dot_ext_base(const ez_fe2 *e, const ez_fe *v, size_t n)
-{
-    /* 128-bit products accumulated in 192 bits, reduced once: 2^128 = -2^32 (mod p). */
-    unsigned __int128 a0 = 0, a1 = 0;
-    uint64_t t0 = 0, t1 = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned __int128 p0 = (unsigned __int128)e[i].c0 * v[i];
-        unsigned __int128 p1 = (unsigned __int128)e[i].c1 * v[i];
-        a0 += p0;
-        t0 += a0 < p0;
-        a1 += p1;
-        t1 += a1 < p1;
-    }
-    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0), (ez_fe)1 << 32);
-    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1), (ez_fe)1 << 32);
-    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
-}
-
 ez_fe2 ez_whir_horner_base(const ez_fe2 *c, size_t n, ez_fe y)
 {
     ez_fe2 acc = ez_fe2_zero();

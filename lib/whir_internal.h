@@ -125,8 +125,6 @@ ez_fe2 ez_whir_eq_pow(ez_fe2 y, const ez_fe2 *r, unsigned n);
 /* The degree-2 round polynomial through g(0), g(1), g(2), at x. */
 ez_fe2 ez_whir_quad_eval(ez_fe2 g0, ez_fe2 g1, ez_fe2 g2, ez_fe2 x);
 
-/* sum_t e[t] * v[t] (extension weights, base values), reduced once (192-bit lazy). */
-ez_fe2 ez_whir_dot_ext_base(const ez_fe2 *e, const ez_fe *v, size_t n);
 
 /* f(y) for f(X) = sum_u c[u] X^u, c extension, y base (Horner). */
 ez_fe2 ez_whir_horner_base(const ez_fe2 *c, size_t n, ez_fe y);

@@ -274,7 +274,7 @@ static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_ter
     size_t live = (size_t)((p->len + R - 1) >> k0);
 #pragma omp parallel for schedule(static) if (n1 >= EZ_WHIR_PAR_MIN)
     for (size_t y = 0; y < n1; y++)
-        f[y] = y < live ? ez_whir_dot_ext_base(eqa, p->s + y * R, R) : ez_fe2_zero();
+        f[y] = y < live ? ez_fe2_dot_base(eqa, p->s + y * R, R) : ez_fe2_zero();
     for (size_t j = 0; j < nterms; j++) {
         const ez_whir_term *w = &terms[j];
         ez_fe2 c = pv->sp.E[j << k0]; /* coef * eq(z_low, alpha) after the k0 rounds */
@@ -330,7 +330,7 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
                     h[q] = ez_fe2_mul_fe(coef[q], ehi[q * nhi + xh]);
                 ez_fe2 *row = W + xh * nlo;
                 for (size_t xl = 0; xl < nlo; xl++)
-                    row[xl] = ez_fe2_add(row[xl], ez_whir_dot_ext_base(h, elo + xl * nq, nq));
+                    row[xl] = ez_fe2_add(row[xl], ez_fe2_dot_base(h, elo + xl * nq, nq));
             }
             free(h);
         }

@@ -96,7 +96,7 @@ static ez_status read_queries(verifier *v, unsigned logN, unsigned nq, unsigned 
     for (size_t j = 0; j < *nd; j++) {
         const ez_fe *lf = leaves + j * width;
         if (base) {
-            fold[j] = ez_whir_dot_ext_base(eqa, lf, R);
+            fold[j] = ez_fe2_dot_base(eqa, lf, R);
         } else {
             ez_fe2 acc = ez_fe2_zero();
             for (size_t t = 0; t < R; t++)

@@ -697,7 +697,7 @@ START_TEST(test_whir_fold_differential)
         for (int rep = 0; rep < 8; rep++) {
             uint64_t q = ez_rng_next(&r) % ((uint64_t)1 << ez_whir_log_len(&par, 0));
             ez_fe y = point_of(ro.logn, ro.c, q);
-            ez_fe2 fold = ez_whir_dot_ext_base(eqa, ro.leaves + q * ro.width, (size_t)1 << k);
+            ez_fe2 fold = ez_fe2_dot_base(eqa, ro.leaves + q * ro.width, (size_t)1 << k);
             /* lib/mle.h order: variable v is bit m-1-v */
             ez_fe2 pt[32], yy = ez_fe2_from_fe(y);
             for (unsigned b = 0; b < m; b++) {
