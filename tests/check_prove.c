@@ -1852,6 +1852,13 @@ START_TEST(test_weight_range_strict)
     ck_assert(!ok);
     vk.wrange = f.wrange.data;
     vk.wrange_len = f.wrange.len;
+    /* WR-present: the kind byte says "full" for a deferred commitment */
+    ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_DEFERRED);
+    f.wrange.data[0] = EZ_WRANGE_FULL;
+    ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert_str_eq(why.msg, "the verifying key's weight range proof is malformed");
+    f.wrange.data[0] = EZ_WRANGE_DEFERRED;
     f.wrange.data[f.wrange.len / 2] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);

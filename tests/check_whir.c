@@ -1594,8 +1594,13 @@ START_TEST(test_whir_batch_params)
     }
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 17), EZ_ERR_INVALID);
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 1), EZ_ERR_INVALID);
+    /* parameters other than the rules derive (one query more), lengths valid: refused */
     ez_whir_params bad = b;
     bad.t[0]++;
+    par[0] = &b;
+    par[1] = &b;
+    lens[0] = lens[1] = 1;
+    ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_OK);
     par[0] = &bad;
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 2), EZ_ERR_INVALID);
 }
