@@ -432,11 +432,10 @@ static void scatter8(ez_fe *dst, size_t dw, const ez_fe *src, size_t n)
             dst[j * dw + rr] = src[rr * n + j];
 }
 
-ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, unsigned k, unsigned logn,
-                                unsigned c)
+/* An empty oracle of 2^logn rows of 2^lw entries at rate 2^-c folding k variables;
+ * EZ_ERR_INVALID past the NTT's or a leaf's size limit. */
+static ez_status oracle_shape(ez_whir_oracle *o, unsigned lw, unsigned k, unsigned logn, unsigned c)
 {
-    ez_status st;
-    ez_ntt_rs *rs = NULL;
     memset(o, 0, sizeof *o);
     if (logn + c > EZ_NTT_MAX_LOG || lw > 16)
         return EZ_ERR_INVALID;
@@ -444,6 +443,16 @@ ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, 
     o->c = c;
     o->k = k;
     o->width = (size_t)1 << lw;
+    return EZ_OK;
+}
+
+ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, unsigned k, unsigned logn,
+                                unsigned c)
+{
+    ez_ntt_rs *rs = NULL;
+    ez_status st = oracle_shape(o, lw, k, logn, c);
+    if (st != EZ_OK)
+        return st;
     size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = o->width, N = n << c;
     if ((st = ez_ntt_rs_new(&rs, logn, c)) != EZ_OK)
         return st;
@@ -570,15 +579,10 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
 static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
                                   unsigned c)
 {
-    ez_status st;
     ez_ntt_rs *rs = NULL;
-    memset(o, 0, sizeof *o);
-    if (logn + c > EZ_NTT_MAX_LOG || k > 16)
-        return EZ_ERR_INVALID;
-    o->logn = logn;
-    o->c = c;
-    o->k = k;
-    o->width = (size_t)1 << k;
+    ez_status st = oracle_shape(o, k, k, logn, c);
+    if (st != EZ_OK)
+        return st;
     size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = o->width;
     size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
     if ((st = ez_ntt_rs_new(&rs, logn, c)) != EZ_OK)
