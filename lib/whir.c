@@ -607,18 +607,21 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
         for (size_t rr = 0; rr < rb; rr++)
             ez_ntt_mobius(coef + (r0 + rr) * n, 0, logn);
     }
-    for (size_t kk = 0; kk < nb; kk++) {
+    /* one team for every coset: each thread's row buffer is allocated once, not per coset */
 #pragma omp parallel if (n * w >= (1u << 14))
-        {
-            ez_fe *tmp = ez_alloc_aligned(rb * n, sizeof *tmp);
-            if (tmp == NULL) {
+    {
+        ez_fe *tmp = ez_alloc_aligned(rb * n, sizeof *tmp);
+        if (tmp == NULL) {
 #pragma omp atomic write
-                failed = 1;
-            }
+            failed = 1;
+        }
+#pragma omp barrier
+        int stop;
+#pragma omp atomic read
+        stop = failed; /* fixed after the barrier: every thread takes the same path */
+        for (size_t kk = 0; kk < nb && !stop; kk++) {
 #pragma omp for schedule(dynamic, 1)
             for (size_t blk = 0; blk < nrb; blk++) {
-                if (tmp == NULL)
-                    continue;
                 size_t r0 = blk * rb;
                 if (REPORTER())
                     ez_progress_report(((double)kk + 0.75 * (double)blk * TEAM() / (double)nrb) / (double)nb);
@@ -633,19 +636,20 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
                             val[j * w + r0 + rr] = tmp[rr * n + j];
                 }
             }
-            free(tmp);
+            const size_t chunk = 256;
+            size_t nch = (n + chunk - 1) / chunk;
+#pragma omp for schedule(static)
+            for (size_t ch = 0; ch < nch; ch++) {
+                size_t q0 = ch * chunk, nq = n - q0 < chunk ? n - q0 : chunk;
+                ez_merkle_hash_leaves(lv + kk * n + q0, val + q0 * w, w, w, nq);
+            }
+#pragma omp master
+            ez_progress_report((double)(kk + 1) / (double)nb); /* the master's thread */
         }
-        if (failed)
-            goto out;
-        const size_t chunk = 256;
-        size_t nch = (n + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static) if (n >= 1024)
-        for (size_t ch = 0; ch < nch; ch++) {
-            size_t q0 = ch * chunk, nq = n - q0 < chunk ? n - q0 : chunk;
-            ez_merkle_hash_leaves(lv + kk * n + q0, val + q0 * w, w, w, nq);
-        }
-        ez_progress_report((double)(kk + 1) / (double)nb); /* the master's thread */
+        free(tmp);
     }
+    if (failed)
+        goto out;
     ez_merkle_build(o->tree);
     *root = *ez_merkle_root(o->tree);
     st = EZ_OK;
