@@ -728,3 +728,18 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
             }
     }
 }
+
+void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, const ez_fe *e, size_t np)
+{
+    size_t j = 0;
+#if EZ_NTT_AVX512
+    for (; j < np; j++) {
+        ez_fe *a = acc + j * stride;
+        __m512i t = v_mul(v_load(v + 8 * pos[j]), _mm512_set1_epi64((long long)e[j]));
+        v_store(a, v_add(v_load(a), t));
+    }
+#endif
+    for (; j < np; j++)
+        for (size_t l = 0; l < 8; l++)
+            acc[j * stride + l] = ez_fe_add(acc[j * stride + l], ez_fe_mul(e[j], v[8 * pos[j] + l]));
+}

@@ -734,13 +734,9 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
     int failed = 0;
 #pragma omp parallel if (na * R * nb >= (1u << 16))
     {
-        /* per leaf and row: sum of 128-bit products and its overflows (2^128 = -2^32) */
-        typedef struct {
-            unsigned __int128 s;
-            uint64_t c;
-        } acc128;
+        /* per leaf and row, this thread's share of the sum over the slices */
         ez_fe *xs = ez_alloc_aligned(8 * nb, sizeof *xs), *cw = ez_alloc_aligned(8 * M, sizeof *cw);
-        acc128 *acc = calloc(np * R, sizeof *acc);
+        ez_fe *acc = calloc(np * R + 8, sizeof *acc);
         if (xs == NULL || cw == NULL || acc == NULL) {
 #pragma omp atomic write
             failed = 1;
@@ -755,27 +751,22 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
                  * r0 + l + R (a + na b), contiguous in l */
                 for (size_t b = 0; b < nb; b++) {
                     const ez_fe *src = p->s + r0 + R * (a + na * b);
-                    for (size_t l = 0; l < 8; l++)
-                        xs[8 * b + l] = l < rb ? src[l] : 0;
-                }
-                ez_ntt_rs_small8(cw, xs, lb, c, tw);
-                for (size_t j = 0; j < np; j++) {
-                    const ez_fe *v = cw + 8 * zp[j];
-                    acc128 *aj = acc + j * R + r0;
-                    for (size_t l = 0; l < rb; l++) {
-                        unsigned __int128 q = (unsigned __int128)ea[j] * v[l];
-                        aj[l].s += q;
-                        aj[l].c += aj[l].s < q;
+                    if (rb == 8) {
+                        memcpy(xs + 8 * b, src, 8 * sizeof *xs);
+                    } else {
+                        for (size_t l = 0; l < 8; l++)
+                            xs[8 * b + l] = l < rb ? src[l] : 0;
                     }
                 }
+                ez_ntt_rs_small8(cw, xs, lb, c, tw);
+                /* rb < 8 only when R < 8: lanes past R land in the spare entries */
+                ez_ntt_mac8(acc + r0, R, cw, zp, ea, np);
             }
         }
 #pragma omp critical
         if (acc != NULL)
-            for (size_t x = 0; x < np * R; x++) {
-                ez_fe top = ez_fe_mul(ez_fe_from_u64(acc[x].c), (ez_fe)1 << 32);
-                out[x] = ez_fe_add(out[x], ez_fe_sub(ez_fe_reduce128(acc[x].s), top));
-            }
+            for (size_t x = 0; x < np * R; x++)
+                out[x] = ez_fe_add(out[x], acc[x]);
         free(xs);
         free(cw);
         free(acc);
