@@ -115,8 +115,9 @@ EZ_SHA_FN static inline void sha_final(uint8_t out[32], const sha_v4 st[2])
     SHA_STORE(out + 16, SHA_BSWAP(efgh));
 }
 
-/* SHA-256 of two messages of the same length len, each a tag byte followed by len - 1
- * bytes (the Merkle leaf and node formats). */
+/* H (SHA-256 truncated to EZ_MERKLE_DIGEST_BYTES, zero tail) of two messages of the same
+ * length len, each a tag byte followed by len - 1 bytes (the Merkle leaf and node
+ * formats). */
 EZ_SHA_FN __attribute__((noinline)) static void sha_tagged2(uint8_t oa[32], uint8_t ob[32], uint8_t tag,
                                                              const uint8_t *ma, const uint8_t *mb, size_t len)
 {
@@ -159,6 +160,8 @@ EZ_SHA_FN __attribute__((noinline)) static void sha_tagged2(uint8_t oa[32], uint
         sha_compress2(sa, sb, ta + o, tb + o);
     sha_final(oa, sa);
     sha_final(ob, sb);
+    memset(oa + EZ_MERKLE_DIGEST_BYTES, 0, 32 - EZ_MERKLE_DIGEST_BYTES);
+    memset(ob + EZ_MERKLE_DIGEST_BYTES, 0, 32 - EZ_MERKLE_DIGEST_BYTES);
 }
 #else
 #define EZ_MERKLE_SHANI 0
@@ -181,19 +184,58 @@ void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m)
     sha256_update(&h, 1, &tag);
     if (m)
         sha256_update(&h, m * sizeof *col, (const uint8_t *)col);
-    sha256_digest(&h, sizeof out->h, out->h);
+    memset(out->h, 0, sizeof out->h);
+    sha256_digest(&h, EZ_MERKLE_DIGEST_BYTES, out->h);
+}
+
+/* The node message 0x01 || l || r (l, r truncated): NODE_LEN bytes. */
+enum { NODE_LEN = 1 + 2 * EZ_MERKLE_DIGEST_BYTES };
+
+static void node_message(uint8_t buf[NODE_LEN], const ez_digest *l, const ez_digest *r)
+{
+    buf[0] = EZ_MERKLE_NODE_TAG;
+    memcpy(buf + 1, l->h, EZ_MERKLE_DIGEST_BYTES);
+    memcpy(buf + 1 + EZ_MERKLE_DIGEST_BYTES, r->h, EZ_MERKLE_DIGEST_BYTES);
 }
 
 void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r)
 {
-    uint8_t buf[65];
-    buf[0] = EZ_MERKLE_NODE_TAG;
-    memcpy(buf + 1, l->h, 32);
-    memcpy(buf + 33, r->h, 32);
+    uint8_t buf[NODE_LEN];
+    node_message(buf, l, r);
     struct sha256_ctx h;
     sha256_init(&h);
     sha256_update(&h, sizeof buf, buf);
-    sha256_digest(&h, sizeof out->h, out->h);
+    memset(out->h, 0, sizeof out->h);
+    sha256_digest(&h, EZ_MERKLE_DIGEST_BYTES, out->h);
+}
+
+void ez_merkle_digests_write(ez_writer *w, const ez_digest *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ez_writer_bytes(w, d[i].h, EZ_MERKLE_DIGEST_BYTES);
+}
+
+bool ez_merkle_digests_canonical(const ez_digest *d, size_t n)
+{
+    uint8_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = EZ_MERKLE_DIGEST_BYTES; j < sizeof d->h; j++)
+            bad |= d[i].h[j];
+    return bad == 0;
+}
+
+bool ez_merkle_digests_read(ez_reader *r, ez_digest *d, size_t n)
+{
+    if (n > SIZE_MAX / EZ_MERKLE_DIGEST_BYTES)
+        return false;
+    const uint8_t *b = ez_reader_view(r, n * EZ_MERKLE_DIGEST_BYTES);
+    if (b == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(d[i].h, b + i * EZ_MERKLE_DIGEST_BYTES, EZ_MERKLE_DIGEST_BYTES);
+        memset(d[i].h + EZ_MERKLE_DIGEST_BYTES, 0, 32 - EZ_MERKLE_DIGEST_BYTES);
+    }
+    return true;
 }
 
 ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
@@ -238,8 +280,12 @@ static void hash_nodes(ez_digest *node, size_t k0, size_t k1)
 {
     size_t k = k0;
 #if EZ_MERKLE_SHANI
-    for (; k + 2 <= k1; k += 2)
-        sha_tagged2(node[k].h, node[k + 1].h, EZ_MERKLE_NODE_TAG, node[2 * k].h, node[2 * k + 2].h, 65);
+    for (; k + 2 <= k1; k += 2) {
+        uint8_t a[NODE_LEN], b[NODE_LEN];
+        node_message(a, &node[2 * k], &node[2 * k + 1]);
+        node_message(b, &node[2 * k + 2], &node[2 * k + 3]);
+        sha_tagged2(node[k].h, node[k + 1].h, EZ_MERKLE_NODE_TAG, a + 1, b + 1, NODE_LEN);
+    }
 #endif
     for (; k < k1; k++)
         ez_merkle_hash_node(&node[k], &node[2 * k], &node[2 * k + 1]);

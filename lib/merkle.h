@@ -1,9 +1,13 @@
 /* merkle — a SHA-256 (nettle) Merkle tree over column hashes, with single
  * authentication paths and pruned batch openings (docs/protocol.md).
  *
- * Hashing (domain-separated, so a leaf can never be read as an inner node):
- *     leaf(col) = SHA256(0x00 || col[0] || ... || col[m-1])   (8-byte little-endian each)
- *     node(l,r) = SHA256(0x01 || l || r)
+ * Hashing (domain-separated, so a leaf can never be read as an inner node), with H the
+ * first EZ_MERKLE_DIGEST_BYTES = 26 bytes (208 bits) of SHA-256:
+ *     leaf(col) = H(0x00 || col[0] || ... || col[m-1])   (8-byte little-endian each)
+ *     node(l,r) = H(0x01 || l || r)                       (53 bytes: one SHA-256 block)
+ * 208 bits keep the hash term of the Fiat-Shamir bound, ~t^2 / 2^208 for t hash
+ * queries, below t 2^-100 for every t (docs/protocol-kernel-pcs.md §10); an ez_digest
+ * holds the 26 bytes and six zero bytes, and proofs carry the 26 bytes only.
  * A tree has 2^depth leaves (depth <= EZ_MERKLE_MAX_DEPTH); leaf i sits at position i,
  * the root is the node over all of them (depth 0: the root is the only leaf).
  *
@@ -27,9 +31,18 @@
 
 #define EZ_MERKLE_MAX_DEPTH 40u
 
+#define EZ_MERKLE_DIGEST_BYTES 26u
+
 typedef struct {
-    uint8_t h[32];
+    uint8_t h[32]; /* h[EZ_MERKLE_DIGEST_BYTES ..] are zero */
 } ez_digest;
+
+/* A proof's digests: EZ_MERKLE_DIGEST_BYTES bytes each. The reader fills d[0..n) (zero
+ * tails) and returns false when the bytes run out (r->failed set). O(n). */
+void ez_merkle_digests_write(ez_writer *w, const ez_digest *d, size_t n);
+bool ez_merkle_digests_read(ez_reader *r, ez_digest *d, size_t n);
+/* True iff every d[i] has a zero tail (digests read whole from prover data). O(n). */
+bool ez_merkle_digests_canonical(const ez_digest *d, size_t n);
 
 /* leaf(col[0..m-1]) as above. Cost: SHA-256 over 8m + 1 bytes. */
 void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m);

@@ -715,7 +715,8 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
                 ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
                 ez_fe w = tw[k * step];
 #if EZ_NTT_AVX512
-                __m512i t = v_mul(v_load(v), _mm512_set1_epi64((long long)w)), a = v_load(u);
+                /* k = 0: w = 1, no product (1/h of the stage's butterflies) */
+                __m512i t = k ? v_mul(v_load(v), _mm512_set1_epi64((long long)w)) : v_load(v), a = v_load(u);
                 v_store(u, v_add(a, t));
                 v_store(v, v_sub(a, t));
 #else

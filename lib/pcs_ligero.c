@@ -227,7 +227,7 @@ ez_status ez_pcs_ligero_prover_read(ez_reader *r, ez_pcs_prover *p)
     st = EZ_ERR_FORMAT;
     if (!ez_pcs_read_fe_array(r, p->enc, ncode * rows))
         goto out;
-    if (!ez_reader_bytes(r, leaves, ncode * sizeof *leaves))
+    if (!ez_reader_bytes(r, leaves, ncode * sizeof *leaves) || !ez_merkle_digests_canonical(leaves, ncode))
         goto out;
     if ((st = ez_merkle_new(&p->tree, leaves, depth)) != EZ_OK)
         goto out;
@@ -294,7 +294,7 @@ static ez_status ligero_open(const ez_pcs_prover *p, ez_transcript *t, const ez_
         goto out;
     if ((st = ez_merkle_batch_open(p->tree, q, nq, mp)) != EZ_OK)
         goto out;
-    ez_writer_bytes(w, mp, nmp * sizeof *mp);
+    ez_merkle_digests_write(w, mp, nmp);
     st = EZ_OK;
 out:
     free(e);
@@ -329,7 +329,7 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     ez_fe2 *pw = ez_alloc_aligned(cols, sizeof *pw);
     ez_fe *code = ez_alloc_aligned(4 * ncode, sizeof *code), *scratch = ez_alloc_aligned(4 * cols, sizeof *scratch);
     ez_fe *colv = ez_alloc_aligned(EZ_PCS_QUERIES * rows, sizeof *colv);
-    ez_digest *leaves = ez_alloc_array(EZ_PCS_QUERIES, sizeof *leaves);
+    ez_digest *leaves = ez_alloc_array(EZ_PCS_QUERIES, sizeof *leaves), *mp = NULL;
     ez_ntt_lde *lde = NULL;
     uint64_t q[EZ_PCS_QUERIES];
     if (!e || !ec || !a || !y || !pw || !code || !scratch || !colv || !leaves)
@@ -364,15 +364,19 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     for (size_t k = 0; k < nq; k++)
         ez_merkle_hash_leaf(&leaves[k], colv + k * rows, rows);
     size_t nmp = ez_merkle_batch_count(depth, q, nq);
-    if (nmp == SIZE_MAX || nmp > SIZE_MAX / 32)
+    if (nmp == SIZE_MAX)
         goto out;
-    const uint8_t *mp = ez_reader_view(rd, nmp * sizeof(ez_digest));
+    st = EZ_ERR_NOMEM;
+    /* at most EZ_PCS_QUERIES * depth siblings */
+    mp = ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
     if (mp == NULL)
+        goto out;
+    st = EZ_ERR_REJECT;
+    if (!ez_merkle_digests_read(rd, mp, nmp))
         goto out;
     ez_digest root;
     memcpy(root.h, c->root, 32);
-    /* The proof bytes may be unaligned: ez_digest is a byte array, alignment 1. */
-    st = ez_merkle_batch_verify(&root, depth, q, leaves, nq, (const ez_digest *)mp, nmp);
+    st = ez_merkle_batch_verify(&root, depth, q, leaves, nq, mp, nmp);
     if (st != EZ_OK)
         goto out;
     st = EZ_ERR_REJECT;
@@ -412,6 +416,7 @@ out:
     free(scratch);
     free(colv);
     free(leaves);
+    free(mp);
     return st;
 }
 

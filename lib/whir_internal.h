@@ -56,14 +56,6 @@ void ez_whir_oracle_clear(ez_whir_oracle *o);
  * commitment's encoding without the hashing. The reference of ez_whir_prover_leaves0
  * (tests). Returns EZ_OK, EZ_ERR_NOMEM. */
 ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc);
-/* Only the leaves of oracle 0 at positions d[0..nd) (any order): out[j 2^k0 + r] = row r
- * of leaf d[j]. No codeword: per row and per coset with a queried position, the split
- * P(y) = sum_{l < n2} y^l Q_l(y^n2) (docs/protocol-kernel-pcs.md §11): n2 coset NTTs of
- * n1 = n / n2 points and n2 products per queried value. Memory: per thread one block of
- * 8 rows plus two rows (10 bytes per entry of a row). Returns EZ_OK, EZ_ERR_NOMEM,
- * EZ_ERR_INVALID (a position beyond the oracle). */
-ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *d, size_t nd, ez_fe *out);
-
 /* The leaves of oracle 0 at positions pos[0..np) (each < N_0), without its codeword: out[j
  * 2^k0 + t] = row t of leaf pos[j], exactly as in ez_whir_prover_encode0's codeword. In the
  * evaluation basis a row's value at y is g_t(y) = sum_u s[t + 2^k0 u] eq(pow(y), u)
@@ -90,6 +82,37 @@ ez_status ez_whir_oracle_commit(ez_whir_oracle *o, ez_digest *root, const ez_fe 
  * leaf digests). */
 ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, unsigned k, unsigned logn,
                                 unsigned c);
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* 8x8 transpose of 64-bit lanes: out[c] lane r = in[r] lane c. */
+static inline void ez_whir_transpose8(__m512i *x)
+{
+    const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i i1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    __m512i t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm512_unpacklo_epi64(x[k], x[k + 1]);
+        t[k + 1] = _mm512_unpackhi_epi64(x[k], x[k + 1]);
+    }
+    u[0] = _mm512_permutex2var_epi64(t[0], i0, t[2]);
+    u[1] = _mm512_permutex2var_epi64(t[0], i1, t[2]);
+    u[2] = _mm512_permutex2var_epi64(t[1], i0, t[3]);
+    u[3] = _mm512_permutex2var_epi64(t[1], i1, t[3]);
+    u[4] = _mm512_permutex2var_epi64(t[4], i0, t[6]);
+    u[5] = _mm512_permutex2var_epi64(t[4], i1, t[6]);
+    u[6] = _mm512_permutex2var_epi64(t[5], i0, t[7]);
+    u[7] = _mm512_permutex2var_epi64(t[5], i1, t[7]);
+    x[0] = _mm512_shuffle_i64x2(u[0], u[4], 0x44);
+    x[4] = _mm512_shuffle_i64x2(u[0], u[4], 0xEE);
+    x[2] = _mm512_shuffle_i64x2(u[1], u[5], 0x44);
+    x[6] = _mm512_shuffle_i64x2(u[1], u[5], 0xEE);
+    x[1] = _mm512_shuffle_i64x2(u[2], u[6], 0x44);
+    x[5] = _mm512_shuffle_i64x2(u[2], u[6], 0xEE);
+    x[3] = _mm512_shuffle_i64x2(u[3], u[7], 0x44);
+    x[7] = _mm512_shuffle_i64x2(u[3], u[7], 0xEE);
+}
+#endif
 
 static inline uint64_t ez_whir_brev(uint64_t x, unsigned bits)
 {

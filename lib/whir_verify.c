@@ -80,13 +80,16 @@ static ez_status read_queries(verifier *v, unsigned logN, unsigned nq, unsigned 
         ez_merkle_hash_leaf(&lh[j], leaves + j * width, width);
     st = EZ_ERR_REJECT;
     size_t nmp = ez_merkle_batch_count(logN, d, *nd);
-    const uint8_t *mp = nmp == SIZE_MAX ? NULL : ez_reader_view(v->r, nmp * sizeof(ez_digest));
-    if (mp != NULL) {
+    /* at most nd * logN siblings: the allocation is bounded by the queries */
+    ez_digest *mp = nmp == SIZE_MAX ? NULL : ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
+    if (nmp != SIZE_MAX && mp == NULL)
+        st = EZ_ERR_NOMEM;
+    if (mp != NULL && ez_merkle_digests_read(v->r, mp, nmp)) {
         ez_digest rt;
         memcpy(rt.h, root, 32);
-        /* proof bytes may be unaligned: ez_digest is a byte array, alignment 1 */
-        st = ez_merkle_batch_verify(&rt, logN, d, lh, *nd, (const ez_digest *)mp, nmp);
+        st = ez_merkle_batch_verify(&rt, logN, d, lh, *nd, mp, nmp);
     }
+    free(mp);
     free(lh);
     if (st != EZ_OK)
         return st;

@@ -23,6 +23,7 @@ static ez_digest rand_digest(ez_rng *r)
         uint64_t v = ez_rng_next(r);
         memcpy(d.h + i, &v, 8);
     }
+    memset(d.h + EZ_MERKLE_DIGEST_BYTES, 0, sizeof d.h - EZ_MERKLE_DIGEST_BYTES);
     return d;
 }
 
@@ -79,12 +80,14 @@ START_TEST(test_merkle_domain_separation)
     ez_merkle_hash_leaf(&leaf, col, 8);
     ez_merkle_hash_node(&node, &l, &rr);
     ck_assert(memcmp(leaf.h, node.h, 32) != 0);
-    /* Known answer: leaf of the empty column is SHA256(0x00). */
+    /* Known answer: leaf of the empty column is SHA256(0x00) truncated to 26 bytes, zero tail. */
     static const uint8_t sha_00[32] = {0x6e, 0x34, 0x0b, 0x9c, 0xff, 0xb3, 0x7a, 0x98, 0x9c, 0xa5, 0x44,
                                        0xe6, 0xbb, 0x78, 0x0a, 0x2c, 0x78, 0x90, 0x1d, 0x3f, 0xb3, 0x37,
                                        0x38, 0x76, 0x85, 0x11, 0xa3, 0x06, 0x17, 0xaf, 0xa0, 0x1d};
+    static const uint8_t zero6[6] = {0};
     ez_merkle_hash_leaf(&leaf, NULL, 0);
-    ck_assert_mem_eq(leaf.h, sha_00, 32);
+    ck_assert_mem_eq(leaf.h, sha_00, EZ_MERKLE_DIGEST_BYTES);
+    ck_assert_mem_eq(leaf.h + EZ_MERKLE_DIGEST_BYTES, zero6, 6);
 }
 END_TEST
 
@@ -131,9 +134,9 @@ START_TEST(test_merkle_batch)
         /* tampered sibling */
         if (cnt > 0) {
             size_t s = ez_rng_next(&r) % cnt;
-            proof[s].h[31] ^= 4;
+            proof[s].h[EZ_MERKLE_DIGEST_BYTES - 1] ^= 4;
             ck_assert_int_eq(ez_merkle_batch_verify(root, depth, idx, got, n, proof, cnt), EZ_ERR_REJECT);
-            proof[s].h[31] ^= 4;
+            proof[s].h[EZ_MERKLE_DIGEST_BYTES - 1] ^= 4;
         }
         /* tampered leaf */
         size_t s = ez_rng_next(&r) % n;
@@ -872,7 +875,7 @@ static void write_columns(ez_writer *out, const ez_fe *enc, const ez_merkle *tre
     size_t nmp = ez_merkle_batch_count(com->log_cols + 2, q, nq);
     ez_digest *mp = malloc((nmp + 1) * sizeof *mp);
     ck_assert_int_eq(ez_merkle_batch_open(tree, q, nq, mp), EZ_OK);
-    ez_writer_bytes(out, mp, nmp * sizeof *mp);
+    ez_merkle_digests_write(out, mp, nmp);
     free(mp);
 }
 

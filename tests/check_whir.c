@@ -248,7 +248,7 @@ static void ref_queries(ref_state *s, const ref_oracle *o, unsigned oi, ez_fe2 *
         mp[0].h[5] ^= 0x08;
         s->applied = true;
     }
-    ez_writer_bytes(s->w, mp, nmp * sizeof *mp);
+    ez_merkle_digests_write(s->w, mp, nmp);
     free(mp);
 }
 

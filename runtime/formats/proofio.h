@@ -40,11 +40,12 @@
  * the weight commitment also holds the weight range proof's advice, the vk keeps that
  * proof up to its final claims, which every proof's opening proves (a deferred range
  * proof, docs/protocol.md §6.4); the pk's section 4; a pk's weights in their width's bytes
- * (ez_pk_weight_bytes) instead of i64. Vks and pks before 1.2 are refused (run setup
- * again). */
-#define EZ_PROOF_MINOR 2
+ * (ez_pk_weight_bytes) instead of i64. 1.3: Merkle digests are SHA-256 truncated to 26
+ * bytes (lib/merkle.h): every commitment root and opening changes. Vks and pks before
+ * 1.3 are refused (run setup again). */
+#define EZ_PROOF_MINOR 3
 /* The oldest minor version of a vk or pk this build reads. */
-#define EZ_KEY_MIN_MINOR 2
+#define EZ_KEY_MIN_MINOR 3
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
