@@ -209,15 +209,18 @@ void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_
         ez_pcs_commitment_absorb(t, wcom);
     ez_transcript_absorb_u64(t, "stmt/n", s->n);
     for (size_t i = 0; i < s->n; i++) {
-        ez_transcript_absorb_u64(t, "stmt/tensor", s->t[i].tensor);
-        ez_transcript_absorb_u64(t, "stmt/len", s->t[i].n);
-        /* absorbed in chunks of 4096 canonical elements (no allocation) */
-        ez_fe buf[4096];
-        for (uint64_t o = 0; o < s->t[i].n; o += 4096) {
-            size_t m = s->t[i].n - o < 4096 ? (size_t)(s->t[i].n - o) : 4096;
-            for (size_t j = 0; j < m; j++)
-                buf[j] = ez_fe_from_i64(s->t[i].v[o + j]);
-            ez_transcript_absorb_fe(t, "stmt/values", buf, m);
+        const ez_stmt_tensor *x = &s->t[i];
+        unsigned w = ez_stmt_width(x->v, x->n);
+        ez_transcript_absorb_u64(t, "stmt/tensor", x->tensor);
+        ez_transcript_absorb_u64(t, "stmt/len", x->n);
+        ez_transcript_absorb_u64(t, "stmt/width", w);
+        /* the values as the proof file carries them, w bytes each, in records of 4096 values
+         * (no allocation): hashing a GPT-2 statement's logits costs 3 bytes each, not 8 */
+        uint8_t buf[4096 * 8];
+        for (uint64_t o = 0; o < x->n; o += 4096) {
+            size_t m = x->n - o < 4096 ? (size_t)(x->n - o) : 4096;
+            ez_stmt_put(buf, x->v + o, m, w);
+            ez_transcript_absorb_bytes(t, "stmt/values", buf, m * w);
         }
     }
 }
