@@ -661,9 +661,7 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 {
     fn_shape s;
     ez_status st = fn_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
-    ez_table tab;
     fn_tables tb;
-    memset(&tab, 0, sizeof tab);
     memset(&tb, 0, sizeof tb);
     if (st != EZ_OK)
         goto out;
@@ -677,8 +675,9 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     fn_consts cs = {0, 0, 0};
     bool need_tab = s.interior || (s.general && (s.lo_tail == EZ_TAIL_CLAMP || s.hi_tail == EZ_TAIL_CLAMP));
     if (need_tab) {
-        if ((st = ez_table_build(&tab, s.o->func, s.o->in_scale, s.o->out_scale, c->d)) != EZ_OK ||
-            (st = fn_consts_get(&cs, &s, &tab)) != EZ_OK)
+        const ez_table *tab;
+        if ((st = ez_pctx_table(c, EZ_TABLE_FUNC, s.o->func, s.o->in_scale, s.o->out_scale, &tab)) != EZ_OK ||
+            (st = fn_consts_get(&cs, &s, tab)) != EZ_OK)
             goto out;
     } else {
         cs.c_lo = s.lo_tail == EZ_TAIL_MINUS_ONE ? -(INT64_C(1) << s.o->out_scale) : 0;
@@ -774,7 +773,6 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 out:
     fn_tables_clear(&tb);
-    ez_table_clear(&tab);
     fn_shape_clear(&s);
     return st;
 }
