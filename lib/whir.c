@@ -354,6 +354,37 @@ void ez_whir_oracle_clear(ez_whir_oracle *o)
 /* Rows encoded together (their leaf entries are then written 64 bytes at a time). */
 #define EZ_WHIR_ROW_BLOCK 8u
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+/* 8x8 transpose of 64-bit lanes: out[c] lane r = in[r] lane c. */
+static inline void transpose8(__m512i *x)
+{
+    const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+    const __m512i i1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    __m512i t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm512_unpacklo_epi64(x[k], x[k + 1]);
+        t[k + 1] = _mm512_unpackhi_epi64(x[k], x[k + 1]);
+    }
+    u[0] = _mm512_permutex2var_epi64(t[0], i0, t[2]);
+    u[1] = _mm512_permutex2var_epi64(t[0], i1, t[2]);
+    u[2] = _mm512_permutex2var_epi64(t[1], i0, t[3]);
+    u[3] = _mm512_permutex2var_epi64(t[1], i1, t[3]);
+    u[4] = _mm512_permutex2var_epi64(t[4], i0, t[6]);
+    u[5] = _mm512_permutex2var_epi64(t[4], i1, t[6]);
+    u[6] = _mm512_permutex2var_epi64(t[5], i0, t[7]);
+    u[7] = _mm512_permutex2var_epi64(t[5], i1, t[7]);
+    x[0] = _mm512_shuffle_i64x2(u[0], u[4], 0x44);
+    x[4] = _mm512_shuffle_i64x2(u[0], u[4], 0xEE);
+    x[2] = _mm512_shuffle_i64x2(u[1], u[5], 0x44);
+    x[6] = _mm512_shuffle_i64x2(u[1], u[5], 0xEE);
+    x[1] = _mm512_shuffle_i64x2(u[2], u[6], 0x44);
+    x[5] = _mm512_shuffle_i64x2(u[2], u[6], 0xEE);
+    x[3] = _mm512_shuffle_i64x2(u[3], u[7], 0x44);
+    x[7] = _mm512_shuffle_i64x2(u[3], u[7], 0xEE);
+}
+#endif
+
 /* dst[rr * n + u] = src[rr + sw * u] for rr < 8, u < n (8 interleaved rows out of a
  * table of width sw, to 8 contiguous rows). */
 static void gather8(ez_fe *dst, const ez_fe *src, size_t sw, size_t n)
@@ -364,7 +395,7 @@ static void gather8(ez_fe *dst, const ez_fe *src, size_t sw, size_t n)
         __m512i x[8];
         for (int k = 0; k < 8; k++)
             x[k] = _mm512_loadu_si512((const void *)(src + sw * (u + k)));
-        ez_whir_transpose8(x);
+        transpose8(x);
         for (int k = 0; k < 8; k++)
             _mm512_storeu_si512((void *)(dst + k * n + u), x[k]);
     }
@@ -386,7 +417,7 @@ static void scatter8(ez_fe *dst, size_t dw, const ez_fe *src, size_t n)
         __m512i x[8];
         for (int k = 0; k < 8; k++)
             x[k] = _mm512_loadu_si512((const void *)(src + k * n + j));
-        ez_whir_transpose8(x);
+        transpose8(x);
         if (aligned)
             for (int k = 0; k < 8; k++)
                 _mm512_stream_si512((void *)(dst + dw * (j + k)), x[k]);

@@ -83,37 +83,6 @@ ez_status ez_whir_oracle_commit(ez_whir_oracle *o, ez_digest *root, const ez_fe 
 ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, unsigned k, unsigned logn,
                                 unsigned c);
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-/* 8x8 transpose of 64-bit lanes: out[c] lane r = in[r] lane c. */
-static inline void ez_whir_transpose8(__m512i *x)
-{
-    const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
-    const __m512i i1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-    __m512i t[8], u[8];
-    for (int k = 0; k < 8; k += 2) {
-        t[k] = _mm512_unpacklo_epi64(x[k], x[k + 1]);
-        t[k + 1] = _mm512_unpackhi_epi64(x[k], x[k + 1]);
-    }
-    u[0] = _mm512_permutex2var_epi64(t[0], i0, t[2]);
-    u[1] = _mm512_permutex2var_epi64(t[0], i1, t[2]);
-    u[2] = _mm512_permutex2var_epi64(t[1], i0, t[3]);
-    u[3] = _mm512_permutex2var_epi64(t[1], i1, t[3]);
-    u[4] = _mm512_permutex2var_epi64(t[4], i0, t[6]);
-    u[5] = _mm512_permutex2var_epi64(t[4], i1, t[6]);
-    u[6] = _mm512_permutex2var_epi64(t[5], i0, t[7]);
-    u[7] = _mm512_permutex2var_epi64(t[5], i1, t[7]);
-    x[0] = _mm512_shuffle_i64x2(u[0], u[4], 0x44);
-    x[4] = _mm512_shuffle_i64x2(u[0], u[4], 0xEE);
-    x[2] = _mm512_shuffle_i64x2(u[1], u[5], 0x44);
-    x[6] = _mm512_shuffle_i64x2(u[1], u[5], 0xEE);
-    x[1] = _mm512_shuffle_i64x2(u[2], u[6], 0x44);
-    x[5] = _mm512_shuffle_i64x2(u[2], u[6], 0xEE);
-    x[3] = _mm512_shuffle_i64x2(u[3], u[7], 0x44);
-    x[7] = _mm512_shuffle_i64x2(u[3], u[7], 0xEE);
-}
-#endif
-
 static inline uint64_t ez_whir_brev(uint64_t x, unsigned bits)
 {
     uint64_t r = 0;

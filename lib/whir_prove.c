@@ -135,53 +135,46 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-/* Eight lanes of sum_u e_u x_u (x base, e extension), lazily: 64x64-bit products as
- * four 32x32-bit vpmuludq products, each split into its 32-bit halves and summed in
- * 64-bit lanes (every step adds < 2^33: no overflow before 2^30 steps), folded mod p
- * once at the end: with A/B the low/high-half sums of the products xl el (ll),
- * xl eh + xh el (m) and xh eh (hh),
+/* sum_u e[u] x[u * stride + lane] for 8 lanes (x base, e extension), u in [u0, u1):
+ * 64x64-bit products as four 32x32-bit vpmuludq products, each split into its 32-bit
+ * halves and summed in 64-bit lanes (every step adds < 2^33: no overflow before 2^30
+ * steps), then folded mod p once: with A/B the low/high-half sums of the products
+ * xl el (ll), xl eh + xh el (m) and xh eh (hh),
  *   sum = A_ll + 2^32 (B_ll + A_m) + 2^64 (B_m + A_hh) + 2^96 B_hh,
- * and 2^64 = 2^32 - 1, 2^96 = -1 (mod p). */
-typedef struct {
-    __m512i v[2][6]; /* per coordinate: A_ll, B_ll, A_m, B_m, A_hh, B_hh */
-} acc8;
-
-static inline void acc8_zero(acc8 *a)
-{
-    for (int c = 0; c < 2; c++)
-        for (int j = 0; j < 6; j++)
-            a->v[c][j] = _mm512_setzero_si512();
-}
-
-/* a += e * xv on every lane. */
-static inline void acc8_add(acc8 *a, __m512i xv, ez_fe2 e)
+ * and 2^64 = 2^32 - 1, 2^96 = -1 (mod p). out[lane] += the sum. */
+static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
 {
     const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
-    __m512i xh = _mm512_srli_epi64(xv, 32);
-    uint64_t ev[2] = {e.c0, e.c1};
-    for (int c = 0; c < 2; c++) {
-        __m512i el = _mm512_set1_epi64((long long)ev[c]), eh = _mm512_set1_epi64((long long)(ev[c] >> 32));
-        __m512i ll = _mm512_mul_epu32(xv, el), lh = _mm512_mul_epu32(xv, eh);
-        __m512i hl = _mm512_mul_epu32(xh, el), hh = _mm512_mul_epu32(xh, eh);
-        __m512i *v = a->v[c];
-        v[0] = _mm512_add_epi64(v[0], _mm512_and_si512(ll, m32));
-        v[1] = _mm512_add_epi64(v[1], _mm512_srli_epi64(ll, 32));
-        v[2] = _mm512_add_epi64(v[2], _mm512_add_epi64(_mm512_and_si512(lh, m32), _mm512_and_si512(hl, m32)));
-        v[3] = _mm512_add_epi64(v[3], _mm512_add_epi64(_mm512_srli_epi64(lh, 32), _mm512_srli_epi64(hl, 32)));
-        v[4] = _mm512_add_epi64(v[4], _mm512_and_si512(hh, m32));
-        v[5] = _mm512_add_epi64(v[5], _mm512_srli_epi64(hh, 32));
+    __m512i a0 = _mm512_setzero_si512(), b0 = a0, am0 = a0, bm0 = a0, ah0 = a0, bh0 = a0;
+    __m512i a1 = a0, b1 = a0, am1 = a0, bm1 = a0, ah1 = a0, bh1 = a0;
+    /* one coordinate: products of xl, xh with el, eh into (a, b, am, bm, ah, bh) */
+#define EZ_ACC8(ev, a, b, am, bm, ah, bh)                                                                \
+    do {                                                                                                 \
+        __m512i el = _mm512_set1_epi64((long long)(ev)), eh = _mm512_set1_epi64((long long)((ev) >> 32)); \
+        __m512i ll = _mm512_mul_epu32(xv, el), lh = _mm512_mul_epu32(xv, eh);                            \
+        __m512i hl = _mm512_mul_epu32(xh, el), hh = _mm512_mul_epu32(xh, eh);                            \
+        a = _mm512_add_epi64(a, _mm512_and_si512(ll, m32));                                              \
+        b = _mm512_add_epi64(b, _mm512_srli_epi64(ll, 32));                                              \
+        am = _mm512_add_epi64(am, _mm512_add_epi64(_mm512_and_si512(lh, m32), _mm512_and_si512(hl, m32))); \
+        bm = _mm512_add_epi64(bm, _mm512_add_epi64(_mm512_srli_epi64(lh, 32), _mm512_srli_epi64(hl, 32))); \
+        ah = _mm512_add_epi64(ah, _mm512_and_si512(hh, m32));                                            \
+        bh = _mm512_add_epi64(bh, _mm512_srli_epi64(hh, 32));                                            \
+    } while (0)
+    for (size_t u = u0; u < u1; u++) {
+        __m512i xv = _mm512_loadu_si512((const void *)(x + u * stride));
+        __m512i xh = _mm512_srli_epi64(xv, 32);
+        uint64_t e0 = e[u].c0, e1 = e[u].c1;
+        EZ_ACC8(e0, a0, b0, am0, bm0, ah0, bh0);
+        EZ_ACC8(e1, a1, b1, am1, bm1, ah1, bh1);
     }
-}
-
-/* out[lane] += the lane's sum, for the first nl lanes. */
-static inline void acc8_flush(const acc8 *a, ez_fe2 *out, size_t nl)
-{
+#undef EZ_ACC8
     uint64_t q[2][6][8];
+    __m512i all[2][6] = {{a0, b0, am0, bm0, ah0, bh0}, {a1, b1, am1, bm1, ah1, bh1}};
     for (int c = 0; c < 2; c++)
         for (int j = 0; j < 6; j++)
-            _mm512_storeu_si512((void *)q[c][j], a->v[c][j]);
+            _mm512_storeu_si512((void *)q[c][j], all[c][j]);
     const ez_fe two32 = (ez_fe)1 << 32, eps = EZ_EPSILON;
-    for (size_t l = 0; l < nl; l++) {
+    for (int l = 0; l < 8; l++) {
         ez_fe v[2];
         for (int c = 0; c < 2; c++) {
             ez_fe lo = ez_fe_from_u64(q[c][0][l]);
@@ -191,39 +184,6 @@ static inline void acc8_flush(const acc8 *a, ez_fe2 *out, size_t nl)
                              ez_fe_from_u64(q[c][5][l]));
         }
         out[l] = ez_fe2_add(out[l], ez_fe2_make(v[0], v[1]));
-    }
-}
-
-/* out[lane] += sum_u e[u] x[u * stride + lane] for 8 lanes, u in [u0, u1). */
-static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
-{
-    acc8 a;
-    acc8_zero(&a);
-    for (size_t u = u0; u < u1; u++)
-        acc8_add(&a, _mm512_loadu_si512((const void *)(x + u * stride)), e[u]);
-    acc8_flush(&a, out, 8);
-}
-
-/* f[y] = sum_{t < R} e[t] s[y R + t] for y < n (R a multiple of 8): 8 rows at a time,
- * transposed 8 x 8 so that each lane is one row. */
-static void fold8(ez_fe2 *f, const ez_fe *s, size_t R, const ez_fe2 *e, size_t n)
-{
-#pragma omp parallel for schedule(static) if (n >= EZ_WHIR_PAR_MIN)
-    for (size_t y0 = 0; y0 < n; y0 += 8) {
-        size_t nl = n - y0 < 8 ? n - y0 : 8;
-        acc8 a;
-        acc8_zero(&a);
-        for (size_t t0 = 0; t0 < R; t0 += 8) {
-            __m512i x[8];
-            for (size_t l = 0; l < 8; l++)
-                x[l] = l < nl ? _mm512_loadu_si512((const void *)(s + (y0 + l) * R + t0)) : _mm512_setzero_si512();
-            ez_whir_transpose8(x);
-            for (int c = 0; c < 8; c++)
-                acc8_add(&a, x[c], e[t0 + (size_t)c]);
-        }
-        for (size_t l = 0; l < nl; l++)
-            f[y0 + l] = ez_fe2_zero();
-        acc8_flush(&a, f + y0, nl);
     }
 }
 #endif
@@ -312,15 +272,8 @@ static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_ter
     ez_whir_eq_bits(eqa, alpha, k0);
     /* rows past the real data are zero: skip their dot products */
     size_t live = (size_t)((p->len + R - 1) >> k0);
-    size_t y0 = 0, nf = live < n1 ? live : n1;
-#if defined(__AVX512F__)
-    if (R >= 8) {
-        fold8(f, p->s, R, eqa, nf);
-        y0 = nf;
-    }
-#endif
 #pragma omp parallel for schedule(static) if (n1 >= EZ_WHIR_PAR_MIN)
-    for (size_t y = y0; y < n1; y++)
+    for (size_t y = 0; y < n1; y++)
         f[y] = y < live ? ez_fe2_dot_base(eqa, p->s + y * R, R) : ez_fe2_zero();
     for (size_t j = 0; j < nterms; j++) {
         const ez_whir_term *w = &terms[j];

@@ -3,5 +3,5 @@
 
 const char *ez_protocol_version(void)
 {
-    return "einzk-protocol-3";
+    return "einzk-protocol-4";
 }
