@@ -4,7 +4,7 @@
 #include "runtime/ops/op.h"
 
 #include <stdint.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/mle.h"
@@ -29,9 +29,114 @@ const ez_op_def *ez_op_def_of(ez_op_kind kind)
     return NULL;
 }
 
-unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand)
+ez_status ez_op_shape_new(ez_op_shape **s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
-    (void)p, (void)op, (void)operand;
+    const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
+    *s = NULL;
+    if (def == NULL || def->shape_size == 0)
+        return EZ_OK;
+    if ((*s = calloc(1, def->shape_size)) == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = ez_opview_init(&(*s)->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    (*s)->o = &p->ops[op];
+    (*s)->ti = &(*s)->v.tensors[0];
+    (*s)->to = &p->tensors[p->ops[op].out];
+    return def->shape_init ? def->shape_init(*s, p, op, d) : EZ_OK;
+}
+
+void ez_op_shape_free(ez_op_shape *s)
+{
+    if (s == NULL)
+        return;
+    ez_opview_clear(&s->v);
+    free(s);
+}
+
+ez_status ez_op_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, p, op, NULL, d);
+    if (st == EZ_OK)
+        st = ez_op_def_of(p->ops[op].kind)->layout(L, p, op, s, d);
+    ez_op_shape_free(s);
+    return st;
+}
+
+ez_status ez_op_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                     ez_fe **polys, ez_diag *d)
+{
+    const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
+    if (def->fill == NULL)
+        return EZ_OK;
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, p, op, tr, d);
+    if (st == EZ_OK)
+        st = def->fill(L, p, tr, op, s, unchecked, polys, d);
+    ez_op_shape_free(s);
+    return st;
+}
+
+/* prove or verify (hook): the shape on c's side (the prover's with the operands' values) */
+static ez_status reduce(ez_pctx *c, size_t op, const ez_claim *out, bool prove)
+{
+    const ez_op_def *def = ez_op_def_of(c->plan->ops[op].kind);
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    if (st == EZ_OK)
+        st = prove ? def->prove(c, op, s, out) : def->verify(c, op, s, out);
+    ez_op_shape_free(s);
+    return st;
+}
+
+ez_status ez_op_prove(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return reduce(c, op, out, true);
+}
+
+ez_status ez_op_verify(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return reduce(c, op, out, false);
+}
+
+uint64_t ez_op_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    ez_op_shape *s;
+    ez_diag d;
+    uint64_t b = 0;
+    if (ez_op_shape_new(&s, p, op, NULL, &d) == EZ_OK)
+        b = ez_op_def_of(p->ops[op].kind)->walk_bytes(p, L, op, s);
+    ez_op_shape_free(s);
+    return b;
+}
+
+unsigned ez_op_claims(const ez_plan *p, size_t op, unsigned operand)
+{
+    ez_op_shape *s;
+    ez_diag d;
+    unsigned n = 1;
+    if (ez_op_shape_new(&s, p, op, NULL, &d) == EZ_OK)
+        n = ez_op_def_of(p->ops[op].kind)->claims(p, op, s, operand);
+    ez_op_shape_free(s);
+    return n;
+}
+
+void ez_op_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
+    if (def == NULL || def->relations == NULL)
+        return;
+    ez_op_shape *s;
+    ez_diag d;
+    if (ez_op_shape_new(&s, p, op, NULL, &d) == EZ_OK)
+        def->relations(m, p, op, s);
+    ez_op_shape_free(s);
+}
+
+unsigned ez_op_one_claim(const ez_plan *p, size_t op, const ez_op_shape *s, unsigned operand)
+{
+    (void)p, (void)op, (void)s, (void)operand;
     return 1;
 }
 
