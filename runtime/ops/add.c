@@ -129,9 +129,8 @@ static ez_status add_layout(ez_advice_layout *L, const ez_plan *p, size_t op, co
 
 static ez_status add_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, const ez_claim *out)
 {
-    const ez_plan *p = c->plan;
-    const ez_plan_op *o = &p->ops[i];
-    const ez_plan_tensor *to = &p->tensors[o->out];
+    const ez_plan_op *o = sh->o;
+    const ez_plan_tensor *to = sh->to;
     const ez_opview *v = &sh->v;
     ez_status st = EZ_OK;
     ez_claim kc = {0};

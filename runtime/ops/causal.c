@@ -85,9 +85,8 @@ static ez_fe2 causal_claim(const ez_plan_op *o, ez_fe2 v, ez_fe2 rho)
 
 static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, const ez_claim *out)
 {
-    const ez_plan *p = c->plan;
-    const ez_plan_op *o = &p->ops[i];
-    const ez_plan_tensor *to = &p->tensors[o->out];
+    const ez_plan_op *o = sh->o;
+    const ez_plan_tensor *to = sh->to;
     const ez_opview *v = &sh->v;
     ez_status st = EZ_OK;
     causal_shape s;

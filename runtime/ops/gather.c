@@ -111,9 +111,8 @@ static ez_status gather_h_eval(const gather_shape *s, const ez_plan_tensor *tk, 
 
 static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, const ez_claim *out)
 {
-    const ez_plan *p = c->plan;
-    const ez_plan_op *o = &p->ops[i];
-    const ez_plan_tensor *to = &p->tensors[o->out];
+    const ez_plan_op *o = sh->o;
+    const ez_plan_tensor *to = sh->to;
     const ez_opview *v = &sh->v;
     ez_status st = EZ_OK;
     gather_shape s;

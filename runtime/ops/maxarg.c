@@ -48,7 +48,7 @@ typedef struct {
     unsigned pD, pZ, nelem, pM, pA, npolys;
 } mx_shape;
 
-/* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
+/* The shape of op `op` past its base (op.h: ops.c fills the base first). */
 static ez_status mx_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
     mx_shape *s = (mx_shape *)base;
@@ -61,15 +61,9 @@ static ez_status mx_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     const unsigned *ax = s->base.v.op.in_axes[0];
     if (s->g.rank == 0 || s->base.to->rank + 1 != s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
-    bool have_t = false;
-    for (unsigned a = 0; a < s->g.rank; a++) {
-        for (unsigned b = 0; b < a; b++)
-            if (ax[a] == ax[b])
-                return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
-        if (ax[a] == o->axis)
-            s->g.at = a, have_t = true;
-    }
-    if (!have_t)
+    if (!ez_op_axes_distinct(ax, s->g.rank))
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
+    if ((s->g.at = ez_op_axis_pos(ax, s->g.rank, o->axis)) == s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the reduced index is not an axis of the input");
     ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->base.ti, s->base.to, 1u << s->g.at);
     if (axes == EZ_OP_AXES_OTHER)

@@ -87,15 +87,9 @@ static ez_status nm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     const unsigned *ax = s->base.v.op.in_axes[0];
     if (s->g.rank == 0 || s->base.to->rank != s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
-    bool have_t = false;
-    for (unsigned a = 0; a < s->g.rank; a++) {
-        for (unsigned b = 0; b < a; b++)
-            if (ax[a] == ax[b])
-                return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
-        if (ax[a] == o->axis)
-            s->g.at = a, have_t = true;
-    }
-    if (!have_t)
+    if (!ez_op_axes_distinct(ax, s->g.rank))
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
+    if ((s->g.at = ez_op_axis_pos(ax, s->g.rank, o->axis)) == s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the normalised index is not an axis of the input");
     if (ez_op_axes_pos(s->out_pos, o, ax, s->base.ti, s->base.to, 0) != EZ_OP_AXES_OK)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");

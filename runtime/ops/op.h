@@ -118,6 +118,11 @@ typedef enum { EZ_OP_AXES_OK, EZ_OP_AXES_OTHER, EZ_OP_AXES_EXTENT } ez_op_axes;
 ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax, const ez_plan_tensor *ti,
                           const ez_plan_tensor *to, unsigned skip);
 
+/* Shared by op files: whether no index stands twice among ax[0..rank) (an operand's
+ * axes), and the position among them of index x (rank when it is none). */
+bool ez_op_axes_distinct(const unsigned *ax, unsigned rank);
+unsigned ez_op_axis_pos(const unsigned *ax, unsigned rank, unsigned x);
+
 /* Shared by op files: off[a], the first variable of axis a's block in a point of t's cube
  * (the claim convention of runtime/prove/claim.h: axis order, ceil(log2 dims[a])
  * variables each). Returns the cube's variables. */

@@ -100,13 +100,18 @@ ez_status ez_op_verify(ez_pctx *c, size_t op, const ez_claim *out)
     return reduce(c, op, out, false);
 }
 
+/* The shape for a hook that reads the plan only: false when the op refuses it (the
+ * layout reports why). */
+static bool plan_shape(ez_op_shape **s, const ez_plan *p, size_t op)
+{
+    ez_diag d;
+    return ez_op_shape_new(s, p, op, NULL, &d) == EZ_OK;
+}
+
 uint64_t ez_op_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
 {
     ez_op_shape *s;
-    ez_diag d;
-    uint64_t b = 0;
-    if (ez_op_shape_new(&s, p, op, NULL, &d) == EZ_OK)
-        b = ez_op_def_of(p->ops[op].kind)->walk_bytes(p, L, op, s);
+    uint64_t b = plan_shape(&s, p, op) ? ez_op_def_of(p->ops[op].kind)->walk_bytes(p, L, op, s) : 0;
     ez_op_shape_free(s);
     return b;
 }
@@ -114,10 +119,7 @@ uint64_t ez_op_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op
 unsigned ez_op_claims(const ez_plan *p, size_t op, unsigned operand)
 {
     ez_op_shape *s;
-    ez_diag d;
-    unsigned n = 1;
-    if (ez_op_shape_new(&s, p, op, NULL, &d) == EZ_OK)
-        n = ez_op_def_of(p->ops[op].kind)->claims(p, op, s, operand);
+    unsigned n = plan_shape(&s, p, op) ? ez_op_def_of(p->ops[op].kind)->claims(p, op, s, operand) : 1;
     ez_op_shape_free(s);
     return n;
 }
@@ -125,11 +127,8 @@ unsigned ez_op_claims(const ez_plan *p, size_t op, unsigned operand)
 void ez_op_relations(ez_margins *m, const ez_plan *p, size_t op)
 {
     const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
-    if (def == NULL || def->relations == NULL)
-        return;
-    ez_op_shape *s;
-    ez_diag d;
-    if (ez_op_shape_new(&s, p, op, NULL, &d) == EZ_OK)
+    ez_op_shape *s = NULL;
+    if (def && def->relations && plan_shape(&s, p, op))
         def->relations(m, p, op, s);
     ez_op_shape_free(s);
 }
@@ -177,6 +176,23 @@ ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax
         pos[b] = a;
     }
     return EZ_OP_AXES_OK;
+}
+
+bool ez_op_axes_distinct(const unsigned *ax, unsigned rank)
+{
+    for (unsigned a = 0; a < rank; a++)
+        for (unsigned b = 0; b < a; b++)
+            if (ax[a] == ax[b])
+                return false;
+    return true;
+}
+
+unsigned ez_op_axis_pos(const unsigned *ax, unsigned rank, unsigned x)
+{
+    unsigned a = 0;
+    while (a < rank && ax[a] != x)
+        a++;
+    return a;
 }
 
 unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t)

@@ -53,7 +53,7 @@ typedef struct {
     unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, npolys;
 } sm_shape;
 
-/* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
+/* The shape of op `op` past its base (op.h: ops.c fills the base first). */
 static ez_status sm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
     sm_shape *s = (sm_shape *)base;
@@ -65,16 +65,11 @@ static ez_status sm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     const unsigned *ax = s->base.v.op.in_axes[0];
     if (s->g.rank == 0 || s->base.to->rank != s->g.rank)
         return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
-    bool have_t = false, have_i = false;
-    for (unsigned a = 0; a < s->g.rank; a++) {
-        for (unsigned b = 0; b < a; b++)
-            if (ax[a] == ax[b])
-                return ez_op_unsupported(d, o, "softmax", "an index repeats inside the input");
-        if (ax[a] == o->axis)
-            s->g.at = a, have_t = true;
-        if (s->masked && ax[a] == o->mask_row)
-            s->ai = a, have_i = true;
-    }
+    if (!ez_op_axes_distinct(ax, s->g.rank))
+        return ez_op_unsupported(d, o, "softmax", "an index repeats inside the input");
+    s->g.at = ez_op_axis_pos(ax, s->g.rank, o->axis);
+    s->ai = s->masked ? ez_op_axis_pos(ax, s->g.rank, o->mask_row) : 0;
+    bool have_t = s->g.at < s->g.rank, have_i = s->masked && s->ai < s->g.rank;
     ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->base.ti, s->base.to, 0);
     if (axes == EZ_OP_AXES_OTHER)
         return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
