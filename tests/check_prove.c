@@ -1546,14 +1546,21 @@ static void spec_proof_start(ez_transcript *t, const uint8_t digest[32], const e
         ez_pcs_commitment_absorb(t, wcom);
     ez_transcript_absorb_u64(t, "stmt/n", s->n);
     for (size_t i = 0; i < s->n; i++) {
+        /* the width: the fewest bytes w with every value in [-2^(8w-1), 2^(8w-1)) */
+        unsigned w = 1;
+        for (uint64_t j = 0; j < s->t[i].n; j++)
+            while (w < 8 && (s->t[i].v[j] < -(INT64_C(1) << (8 * w - 1)) || s->t[i].v[j] >= INT64_C(1) << (8 * w - 1)))
+                w++;
         ez_transcript_absorb_u64(t, "stmt/tensor", s->t[i].tensor);
         ez_transcript_absorb_u64(t, "stmt/len", s->t[i].n);
+        ez_transcript_absorb_u64(t, "stmt/width", w);
         for (uint64_t o = 0; o < s->t[i].n; o += 4096) {
             size_t m = s->t[i].n - o < 4096 ? (size_t)(s->t[i].n - o) : 4096;
-            ez_fe buf[4096];
+            static uint8_t buf[4096 * 8];
             for (size_t j = 0; j < m; j++)
-                buf[j] = ez_fe_from_i64(s->t[i].v[o + j]);
-            ez_transcript_absorb_fe(t, "stmt/values", buf, m);
+                for (unsigned b = 0; b < w; b++)
+                    buf[j * w + b] = (uint8_t)((uint64_t)s->t[i].v[o + j] >> (8 * b));
+            ez_transcript_absorb_bytes(t, "stmt/values", buf, m * w);
         }
     }
 }

@@ -642,9 +642,7 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
 {
     const fn_shape *s = (const fn_shape *)sh;
     ez_status st = EZ_OK;
-    ez_table tab;
     fn_tables tb;
-    memset(&tab, 0, sizeof tab);
     memset(&tb, 0, sizeof tb);
     size_t first = ez_op_first_poly(c->adv, op);
     if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
@@ -656,8 +654,10 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     fn_consts cs = {0, 0, 0};
     bool need_tab = s->interior || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));
     if (need_tab) {
-        if ((st = ez_table_build(&tab, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, c->d)) != EZ_OK ||
-            (st = fn_consts_get(&cs, s, &tab)) != EZ_OK)
+        const ez_table *tab;
+        if ((st = ez_pctx_table(c, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tab)) !=
+                EZ_OK ||
+            (st = fn_consts_get(&cs, s, tab)) != EZ_OK)
             goto out;
     } else {
         cs.c_lo = s->lo_tail == EZ_TAIL_MINUS_ONE ? -(INT64_C(1) << s->base.o->out_scale) : 0;
@@ -753,7 +753,6 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     }
 out:
     fn_tables_clear(&tb);
-    ez_table_clear(&tab);
     return st;
 }
 

@@ -437,7 +437,10 @@ ez_status ez_vsess_lookups(ez_pctx *c)
                     idx[nc] = j;
                     lens[nc++] = L->tuples[j].len;
                 }
-            st = ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, c->d);
+            const ez_table *T;
+            st = ez_pctx_table(c, td->fkind, td->func, td->in_scale, td->out_scale, &T);
+            if (st == EZ_OK)
+                st = ez_lookup_table_rows(T, &tin, &tout);
             if (st == EZ_OK)
                 st = ez_lookup_func_verify(c->t, tin, tout, lens, nc, c->r, &lcl);
             if (st == EZ_ERR_REJECT)
