@@ -355,13 +355,12 @@ static bool op_alone(fx *f, size_t op, const ez_claim *out, const ez_trace *trp,
     memset(&cv, 0, sizeof cv);
     cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = trp, cp.stmt = sp, cp.d = &d;
     ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    const ez_op_def *def = ez_op_def_of(f->plan.ops[op].kind);
-    ck_assert_msg((prover ? prover(&cp, op, out, ctx) : def->prove(&cp, op, out)) == EZ_OK, "%s", d.msg);
+    ck_assert_msg((prover ? prover(&cp, op, out, ctx) : ez_op_prove(&cp, op, out)) == EZ_OK, "%s", d.msg);
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
     cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.stmt = sv, cv.d = why;
     ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = def->verify(&cv, op, out);
+    ez_status st = ez_op_verify(&cv, op, out);
     bool ok = st == EZ_OK && ez_reader_done(&r);
     ez_pctx_free(&cp);
     ez_pctx_free(&cv);
@@ -883,7 +882,7 @@ static void fx_prove_cheat(fx *f, const ez_trace *tr, const fx_cheat *ch, ez_pro
                                  : ez_claim_merge_prove(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
         ez_claim_list_clear(l);
         ck_assert_int_eq(st, EZ_OK);
-        ck_assert_msg(ez_op_def_of(op->kind)->prove(&c, i, &m) == EZ_OK, "%s", d.msg);
+        ck_assert_msg(ez_op_prove(&c, i, &m) == EZ_OK, "%s", d.msg);
         ez_claim_clear(&m);
     }
     ck_assert_int_eq(ez_psess_openings(&s, &c, f->w, EZ_PCS_OPEN_NO_PROXIMITY, &pf->sec[EZ_PF_SEC_OPEN_W],

@@ -191,8 +191,7 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         return st;
     size_t steps = p->nops + L->ntables;
     for (size_t i = 0; i < p->nops; i++) {
-        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
-        if (e->fill && (st = e->fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
+        if ((st = ez_op_fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
             return st;
         progress(s, "witness", i + 1, steps);
     }

@@ -33,8 +33,8 @@ ninputs = len(json.load(open(sys.argv[2])))
 st = statement(data, secs)
 assert len(st) > ninputs, "no claimed output in the statement"
 m = Mutations(sys.argv[3])
-for tid, off, num in st[ninputs:]:
-    m.put(added(data, off + 8 * (num // 2), 1), "output%d" % tid)
+for tid, off, num, w in st[ninputs:]:
+    m.put(added(data, off + w * (num // 2), 1, w), "output%d" % tid)
 PYEOF
     each_file_rejected "$m: a tampered claimed output" "$d/mut" "$EINZK" verify --vk "$d/m.vk" {}
     grep -q "reject" "$work/out.txt" || fail "$m: the rejection gives no reason: $(cat "$work/out.txt")"
