@@ -226,8 +226,12 @@ bool ez_merkle_digests_canonical(const ez_digest *d, size_t n)
 
 bool ez_merkle_digests_read(ez_reader *r, ez_digest *d, size_t n)
 {
-    if (n > SIZE_MAX / EZ_MERKLE_DIGEST_BYTES)
+    if (n == 0) /* nothing to read (an empty reader's view is NULL) */
+        return !r->failed;
+    if (n > SIZE_MAX / EZ_MERKLE_DIGEST_BYTES) {
+        r->failed = true;
         return false;
+    }
     const uint8_t *b = ez_reader_view(r, n * EZ_MERKLE_DIGEST_BYTES);
     if (b == NULL)
         return false;

@@ -126,6 +126,25 @@ START_TEST(test_merkle_batch)
         for (size_t k = 0; k < n; k++)
             got[k] = leaves[idx[k]];
         ck_assert_int_eq(ez_merkle_batch_verify(root, depth, idx, got, n, proof, cnt), EZ_OK);
+        /* the siblings through a proof's 26-byte encoding: the same opening; one byte short
+         * fails the read; a root with a nonzero tail (never a tree's) matches nothing */
+        ez_writer pw;
+        ez_writer_init(&pw);
+        ez_merkle_digests_write(&pw, proof, cnt);
+        ck_assert_uint_eq(pw.len, cnt * EZ_MERKLE_DIGEST_BYTES);
+        ez_digest back[128 * 7];
+        ez_reader pr;
+        ez_reader_init(&pr, pw.data, pw.len);
+        ck_assert(ez_merkle_digests_read(&pr, back, cnt) && ez_reader_done(&pr));
+        ck_assert_int_eq(ez_merkle_batch_verify(root, depth, idx, got, n, back, cnt), EZ_OK);
+        if (cnt > 0) {
+            ez_reader_init(&pr, pw.data, pw.len - 1);
+            ck_assert(!ez_merkle_digests_read(&pr, back, cnt));
+        }
+        ez_writer_clear(&pw);
+        ez_digest rt = *root;
+        rt.h[31] ^= 1;
+        ck_assert_int_eq(ez_merkle_batch_verify(&rt, depth, idx, got, n, proof, cnt), EZ_ERR_REJECT);
         /* wrong count either way */
         if (cnt > 0)
             ck_assert_int_eq(ez_merkle_batch_verify(root, depth, idx, got, n, proof, cnt - 1), EZ_ERR_REJECT);
