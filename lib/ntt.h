@@ -116,7 +116,9 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
 
 /* The queried leaves' accumulation after ez_ntt_rs_small8: for j < np and lanes l < 8,
  * acc[j stride + l] += e[j] v[8 pos[j] + l] (mod p; canonical in, canonical out).
- * acc rows must not overlap v. Cost: np multiplies on 8 lanes (AVX-512 when available). */
+ * acc must not overlap v; with stride < 8 the rows overlap, which is harmless only when
+ * v's lanes from stride on are zero (they then add zero to the next row). Cost: np
+ * multiplies on 8 lanes (AVX-512 when available). */
 void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, const ez_fe *e, size_t np);
 
 #endif
