@@ -6,7 +6,7 @@
  *     leaf(col) = H(0x00 || col[0] || ... || col[m-1])   (8-byte little-endian each)
  *     node(l,r) = H(0x01 || l || r)                       (53 bytes: one SHA-256 block)
  * 208 bits keep the hash term of the Fiat-Shamir bound, ~t^2 / 2^208 for t hash
- * queries, below t 2^-100 for every t (docs/protocol-kernel-pcs.md §10); an ez_digest
+ * queries, below t 2^-106 for every t <= 2^100 (docs/protocol-kernel-pcs.md §10); an ez_digest
  * holds the 26 bytes and six zero bytes, and proofs carry the 26 bytes only.
  * A tree has 2^depth leaves (depth <= EZ_MERKLE_MAX_DEPTH); leaf i sits at position i,
  * the root is the node over all of them (depth 0: the root is the only leaf).
