@@ -81,10 +81,23 @@ static inline __m512i v_sub(__m512i a, __m512i b)
     return _mm512_mask_sub_epi64(d, _mm512_cmplt_epu64_mask(a, b), d, eps);
 }
 
-static inline __m512i v_mul(__m512i a, __m512i b)
+/* lo + 2^64 hi (mod p), canonical: lo + hi_lo 2^64 + hi_hi 2^96 = lo + hi_lo (2^32 - 1)
+ * - hi_hi, as in ez_fe_reduce128. */
+static inline __m512i v_reduce128(__m512i lo, __m512i hi)
 {
     const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
     const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    __m512i hhi = _mm512_srli_epi64(hi, 32);
+    __m512i t0 = _mm512_sub_epi64(lo, hhi);
+    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, hhi), t0, eps);
+    __m512i t1 = _mm512_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
+    __m512i r = _mm512_add_epi64(t0, t1);
+    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t1), r, eps);
+    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+}
+
+static inline __m512i v_mul(__m512i a, __m512i b)
+{
     const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
     /* 128-bit product from four 32x32 products (vpmuludq reads the low halves). */
     __m512i ah = _mm512_srli_epi64(a, 32), bh = _mm512_srli_epi64(b, 32);
@@ -97,15 +110,18 @@ static inline __m512i v_mul(__m512i a, __m512i b)
     /* (t2 << 32) | (ll & m32) in one ternary-logic op: bits from ll where m32 is set. */
     __m512i lo = _mm512_ternarylogic_epi64(m32, ll, _mm512_slli_epi64(t2, 32), 0xCA);
     __m512i hi = _mm512_add_epi64(hh, _mm512_add_epi64(_mm512_srli_epi64(t, 32), _mm512_srli_epi64(t2, 32)));
-    /* lo + hi_lo 2^64 + hi_hi 2^96 = lo + hi_lo (2^32 - 1) - hi_hi (mod p), as in
-     * ez_fe_reduce128. */
-    __m512i hhi = _mm512_srli_epi64(hi, 32);
-    __m512i t0 = _mm512_sub_epi64(lo, hhi);
-    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, hhi), t0, eps);
-    __m512i t1 = _mm512_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
-    __m512i r = _mm512_add_epi64(t0, t1);
-    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t1), r, eps);
-    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+    return v_reduce128(lo, hi);
+}
+
+/* x 2^e for e < 64, negated if neg: the 128-bit shift reduced as a product (the twiddles
+ * of a transform of at most 64 points are +-2^e, all 64th roots of unity being powers of
+ * 8 = 2^3; 2^96 = -1). About half of v_mul's instructions, no 32x32 products but one. */
+static inline __m512i v_mul_pow2(__m512i x, unsigned e, int neg)
+{
+    __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
+    __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* a count of 64 gives 0 */
+    __m512i r = v_reduce128(lo, hi);
+    return neg ? v_sub(_mm512_setzero_si512(), r) : r;
 }
 
 static inline __m512i v_load(const ez_fe *p)
@@ -680,9 +696,21 @@ void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits)
 
 void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM)
 {
+    size_t half = ((size_t)1 << logM) / 2;
     ez_fe w = ez_fe_root_of_unity(logM), x = 1;
-    for (size_t k = 0; k < ((size_t)1 << logM) / 2; k++, x = ez_fe_mul(x, w))
+    for (size_t k = 0; k < half; k++, x = ez_fe_mul(x, w))
         tw[k] = x;
+    /* tw[half + k]: e if tw[k] = 2^e, 64 + e if tw[k] = -2^e (e < 64), else 255 */
+    for (size_t k = 0; k < half; k++) {
+        tw[half + k] = 255;
+        ez_fe t = 1;
+        for (unsigned e = 0; e < 64; e++, t = ez_fe_add(t, t)) {
+            if (tw[k] == t)
+                tw[half + k] = e;
+            else if (tw[k] == ez_fe_neg(t))
+                tw[half + k] = 64 + e;
+        }
+    }
 }
 
 void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw)
@@ -710,23 +738,31 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
     }
     for (size_t h = B; h < M; h <<= 1) {
         size_t step = M / (2 * h); /* w_{2h}^k = w_M^(k step) */
-        for (size_t j = 0; j < M; j += 2 * h)
-            for (size_t k = 0; k < h; k++) {
-                ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
-                ez_fe w = tw[k * step];
+        for (size_t k = 0; k < h; k++) {
+            ez_fe w = tw[k * step];
 #if EZ_NTT_AVX512
-                /* k = 0: w = 1, no product (1/h of the stage's butterflies) */
-                __m512i t = k ? v_mul(v_load(v), _mm512_set1_epi64((long long)w)) : v_load(v), a = v_load(u);
+            /* k = 0: w = 1, no product; w = +-2^e (2h <= 64 and some others): a shift */
+            unsigned code = (unsigned)tw[M / 2 + k * step];
+            __m512i wv = _mm512_set1_epi64((long long)w);
+            for (size_t j = 0; j < M; j += 2 * h) {
+                ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
+                __m512i t = v_load(v), a = v_load(u);
+                if (k != 0)
+                    t = code < 128 ? v_mul_pow2(t, code & 63, code >= 64) : v_mul(t, wv);
                 v_store(u, v_add(a, t));
                 v_store(v, v_sub(a, t));
+            }
 #else
+            for (size_t j = 0; j < M; j += 2 * h) {
+                ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
                 for (size_t l = 0; l < 8; l++) {
                     ez_fe t = ez_fe_mul(v[l], w), a = u[l];
                     u[l] = ez_fe_add(a, t);
                     v[l] = ez_fe_sub(a, t);
                 }
-#endif
             }
+#endif
+        }
     }
 }
 

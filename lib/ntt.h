@@ -108,7 +108,8 @@ void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits);
  * of multilinear l); each is read as the univariate P_l with its Möbius coefficients
  * (the WHIR view, lib/whir.h) and evaluated on all M = 2^(lb + c) points, in NATURAL
  * order: out[v * 8 + l] = P_l(w_M^v). x is overwritten (the coefficients); out has 8 M
- * entries and must not overlap x. tw[k] = w_M^k for k < M/2 (ez_ntt_small_twiddles).
+ * entries and must not overlap x. tw: M entries from ez_ntt_small_twiddles (w_M^k for
+ * k < M/2, then a code per twiddle telling a shift +-2^e from a general product).
  * Cost: lb 2^(lb-1) subtractions and lb M/2 butterflies on 8 lanes (AVX-512 when
  * available); no allocation, no threads (callers parallelise over blocks). */
 void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM);

@@ -711,7 +711,7 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
         return EZ_OK;
     ez_status st = EZ_ERR_NOMEM;
     ez_fe *E = ez_alloc_array(na * np, sizeof *E), *tmp = ez_alloc_array(na, sizeof *tmp);
-    ez_fe *tw = ez_alloc_array(M / 2, sizeof *tw);
+    ez_fe *tw = ez_alloc_array(M, sizeof *tw);
     size_t *zp = ez_alloc_array(np, sizeof *zp);
     if (E == NULL || tmp == NULL || tw == NULL || zp == NULL)
         goto out;
