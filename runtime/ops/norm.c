@@ -300,7 +300,7 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
         if (r < lenR) {
             rg = P[s->blk.pRG][r];
             if (s->layer)
-                mu = ez_fe_sub(ez_rsq_combine_fe(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
+                mu = ez_fe_sub(ez_op_limbs_at(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
         }
         bool tin = nm_t_of(s, i) < s->N;
         t->D[i] = ez_fe_sub(t->X[i], tin ? mu : 0);
@@ -441,7 +441,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             bool real = y < s->g.lenR && ez_rowaxis_row_real(&s->g, y);
             if (y < s->g.lenR) {
                 ez_rsq_atoms_at(&s->blk, P, y, &a);
-                vv = ez_rsq_combine_fe(P + s->pV, s->nvv, y);
+                vv = ez_op_limbs_at(P + s->pV, s->nvv, y);
             } else {
                 memset(&a, 0, sizeof a);
             }

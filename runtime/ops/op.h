@@ -154,6 +154,16 @@ ez_status ez_op_reject(ez_pctx *c, const char *why);
 /* Shared by op files: sum_l 2^(16 l) limbs[l] (a limbed value from its limbs' values). */
 ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl);
 
+/* Shared by op files' provers: entry i of a limbed value from its limb polys,
+ * sum_l 2^(16 l) limbs[l][i] (the base-field twin of ez_op_limbs_combine). */
+static inline ez_fe ez_op_limbs_at(ez_fe *const *limbs, unsigned nl, uint64_t i)
+{
+    ez_fe v = 0;
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe_add(ez_fe_mul(v, 1u << EZ_ADV_LIMB_BITS), limbs[l][i]);
+    return v;
+}
+
 /* Shared by op files: one atom message at pt. The prover evaluates op-owned polys
  * first + qs[j] (j < nq) at pt into vals; both sides exchange vals under label and add the
  * claim "poly first + qs[j] at pt = vals[j]" each. pt has the polys' variable count. */

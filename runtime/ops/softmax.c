@@ -554,12 +554,7 @@ static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned 
 /* Value of local limbed poly group at committed entry i (SM_NONE: not committed, 0). */
 static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t i)
 {
-    if (i == SM_NONE)
-        return 0;
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << SM_LIMB), P[firstq + l][i]);
-    return v;
+    return i == SM_NONE ? 0 : ez_op_limbs_at(P + firstq, nl, i);
 }
 
 /* Prover: the factor tables of both zero-checks over the whole cube. */
