@@ -151,6 +151,12 @@ ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, c
 /* Shared by op files: a verifier's rejection, `why` into c's diagnostics; EZ_ERR_REJECT. */
 ez_status ez_op_reject(ez_pctx *c, const char *why);
 
+/* Shared by op files' verifiers, at the end of a sumcheck: its final evaluations ev[0..n)
+ * must equal want, what the verifier derived from the claimed committed values. EZ_OK, or
+ * EZ_ERR_REJECT with the printf-style message in c's diagnostics. */
+ez_status ez_op_final_evals(ez_pctx *c, const ez_fe2 *want, const ez_fe2 *ev, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Shared by op files: sum_l 2^(16 l) limbs[l] (a limbed value from its limbs' values). */
 ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl);
 

@@ -575,12 +575,10 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             ez_fe2 f[7];
             rq_factors(s, beta, &a, vals[0], vals[1 + s->pZ], ez_op_limbs_combine(vals + 1 + s->pU, s->nx), vals[1 + s->pXP],
                        ez_mle_prefix(pt, n, s->lenE), f);
-            for (unsigned j = 0; j < 7; j++)
-                if (!ez_fe2_eq(f[j], ev[j])) {
-                    ez_diag_set(c->d, "the rsqrt zero-check's final evaluations do not match the committed values");
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(c, f, ev, 7,
+                                        "the rsqrt zero-check's final evaluations do not match the committed values")) !=
+                EZ_OK)
+                goto out;
         }
     }
 

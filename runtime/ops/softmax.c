@@ -773,11 +773,9 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         if (!c->prover) {
             ez_fe2 f[8];
             sm_factors(s, beta, &a, sm_live_eval(s, pt), f);
-            for (unsigned j = 0; j < 8; j++)
-                if (!ez_fe2_eq(f[j], ev[j])) {
-                    st = ez_op_reject(c, "the zero-check's final evaluations do not match the committed values");
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(c, f, ev, 8,
+                                        "the zero-check's final evaluations do not match the committed values")) != EZ_OK)
+                goto out;
         }
     }
 
