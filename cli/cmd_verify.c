@@ -178,7 +178,7 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
 {
     ez_cli_defines defs;
     ez_plan plan;
-    if (!ez_cli_overrides_get(&defs, a, O_DEFINE, O_SCALE, O_BITS))
+    if (!ez_cli_overrides_get(&defs, a, O_DEFINE))
         return EZ_EXIT_USAGE;
     int rc = ez_cli_compile("verify", a->value[O_MODEL], &defs, NULL, &plan);
     if (rc != EZ_CLI_RUN)

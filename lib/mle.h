@@ -86,6 +86,8 @@ ez_status ez_mle_fold_fe2(ez_fe2 *out, const ez_fe2 *in, const size_t *dims, uns
  * first, ez_log2_ceil(dims[a]) coordinates each). Returns zero if scratch allocation
  * fails (never for tensors whose leading-axes fold fits memory). */
 ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point);
+/* The same for a tensor of integers (each taken mod p), without a field copy of it. */
+ez_fe2 ez_mle_eval_tensor_i64(const int64_t *in, const size_t *dims, unsigned k, const ez_fe2 *point);
 
 /* The MLE of the prefix selector s(x) = [index(x) < len] over n variables at r, in O(n)
  * multiplies. Precondition: len <= 2^n (n <= 63). len == 0 gives 0, len == 2^n gives 1. */

@@ -331,6 +331,21 @@ START_TEST(test_fold_large)
     brute_fold(bf, in, NULL, dims, 3, points);
     for (int i = 0; i < 100; i++)
         ck_assert(ez_fe2_eq(bf[i], out[i]));
+    /* The integer form (a statement's values): the same MLE as its residues mod p, the
+     * extremes of int64 included (residues taken here with plain unsigned arithmetic). */
+    int64_t *iv = ez_alloc_array(size, sizeof *iv);
+    for (size_t i = 0; i < size; i++) {
+        iv[i] = (int64_t)ez_rng_next(&rng) >> (ez_rng_next(&rng) % 64);
+        if (i < 4)
+            iv[i] = i % 2 ? INT64_MAX : INT64_MIN + (int64_t)i;
+        const uint64_t P = UINT64_C(0xffffffff00000001);
+        uint64_t mag = iv[i] < 0 ? (uint64_t)0 - (uint64_t)iv[i] : (uint64_t)iv[i];
+        in[i] = iv[i] < 0 ? (mag % P ? P - mag % P : 0) : mag % P;
+    }
+    ck_assert(ez_fe2_eq(ez_mle_eval_tensor_i64(iv, dims, 3, cat), ez_mle_eval_tensor_fe(in, dims, 3, cat)));
+    size_t one[1] = {size};
+    ck_assert(ez_fe2_eq(ez_mle_eval_tensor_i64(iv, one, 1, cat), ez_mle_eval_tensor_fe(in, one, 1, cat)));
+    free(iv);
     free(in);
 }
 END_TEST

@@ -10,7 +10,8 @@
  * (Unknown tags are skipped only in a vk or pk of a newer minor version; a proof of a
  * newer minor version is refused, since a verifier must not skip argument bytes.)
  *
- *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers), then the
+ *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers in their
+ *                   fewest bytes), then the
  *                   binding (1.1): the plan digest and the weight commitment's root the
  *                   prover used, so a verifier can say first what the proof is for
  *                 2 advice commitment | 3 lookups | 4 walk | 5 weight opening
@@ -41,8 +42,9 @@
  * proof up to its final claims, which every proof's opening proves (a deferred range
  * proof, docs/protocol.md §6.4); the pk's section 4; a pk's weights in their width's bytes
  * (ez_pk_weight_bytes) instead of i64. Vks and pks before 1.2 are refused (run setup
- * again). */
-#define EZ_PROOF_MINOR 2
+ * again). 1.3: the statement's values in their tensor's fewest bytes (ez_stmt_width),
+ * on the wire and in the transcript; vks and pks as in 1.2. */
+#define EZ_PROOF_MINOR 3
 /* The oldest minor version of a vk or pk this build reads. */
 #define EZ_KEY_MIN_MINOR 2
 
@@ -80,6 +82,12 @@ ez_status ez_statement_from_trace(ez_statement *s, const ez_plan *p, int64_t *co
  * then the outputs, in plan order, with their element counts; inputs within their signed
  * width, tokens in [0, token_limit). EZ_ERR_FORMAT with a reason otherwise. */
 ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d);
+
+/* The fewest bytes (1..8) that hold every one of the n values in two's complement: a
+ * statement tensor's width on the wire and in the transcript (1.3). */
+unsigned ez_stmt_width(const int64_t *v, uint64_t n);
+/* Write n values, w bytes each, little-endian two's complement, to out (n * w bytes). */
+void ez_stmt_put(uint8_t *out, const int64_t *v, size_t n, unsigned w);
 
 /* The values of tensor `tensor` in s, or NULL. */
 const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor);
