@@ -32,7 +32,6 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/rangecheck.h"
 
-#define FN_LIMB EZ_ADV_LIMB_BITS
 #define FN_HALF (INT64_C(1) << (EZ_TABLE_BITS - 1)) /* 2^15: the rows are x' in [-2^15, 2^15) */
 
 /* ---- the plan's side: shape, ranges, tails ----------------------------------------------- */
@@ -566,14 +565,6 @@ static void fn_tables_clear(fn_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-static inline ez_fe fn_limbs_at(ez_fe *const *P, unsigned q, unsigned nl, uint64_t i)
-{
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << FN_LIMB), P[q + l][i]);
-    return v;
-}
-
 static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size_t first, const fn_shape *s,
                                  const fn_consts *cs, const ez_fe2 *beta)
 {
@@ -612,8 +603,8 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size
     for (uint64_t i = 0; i < N; i++) {
         bool in = i < len;
         ez_fe tv = in ? P[s->pTV][i] : 0, o = in ? P[s->pO][i] : 0, w = in ? P[s->pW][i] : 0;
-        ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? fn_limbs_at(P, s->pHL, s->nhl, i) : 0;
-        ez_fe r2 = in && s->nr2 ? fn_limbs_at(P, s->pR2, s->nr2, i) : 0;
+        ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? ez_op_limbs_at(P + s->pHL, s->nhl, i) : 0;
+        ez_fe r2 = in && s->nr2 ? ez_op_limbs_at(P + s->pR2, s->nr2, i) : 0;
         ez_fe h = ez_fe_sub(hl, ez_fe_mul(hw, nb));
         ez_fe yhi = s->hi_tail != EZ_TAIL_IDENTITY ? chi
                     : s->j                         ? ez_fe_mul(ez_fe_sub(X[i], r2), dn)

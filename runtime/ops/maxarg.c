@@ -27,8 +27,6 @@
 #include "runtime/ops/rowaxis.h"
 #include "runtime/prove/rangecheck.h"
 
-#define MX_LIMB EZ_ADV_LIMB_BITS
-
 /* ---- shape ------------------------------------------------------------------------------- */
 
 /* Everything both sides derive from the plan (§2). */
@@ -324,12 +322,7 @@ static ez_status mx_limbs_claim(ez_pctx *c, size_t first, const mx_shape *s, con
 /* Value of local limbed poly group at index i of a layout of len entries (0 beyond). */
 static inline ez_fe mx_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
 {
-    if (i >= len)
-        return 0;
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << MX_LIMB), P[firstq + l][i]);
-    return v;
+    return i < len ? ez_op_limbs_at(P + firstq, nl, i) : 0;
 }
 
 /* The zero-check's shape (§3.2): factors S, A1, Z, L2; terms S A1 + beta Z L2, eq on

@@ -300,7 +300,7 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
         if (r < lenR) {
             rg = P[s->blk.pRG][r];
             if (s->layer)
-                mu = ez_fe_sub(ez_rsq_combine_fe(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
+                mu = ez_fe_sub(ez_op_limbs_at(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
         }
         bool tin = nm_t_of(s, i) < s->N;
         t->D[i] = ez_fe_sub(t->X[i], tin ? mu : 0);
@@ -409,12 +409,10 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             ez_fe2 st_ = ez_mle_prefix(pt + s->g.off[s->g.at], s->g.nt, s->N);
             ez_fe2 want[4] = {ez_eq_eval(rin, pt, n), ez_fe2_sub(xv, ez_fe2_mul(mu, st_)), vals[s->nmu],
                               ez_eq_eval(zeta, ptr, nR)};
-            for (unsigned j = 0; j < 4; j++)
-                if (!ez_fe2_eq(want[j], ev[j])) {
-                    ez_diag_set(c->d, "the %s sumcheck's final evaluations do not match the committed values", kind);
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(c, want, ev, 4,
+                                        "the %s sumcheck's final evaluations do not match the committed values", kind)) !=
+                EZ_OK)
+                goto out;
         }
     }
 
@@ -441,7 +439,7 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             bool real = y < s->g.lenR && ez_rowaxis_row_real(&s->g, y);
             if (y < s->g.lenR) {
                 ez_rsq_atoms_at(&s->blk, P, y, &a);
-                vv = ez_rsq_combine_fe(P + s->pV, s->nvv, y);
+                vv = ez_op_limbs_at(P + s->pV, s->nvv, y);
             } else {
                 memset(&a, 0, sizeof a);
             }
@@ -480,13 +478,10 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             ez_fe2 V = ez_fe2_add(ez_op_limbs_combine(vals, s->nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s->E)));
             ez_rsq_lin(&s->blk, beta, &a, V, ez_mle_prefix(pt2, nR, s->g.lenR), lin);
             ez_fe2 want[5] = {lin[0], a.G, lin[1], a.g, lin[2]};
-            for (unsigned j = 0; j < 5; j++)
-                if (!ez_fe2_eq(want[j], ev[j])) {
-                    ez_diag_set(c->d, "the %s rsqrt zero-check's final evaluations do not match the committed values",
-                                kind);
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(
+                     c, want, ev, 5, "the %s rsqrt zero-check's final evaluations do not match the committed values",
+                     kind)) != EZ_OK)
+                goto out;
         }
     }
 

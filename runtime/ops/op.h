@@ -151,8 +151,24 @@ ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, c
 /* Shared by op files: a verifier's rejection, `why` into c's diagnostics; EZ_ERR_REJECT. */
 ez_status ez_op_reject(ez_pctx *c, const char *why);
 
+/* Shared by op files' verifiers, at the end of a sumcheck: its final evaluations ev[0..n)
+ * must equal want, what the verifier derived from the claimed committed values. EZ_OK, or
+ * EZ_ERR_REJECT with the printf-style message in c's diagnostics. */
+ez_status ez_op_final_evals(ez_pctx *c, const ez_fe2 *want, const ez_fe2 *ev, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Shared by op files: sum_l 2^(16 l) limbs[l] (a limbed value from its limbs' values). */
 ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl);
+
+/* Shared by op files' provers: entry i of a limbed value from its limb polys,
+ * sum_l 2^(16 l) limbs[l][i] (the base-field twin of ez_op_limbs_combine). */
+static inline ez_fe ez_op_limbs_at(ez_fe *const *limbs, unsigned nl, uint64_t i)
+{
+    ez_fe v = 0;
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe_add(ez_fe_mul(v, 1u << EZ_ADV_LIMB_BITS), limbs[l][i]);
+    return v;
+}
 
 /* Shared by op files: one atom message at pt. The prover evaluates op-owned polys
  * first + qs[j] (j < nq) at pt into vals; both sides exchange vals under label and add the

@@ -3,6 +3,7 @@
 
 #include "runtime/ops/op.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,19 @@ ez_status ez_op_reject(ez_pctx *c, const char *why)
 {
     ez_diag_set(c->d, "%s", why);
     return EZ_ERR_REJECT;
+}
+
+ez_status ez_op_final_evals(ez_pctx *c, const ez_fe2 *want, const ez_fe2 *ev, size_t n, const char *fmt, ...)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!ez_fe2_eq(want[j], ev[j])) {
+            va_list ap;
+            va_start(ap, fmt);
+            ez_diag_vset(c->d, fmt, ap);
+            va_end(ap);
+            return EZ_ERR_REJECT;
+        }
+    return EZ_OK;
 }
 
 ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl)

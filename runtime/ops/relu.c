@@ -15,8 +15,6 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/rangecheck.h"
 
-#define RL_LIMB EZ_ADV_LIMB_BITS
-
 typedef struct {
     ez_op_shape base;              /* the op, its input slice and output (op.h) */
     unsigned rank, n;
@@ -176,13 +174,8 @@ static ez_fe *rl_table(const ez_pctx *c, const rl_shape *s, size_t first, unsign
     if (t == NULL)
         return NULL;
 #pragma omp parallel for schedule(static) if (N > 65536)
-    for (uint64_t i = 0; i < N; i++) {
-        ez_fe v = 0;
-        if (i < s->len)
-            for (unsigned l = nl; l-- > 0;)
-                v = ez_fe_add(ez_fe_mul(v, 1u << RL_LIMB), c->advice[first + q + l][i]);
-        t[i] = v;
-    }
+    for (uint64_t i = 0; i < N; i++)
+        t[i] = i < s->len ? ez_op_limbs_at(c->advice + first + q, nl, i) : 0;
     return t;
 }
 

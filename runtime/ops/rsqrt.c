@@ -113,14 +113,6 @@ ez_status ez_rsq_layout(ez_advice_layout *L, unsigned op, const ez_rsq *b, size_
     return st;
 }
 
-ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i)
-{
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << RQ_LIMB), limbs[l][i]);
-    return v;
-}
-
 /* 2^e in the field for any integer e (a negative e only in a tampered trace). */
 static ez_fe pow2s(int64_t e)
 {
@@ -172,11 +164,11 @@ void ez_rsq_atoms_at(const ez_rsq *b, ez_fe *const *P, uint64_t i, ez_rsq_atoms 
 {
     a->M = ez_fe2_from_fe(P[b->pM][i]);
     a->R = ez_fe2_from_fe(P[b->pR][i]);
-    a->G = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pG, b->ng, i));
-    a->g = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pg, b->ng, i));
-    a->MR = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pMR, b->nm, i));
-    a->MG = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pMG, b->nm, i));
-    a->W = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pW, b->nw, i));
+    a->G = ez_fe2_from_fe(ez_op_limbs_at(P + b->pG, b->ng, i));
+    a->g = ez_fe2_from_fe(ez_op_limbs_at(P + b->pg, b->ng, i));
+    a->MR = ez_fe2_from_fe(ez_op_limbs_at(P + b->pMR, b->nm, i));
+    a->MG = ez_fe2_from_fe(ez_op_limbs_at(P + b->pMG, b->nm, i));
+    a->W = ez_fe2_from_fe(ez_op_limbs_at(P + b->pW, b->nw, i));
     a->Z = ez_fe2_from_fe(P[b->pZ][i]);
     a->RG = ez_fe2_from_fe(P[b->pRG][i]);
 }
@@ -528,7 +520,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             if (i < lenE) {
                 ez_rsq_atoms_at(&s->blk, P, i, &a);
                 z = P[s->pZ][i];
-                u = ez_rsq_combine_fe(P + s->pU, s->nx, i);
+                u = ez_op_limbs_at(P + s->pU, s->nx, i);
                 xp = P[s->pXP][i];
             } else {
                 memset(&a, 0, sizeof a);
@@ -583,12 +575,10 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             ez_fe2 f[7];
             rq_factors(s, beta, &a, vals[0], vals[1 + s->pZ], ez_op_limbs_combine(vals + 1 + s->pU, s->nx), vals[1 + s->pXP],
                        ez_mle_prefix(pt, n, s->lenE), f);
-            for (unsigned j = 0; j < 7; j++)
-                if (!ez_fe2_eq(f[j], ev[j])) {
-                    ez_diag_set(c->d, "the rsqrt zero-check's final evaluations do not match the committed values");
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(c, f, ev, 7,
+                                        "the rsqrt zero-check's final evaluations do not match the committed values")) !=
+                EZ_OK)
+                goto out;
         }
     }
 

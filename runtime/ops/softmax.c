@@ -554,12 +554,7 @@ static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned 
 /* Value of local limbed poly group at committed entry i (SM_NONE: not committed, 0). */
 static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t i)
 {
-    if (i == SM_NONE)
-        return 0;
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << SM_LIMB), P[firstq + l][i]);
-    return v;
+    return i == SM_NONE ? 0 : ez_op_limbs_at(P + firstq, nl, i);
 }
 
 /* Prover: the factor tables of both zero-checks over the whole cube. */
@@ -778,11 +773,9 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         if (!c->prover) {
             ez_fe2 f[8];
             sm_factors(s, beta, &a, sm_live_eval(s, pt), f);
-            for (unsigned j = 0; j < 8; j++)
-                if (!ez_fe2_eq(f[j], ev[j])) {
-                    st = ez_op_reject(c, "the zero-check's final evaluations do not match the committed values");
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(c, f, ev, 8,
+                                        "the zero-check's final evaluations do not match the committed values")) != EZ_OK)
+                goto out;
         }
     }
 
