@@ -21,6 +21,7 @@
 #include "runtime/exec/decode.h"
 #include "runtime/formats/certificate.h"
 #include "runtime/prove/certify.h"
+#include "runtime/prove/keys.h"
 
 enum { O_PK, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_PERSTEP, O_JSON, O_THREADS, O_N };
 

@@ -33,6 +33,7 @@
 #include "runtime/io/quant.h"
 #include "runtime/io/tensorio.h"
 #include "runtime/prove/certify.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/verify.h"
 
 enum { O_VK, O_INPUT, O_OUT, O_MODEL, O_DEFINE, O_SCALE, O_BITS, O_PROMPT, O_TOKENS, O_VOCAB, O_JSON, O_THREADS, O_N };

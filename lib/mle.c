@@ -14,11 +14,16 @@
 
 void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n)
 {
+    ez_eq_table_scaled(out, r, n, ez_fe2_one());
+}
+
+void ez_eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s)
+{
     /* Add variables from the least significant (n-1) up to 0: each new variable becomes
      * the top bit of the table built so far, so the doubling step
      *   out[h + i] = out[i] * r_j,  out[i] -= out[h + i]
      * touches disjoint pairs and is in place and parallel. One multiply per new entry. */
-    out[0] = ez_fe2_one();
+    out[0] = s;
     for (unsigned jj = n; jj-- > 0;) {
         size_t h = (size_t)1 << (n - 1 - jj);
         ez_fe2 rj = r[jj];

@@ -28,6 +28,10 @@
  *       OpenMP for large n. sum_x out[x] = 1. */
 void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n);
 
+/* The same table times s: out[x] = s eq(r, x), at the same cost (the doubling starts
+ * from s instead of 1), so a weighted sum of eq tables needs no multiply per entry. */
+void ez_eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s);
+
 /* eq(a, b) = prod_j (a_j b_j + (1 - a_j)(1 - b_j)) in O(n). */
 ez_fe2 ez_eq_eval(const ez_fe2 *a, const ez_fe2 *b, unsigned n);
 

@@ -64,6 +64,16 @@ START_TEST(test_eq_table)
         for (size_t i = 0; i < N; i++)
             sum = ez_fe2_add(sum, t[i]);
         ck_assert(ez_fe2_eq(sum, ez_fe2_one()));
+        /* The scaled table is s times it, entry by entry (s random, then 0). */
+        ez_fe2 *ts = ez_alloc_array(N, sizeof *ts);
+        ez_fe2 s = ez_rng_fe2(&rng);
+        ez_eq_table_scaled(ts, r, n, s);
+        for (size_t i = 0; i < N; i++)
+            ck_assert(ez_fe2_eq(ts[i], ez_fe2_mul(s, t[i])));
+        ez_eq_table_scaled(ts, r, n, ez_fe2_zero());
+        for (size_t i = 0; i < N; i++)
+            ck_assert(ez_fe2_is_zero(ts[i]));
+        free(ts);
         /* Spot-check entries against the definition, and eq_bool, eq1 and eq_eval at bit
          * points. */
         for (int k = 0; k < 20; k++) {

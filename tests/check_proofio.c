@@ -11,6 +11,7 @@
 
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/weights.h"
 #include "tests/prove_fixture.h"
 #include "tests/testutil.h"

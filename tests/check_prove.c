@@ -22,6 +22,7 @@
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
 #include "runtime/formats/version.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/lookup.h"
 #include "runtime/prove/masks.h"

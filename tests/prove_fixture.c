@@ -7,6 +7,7 @@
 
 #include "compiler/einc.h"
 #include "runtime/ops/op.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"

@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "compiler/einc.h"
+#include "runtime/exec/exec.h"
 #include "runtime/formats/sections.h"
-#include "runtime/prove/advice.h"
-#include "runtime/prove/weights.h"
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)
@@ -509,7 +508,7 @@ static ez_status check_weights_present(const ez_plan *p, bool present, ez_diag *
     return EZ_OK;
 }
 
-ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
+ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
 {
     ez_section_view sec[4];
     ez_vk_init(vk);
@@ -546,13 +545,6 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
     if ((st = check_weights_present(&vk->plan, vk->has_weights, d)) != EZ_OK) {
         ez_vk_clear(vk);
         return st;
-    }
-    /* lens: the plan's weight shape under the commitment's scheme; the supports of its
-     * polys are the plan's (public, not in the bytes) */
-    if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom, d)) != EZ_OK) {
-        ez_diag_set(d, "the weight commitment does not match the model's weights");
-        ez_vk_clear(vk);
-        return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
     }
     vk->wrange = ez_alloc_array(sec[3].len ? sec[3].len : 1, 1);
     if (vk->wrange == NULL) {
@@ -671,30 +663,8 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
-/* A deferred range proof: verify the pk's copy (section 4) and set its final claims as the
- * prover's standing claims, exactly as every verifier derives them from the vk. */
-static ez_status pk_standing(ez_pk *pk, const ez_plan *p, const uint8_t *wr, size_t len, ez_diag *d)
-{
-    const ez_pcs_commitment *c = ez_pcs_prover_commitment(pk->pcs);
-    if (!ez_weights_deferred(p, c))
-        return EZ_OK;
-    ez_pcs_commitment wc;
-    bool ok = false;
-    ez_diag sub = {{0}};
-    ez_status st = ez_pcs_commitment_copy(&wc, c);
-    if (st == EZ_OK)
-        st = ez_weight_range_verify(p, &wc, wr, len, &ok, &sub);
-    if (st == EZ_OK && !ok) {
-        ez_diag_set(d, "proving key: %s", sub.msg);
-        st = EZ_ERR_FORMAT;
-    }
-    if (st == EZ_OK)
-        st = ez_pcs_prover_set_standing(pk->pcs, wc.standing, wc.nstanding);
-    ez_pcs_commitment_clear(&wc);
-    return st;
-}
-
-ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d)
+ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, const uint8_t **wrange,
+                      size_t *wrange_len, ez_diag *d)
 {
     ez_section_view sec[5];
     ez_pk_init(pk);
@@ -759,15 +729,9 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
             st = st == EZ_OK ? EZ_ERR_FORMAT : st;
             goto fail;
         }
-        ez_diag sub = {{0}};
-        if ((st = ez_weights_check(p, pk->pcs, &sub)) != EZ_OK) {
-            ez_diag_set(d, "proving key: %s", sub.msg);
-            st = st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
-            goto fail;
-        }
-        if ((st = pk_standing(pk, p, sec[4].data, sec[4].len, d)) != EZ_OK)
-            goto fail;
     }
+    *wrange = sec[4].data;
+    *wrange_len = sec[4].len;
     return EZ_OK;
 fail:
     ez_pk_clear(pk);

@@ -143,10 +143,12 @@ void ez_vk_clear(ez_vk *vk);
  * when the model has no weights) and the weight range proof bytes. */
 ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, const uint8_t *wrange,
                        size_t wrange_len, ez_diag *d);
-/* Decode: the plan through ez_einc_decode (digest checked), the commitment through
- * ez_pcs_commitment_read; its lens must equal the plan's weight layout
- * (ez_weights_lens). EZ_ERR_FORMAT with a reason, EZ_ERR_NOMEM. */
-ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d);
+/* Parse the bytes: the plan through ez_einc_decode (digest checked), the commitment
+ * through ez_pcs_commitment_read (present iff the plan has weights), the range proof's
+ * bytes copied. Whether the commitment's shape is the plan's weight layout is the
+ * prover's knowledge: runtime/prove/keys.h ez_vk_decode parses and checks it.
+ * EZ_ERR_FORMAT with a reason, EZ_ERR_NOMEM. */
+ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d);
 
 /* ---- proving key ---- */
 typedef struct {
@@ -166,11 +168,12 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
                        const uint8_t *wrange, size_t wrange_len);
 /* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..63): ceil(bits / 8). */
 unsigned ez_pk_weight_bytes(unsigned bits);
-/* Decode and check against plan p: digest equal, the weights and their counts in plan
- * order within their widths, the PCS prover's lens equal to the weight shape
- * (runtime/prove/weights.h ez_weights_check), and, when deferred, the range proof of
- * section 4 verified and its final claims set as the prover's standing claims.
- * EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of another model) with a reason. */
-ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d);
+/* Parse against plan p: digest equal, the weights and their counts in plan order within
+ * their widths, the PCS prover data read; *wrange / *wrange_len: section 4 (the weight
+ * range proof, a view into data). The weight-shape checks and the standing claims are
+ * runtime/prove/keys.h ez_pk_decode's. EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of
+ * another model) with a reason. */
+ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, const uint8_t **wrange,
+                      size_t *wrange_len, ez_diag *d);
 
 #endif
