@@ -4,6 +4,9 @@
 #include "runtime/prove/session.h"
 
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "runtime/ops/op.h"
@@ -142,6 +145,11 @@ void ez_psess_release_advice(ez_psess *s)
             free(s->polys[q]);
             s->polys[q] = NULL;
         }
+#ifdef __GLIBC__
+    /* the polys sit below the heap's top (the CLI raises glibc's mmap threshold to 1 GiB),
+     * so free alone keeps their pages resident through the openings: hand them back */
+    (void)malloc_trim(0);
+#endif
 }
 
 /* Free the columns of table tb the session materialised (virtual columns, gathered
