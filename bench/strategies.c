@@ -38,6 +38,7 @@
 #include "compiler/sema.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/strategy.h"
 #include "runtime/prove/verify.h"

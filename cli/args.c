@@ -267,8 +267,9 @@ bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt)
     return true;
 }
 
-bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned odefine, unsigned oscale, unsigned obits)
+bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned first)
 {
+    const unsigned odefine = first, oscale = first + 1, obits = first + 2;
     uint64_t v;
     if (!ez_cli_defines_get(d, a, odefine))
         return false;

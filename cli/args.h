@@ -76,6 +76,10 @@ typedef struct {
 #define EZ_CLI_OPT_DEFINE {"-D", "NAME=VALUE", EZ_CLI_REPEAT, "override `param NAME` with a positive integer; each NAME once"}
 #define EZ_CLI_OPT_SCALE {"--scale", "N", 0, "the default scale (fraction bits, 0 to 60) instead of the source's `scale`"}
 #define EZ_CLI_OPT_BITS {"--bits", "N", 0, "the default width (signed bits, 2 to 62) instead of the source's `bits`"}
+/* The model overrides as rows first (-D), first + 1 (--scale), first + 2 (--bits) of a
+ * command's table, where ez_cli_overrides_get reads them. */
+#define EZ_CLI_OPTS_OVERRIDES(first)                                                                              \
+    [(first)] = EZ_CLI_OPT_DEFINE, [(first) + 1] = EZ_CLI_OPT_SCALE, [(first) + 2] = EZ_CLI_OPT_BITS
 #define EZ_CLI_OPT_WEIGHTS {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"}
 #define EZ_CLI_OPT_THREADS {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"}
 #define EZ_CLI_MAX_VALUES 128 /* option occurrences on one command line */
@@ -141,9 +145,9 @@ typedef struct {
 bool ez_cli_defines_get(ez_cli_defines *d, const ez_cli_args *a, unsigned opt);
 
 /* Everything a command line overrides in a source, for the subcommands that compile
- * one: ez_cli_defines_get of option odefine, then --scale N (0 to 60) and --bits N (2 to
- * 62), options oscale and obits (-1 when absent). Returns false after printing a usage
- * error. */
-bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned odefine, unsigned oscale, unsigned obits);
+ * one, from options first, first + 1, first + 2 (EZ_CLI_OPTS_OVERRIDES' order):
+ * ez_cli_defines_get of -D, then --scale N (0 to 60) and --bits N (2 to 62) (-1 when
+ * absent). Returns false after printing a usage error. */
+bool ez_cli_overrides_get(ez_cli_defines *d, const ez_cli_args *a, unsigned first);
 
 #endif

@@ -21,16 +21,13 @@
 #include "runtime/exec/decode.h"
 #include "runtime/formats/certificate.h"
 #include "runtime/prove/certify.h"
+#include "runtime/prove/keys.h"
 
 enum { O_PK, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_PERSTEP, O_JSON, O_THREADS, O_N };
 
 static const ez_cli_opt opts[O_N] = {
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "the proving key from `einzk setup`"},
-    [O_TOKENS] = EZ_CLI_OPT_PROMPT_TOKENS,
-    [O_PROMPT] = EZ_CLI_OPT_PROMPT,
-    [O_VOCAB] = EZ_CLI_OPT_VOCAB,
-    [O_MAXNEW] = EZ_CLI_OPT_MAX_NEW,
-    [O_EOS] = EZ_CLI_OPT_EOS,
+    EZ_CLI_OPTS_GENERATION(O_TOKENS),
     [O_OUT] = {"-o", "CERT", EZ_CLI_REQUIRED, "write the certificate (the text and its proof) here"},
     [O_PERSTEP] = {"--per-step", NULL, 0, "the baseline: one proof per generated token instead of one pass"},
     [O_JSON] = {"--json", NULL, 0, "print the text, sizes and times as one JSON object on stdout"},
@@ -42,7 +39,7 @@ static int cmd_certify(const ez_cli_args *a);
 const ez_cli_cmd ez_cli_cmd_certify = {
     "certify", cmd_certify, "MODEL.einc", "model file",
     "Generate greedily and prove the whole text with one forward pass.", opts, O_N,
-    "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
+    EZ_CLI_NOTE_GENERATION,
 };
 
 static int cmd_certify(const ez_cli_args *a)
@@ -50,8 +47,7 @@ static int cmd_certify(const ez_cli_args *a)
     int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(&ez_cli_cmd_certify, a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
-                                        &eos)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_generation_options(&ez_cli_cmd_certify, a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
         return rc;
     if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;

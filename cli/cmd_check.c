@@ -12,9 +12,7 @@
 enum { O_DEFINE, O_SCALE, O_BITS, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_DEFINE] = EZ_CLI_OPT_DEFINE,
-    [O_SCALE] = EZ_CLI_OPT_SCALE,
-    [O_BITS] = EZ_CLI_OPT_BITS,
+    EZ_CLI_OPTS_OVERRIDES(O_DEFINE),
     [O_JSON] = {"--json", NULL, 0, "print {\"valid\": true, \"warnings\": [...]} or the error as JSON on stdout"},
 };
 
@@ -30,7 +28,7 @@ static int cmd_check(const ez_cli_args *args)
     ez_cli_defines defs;
     ez_program *prog = NULL;
     int rc = EZ_CLI_RUN;
-    if (!ez_cli_overrides_get(&defs, args, O_DEFINE, O_SCALE, O_BITS))
+    if (!ez_cli_overrides_get(&defs, args, O_DEFINE))
         return EZ_EXIT_USAGE;
     json_t *warnings = json_array();
     rc = ez_cli_front("check", args->operand, &defs, warnings, &prog);

@@ -14,9 +14,7 @@
 enum { O_DEFINE, O_SCALE, O_BITS, O_OUT, O_JSON, O_N };
 
 static const ez_cli_opt opts[O_N] = {
-    [O_DEFINE] = EZ_CLI_OPT_DEFINE,
-    [O_SCALE] = EZ_CLI_OPT_SCALE,
-    [O_BITS] = EZ_CLI_OPT_BITS,
+    EZ_CLI_OPTS_OVERRIDES(O_DEFINE),
     [O_OUT] = {"-o", "MODEL.einc", EZ_CLI_REQUIRED, "write the compiled model (the proving plan) to this file"},
     [O_JSON] = {"--json", NULL, 0, "print the model, its sizes, digest and warnings (or the error) as JSON"},
 };
@@ -32,7 +30,7 @@ static int cmd_compile(const ez_cli_args *args)
 {
     ez_cli_defines defs;
     int rc = EZ_CLI_RUN;
-    if (!ez_cli_overrides_get(&defs, args, O_DEFINE, O_SCALE, O_BITS))
+    if (!ez_cli_overrides_get(&defs, args, O_DEFINE))
         return EZ_EXIT_USAGE;
     const char *in = args->operand, *outpath = args->value[O_OUT];
     ez_diag d = {{0}};

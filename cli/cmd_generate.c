@@ -21,11 +21,7 @@ enum { O_WEIGHTS, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_JSON, O
 
 static const ez_cli_opt opts[O_N] = {
     [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
-    [O_TOKENS] = EZ_CLI_OPT_PROMPT_TOKENS,
-    [O_PROMPT] = EZ_CLI_OPT_PROMPT,
-    [O_VOCAB] = EZ_CLI_OPT_VOCAB,
-    [O_MAXNEW] = EZ_CLI_OPT_MAX_NEW,
-    [O_EOS] = EZ_CLI_OPT_EOS,
+    EZ_CLI_OPTS_GENERATION(O_TOKENS),
     [O_OUT] = {"-o", "OUT.json", 0, "write {\"prompt_tokens\", \"output_tokens\", \"stop\"[, \"text\"]} here"},
     [O_JSON] = {"--json", NULL, 0, "print the same object on stdout"},
     [O_THREADS] = EZ_CLI_OPT_THREADS,
@@ -36,7 +32,7 @@ static int cmd_generate(const ez_cli_args *a);
 const ez_cli_cmd ez_cli_cmd_generate = {
     "generate", cmd_generate, "MODEL.einc", "model file",
     "Generate text greedily in the integer runtime (KV cache).", opts, O_N,
-    "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab.",
+    EZ_CLI_NOTE_GENERATION,
 };
 
 static int cmd_generate(const ez_cli_args *a)
@@ -44,8 +40,7 @@ static int cmd_generate(const ez_cli_args *a)
     int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(&ez_cli_cmd_generate, a, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, &max_new,
-                                        &eos)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_generation_options(&ez_cli_cmd_generate, a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
         return rc;
     if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;

@@ -27,6 +27,7 @@
 #include "runtime/formats/certificate.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/strategy.h"
 
 enum { O_VK, O_JSON, O_N };

@@ -27,6 +27,7 @@
 #include "runtime/exec/exec.h"
 #include "runtime/io/model_io.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/strategy.h"
 #include "runtime/prove/weights.h"

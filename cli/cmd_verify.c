@@ -33,6 +33,7 @@
 #include "runtime/io/quant.h"
 #include "runtime/io/tensorio.h"
 #include "runtime/prove/certify.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/verify.h"
 
 enum { O_VK, O_INPUT, O_OUT, O_MODEL, O_DEFINE, O_SCALE, O_BITS, O_PROMPT, O_TOKENS, O_VOCAB, O_JSON, O_THREADS, O_N };
@@ -178,7 +179,7 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
 {
     ez_cli_defines defs;
     ez_plan plan;
-    if (!ez_cli_overrides_get(&defs, a, O_DEFINE, O_SCALE, O_BITS))
+    if (!ez_cli_overrides_get(&defs, a, O_DEFINE))
         return EZ_EXIT_USAGE;
     int rc = ez_cli_compile("verify", a->value[O_MODEL], &defs, NULL, &plan);
     if (rc != EZ_CLI_RUN)

@@ -35,18 +35,24 @@ char *ez_cli_tokens_text(const int64_t *ids, size_t n, const ez_vocab *vocab);
 
 /* ---- a generation ------------------------------------------------------------------- */
 
-/* Their rows, in generate's and certify's tables. */
+/* Their rows, in generate's and certify's tables: EZ_CLI_OPTS_GENERATION(first) puts them
+ * at first .. first + 4 in this order, where ez_cli_generation_options reads them. */
 #define EZ_CLI_OPT_PROMPT_TOKENS {"--prompt-tokens", "IDS", 0, "the prompt as token ids: 1,2,3"}
 #define EZ_CLI_OPT_PROMPT {"--prompt", "TEXT", 0, "the prompt as text (needs --vocab)"}
 #define EZ_CLI_OPT_VOCAB {"--vocab", "V.json", 0, "the vocabulary: {\"tokens\": [...]} or {\"alphabet\": \"...\"}"}
 #define EZ_CLI_OPT_MAX_NEW {"--max-new", "N", EZ_CLI_REQUIRED, "generate at most N tokens"}
 #define EZ_CLI_OPT_EOS {"--eos", "ID", 0, "stop after generating this token"}
+#define EZ_CLI_OPTS_GENERATION(first)                                                                             \
+    [(first)] = EZ_CLI_OPT_PROMPT_TOKENS, [(first) + 1] = EZ_CLI_OPT_PROMPT, [(first) + 2] = EZ_CLI_OPT_VOCAB,     \
+    [(first) + 3] = EZ_CLI_OPT_MAX_NEW, [(first) + 4] = EZ_CLI_OPT_EOS
+#define EZ_CLI_NOTE_GENERATION "Give exactly one of --prompt-tokens and --prompt; --prompt needs --vocab."
 
-/* The prompt and generation options shared by generate and certify (the option ids of
- * cmd's table): exactly one of tokens/prompt, prompt needs vocab, max-new >= 1, eos.
- * Returns EZ_CLI_RUN, or EZ_EXIT_USAGE after printing the usage error. */
-int ez_cli_generation_options(const ez_cli_cmd *cmd, const ez_cli_args *a, unsigned o_tokens, unsigned o_prompt,
-                              unsigned o_vocab, unsigned o_maxnew, unsigned o_eos, uint64_t *max_new, int64_t *eos);
+/* The prompt and generation options shared by generate and certify (ids first .. first + 4
+ * of cmd's table, EZ_CLI_OPTS_GENERATION's order): exactly one of tokens/prompt, prompt
+ * needs vocab, max-new >= 1, eos. Returns EZ_CLI_RUN, or EZ_EXIT_USAGE after printing the
+ * usage error. */
+int ez_cli_generation_options(const ez_cli_cmd *cmd, const ez_cli_args *a, unsigned first, uint64_t *max_new,
+                              int64_t *eos);
 
 /* {"prompt_tokens", "output_tokens", "stop"[, "text"]} (text with a vocab). */
 json_t *ez_cli_generation_json(const ez_generation *g, const ez_vocab *vocab);

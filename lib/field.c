@@ -121,21 +121,43 @@ bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch)
     return true;
 }
 
+/* The dot products' accumulator: per coordinate the 128-bit products summed in 192 bits
+ * (a + 2^128 t), reduced once at the end (2^128 = -2^32 mod p). */
+typedef struct {
+    unsigned __int128 a0, a1;
+    uint64_t t0, t1;
+} dot_acc;
+
+static inline void dot_add(dot_acc *s, ez_fe2 e, ez_fe x)
+{
+    unsigned __int128 p0 = (unsigned __int128)e.c0 * x, p1 = (unsigned __int128)e.c1 * x;
+    s->a0 += p0;
+    s->t0 += s->a0 < p0;
+    s->a1 += p1;
+    s->t1 += s->a1 < p1;
+}
+
+static ez_fe2 dot_done(const dot_acc *s)
+{
+    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(s->t0), (ez_fe)1 << 32);
+    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(s->t1), (ez_fe)1 << 32);
+    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(s->a0), top0), ez_fe_sub(ez_fe_reduce128(s->a1), top1));
+}
+
 ez_fe2 ez_fe2_dot_base(const ez_fe2 *e, const ez_fe *x, size_t n)
 {
-    unsigned __int128 a0 = 0, a1 = 0;
-    uint64_t t0 = 0, t1 = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned __int128 p0 = (unsigned __int128)e[i].c0 * x[i];
-        unsigned __int128 p1 = (unsigned __int128)e[i].c1 * x[i];
-        a0 += p0;
-        t0 += a0 < p0;
-        a1 += p1;
-        t1 += a1 < p1;
-    }
-    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(t0), (ez_fe)1 << 32);
-    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(t1), (ez_fe)1 << 32);
-    return ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
+    dot_acc s = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        dot_add(&s, e[i], x[i]);
+    return dot_done(&s);
+}
+
+ez_fe2 ez_fe2_dot_i64(const ez_fe2 *e, const int64_t *v, size_t n)
+{
+    dot_acc s = {0, 0, 0, 0};
+    for (size_t i = 0; i < n; i++)
+        dot_add(&s, e[i], ez_fe_from_i64(v[i]));
+    return dot_done(&s);
 }
 
 void ez_fe2_encode(uint8_t out[16], ez_fe2 a)

@@ -204,6 +204,8 @@ ez_fe2 ez_fe2_inv(ez_fe2 a);
 /* sum_i e[i] * x[i], extension times base (canonical inputs): the 128-bit products
  * summed in 192 bits per coordinate and reduced once (2^128 = -2^32 mod p). O(n). */
 ez_fe2 ez_fe2_dot_base(const ez_fe2 *e, const ez_fe *x, size_t n);
+/* The same over integers (each taken mod p): no field copy of x needed. O(n). */
+ez_fe2 ez_fe2_dot_i64(const ez_fe2 *e, const int64_t *v, size_t n);
 /* Montgomery batch inversion in the extension; zeros map to zero. out may equal a. */
 bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch);
 

@@ -13,7 +13,9 @@ struct ez_gkr_frac_tree {
     unsigned n;
     const ez_fe *leaf_pb;  /* borrowed leaves: at most one of leaf_pb / leaf_pe, */
     const ez_fe2 *leaf_pe; /* neither for unit numerators */
-    const ez_fe2 *leaf_q;
+    const ez_fe2 *leaf_q;  /* or NULL: unit leaves made by leaf_fn */
+    ez_gkr_leaf_fn leaf_fn;
+    void *leaf_ctx;
     ez_fe2 *pbuf, *qbuf; /* layers 0..n-1; layer k at offset 2^k - 1 (2^k entries) */
     ez_fe2 root_p, root_q;
     bool spent; /* proven: the layers were reused as scratch */
@@ -111,6 +113,40 @@ static ez_fe2 leaf_p(const ez_gkr_frac_tree *t, uint64_t i)
     return t->leaf_pe ? t->leaf_pe[i] : ez_fe2_one();
 }
 
+/* Leaves made on demand are filled in chunks of this many (two on the stack: 8 KiB). */
+#define GKR_LEAF_CHUNK 256
+
+/* Leaf denominator i. */
+static ez_fe2 leaf_q(const ez_gkr_frac_tree *t, uint64_t i)
+{
+    if (t->leaf_q)
+        return t->leaf_q[i];
+    ez_fe2 q;
+    t->leaf_fn(t->leaf_ctx, i, i + 1, &q);
+    return q;
+}
+
+/* dst[x] = lambda + q_(off + x), x < h, q the leaf denominators (the unit leaf layer's
+ * B tables, lib/gkr.c's prover). */
+static void leaves_plus(ez_fe2 *dst, const ez_gkr_frac_tree *t, uint64_t off, int64_t h, ez_fe2 lambda)
+{
+    if (t->leaf_q) {
+        const ez_fe2 *q = t->leaf_q + off;
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+        for (int64_t x = 0; x < h; x++)
+            dst[x] = ez_fe2_add(lambda, q[x]);
+        return;
+    }
+    const int64_t nch = (h + GKR_LEAF_CHUNK - 1) / GKR_LEAF_CHUNK;
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+    for (int64_t c = 0; c < nch; c++) {
+        uint64_t x0 = (uint64_t)c * GKR_LEAF_CHUNK, x1 = x0 + GKR_LEAF_CHUNK < (uint64_t)h ? x0 + GKR_LEAF_CHUNK : (uint64_t)h;
+        t->leaf_fn(t->leaf_ctx, off + x0, off + x1, dst + x0);
+        for (uint64_t x = x0; x < x1; x++)
+            dst[x] = ez_fe2_add(lambda, dst[x]);
+    }
+}
+
 unsigned ez_gkr_frac_tree_nvars(const ez_gkr_frac_tree *t)
 {
     return t->n;
@@ -130,13 +166,13 @@ void ez_gkr_frac_tree_free(ez_gkr_frac_tree *t)
     free(t);
 }
 
-ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *p_base, const ez_fe2 *p_ext,
-                               const ez_fe2 *q_ext)
+static ez_status tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *p_base, const ez_fe2 *p_ext,
+                          const ez_fe2 *q_ext, ez_gkr_leaf_fn fill, void *ctx)
 {
     ez_status st = EZ_OK;
     ez_gkr_frac_tree *t = NULL;
     *out = NULL;
-    if (n > EZ_GKR_MAX_VARS || !q_ext || (p_base && p_ext))
+    if (n > EZ_GKR_MAX_VARS || !q_ext == !fill || (p_base && p_ext) || (fill && (p_base || p_ext)))
         return EZ_ERR_INVALID;
     t = calloc(1, sizeof *t);
     if (!t)
@@ -145,6 +181,8 @@ ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *
     t->leaf_pb = p_base;
     t->leaf_pe = p_ext;
     t->leaf_q = q_ext;
+    t->leaf_fn = fill;
+    t->leaf_ctx = ctx;
     if (n > 0) {
         size_t total = (size_t)((UINT64_C(1) << n) - 1);
         t->pbuf = ez_gkr_alloc(total, sizeof(ez_fe2));
@@ -168,12 +206,27 @@ ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *
 #pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
             for (int64_t x = 0; x < h; x++)
                 frac_node(&pp[x], &pq[x], p_ext[x], q_ext[x], p_ext[x + h], q_ext[x + h]);
-        } else {
+        } else if (q_ext) {
 #pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
             for (int64_t x = 0; x < h; x++) {
                 ez_fe2 qL = q_ext[x], qR = q_ext[x + h];
                 pp[x] = ez_fe2_add(qL, qR);
                 pq[x] = mul_lazy(qL, qR);
+            }
+        } else {
+            /* leaves made chunk by chunk: both children of a chunk of nodes */
+            const int64_t nch = (h + GKR_LEAF_CHUNK - 1) / GKR_LEAF_CHUNK;
+#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
+            for (int64_t c = 0; c < nch; c++) {
+                ez_fe2 qa[GKR_LEAF_CHUNK], qb[GKR_LEAF_CHUNK];
+                uint64_t x0 = (uint64_t)c * GKR_LEAF_CHUNK;
+                uint64_t x1 = x0 + GKR_LEAF_CHUNK < (uint64_t)h ? x0 + GKR_LEAF_CHUNK : (uint64_t)h;
+                fill(ctx, x0, x1, qa);
+                fill(ctx, x0 + (uint64_t)h, x1 + (uint64_t)h, qb);
+                for (uint64_t x = x0; x < x1; x++) {
+                    pp[x] = ez_fe2_add(qa[x - x0], qb[x - x0]);
+                    pq[x] = mul_lazy(qa[x - x0], qb[x - x0]);
+                }
             }
         }
         for (unsigned k = n - 1; k-- > 0;) {
@@ -187,7 +240,7 @@ ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *
     }
     if (n == 0) {
         t->root_p = leaf_p(t, 0);
-        t->root_q = q_ext[0];
+        t->root_q = leaf_q(t, 0);
     } else {
         t->root_p = layer_p(t, 0)[0];
         t->root_q = layer_q(t, 0)[0];
@@ -197,6 +250,25 @@ ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *
 out:
     ez_gkr_frac_tree_free(t);
     return st;
+}
+
+ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *p_base, const ez_fe2 *p_ext,
+                               const ez_fe2 *q_ext)
+{
+    if (!q_ext) {
+        *out = NULL;
+        return EZ_ERR_INVALID;
+    }
+    return tree_new(out, n, p_base, p_ext, q_ext, NULL, NULL);
+}
+
+ez_status ez_gkr_frac_tree_new_unit(ez_gkr_frac_tree **out, unsigned n, ez_gkr_leaf_fn fill, void *ctx)
+{
+    if (!fill) {
+        *out = NULL;
+        return EZ_ERR_INVALID;
+    }
+    return tree_new(out, n, NULL, NULL, NULL, fill, ctx);
 }
 
 void ez_gkr_frac_tree_root(const ez_gkr_frac_tree *t, ez_fe2 *p, ez_fe2 *q)
@@ -312,8 +384,8 @@ ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *p
         if (n == 1) {
             e[0] = leaf_p(t, 0);
             e[1] = leaf_p(t, 1);
-            e[2] = t->leaf_q[0];
-            e[3] = t->leaf_q[1];
+            e[2] = leaf_q(t, 0);
+            e[3] = leaf_q(t, 1);
         } else {
             e[0] = layer_p(t, 1)[0];
             e[1] = layer_p(t, 1)[1];
@@ -333,16 +405,13 @@ ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *p
         ez_sumcheck_desc d;
         layer_desc(&d, k, unit_leaf);
         const int64_t h = (int64_t)(UINT64_C(1) << k);
-        const ez_fe2 *cq = leaf ? t->leaf_q : layer_q(t, k + 1);
+        const ez_fe2 *cq = leaf ? t->leaf_q : layer_q(t, k + 1); /* NULL: leaves on demand (unit) */
         ez_sumcheck_factor f[4];
         memset(f, 0, sizeof f);
         if (unit_leaf) {
             ez_fe2 *BL = layer_p(t, k), *BR = layer_q(t, k);
-#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
-            for (int64_t x = 0; x < h; x++) {
-                BL[x] = ez_fe2_add(lambda, cq[x]);
-                BR[x] = ez_fe2_add(lambda, cq[x + h]);
-            }
+            leaves_plus(BL, t, 0, h, lambda);
+            leaves_plus(BR, t, (uint64_t)h, h, lambda);
             f[0].ext = BL;
             f[1].ext = BR;
         } else {

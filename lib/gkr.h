@@ -54,6 +54,18 @@ ez_status ez_gkr_frac_tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *
                                const ez_fe2 *q_ext);
 void ez_gkr_frac_tree_free(ez_gkr_frac_tree *t);
 
+/* Unit-numerator leaves made on demand: fill(ctx, lo, hi, q) writes the denominators of
+ * leaves lo .. hi-1 to q[0 .. hi-lo). It must be pure (the same values every call) and
+ * safe to call from several threads at once; it is called twice per leaf (building the
+ * layer above the leaves, and for the leaf layer's sumcheck), at most 256 leaves per
+ * call. */
+typedef void (*ez_gkr_leaf_fn)(void *ctx, uint64_t lo, uint64_t hi, ez_fe2 *q);
+
+/* ez_gkr_frac_tree_new for a unit tree whose denominators come from fill (ctx stays
+ * valid until ez_gkr_frac_tree_free): the same tree and the same proof, without the
+ * 2^n * 16 bytes of a leaf array. Returns as ez_gkr_frac_tree_new. */
+ez_status ez_gkr_frac_tree_new_unit(ez_gkr_frac_tree **out, unsigned n, ez_gkr_leaf_fn fill, void *ctx);
+
 /* The root (p, q); the caller sends and absorbs it before ez_gkr_frac_prove. */
 void ez_gkr_frac_tree_root(const ez_gkr_frac_tree *t, ez_fe2 *p, ez_fe2 *q);
 unsigned ez_gkr_frac_tree_nvars(const ez_gkr_frac_tree *t);

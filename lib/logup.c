@@ -664,9 +664,10 @@ static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst 
 
 /* ---- prover --------------------------------------------------------------------------- */
 
-/* Leaves j0 .. j1-1 of one segment (layout above; indices within the segment). p is NULL
- * in a unit instance (every numerator 1, nothing to store). t0 = the combined table
- * row 0. Serial: the caller (inst_tree) splits the instance into chunks. */
+/* Leaves j0 .. j1-1 of one segment (layout above; indices within the segment) into
+ * p[0 .. j1-j0) and q[0 .. j1-j0). p is NULL in a unit instance (every numerator 1,
+ * nothing to store). t0 = the combined table row 0. Serial: the callers split the
+ * instance into chunks. */
 static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint64_t j1, const ez_logup_table *t,
                         const ez_logup_column *c, const ez_fe *m, uint64_t npad, unsigned width, ez_fe2 alpha,
                         const ez_fe2 *gpow, ez_fe2 t0)
@@ -675,11 +676,11 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
     if (sg->col < 0) {
         for (uint64_t j = j0; j < j1; j++) {
             if (j >= len) {
-                p[j] = 0;
-                q[j] = ez_fe2_one();
+                p[j - j0] = 0;
+                q[j - j0] = ez_fe2_one();
                 continue;
             }
-            p[j] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
+            p[j - j0] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
             ez_fe2 f;
             if (t->kind == EZ_TABLE_RANGE) {
                 f = ez_fe2_from_fe((ez_fe)j);
@@ -695,7 +696,7 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
                 for (unsigned w = 1; w < width; w++)
                     f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], t->cols[w][j]));
             }
-            q[j] = ez_fe2_sub(alpha, f);
+            q[j - j0] = ez_fe2_sub(alpha, f);
         }
         return;
     }
@@ -707,21 +708,21 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
         const ez_fe *v = col->cols[0] + sg->coff;
         ez_fe2 a = t->kind == EZ_TABLE_RANGES ? ez_fe2_sub(alpha, ez_fe2_mul_fe(gpow[1], (ez_fe)col->tag)) : alpha;
         for (uint64_t i = j0; i < jr; i++)
-            q[i] = ez_fe2_make(ez_fe_sub(a.c0, v[i]), a.c1);
+            q[i - j0] = ez_fe2_make(ez_fe_sub(a.c0, v[i]), a.c1);
     } else {
         for (uint64_t i = j0; i < jr; i++) {
             ez_fe2 f = ez_fe2_from_fe(col->cols[0][i]);
             for (unsigned w = 1; w < width; w++)
                 f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], col->cols[w][i]));
-            q[i] = ez_fe2_sub(alpha, f);
+            q[i - j0] = ez_fe2_sub(alpha, f);
         }
     }
     ez_fe2 qpad = ez_fe2_sub(alpha, t0);
     for (uint64_t i = jr > j0 ? jr : j0; i < j1; i++)
-        q[i] = qpad;
+        q[i - j0] = qpad;
     if (p)
         for (uint64_t i = j0; i < j1; i++)
-            p[i] = 1;
+            p[i - j0] = 1;
 }
 
 /* Leaves per parallel task: an instance may hold hundreds of small segments (a range
@@ -729,39 +730,65 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
  * not segments. */
 #define LU_CHUNK 4096
 
-/* The leaves (*pleaf NULL for a unit instance) and the fraction tree of one instance. */
-static ez_status inst_tree(const lu_layout *L, const lu_inst *in, const ez_logup_table *t, const ez_logup_column *c,
-                           const ez_fe *m, unsigned width, ez_fe2 alpha, const ez_fe2 *gpow, ez_fe2 t0, ez_fe **pleaf,
-                           ez_fe2 **qleaf, ez_gkr_frac_tree **tree)
+/* One instance's leaf maker: everything leaves_fill needs. */
+typedef struct {
+    const lu_seg *seg; /* the instance's segments, tiling [0, 2^b) in order */
+    size_t nseg;
+    const ez_logup_table *t;
+    const ez_logup_column *c;
+    const ez_fe *m;
+    uint64_t npad;
+    unsigned width;
+    ez_fe2 alpha, t0;
+    const ez_fe2 *gpow;
+} lu_leaves;
+
+/* Leaves lo .. hi-1 of the instance into p[0 .. hi-lo) (p NULL: unit) and q, segment
+ * piece by segment piece, starting at the segment that holds leaf lo. Serial. */
+static void inst_leaves(const lu_leaves *x, uint64_t lo, uint64_t hi, ez_fe *p, ez_fe2 *q)
 {
+    size_t a = 0, z = x->nseg;
+    while (z - a > 1) { /* the last segment with off <= lo */
+        size_t mid = a + (z - a) / 2;
+        if (x->seg[mid].off <= lo)
+            a = mid;
+        else
+            z = mid;
+    }
+    for (size_t s = a; s < x->nseg && x->seg[s].off < hi; s++) {
+        uint64_t so = x->seg[s].off, se = so + (UINT64_C(1) << x->seg[s].k);
+        uint64_t j0 = (lo > so ? lo : so) - so, j1 = (hi < se ? hi : se) - so, at = so + j0 - lo;
+        leaves_fill(p ? p + at : NULL, q + at, &x->seg[s], j0, j1, x->t, x->c, x->m, x->npad, x->width, x->alpha,
+                    x->gpow, x->t0);
+    }
+}
+
+/* lib/gkr.h's leaf maker of a unit instance. */
+static void unit_leaves(void *ctx, uint64_t lo, uint64_t hi, ez_fe2 *q)
+{
+    inst_leaves(ctx, lo, hi, NULL, q);
+}
+
+/* The fraction tree of one instance. A unit instance's leaves are made on demand by the
+ * tree (x must outlive it): no leaf array, 2^b * 32 bytes less at the peak. The table's
+ * instance stores its leaves (*pleaf, *qleaf; free them after the tree). */
+static ez_status inst_tree(const lu_leaves *x, const lu_inst *in, ez_fe **pleaf, ez_fe2 **qleaf,
+                           ez_gkr_frac_tree **tree)
+{
+    if (in->unit)
+        return ez_gkr_frac_tree_new_unit(tree, in->b, unit_leaves, (void *)x);
     const uint64_t n = UINT64_C(1) << in->b;
-    *pleaf = in->unit ? NULL : ez_gkr_alloc((size_t)n, sizeof(ez_fe));
+    *pleaf = ez_gkr_alloc((size_t)n, sizeof(ez_fe));
     *qleaf = ez_gkr_alloc((size_t)n, sizeof(ez_fe2));
-    if ((!in->unit && !*pleaf) || !*qleaf)
+    if (!*pleaf || !*qleaf)
         return EZ_ERR_NOMEM;
     ez_fe *pl = *pleaf;
     ez_fe2 *ql = *qleaf;
     const uint64_t chunk = n < LU_CHUNK ? n : LU_CHUNK, nchunks = n / chunk;
-    const lu_seg *seg = L->seg + in->first;
-    const size_t nseg = in->nseg;
-    /* The segments tile [0, 2^b) in order (off increasing); a chunk is filled segment
-     * piece by segment piece, starting at the segment that holds its first leaf. */
 #pragma omp parallel for schedule(static) if (nchunks > 1 && n >= LU_PAR_MIN)
     for (int64_t ch = 0; ch < (int64_t)nchunks; ch++) {
-        uint64_t lo = (uint64_t)ch * chunk, hi = lo + chunk;
-        size_t a = 0, z = nseg;
-        while (z - a > 1) { /* the last segment with off <= lo */
-            size_t mid = a + (z - a) / 2;
-            if (seg[mid].off <= lo)
-                a = mid;
-            else
-                z = mid;
-        }
-        for (size_t s = a; s < nseg && seg[s].off < hi; s++) {
-            uint64_t so = seg[s].off, se = so + (UINT64_C(1) << seg[s].k);
-            uint64_t j0 = (lo > so ? lo : so) - so, j1 = (hi < se ? hi : se) - so;
-            leaves_fill(pl ? pl + so : NULL, ql + so, &seg[s], j0, j1, t, c, m, L->npad, width, alpha, gpow, t0);
-        }
+        uint64_t lo = (uint64_t)ch * chunk;
+        inst_leaves(x, lo, lo + chunk, pl + lo, ql + lo);
     }
     return ez_gkr_frac_tree_new(tree, in->b, pl, NULL, ql);
 }
@@ -923,7 +950,9 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     for (size_t k = 0; k < L.ninst; k++) {
         const lu_inst *in = &L.inst[k];
         ez_fe2 r[EZ_GKR_MAX_VARS], P, Q, root[2];
-        if ((st = inst_tree(&L, in, t, c, m, width, alpha, gpow, t0, &pleaf, &qleaf, &tree)) != EZ_OK)
+        lu_leaves lx = {.seg = L.seg + in->first, .nseg = in->nseg, .t = t, .c = c, .m = m, .npad = L.npad,
+                        .width = width, .alpha = alpha, .t0 = t0, .gpow = gpow};
+        if ((st = inst_tree(&lx, in, &pleaf, &qleaf, &tree)) != EZ_OK)
             goto out;
         ez_gkr_frac_tree_root(tree, &root[0], &root[1]);
         ez_writer_fe2(proof, root, 2);

@@ -14,11 +14,16 @@
 
 void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n)
 {
+    ez_eq_table_scaled(out, r, n, ez_fe2_one());
+}
+
+void ez_eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s)
+{
     /* Add variables from the least significant (n-1) up to 0: each new variable becomes
      * the top bit of the table built so far, so the doubling step
      *   out[h + i] = out[i] * r_j,  out[i] -= out[h + i]
      * touches disjoint pairs and is in place and parallel. One multiply per new entry. */
-    out[0] = ez_fe2_one();
+    out[0] = s;
     for (unsigned jj = n; jj-- > 0;) {
         size_t h = (size_t)1 << (n - 1 - jj);
         ez_fe2 rj = r[jj];
@@ -265,18 +270,24 @@ ez_status ez_mle_fold_fe2(ez_fe2 *out, const ez_fe2 *in, const size_t *dims, uns
  *   T(a, base) = sum_{j < d_a} eq_a[j] * T(a + 1, base * d_a + j),
  * whose last level is a dot product with the last axis's eq table. Cost: about 2 base
  * multiplies per entry plus one extension multiply per row of each outer level. */
-static ez_fe2 tensor_rec(const ez_fe *in, const size_t *dims, unsigned k, unsigned a, size_t base,
-                         ez_fe2 *const *eqs)
+/* The tensor's values: field elements or integers (exactly one non-NULL). */
+typedef struct {
+    const ez_fe *fe;
+    const int64_t *i64;
+} tensor_in;
+
+static ez_fe2 tensor_rec(tensor_in in, const size_t *dims, unsigned k, unsigned a, size_t base, ez_fe2 *const *eqs)
 {
     if (a == k - 1)
-        return ez_fe2_dot_base(eqs[a], in + base * dims[a], dims[a]);
+        return in.fe ? ez_fe2_dot_base(eqs[a], in.fe + base * dims[a], dims[a])
+                     : ez_fe2_dot_i64(eqs[a], in.i64 + base * dims[a], dims[a]);
     ez_fe2 acc = ez_fe2_zero();
     for (size_t j = 0; j < dims[a]; j++)
         acc = ez_fe2_add(acc, ez_fe2_mul(eqs[a][j], tensor_rec(in, dims, k, a + 1, base * dims[a] + j, eqs)));
     return acc;
 }
 
-ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point)
+static ez_fe2 eval_tensor(tensor_in in, const size_t *dims, unsigned k, const ez_fe2 *point)
 {
     ez_fe2 res = ez_fe2_zero();
     ez_fe2 *eqs[EZ_FOLD_MAX_AXES] = {0};
@@ -295,9 +306,7 @@ ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, co
     size_t size = 1;
     for (unsigned a = 0; a < k; a++)
         size *= dims[a];
-    if (k == 1) {
-        res = ez_fe2_dot_base(eqs[0], in, dims[0]);
-    } else if (size < 2 * (size_t)EZ_MLE_PAR_MIN || dims[0] < 2) {
+    if (k == 1 || size < 2 * (size_t)EZ_MLE_PAR_MIN || dims[0] < 2) {
         res = tensor_rec(in, dims, k, 0, 0, eqs);
     } else {
         ez_fe2 acc = ez_fe2_zero();
@@ -316,6 +325,16 @@ out:
     for (unsigned a = 0; a < k; a++)
         free(eqs[a]);
     return res;
+}
+
+ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point)
+{
+    return eval_tensor((tensor_in){in, NULL}, dims, k, point);
+}
+
+ez_fe2 ez_mle_eval_tensor_i64(const int64_t *in, const size_t *dims, unsigned k, const ez_fe2 *point)
+{
+    return eval_tensor((tensor_in){NULL, in}, dims, k, point);
 }
 
 ez_fe2 ez_mle_prefix(const ez_fe2 *r, unsigned n, uint64_t len)

@@ -28,6 +28,10 @@
  *       OpenMP for large n. sum_x out[x] = 1. */
 void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n);
 
+/* The same table times s: out[x] = s eq(r, x), at the same cost (the doubling starts
+ * from s instead of 1), so a weighted sum of eq tables needs no multiply per entry. */
+void ez_eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s);
+
 /* eq(a, b) = prod_j (a_j b_j + (1 - a_j)(1 - b_j)) in O(n). */
 ez_fe2 ez_eq_eval(const ez_fe2 *a, const ez_fe2 *b, unsigned n);
 
@@ -82,6 +86,8 @@ ez_status ez_mle_fold_fe2(ez_fe2 *out, const ez_fe2 *in, const size_t *dims, uns
  * first, ez_log2_ceil(dims[a]) coordinates each). Returns zero if scratch allocation
  * fails (never for tensors whose leading-axes fold fits memory). */
 ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point);
+/* The same for a tensor of integers (each taken mod p), without a field copy of it. */
+ez_fe2 ez_mle_eval_tensor_i64(const int64_t *in, const size_t *dims, unsigned k, const ez_fe2 *point);
 
 /* The MLE of the prefix selector s(x) = [index(x) < len] over n variables at r, in O(n)
  * multiplies. Precondition: len <= 2^n (n <= 63). len == 0 gives 0, len == 2^n gives 1. */

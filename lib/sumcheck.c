@@ -337,7 +337,8 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
         R.tnf[i] = d->term[i].nf;
         memcpy(R.tf[i], d->term[i].f, sizeof R.tf[i]);
         R.coef[i] = coeffs ? coeffs[i] : ez_fe2_one();
-        if (!ez_fe2_eq(R.coef[i], ez_fe2_one()))
+        R.cone[i] = ez_fe2_eq(R.coef[i], ez_fe2_one());
+        if (!R.cone[i])
             R.coef_one = false;
     }
     /* simple: one term in which every factor appears exactly once. */

@@ -59,6 +59,7 @@ typedef struct {
     /* terms (generic path) */
     unsigned nt, tnf[EZ_SC_MAX_TERMS], tf[EZ_SC_MAX_TERMS][EZ_SC_MAX_TERM_FACTORS];
     ez_fe2 coef[EZ_SC_MAX_TERMS];
+    bool cone[EZ_SC_MAX_TERMS]; /* coef[t] == 1: the generic kernel skips that multiply */
     bool coef_one;
     /* one term f*g with mixed inputs: mb = the base factor, me = the extension one */
     unsigned mb, me;

@@ -11,8 +11,9 @@
 #include <string.h>
 
 #define SC_ALWAYS_INLINE static inline __attribute__((always_inline))
-/* Rounds with fewer pairs run on one thread. */
-#define SC_PAR_MIN 8192
+/* Rounds with less work than this run on one thread (work: pairs times round_cost, so
+ * 2048 pairs of one product f g; waking the second thread costs more below that). */
+#define SC_PAR_WORK (2048 * 12)
 
 /* ---- arithmetic with delayed reduction ---------------------------------------------
  * Round sums are accumulated as unreduced 128-bit products in 192-bit accumulators and
@@ -429,10 +430,21 @@ SC_ALWAYS_INLINE void eval_ext(const ez_sc_round *R, size_t yh, ez_fe2 *acc, uns
             for (unsigned t = 0; t < R->nt; t++) {
                 if (k == D && D >= 2 && R->tnf[t] < D)
                     continue; /* no X^D coefficient */
-                ez_fe2 p = v[R->tf[t][0]];
-                for (unsigned i = 1; i < R->tnf[t]; i++)
-                    p = fe2_mulr(p, v[R->tf[t][i]]);
-                q = ez_fe2_add(q, R->coef_one ? p : fe2_mulr(R->coef[t], p));
+                /* Round 0 (MIXED): a base factor's value has c1 = 0, so a product with
+                 * it takes base multiplies (one, while the product is still base). */
+                unsigned j0 = R->tf[t][0];
+                ez_fe2 p = v[j0];
+                bool pb = MIXED && R->cb[j0];
+                for (unsigned i = 1; i < R->tnf[t]; i++) {
+                    unsigned j = R->tf[t][i];
+                    if (MIXED && R->cb[j])
+                        p = pb ? ez_fe2_from_fe(ez_fe_mul(p.c0, v[j].c0)) : ez_fe2_mul_fe(p, v[j].c0);
+                    else if (pb)
+                        p = ez_fe2_mul_fe(v[j], p.c0), pb = false;
+                    else
+                        p = fe2_mulr(p, v[j]);
+                }
+                q = ez_fe2_add(q, R->cone[t] ? p : fe2_mulr(R->coef[t], p));
             }
             if (ELO)
                 acc2_mul_e(&ae, R->elo[yl], R->elow[yl], q);
@@ -654,6 +666,16 @@ bool ez_sc_kernel_is_generic(ez_sc_block_fn fn)
     return fn == sc_base_generic || fn == sc_ext_generic;
 }
 
+/* A pair's cost in rough units: each factor's value and each term factor's product at
+ * every evaluation point (12 for one product f g of degree 2). */
+static size_t round_cost(const ez_sc_round *R)
+{
+    size_t prods = 0;
+    for (unsigned t = 0; t < R->nt; t++)
+        prods += R->tnf[t];
+    return (size_t)(R->D + 1) * (R->nf + prods);
+}
+
 void ez_sc_run_round(const ez_sc_round *R, ez_sc_block_fn fn, ez_fe2 *q)
 {
     for (unsigned k = 0; k <= R->D; k++)
@@ -661,7 +683,7 @@ void ez_sc_run_round(const ez_sc_round *R, ez_sc_block_fn fn, ez_fe2 *q)
     size_t npairs = R->nhi << R->L;
     /* Per-thread partial sums on the stack, combined once: no allocation, and the
      * result does not depend on the schedule (field addition is exact). */
-#pragma omp parallel if (npairs >= SC_PAR_MIN)
+#pragma omp parallel if (npairs * round_cost(R) >= SC_PAR_WORK && R->nhi > 1)
     {
         ez_fe2 part[EZ_SC_NPTS_MAX];
         for (unsigned k = 0; k <= R->D; k++)

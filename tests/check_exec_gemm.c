@@ -101,32 +101,39 @@ typedef struct {
     bool bad_shape;
 } sink;
 
+/* A block the kernel hands over: flag a shape beyond the kernel's contract. */
+static void sink_check(sink *s, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc, size_t ldc)
+{
+    if (mr > EZ_GEMM_MCH || nc > EZ_GEMM_NCB || m0 + mr > s->m || n0 + nc > s->n || ldc < nc)
+        s->bad_shape = true;
+}
+
+/* Where entry (row, col) of batch b goes in s->c, counted as delivered once more. */
+static uint64_t sink_at(sink *s, uint64_t b, uint64_t row, uint64_t col)
+{
+    uint64_t at = (b * s->m + row) * s->n + col;
+    __atomic_fetch_add(&s->count[at], 1, __ATOMIC_RELAXED);
+    return at;
+}
+
 static void sink_i64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc,
                      const int64_t *c, size_t ldc)
 {
     sink *s = ctx;
-    if (mr > EZ_GEMM_MCH || nc > EZ_GEMM_NCB || m0 + mr > s->m || n0 + nc > s->n || ldc < nc)
-        s->bad_shape = true;
+    sink_check(s, m0, mr, n0, nc, ldc);
     for (unsigned i = 0; i < mr; i++)
-        for (unsigned j = 0; j < nc; j++) {
-            uint64_t at = (b * s->m + m0 + i) * s->n + n0 + j;
-            s->c[at] = c[i * ldc + j];
-            __atomic_fetch_add(&s->count[at], 1, __ATOMIC_RELAXED);
-        }
+        for (unsigned j = 0; j < nc; j++)
+            s->c[sink_at(s, b, m0 + i, n0 + j)] = c[i * ldc + j];
 }
 
 static void sink_f64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc,
                      const double *c, size_t ldc)
 {
     sink *s = ctx;
-    if (mr > EZ_GEMM_MCH || nc > EZ_GEMM_NCB || m0 + mr > s->m || n0 + nc > s->n || ldc < nc)
-        s->bad_shape = true;
+    sink_check(s, m0, mr, n0, nc, ldc);
     for (unsigned i = 0; i < mr; i++)
-        for (unsigned j = 0; j < nc; j++) {
-            uint64_t at = (b * s->m + m0 + i) * s->n + n0 + j;
-            s->c[at] = (int64_t)c[i * ldc + j];
-            __atomic_fetch_add(&s->count[at], 1, __ATOMIC_RELAXED);
-        }
+        for (unsigned j = 0; j < nc; j++)
+            s->c[sink_at(s, b, m0 + i, n0 + j)] = (int64_t)c[i * ldc + j];
 }
 
 static uint64_t maxabs_operand(const operand *o, uint64_t nb, uint64_t rows, uint64_t k)
@@ -489,8 +496,7 @@ static void projection_case(ez_rng *r, uint64_t S, uint64_t D, uint64_t N, int64
                             int64_t wmax)
 {
     ez_plan p;
-    ez_plan_init(&p);
-    snprintf(p.model, sizeof p.model, "gemm");
+    ez_fx_plan(&p, "gemm");
     unsigned x = add_tensor(&p, "x", EZ_TENSOR_INPUT, S, D, (UINT64_C(1) << 23));
     unsigned w = add_tensor(&p, "w", EZ_TENSOR_WEIGHT, D, N, (UINT64_C(1) << 23));
     unsigned y = add_tensor(&p, "y", EZ_TENSOR_ACT, S, N, (UINT64_C(1) << 39));

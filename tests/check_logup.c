@@ -168,6 +168,21 @@ static ez_fe *range_values(ez_rng *rng, uint64_t len, unsigned bits)
 
 /* ---- the fraction tree on its own ----------------------------------------------------- */
 
+/* A leaf maker over an array (lib/gkr.h ez_gkr_leaf_fn), counting its calls. */
+typedef struct {
+    const ez_fe2 *q;
+    uint64_t n, calls;
+} leaf_src;
+
+static void leaf_src_fill(void *ctx, uint64_t lo, uint64_t hi, ez_fe2 *q)
+{
+    leaf_src *s = ctx;
+    ck_assert(lo < hi && hi <= s->n && hi - lo <= 256);
+    memcpy(q, s->q + lo, (hi - lo) * sizeof *q);
+#pragma omp atomic
+    s->calls++;
+}
+
 START_TEST(test_gkr_tree)
 {
     ez_rng rng = ez_rng_for("gkr_tree");
@@ -235,6 +250,29 @@ START_TEST(test_gkr_tree)
                 ck_assert_int_eq(ez_gkr_frac_verify(&tv, n, unit, rp, ez_fe2_add(rq, ez_fe2_one()), &r, vpt, &vP, &vQ),
                                  EZ_ERR_REJECT);
             }
+            if (unit) {
+                /* The same unit tree from leaves made on demand: the same root and the
+                 * same proof bytes, and every leaf made (twice, for n > 0). */
+                leaf_src src = {q, N, 0};
+                ez_gkr_frac_tree *tf;
+                ck_assert_int_eq(ez_gkr_frac_tree_new_unit(&tf, n, leaf_src_fill, &src), EZ_OK);
+                ck_assert(ez_gkr_frac_tree_unit(tf));
+                ez_fe2 fp, fq;
+                ez_gkr_frac_tree_root(tf, &fp, &fq);
+                ck_assert(ez_fe2_eq(fp, rp) && ez_fe2_eq(fq, rq));
+                ez_transcript tf2;
+                ez_transcript_init(&tf2, "gkr");
+                ez_writer wf;
+                ez_writer_init(&wf);
+                ez_fe2 fpt[EZ_GKR_MAX_VARS], fP, fQ;
+                ck_assert_int_eq(ez_gkr_frac_prove(&tf2, tf, &wf, fpt, &fP, &fQ), EZ_OK);
+                ck_assert_uint_eq(wf.len, w.len);
+                ck_assert(!memcmp(wf.data, w.data, w.len));
+                ck_assert(ez_fe2_eq(fP, P) && ez_fe2_eq(fQ, Q));
+                ck_assert(src.calls >= (n > 0 ? 2 : 1));
+                ez_writer_clear(&wf);
+                ez_gkr_frac_tree_free(tf);
+            }
             ez_writer_clear(&w);
             ez_gkr_frac_tree_free(t);
         }
@@ -242,6 +280,11 @@ START_TEST(test_gkr_tree)
         free(pe);
         free(q);
     }
+    /* no denominators, from neither source */
+    ez_gkr_frac_tree *t;
+    ck_assert_int_eq(ez_gkr_frac_tree_new(&t, 3, NULL, NULL, NULL), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_gkr_frac_tree_new_unit(&t, 3, NULL, NULL), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_gkr_frac_tree_new_unit(&t, EZ_GKR_MAX_VARS + 1, leaf_src_fill, NULL), EZ_ERR_INVALID);
 }
 END_TEST
 

@@ -64,6 +64,16 @@ START_TEST(test_eq_table)
         for (size_t i = 0; i < N; i++)
             sum = ez_fe2_add(sum, t[i]);
         ck_assert(ez_fe2_eq(sum, ez_fe2_one()));
+        /* The scaled table is s times it, entry by entry (s random, then 0). */
+        ez_fe2 *ts = ez_alloc_array(N, sizeof *ts);
+        ez_fe2 s = ez_rng_fe2(&rng);
+        ez_eq_table_scaled(ts, r, n, s);
+        for (size_t i = 0; i < N; i++)
+            ck_assert(ez_fe2_eq(ts[i], ez_fe2_mul(s, t[i])));
+        ez_eq_table_scaled(ts, r, n, ez_fe2_zero());
+        for (size_t i = 0; i < N; i++)
+            ck_assert(ez_fe2_is_zero(ts[i]));
+        free(ts);
         /* Spot-check entries against the definition, and eq_bool, eq1 and eq_eval at bit
          * points. */
         for (int k = 0; k < 20; k++) {
@@ -321,6 +331,21 @@ START_TEST(test_fold_large)
     brute_fold(bf, in, NULL, dims, 3, points);
     for (int i = 0; i < 100; i++)
         ck_assert(ez_fe2_eq(bf[i], out[i]));
+    /* The integer form (a statement's values): the same MLE as its residues mod p, the
+     * extremes of int64 included (residues taken here with plain unsigned arithmetic). */
+    int64_t *iv = ez_alloc_array(size, sizeof *iv);
+    for (size_t i = 0; i < size; i++) {
+        iv[i] = (int64_t)ez_rng_next(&rng) >> (ez_rng_next(&rng) % 64);
+        if (i < 4)
+            iv[i] = i % 2 ? INT64_MAX : INT64_MIN + (int64_t)i;
+        const uint64_t P = UINT64_C(0xffffffff00000001);
+        uint64_t mag = iv[i] < 0 ? (uint64_t)0 - (uint64_t)iv[i] : (uint64_t)iv[i];
+        in[i] = iv[i] < 0 ? (mag % P ? P - mag % P : 0) : mag % P;
+    }
+    ck_assert(ez_fe2_eq(ez_mle_eval_tensor_i64(iv, dims, 3, cat), ez_mle_eval_tensor_fe(in, dims, 3, cat)));
+    size_t one[1] = {size};
+    ck_assert(ez_fe2_eq(ez_mle_eval_tensor_i64(iv, one, 1, cat), ez_mle_eval_tensor_fe(in, one, 1, cat)));
+    free(iv);
     free(in);
 }
 END_TEST

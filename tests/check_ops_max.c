@@ -424,7 +424,6 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
 {
     ez_pfx *f = &m->f;
     ez_advice_layout L;
-    const ez_op_def *def = ez_op_def_of(f->plan.ops[m->op].kind);
     ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, m->op);
     size_t first = SIZE_MAX;
     for (size_t q = L.npolys; q-- > 0;)
@@ -463,7 +462,7 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ez_pfx_alone alone = {.label = "max-test", .stmt = &stmt, .prove = forge ? prove_forged : NULL, .ctx = &forge};
     size_t walk;
     bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, m->op, &out, &alone, claims_ok, &walk, why);
-    ck_assert_uint_eq(walk, def->walk_bytes(&f->plan, &L, m->op));
+    ck_assert_uint_eq(walk, ez_op_walk_bytes(&f->plan, &L, m->op));
     ez_statement_clear(&stmt);
     ez_claim_clear(&out);
     ez_pfx_advice_free(&L, polys);

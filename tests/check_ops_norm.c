@@ -723,7 +723,7 @@ static void tamper_double_g(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, voi
     (void)L, (void)ctx;
     ez_rsq b = alone_block(f);
     uint64_t r = ROW_RANDOM;
-    ez_fe g = ez_rsq_combine_fe(P + b.pg, b.ng, r), g2 = ez_fe_add(g, g);
+    ez_fe g = ez_op_limbs_at(P + b.pg, b.ng, r), g2 = ez_fe_add(g, g);
     put(P, b.pg, b.ng, b.bg, r, g2);
     P[b.pRG][r] = ez_fe_mul(P[b.pR][r], g2);
 }
@@ -765,7 +765,7 @@ static void tamper_forge_z(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
     (void)L, (void)ctx;
     ez_rsq b = alone_block(f);
     uint64_t r = ROW_TINY;
-    ez_fe G = ez_rsq_combine_fe(P + b.pG, b.ng, r);
+    ez_fe G = ez_op_limbs_at(P + b.pG, b.ng, r);
     ck_assert_uint_eq(G, 2);
     int64_t E = ez_exec_norm_eps(12), V = f->tr.ops[0].aux[EZ_AUX_VAR][r] + E;
     ez_fe num = ez_fe_add(ez_fe_sub(ez_fe_mul(65535, ez_fe_mul(G, G)), ez_fe_from_i64(4 * V)), 4);
@@ -808,7 +808,7 @@ static void tamper_mg(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx
     (void)L, (void)ctx;
     ez_rsq b = alone_block(f);
     uint64_t r = ROW_RANDOM;
-    put(P, b.pMG, b.nm, b.bm, r, ez_fe_add(ez_rsq_combine_fe(P + b.pMG, b.nm, r), 1));
+    put(P, b.pMG, b.nm, b.bm, r, ez_fe_add(ez_op_limbs_at(P + b.pMG, b.nm, r), 1));
 }
 
 static void tamper_rg(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)

@@ -50,8 +50,7 @@ static void check_case(const sched_case *c)
 {
     ez_plan p;
     ez_diag d = {{0}};
-    ez_plan_init(&p);
-    snprintf(p.model, sizeof p.model, "t");
+    ez_fx_plan(&p, "t");
     unsigned i = ez_fx_op(&p, EZ_OP_EINSUM, c->eq, c->sizes);
     ez_status st = ez_plan_schedule(&p, &d);
     ck_assert_msg(st == EZ_OK, "%s: %s", c->eq, d.msg);
@@ -105,8 +104,7 @@ START_TEST(test_attention_12x80)
 {
     ez_plan p;
     ez_diag d;
-    ez_plan_init(&p);
-    snprintf(p.model, sizeof p.model, "att");
+    ez_fx_plan(&p, "att");
     unsigned i = ez_fx_op(&p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,e] * k[t,h,e]", "h=12 s=64 t=64 e=80");
     p.ops[i].shift = 12; /* fused rescale */
     ck_assert_int_eq(ez_plan_schedule(&p, &d), EZ_OK);
@@ -125,8 +123,7 @@ START_TEST(test_softmax_and_friends)
 {
     ez_plan p;
     ez_diag d;
-    ez_plan_init(&p);
-    snprintf(p.model, sizeof p.model, "sm");
+    ez_fx_plan(&p, "sm");
     const char *sz = "h=2 s=8 t=8 n=4";
     unsigned a = ez_fx_op(&p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,n] * k[t,h,n]", sz);
     p.ops[a].shift = 12;
@@ -173,8 +170,7 @@ START_TEST(test_validate_rejects)
 {
     ez_plan p;
     ez_diag d;
-    ez_plan_init(&p);
-    snprintf(p.model, sizeof p.model, "v");
+    ez_fx_plan(&p, "v");
     ez_fx_op(&p, EZ_OP_EINSUM, "y[s,n] = x[s,d] * w[d,n]", "s=4 d=8 n=2");
     ez_fx_op(&p, EZ_OP_EINSUM, "z[s] = y[s,n]", "s=4 n=2");
     ck_assert_int_eq(ez_plan_schedule(&p, &d), EZ_OK);
@@ -251,8 +247,7 @@ START_TEST(test_fixed_axis)
 {
     ez_plan p;
     ez_diag d;
-    ez_plan_init(&p);
-    snprintf(p.model, sizeof p.model, "f");
+    ez_fx_plan(&p, "f");
     unsigned i = ez_fx_op(&p, EZ_OP_EINSUM, "y[s,n] = x[s,d] * wq[l,d,n]", "s=4 d=8 n=2 l=3");
     ez_plan_op *op = &p.ops[i];
     unsigned l = ez_fx_idx(op, "l");

@@ -11,6 +11,7 @@
 
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/weights.h"
 #include "tests/prove_fixture.h"
 #include "tests/testutil.h"
@@ -134,6 +135,88 @@ START_TEST(test_proof_statement_trailing_byte)
     ez_writer_clear(&w);
     ez_proof_clear(&pf);
     ez_pfx_free(&f);
+}
+END_TEST
+
+/* The statement section of a proof holding one tensor #3 of n values in w bytes each (as
+ * docs/protocol.md §9 writes it, by hand), then a binding without weights. */
+static void stmt_section(ez_writer *out, const int64_t *v, uint64_t n, unsigned w)
+{
+    ez_writer_init(out);
+    ez_writer_u64(out, 1);
+    ez_writer_u32(out, 3);
+    ez_writer_u64(out, n);
+    ez_writer_u8(out, (uint8_t)w);
+    for (uint64_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < w; b++)
+            ez_writer_u8(out, (uint8_t)((uint64_t)v[i] >> (8 * b)));
+    uint8_t digest[32] = {0};
+    ez_writer_bytes(out, digest, 32);
+    ez_writer_u8(out, 0);
+}
+
+/* PF-stmt-width (1.3): a statement tensor's values travel in the fewest bytes that hold
+ * them all. At each width's edges (-2^(8w-1) and 2^(8w-1) - 1 need w bytes, 2^(8w-1)
+ * needs w + 1) the encoder picks that width and the values come back; a width one byte
+ * wider than needed, a width of 0 or 9 and a count beyond the bytes are refused. */
+START_TEST(test_statement_widths)
+{
+    ez_proof pf, back;
+    ez_diag d = {{0}};
+    for (unsigned w = 1; w <= 8; w++) {
+        int64_t top = w == 8 ? INT64_MAX : (INT64_C(1) << (8 * w - 1)) - 1;
+        int64_t v[3] = {-top - 1, top, 0};
+        ck_assert_uint_eq(ez_stmt_width(v, 3), w);
+        if (w < 8) {
+            int64_t past[1] = {top + 1};
+            ck_assert_uint_eq(ez_stmt_width(past, 1), w + 1);
+        }
+        ez_writer enc, sec, file;
+        ez_proof_init(&pf);
+        pf.stmt.n = 1;
+        pf.stmt.t = calloc(1, sizeof *pf.stmt.t);
+        pf.stmt.t[0] = (ez_stmt_tensor){.tensor = 3, .n = 3, .v = malloc(sizeof v)};
+        memcpy(pf.stmt.t[0].v, v, sizeof v);
+        ez_writer_init(&enc);
+        ck_assert_int_eq(ez_proof_encode(&enc, &pf, NULL), EZ_OK);
+        ck_assert_msg(ez_proof_decode(&back, enc.data, enc.len, &d) == EZ_OK, "%s", d.msg);
+        ck_assert_uint_eq(back.stmt.n, 1);
+        ck_assert_uint_eq(back.stmt.t[0].n, 3);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(back.stmt.t[0].v[i], v[i]);
+        ez_proof_clear(&back);
+        /* the hand-written section is the encoder's, byte for byte */
+        stmt_section(&sec, v, 3, w);
+        resection(&file, &enc, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, sec.data, sec.len);
+        ck_assert_uint_eq(file.len, enc.len);
+        ck_assert(memcmp(file.data, enc.data, enc.len) == 0);
+        ez_writer_clear(&file);
+        ez_writer_clear(&sec);
+        /* refused: one byte wider than needed (w < 8), widths 0 and 9, three values in
+         * the bytes of two */
+        const unsigned bad[3] = {w + 1, 0, 9};
+        for (int k = 0; k < 3; k++) {
+            if (bad[k] == 9 && w != 8)
+                continue;
+            stmt_section(&sec, v, bad[k] == 9 ? 0 : 3, bad[k]);
+            if (bad[k] == 9) { /* n = 0: claim 3 values of 9 bytes with no bytes behind */
+                sec.data[12] = 3;
+            }
+            resection(&file, &enc, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, sec.data, sec.len);
+            ck_assert_int_eq(ez_proof_decode(&back, file.data, file.len, &d), EZ_ERR_FORMAT);
+            ck_assert_str_eq(d.msg, "proof: malformed statement (tensor 0)");
+            ez_writer_clear(&file);
+            ez_writer_clear(&sec);
+        }
+        stmt_section(&sec, v, 2, w);
+        sec.data[12] = 3; /* the count says 3, two values follow */
+        resection(&file, &enc, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, sec.data, sec.len);
+        ck_assert_int_eq(ez_proof_decode(&back, file.data, file.len, &d), EZ_ERR_FORMAT);
+        ez_writer_clear(&file);
+        ez_writer_clear(&sec);
+        ez_writer_clear(&enc);
+        ez_proof_clear(&pf);
+    }
 }
 END_TEST
 
@@ -277,7 +360,7 @@ START_TEST(test_pk_compact_weights)
     w.data[6] = 1;
     w.data[7] = 0;
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
-    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.2 (run setup again)");
+    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.3 (run setup again)");
     ez_writer_clear(&w);
     for (int i = 0; i < 4; i++)
         f.tr.t[wt][i] = keep[i];
@@ -318,7 +401,7 @@ END_TEST
 Suite *ez_suite_proofio(void)
 {
     const TTest *tests[] = {test_statement_entry_swapped, test_statement_output_above_bound,
-        test_proof_statement_trailing_byte, test_vk_weight_section, test_pk_digest_and_width,
+        test_proof_statement_trailing_byte, test_statement_widths, test_vk_weight_section, test_pk_digest_and_width,
         test_pk_compact_weights, test_opening_sections_trailing_byte};
     return ez_test_suite("proofio", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -22,6 +22,7 @@
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
 #include "runtime/formats/version.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/lookup.h"
 #include "runtime/prove/masks.h"
@@ -355,13 +356,12 @@ static bool op_alone(fx *f, size_t op, const ez_claim *out, const ez_trace *trp,
     memset(&cv, 0, sizeof cv);
     cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = trp, cp.stmt = sp, cp.d = &d;
     ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    const ez_op_def *def = ez_op_def_of(f->plan.ops[op].kind);
-    ck_assert_msg((prover ? prover(&cp, op, out, ctx) : def->prove(&cp, op, out)) == EZ_OK, "%s", d.msg);
+    ck_assert_msg((prover ? prover(&cp, op, out, ctx) : ez_op_prove(&cp, op, out)) == EZ_OK, "%s", d.msg);
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
     cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.stmt = sv, cv.d = why;
     ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = def->verify(&cv, op, out);
+    ez_status st = ez_op_verify(&cv, op, out);
     bool ok = st == EZ_OK && ez_reader_done(&r);
     ez_pctx_free(&cp);
     ez_pctx_free(&cv);
@@ -883,7 +883,7 @@ static void fx_prove_cheat(fx *f, const ez_trace *tr, const fx_cheat *ch, ez_pro
                                  : ez_claim_merge_prove(&t, tr->t[op->out], to->dims, to->rank, l->items, l->n, c.w, &m);
         ez_claim_list_clear(l);
         ck_assert_int_eq(st, EZ_OK);
-        ck_assert_msg(ez_op_def_of(op->kind)->prove(&c, i, &m) == EZ_OK, "%s", d.msg);
+        ck_assert_msg(ez_op_prove(&c, i, &m) == EZ_OK, "%s", d.msg);
         ez_claim_clear(&m);
     }
     ck_assert_int_eq(ez_psess_openings(&s, &c, f->w, EZ_PCS_OPEN_NO_PROXIMITY, &pf->sec[EZ_PF_SEC_OPEN_W],
@@ -1547,14 +1547,21 @@ static void spec_proof_start(ez_transcript *t, const uint8_t digest[32], const e
         ez_pcs_commitment_absorb(t, wcom);
     ez_transcript_absorb_u64(t, "stmt/n", s->n);
     for (size_t i = 0; i < s->n; i++) {
+        /* the width: the fewest bytes w with every value in [-2^(8w-1), 2^(8w-1)) */
+        unsigned w = 1;
+        for (uint64_t j = 0; j < s->t[i].n; j++)
+            while (w < 8 && (s->t[i].v[j] < -(INT64_C(1) << (8 * w - 1)) || s->t[i].v[j] >= INT64_C(1) << (8 * w - 1)))
+                w++;
         ez_transcript_absorb_u64(t, "stmt/tensor", s->t[i].tensor);
         ez_transcript_absorb_u64(t, "stmt/len", s->t[i].n);
+        ez_transcript_absorb_u64(t, "stmt/width", w);
         for (uint64_t o = 0; o < s->t[i].n; o += 4096) {
             size_t m = s->t[i].n - o < 4096 ? (size_t)(s->t[i].n - o) : 4096;
-            ez_fe buf[4096];
+            static uint8_t buf[4096 * 8];
             for (size_t j = 0; j < m; j++)
-                buf[j] = ez_fe_from_i64(s->t[i].v[o + j]);
-            ez_transcript_absorb_fe(t, "stmt/values", buf, m);
+                for (unsigned b = 0; b < w; b++)
+                    buf[j * w + b] = (uint8_t)((uint64_t)s->t[i].v[o + j] >> (8 * b));
+            ez_transcript_absorb_bytes(t, "stmt/values", buf, m * w);
         }
     }
 }

@@ -222,6 +222,17 @@ static void output_claim(const fixture *f, const int64_t *out, ez_rng *rng, ez_c
     c->value = mle_i64(out, &f->tn[2], c->point);
 }
 
+/* The operands with operand k a copy (freed by the caller) whose one random entry moved
+ * by sign * (1 to 5). */
+static void operands_changed(const fixture *f, unsigned k, int sign, ez_rng *rng, int64_t *mod[2])
+{
+    mod[0] = f->data[0], mod[1] = f->data[1];
+    mod[k] = malloc(f->numel[k] * sizeof(int64_t));
+    ck_assert_ptr_nonnull(mod[k]);
+    memcpy(mod[k], f->data[k], f->numel[k] * sizeof(int64_t));
+    mod[k][ez_rng_next(rng) % f->numel[k]] += sign * (1 + (int64_t)(ez_rng_next(rng) % 5));
+}
+
 /* Are the claims true for the honest operands and remainder? */
 static bool claims_true(const fixture *f, const ez_claim *in, const ez_claim *rem)
 {
@@ -447,10 +458,8 @@ START_TEST(test_changed_operand_consistent)
         fixture f;
         fixture_build(&f, &cases[ci], &rng);
         for (unsigned k = 0; k < f.op.nin; k++) {
-            int64_t *mod[2] = {f.data[0], f.data[1]};
-            mod[k] = malloc(f.numel[k] * sizeof(int64_t));
-            memcpy(mod[k], f.data[k], f.numel[k] * sizeof(int64_t));
-            mod[k][ez_rng_next(&rng) % f.numel[k]] += 1 + (int64_t)(ez_rng_next(&rng) % 5);
+            int64_t *mod[2];
+            operands_changed(&f, k, 1, &rng, mod);
             int64_t *out2 = malloc(f.numel[2] * sizeof(int64_t)), *rem2 = malloc(f.numel[2] * sizeof(int64_t));
             reference(&f, mod, out2, rem2);
             ez_claim oc, pin[2], prem = {0}, vin[2], vrem = {0};
@@ -487,10 +496,8 @@ START_TEST(test_changed_operand_inconsistent)
         fixture f;
         fixture_build(&f, &cases[ci], &rng);
         for (unsigned k = 0; k < f.op.nin; k++) {
-            int64_t *mod[2] = {f.data[0], f.data[1]};
-            mod[k] = malloc(f.numel[k] * sizeof(int64_t));
-            memcpy(mod[k], f.data[k], f.numel[k] * sizeof(int64_t));
-            mod[k][ez_rng_next(&rng) % f.numel[k]] -= 1 + (int64_t)(ez_rng_next(&rng) % 5);
+            int64_t *mod[2];
+            operands_changed(&f, k, -1, &rng, mod);
             ez_claim oc, pin[2], prem = {0};
             output_claim(&f, f.out, &rng, &oc);
             ez_writer w;

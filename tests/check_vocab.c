@@ -25,13 +25,21 @@ static void temp_file(char *path, const char *text)
     write_file(path, text);
 }
 
-START_TEST(test_alphabet_roundtrip)
+/* The vocabulary of the JSON text, loaded from a temporary file (removed again). */
+static void vocab_of(ez_vocab *v, const char *json)
 {
     char path[] = "/tmp/ezvocabXXXXXX";
-    temp_file(path, "{\"alphabet\": \" abcdefghij.\\n\\u00e9\"}");
+    ez_diag d = {{0}};
+    temp_file(path, json);
+    ck_assert_msg(ez_vocab_load(v, path, &d) == EZ_OK, "%s", d.msg);
+    unlink(path);
+}
+
+START_TEST(test_alphabet_roundtrip)
+{
     ez_vocab v;
     ez_diag d = {{0}};
-    ck_assert_msg(ez_vocab_load(&v, path, &d) == EZ_OK, "%s", d.msg);
+    vocab_of(&v, "{\"alphabet\": \" abcdefghij.\\n\\u00e9\"}");
     ck_assert_uint_eq(v.n, 14); /* é is one token of two bytes */
     int64_t *ids;
     size_t n;
@@ -51,17 +59,14 @@ START_TEST(test_alphabet_roundtrip)
     int64_t bad = 14;
     ck_assert_int_eq(ez_vocab_decode(&v, &bad, 1, &back, &d), EZ_ERR_INPUT);
     ez_vocab_clear(&v);
-    unlink(path);
 }
 END_TEST
 
 START_TEST(test_tokens_longest_match)
 {
-    char path[] = "/tmp/ezvocabXXXXXX";
-    temp_file(path, "{\"tokens\": [\"t\", \"h\", \"e\", \"th\", \"the\", \" \"]}");
     ez_vocab v;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_vocab_load(&v, path, &d), EZ_OK);
+    vocab_of(&v, "{\"tokens\": [\"t\", \"h\", \"e\", \"th\", \"the\", \" \"]}");
     int64_t *ids;
     size_t n;
     ck_assert_int_eq(ez_vocab_encode(&v, "the th e", &ids, &n, &d), EZ_OK);
@@ -73,6 +78,8 @@ START_TEST(test_tokens_longest_match)
     /* malformed files: each names the file */
     const char *bad[] = {"[1, 2]", "{\"tokens\": [\"a\", \"a\"]}", "{\"tokens\": [\"a\", 3]}",
                          "{\"tokens\": [\"\"]}", "{\"alphabet\": \"\"}", "{\"tokens\": [], \"alphabet\": \"a\"}", "{"};
+    char path[] = "/tmp/ezvocabXXXXXX";
+    temp_file(path, "");
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_file(path, bad[i]);
         ck_assert_int_eq(ez_vocab_load(&v, path, &d), EZ_ERR_INPUT);

@@ -86,6 +86,13 @@ static inline unsigned ez_fx_index(ez_plan_op *op, const char *name, const char 
     return op->nidx++;
 }
 
+/* An empty plan of model `model` (free with ez_plan_clear). */
+static inline void ez_fx_plan(ez_plan *p, const char *model)
+{
+    ez_plan_init(p);
+    snprintf(p->model, sizeof p->model, "%s", model);
+}
+
 /* Append one op "out[..] = a[..] (* or +) b[..] ..." of the given kind. Operands that do
  * not exist yet become inputs (names starting with 'w' become weights); the output a
  * new activation whose dims come from `sizes`. Returns the op index. The caller sets

@@ -7,6 +7,7 @@
 
 #include "compiler/einc.h"
 #include "runtime/ops/op.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
@@ -84,7 +85,7 @@ ez_fe **ez_pfx_advice(ez_advice_layout *L, const ez_plan *p, const ez_trace *tr,
     ez_fe **polys = calloc(L->npolys ? L->npolys : 1, sizeof *polys);
     ck_assert_ptr_nonnull(polys);
     ck_assert_msg(ez_advice_fill(L, p, tr, true, polys, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_msg(ez_op_def_of(p->ops[op].kind)->fill(L, p, tr, op, true, polys, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_op_fill(L, p, tr, op, true, polys, &d) == EZ_OK, "%s", d.msg);
     return polys;
 }
 
@@ -202,7 +203,6 @@ bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layou
                      const ez_claim *out, const ez_pfx_alone *a, bool *claims_ok, size_t *walk, ez_diag *why)
 {
     const ez_plan_op *o = &p->ops[op];
-    const ez_op_def *def = ez_op_def_of(o->kind);
     ez_diag d = {{0}};
     ez_transcript tp, tv;
     ez_transcript_init(&tp, a->label);
@@ -215,7 +215,7 @@ bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layou
     cp.prover = true, cp.plan = p, cp.adv = L, cp.t = &tp, cp.w = &w, cp.tr = tr, cp.stmt = a->stmt;
     cp.advice = polys, cp.d = &d;
     ck_assert_int_eq(ez_pctx_alloc(&cp, p, L), EZ_OK);
-    ez_status st = a->prove ? a->prove(&cp, op, out, a->ctx) : def->prove(&cp, op, out);
+    ez_status st = a->prove ? a->prove(&cp, op, out, a->ctx) : ez_op_prove(&cp, op, out);
     ck_assert_msg(st == EZ_OK, "%s", d.msg);
     if (walk)
         *walk = w.len;
@@ -223,7 +223,7 @@ bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layou
     ez_reader_init(&r, w.data, w.len);
     cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = a->stmt;
     ck_assert_int_eq(ez_pctx_alloc(&cv, p, L), EZ_OK);
-    st = def->verify(&cv, op, out);
+    st = ez_op_verify(&cv, op, out);
     ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
     bool ok = st == EZ_OK && ez_reader_done(&r);
     *claims_ok = true;

@@ -187,18 +187,9 @@ const int64_t *ez_trace_aux(const ez_trace *tr, size_t op, ez_aux_kind k, uint64
 const ez_table *ez_trace_table(const ez_trace *tr, ez_fn_table_kind kind, ez_func f,
                                unsigned in_scale, unsigned out_scale)
 {
-    for (size_t i = 0; i < tr->ntables; i++) {
-        const ez_table *t = &tr->tables[i];
-        if (t->kind != kind)
-            continue;
-        if (kind == EZ_TABLE_RSQRT)
-            return t; /* one table for every scale */
-        if (kind == EZ_TABLE_SOFTMAX_EXP && t->in_scale == in_scale)
-            return t;
-        if (kind == EZ_TABLE_FUNC && t->func == f && t->in_scale == in_scale &&
-            t->out_scale == out_scale)
-            return t;
-    }
+    for (size_t i = 0; i < tr->ntables; i++)
+        if (ez_table_is(&tr->tables[i], kind, f, in_scale, out_scale))
+            return &tr->tables[i];
     return NULL;
 }
 
@@ -239,13 +230,7 @@ ez_status ez_exec_table(ez_exec_ctx *c, const ez_table **out, ez_fn_table_kind k
     }
     tr->tables = nt;
     ez_table *t = &tr->tables[tr->ntables];
-    ez_status st;
-    if (kind == EZ_TABLE_SOFTMAX_EXP)
-        st = ez_table_build_softmax_exp(t, in_scale, c->d);
-    else if (kind == EZ_TABLE_RSQRT)
-        st = ez_table_build_rsqrt(t, c->d);
-    else
-        st = ez_table_build(t, f, in_scale, out_scale, c->d);
+    ez_status st = ez_table_build_kind(t, kind, f, in_scale, out_scale, c->d);
     if (st != EZ_OK)
         return st;
     tr->ntables++;

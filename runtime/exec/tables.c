@@ -130,6 +130,27 @@ ez_status ez_table_build_softmax_exp(ez_table *t, unsigned in_scale, ez_diag *d)
     return EZ_OK;
 }
 
+ez_status ez_table_build_kind(ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale,
+                              ez_diag *d)
+{
+    if (kind == EZ_TABLE_SOFTMAX_EXP)
+        return ez_table_build_softmax_exp(t, in_scale, d);
+    if (kind == EZ_TABLE_RSQRT)
+        return ez_table_build_rsqrt(t, d);
+    return ez_table_build(t, f, in_scale, out_scale, d);
+}
+
+bool ez_table_is(const ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale)
+{
+    if (t->kind != kind)
+        return false;
+    if (kind == EZ_TABLE_RSQRT)
+        return true;
+    if (kind == EZ_TABLE_SOFTMAX_EXP)
+        return t->in_scale == in_scale;
+    return t->func == f && t->in_scale == in_scale && t->out_scale == out_scale;
+}
+
 /* floor(sqrt(x)) exactly: a double estimate corrected by integer steps. */
 static uint64_t isqrt_u64(uint64_t x)
 {

@@ -31,6 +31,7 @@
 #ifndef EZ_RUNTIME_TABLES_H
 #define EZ_RUNTIME_TABLES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "compiler/plan.h"
@@ -90,6 +91,15 @@ ez_status ez_table_build_softmax_exp(ez_table *t, unsigned in_scale, ez_diag *d)
 /* The normalisation rsqrt table: row M = floor(2^EZ_RSQRT_TABLE_SCALE / sqrt(M)) (exact
  * integer arithmetic, no libm), row 0 = 0. */
 ez_status ez_table_build_rsqrt(ez_table *t, ez_diag *d);
+
+/* The table of kind (FUNC: ez_table_build of f at the scales; SOFTMAX_EXP: at in_scale;
+ * RSQRT: the one normalisation table), as the executor builds it. */
+ez_status ez_table_build_kind(ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale,
+                              ez_diag *d);
+
+/* Whether t is the table of (kind, f, scales): RSQRT has one table for every scale, the
+ * softmax exp one per in_scale, a FUNC table one per (f, in_scale, out_scale). */
+bool ez_table_is(const ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale);
 
 void ez_table_clear(ez_table *t);
 

@@ -7,41 +7,111 @@
 #include <string.h>
 
 #include "compiler/einc.h"
+#include "runtime/exec/exec.h"
 #include "runtime/formats/sections.h"
-#include "runtime/prove/advice.h"
-#include "runtime/prove/weights.h"
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)
 
 /* ---- tensors of integers ---------------------------------------------------------------------- */
 
-static void write_ints(ez_writer *w, const ez_stmt_tensor *t)
+unsigned ez_stmt_width(const int64_t *v, uint64_t n)
 {
-    ez_writer_u32(w, t->tensor);
-    ez_writer_u64(w, t->n);
-    for (uint64_t i = 0; i < t->n; i++)
-        ez_writer_i64(w, t->v[i]);
+    uint64_t mag = 0; /* OR of v ^ (v >> 63): its top set bit + a sign bit is the width */
+    for (uint64_t i = 0; i < n; i++)
+        mag |= (uint64_t)(v[i] ^ (v[i] >> 63));
+    unsigned bits = mag ? 65 - (unsigned)__builtin_clzll(mag) : 1;
+    return (bits + 7) / 8;
 }
 
+/* w constant after inlining: the byte loop becomes one store per value */
+static inline __attribute__((always_inline)) void put_w(uint8_t *out, const int64_t *v, size_t n, unsigned w)
+{
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < w; b++)
+            out[i * w + b] = (uint8_t)((uint64_t)v[i] >> (8 * b));
+}
+
+void ez_stmt_put(uint8_t *out, const int64_t *v, size_t n, unsigned w)
+{
+    switch (w) {
+    case 1: put_w(out, v, n, 1); break;
+    case 2: put_w(out, v, n, 2); break;
+    case 3: put_w(out, v, n, 3); break;
+    case 4: put_w(out, v, n, 4); break;
+    case 5: put_w(out, v, n, 5); break;
+    case 6: put_w(out, v, n, 6); break;
+    case 7: put_w(out, v, n, 7); break;
+    default: put_w(out, v, n, 8); break;
+    }
+}
+
+/* The inverse of put_w: n values of w bytes, sign-extended; returns the OR of v ^ (v >> 63)
+ * over them (ez_stmt_width's measure). */
+static inline __attribute__((always_inline)) uint64_t get_w(int64_t *v, const uint8_t *p, uint64_t n, unsigned w)
+{
+    const unsigned sh = 64 - 8 * w;
+    uint64_t mag = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t u = 0;
+        for (unsigned k = 0; k < w; k++)
+            u |= (uint64_t)p[w * i + k] << (8 * k);
+        int64_t x = sh ? (int64_t)(u << sh) >> sh : (int64_t)u;
+        mag |= (uint64_t)(x ^ (x >> 63));
+        v[i] = x;
+    }
+    return mag;
+}
+
+static uint64_t stmt_get(int64_t *v, const uint8_t *p, uint64_t n, unsigned w)
+{
+    switch (w) {
+    case 1: return get_w(v, p, n, 1);
+    case 2: return get_w(v, p, n, 2);
+    case 3: return get_w(v, p, n, 3);
+    case 4: return get_w(v, p, n, 4);
+    case 5: return get_w(v, p, n, 5);
+    case 6: return get_w(v, p, n, 6);
+    case 7: return get_w(v, p, n, 7);
+    default: return get_w(v, p, n, 8);
+    }
+}
+
+/* 1.3: u32 tensor, u64 count, u8 w = the fewest bytes holding every value (ez_stmt_width),
+ * count x w bytes, each value two's complement little-endian: GPT-2's 3.2M logits take 3
+ * bytes each instead of 8. */
+static void write_ints(ez_writer *w, const ez_stmt_tensor *t)
+{
+    unsigned wb = ez_stmt_width(t->v, t->n);
+    ez_writer_u32(w, t->tensor);
+    ez_writer_u64(w, t->n);
+    ez_writer_u8(w, (uint8_t)wb);
+    uint8_t buf[4096];
+    size_t per = sizeof buf / wb;
+    for (uint64_t i = 0; i < t->n; i += per) {
+        size_t m = t->n - i < per ? (size_t)(t->n - i) : per;
+        ez_stmt_put(buf, t->v + i, m, wb);
+        ez_writer_bytes(w, buf, m * wb);
+    }
+}
+
+/* The inverse of write_ints; false on a width outside 1..8, a count beyond the bytes, or
+ * a width wider than the values need (one encoding per statement). */
 static bool read_ints(ez_reader *r, ez_stmt_tensor *t)
 {
     t->tensor = ez_reader_u32(r);
-    t->n = ez_reader_count(r, MAX_ELEMS, 8);
-    if (r->failed)
+    t->n = ez_reader_u64(r);
+    unsigned wb = ez_reader_u8(r);
+    if (r->failed || wb == 0 || wb > 8 || t->n > MAX_ELEMS || t->n > ez_reader_remaining(r) / wb)
         return false;
     t->v = ez_alloc_array(t->n ? t->n : 1, sizeof *t->v);
-    const uint8_t *p = ez_reader_view(r, (size_t)t->n * 8); /* the count bounded n by the bytes left */
+    const uint8_t *p = ez_reader_view(r, (size_t)t->n * wb);
     if (t->v == NULL || p == NULL)
         return false;
-    /* one pass over the bytes (a GPT-2 statement holds 3.2M logits): little-endian, as written */
-    for (uint64_t i = 0; i < t->n; i++) {
-        uint64_t u = 0;
-        for (unsigned k = 0; k < 8; k++)
-            u |= (uint64_t)p[8 * i + k] << (8 * k);
-        t->v[i] = (int64_t)u;
-    }
-    return true;
+    /* one pass over the bytes (a GPT-2 statement holds 3.2M logits) */
+    uint64_t mag = stmt_get(t->v, p, t->n, wb);
+    unsigned bits = mag ? 65 - (unsigned)__builtin_clzll(mag) : 1;
+    return wb == (bits + 7) / 8;
 }
 
 /* ---- statement -------------------------------------------------------------------------------- */
@@ -328,7 +398,7 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
     }
     ez_reader r;
     ez_reader_init(&r, sec[1].data, sec[1].len);
-    uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 12);
+    uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 13);
     if (r.failed) {
         ez_diag_set(d, "proof: malformed statement");
         return EZ_ERR_FORMAT;
@@ -438,7 +508,7 @@ static ez_status check_weights_present(const ez_plan *p, bool present, ez_diag *
     return EZ_OK;
 }
 
-ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
+ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
 {
     ez_section_view sec[4];
     ez_vk_init(vk);
@@ -475,13 +545,6 @@ ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
     if ((st = check_weights_present(&vk->plan, vk->has_weights, d)) != EZ_OK) {
         ez_vk_clear(vk);
         return st;
-    }
-    /* lens: the plan's weight shape under the commitment's scheme; the supports of its
-     * polys are the plan's (public, not in the bytes) */
-    if (vk->has_weights && (st = ez_weights_set_supports(&vk->plan, &vk->wcom, d)) != EZ_OK) {
-        ez_diag_set(d, "the weight commitment does not match the model's weights");
-        ez_vk_clear(vk);
-        return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
     }
     vk->wrange = ez_alloc_array(sec[3].len ? sec[3].len : 1, 1);
     if (vk->wrange == NULL) {
@@ -600,30 +663,8 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
-/* A deferred range proof: verify the pk's copy (section 4) and set its final claims as the
- * prover's standing claims, exactly as every verifier derives them from the vk. */
-static ez_status pk_standing(ez_pk *pk, const ez_plan *p, const uint8_t *wr, size_t len, ez_diag *d)
-{
-    const ez_pcs_commitment *c = ez_pcs_prover_commitment(pk->pcs);
-    if (!ez_weights_deferred(p, c))
-        return EZ_OK;
-    ez_pcs_commitment wc;
-    bool ok = false;
-    ez_diag sub = {{0}};
-    ez_status st = ez_pcs_commitment_copy(&wc, c);
-    if (st == EZ_OK)
-        st = ez_weight_range_verify(p, &wc, wr, len, &ok, &sub);
-    if (st == EZ_OK && !ok) {
-        ez_diag_set(d, "proving key: %s", sub.msg);
-        st = EZ_ERR_FORMAT;
-    }
-    if (st == EZ_OK)
-        st = ez_pcs_prover_set_standing(pk->pcs, wc.standing, wc.nstanding);
-    ez_pcs_commitment_clear(&wc);
-    return st;
-}
-
-ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d)
+ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, const uint8_t **wrange,
+                      size_t *wrange_len, ez_diag *d)
 {
     ez_section_view sec[5];
     ez_pk_init(pk);
@@ -688,15 +729,9 @@ ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t 
             st = st == EZ_OK ? EZ_ERR_FORMAT : st;
             goto fail;
         }
-        ez_diag sub = {{0}};
-        if ((st = ez_weights_check(p, pk->pcs, &sub)) != EZ_OK) {
-            ez_diag_set(d, "proving key: %s", sub.msg);
-            st = st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
-            goto fail;
-        }
-        if ((st = pk_standing(pk, p, sec[4].data, sec[4].len, d)) != EZ_OK)
-            goto fail;
     }
+    *wrange = sec[4].data;
+    *wrange_len = sec[4].len;
     return EZ_OK;
 fail:
     ez_pk_clear(pk);

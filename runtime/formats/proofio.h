@@ -10,7 +10,8 @@
  * (Unknown tags are skipped only in a vk or pk of a newer minor version; a proof of a
  * newer minor version is refused, since a verifier must not skip argument bytes.)
  *
- *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers), then the
+ *   proof "EZPF": 1 statement (public inputs and claimed outputs, integers in their
+ *                   fewest bytes), then the
  *                   binding (1.1): the plan digest and the weight commitment's root the
  *                   prover used, so a verifier can say first what the proof is for
  *                 2 advice commitment | 3 lookups | 4 walk | 5 weight opening
@@ -41,8 +42,9 @@
  * proof up to its final claims, which every proof's opening proves (a deferred range
  * proof, docs/protocol.md §6.4); the pk's section 4; a pk's weights in their width's bytes
  * (ez_pk_weight_bytes) instead of i64. Vks and pks before 1.2 are refused (run setup
- * again). */
-#define EZ_PROOF_MINOR 2
+ * again). 1.3: the statement's values in their tensor's fewest bytes (ez_stmt_width),
+ * on the wire and in the transcript; vks and pks as in 1.2. */
+#define EZ_PROOF_MINOR 3
 /* The oldest minor version of a vk or pk this build reads. */
 #define EZ_KEY_MIN_MINOR 2
 
@@ -80,6 +82,12 @@ ez_status ez_statement_from_trace(ez_statement *s, const ez_plan *p, int64_t *co
  * then the outputs, in plan order, with their element counts; inputs within their signed
  * width, tokens in [0, token_limit). EZ_ERR_FORMAT with a reason otherwise. */
 ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d);
+
+/* The fewest bytes (1..8) that hold every one of the n values in two's complement: a
+ * statement tensor's width on the wire and in the transcript (1.3). */
+unsigned ez_stmt_width(const int64_t *v, uint64_t n);
+/* Write n values, w bytes each, little-endian two's complement, to out (n * w bytes). */
+void ez_stmt_put(uint8_t *out, const int64_t *v, size_t n, unsigned w);
 
 /* The values of tensor `tensor` in s, or NULL. */
 const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor);
@@ -133,10 +141,12 @@ void ez_vk_clear(ez_vk *vk);
  * when the model has no weights) and the weight range proof bytes. */
 ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, const uint8_t *wrange,
                        size_t wrange_len, ez_diag *d);
-/* Decode: the plan through ez_einc_decode (digest checked), the commitment through
- * ez_pcs_commitment_read; its lens must equal the plan's weight layout
- * (ez_weights_lens). EZ_ERR_FORMAT with a reason, EZ_ERR_NOMEM. */
-ez_status ez_vk_decode(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d);
+/* Parse the bytes: the plan through ez_einc_decode (digest checked), the commitment
+ * through ez_pcs_commitment_read (present iff the plan has weights), the range proof's
+ * bytes copied. Whether the commitment's shape is the plan's weight layout is the
+ * prover's knowledge: runtime/prove/keys.h ez_vk_decode parses and checks it.
+ * EZ_ERR_FORMAT with a reason, EZ_ERR_NOMEM. */
+ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d);
 
 /* ---- proving key ---- */
 typedef struct {
@@ -156,11 +166,12 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
                        const uint8_t *wrange, size_t wrange_len);
 /* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..63): ceil(bits / 8). */
 unsigned ez_pk_weight_bytes(unsigned bits);
-/* Decode and check against plan p: digest equal, the weights and their counts in plan
- * order within their widths, the PCS prover's lens equal to the weight shape
- * (runtime/prove/weights.h ez_weights_check), and, when deferred, the range proof of
- * section 4 verified and its final claims set as the prover's standing claims.
- * EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of another model) with a reason. */
-ez_status ez_pk_decode(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_diag *d);
+/* Parse against plan p: digest equal, the weights and their counts in plan order within
+ * their widths, the PCS prover data read; *wrange / *wrange_len: section 4 (the weight
+ * range proof, a view into data). The weight-shape checks and the standing claims are
+ * runtime/prove/keys.h ez_pk_decode's. EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of
+ * another model) with a reason. */
+ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, const uint8_t **wrange,
+                      size_t *wrange_len, ez_diag *d);
 
 #endif

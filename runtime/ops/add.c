@@ -94,8 +94,9 @@ out:
     return st;
 }
 
-static ez_status add_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status add_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
+    (void)sh;
     const ez_plan_op *o = &p->ops[op];
     const ez_plan_tensor *to = &p->tensors[o->out];
     for (unsigned k = 0; k < o->nin; k++) {
@@ -126,15 +127,12 @@ static ez_status add_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez
     return EZ_OK;
 }
 
-static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
+static ez_status add_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, const ez_claim *out)
 {
-    const ez_plan *p = c->plan;
-    const ez_plan_op *o = &p->ops[i];
-    const ez_plan_tensor *to = &p->tensors[o->out];
-    ez_opview v;
-    ez_status st = ez_opview_init(&v, p, i, c->prover ? c->tr : NULL);
-    if (st != EZ_OK)
-        return st;
+    const ez_plan_op *o = sh->o;
+    const ez_plan_tensor *to = sh->to;
+    const ez_opview *v = &sh->v;
+    ez_status st = EZ_OK;
     ez_claim kc = {0};
     ez_point_blocks ob; /* the output point's block per index */
     ez_plan_point_blocks(&ob, o, o->out_axes, to->rank);
@@ -150,11 +148,11 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     ez_fe2 pts[EZ_MAX_OPERANDS][EZ_PROVE_MAX_VARS];
     unsigned pnv[EZ_MAX_OPERANDS];
     for (unsigned k = 0; k < o->nin; k++) {
-        const ez_plan_tensor *t = &v.tensors[k];
+        const ez_plan_tensor *t = &v->tensors[k];
         bool has[EZ_MAX_IDX] = {false};
         pnv[k] = 0;
         for (unsigned a = 0; a < t->rank; a++) {
-            unsigned x = v.op.in_axes[k][a];
+            unsigned x = v->op.in_axes[k][a];
             has[x] = true;
             memcpy(pts[k] + pnv[k], out->point + ob.off[x], ob.nv[x] * sizeof(ez_fe2));
             pnv[k] += ob.nv[x];
@@ -163,7 +161,7 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
         for (unsigned x = 0; x < o->nidx; x++)
             if (ob.has[x] && !has[x])
                 beta[k] = ez_fe2_mul(beta[k], ez_mle_prefix(out->point + ob.off[x], ob.nv[x], o->idx_size[x]));
-        if (c->prover && (st = ez_advice_tensor_eval(&e[k], v.data[k], t, pts[k])) != EZ_OK)
+        if (c->prover && (st = ez_advice_tensor_eval(&e[k], v->data[k], t, pts[k])) != EZ_OK)
             goto out;
     }
     if ((st = ez_pctx_msg(c, "add/terms", e, o->nin)) != EZ_OK)
@@ -179,7 +177,7 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     for (unsigned k = 0; k < o->nin; k++) {
         if ((st = ez_claim_set(&kc, pts[k], pnv[k], e[k])) != EZ_OK)
             goto out;
-        st = ez_opview_claim(c, &v, i, k, &kc);
+        st = ez_opview_claim(c, v, i, k, &kc);
         ez_claim_clear(&kc);
         if (st != EZ_OK)
             goto out;
@@ -188,12 +186,12 @@ static ez_status add_reduce(ez_pctx *c, size_t i, const ez_claim *out)
         st = ez_op_rem_claim(c, i, out, rho);
 out:
     ez_claim_clear(&kc);
-    ez_opview_clear(&v);
     return st;
 }
 
-static uint64_t add_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t add_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     const ez_plan_op *o = &p->ops[op];
     (void)L;
     /* rho (and the remainder's limbs 1.. at the point), then one value per term */
@@ -205,8 +203,9 @@ static uint64_t add_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size
 
 /* The rescale as for EINSUM; a checked sum without a shift is the framework's range check
  * of its result (runtime/prove/margins.c). */
-static void add_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void add_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     if (p->ops[op].shift > 0)
         ez_rel_rescale(m, p, op, p->ops[op].shift);
 }
@@ -214,6 +213,7 @@ static void add_relations(ez_margins *m, const ez_plan *p, size_t op)
 const ez_op_def ez_op_add = {
     .exec = add_exec,
     .floatref = add_floatref,
+    .shape_size = sizeof(ez_op_shape),
     .layout = add_layout,
     .prove = add_reduce,
     .verify = add_reduce,

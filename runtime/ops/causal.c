@@ -23,8 +23,9 @@
 #include "runtime/prove/masks.h"
 #include "runtime/prove/rangecheck.h"
 
-static ez_status causal_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status causal_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
+    (void)sh;
     const ez_plan_op *o = &p->ops[op];
     if (o->nin != 1 || o->mask_row == o->mask_col || o->mask_row >= o->nidx || o->mask_col >= o->nidx ||
         (o->out_scale > o->in_scale && o->out_scale - o->in_scale > 62) ||
@@ -82,21 +83,18 @@ static ez_fe2 causal_claim(const ez_plan_op *o, ez_fe2 v, ez_fe2 rho)
     return v;
 }
 
-static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_claim *out)
+static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, const ez_claim *out)
 {
-    const ez_plan *p = c->plan;
-    const ez_plan_op *o = &p->ops[i];
-    const ez_plan_tensor *to = &p->tensors[o->out];
-    ez_opview v;
-    ez_status st = ez_opview_init(&v, p, i, c->prover ? c->tr : NULL);
-    if (st != EZ_OK)
-        return st;
+    const ez_plan_op *o = sh->o;
+    const ez_plan_tensor *to = sh->to;
+    const ez_opview *v = &sh->v;
+    ez_status st = EZ_OK;
     causal_shape s;
     ez_fe *mask = NULL, *in = NULL;
     ez_sumcheck_proof proof;
     ez_claim kc = {0};
     memset(&proof, 0, sizeof proof);
-    if ((st = causal_shape_build(&s, &v, to, o, out)) != EZ_OK)
+    if ((st = causal_shape_build(&s, v, to, o, out)) != EZ_OK)
         goto out;
     ez_claim_absorb(c->t, "causal/out", out);
     bool shrink = o->in_scale > o->out_scale;
@@ -115,8 +113,8 @@ static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_claim *out)
             st = EZ_ERR_NOMEM;
             goto out;
         }
-        uint64_t padlen = ez_advice_padlen(&v.tensors[0]);
-        ez_advice_pad_i64(in, v.data[0], &v.tensors[0], 0);
+        uint64_t padlen = ez_advice_padlen(&v->tensors[0]);
+        ez_advice_pad_i64(in, v->data[0], &v->tensors[0], 0);
         memset(in + padlen, 0, (N - padlen) * sizeof *in);
         unsigned shi = s.n - s.off_i - s.ni, shj = s.n - s.off_j - s.nj;
         uint64_t mi = (UINT64_C(1) << s.ni) - 1, mj = (UINT64_C(1) << s.nj) - 1;
@@ -142,7 +140,7 @@ static ez_status causal_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     }
     if ((st = ez_claim_set(&kc, point, s.n, evals[1])) != EZ_OK)
         goto out;
-    if ((st = ez_opview_claim(c, &v, i, 0, &kc)) != EZ_OK)
+    if ((st = ez_opview_claim(c, v, i, 0, &kc)) != EZ_OK)
         goto out;
     ez_claim_clear(&kc);
     if (shrink)
@@ -152,7 +150,6 @@ out:
     ez_sumcheck_proof_clear(&proof);
     free(mask);
     free(in);
-    ez_opview_clear(&v);
     return st;
 }
 
@@ -213,8 +210,9 @@ static ez_status causal_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftra
     return ez_floatref_elementwise(p, op, ft, causal_f64, d);
 }
 
-static uint64_t causal_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t causal_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     const ez_plan_op *o = &p->ops[op];
     const ez_plan_tensor *ti = &p->tensors[o->in[0]];
     (void)L;
@@ -231,8 +229,9 @@ static uint64_t causal_walk_bytes(const ez_plan *p, const ez_advice_layout *L, s
 }
 
 /* A scale moving down is a rescale of the masked values (bounded by the input's). */
-static void causal_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void causal_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     const ez_plan_op *o = &p->ops[op];
     if (o->in_scale > o->out_scale)
         ez_rel_rescale(m, p, op, o->in_scale - o->out_scale);
@@ -241,6 +240,7 @@ static void causal_relations(ez_margins *m, const ez_plan *p, size_t op)
 const ez_op_def ez_op_causal = {
     .exec = causal_exec,
     .floatref = causal_floatref,
+    .shape_size = sizeof(ez_op_shape),
     .layout = causal_layout,
     .prove = causal_reduce,
     .verify = causal_reduce,

@@ -19,8 +19,9 @@
 #include "runtime/prove/rangecheck.h"
 #include "runtime/prove/strategies.h"
 
-static ez_status einsum_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status einsum_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
+    (void)sh; /* none: the prover's view would copy sliced operands the strategies never read */
     const ez_plan_op *o = &p->ops[op];
     ez_opview v;
     ez_status st = ez_opview_init(&v, p, op, NULL);
@@ -39,8 +40,9 @@ static ez_status einsum_layout(ez_advice_layout *L, const ez_plan *p, size_t op,
 
 /* One function for both sides: the proof's strategy reduces the claim (one file each,
  * runtime/prove/strategies.h). */
-static ez_status einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status einsum_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
+    (void)sh;
     switch (c->strategy) {
     case EZ_STRATEGY_EINSUM:
         return ez_strategy_einsum_reduce(c, op, out);
@@ -53,8 +55,9 @@ static ez_status einsum_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     }
 }
 
-static uint64_t einsum_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t einsum_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     ez_opview v;
     (void)L;
     if (ez_opview_init(&v, p, op, NULL) != EZ_OK)
@@ -69,8 +72,9 @@ static uint64_t einsum_walk_bytes(const ez_plan *p, const ez_advice_layout *L, s
 
 /* The fused rescale: acc = 2^shift q + r (the accumulator within its bound, q in the
  * output's width, r in [0, 2^shift)). */
-static void einsum_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void einsum_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     if (p->ops[op].shift > 0)
         ez_rel_rescale(m, p, op, p->ops[op].shift);
 }

@@ -32,7 +32,6 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/rangecheck.h"
 
-#define FN_LIMB EZ_ADV_LIMB_BITS
 #define FN_HALF (INT64_C(1) << (EZ_TABLE_BITS - 1)) /* 2^15: the rows are x' in [-2^15, 2^15) */
 
 /* ---- the plan's side: shape, ranges, tails ----------------------------------------------- */
@@ -105,9 +104,7 @@ static bool fn_width_checked(const ez_plan *p, const ez_plan_op *o)
 
 /* Everything both sides derive from the plan (§2). */
 typedef struct {
-    ez_opview v;                   /* the op over its input slice (prover: with data) */
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     unsigned rank, n;              /* axes; cube variables (the output's) */
     unsigned in_pos[EZ_MAX_RANK];  /* output axis b is input (slice) axis in_pos[b] */
     unsigned off[EZ_MAX_RANK];     /* output axis b's block in the output point */
@@ -126,38 +123,27 @@ typedef struct {
     unsigned pA, pTV, pO, pW, pNB, pHL, pR, pR2, npolys;
 } fn_shape;
 
-static void fn_shape_clear(fn_shape *s)
+static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    ez_opview_clear(&s->v);
-}
-
-static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
-{
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    fn_shape *s = (fn_shape *)base;
+    const ez_plan_op *o = base->o;
     if (o->kind != EZ_OP_FUNC || o->nin != 1 || o->func == EZ_FN_NONE || o->func == EZ_FN_RELU ||
         o->func == EZ_FN_RSQRT)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "not a one-operand table function");
     if (o->in_scale > 62 || o->out_scale > 62)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "scales above 62");
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->rank = s->to->rank;
-    if (s->ti->rank != s->rank)
+    s->rank = s->base.to->rank;
+    if (s->base.ti->rank != s->rank)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
-    if (ez_op_axes_pos(s->in_pos, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+    if (ez_op_axes_pos(s->in_pos, o, s->base.v.op.in_axes[0], s->base.ti, s->base.to, 0) != EZ_OP_AXES_OK)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the output's axes differ from the input's");
     s->same = o->in_fixed[0] == 0;
     for (unsigned b = 0; b < s->rank; b++)
         s->same = s->same && s->in_pos[b] == b;
-    s->n = ez_op_axis_offsets(s->off, s->to);
-    ez_op_axis_offsets(s->ioff, s->ti);
-    s->len = ez_advice_padlen(s->to);
-    s->interior = ez_advice_interior_padding(s->to);
+    s->n = ez_op_axis_offsets(s->off, s->base.to);
+    ez_op_axis_offsets(s->ioff, s->base.ti);
+    s->len = ez_advice_padlen(s->base.to);
+    s->interior = ez_advice_interior_padding(s->base.to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the tensor is too large for one sumcheck");
     s->k = fn_in_shift(o);
@@ -211,36 +197,33 @@ static ez_status fn_shape_init(fn_shape *s, const ez_plan *p, size_t op, const e
 
 /* ---- layout --------------------------------------------------------------------------------- */
 
-static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    fn_shape s;
-    ez_status st = fn_shape_init(&s, p, op, NULL, d);
+    const fn_shape *s = (const fn_shape *)sh;
     size_t first = L->npolys;
-    if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.npolys, s.len);
+    ez_status st = ez_op_add_polys(L, op, s->npolys, s->len);
     /* limbs in range (§2.2): HL, the bit NB, R, R2 */
-    if (st == EZ_OK && s.general) {
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pHL, s.nhl, s.hb - 1, s.len);
+    if (st == EZ_OK && s->general) {
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pHL, s->nhl, s->hb - 1, s->len);
         if (st == EZ_OK)
-            st = ez_rc_limb_cols(L, (unsigned)op, first + s.pNB, 1, 1, s.len);
+            st = ez_rc_limb_cols(L, (unsigned)op, first + s->pNB, 1, 1, s->len);
     }
-    if (st == EZ_OK && s.nr)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pR, s.nr, s.k, s.len);
-    if (st == EZ_OK && s.nr2)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pR2, s.nr2, s.j, s.len);
+    if (st == EZ_OK && s->nr)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pR, s->nr, s->k, s->len);
+    if (st == EZ_OK && s->nr2)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pR2, s->nr2, s->j, s->len);
     /* (A, TV) in the model's shared table of (function, scales) (§2.2) */
     unsigned tb;
     if (st == EZ_OK)
-        st = ez_advice_func_table(L, EZ_TABLE_FUNC, s.o->func, s.o->in_scale, s.o->out_scale, &tb);
+        st = ez_advice_func_table(L, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tb);
     if (st == EZ_OK) {
-        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.len};
-        u.atom[0] = s.a_is_x ? (ez_atom){true, s.o->in[0]} : (ez_atom){false, first + s.pA};
-        u.atom[1] = (ez_atom){false, first + s.pTV};
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s->len};
+        u.atom[0] = s->a_is_x ? (ez_atom){true, s->base.o->in[0]} : (ez_atom){false, first + s->pA};
+        u.atom[1] = (ez_atom){false, first + s->pTV};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
-    if (st == EZ_OK && s.width)
+    if (st == EZ_OK && s->width)
         st = ez_rc_check_width(L, p, op, d);
-    fn_shape_clear(&s);
     return st;
 }
 
@@ -276,7 +259,7 @@ static ez_fe2 fn_pad_eval(const fn_shape *s, const ez_fe2 *pt)
         return ez_fe2_zero();
     ez_fe2 sel = ez_fe2_one();
     for (unsigned b = 0; b < s->rank; b++)
-        sel = ez_fe2_mul(sel, ez_mle_prefix(pt + s->off[b], ez_log2_ceil(s->to->dims[b]), s->to->dims[b]));
+        sel = ez_fe2_mul(sel, ez_mle_prefix(pt + s->off[b], ez_log2_ceil(s->base.to->dims[b]), s->base.to->dims[b]));
     return ez_fe2_sub(ez_mle_prefix(pt, s->n, s->len), sel);
 }
 
@@ -285,17 +268,17 @@ static void fn_in_point(const fn_shape *s, ez_fe2 *pin, const ez_fe2 *pout)
 {
     for (unsigned b = 0; b < s->rank; b++) {
         unsigned a = s->in_pos[b];
-        memcpy(pin + s->ioff[a], pout + s->off[b], ez_log2_ceil(s->to->dims[b]) * sizeof *pin);
+        memcpy(pin + s->ioff[a], pout + s->off[b], ez_log2_ceil(s->base.to->dims[b]) * sizeof *pin);
     }
 }
 
 /* Padded position of every output element (row-major), and the input's offsets. */
 static ez_status fn_positions(const fn_shape *s, const ez_plan *p, uint64_t **pos, int64_t **off, ez_diag *d)
 {
-    uint64_t numel = ez_plan_tensor_numel(s->to), stride[EZ_MAX_RANK];
+    uint64_t numel = ez_plan_tensor_numel(s->base.to), stride[EZ_MAX_RANK];
     *pos = NULL;
     *off = NULL;
-    ez_status st = ez_exec_elem_offsets(off, p, s->o, 0, d);
+    ez_status st = ez_exec_elem_offsets(off, p, s->base.o, 0, d);
     if (st != EZ_OK)
         return st;
     *pos = ez_alloc_aligned(numel ? numel : 1, sizeof **pos);
@@ -304,14 +287,14 @@ static ez_status fn_positions(const fn_shape *s, const ez_plan *p, uint64_t **po
         *off = NULL;
         return EZ_ERR_NOMEM;
     }
-    ez_advice_strides(s->to, stride);
+    ez_advice_strides(s->base.to, stride);
     const unsigned rank = s->rank;
 #pragma omp parallel for schedule(static) if (numel > 65536)
     for (uint64_t e = 0; e < numel; e++) {
         uint64_t rest = e, q = 0;
         for (unsigned b = rank; b-- > 0;) {
-            q += (rest % s->to->dims[b]) * stride[b];
-            rest /= s->to->dims[b];
+            q += (rest % s->base.to->dims[b]) * stride[b];
+            rest /= s->base.to->dims[b];
         }
         (*pos)[e] = q;
     }
@@ -334,22 +317,20 @@ static int64_t fn_yhi(const fn_shape *s, const fn_consts *c, int64_t x)
  * what the malicious-prover tests rely on. In checked mode any y that is not f(x) (or an R
  * outside [0, 2^k)) is refused here with a message. */
 static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
-                           bool unchecked, ez_fe **polys, ez_diag *d)
+                           const ez_op_shape *sh, bool unchecked, ez_fe **polys, ez_diag *d)
 {
-    fn_shape s;
-    ez_status st = fn_shape_init(&s, p, op, tr, d);
+    const fn_shape *s = (const fn_shape *)sh;
+    ez_status st = EZ_OK;
     ez_table tab;
     memset(&tab, 0, sizeof tab);
     uint64_t *pos = NULL;
     int64_t *off = NULL;
     ez_fe *hv = NULL, *rv = NULL, *r2v = NULL;
-    if (st != EZ_OK)
-        goto out;
-    const ez_plan_op *o = s.o;
+    const ez_plan_op *o = s->base.o;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys */
-    if (first + s.npolys > L->npolys) {
+    if (first + s->npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
@@ -365,59 +346,59 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
             goto out;
         T = &tab;
     }
-    if ((st = fn_consts_get(&cs, &s, T)) != EZ_OK || (st = fn_positions(&s, p, &pos, &off, d)) != EZ_OK)
+    if ((st = fn_consts_get(&cs, s, T)) != EZ_OK || (st = fn_positions(s, p, &pos, &off, d)) != EZ_OK)
         goto out;
-    uint64_t numel = ez_plan_tensor_numel(s.to), nrem = 0;
+    uint64_t numel = ez_plan_tensor_numel(s->base.to), nrem = 0;
     const int64_t *x = tr->t[o->in[0]], *y = tr->t[o->out];
-    const int64_t *arem = s.k ? ez_trace_aux(tr, op, EZ_AUX_REM, &nrem) : NULL;
-    if (s.k && (arem == NULL || nrem != numel)) {
+    const int64_t *arem = s->k ? ez_trace_aux(tr, op, EZ_AUX_REM, &nrem) : NULL;
+    if (s->k && (arem == NULL || nrem != numel)) {
         ez_diag_set(d, "op '%s': the trace lacks the function's remainders", o->label);
         st = EZ_ERR_INVALID;
         goto out;
     }
-    for (unsigned q = 0; q < s.npolys; q++)
-        if ((polys[first + q] = ez_alloc_aligned(s.len, sizeof(ez_fe))) == NULL) {
+    for (unsigned q = 0; q < s->npolys; q++)
+        if ((polys[first + q] = ez_alloc_aligned(s->len, sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     ez_fe *const *P = polys + first;
-    hv = ez_alloc_aligned(s.len, sizeof *hv);
-    rv = ez_alloc_aligned(s.len, sizeof *rv);
-    r2v = ez_alloc_aligned(s.len, sizeof *r2v);
+    hv = ez_alloc_aligned(s->len, sizeof *hv);
+    rv = ez_alloc_aligned(s->len, sizeof *rv);
+    r2v = ez_alloc_aligned(s->len, sizeof *r2v);
     if (!hv || !rv || !r2v) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     /* padding entries: x = 0, so x' = h = 0, A = 0, TV = T[0], everything else 0 */
-    for (uint64_t i = 0; i < s.len; i++) {
-        if (!s.a_is_x)
-            P[s.pA][i] = 0;
-        P[s.pTV][i] = ez_fe_from_i64(cs.t0);
-        if (s.general)
-            P[s.pO][i] = P[s.pW][i] = P[s.pNB][i] = 0;
+    for (uint64_t i = 0; i < s->len; i++) {
+        if (!s->a_is_x)
+            P[s->pA][i] = 0;
+        P[s->pTV][i] = ez_fe_from_i64(cs.t0);
+        if (s->general)
+            P[s->pO][i] = P[s->pW][i] = P[s->pNB][i] = 0;
         hv[i] = rv[i] = r2v[i] = 0;
     }
     uint64_t bad = UINT64_MAX;
     const char *why = NULL;
-    const int64_t hw = s.general ? INT64_C(1) << (s.hb - 1) : 0;
+    const int64_t hw = s->general ? INT64_C(1) << (s->hb - 1) : 0;
 #pragma omp parallel for schedule(static) if (numel > 16384)
     for (uint64_t e = 0; e < numel; e++) {
         uint64_t i = pos[e];
-        int64_t xe = x[off[e]], ye = y[e], re = s.k ? arem[e] : 0;
+        int64_t xe = x[off[e]], ye = y[e], re = s->k ? arem[e] : 0;
         const char *w = NULL;
         /* x' from the trace's remainder: exact when R = x mod 2^k */
-        int64_t xq = (xe - re) >> s.k; /* arithmetic shift: floor */
-        if (s.k && (re < 0 || re >= (INT64_C(1) << s.k) || ((xe - re) & ((INT64_C(1) << s.k) - 1)) != 0))
+        int64_t xq = (xe - re) >> s->k; /* arithmetic shift: floor */
+        if (s->k && (re < 0 || re >= (INT64_C(1) << s->k) || ((xe - re) & ((INT64_C(1) << s->k) - 1)) != 0))
             w = "its remainder is not x mod 2^k";
         int64_t h = (xq + FN_HALF) >> EZ_TABLE_BITS, a = xq - h * (INT64_C(1) << EZ_TABLE_BITS);
         int64_t row = T->out[a + FN_HALF];
         bool nb = h < 0, oc = false;
-        if (!s.general && h != 0)
+        if (!s->general && h != 0)
             w = "its input is outside the table's rows, which the plan rules out";
-        if (s.general) {
+        if (s->general) {
             if (h < -hw || h >= hw)
                 w = "its input is beyond the plan's bound";
-            int64_t tail = nb ? cs.c_lo : fn_yhi(&s, &cs, xe);
+            int64_t tail = nb ? cs.c_lo : fn_yhi(s, &cs, xe);
             /* the case y claims (honest: O = [h != 0]): outside the rows the tail unless y
              * is the row and not the tail, inside the rows the row unless y is the tail
              * and not the row */
@@ -427,20 +408,20 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
                            : "a tail value is given for an input inside the rows";
             else if (oc && ye != tail)
                 w = "its value is not the function's tail";
-            P[s.pO][i] = oc;
-            P[s.pNB][i] = nb;
-            P[s.pW][i] = oc && h != 0 ? ez_fe_from_i64(h) : 0; /* inverted below */
+            P[s->pO][i] = oc;
+            P[s->pNB][i] = nb;
+            P[s->pW][i] = oc && h != 0 ? ez_fe_from_i64(h) : 0; /* inverted below */
             hv[i] = ez_fe_from_i64(h + (nb ? hw : 0)); /* HL */
-            if (s.id_down)
-                r2v[i] = ez_fe_from_i64(oc && !nb ? xe - ye * (INT64_C(1) << s.j) : xe & ((INT64_C(1) << s.j) - 1));
+            if (s->id_down)
+                r2v[i] = ez_fe_from_i64(oc && !nb ? xe - ye * (INT64_C(1) << s->j) : xe & ((INT64_C(1) << s->j) - 1));
         }
         /* TV: the row, or y itself where y claims to be a row */
         int64_t tv = oc ? row : ye;
         if (!oc && ye != row)
             w = "its value is not the table's row";
-        if (!s.a_is_x)
-            P[s.pA][i] = ez_fe_from_i64(a);
-        P[s.pTV][i] = ez_fe_from_i64(tv);
+        if (!s->a_is_x)
+            P[s->pA][i] = ez_fe_from_i64(a);
+        P[s->pTV][i] = ez_fe_from_i64(tv);
         rv[i] = ez_fe_from_i64(re);
         if (w) {
 #pragma omp critical(ez_func_bad)
@@ -450,21 +431,21 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     }
     if (bad != UINT64_MAX && !unchecked) {
         char where[256];
-        ez_exec_format_elem(where, sizeof where, s.to, bad);
+        ez_exec_format_elem(where, sizeof where, s->base.to, bad);
         ez_diag_set(d, "op '%s': %s = %lld: %s (the trace is inconsistent)", o->label, where, (long long)y[bad],
                     why);
         st = EZ_ERR_NUMERIC;
         goto out;
     }
     /* W = 1 / h where O = 1 (h != 0), else 0 */
-    if (s.general && !ez_fe_batch_inv(P[s.pW], P[s.pW], s.len, NULL)) {
+    if (s->general && !ez_fe_batch_inv(P[s->pW], P[s->pW], s->len, NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     const struct {
         const ez_fe *v;
         unsigned first, nl, bits;
-    } vals[] = {{hv, s.pHL, s.general ? s.nhl : 0, s.hb - 1}, {rv, s.pR, s.nr, s.k}, {r2v, s.pR2, s.nr2, s.j}};
+    } vals[] = {{hv, s->pHL, s->general ? s->nhl : 0, s->hb - 1}, {rv, s->pR, s->nr, s->k}, {r2v, s->pR2, s->nr2, s->j}};
     for (size_t k = 0; k < sizeof vals / sizeof vals[0] && st == EZ_OK; k++) {
         if (vals[k].nl == 0)
             continue;
@@ -472,7 +453,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
         uint64_t badl = UINT64_MAX;
-        for (uint64_t i = 0; i < s.len; i++)
+        for (uint64_t i = 0; i < s->len; i++)
             if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && badl == UINT64_MAX)
                 badl = i;
         if (badl != UINT64_MAX && !unchecked) {
@@ -488,7 +469,6 @@ out:
     free(rv);
     free(r2v);
     ez_table_clear(&tab);
-    fn_shape_clear(&s);
     return st;
 }
 
@@ -523,7 +503,7 @@ static ez_status fn_claim_x(ez_pctx *c, const fn_shape *s, size_t op, const ez_f
     fn_in_point(s, pin, pt);
     ez_status st = ez_claim_set(&kc, pin, s->n, v);
     if (st == EZ_OK)
-        st = ez_opview_claim(c, &s->v, op, 0, &kc);
+        st = ez_opview_claim(c, &s->base.v, op, 0, &kc);
     ez_claim_clear(&kc);
     return st;
 }
@@ -585,14 +565,6 @@ static void fn_tables_clear(fn_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-static inline ez_fe fn_limbs_at(ez_fe *const *P, unsigned q, unsigned nl, uint64_t i)
-{
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << FN_LIMB), P[q + l][i]);
-    return v;
-}
-
 static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size_t first, const fn_shape *s,
                                  const fn_consts *cs, const ez_fe2 *beta)
 {
@@ -617,8 +589,8 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size
     memset(X, 0, N * sizeof *X);
     for (uint64_t i = 0; i < len; i++)
         PS[i] = s->interior;
-    const int64_t *x = c->tr->t[s->o->in[0]];
-    uint64_t numel = ez_plan_tensor_numel(s->to);
+    const int64_t *x = c->tr->t[s->base.o->in[0]];
+    uint64_t numel = ez_plan_tensor_numel(s->base.to);
     for (uint64_t e = 0; e < numel; e++) {
         X[pos[e]] = ez_fe_from_i64(x[off[e]]);
         PS[pos[e]] = 0;
@@ -631,8 +603,8 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size
     for (uint64_t i = 0; i < N; i++) {
         bool in = i < len;
         ez_fe tv = in ? P[s->pTV][i] : 0, o = in ? P[s->pO][i] : 0, w = in ? P[s->pW][i] : 0;
-        ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? fn_limbs_at(P, s->pHL, s->nhl, i) : 0;
-        ez_fe r2 = in && s->nr2 ? fn_limbs_at(P, s->pR2, s->nr2, i) : 0;
+        ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? ez_op_limbs_at(P + s->pHL, s->nhl, i) : 0;
+        ez_fe r2 = in && s->nr2 ? ez_op_limbs_at(P + s->pR2, s->nr2, i) : 0;
         ez_fe h = ez_fe_sub(hl, ez_fe_mul(hw, nb));
         ez_fe yhi = s->hi_tail != EZ_TAIL_IDENTITY ? chi
                     : s->j                         ? ez_fe_mul(ez_fe_sub(X[i], r2), dn)
@@ -657,51 +629,49 @@ out:
     return st;
 }
 
-static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    fn_shape s;
-    ez_status st = fn_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
-    ez_table tab;
+    const fn_shape *s = (const fn_shape *)sh;
+    ez_status st = EZ_OK;
     fn_tables tb;
-    memset(&tab, 0, sizeof tab);
     memset(&tb, 0, sizeof tb);
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
     ez_claim_absorb(c->t, "func/out", out);
     /* the public constants (the verifier builds the same rows the lookup used) */
     fn_consts cs = {0, 0, 0};
-    bool need_tab = s.interior || (s.general && (s.lo_tail == EZ_TAIL_CLAMP || s.hi_tail == EZ_TAIL_CLAMP));
+    bool need_tab = s->interior || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));
     if (need_tab) {
-        if ((st = ez_table_build(&tab, s.o->func, s.o->in_scale, s.o->out_scale, c->d)) != EZ_OK ||
-            (st = fn_consts_get(&cs, &s, &tab)) != EZ_OK)
+        const ez_table *tab;
+        if ((st = ez_pctx_table(c, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tab)) !=
+                EZ_OK ||
+            (st = fn_consts_get(&cs, s, tab)) != EZ_OK)
             goto out;
     } else {
-        cs.c_lo = s.lo_tail == EZ_TAIL_MINUS_ONE ? -(INT64_C(1) << s.o->out_scale) : 0;
-        cs.c_hi = s.hi_tail == EZ_TAIL_ONE ? INT64_C(1) << s.o->out_scale : 0;
+        cs.c_lo = s->lo_tail == EZ_TAIL_MINUS_ONE ? -(INT64_C(1) << s->base.o->out_scale) : 0;
+        cs.c_hi = s->hi_tail == EZ_TAIL_ONE ? INT64_C(1) << s->base.o->out_scale : 0;
     }
-    const ez_fe two_k = ez_fe_pow(2, s.k);
-    if (!s.general) {
+    const ez_fe two_k = ez_fe_pow(2, s->k);
+    if (!s->general) {
         /* §2.4: y~(r) = TV~(r) - T0 (P - S)~(r); x~(r') = 2^k A~(r) + R~(r) */
         ez_fe2 vals[1 + EZ_ADV_MAX_LIMBS];
         unsigned qs[1 + EZ_ADV_MAX_LIMBS], nq = 0;
-        if (!s.a_is_x)
-            qs[nq++] = s.pA;
-        for (unsigned l = 0; l < s.nr; l++)
-            qs[nq++] = s.pR + l;
+        if (!s->a_is_x)
+            qs[nq++] = s->pA;
+        for (unsigned l = 0; l < s->nr; l++)
+            qs[nq++] = s->pR + l;
         if ((st = ez_op_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
             goto out;
-        if (st == EZ_OK && !s.a_is_x) {
-            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s.nr ? ez_op_limbs_combine(vals + 1, s.nr) : ez_fe2_zero());
-            st = fn_claim_x(c, &s, op, out->point, xv);
+        if (st == EZ_OK && !s->a_is_x) {
+            ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s->nr ? ez_op_limbs_combine(vals + 1, s->nr) : ez_fe2_zero());
+            st = fn_claim_x(c, s, op, out->point, xv);
         }
         if (st == EZ_OK) {
-            ez_fe2 tv = ez_fe2_add(out->value, ez_fe2_mul_fe(fn_pad_eval(&s, out->point), ez_fe_from_i64(cs.t0)));
-            st = fn_claim(c, &s, first, s.pTV, out->point, tv);
+            ez_fe2 tv = ez_fe2_add(out->value, ez_fe2_mul_fe(fn_pad_eval(s, out->point), ez_fe_from_i64(cs.t0)));
+            st = fn_claim(c, s, first, s->pTV, out->point, tv);
         }
         goto out;
     }
@@ -710,10 +680,10 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_fe2 beta[2];
     ez_transcript_challenges_fe2(c->t, "func/beta", beta, 2);
     ez_sumcheck_desc desc;
-    fn_desc(&desc, s.n);
+    fn_desc(&desc, s->n);
     ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[1]), ez_fe2_one()};
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[F_N];
-    if (c->prover && (st = fn_tables_build(&tb, c, op, first, &s, &cs, beta)) != EZ_OK)
+    if (c->prover && (st = fn_tables_build(&tb, c, op, first, s, &cs, beta)) != EZ_OK)
         goto out;
     ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
                                  {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
@@ -727,55 +697,53 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     {
         unsigned qs[2 + 3 * EZ_ADV_MAX_LIMBS], nq = 0;
         ez_fe2 vals[2 + 3 * EZ_ADV_MAX_LIMBS];
-        qs[nq++] = s.pTV;
-        qs[nq++] = s.pA;
-        for (unsigned l = 1; l < s.nhl; l++)
-            qs[nq++] = s.pHL + l;
-        for (unsigned l = 0; l < s.nr; l++)
-            qs[nq++] = s.pR + l;
-        for (unsigned l = 0; l < s.nr2; l++)
-            qs[nq++] = s.pR2 + l;
+        qs[nq++] = s->pTV;
+        qs[nq++] = s->pA;
+        for (unsigned l = 1; l < s->nhl; l++)
+            qs[nq++] = s->pHL + l;
+        for (unsigned l = 0; l < s->nr; l++)
+            qs[nq++] = s->pR + l;
+        for (unsigned l = 0; l < s->nr2; l++)
+            qs[nq++] = s->pR2 + l;
         if ((st = fn_atoms_msg(c, first, "func/atoms", qs, nq, pt, vals)) != EZ_OK)
             goto out;
         ez_fe2 hl[EZ_ADV_MAX_LIMBS];
         const ez_fe2 *v = vals + 2;
         hl[0] = ez_fe2_zero();
-        for (unsigned l = 1; l < s.nhl; l++)
+        for (unsigned l = 1; l < s->nhl; l++)
             hl[l] = *v++;
-        ez_fe2 rest = ez_op_limbs_combine(hl, s.nhl);
-        hl[0] = ez_fe2_sub(ez_fe2_add(ev[F_H], ez_fe2_mul_fe(ev[F_NB], ez_fe_pow(2, s.hb - 1))), rest);
-        ez_fe2 r = s.nr ? ez_op_limbs_combine(v, s.nr) : ez_fe2_zero();
-        const ez_fe2 *r2l = v + s.nr;
+        ez_fe2 rest = ez_op_limbs_combine(hl, s->nhl);
+        hl[0] = ez_fe2_sub(ez_fe2_add(ev[F_H], ez_fe2_mul_fe(ev[F_NB], ez_fe_pow(2, s->hb - 1))), rest);
+        ez_fe2 r = s->nr ? ez_op_limbs_combine(v, s->nr) : ez_fe2_zero();
+        const ez_fe2 *r2l = v + s->nr;
         fn_atoms a = {.tv = vals[0], .o = ev[F_O], .h = ev[F_H], .nb = ev[F_NB],
-                      .r2 = s.nr2 ? ez_op_limbs_combine(r2l, s.nr2) : ez_fe2_zero(), .pad = fn_pad_eval(&s, pt)};
+                      .r2 = s->nr2 ? ez_op_limbs_combine(r2l, s->nr2) : ez_fe2_zero(), .pad = fn_pad_eval(s, pt)};
         /* x = 2^k (A + 2^16 h) + R (§3, E5): the operand's claim */
         a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(a.h, 1u << EZ_TABLE_BITS)), two_k), r);
         if (!c->prover) {
             ez_fe2 l0, l2, l4;
-            fn_linear(&s, &cs, beta, &a, &l0, &l2, &l4);
+            fn_linear(s, &cs, beta, &a, &l0, &l2, &l4);
             if (!ez_fe2_eq(l0, ev[F_L0]) || !ez_fe2_eq(l2, ev[F_L2]) || !ez_fe2_eq(l4, ev[F_L4])) {
                 st = ez_op_reject(c, "the function's sumcheck does not end in the committed values");
                 goto out;
             }
         }
         for (unsigned q = 0; q < nq && st == EZ_OK; q++)
-            if (qs[q] < s.pHL || qs[q] >= s.pHL + s.nhl)
-                st = fn_claim(c, &s, first, qs[q], pt, vals[q]);
-        for (unsigned l = 0; l < s.nhl && st == EZ_OK; l++)
-            st = fn_claim(c, &s, first, s.pHL + l, pt, hl[l]);
+            if (qs[q] < s->pHL || qs[q] >= s->pHL + s->nhl)
+                st = fn_claim(c, s, first, qs[q], pt, vals[q]);
+        for (unsigned l = 0; l < s->nhl && st == EZ_OK; l++)
+            st = fn_claim(c, s, first, s->pHL + l, pt, hl[l]);
         if (st == EZ_OK)
-            st = fn_claim(c, &s, first, s.pO, pt, ev[F_O]);
+            st = fn_claim(c, s, first, s->pO, pt, ev[F_O]);
         if (st == EZ_OK)
-            st = fn_claim(c, &s, first, s.pW, pt, ev[F_W]);
+            st = fn_claim(c, s, first, s->pW, pt, ev[F_W]);
         if (st == EZ_OK)
-            st = fn_claim(c, &s, first, s.pNB, pt, ev[F_NB]);
+            st = fn_claim(c, s, first, s->pNB, pt, ev[F_NB]);
         if (st == EZ_OK)
-            st = fn_claim_x(c, &s, op, pt, a.x);
+            st = fn_claim_x(c, s, op, pt, a.x);
     }
 out:
     fn_tables_clear(&tb);
-    ez_table_clear(&tab);
-    fn_shape_clear(&s);
     return st;
 }
 
@@ -840,62 +808,45 @@ static ez_status func_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
 /* ---- sizes and relations ------------------------------------------------------------------ */
 
 /* The bytes func_reduce appends (§4). */
-static uint64_t func_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t func_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    fn_shape s;
-    ez_diag d;
+    const fn_shape *s = (const fn_shape *)sh;
     (void)L;
-    if (fn_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        fn_shape_clear(&s);
-        return 0;
-    }
     uint64_t b;
-    if (!s.general) {
-        b = (uint64_t)((s.a_is_x ? 0 : 1) + s.nr) * EZ_OP_FE2_BYTES;
+    if (!s->general) {
+        b = (uint64_t)((s->a_is_x ? 0 : 1) + s->nr) * EZ_OP_FE2_BYTES;
     } else {
         ez_sumcheck_desc desc;
-        fn_desc(&desc, s.n);
-        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 + (s.nhl - 1) + s.nr + s.nr2) * EZ_OP_FE2_BYTES;
+        fn_desc(&desc, s->n);
+        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 + (s->nhl - 1) + s->nr + s->nr2) * EZ_OP_FE2_BYTES;
     }
-    fn_shape_clear(&s);
     return b;
 }
 
 /* One claim on the input, except when the lookup itself looks x up (§2.4). */
-static unsigned func_claims(const ez_plan *p, size_t op, unsigned operand)
+static unsigned func_claims(const ez_plan *p, size_t op, const ez_op_shape *sh, unsigned operand)
 {
-    fn_shape s;
-    ez_diag d;
-    (void)operand;
-    unsigned n = 1;
-    if (fn_shape_init(&s, p, op, NULL, &d) == EZ_OK && s.a_is_x)
-        n = 0;
-    fn_shape_clear(&s);
-    return n;
+    (void)p, (void)op, (void)operand;
+    return ((const fn_shape *)sh)->a_is_x ? 0 : 1;
 }
 
 /* The integer relations of docs/protocol-elementwise.md §5, with the ranges the proof gives
  * their terms. */
-static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void func_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
-    fn_shape s;
-    ez_diag d;
-    if (fn_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        fn_shape_clear(&s);
-        return; /* the layout refuses it anyway */
-    }
-    const ez_plan_tensor *tx = &p->tensors[s.o->in[0]], *ty = s.to;
+    const fn_shape *s = (const fn_shape *)sh;
+    const ez_plan_tensor *tx = &p->tensors[s->base.o->in[0]], *ty = s->base.to;
     ez_i128 B = (ez_i128)tx->bound, Y = (ez_i128)ty->bound, lo, hi;
     const ez_i128 sat = ((ez_i128)1 << 62) - 1;
-    ez_rel_begin(m, op, s.general ? "x = 2^k (A + 2^16 (HL - 2^(hb-1) NB)) + R" : "x = 2^k A + R");
+    ez_rel_begin(m, op, s->general ? "x = 2^k (A + 2^16 (HL - 2^(hb-1) NB)) + R" : "x = 2^k A + R");
     ez_rel_term(m, "x", 1, 0, -B, B);
-    ez_rel_term(m, "A", -1, s.k, -FN_HALF, FN_HALF - 1);
-    if (s.general) {
-        ez_rel_unsigned(s.hb - 1, &lo, &hi);
-        ez_rel_term(m, "HL", -1, s.k + EZ_TABLE_BITS, lo, hi);
-        ez_rel_term(m, "NB", 1, s.k + EZ_TABLE_BITS + s.hb - 1, 0, 1);
+    ez_rel_term(m, "A", -1, s->k, -FN_HALF, FN_HALF - 1);
+    if (s->general) {
+        ez_rel_unsigned(s->hb - 1, &lo, &hi);
+        ez_rel_term(m, "HL", -1, s->k + EZ_TABLE_BITS, lo, hi);
+        ez_rel_term(m, "NB", 1, s->k + EZ_TABLE_BITS + s->hb - 1, 0, 1);
     }
-    ez_rel_unsigned(s.k, &lo, &hi);
+    ez_rel_unsigned(s->k, &lo, &hi);
     ez_rel_term(m, "R", -1, 0, lo, hi);
     ez_rel_end(m);
     /* y equals a table row, a tail constant or T[0] - T[0] in F: both sides are integers
@@ -904,18 +855,18 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_term(m, "y", 1, 0, -Y, Y);
     ez_rel_term(m, "T[A]", -1, 0, -sat, sat);
     ez_rel_end(m);
-    if (s.general && s.hi_tail == EZ_TAIL_IDENTITY) {
-        if (s.j) {
+    if (s->general && s->hi_tail == EZ_TAIL_IDENTITY) {
+        if (s->j) {
             ez_rel_begin(m, op, "x = 2^j y + R2 (the identity tail)");
             ez_rel_term(m, "x", 1, 0, -B, B);
             ez_rel_signed(ty->bits, &lo, &hi);
-            ez_rel_term(m, "y", -1, s.j, lo, hi);
-            ez_rel_unsigned(s.j, &lo, &hi);
+            ez_rel_term(m, "y", -1, s->j, lo, hi);
+            ez_rel_unsigned(s->j, &lo, &hi);
             ez_rel_term(m, "R2", -1, 0, lo, hi);
         } else {
             ez_rel_begin(m, op, "y = 2^u x (the identity tail)");
             ez_rel_term(m, "y", 1, 0, -Y, Y);
-            ez_rel_term(m, "x", -1, s.u, -B, B);
+            ez_rel_term(m, "x", -1, s->u, -B, B);
         }
         ez_rel_end(m);
     }
@@ -923,18 +874,19 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op)
     const struct {
         unsigned nl, bits;
         const char *what;
-    } v[] = {{s.general ? s.nhl : 0, s.hb - 1, "HL = the sum of its limbs"},
-             {s.nr, s.k, "R = the sum of its limbs"},
-             {s.nr2, s.j, "R2 = the sum of its limbs"}};
+    } v[] = {{s->general ? s->nhl : 0, s->hb - 1, "HL = the sum of its limbs"},
+             {s->nr, s->k, "R = the sum of its limbs"},
+             {s->nr2, s->j, "R2 = the sum of its limbs"}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (v[i].nl != 0)
             ez_rel_limbs(m, op, v[i].what, v[i].bits, v[i].nl);
-    fn_shape_clear(&s);
 }
 
 const ez_op_def ez_op_func = {
     .exec = func_exec,
     .floatref = func_floatref,
+    .shape_size = sizeof(fn_shape),
+    .shape_init = fn_shape_init,
     .layout = func_layout,
     .fill = func_fill,
     .prove = func_reduce,

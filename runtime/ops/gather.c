@@ -20,8 +20,9 @@
 #include "lib/sumcheck.h"
 #include "runtime/ops/op.h"
 
-static ez_status gather_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status gather_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
+    (void)sh;
     (void)L;
     const ez_plan_op *o = &p->ops[op];
     if (o->nin != 2 || o->shift != 0 || (o->in_fixed[0] & 1) || o->in_fixed[1] ||
@@ -108,23 +109,20 @@ static ez_status gather_h_eval(const gather_shape *s, const ez_plan_tensor *tk, 
     return EZ_OK;
 }
 
-static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_claim *out)
+static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, const ez_claim *out)
 {
-    const ez_plan *p = c->plan;
-    const ez_plan_op *o = &p->ops[i];
-    const ez_plan_tensor *to = &p->tensors[o->out];
-    ez_opview v;
-    ez_status st = ez_opview_init(&v, p, i, c->prover ? c->tr : NULL);
-    if (st != EZ_OK)
-        return st;
+    const ez_plan_op *o = sh->o;
+    const ez_plan_tensor *to = sh->to;
+    const ez_opview *v = &sh->v;
+    ez_status st = EZ_OK;
     gather_shape s;
     ez_fe2 *h = NULL, *tw = NULL, *fold = NULL, *eqs = NULL;
     ez_sumcheck_proof proof;
     ez_claim kc = {0};
     memset(&proof, 0, sizeof proof);
-    if ((st = gather_shape_build(&s, &v, o, to, out)) != EZ_OK)
+    if ((st = gather_shape_build(&s, v, o, to, out)) != EZ_OK)
         goto out;
-    const ez_plan_tensor *tt = &v.tensors[0], *tk = &v.tensors[1];
+    const ez_plan_tensor *tt = &v->tensors[0], *tk = &v->tensors[1];
     const ez_stmt_tensor *toks = ez_statement_find(c->stmt, o->in[1]);
     if (toks == NULL || toks->n != ez_plan_tensor_numel(tk)) {
         st = EZ_ERR_INVALID;
@@ -154,7 +152,7 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_claim *out)
             goto out;
         }
         for (uint64_t e = 0; e < ez_plan_tensor_numel(tt); e++)
-            tab[e] = ez_fe_from_i64(v.data[0][e]);
+            tab[e] = ez_fe_from_i64(v->data[0][e]);
         st = ez_mle_fold_fe(fold, tab, dims, tt->rank, s.rd_axis);
         free(tab);
         if (st != EZ_OK)
@@ -202,7 +200,7 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_claim *out)
     memcpy(tp + s.nw, s.rd, s.nd * sizeof *tp);
     if ((st = ez_claim_set(&kc, tp, s.nw + s.nd, evals[1])) != EZ_OK)
         goto out;
-    st = ez_opview_claim(c, &v, i, 0, &kc);
+    st = ez_opview_claim(c, v, i, 0, &kc);
 out:
     ez_claim_clear(&kc);
     ez_sumcheck_proof_clear(&proof);
@@ -210,7 +208,6 @@ out:
     free(tw);
     free(fold);
     free(eqs);
-    ez_opview_clear(&v);
     return st;
 }
 
@@ -291,8 +288,9 @@ static ez_status gather_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftra
     return EZ_OK;
 }
 
-static uint64_t gather_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t gather_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     const ez_plan_op *o = &p->ops[op];
     (void)L;
     /* a degree-2 sumcheck over the vocabulary variables and its two final evaluations */
@@ -302,8 +300,9 @@ static uint64_t gather_walk_bytes(const ez_plan *p, const ez_advice_layout *L, s
 
 /* one claim on the table; the token tensor is public (its one-hot MLE is evaluated by the
  * verifier, never claimed) */
-static unsigned gather_claims(const ez_plan *p, size_t op, unsigned operand)
+static unsigned gather_claims(const ez_plan *p, size_t op, const ez_op_shape *sh, unsigned operand)
 {
+    (void)sh;
     (void)p, (void)op;
     return operand == 0;
 }
@@ -311,6 +310,7 @@ static unsigned gather_claims(const ez_plan *p, size_t op, unsigned operand)
 const ez_op_def ez_op_gather = {
     .exec = gather_exec,
     .floatref = gather_floatref,
+    .shape_size = sizeof(ez_op_shape),
     .layout = gather_layout,
     .prove = gather_reduce,
     .verify = gather_reduce,

@@ -27,15 +27,11 @@
 #include "runtime/ops/rowaxis.h"
 #include "runtime/prove/rangecheck.h"
 
-#define MX_LIMB EZ_ADV_LIMB_BITS
-
 /* ---- shape ------------------------------------------------------------------------------- */
 
 /* Everything both sides derive from the plan (§2). */
 typedef struct {
-    ez_opview v;                   /* the op over its input slice (prover: with data) */
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     ez_rowaxis g;                 /* the input's element and row cubes */
     bool arg;                      /* ARGMAX */
     bool pub;                      /* ARGMAX with a public result: A from the statement (§3.6) */
@@ -50,41 +46,24 @@ typedef struct {
     unsigned pD, pZ, nelem, pM, pA, npolys;
 } mx_shape;
 
-static void mx_shape_clear(mx_shape *s)
+/* The shape of op `op` past its base (op.h: ops.c fills the base first). */
+static ez_status mx_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    ez_opview_clear(&s->v);
-}
-
-/* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
-static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
-{
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    mx_shape *s = (mx_shape *)base;
+    const ez_plan_op *o = base->o;
     if ((o->kind != EZ_OP_MAX && o->kind != EZ_OP_ARGMAX) || o->nin != 1)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "not a one-operand max or argmax");
     s->arg = o->kind == EZ_OP_ARGMAX;
     s->pub = s->arg && p->tensors[o->out].is_output;
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->g.rank = s->ti->rank;
-    const unsigned *ax = s->v.op.in_axes[0];
-    if (s->g.rank == 0 || s->to->rank + 1 != s->g.rank)
+    s->g.rank = s->base.ti->rank;
+    const unsigned *ax = s->base.v.op.in_axes[0];
+    if (s->g.rank == 0 || s->base.to->rank + 1 != s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
-    bool have_t = false;
-    for (unsigned a = 0; a < s->g.rank; a++) {
-        for (unsigned b = 0; b < a; b++)
-            if (ax[a] == ax[b])
-                return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
-        if (ax[a] == o->axis)
-            s->g.at = a, have_t = true;
-    }
-    if (!have_t)
+    if (!ez_op_axes_distinct(ax, s->g.rank))
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
+    if ((s->g.at = ez_op_axis_pos(ax, s->g.rank, o->axis)) == s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the reduced index is not an axis of the input");
-    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 1u << s->g.at);
+    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->base.ti, s->base.to, 1u << s->g.at);
     if (axes == EZ_OP_AXES_OTHER)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes must be the input's without the reduced one");
     if (axes == EZ_OP_AXES_EXTENT)
@@ -92,8 +71,8 @@ static ez_status mx_shape_init(mx_shape *s, const ez_plan *p, size_t op, const e
     if (s->arg ? o->out_scale != 0 : o->out_scale != o->in_scale)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), s->arg ? "an argmax result must have scale 0" : "a max that changes the scale");
     /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
-    ez_rowaxis_init(&s->g, s->ti, s->g.at);
-    s->T = s->ti->dims[s->g.at];
+    ez_rowaxis_init(&s->g, s->base.ti, s->g.at);
+    s->T = s->base.ti->dims[s->g.at];
     s->rowpad = ez_advice_interior_padding(&s->g.rows);
     if (s->T == 0 || s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the input is too large for one zero-check");
@@ -132,23 +111,20 @@ static uint64_t mx_poly_len(const mx_shape *s, unsigned q)
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-static ez_status maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status maxarg_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    mx_shape s;
-    ez_status st = mx_shape_init(&s, p, op, NULL, d);
+    const mx_shape *s = (const mx_shape *)sh;
     size_t first = L->npolys;
+    ez_status st = ez_op_add_polys(L, op, s->nelem, s->g.lenE);
     if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.nelem, s.g.lenE);
-    if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
+        st = ez_op_add_polys(L, op, s->npolys - s->nelem, s->g.lenR);
     /* D >= 0 on every entry of the input's layout; A and M + 2^(wm-1) on every row */
     if (st == EZ_OK)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.g.lenE);
-    if (st == EZ_OK && s.arg && !s.pub)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pA, s.na, s.ta, s.g.lenR);
-    if (st == EZ_OK && s.arg && !s.pub)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pM, s.nm, s.wm, s.g.lenR);
-    mx_shape_clear(&s);
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pD, s->nd, s->bd, s->g.lenE);
+    if (st == EZ_OK && s->arg && !s->pub)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pA, s->na, s->ta, s->g.lenR);
+    if (st == EZ_OK && s->arg && !s->pub)
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pM, s->nm, s->wm, s->g.lenR);
     return st;
 }
 
@@ -163,13 +139,13 @@ typedef struct {
 static void mx_strides_init(const mx_shape *s, mx_strides *z)
 {
     uint64_t rs[EZ_MAX_RANK], mx = 1;
-    ez_advice_strides(s->ti, z->pstride);
+    ez_advice_strides(s->base.ti, z->pstride);
     ez_advice_strides(&s->g.rows, rs);
     for (unsigned a = 0, r = 0; a < s->g.rank; a++)
         z->rstride[a] = a == s->g.at ? 0 : rs[r++];
     for (unsigned a = s->g.rank; a-- > 0;) {
         z->xstride[a] = mx;
-        mx *= s->ti->dims[a];
+        mx *= s->base.ti->dims[a];
     }
 }
 
@@ -177,9 +153,9 @@ static void mx_locate(const mx_shape *s, const mx_strides *z, uint64_t r, uint64
 {
     uint64_t rest = r;
     *pe = *xi = *pr = 0;
-    for (unsigned b = s->to->rank; b-- > 0;) {
-        uint64_t c = rest % s->to->dims[b];
-        rest /= s->to->dims[b];
+    for (unsigned b = s->base.to->rank; b-- > 0;) {
+        uint64_t c = rest % s->base.to->dims[b];
+        rest /= s->base.to->dims[b];
         unsigned a = s->out_pos[b];
         *pe += c * z->pstride[a];
         *xi += c * z->xstride[a];
@@ -188,65 +164,63 @@ static void mx_locate(const mx_shape *s, const mx_strides *z, uint64_t r, uint64
 }
 
 static ez_status maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
-                             bool unchecked, ez_fe **polys, ez_diag *d)
+                             const ez_op_shape *sh, bool unchecked, ez_fe **polys, ez_diag *d)
 {
-    mx_shape s;
-    ez_status st = mx_shape_init(&s, p, op, tr, d);
+    const mx_shape *s = (const mx_shape *)sh;
+    ez_status st = EZ_OK;
     ez_fe *dv = NULL, *av = NULL, *mv = NULL;
-    if (st != EZ_OK)
-        goto out;
-    const ez_plan_op *o = s.o;
+    const ez_plan_op *o = s->base.o;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
-    if (first + s.npolys > L->npolys) {
+    if (first + s->npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
-    uint64_t nrows = ez_plan_tensor_numel(s.to), naux = 0;
-    const int64_t *aux = ez_trace_aux(tr, op, s.arg ? EZ_AUX_ROW_MAX : EZ_AUX_ROW_ARG, &naux);
-    const int64_t *px = s.v.data[0], *pout = tr->t[o->out];
+    uint64_t nrows = ez_plan_tensor_numel(s->base.to), naux = 0;
+    const int64_t *aux = ez_trace_aux(tr, op, s->arg ? EZ_AUX_ROW_MAX : EZ_AUX_ROW_ARG, &naux);
+    const int64_t *px = s->base.v.data[0], *pout = tr->t[o->out];
     if (!aux || naux != nrows || !px || !pout) {
-        ez_diag_set(d, "op '%s': the trace lacks the %s aux array", o->label, s.arg ? "row max" : "row argmax");
+        ez_diag_set(d, "op '%s': the trace lacks the %s aux array", o->label, s->arg ? "row max" : "row argmax");
         st = EZ_ERR_INVALID;
         goto out;
     }
-    for (unsigned q = 0; q < s.npolys; q++)
-        if ((polys[first + q] = ez_alloc_aligned(mx_poly_len(&s, q), sizeof(ez_fe))) == NULL) {
+    for (unsigned q = 0; q < s->npolys; q++)
+        if ((polys[first + q] = ez_alloc_aligned(mx_poly_len(s, q), sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     ez_fe *const *P = polys + first;
-    dv = ez_alloc_aligned(s.g.lenE, sizeof *dv);
-    mv = ez_alloc_aligned(s.g.lenR, sizeof *mv);
-    av = ez_alloc_aligned(s.g.lenR, sizeof *av);
+    dv = ez_alloc_aligned(s->g.lenE, sizeof *dv);
+    mv = ez_alloc_aligned(s->g.lenR, sizeof *mv);
+    av = ez_alloc_aligned(s->g.lenR, sizeof *av);
     if (!dv || !mv || !av) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     /* padding entries and rows: D = Z = 0; M = A = 0 (ARGMAX: M's offset encoding) */
-    const bool limbed = s.arg && !s.pub;
-    const ez_fe moff = limbed ? ez_fe_pow(2, s.wm - 1) : 0;
-    ez_fe *zp = s.pub ? NULL : P[s.pZ];
-#pragma omp parallel for schedule(static) if (s.g.lenE > 65536)
-    for (uint64_t i = 0; i < s.g.lenE; i++) {
+    const bool limbed = s->arg && !s->pub;
+    const ez_fe moff = limbed ? ez_fe_pow(2, s->wm - 1) : 0;
+    ez_fe *zp = s->pub ? NULL : P[s->pZ];
+#pragma omp parallel for schedule(static) if (s->g.lenE > 65536)
+    for (uint64_t i = 0; i < s->g.lenE; i++) {
         dv[i] = 0;
         if (zp)
             zp[i] = 0;
     }
-    for (uint64_t i = 0; i < s.g.lenR; i++)
+    for (uint64_t i = 0; i < s->g.lenR; i++)
         mv[i] = moff, av[i] = 0;
     mx_strides z;
-    mx_strides_init(&s, &z);
-    const uint64_t T = s.T, ps = z.pstride[s.g.at], xs = z.xstride[s.g.at];
-    const ez_fe two_k = ez_fe_pow(2, s.ta);
-    const bool arg = s.arg;
+    mx_strides_init(s, &z);
+    const uint64_t T = s->T, ps = z.pstride[s->g.at], xs = z.xstride[s->g.at];
+    const ez_fe two_k = ez_fe_pow(2, s->ta);
+    const bool arg = s->arg;
     /* per row the first inconsistency a checked prover reports (UINT64_MAX: none) */
     uint64_t bad_arg = UINT64_MAX, bad_att = UINT64_MAX;
 #pragma omp parallel for schedule(dynamic, 1) if (nrows * T > 65536)
     for (uint64_t r = 0; r < nrows; r++) {
         uint64_t pe, xi, pr;
-        mx_locate(&s, &z, r, &pe, &xi, &pr);
+        mx_locate(s, &z, r, &pe, &xi, &pr);
         int64_t m = arg ? aux[r] : pout[r], a = arg ? pout[r] : aux[r];
         ez_fe mf = ez_fe_from_i64(m), af = ez_fe_from_i64(a);
         mv[pr] = ez_fe_add(mf, moff);
@@ -277,7 +251,7 @@ static ez_status maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const 
     if (!unchecked && (bad_arg != UINT64_MAX || bad_att != UINT64_MAX)) {
         char where[256];
         uint64_t r = bad_arg != UINT64_MAX ? bad_arg : bad_att;
-        ez_exec_format_elem(where, sizeof where, s.to, r);
+        ez_exec_format_elem(where, sizeof where, s->base.to, r);
         ez_diag_set(d, "op '%s': %s of %s (the trace is inconsistent)", o->label,
                     bad_arg != UINT64_MAX ? "the argmax lies outside the row" : "the max is not attained at the argmax",
                     where);
@@ -285,18 +259,18 @@ static ez_status maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const 
         goto out;
     }
     if (!limbed)
-        memcpy(P[s.pM], mv, s.g.lenR * sizeof *mv);
+        memcpy(P[s->pM], mv, s->g.lenR * sizeof *mv);
     /* limbs, with the range of every value checked (§2) */
     const struct {
         const ez_fe *v;
         unsigned first, nl, bits;
         uint64_t len;
         const char *what;
-    } vals[] = {{dv, s.pD, s.nd, s.bd, s.g.lenE,
+    } vals[] = {{dv, s->pD, s->nd, s->bd, s->g.lenE,
                  arg ? "a distance to the row's (max, argmax): an entry above the max, or tying it before the argmax"
                      : "a distance to the row max: an entry above the max"},
-                {av, s.pA, s.na, s.ta, s.g.lenR, "an argmax"},
-                {mv, s.pM, s.nm, s.wm, s.g.lenR, "a row max plus its offset"}};
+                {av, s->pA, s->na, s->ta, s->g.lenR, "an argmax"},
+                {mv, s->pM, s->nm, s->wm, s->g.lenR, "a row max plus its offset"}};
     for (size_t k = 0; k < (limbed ? 3u : 1u) && st == EZ_OK; k++) {
         uint64_t bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
@@ -318,7 +292,6 @@ out:
     free(dv);
     free(mv);
     free(av);
-    mx_shape_clear(&s);
     return st;
 }
 
@@ -349,12 +322,7 @@ static ez_status mx_limbs_claim(ez_pctx *c, size_t first, const mx_shape *s, con
 /* Value of local limbed poly group at index i of a layout of len entries (0 beyond). */
 static inline ez_fe mx_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t len, uint64_t i)
 {
-    if (i >= len)
-        return 0;
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << MX_LIMB), P[firstq + l][i]);
-    return v;
+    return i < len ? ez_op_limbs_at(P + firstq, nl, i) : 0;
 }
 
 /* The zero-check's shape (§3.2): factors S, A1, Z, L2; terms S A1 + beta Z L2, eq on
@@ -411,12 +379,12 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
      * statement holds; -1 on padding rows), Z its one-hot */
     int64_t *arow = s->pub ? ez_alloc_aligned(NR, sizeof *arow) : NULL;
     if (s->pub && arow) {
-        const int64_t *res = c->tr->t[s->o->out];
+        const int64_t *res = c->tr->t[s->base.o->out];
         mx_strides z;
         mx_strides_init(s, &z);
         for (uint64_t r = 0; r < NR; r++)
             arow[r] = -1;
-        for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->to); r < nrows; r++) {
+        for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->base.to); r < nrows; r++) {
             uint64_t pe, xi, pr;
             mx_locate(s, &z, r, &pe, &xi, &pr);
             arow[pr] = res[r];
@@ -434,7 +402,7 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
         mx_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
-    ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
+    ez_advice_pad_i64(X, s->base.v.data[0], s->base.ti, 0);
     memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
     const uint64_t lenE = s->g.lenE, lenR = s->g.lenR, T = s->T;
     const bool limbed = s->arg && !s->pub;
@@ -444,7 +412,7 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
         bool re = true;
         for (unsigned a = 0; a < s->g.rank; a++)
             if (a != s->g.at && ((r >> (s->g.nR - s->g.roff[a] - s->g.nv[a])) & ((UINT64_C(1) << s->g.nv[a]) - 1)) >=
-                                  s->ti->dims[a])
+                                  s->base.ti->dims[a])
                 re = false;
         real[r] = re;
         if (s->arg) {
@@ -482,8 +450,8 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
 /* Verifier, public ARGMAX (§3.6): the statement's result, every value checked in [0, T). */
 static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **vals)
 {
-    const ez_stmt_tensor *x = c->stmt ? ez_statement_find(c->stmt, s->o->out) : NULL;
-    uint64_t nrows = ez_plan_tensor_numel(s->to);
+    const ez_stmt_tensor *x = c->stmt ? ez_statement_find(c->stmt, s->base.o->out) : NULL;
+    uint64_t nrows = ez_plan_tensor_numel(s->base.to);
     if (x == NULL || x->n != nrows)
         return ez_op_reject(c, "the argmax's public result is missing from the statement");
     for (uint64_t r = 0; r < nrows; r++)
@@ -502,7 +470,7 @@ static void mx_pub_evals(const mx_shape *s, const int64_t *vals, const ez_fe2 *p
     mx_strides_init(s, &z);
     const ez_fe2 *pt_t = pt + s->g.off[s->g.at];
     ez_fe2 av = ez_fe2_zero(), zv = ez_fe2_zero(), one = ez_fe2_one();
-    for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->to); r < nrows; r++) {
+    for (uint64_t r = 0, nrows = ez_plan_tensor_numel(s->base.to); r < nrows; r++) {
         uint64_t pe, xi, pr;
         mx_locate(s, &z, r, &pe, &xi, &pr);
         ez_fe2 w = one, e = one;
@@ -517,50 +485,49 @@ static void mx_pub_evals(const mx_shape *s, const int64_t *vals, const ez_fe2 *p
     *zval = zv;
 }
 
-static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *fctx)
+static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out, ez_maxarg_forge forge,
+                           void *fctx)
 {
-    mx_shape s;
-    ez_status st = mx_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    const mx_shape *s = (const mx_shape *)sh;
+    ez_status st = EZ_OK;
     mx_tables tb;
     ez_claim kc = {0};
     ez_fe *rt = NULL, *wt = NULL;
     memset(&tb, 0, sizeof tb);
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.g.nR) {
+    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.nR) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.g.n, nR = s.g.nR;
-    ez_claim_absorb(c->t, s.arg ? "argmax/out" : "max/out", out);
+    const unsigned n = s->g.n, nR = s->g.nR;
+    ez_claim_absorb(c->t, s->arg ? "argmax/out" : "max/out", out);
 
     /* 1. the claim on the output is a claim on the committed M (MAX) or A (ARGMAX) at the
      * point with its blocks in the row layout's (input) axis order (§3.1) */
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
-    for (unsigned b = 0, o_ = 0; b < s.to->rank; b++) {
-        unsigned a = s.out_pos[b];
-        if (s.g.nv[a]) /* an axis of extent 1 has no variables (and a point may be NULL) */
-            memcpy(rp + s.g.roff[a], out->point + o_, s.g.nv[a] * sizeof *rp);
-        o_ += s.g.nv[a];
+    for (unsigned b = 0, o_ = 0; b < s->base.to->rank; b++) {
+        unsigned a = s->out_pos[b];
+        if (s->g.nv[a]) /* an axis of extent 1 has no variables (and a point may be NULL) */
+            memcpy(rp + s->g.roff[a], out->point + o_, s->g.nv[a] * sizeof *rp);
+        o_ += s->g.nv[a];
     }
     const int64_t *pubv = NULL;
-    if (s.pub) {
+    if (s->pub) {
         /* public: the verifier evaluates the statement's result itself (§3.6) */
         if (!c->prover) {
             ez_fe2 v;
-            if ((st = mx_pub_values(c, &s, &pubv)) != EZ_OK ||
-                (st = ez_advice_tensor_eval(&v, pubv, s.to, out->point)) != EZ_OK)
+            if ((st = mx_pub_values(c, s, &pubv)) != EZ_OK ||
+                (st = ez_advice_tensor_eval(&v, pubv, s->base.to, out->point)) != EZ_OK)
                 goto out;
             if (!ez_fe2_eq(v, out->value)) {
                 st = ez_op_reject(c, "the claim on the argmax is not the statement's");
                 goto out;
             }
         }
-    } else if (s.arg) {
-        st = mx_limbs_claim(c, first, &s, "argmax/out-limbs", s.pA, s.na, rp, out->value);
+    } else if (s->arg) {
+        st = mx_limbs_claim(c, first, s, "argmax/out-limbs", s->pA, s->na, rp, out->value);
     } else {
-        st = mx_claim(c, first, &s, s.pM, rp, out->value);
+        st = mx_claim(c, first, s, s->pM, rp, out->value);
     }
     if (st != EZ_OK)
         goto out;
@@ -575,7 +542,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], ev[4];
     ez_sumcheck_factor f[4];
     if (c->prover) {
-        if ((st = mx_tables_build(&tb, c, first, &s)) != EZ_OK)
+        if ((st = mx_tables_build(&tb, c, first, s)) != EZ_OK)
             goto out;
         f[0] = (ez_sumcheck_factor){tb.S, NULL};
         f[1] = (ez_sumcheck_factor){tb.A1, NULL};
@@ -593,40 +560,40 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
             st = ez_op_reject(c, "the zero-check of the row maxima failed");
         goto out;
     }
-    ez_rowaxis_point_row(&s.g, ptr, pt);
+    ez_rowaxis_point_row(&s->g, ptr, pt);
     {
         /* atoms (§3.3): X at pt, the row polys at the row part, D's limbs at pt */
         ez_fe2 xv, vals[3 * EZ_ADV_MAX_LIMBS];
         unsigned qs[3 * EZ_ADV_MAX_LIMBS];
-        if (c->prover && (st = ez_advice_tensor_eval(&xv, s.v.data[0], s.ti, pt)) != EZ_OK)
+        if (c->prover && (st = ez_advice_tensor_eval(&xv, s->base.v.data[0], s->base.ti, pt)) != EZ_OK)
             goto out;
-        if ((st = ez_pctx_msg(c, s.arg ? "argmax/x" : "max/x", &xv, 1)) != EZ_OK)
+        if ((st = ez_pctx_msg(c, s->arg ? "argmax/x" : "max/x", &xv, 1)) != EZ_OK)
             goto out;
-        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
             goto out;
         ez_claim_clear(&kc);
         size_t nq = 0;
-        for (unsigned q = s.nelem; q < s.npolys; q++) /* M, or A's limbs then M's */
+        for (unsigned q = s->nelem; q < s->npolys; q++) /* M, or A's limbs then M's */
             qs[nq++] = q;
-        if ((st = ez_op_atoms_msg(c, first, s.arg ? "argmax/rows" : "max/rows", qs, nq, ptr, vals)) != EZ_OK)
+        if ((st = ez_op_atoms_msg(c, first, s->arg ? "argmax/rows" : "max/rows", qs, nq, ptr, vals)) != EZ_OK)
             goto out;
-        ez_fe2 mval = ez_op_limbs_combine(vals + s.na, s.nm), aval = ez_op_limbs_combine(vals, s.na), zval = ez_fe2_zero();
-        if (s.pub && !c->prover)
-            mx_pub_evals(&s, pubv, ptr, pt, &aval, &zval);
-        for (unsigned l = 0; l < s.nd; l++)
-            qs[l] = s.pD + l;
-        if ((st = ez_op_atoms_msg(c, first, s.arg ? "argmax/d" : "max/d", qs, s.nd, pt, vals)) != EZ_OK)
+        ez_fe2 mval = ez_op_limbs_combine(vals + s->na, s->nm), aval = ez_op_limbs_combine(vals, s->na), zval = ez_fe2_zero();
+        if (s->pub && !c->prover)
+            mx_pub_evals(s, pubv, ptr, pt, &aval, &zval);
+        for (unsigned l = 0; l < s->nd; l++)
+            qs[l] = s->pD + l;
+        if ((st = ez_op_atoms_msg(c, first, s->arg ? "argmax/d" : "max/d", qs, s->nd, pt, vals)) != EZ_OK)
             goto out;
-        ez_fe2 dval = ez_op_limbs_combine(vals, s.nd);
-        if (!s.pub && (st = mx_claim(c, first, &s, s.pZ, pt, ev[2])) != EZ_OK)
+        ez_fe2 dval = ez_op_limbs_combine(vals, s->nd);
+        if (!s->pub && (st = mx_claim(c, first, s, s->pZ, pt, ev[2])) != EZ_OK)
             goto out;
-        if (s.pub && !c->prover && !ez_fe2_eq(ev[2], zval)) {
+        if (s->pub && !c->prover && !ez_fe2_eq(ev[2], zval)) {
             st = ez_op_reject(c, "the zero-check's mark is not the one-hot of the public argmax");
             goto out;
         }
         if (!c->prover) {
-            ez_fe2 sv = ez_rowaxis_real_eval(&s.g, pt);
-            ez_fe2 a1 = mx_a1(&s, mval, xv, dval, aval, ez_rowaxis_tau_eval(&s.g, pt));
+            ez_fe2 sv = ez_rowaxis_real_eval(&s->g, pt);
+            ez_fe2 a1 = mx_a1(s, mval, xv, dval, aval, ez_rowaxis_tau_eval(&s->g, pt));
             ez_fe2 l2 = ez_fe2_sub(ez_fe2_add(dval, ez_fe2_one()), sv);
             if (!ez_fe2_eq(ev[0], sv) || !ez_fe2_eq(ev[1], a1) || !ez_fe2_eq(ev[3], l2)) {
                 st = ez_op_reject(c, "the zero-check's final evaluations do not match the committed values");
@@ -637,14 +604,14 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
 
     /* 3. the row identity sum_t Z = R at a random row point (§3.4; a public argmax's Z is
      * a one-hot by construction) */
-    if (!s.pub) {
+    if (!s->pub) {
         ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS], zs;
         ez_transcript_challenges_fe2(c->t, "max/zeta", zeta, nR);
-        ez_rowaxis_point_join(&s.g, zt, zeta, ez_fe2_from_fe(ez_fe_inv(2)));
-        unsigned qz = s.pZ;
+        ez_rowaxis_point_join(&s->g, zt, zeta, ez_fe2_from_fe(ez_fe_inv(2)));
+        unsigned qz = s->pZ;
         if ((st = ez_op_atoms_msg(c, first, "max/zsum", &qz, 1, zt, &zs)) != EZ_OK)
             goto out;
-        if (!c->prover && !ez_fe2_eq(ez_fe2_mul_fe(zs, ez_fe_pow(2, s.g.nt)), ez_rowaxis_rowreal_eval(&s.g, zeta))) {
+        if (!c->prover && !ez_fe2_eq(ez_fe2_mul_fe(zs, ez_fe_pow(2, s->g.nt)), ez_rowaxis_rowreal_eval(&s->g, zeta))) {
             st = ez_op_reject(c, "a row's attainment marks do not sum to one (its maximum is not attained)");
             goto out;
         }
@@ -652,7 +619,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
 
     /* 4. padding rows inside the row layout hold 0 in the output poly (§3.5; a public
      * argmax commits no output poly) */
-    if (s.rowpad && !s.pub) {
+    if (s->rowpad && !s->pub) {
         ez_fe2 rhoR[EZ_PROVE_MAX_VARS], pr[EZ_PROVE_MAX_VARS], er[2];
         ez_transcript_challenges_fe2(c->t, "max/rho-rows", rhoR, nR);
         ez_sumcheck_desc dr;
@@ -669,12 +636,12 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
             ez_fe *const *P = c->advice + first;
             for (uint64_t y = 0; y < NR; y++) {
                 bool real = true;
-                for (unsigned a = 0; a < s.g.rank; a++)
-                    if (a != s.g.at && ((y >> (nR - s.g.roff[a] - s.g.nv[a])) & ((UINT64_C(1) << s.g.nv[a]) - 1)) >=
-                                         s.ti->dims[a])
+                for (unsigned a = 0; a < s->g.rank; a++)
+                    if (a != s->g.at && ((y >> (nR - s->g.roff[a] - s->g.nv[a])) & ((UINT64_C(1) << s->g.nv[a]) - 1)) >=
+                                         s->base.ti->dims[a])
                         real = false;
                 rt[y] = !real;
-                wt[y] = s.arg ? mx_val(P, s.pA, s.na, s.g.lenR, y) : y < s.g.lenR ? P[s.pM][y] : 0;
+                wt[y] = s->arg ? mx_val(P, s->pA, s->na, s->g.lenR, y) : y < s->g.lenR ? P[s->pM][y] : 0;
             }
             fr[0] = (ez_sumcheck_factor){rt, NULL};
             fr[1] = (ez_sumcheck_factor){wt, NULL};
@@ -688,73 +655,68 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg
                 st = ez_op_reject(c, "the padding rows' zero-check failed");
             goto out;
         }
-        if (!c->prover && !ez_fe2_eq(er[0], ez_fe2_sub(ez_fe2_one(), ez_rowaxis_rowreal_eval(&s.g, pr)))) {
+        if (!c->prover && !ez_fe2_eq(er[0], ez_fe2_sub(ez_fe2_one(), ez_rowaxis_rowreal_eval(&s->g, pr)))) {
             st = ez_op_reject(c, "the padding rows' selector does not match");
             goto out;
         }
-        if (s.arg)
-            st = mx_limbs_claim(c, first, &s, "argmax/pad-limbs", s.pA, s.na, pr, er[1]);
+        if (s->arg)
+            st = mx_limbs_claim(c, first, s, "argmax/pad-limbs", s->pA, s->na, pr, er[1]);
         else
-            st = mx_claim(c, first, &s, s.pM, pr, er[1]);
+            st = mx_claim(c, first, s, s->pM, pr, er[1]);
     }
 out:
     free(rt);
     free(wt);
     ez_claim_clear(&kc);
     mx_tables_clear(&tb);
-    mx_shape_clear(&s);
     return st;
 }
 
-static ez_status maxarg_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status maxarg_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    return mx_reduce(c, op, out, NULL, NULL);
+    return mx_reduce(c, op, sh, out, NULL, NULL);
 }
 
 ez_status ez_maxarg_prove_forged(ez_pctx *c, size_t op, const ez_claim *out, ez_maxarg_forge forge, void *ctx)
 {
-    return c->prover ? mx_reduce(c, op, out, forge, ctx) : EZ_ERR_INVALID;
+    if (!c->prover)
+        return EZ_ERR_INVALID;
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, c->plan, op, c->tr, c->d);
+    if (st == EZ_OK)
+        st = mx_reduce(c, op, s, out, forge, ctx);
+    ez_op_shape_free(s);
+    return st;
 }
 
 /* The bytes maxarg_reduce appends, message by message. */
-static uint64_t maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t maxarg_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    mx_shape s;
-    ez_diag d;
+    const mx_shape *s = (const mx_shape *)sh;
     (void)L;
-    if (mx_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        mx_shape_clear(&s);
-        return 0;
-    }
     ez_sumcheck_desc desc;
-    mx_desc(&desc, s.g.n);
+    mx_desc(&desc, s->g.n);
     /* out limbs 1.., X, the row polys, D's limbs, the Z sum (none of A or Z when public) */
-    const unsigned alimbs = s.na ? s.na - 1 : 0;
-    uint64_t nfe = alimbs + 1 + (s.npolys - s.nelem) + s.nd + (s.pub ? 0 : 1);
+    const unsigned alimbs = s->na ? s->na - 1 : 0;
+    uint64_t nfe = alimbs + 1 + (s->npolys - s->nelem) + s->nd + (s->pub ? 0 : 1);
     uint64_t b = ez_sumcheck_proof_bytes(&desc);
-    if (s.rowpad && !s.pub) {
+    if (s->rowpad && !s->pub) {
         ez_sumcheck_desc dr;
-        mx_desc_rows(&dr, s.g.nR);
+        mx_desc_rows(&dr, s->g.nR);
         b += ez_sumcheck_proof_bytes(&dr);
         nfe += alimbs;
     }
-    mx_shape_clear(&s);
     return b + nfe * EZ_OP_FE2_BYTES;
 }
 
 /* The integer relations of docs/protocol-argmax.md §4, with the ranges the proof gives
  * their terms. */
-static void maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void maxarg_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
-    mx_shape s;
-    ez_diag d;
-    if (mx_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        mx_shape_clear(&s);
-        return; /* the layout refuses it anyway */
-    }
-    ez_i128 B = (ez_i128)s.B, lo, hi, dlo, dhi;
-    ez_rel_unsigned(s.bd, &dlo, &dhi);
-    if (!s.arg) {
+    const mx_shape *s = (const mx_shape *)sh;
+    ez_i128 B = (ez_i128)s->B, lo, hi, dlo, dhi;
+    ez_rel_unsigned(s->bd, &dlo, &dhi);
+    if (!s->arg) {
         /* on live entries m - x = D, with m = some x (attainment, §4) */
         ez_rel_begin(m, op, "m - x = D");
         ez_rel_term(m, "m", 1, 0, -B, B);
@@ -766,27 +728,27 @@ static void maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
          * public A checked in [0, T) by the verifier and M = the x at A */
         ez_rel_begin(m, op, "D = 2^k (M - x) + t - A");
         ez_rel_term(m, "D", 1, 0, dlo, dhi);
-        if (s.pub) /* M = the x at A (attainment), A the statement's, checked in [0, T) */
+        if (s->pub) /* M = the x at A (attainment), A the statement's, checked in [0, T) */
             lo = -B, hi = B;
         else
-            ez_rel_signed(s.wm, &lo, &hi);
-        ez_rel_term(m, "M", -1, s.ta, lo, hi);
-        ez_rel_term(m, "x", 1, s.ta, -B, B);
-        ez_rel_term(m, "t", -1, 0, 0, (ez_i128)s.T - 1);
-        if (s.pub)
-            lo = 0, hi = (ez_i128)s.T - 1;
+            ez_rel_signed(s->wm, &lo, &hi);
+        ez_rel_term(m, "M", -1, s->ta, lo, hi);
+        ez_rel_term(m, "x", 1, s->ta, -B, B);
+        ez_rel_term(m, "t", -1, 0, 0, (ez_i128)s->T - 1);
+        if (s->pub)
+            lo = 0, hi = (ez_i128)s->T - 1;
         else
-            ez_rel_unsigned(s.ta, &lo, &hi);
+            ez_rel_unsigned(s->ta, &lo, &hi);
         ez_rel_term(m, "A", 1, 0, lo, hi);
         ez_rel_end(m);
     }
-    if (s.arg && !s.pub) {
+    if (s->arg && !s->pub) {
         /* the limbs of M + 2^(wm-1) */
         ez_rel_begin(m, op, "M + 2^(wm-1) = sum_l 2^(16 l) limb_l");
-        ez_rel_signed(s.wm, &lo, &hi);
+        ez_rel_signed(s->wm, &lo, &hi);
         ez_rel_term(m, "M", 1, 0, lo, hi);
-        ez_rel_term(m, "2^(wm-1)", 1, s.wm - 1, 1, 1);
-        ez_rel_unsigned(s.wm, &lo, &hi);
+        ez_rel_term(m, "2^(wm-1)", 1, s->wm - 1, 1, 1);
+        ez_rel_unsigned(s->wm, &lo, &hi);
         ez_rel_term(m, "limbs", -1, 0, lo, hi);
         ez_rel_end(m);
     }
@@ -796,7 +758,6 @@ static void maxarg_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_term(m, "1", 1, 0, 1, 1);
     ez_rel_term(m, "S", -1, 0, 0, 1);
     ez_rel_end(m);
-    mx_shape_clear(&s);
 }
 
 /* The float reference of a row: its maximum (MAX) or the lowest index of it (ARGMAX). */
@@ -819,6 +780,8 @@ static ez_status maxarg_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftra
 const ez_op_def ez_op_maxarg = {
     .exec = ez_exec_maxarg,
     .floatref = maxarg_floatref,
+    .shape_size = sizeof(mx_shape),
+    .shape_init = mx_shape_init,
     .layout = maxarg_layout,
     .fill = maxarg_fill,
     .prove = maxarg_reduce,

@@ -61,9 +61,7 @@ static int nm_shift(const ez_plan_op *o, unsigned kmax)
 
 /* Everything both sides derive from the plan (§1). */
 typedef struct {
-    ez_opview v;
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     ez_rowaxis g;                 /* the input's element and row cubes */
     bool layer;
     unsigned out_pos[EZ_MAX_RANK];  /* output axis b is input axis out_pos[b] */
@@ -78,42 +76,25 @@ typedef struct {
     unsigned pU, pA, pV, pB, npolys;
 } nm_shape;
 
-static void nm_shape_clear(nm_shape *s)
+static ez_status nm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    ez_opview_clear(&s->v);
-}
-
-static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
-{
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    nm_shape *s = (nm_shape *)base;
+    const ez_plan_op *o = base->o;
     if ((o->kind != EZ_OP_LAYERNORM && o->kind != EZ_OP_RMSNORM) || o->nin != 1)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "not a one-operand norm");
     s->layer = o->kind == EZ_OP_LAYERNORM;
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->g.rank = s->ti->rank;
-    const unsigned *ax = s->v.op.in_axes[0];
-    if (s->g.rank == 0 || s->to->rank != s->g.rank)
+    s->g.rank = s->base.ti->rank;
+    const unsigned *ax = s->base.v.op.in_axes[0];
+    if (s->g.rank == 0 || s->base.to->rank != s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
-    bool have_t = false;
-    for (unsigned a = 0; a < s->g.rank; a++) {
-        for (unsigned b = 0; b < a; b++)
-            if (ax[a] == ax[b])
-                return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
-        if (ax[a] == o->axis)
-            s->g.at = a, have_t = true;
-    }
-    if (!have_t)
+    if (!ez_op_axes_distinct(ax, s->g.rank))
+        return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "an index repeats inside the input");
+    if ((s->g.at = ez_op_axis_pos(ax, s->g.rank, o->axis)) == s->g.rank)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the normalised index is not an axis of the input");
-    if (ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 0) != EZ_OP_AXES_OK)
+    if (ez_op_axes_pos(s->out_pos, o, ax, s->base.ti, s->base.to, 0) != EZ_OP_AXES_OK)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the output's axes differ from the input's");
-    ez_rowaxis_init(&s->g, s->ti, s->g.at);
-    s->N = s->ti->dims[s->g.at];
+    ez_rowaxis_init(&s->g, s->base.ti, s->g.at);
+    s->N = s->base.ti->dims[s->g.at];
     if (s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN || s->N == 0)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the input is too large for one sumcheck");
     if (s->N > NM_MAX_ROW)
@@ -136,7 +117,7 @@ static ez_status nm_shape_init(nm_shape *s, const ez_plan *p, size_t op, const e
     s->pA = q, q += s->layer;
     s->pV = q, q += s->nvv;
     s->pB = q++;
-    if ((st = ez_rsq_init(&s->blk, s->vmax, q)) != EZ_OK)
+    if (ez_rsq_init(&s->blk, s->vmax, q) != EZ_OK)
         return ez_op_unsupported(d, o, ez_op_kind_name(o->kind), "the variance is too wide for the split");
     s->sh = nm_shift(o, s->blk.kmax);
     if (s->sh > 62 || s->sh < -62)
@@ -155,64 +136,59 @@ static inline uint64_t nm_t_of(const nm_shape *s, uint64_t x)
 
 /* ---- layout ------------------------------------------------------------------------------- */
 
-static ez_status norm_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status norm_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    nm_shape s;
-    ez_status st = nm_shape_init(&s, p, op, NULL, d);
+    const nm_shape *s = (const nm_shape *)sh;
     size_t first = L->npolys;
-    if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.npolys, s.g.lenR);
+    ez_status st = ez_op_add_polys(L, op, s->npolys, s->g.lenR);
     /* mu + 2^(bmu-1) (signed mean), a < N and b < N (two columns each: a in [0, 2^bN) and
      * a + 2^bN - N in [0, 2^bN)), v in its width (§1) */
-    if (st == EZ_OK && s.layer)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nmu, s.bmu, s.g.lenR, 0);
-    if (st == EZ_OK && s.layer)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pA, 1, s.bN, s.g.lenR, s.cstN);
+    if (st == EZ_OK && s->layer)
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s->pU, s->nmu, s->bmu, s->g.lenR, 0);
+    if (st == EZ_OK && s->layer)
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s->pA, 1, s->bN, s->g.lenR, s->cstN);
     if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pV, s.nvv, s.bv, s.g.lenR, 0);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s->pV, s->nvv, s->bv, s->g.lenR, 0);
     if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pB, 1, s.bN, s.g.lenR, s.cstN);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s->pB, 1, s->bN, s->g.lenR, s->cstN);
     if (st == EZ_OK)
-        st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.g.lenR);
+        st = ez_rsq_layout(L, (unsigned)op, &s->blk, first, s->g.lenR);
     /* y = floor(c RG / 2^sh): the remainder and the output's width (§1) */
-    if (st == EZ_OK && s.sh > 0)
-        st = ez_rc_rescale(L, p, op, (unsigned)s.sh, d);
-    nm_shape_clear(&s);
+    if (st == EZ_OK && s->sh > 0)
+        st = ez_rc_rescale(L, p, op, (unsigned)s->sh, d);
     return st;
 }
 
 /* ---- fill (prover) ------------------------------------------------------------------------- */
 
 static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
-                           bool unchecked, ez_fe **polys, ez_diag *d)
+                           const ez_op_shape *sh, bool unchecked, ez_fe **polys, ez_diag *d)
 {
-    nm_shape s;
-    ez_status st = nm_shape_init(&s, p, op, tr, d);
-    if (st != EZ_OK)
-        goto out;
-    const ez_plan_op *o = s.o;
+    const nm_shape *s = (const nm_shape *)sh;
+    ez_status st = EZ_OK;
+    const ez_plan_op *o = s->base.o;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (the weight range proof's) */
-    if (first + s.npolys > L->npolys) {
+    if (first + s->npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
-    const uint64_t nrows = ez_plan_tensor_numel(s.to) / s.N;
+    const uint64_t nrows = ez_plan_tensor_numel(s->base.to) / s->N;
     const ez_aux_kind kinds[] = {EZ_AUX_VAR,      EZ_AUX_VAR_REM, EZ_AUX_NORM_EXP, EZ_AUX_MANTISSA,
                                  EZ_AUX_MANT_REM, EZ_AUX_RSQRT,   EZ_AUX_MEAN,     EZ_AUX_MEAN_REM};
     const int64_t *aux[8];
     for (unsigned j = 0; j < 8; j++) {
         uint64_t na = 0;
-        aux[j] = j >= 6 && !s.layer ? NULL : ez_trace_aux(tr, op, kinds[j], &na);
-        if ((j < 6 || s.layer) && (aux[j] == NULL || na != nrows)) {
+        aux[j] = j >= 6 && !s->layer ? NULL : ez_trace_aux(tr, op, kinds[j], &na);
+        if ((j < 6 || s->layer) && (aux[j] == NULL || na != nrows)) {
             ez_diag_set(d, "op '%s': the trace lacks the norm's aux arrays", o->label);
             st = EZ_ERR_INVALID;
             goto out;
         }
     }
-    for (unsigned q = 0; q < s.npolys; q++) {
-        polys[first + q] = ez_alloc_array(s.g.lenR, sizeof(ez_fe)); /* zero: padding rows */
+    for (unsigned q = 0; q < s->npolys; q++) {
+        polys[first + q] = ez_alloc_array(s->g.lenR, sizeof(ez_fe)); /* zero: padding rows */
         if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
@@ -220,35 +196,35 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     }
     ez_fe *const *P = polys + first;
     /* padding rows: the split of V = 0 (rsqrt.h), every other value 0 */
-    for (uint64_t y = 0; y < s.g.lenR; y++)
-        ez_rsq_fill(&s.blk, P, y, 0, 0, 0, 0, 0);
+    for (uint64_t y = 0; y < s->g.lenR; y++)
+        ez_rsq_fill(&s->blk, P, y, 0, 0, 0, 0, 0);
     /* exec row rr (row-major over the output's axes without t) -> row cube index */
     uint64_t rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK];
-    ez_advice_strides(&s.g.rows, rstride_t);
-    for (unsigned a = 0, r = 0; a < s.g.rank; a++)
-        rstride[a] = a == s.g.at ? 0 : rstride_t[r++];
+    ez_advice_strides(&s->g.rows, rstride_t);
+    for (unsigned a = 0, r = 0; a < s->g.rank; a++)
+        rstride[a] = a == s->g.at ? 0 : rstride_t[r++];
     uint64_t bad = UINT64_MAX;
     const char *bad_what = NULL;
-    const ez_fe half_mu = UINT64_C(1) << (s.bmu - 1);
-    const int64_t N = (int64_t)s.N;
+    const ez_fe half_mu = UINT64_C(1) << (s->bmu - 1);
+    const int64_t N = (int64_t)s->N;
     for (uint64_t rr = 0; rr < nrows; rr++) {
         uint64_t rest = rr, pr = 0;
-        for (unsigned b = s.g.rank; b-- > 0;) {
-            if (s.out_pos[b] == s.g.at)
+        for (unsigned b = s->g.rank; b-- > 0;) {
+            if (s->out_pos[b] == s->g.at)
                 continue;
-            pr += (rest % s.to->dims[b]) * rstride[s.out_pos[b]];
-            rest /= s.to->dims[b];
+            pr += (rest % s->base.to->dims[b]) * rstride[s->out_pos[b]];
+            rest /= s->base.to->dims[b];
         }
-        const char *what = ez_rsq_fill(&s.blk, P, pr, aux[0][rr] + s.E, aux[2][rr], aux[3][rr], aux[4][rr],
+        const char *what = ez_rsq_fill(&s->blk, P, pr, aux[0][rr] + s->E, aux[2][rr], aux[3][rr], aux[4][rr],
                                        aux[5][rr]);
-        if (!ez_rc_split(ez_fe_from_i64(aux[1][rr]), s.bN, 1, P + s.pB, pr) || aux[1][rr] >= N)
+        if (!ez_rc_split(ez_fe_from_i64(aux[1][rr]), s->bN, 1, P + s->pB, pr) || aux[1][rr] >= N)
             what = "the variance's remainder";
-        if (!ez_rc_split(ez_fe_from_i64(aux[0][rr]), s.bv, s.nvv, P + s.pV, pr))
+        if (!ez_rc_split(ez_fe_from_i64(aux[0][rr]), s->bv, s->nvv, P + s->pV, pr))
             what = "the variance";
-        if (s.layer) {
-            if (!ez_rc_split(ez_fe_from_i64(aux[7][rr]), s.bN, 1, P + s.pA, pr) || aux[7][rr] >= N)
+        if (s->layer) {
+            if (!ez_rc_split(ez_fe_from_i64(aux[7][rr]), s->bN, 1, P + s->pA, pr) || aux[7][rr] >= N)
                 what = "the mean's remainder";
-            if (!ez_rc_split(ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu), s.bmu, s.nmu, P + s.pU, pr))
+            if (!ez_rc_split(ez_fe_add(ez_fe_from_i64(aux[6][rr]), half_mu), s->bmu, s->nmu, P + s->pU, pr))
                 what = "the mean";
         }
         if (what && bad == UINT64_MAX)
@@ -260,7 +236,6 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         st = EZ_ERR_NUMERIC;
     }
 out:
-    nm_shape_clear(&s);
     return st;
 }
 
@@ -313,7 +288,7 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
     }
     ez_eq_table(t->Er, rin, s->g.n);
     ez_eq_table(t->ez_rows, zeta, s->g.nR);
-    ez_advice_pad_i64(t->X, s->v.data[0], s->ti, 0);
+    ez_advice_pad_i64(t->X, s->base.v.data[0], s->base.ti, 0);
     memset(t->X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *t->X);
     ez_fe *const *P = c->advice + first;
     const ez_fe half_mu = UINT64_C(1) << (s->bmu - 1);
@@ -325,7 +300,7 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
         if (r < lenR) {
             rg = P[s->blk.pRG][r];
             if (s->layer)
-                mu = ez_fe_sub(ez_rsq_combine_fe(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
+                mu = ez_fe_sub(ez_op_limbs_at(P + s->pU, s->nmu, r), ez_rowaxis_row_real(&s->g, r) ? half_mu : 0);
         }
         bool tin = nm_t_of(s, i) < s->N;
         t->D[i] = ez_fe_sub(t->X[i], tin ? mu : 0);
@@ -335,36 +310,34 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
     return EZ_OK;
 }
 
-static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    nm_shape s;
-    ez_status st = nm_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    const nm_shape *s = (const nm_shape *)sh;
+    ez_status st = EZ_OK;
     nm_tables tb;
     ez_fe2 *lins[3] = {NULL};
     ez_fe *gt[2] = {NULL};
     ez_claim kc = {0};
     memset(&tb, 0, sizeof tb);
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.g.n) {
+    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.g.n, nR = s.g.nR;
-    const char *kind = s.layer ? "layernorm" : "rmsnorm";
+    const unsigned n = s->g.n, nR = s->g.nR;
+    const char *kind = s->layer ? "layernorm" : "rmsnorm";
     ez_claim_absorb(c->t, "norm/out", out);
     /* the output point's blocks in the input's axis order */
     ez_fe2 rin[EZ_PROVE_MAX_VARS];
-    for (unsigned b = 0, o_ = 0; b < s.g.rank; b++) {
-        unsigned a = s.out_pos[b];
-        memcpy(rin + s.g.off[a], out->point + o_, s.g.nv[a] * sizeof *rin);
-        o_ += s.g.nv[a];
+    for (unsigned b = 0, o_ = 0; b < s->g.rank; b++) {
+        unsigned a = s->out_pos[b];
+        memcpy(rin + s->g.off[a], out->point + o_, s->g.nv[a] * sizeof *rin);
+        o_ += s->g.nv[a];
     }
 
     /* 1. the rescale's remainder at r (§1) */
     ez_fe2 claim, rho;
-    if ((st = ez_op_unrescale(c, op, s.to, out, s.sh, "norm/rem", &claim, &rho)) != EZ_OK)
+    if ((st = ez_op_unrescale(c, op, s->base.to, out, s->sh, "norm/rem", &claim, &rho)) != EZ_OK)
         goto out;
 
     /* 2. the row point zeta and v, b (and a) there, then lambda (§2.2) */
@@ -373,30 +346,30 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     {
         unsigned qs[EZ_ADV_MAX_LIMBS + 2];
         size_t nq = 0;
-        for (unsigned l = 0; l < s.nvv; l++)
-            qs[nq++] = s.pV + l;
-        qs[nq++] = s.pB;
-        if (s.layer)
-            qs[nq++] = s.pA;
+        for (unsigned l = 0; l < s->nvv; l++)
+            qs[nq++] = s->pV + l;
+        qs[nq++] = s->pB;
+        if (s->layer)
+            qs[nq++] = s->pA;
         if ((st = ez_op_atoms_msg(c, first, "norm/rows-at-zeta", qs, nq, zeta, zv)) != EZ_OK)
             goto out;
     }
     ez_transcript_challenges_fe2(c->t, "norm/lambda", lambda, 2);
     {
-        ez_fe2 vz = ez_op_limbs_combine(zv, s.nvv), bz = zv[s.nvv];
-        ez_fe2 q = ez_fe2_add(ez_fe2_mul_fe(vz, (ez_fe)s.N), bz);
+        ez_fe2 vz = ez_op_limbs_combine(zv, s->nvv), bz = zv[s->nvv];
+        ez_fe2 q = ez_fe2_add(ez_fe2_mul_fe(vz, (ez_fe)s->N), bz);
         claim = ez_fe2_add(claim, ez_fe2_mul(lambda[0], q));
-        if (s.layer)
-            claim = ez_fe2_add(claim, ez_fe2_mul(lambda[1], zv[s.nvv + 1]));
+        if (s->layer)
+            claim = ez_fe2_add(claim, ez_fe2_mul(lambda[1], zv[s->nvv + 1]));
     }
 
     /* 3. the main sumcheck: output rescale, sum of squares, row sum (§2.2) */
     ez_sumcheck_desc dm;
-    nm_desc_main(&dm, n, s.layer);
+    nm_desc_main(&dm, n, s->layer);
     ez_fe2 coeffs[3] = {ez_fe2_one(), lambda[0], lambda[1]};
     ez_sumcheck_factor fm[4];
     if (c->prover) {
-        if ((st = nm_tables_build(&tb, c, first, &s, rin, zeta)) != EZ_OK)
+        if ((st = nm_tables_build(&tb, c, first, s, rin, zeta)) != EZ_OK)
             goto out;
         fm[0] = (ez_sumcheck_factor){NULL, tb.Er};
         fm[1] = (ez_sumcheck_factor){tb.D, NULL};
@@ -410,38 +383,36 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         goto out;
     }
     nm_tables_clear(&tb);
-    ez_rowaxis_point_row(&s.g, ptr, pt);
+    ez_rowaxis_point_row(&s->g, ptr, pt);
     {
         /* x at pt, mu's limbs and RG at the row point */
         ez_fe2 xv;
-        if (c->prover && (st = ez_advice_tensor_eval(&xv, s.v.data[0], s.ti, pt)) != EZ_OK)
+        if (c->prover && (st = ez_advice_tensor_eval(&xv, s->base.v.data[0], s->base.ti, pt)) != EZ_OK)
             goto out;
         if ((st = ez_pctx_msg(c, "norm/x", &xv, 1)) != EZ_OK)
             goto out;
-        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
             goto out;
         ez_claim_clear(&kc);
         unsigned qs[EZ_ADV_MAX_LIMBS + 1];
         ez_fe2 vals[EZ_ADV_MAX_LIMBS + 1];
         size_t nq = 0;
-        for (unsigned l = 0; l < s.nmu; l++)
-            qs[nq++] = s.pU + l;
-        qs[nq++] = s.blk.pRG;
+        for (unsigned l = 0; l < s->nmu; l++)
+            qs[nq++] = s->pU + l;
+        qs[nq++] = s->blk.pRG;
         if ((st = ez_op_atoms_msg(c, first, "norm/mu-rg", qs, nq, ptr, vals)) != EZ_OK)
             goto out;
         if (!c->prover) {
-            ez_fe2 sr = ez_rowaxis_rowreal_eval(&s.g, ptr), mu = ez_fe2_zero();
-            if (s.layer)
-                mu = ez_fe2_sub(ez_op_limbs_combine(vals, s.nmu), ez_fe2_mul_fe(sr, UINT64_C(1) << (s.bmu - 1)));
-            ez_fe2 st_ = ez_mle_prefix(pt + s.g.off[s.g.at], s.g.nt, s.N);
-            ez_fe2 want[4] = {ez_eq_eval(rin, pt, n), ez_fe2_sub(xv, ez_fe2_mul(mu, st_)), vals[s.nmu],
+            ez_fe2 sr = ez_rowaxis_rowreal_eval(&s->g, ptr), mu = ez_fe2_zero();
+            if (s->layer)
+                mu = ez_fe2_sub(ez_op_limbs_combine(vals, s->nmu), ez_fe2_mul_fe(sr, UINT64_C(1) << (s->bmu - 1)));
+            ez_fe2 st_ = ez_mle_prefix(pt + s->g.off[s->g.at], s->g.nt, s->N);
+            ez_fe2 want[4] = {ez_eq_eval(rin, pt, n), ez_fe2_sub(xv, ez_fe2_mul(mu, st_)), vals[s->nmu],
                               ez_eq_eval(zeta, ptr, nR)};
-            for (unsigned j = 0; j < 4; j++)
-                if (!ez_fe2_eq(want[j], ev[j])) {
-                    ez_diag_set(c->d, "the %s sumcheck's final evaluations do not match the committed values", kind);
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(c, want, ev, 4,
+                                        "the %s sumcheck's final evaluations do not match the committed values", kind)) !=
+                EZ_OK)
+                goto out;
         }
     }
 
@@ -465,15 +436,15 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         for (uint64_t y = 0; y < NR; y++) {
             ez_rsq_atoms a;
             ez_fe vv = 0;
-            bool real = y < s.g.lenR && ez_rowaxis_row_real(&s.g, y);
-            if (y < s.g.lenR) {
-                ez_rsq_atoms_at(&s.blk, P, y, &a);
-                vv = ez_rsq_combine_fe(P + s.pV, s.nvv, y);
+            bool real = y < s->g.lenR && ez_rowaxis_row_real(&s->g, y);
+            if (y < s->g.lenR) {
+                ez_rsq_atoms_at(&s->blk, P, y, &a);
+                vv = ez_op_limbs_at(P + s->pV, s->nvv, y);
             } else {
                 memset(&a, 0, sizeof a);
             }
-            ez_fe2 V = ez_fe2_from_fe(ez_fe_add(vv, real ? ez_fe_from_i64(s.E) : 0)), lin[3];
-            ez_rsq_lin(&s.blk, beta, &a, V, ez_fe2_from_fe(y < s.g.lenR), lin);
+            ez_fe2 V = ez_fe2_from_fe(ez_fe_add(vv, real ? ez_fe_from_i64(s->E) : 0)), lin[3];
+            ez_rsq_lin(&s->blk, beta, &a, V, ez_fe2_from_fe(y < s->g.lenR), lin);
             lins[0][y] = lin[0], lins[1][y] = lin[1], lins[2][y] = lin[2];
             gt[0][y] = a.G.c0;
             gt[1][y] = a.g.c0;
@@ -494,31 +465,28 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         unsigned qs[NM_MAX_POLYS];
         ez_fe2 vals[NM_MAX_POLYS];
         size_t nq = 0;
-        for (unsigned l = 0; l < s.nvv; l++)
-            qs[nq++] = s.pV + l;
-        for (unsigned q = 0; q < s.blk.npolys; q++)
-            qs[nq++] = s.blk.first + q;
+        for (unsigned l = 0; l < s->nvv; l++)
+            qs[nq++] = s->pV + l;
+        for (unsigned q = 0; q < s->blk.npolys; q++)
+            qs[nq++] = s->blk.first + q;
         if ((st = ez_op_atoms_msg(c, first, "norm/rows", qs, nq, pt2, vals)) != EZ_OK)
             goto out;
         if (!c->prover) {
             ez_rsq_atoms a;
-            ez_rsq_atoms_of(&s.blk, vals + s.nvv, &a);
-            ez_fe2 sr = ez_rowaxis_rowreal_eval(&s.g, pt2), lin[3];
-            ez_fe2 V = ez_fe2_add(ez_op_limbs_combine(vals, s.nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s.E)));
-            ez_rsq_lin(&s.blk, beta, &a, V, ez_mle_prefix(pt2, nR, s.g.lenR), lin);
+            ez_rsq_atoms_of(&s->blk, vals + s->nvv, &a);
+            ez_fe2 sr = ez_rowaxis_rowreal_eval(&s->g, pt2), lin[3];
+            ez_fe2 V = ez_fe2_add(ez_op_limbs_combine(vals, s->nvv), ez_fe2_mul_fe(sr, ez_fe_from_i64(s->E)));
+            ez_rsq_lin(&s->blk, beta, &a, V, ez_mle_prefix(pt2, nR, s->g.lenR), lin);
             ez_fe2 want[5] = {lin[0], a.G, lin[1], a.g, lin[2]};
-            for (unsigned j = 0; j < 5; j++)
-                if (!ez_fe2_eq(want[j], ev[j])) {
-                    ez_diag_set(c->d, "the %s rsqrt zero-check's final evaluations do not match the committed values",
-                                kind);
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            if ((st = ez_op_final_evals(
+                     c, want, ev, 5, "the %s rsqrt zero-check's final evaluations do not match the committed values",
+                     kind)) != EZ_OK)
+                goto out;
         }
     }
 
     /* 5. the remainder's limbs (§1) */
-    if (s.sh > 0)
+    if (s->sh > 0)
         st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
@@ -527,85 +495,72 @@ out:
         free(lins[j]);
     free(gt[0]);
     free(gt[1]);
-    nm_shape_clear(&s);
     return st;
 }
 
 /* The bytes nm_reduce appends, message by message. */
-static uint64_t norm_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t norm_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    nm_shape s;
-    ez_diag d;
+    const nm_shape *s = (const nm_shape *)sh;
     (void)L;
-    if (nm_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        nm_shape_clear(&s);
-        return 0;
-    }
     ez_sumcheck_desc dm, dz;
-    nm_desc_main(&dm, s.g.n, s.layer);
-    ez_rsq_desc(&dz, s.g.nR, false);
-    uint64_t nfe = (s.sh > 0 ? ez_rc_nlimbs((unsigned)s.sh) : 0) /* rho, then the remainder's limbs 1.. */
-                   + s.nvv + 1 + s.layer                          /* v, b, a at zeta */
-                   + 1 + s.nmu + 1                                /* x, mu, RG at the main point */
-                   + s.nvv + s.blk.npolys;                        /* v and the block at the row point */
+    nm_desc_main(&dm, s->g.n, s->layer);
+    ez_rsq_desc(&dz, s->g.nR, false);
+    uint64_t nfe = (s->sh > 0 ? ez_rc_nlimbs((unsigned)s->sh) : 0) /* rho, then the remainder's limbs 1.. */
+                   + s->nvv + 1 + s->layer                          /* v, b, a at zeta */
+                   + 1 + s->nmu + 1                                /* x, mu, RG at the main point */
+                   + s->nvv + s->blk.npolys;                        /* v and the block at the row point */
     uint64_t b = ez_sumcheck_proof_bytes(&dm) + ez_sumcheck_proof_bytes(&dz) + nfe * EZ_OP_FE2_BYTES;
-    nm_shape_clear(&s);
     return b;
 }
 
 /* The integer relations of docs/protocol-norms.md §4 with the ranges the proof gives their
  * terms (B the input's bound, N the row length). */
-static void norm_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void norm_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
-    nm_shape s;
-    ez_diag d;
-    if (nm_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        nm_shape_clear(&s);
-        return; /* the layout refuses it anyway */
-    }
-    ez_i128 B = (ez_i128)s.B, N = (ez_i128)s.N, lo, hi;
-    if (s.layer) {
+    const nm_shape *s = (const nm_shape *)sh;
+    ez_i128 B = (ez_i128)s->B, N = (ez_i128)s->N, lo, hi;
+    if (s->layer) {
         /* R1: sum_t x = N mu + a, mu in its signed width, a in [0, N) */
         ez_rel_begin(m, op, "sum_t x = N mu + a");
         ez_rel_term(m, "sum_t x", 1, 0, -N * B, N * B);
-        ez_rel_signed(s.bmu, &lo, &hi);
-        ez_rel_term(m, "N mu", -(int64_t)s.N, 0, lo, hi);
+        ez_rel_signed(s->bmu, &lo, &hi);
+        ez_rel_term(m, "N mu", -(int64_t)s->N, 0, lo, hi);
         ez_rel_term(m, "a", -1, 0, 0, N - 1);
         ez_rel_end(m);
     }
     /* R2: sum_t c^2 = N v + b; with mu the floor of the mean (R1), sum_t c^2 <= N (B^2 + 1) */
     ez_rel_begin(m, op, "sum_t c^2 = N v + b");
-    ez_rel_term(m, "sum_t c^2", 1, 0, 0, N * (B * B + s.layer));
-    ez_rel_unsigned(s.bv, &lo, &hi);
-    ez_rel_term(m, "N v", -(int64_t)s.N, 0, lo, hi);
+    ez_rel_term(m, "sum_t c^2", 1, 0, 0, N * (B * B + s->layer));
+    ez_rel_unsigned(s->bv, &lo, &hi);
+    ez_rel_term(m, "N v", -(int64_t)s->N, 0, lo, hi);
     ez_rel_term(m, "b", -1, 0, 0, N - 1);
     ez_rel_end(m);
     /* the split on V = v + E <= vmax (v <= B^2 + 1 by R2) */
-    ez_rsq_relations(m, op, &s.blk, "v + E", (ez_i128)s.vmax);
+    ez_rsq_relations(m, op, &s->blk, "v + E", (ez_i128)s->vmax);
     /* the output: |c RG| < sqrt(N) 2^(23 + kmax) (§4.3: c^2 <= Q < N V <= N M 4^k,
      * R^2 <= 2^46 / M, g^2 = 4^(kmax - k)) */
-    ez_i128 sq = (ez_i128)ceil(sqrt((double)s.N));
+    ez_i128 sq = (ez_i128)ceil(sqrt((double)s->N));
     while (sq * sq < N)
         sq++;
     while (sq > 1 && (sq - 1) * (sq - 1) >= N)
         sq--;
-    ez_i128 crg = sq << (EZ_RSQRT_TABLE_SCALE + s.blk.kmax);
+    ez_i128 crg = sq << (EZ_RSQRT_TABLE_SCALE + s->blk.kmax);
     const ez_plan_tensor *to = &p->tensors[p->ops[op].out];
-    if (s.sh > 0) {
+    if (s->sh > 0) {
         ez_rel_begin(m, op, "c rg = 2^sh y + r");
         ez_rel_term(m, "c rg", 1, 0, -crg, crg);
         ez_rel_signed(to->bits, &lo, &hi);
-        ez_rel_term(m, "y", -1, (unsigned)s.sh, lo, hi);
-        ez_rel_unsigned((unsigned)s.sh, &lo, &hi);
+        ez_rel_term(m, "y", -1, (unsigned)s->sh, lo, hi);
+        ez_rel_unsigned((unsigned)s->sh, &lo, &hi);
         ez_rel_term(m, "r", -1, 0, lo, hi);
         ez_rel_end(m);
     } else {
         ez_rel_begin(m, op, "y = c rg 2^-sh");
-        ez_rel_term(m, "c rg", 1, (unsigned)-s.sh, -crg, crg);
-        ez_rel_term(m, "y", -1, 0, -(crg << -s.sh), crg << -s.sh);
+        ez_rel_term(m, "c rg", 1, (unsigned)-s->sh, -crg, crg);
+        ez_rel_term(m, "y", -1, 0, -(crg << -s->sh), crg << -s->sh);
         ez_rel_end(m);
     }
-    nm_shape_clear(&s);
 }
 
 /* ---- execution and the float reference ----------------------------------------------- */
@@ -752,6 +707,8 @@ static ez_status norm_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
 const ez_op_def ez_op_norm = {
     .exec = norm_exec,
     .floatref = norm_floatref,
+    .shape_size = sizeof(nm_shape),
+    .shape_init = nm_shape_init,
     .layout = norm_layout,
     .fill = norm_fill,
     .prove = nm_reduce,

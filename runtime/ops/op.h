@@ -1,11 +1,13 @@
 /* op — the runtime's side of an operator: ONE file per op in runtime/ops/ holding its
- * exec, float reference, advice layout, fill, prove and verify (prove and verify side by
- * side, usually one function for both through ez_pctx_msg, so they cannot drift), and
- * ONE row in the table of runtime/ops/ops.c (op kinds proven alike share one definition:
- * max and argmax, the two norms). The compiler's side is one row of
+ * exec, float reference, shape, advice layout, fill, prove and verify (prove and verify
+ * side by side, usually one function for both through ez_pctx_msg, so they cannot drift),
+ * and ONE row in the table of runtime/ops/ops.c (op kinds proven alike share one
+ * definition: max and argmax, the two norms). The compiler's side is one row of
  * compiler/builtins.c. Checklist: docs/architecture.md "Adding an operator".
  *
- * Who calls the hooks:
+ * The proving hooks are called through ez_op_layout ... ez_op_relations below, which
+ * build the op's shape (what both sides derive from the plan, once, before the hook) and
+ * free it after, so no hook builds or clears one itself. Who calls them:
  *   exec        runtime/exec/dispatch.c, once per op in plan order (docs/semantics.md);
  *   floatref    runtime/exec/dispatch.c (`einzk run --compare-float`);
  *   layout      runtime/prove/layout.c: prover, verifier and `einzk info` build the same
@@ -39,17 +41,31 @@
 #include "runtime/prove/margins.h"
 #include "runtime/prove/pctx.h"
 
+/* An op's shape: what prover and verifier derive from the plan about one op (the
+ * prover's view also holds the operands' values). Each op file's shape struct starts with
+ * this as its member `base`; the framework allocates the op's shape_size bytes zeroed,
+ * fills this part, then the op's shape_init fills the rest (and refuses a shape the op
+ * cannot prove with EZ_ERR_UNSUPPORTED and a message). */
+typedef struct ez_op_shape {
+    ez_opview v;                   /* the op over its operand slices (prover: with their data) */
+    const ez_plan_op *o;           /* the op in the plan */
+    const ez_plan_tensor *ti, *to; /* operand 0's slice (v.tensors[0]) and the output */
+} ez_op_shape;
+
+/* The hooks of an op kind. s: the op's shape (NULL when shape_size is 0). */
 typedef struct ez_op_def {
     ez_status (*exec)(ez_exec_ctx *c);
     ez_status (*floatref)(const ez_plan *p, const ez_plan_op *op, ez_ftrace *ft, ez_diag *d);
-    ez_status (*layout)(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
-    ez_status (*fill)(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
-                      ez_fe **polys, ez_diag *d);
-    ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out);
-    ez_status (*verify)(ez_pctx *c, size_t op, const ez_claim *out);
-    uint64_t (*walk_bytes)(const ez_plan *p, const ez_advice_layout *L, size_t op);
-    unsigned (*claims)(const ez_plan *p, size_t op, unsigned operand);
-    void (*relations)(ez_margins *m, const ez_plan *p, size_t op);
+    size_t shape_size;                   /* sizeof the op's shape struct; 0: no shape */
+    ez_status (*shape_init)(ez_op_shape *s, const ez_plan *p, size_t op, ez_diag *d); /* NULL: the base only */
+    ez_status (*layout)(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *s, ez_diag *d);
+    ez_status (*fill)(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
+                      const ez_op_shape *s, bool unchecked, ez_fe **polys, ez_diag *d);
+    ez_status (*prove)(ez_pctx *c, size_t op, const ez_op_shape *s, const ez_claim *out);
+    ez_status (*verify)(ez_pctx *c, size_t op, const ez_op_shape *s, const ez_claim *out);
+    uint64_t (*walk_bytes)(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *s);
+    unsigned (*claims)(const ez_plan *p, size_t op, const ez_op_shape *s, unsigned operand);
+    void (*relations)(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *s);
 } ez_op_def;
 
 /* The definition of an op kind, or NULL for a kind this build does not know. */
@@ -60,8 +76,29 @@ const ez_op_def *ez_op_def_of(ez_op_kind kind);
 extern const ez_op_def ez_op_einsum, ez_op_add, ez_op_causal, ez_op_gather, ez_op_softmax, ez_op_maxarg,
     ez_op_norm, ez_op_func, ez_op_relu, ez_op_rsqrt, ez_op_rope;
 
+/* The hooks of op `op`'s kind, each on the op's shape built for the call (the prover's
+ * with the operands' values: fill's tr, prove's c->tr) and freed after it. A shape the op
+ * refuses makes layout, fill, prove and verify return the op's status (message in d or
+ * c->d), walk_bytes 0, claims 1 and relations add nothing (the layout refuses the op).
+ * The hook must exist (ez_op_def_of(kind)->layout etc. non-NULL); relations and fill may
+ * be NULL (nothing to do). */
+ez_status ez_op_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d);
+ez_status ez_op_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                     ez_fe **polys, ez_diag *d);
+ez_status ez_op_prove(ez_pctx *c, size_t op, const ez_claim *out);
+ez_status ez_op_verify(ez_pctx *c, size_t op, const ez_claim *out);
+uint64_t ez_op_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op);
+unsigned ez_op_claims(const ez_plan *p, size_t op, unsigned operand);
+void ez_op_relations(ez_margins *m, const ez_plan *p, size_t op);
+
+/* Op `op`'s shape (tr non-NULL: the prover's, with the operands' values) into *s, NULL for
+ * a kind without one; free it with ez_op_shape_free (also after a failure). For an op's
+ * prover that takes more than the prove hook (maxarg's forged prover, a test's). */
+ez_status ez_op_shape_new(ez_op_shape **s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d);
+void ez_op_shape_free(ez_op_shape *s);
+
 /* Shared by op files: one claim on every operand (the common case of `claims`). */
-unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand);
+unsigned ez_op_one_claim(const ez_plan *p, size_t op, const ez_op_shape *s, unsigned operand);
 
 /* Shared by op files: the global index of op `op`'s first op-owned poly (an op's polys are
  * contiguous, in its local order), or SIZE_MAX when it owns none. */
@@ -80,6 +117,11 @@ ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t l
 typedef enum { EZ_OP_AXES_OK, EZ_OP_AXES_OTHER, EZ_OP_AXES_EXTENT } ez_op_axes;
 ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax, const ez_plan_tensor *ti,
                           const ez_plan_tensor *to, unsigned skip);
+
+/* Shared by op files: whether no index stands twice among ax[0..rank) (an operand's
+ * axes), and the position among them of index x (rank when it is none). */
+bool ez_op_axes_distinct(const unsigned *ax, unsigned rank);
+unsigned ez_op_axis_pos(const unsigned *ax, unsigned rank, unsigned x);
 
 /* Shared by op files: off[a], the first variable of axis a's block in a point of t's cube
  * (the claim convention of runtime/prove/claim.h: axis order, ceil(log2 dims[a])
@@ -109,8 +151,24 @@ ez_status ez_op_unsupported(ez_diag *d, const ez_plan_op *o, const char *what, c
 /* Shared by op files: a verifier's rejection, `why` into c's diagnostics; EZ_ERR_REJECT. */
 ez_status ez_op_reject(ez_pctx *c, const char *why);
 
+/* Shared by op files' verifiers, at the end of a sumcheck: its final evaluations ev[0..n)
+ * must equal want, what the verifier derived from the claimed committed values. EZ_OK, or
+ * EZ_ERR_REJECT with the printf-style message in c's diagnostics. */
+ez_status ez_op_final_evals(ez_pctx *c, const ez_fe2 *want, const ez_fe2 *ev, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Shared by op files: sum_l 2^(16 l) limbs[l] (a limbed value from its limbs' values). */
 ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl);
+
+/* Shared by op files' provers: entry i of a limbed value from its limb polys,
+ * sum_l 2^(16 l) limbs[l][i] (the base-field twin of ez_op_limbs_combine). */
+static inline ez_fe ez_op_limbs_at(ez_fe *const *limbs, unsigned nl, uint64_t i)
+{
+    ez_fe v = 0;
+    for (unsigned l = nl; l-- > 0;)
+        v = ez_fe_add(ez_fe_mul(v, 1u << EZ_ADV_LIMB_BITS), limbs[l][i]);
+    return v;
+}
 
 /* Shared by op files: one atom message at pt. The prover evaluates op-owned polys
  * first + qs[j] (j < nq) at pt into vals; both sides exchange vals under label and add the

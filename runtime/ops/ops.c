@@ -3,8 +3,9 @@
 
 #include "runtime/ops/op.h"
 
+#include <stdarg.h>
 #include <stdint.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/mle.h"
@@ -29,9 +30,113 @@ const ez_op_def *ez_op_def_of(ez_op_kind kind)
     return NULL;
 }
 
-unsigned ez_op_one_claim(const ez_plan *p, size_t op, unsigned operand)
+ez_status ez_op_shape_new(ez_op_shape **s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
 {
-    (void)p, (void)op, (void)operand;
+    const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
+    *s = NULL;
+    if (def == NULL || def->shape_size == 0)
+        return EZ_OK;
+    if ((*s = calloc(1, def->shape_size)) == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = ez_opview_init(&(*s)->v, p, op, tr);
+    if (st != EZ_OK)
+        return st;
+    (*s)->o = &p->ops[op];
+    (*s)->ti = &(*s)->v.tensors[0];
+    (*s)->to = &p->tensors[p->ops[op].out];
+    return def->shape_init ? def->shape_init(*s, p, op, d) : EZ_OK;
+}
+
+void ez_op_shape_free(ez_op_shape *s)
+{
+    if (s == NULL)
+        return;
+    ez_opview_clear(&s->v);
+    free(s);
+}
+
+ez_status ez_op_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+{
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, p, op, NULL, d);
+    if (st == EZ_OK)
+        st = ez_op_def_of(p->ops[op].kind)->layout(L, p, op, s, d);
+    ez_op_shape_free(s);
+    return st;
+}
+
+ez_status ez_op_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op, bool unchecked,
+                     ez_fe **polys, ez_diag *d)
+{
+    const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
+    if (def->fill == NULL)
+        return EZ_OK;
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, p, op, tr, d);
+    if (st == EZ_OK)
+        st = def->fill(L, p, tr, op, s, unchecked, polys, d);
+    ez_op_shape_free(s);
+    return st;
+}
+
+/* prove or verify (hook): the shape on c's side (the prover's with the operands' values) */
+static ez_status reduce(ez_pctx *c, size_t op, const ez_claim *out, bool prove)
+{
+    const ez_op_def *def = ez_op_def_of(c->plan->ops[op].kind);
+    ez_op_shape *s;
+    ez_status st = ez_op_shape_new(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    if (st == EZ_OK)
+        st = prove ? def->prove(c, op, s, out) : def->verify(c, op, s, out);
+    ez_op_shape_free(s);
+    return st;
+}
+
+ez_status ez_op_prove(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return reduce(c, op, out, true);
+}
+
+ez_status ez_op_verify(ez_pctx *c, size_t op, const ez_claim *out)
+{
+    return reduce(c, op, out, false);
+}
+
+/* The shape for a hook that reads the plan only: false when the op refuses it (the
+ * layout reports why). */
+static bool plan_shape(ez_op_shape **s, const ez_plan *p, size_t op)
+{
+    ez_diag d;
+    return ez_op_shape_new(s, p, op, NULL, &d) == EZ_OK;
+}
+
+uint64_t ez_op_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+{
+    ez_op_shape *s;
+    uint64_t b = plan_shape(&s, p, op) ? ez_op_def_of(p->ops[op].kind)->walk_bytes(p, L, op, s) : 0;
+    ez_op_shape_free(s);
+    return b;
+}
+
+unsigned ez_op_claims(const ez_plan *p, size_t op, unsigned operand)
+{
+    ez_op_shape *s;
+    unsigned n = plan_shape(&s, p, op) ? ez_op_def_of(p->ops[op].kind)->claims(p, op, s, operand) : 1;
+    ez_op_shape_free(s);
+    return n;
+}
+
+void ez_op_relations(ez_margins *m, const ez_plan *p, size_t op)
+{
+    const ez_op_def *def = ez_op_def_of(p->ops[op].kind);
+    ez_op_shape *s = NULL;
+    if (def && def->relations && plan_shape(&s, p, op))
+        def->relations(m, p, op, s);
+    ez_op_shape_free(s);
+}
+
+unsigned ez_op_one_claim(const ez_plan *p, size_t op, const ez_op_shape *s, unsigned operand)
+{
+    (void)p, (void)op, (void)s, (void)operand;
     return 1;
 }
 
@@ -72,6 +177,23 @@ ez_op_axes ez_op_axes_pos(unsigned *pos, const ez_plan_op *o, const unsigned *ax
         pos[b] = a;
     }
     return EZ_OP_AXES_OK;
+}
+
+bool ez_op_axes_distinct(const unsigned *ax, unsigned rank)
+{
+    for (unsigned a = 0; a < rank; a++)
+        for (unsigned b = 0; b < a; b++)
+            if (ax[a] == ax[b])
+                return false;
+    return true;
+}
+
+unsigned ez_op_axis_pos(const unsigned *ax, unsigned rank, unsigned x)
+{
+    unsigned a = 0;
+    while (a < rank && ax[a] != x)
+        a++;
+    return a;
 }
 
 unsigned ez_op_axis_offsets(unsigned *off, const ez_plan_tensor *t)
@@ -131,6 +253,19 @@ ez_status ez_op_reject(ez_pctx *c, const char *why)
 {
     ez_diag_set(c->d, "%s", why);
     return EZ_ERR_REJECT;
+}
+
+ez_status ez_op_final_evals(ez_pctx *c, const ez_fe2 *want, const ez_fe2 *ev, size_t n, const char *fmt, ...)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!ez_fe2_eq(want[j], ev[j])) {
+            va_list ap;
+            va_start(ap, fmt);
+            ez_diag_vset(c->d, fmt, ap);
+            va_end(ap);
+            return EZ_ERR_REJECT;
+        }
+    return EZ_OK;
 }
 
 ez_fe2 ez_op_limbs_combine(const ez_fe2 *limbs, unsigned nl)

@@ -15,12 +15,8 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/rangecheck.h"
 
-#define RL_LIMB EZ_ADV_LIMB_BITS
-
 typedef struct {
-    ez_opview v;
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     unsigned rank, n;
     unsigned in_pos[EZ_MAX_RANK], off[EZ_MAX_RANK], ioff[EZ_MAX_RANK];
     uint64_t len;
@@ -28,33 +24,22 @@ typedef struct {
     unsigned pY, pD, npolys;
 } rl_shape;
 
-static void rl_shape_clear(rl_shape *s)
+static ez_status rl_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    ez_opview_clear(&s->v);
-}
-
-static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
-{
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    rl_shape *s = (rl_shape *)base;
+    const ez_plan_op *o = base->o;
     if (o->kind != EZ_OP_RELU || o->nin != 1)
         return ez_op_unsupported(d, o, "relu", "not a one-operand relu");
     if (o->in_scale != o->out_scale)
         return ez_op_unsupported(d, o, "relu", "the result's scale differs from the operand's");
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->rank = s->to->rank;
-    if (s->ti->rank != s->rank)
+    s->rank = s->base.to->rank;
+    if (s->base.ti->rank != s->rank)
         return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
-    if (ez_op_axes_pos(s->in_pos, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+    if (ez_op_axes_pos(s->in_pos, o, s->base.v.op.in_axes[0], s->base.ti, s->base.to, 0) != EZ_OP_AXES_OK)
         return ez_op_unsupported(d, o, "relu", "the output's axes differ from the input's");
-    s->n = ez_op_axis_offsets(s->off, s->to);
-    ez_op_axis_offsets(s->ioff, s->ti);
-    s->len = ez_advice_padlen(s->to);
+    s->n = ez_op_axis_offsets(s->off, s->base.to);
+    ez_op_axis_offsets(s->ioff, s->base.ti);
+    s->len = ez_advice_padlen(s->base.to);
     if (s->n > EZ_SC_MAX_VARS || s->len > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, "relu", "the tensor is too large for one zero-check");
     uint64_t by = p->tensors[o->out].bound, bx = p->tensors[o->in[0]].bound;
@@ -70,60 +55,55 @@ static ez_status rl_shape_init(rl_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status relu_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    rl_shape s;
-    ez_status st = rl_shape_init(&s, p, op, NULL, d);
+    const rl_shape *s = (const rl_shape *)sh;
     size_t first = L->npolys;
+    ez_status st = ez_op_add_polys(L, op, s->npolys, s->len);
     if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.npolys, s.len);
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pY, s->ny, s->by, s->len);
     if (st == EZ_OK)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pY, s.ny, s.by, s.len);
-    if (st == EZ_OK)
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s.pD, s.nd, s.bd, s.len);
-    rl_shape_clear(&s);
+        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pD, s->nd, s->bd, s->len);
     return st;
 }
 
 /* y from the trace, d = y - x; in checked mode a y that is not max(x, 0) is refused. */
 static ez_status relu_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
-                           bool unchecked, ez_fe **polys, ez_diag *d)
+                           const ez_op_shape *sh, bool unchecked, ez_fe **polys, ez_diag *d)
 {
-    rl_shape s;
-    ez_status st = rl_shape_init(&s, p, op, tr, d);
+    const rl_shape *s = (const rl_shape *)sh;
+    ez_status st = EZ_OK;
     int64_t *off = NULL;
     ez_fe *yv = NULL, *dv = NULL;
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out;
-    if (first + s.npolys > L->npolys) {
+    if (first + s->npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
-    if ((st = ez_exec_elem_offsets(&off, p, s.o, 0, d)) != EZ_OK)
+    if ((st = ez_exec_elem_offsets(&off, p, s->base.o, 0, d)) != EZ_OK)
         goto out;
-    for (unsigned q = 0; q < s.npolys; q++)
-        if ((polys[first + q] = ez_alloc_aligned(s.len, sizeof(ez_fe))) == NULL) {
+    for (unsigned q = 0; q < s->npolys; q++)
+        if ((polys[first + q] = ez_alloc_aligned(s->len, sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
-    yv = ez_alloc_array(s.len, sizeof *yv);
-    dv = ez_alloc_array(s.len, sizeof *dv);
+    yv = ez_alloc_array(s->len, sizeof *yv);
+    dv = ez_alloc_array(s->len, sizeof *dv);
     if (!yv || !dv) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    uint64_t numel = ez_plan_tensor_numel(s.to), stride[EZ_MAX_RANK], bad = UINT64_MAX;
-    ez_advice_strides(s.to, stride);
-    const int64_t *x = tr->t[s.o->in[0]], *y = tr->t[s.o->out];
+    uint64_t numel = ez_plan_tensor_numel(s->base.to), stride[EZ_MAX_RANK], bad = UINT64_MAX;
+    ez_advice_strides(s->base.to, stride);
+    const int64_t *x = tr->t[s->base.o->in[0]], *y = tr->t[s->base.o->out];
 #pragma omp parallel for schedule(static) if (numel > 65536)
     for (uint64_t e = 0; e < numel; e++) {
         uint64_t rest = e, i = 0;
-        for (unsigned b = s.rank; b-- > 0;) {
-            i += (rest % s.to->dims[b]) * stride[b];
-            rest /= s.to->dims[b];
+        for (unsigned b = s->rank; b-- > 0;) {
+            i += (rest % s->base.to->dims[b]) * stride[b];
+            rest /= s->base.to->dims[b];
         }
         int64_t xe = x[off[e]];
         yv[i] = ez_fe_from_i64(y[e]);
@@ -136,8 +116,8 @@ static ez_status relu_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     }
     if (bad != UINT64_MAX && !unchecked) {
         char where[256];
-        ez_exec_format_elem(where, sizeof where, s.to, bad);
-        ez_diag_set(d, "op '%s': %s = %lld is not max(x, 0) (the trace is inconsistent)", s.o->label, where,
+        ez_exec_format_elem(where, sizeof where, s->base.to, bad);
+        ez_diag_set(d, "op '%s': %s = %lld is not max(x, 0) (the trace is inconsistent)", s->base.o->label, where,
                     (long long)y[bad]);
         st = EZ_ERR_NUMERIC;
         goto out;
@@ -146,19 +126,18 @@ static ez_status relu_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     const struct {
         const ez_fe *v;
         unsigned q, nl, bits;
-    } vals[] = {{yv, s.pY, s.ny, s.by}, {dv, s.pD, s.nd, s.bd}};
+    } vals[] = {{yv, s->pY, s->ny, s->by}, {dv, s->pD, s->nd, s->bd}};
     for (size_t k = 0; k < 2; k++) {
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].q + l];
-        for (uint64_t i = 0; i < s.len; i++)
+        for (uint64_t i = 0; i < s->len; i++)
             ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i);
     }
 out:
     free(off);
     free(yv);
     free(dv);
-    rl_shape_clear(&s);
     return st;
 }
 
@@ -195,39 +174,33 @@ static ez_fe *rl_table(const ez_pctx *c, const rl_shape *s, size_t first, unsign
     if (t == NULL)
         return NULL;
 #pragma omp parallel for schedule(static) if (N > 65536)
-    for (uint64_t i = 0; i < N; i++) {
-        ez_fe v = 0;
-        if (i < s->len)
-            for (unsigned l = nl; l-- > 0;)
-                v = ez_fe_add(ez_fe_mul(v, 1u << RL_LIMB), c->advice[first + q + l][i]);
-        t[i] = v;
-    }
+    for (uint64_t i = 0; i < N; i++)
+        t[i] = i < s->len ? ez_op_limbs_at(c->advice + first + q, nl, i) : 0;
     return t;
 }
 
-static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    rl_shape s;
-    ez_status st = rl_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    const rl_shape *s = (const rl_shape *)sh;
+    ez_status st = EZ_OK;
     ez_fe *Y = NULL, *D = NULL;
     ez_claim kc = {0};
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
     ez_claim_absorb(c->t, "relu/out", out);
     /* 1. the claim on y is a claim on the committed y */
-    if ((st = rl_value_claims(c, &s, first, "relu/y-limbs", s.pY, s.ny, out->point, out->value)) != EZ_OK)
+    if ((st = rl_value_claims(c, s, first, "relu/y-limbs", s->pY, s->ny, out->point, out->value)) != EZ_OK)
         goto out;
     /* 2. y d = 0 on the whole cube: one zero-check at a random point */
     ez_fe2 rho[EZ_PROVE_MAX_VARS], pt[EZ_PROVE_MAX_VARS], ev[2];
-    ez_transcript_challenges_fe2(c->t, "relu/rho", rho, s.n);
+    ez_transcript_challenges_fe2(c->t, "relu/rho", rho, s->n);
     ez_sumcheck_desc desc;
-    rl_desc(&desc, s.n);
-    if (c->prover && ((Y = rl_table(c, &s, first, s.pY, s.ny)) == NULL || (D = rl_table(c, &s, first, s.pD, s.nd)) == NULL)) {
+    rl_desc(&desc, s->n);
+    if (c->prover &&
+        ((Y = rl_table(c, s, first, s->pY, s->ny)) == NULL || (D = rl_table(c, s, first, s->pD, s->nd)) == NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -238,21 +211,20 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         goto out;
     }
     /* 3. y and d at its point become limb claims; x = y - d there is the operand's claim */
-    if ((st = rl_value_claims(c, &s, first, "relu/y-at", s.pY, s.ny, pt, ev[0])) != EZ_OK ||
-        (st = rl_value_claims(c, &s, first, "relu/d-at", s.pD, s.nd, pt, ev[1])) != EZ_OK)
+    if ((st = rl_value_claims(c, s, first, "relu/y-at", s->pY, s->ny, pt, ev[0])) != EZ_OK ||
+        (st = rl_value_claims(c, s, first, "relu/d-at", s->pD, s->nd, pt, ev[1])) != EZ_OK)
         goto out;
     {
         ez_fe2 pin[EZ_PROVE_MAX_VARS];
-        for (unsigned b = 0; b < s.rank; b++)
-            memcpy(pin + s.ioff[s.in_pos[b]], pt + s.off[b], ez_log2_ceil(s.to->dims[b]) * sizeof *pin);
-        if ((st = ez_claim_set(&kc, pin, s.n, ez_fe2_sub(ev[0], ev[1]))) == EZ_OK)
-            st = ez_opview_claim(c, &s.v, op, 0, &kc);
+        for (unsigned b = 0; b < s->rank; b++)
+            memcpy(pin + s->ioff[s->in_pos[b]], pt + s->off[b], ez_log2_ceil(s->base.to->dims[b]) * sizeof *pin);
+        if ((st = ez_claim_set(&kc, pin, s->n, ez_fe2_sub(ev[0], ev[1]))) == EZ_OK)
+            st = ez_opview_claim(c, &s->base.v, op, 0, &kc);
     }
 out:
     ez_claim_clear(&kc);
     free(Y);
     free(D);
-    rl_shape_clear(&s);
     return st;
 }
 
@@ -293,48 +265,38 @@ static ez_status relu_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
 }
 
 /* (ny - 1) limbs at r, the zero-check, (ny - 1) + (nd - 1) limbs at its point. */
-static uint64_t relu_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t relu_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    rl_shape s;
-    ez_diag d;
+    const rl_shape *s = (const rl_shape *)sh;
     (void)L;
-    if (rl_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        rl_shape_clear(&s);
-        return 0;
-    }
     ez_sumcheck_desc desc;
-    rl_desc(&desc, s.n);
-    uint64_t b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 * (s.ny - 1) + (s.nd - 1)) * EZ_OP_FE2_BYTES;
-    rl_shape_clear(&s);
+    rl_desc(&desc, s->n);
+    uint64_t b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 * (s->ny - 1) + (s->nd - 1)) * EZ_OP_FE2_BYTES;
     return b;
 }
 
 /* docs/protocol-elementwise.md §6: y - d = x with y, d in their ranges; y d = 0 needs only
  * y, d < p (a product of two integers in [0, p) is 0 mod p iff a factor is 0). */
-static void relu_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void relu_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
-    rl_shape s;
-    ez_diag d;
-    if (rl_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        rl_shape_clear(&s);
-        return;
-    }
-    ez_i128 B = (ez_i128)p->tensors[s.o->in[0]].bound, lo, hi;
+    const rl_shape *s = (const rl_shape *)sh;
+    ez_i128 B = (ez_i128)p->tensors[s->base.o->in[0]].bound, lo, hi;
     ez_rel_begin(m, op, "y - d = x");
-    ez_rel_unsigned(s.by, &lo, &hi);
+    ez_rel_unsigned(s->by, &lo, &hi);
     ez_rel_term(m, "y", 1, 0, lo, hi);
-    ez_rel_unsigned(s.bd, &lo, &hi);
+    ez_rel_unsigned(s->bd, &lo, &hi);
     ez_rel_term(m, "d", -1, 0, lo, hi);
     ez_rel_term(m, "x", -1, 0, -B, B);
     ez_rel_end(m);
-    ez_rel_limbs(m, op, "y = the sum of its limbs", s.by, s.ny);
-    ez_rel_limbs(m, op, "d = the sum of its limbs", s.bd, s.nd);
-    rl_shape_clear(&s);
+    ez_rel_limbs(m, op, "y = the sum of its limbs", s->by, s->ny);
+    ez_rel_limbs(m, op, "d = the sum of its limbs", s->bd, s->nd);
 }
 
 const ez_op_def ez_op_relu = {
     .exec = relu_exec,
     .floatref = relu_floatref,
+    .shape_size = sizeof(rl_shape),
+    .shape_init = rl_shape_init,
     .layout = relu_layout,
     .fill = relu_fill,
     .prove = relu_reduce,

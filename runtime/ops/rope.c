@@ -56,9 +56,7 @@ static int64_t *rope_coeffs(uint64_t P, uint64_t H)
 /* ---- shape ---------------------------------------------------------------------------------- */
 
 typedef struct {
-    ez_opview v;
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     unsigned rank;
     unsigned as, ae;               /* input axes of the position and the rotary index */
     unsigned in_pos[EZ_MAX_RANK];  /* output axis b is input axis in_pos[b] */
@@ -69,35 +67,24 @@ typedef struct {
     unsigned shift;
 } rp_shape;
 
-static void rp_shape_clear(rp_shape *s)
-{
-    ez_opview_clear(&s->v);
-}
-
 static ez_status rp_unsupported(ez_diag *d, const ez_plan_op *o, const char *why)
 {
     ez_diag_set(d, "op '%s' (rope): %s", o->label, why);
     return EZ_ERR_UNSUPPORTED;
 }
 
-static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+static ez_status rp_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    rp_shape *s = (rp_shape *)base;
+    const ez_plan_op *o = base->o;
     if (o->kind != EZ_OP_ROPE || o->nin != 1 || o->shift == 0 || o->shift > 62)
         return rp_unsupported(d, o, "not a one-operand rope with a rescale");
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->rank = s->to->rank;
-    if (s->ti->rank != s->rank)
+    s->rank = s->base.to->rank;
+    if (s->base.ti->rank != s->rank)
         return rp_unsupported(d, o, "the output's axes differ from the input's");
-    const unsigned *ax = s->v.op.in_axes[0];
+    const unsigned *ax = s->base.v.op.in_axes[0];
     bool have_s = false, have_e = false;
-    if (ez_op_axes_pos(s->in_pos, o, ax, s->ti, s->to, 0) != EZ_OP_AXES_OK)
+    if (ez_op_axes_pos(s->in_pos, o, ax, s->base.ti, s->base.to, 0) != EZ_OP_AXES_OK)
         return rp_unsupported(d, o, "the output's axes differ from the input's");
     for (unsigned a = 0; a < s->rank; a++) {
         if (ax[a] == o->mask_row)
@@ -107,10 +94,10 @@ static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const e
     }
     if (!have_s || !have_e || s->as == s->ae)
         return rp_unsupported(d, o, "the position and rotary indices are not two input axes");
-    s->n = ez_op_axis_offsets(s->off, s->to);
-    ez_op_axis_offsets(s->ioff, s->ti);
-    s->P = s->ti->dims[s->as];
-    s->E = s->ti->dims[s->ae];
+    s->n = ez_op_axis_offsets(s->off, s->base.to);
+    ez_op_axis_offsets(s->ioff, s->base.ti);
+    s->P = s->base.ti->dims[s->as];
+    s->E = s->base.ti->dims[s->ae];
     s->H = s->E / 2;
     s->ns = ez_log2_ceil(s->P);
     s->ne = ez_log2_ceil(s->E);
@@ -124,14 +111,9 @@ static ez_status rp_shape_init(rp_shape *s, const ez_plan *p, size_t op, const e
 
 /* ---- layout: the fused rescale -------------------------------------------------------------- */
 
-static ez_status rope_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status rope_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    rp_shape s;
-    ez_status st = rp_shape_init(&s, p, op, NULL, d);
-    if (st == EZ_OK)
-        st = ez_rc_rescale(L, p, op, s.shift, d);
-    rp_shape_clear(&s);
-    return st;
+    return ez_rc_rescale(L, p, op, ((const rp_shape *)sh)->shift, d);
 }
 
 /* ---- the reduction (both sides) ------------------------------------------------------------- */
@@ -168,7 +150,7 @@ static ez_status rp_tables(const rp_shape *s, const int64_t *cf, const ez_fe2 *e
                            ez_fe2 **X)
 {
     const uint64_t N = UINT64_C(1) << (s->ns + s->ne), E = s->E, H = s->H, P = s->P;
-    uint64_t numel = ez_plan_tensor_numel(s->ti);
+    uint64_t numel = ez_plan_tensor_numel(s->base.ti);
     ez_fe *xin = ez_alloc_aligned(numel ? numel : 1, sizeof *xin);
     ez_fe2 *fold = ez_alloc_aligned(P * E, sizeof *fold);
     *K = ez_alloc_array(N, sizeof **K);
@@ -178,12 +160,12 @@ static ez_status rp_tables(const rp_shape *s, const int64_t *cf, const ez_fe2 *e
         goto out;
 #pragma omp parallel for schedule(static) if (numel > 65536)
     for (uint64_t e = 0; e < numel; e++)
-        xin[e] = ez_fe_from_i64(s->v.data[0][e]);
+        xin[e] = ez_fe_from_i64(s->base.v.data[0][e]);
     /* fold every axis but s and e at its block of r */
     size_t dims[EZ_MAX_RANK];
     const ez_fe2 *pts[EZ_MAX_RANK];
     for (unsigned a = 0; a < s->rank; a++) {
-        dims[a] = (size_t)s->ti->dims[a];
+        dims[a] = (size_t)s->base.ti->dims[a];
         pts[a] = NULL;
     }
     for (unsigned b = 0; b < s->rank; b++) {
@@ -215,48 +197,46 @@ out:
     return st;
 }
 
-static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    rp_shape s;
-    ez_status st = rp_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    const rp_shape *s = (const rp_shape *)sh;
+    ez_status st = EZ_OK;
     int64_t *cf = NULL;
     ez_fe2 *ere = NULL, *eps = NULL, *epe = NULL, *K = NULL, *X = NULL;
     ez_sumcheck_proof proof;
     ez_claim kc = {0};
     memset(&proof, 0, sizeof proof);
-    if (st != EZ_OK)
-        goto out;
-    if (out->nvars != s.n) {
+    if (out->nvars != s->n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
     ez_claim_absorb(c->t, "rope/out", out);
     /* rho = R~(r): acc~(r) = 2^shift v + rho */
     ez_fe2 rho;
-    if ((st = ez_op_rem_msg(c, op, s.to, out->point, "rope/rem", &rho)) != EZ_OK)
+    if ((st = ez_op_rem_msg(c, op, s->base.to, out->point, "rope/rem", &rho)) != EZ_OK)
         goto out;
-    ez_fe2 claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, s.shift)), rho);
+    ez_fe2 claim = ez_fe2_add(ez_fe2_mul_fe(out->value, ez_fe_pow(2, s->shift)), rho);
     /* the output point's position and rotary blocks */
     const ez_fe2 *rs = NULL, *re = NULL;
-    for (unsigned b = 0; b < s.rank; b++) {
-        if (s.in_pos[b] == s.as)
-            rs = out->point + s.off[b];
-        if (s.in_pos[b] == s.ae)
-            re = out->point + s.off[b];
+    for (unsigned b = 0; b < s->rank; b++) {
+        if (s->in_pos[b] == s->as)
+            rs = out->point + s->off[b];
+        if (s->in_pos[b] == s->ae)
+            re = out->point + s->off[b];
     }
-    cf = rope_coeffs(s.P, s.H);
-    ere = ez_alloc_aligned((size_t)1 << s.ne, sizeof *ere);
+    cf = rope_coeffs(s->P, s->H);
+    ere = ez_alloc_aligned((size_t)1 << s->ne, sizeof *ere);
     if (cf == NULL || ere == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    ez_eq_table(ere, re, s.ne);
+    ez_eq_table(ere, re, s->ne);
     ez_sumcheck_desc desc;
-    rp_desc(&desc, &s);
+    rp_desc(&desc, s);
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[2];
-    const ez_fe2 *eqp = s.ns ? rs : NULL;
+    const ez_fe2 *eqp = s->ns ? rs : NULL;
     if (c->prover) {
-        if ((st = rp_tables(&s, cf, ere, out->point, &K, &X)) != EZ_OK)
+        if ((st = rp_tables(s, cf, ere, out->point, &K, &X)) != EZ_OK)
             goto out;
         ez_sumcheck_factor f[2] = {{NULL, K}, {NULL, X}};
         const ez_sumcheck_factor *g = c->sumcheck_hook ? c->sumcheck_hook(c->sumcheck_hook_ctx, &desc, NULL, eqp, f) : NULL;
@@ -269,15 +249,15 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             st = ez_sumcheck_verify(c->t, &desc, NULL, eqp, claim, &proof, pt, ev);
         if (st == EZ_OK) {
             /* the rotation's MLE at the final point, from the public coefficients */
-            eps = ez_alloc_aligned((size_t)1 << s.ns, sizeof *eps);
-            epe = ez_alloc_aligned((size_t)1 << s.ne, sizeof *epe);
+            eps = ez_alloc_aligned((size_t)1 << s->ns, sizeof *eps);
+            epe = ez_alloc_aligned((size_t)1 << s->ne, sizeof *epe);
             if (eps == NULL || epe == NULL) {
                 st = EZ_ERR_NOMEM;
                 goto out;
             }
-            ez_eq_table(eps, pt, s.ns);
-            ez_eq_table(epe, pt + s.ns, s.ne);
-            if (!ez_fe2_eq(rp_k_eval(&s, cf, eps, epe, ere), ev[0]))
+            ez_eq_table(eps, pt, s->ns);
+            ez_eq_table(epe, pt + s->ns, s->ne);
+            if (!ez_fe2_eq(rp_k_eval(s, cf, eps, epe, ere), ev[0]))
                 st = EZ_ERR_REJECT;
         }
         if (st != EZ_OK) {
@@ -291,12 +271,12 @@ static ez_status rope_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     /* the claim on x: (ps, pe) at its position and rotary blocks, r elsewhere */
     {
         ez_fe2 pin[EZ_PROVE_MAX_VARS];
-        for (unsigned b = 0; b < s.rank; b++) {
-            unsigned a = s.in_pos[b], nv = ez_log2_ceil(s.to->dims[b]);
-            const ez_fe2 *src = a == s.as ? pt : a == s.ae ? pt + s.ns : out->point + s.off[b];
-            memcpy(pin + s.ioff[a], src, nv * sizeof *pin);
+        for (unsigned b = 0; b < s->rank; b++) {
+            unsigned a = s->in_pos[b], nv = ez_log2_ceil(s->base.to->dims[b]);
+            const ez_fe2 *src = a == s->as ? pt : a == s->ae ? pt + s->ns : out->point + s->off[b];
+            memcpy(pin + s->ioff[a], src, nv * sizeof *pin);
         }
-        if ((st = ez_claim_set(&kc, pin, s.n, ev[1])) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+        if ((st = ez_claim_set(&kc, pin, s->n, ev[1])) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
             goto out;
         ez_claim_clear(&kc);
     }
@@ -310,7 +290,6 @@ out:
     free(epe);
     free(K);
     free(X);
-    rp_shape_clear(&s);
     return st;
 }
 
@@ -434,24 +413,19 @@ static ez_status rope_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrace
 }
 
 /* rho with its limbs 1.., the sumcheck over (s, e') and its two final values. */
-static uint64_t rope_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t rope_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    rp_shape s;
-    ez_diag d;
-    (void)L;
-    uint64_t b = 0;
-    if (rp_shape_init(&s, p, op, NULL, &d) == EZ_OK) {
-        ez_sumcheck_desc desc;
-        rp_desc(&desc, &s);
-        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)ez_rc_nlimbs(s.shift) * EZ_OP_FE2_BYTES;
-    }
-    rp_shape_clear(&s);
-    return b;
+    const rp_shape *s = (const rp_shape *)sh;
+    (void)p, (void)L, (void)op;
+    ez_sumcheck_desc desc;
+    rp_desc(&desc, s);
+    return ez_sumcheck_proof_bytes(&desc) + (uint64_t)ez_rc_nlimbs(s->shift) * EZ_OP_FE2_BYTES;
 }
 
 /* The fused rescale acc = 2^shift q + r, acc within the bound rule's accumulator. */
-static void rope_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void rope_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
+    (void)sh;
     if (p->ops[op].shift > 0)
         ez_rel_rescale(m, p, op, p->ops[op].shift);
 }
@@ -459,6 +433,8 @@ static void rope_relations(ez_margins *m, const ez_plan *p, size_t op)
 const ez_op_def ez_op_rope = {
     .exec = rope_exec,
     .floatref = rope_floatref,
+    .shape_size = sizeof(rp_shape),
+    .shape_init = rp_shape_init,
     .layout = rope_layout,
     .prove = rope_reduce,
     .verify = rope_reduce,

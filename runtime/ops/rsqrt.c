@@ -113,14 +113,6 @@ ez_status ez_rsq_layout(ez_advice_layout *L, unsigned op, const ez_rsq *b, size_
     return st;
 }
 
-ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i)
-{
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << RQ_LIMB), limbs[l][i]);
-    return v;
-}
-
 /* 2^e in the field for any integer e (a negative e only in a tampered trace). */
 static ez_fe pow2s(int64_t e)
 {
@@ -172,11 +164,11 @@ void ez_rsq_atoms_at(const ez_rsq *b, ez_fe *const *P, uint64_t i, ez_rsq_atoms 
 {
     a->M = ez_fe2_from_fe(P[b->pM][i]);
     a->R = ez_fe2_from_fe(P[b->pR][i]);
-    a->G = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pG, b->ng, i));
-    a->g = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pg, b->ng, i));
-    a->MR = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pMR, b->nm, i));
-    a->MG = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pMG, b->nm, i));
-    a->W = ez_fe2_from_fe(ez_rsq_combine_fe(P + b->pW, b->nw, i));
+    a->G = ez_fe2_from_fe(ez_op_limbs_at(P + b->pG, b->ng, i));
+    a->g = ez_fe2_from_fe(ez_op_limbs_at(P + b->pg, b->ng, i));
+    a->MR = ez_fe2_from_fe(ez_op_limbs_at(P + b->pMR, b->nm, i));
+    a->MG = ez_fe2_from_fe(ez_op_limbs_at(P + b->pMG, b->nm, i));
+    a->W = ez_fe2_from_fe(ez_op_limbs_at(P + b->pW, b->nw, i));
     a->Z = ez_fe2_from_fe(P[b->pZ][i]);
     a->RG = ez_fe2_from_fe(P[b->pRG][i]);
 }
@@ -262,9 +254,7 @@ void ez_rsq_relations(ez_margins *m, size_t op, const ez_rsq *b, const char *vde
 /* ---- RSQRT: shape ------------------------------------------------------------------------ */
 
 typedef struct {
-    ez_opview v;
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     unsigned rank, n;
     unsigned in_of[EZ_MAX_RANK];                  /* output axis b is input axis in_of[b] */
     unsigned nv[EZ_MAX_RANK], off[EZ_MAX_RANK];   /* per output axis */
@@ -276,11 +266,6 @@ typedef struct {
     ez_rsq blk;
     unsigned pZ, pU, pXP, npolys; /* local ids: z, u's limbs, xp, then the block */
 } rq_shape;
-
-static void rq_shape_clear(rq_shape *s)
-{
-    ez_opview_clear(&s->v);
-}
 
 /* The largest V: the input's bound moved to the even scale se. */
 static uint64_t rq_vmax(const ez_plan *p, const ez_plan_op *o)
@@ -297,28 +282,22 @@ static int rq_shift(const ez_plan_op *o, unsigned kmax)
     return EZ_RSQRT_TABLE_SCALE + (int)kmax - (int)o->out_scale - (int)(se / 2);
 }
 
-static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
+static ez_status rq_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    rq_shape *s = (rq_shape *)base;
+    const ez_plan_op *o = base->o;
     if (o->kind != EZ_OP_RSQRT || o->nin != 1)
         return ez_op_unsupported(d, o, "rsqrt", "not a one-operand rsqrt");
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->rank = s->to->rank;
-    if (s->ti->rank != s->rank)
+    s->rank = s->base.to->rank;
+    if (s->base.ti->rank != s->rank)
         return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's (broadcast)");
-    if (ez_op_axes_pos(s->in_of, o, s->v.op.in_axes[0], s->ti, s->to, 0) != EZ_OP_AXES_OK)
+    if (ez_op_axes_pos(s->in_of, o, s->base.v.op.in_axes[0], s->base.ti, s->base.to, 0) != EZ_OP_AXES_OK)
         return ez_op_unsupported(d, o, "rsqrt", "the input's axes differ from the output's");
     for (unsigned b = 0; b < s->rank; b++)
-        s->nv[b] = ez_log2_ceil(s->to->dims[b]);
-    s->n = ez_op_axis_offsets(s->off, s->to);
-    ez_op_axis_offsets(s->ioff, s->ti);
-    s->lenE = ez_advice_padlen(s->to);
+        s->nv[b] = ez_log2_ceil(s->base.to->dims[b]);
+    s->n = ez_op_axis_offsets(s->off, s->base.to);
+    ez_op_axis_offsets(s->ioff, s->base.ti);
+    s->lenE = ez_advice_padlen(s->base.to);
     if (s->n > EZ_SC_MAX_VARS || s->lenE > EZ_ADV_MAX_PADLEN)
         return ez_op_unsupported(d, o, "rsqrt", "the tensor is too large for one zero-check");
     uint64_t B = p->tensors[o->in[0]].bound, vmax = rq_vmax(p, o);
@@ -330,7 +309,7 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     s->pZ = 0;
     s->pU = 1;
     s->pXP = 1 + s->nx;
-    if ((st = ez_rsq_init(&s->blk, vmax, 2 + s->nx)) != EZ_OK)
+    if (ez_rsq_init(&s->blk, vmax, 2 + s->nx) != EZ_OK)
         return ez_op_unsupported(d, o, "rsqrt", "the input is too wide for the split");
     s->npolys = 2 + s->nx + s->blk.npolys;
     if (s->npolys > RQ_MAX_POLYS)
@@ -343,21 +322,18 @@ static ez_status rq_shape_init(rq_shape *s, const ez_plan *p, size_t op, const e
     return EZ_OK;
 }
 
-static ez_status rsqrt_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status rsqrt_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    rq_shape s;
-    ez_status st = rq_shape_init(&s, p, op, NULL, d);
+    const rq_shape *s = (const rq_shape *)sh;
     size_t first = L->npolys;
+    ez_status st = ez_op_add_polys(L, op, s->npolys, s->lenE);
     if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.npolys, s.lenE);
+        st = ez_rsq_range_cols(L, (unsigned)op, first + s->pU, s->nx, s->bx, s->lenE, 0);
     if (st == EZ_OK)
-        st = ez_rsq_range_cols(L, (unsigned)op, first + s.pU, s.nx, s.bx, s.lenE, 0);
-    if (st == EZ_OK)
-        st = ez_rsq_layout(L, (unsigned)op, &s.blk, first, s.lenE);
+        st = ez_rsq_layout(L, (unsigned)op, &s->blk, first, s->lenE);
     /* y = floor(RG / 2^sh): the remainder and the output's width (§5) */
-    if (st == EZ_OK && s.sh > 0)
-        st = ez_rc_rescale(L, p, op, (unsigned)s.sh, d);
-    rq_shape_clear(&s);
+    if (st == EZ_OK && s->sh > 0)
+        st = ez_rc_rescale(L, p, op, (unsigned)s->sh, d);
     return st;
 }
 
@@ -369,8 +345,8 @@ static void rq_locate(const rq_shape *s, const uint64_t *pstride, const uint64_t
     uint64_t rest = f;
     *pe = *xi = 0;
     for (unsigned b = s->rank; b-- > 0;) {
-        uint64_t c = rest % s->to->dims[b];
-        rest /= s->to->dims[b];
+        uint64_t c = rest % s->base.to->dims[b];
+        rest /= s->base.to->dims[b];
         *pe += c * pstride[b];
         *xi += c * xstride[s->in_of[b]];
     }
@@ -378,42 +354,40 @@ static void rq_locate(const rq_shape *s, const uint64_t *pstride, const uint64_t
 
 static void rq_strides(const rq_shape *s, uint64_t *pstride, uint64_t *xstride)
 {
-    ez_advice_strides(s->to, pstride);
+    ez_advice_strides(s->base.to, pstride);
     uint64_t m = 1;
     for (unsigned a = s->rank; a-- > 0;) {
         xstride[a] = m;
-        m *= s->ti->dims[a];
+        m *= s->base.ti->dims[a];
     }
 }
 
 static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
-                            bool unchecked, ez_fe **polys, ez_diag *d)
+                            const ez_op_shape *sh, bool unchecked, ez_fe **polys, ez_diag *d)
 {
-    rq_shape s;
-    ez_status st = rq_shape_init(&s, p, op, tr, d);
-    if (st != EZ_OK)
-        goto out;
+    const rq_shape *s = (const rq_shape *)sh;
+    ez_status st = EZ_OK;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (the weight range proof's) */
-    if (first + s.npolys > L->npolys) {
+    if (first + s->npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
-    const uint64_t numel = ez_plan_tensor_numel(s.to);
+    const uint64_t numel = ez_plan_tensor_numel(s->base.to);
     uint64_t na[4];
     const int64_t *ak = ez_trace_aux(tr, op, EZ_AUX_NORM_EXP, &na[0]);
     const int64_t *am = ez_trace_aux(tr, op, EZ_AUX_MANTISSA, &na[1]);
     const int64_t *amr = ez_trace_aux(tr, op, EZ_AUX_MANT_REM, &na[2]);
     const int64_t *ar = ez_trace_aux(tr, op, EZ_AUX_RSQRT, &na[3]);
     if (!ak || !am || !amr || !ar || na[0] != numel || na[1] != numel || na[2] != numel || na[3] != numel ||
-        !s.v.data[0]) {
-        ez_diag_set(d, "op '%s': the trace lacks the rsqrt aux arrays", s.o->label);
+        !s->base.v.data[0]) {
+        ez_diag_set(d, "op '%s': the trace lacks the rsqrt aux arrays", s->base.o->label);
         st = EZ_ERR_INVALID;
         goto out;
     }
-    for (unsigned q = 0; q < s.npolys; q++) {
-        polys[first + q] = ez_alloc_array(s.lenE, sizeof(ez_fe)); /* z = u = xp = 0 off the tensor */
+    for (unsigned q = 0; q < s->npolys; q++) {
+        polys[first + q] = ez_alloc_array(s->lenE, sizeof(ez_fe)); /* z = u = xp = 0 off the tensor */
         if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
@@ -421,21 +395,21 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
     }
     ez_fe *const *P = polys + first;
     /* padding entries: the split of V = 0 (k = 0, M = 0), as rsqrt.h requires */
-    for (uint64_t i = 0; i < s.lenE; i++)
-        ez_rsq_fill(&s.blk, P, i, 0, 0, 0, 0, 0);
+    for (uint64_t i = 0; i < s->lenE; i++)
+        ez_rsq_fill(&s->blk, P, i, 0, 0, 0, 0, 0);
     uint64_t pstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK], bad = UINT64_MAX;
     const char *bad_what = NULL;
-    rq_strides(&s, pstride, xstride);
-    const int64_t *x = s.v.data[0];
+    rq_strides(s, pstride, xstride);
+    const int64_t *x = s->base.v.data[0];
 #pragma omp parallel for schedule(static) if (numel > 16384)
     for (uint64_t f = 0; f < numel; f++) {
         uint64_t pe, xi;
-        rq_locate(&s, pstride, xstride, f, &pe, &xi);
+        rq_locate(s, pstride, xstride, f, &pe, &xi);
         int64_t xv = x[xi], xp = xv > 0 ? xv : 0;
-        P[s.pZ][pe] = xv > 0;
-        P[s.pXP][pe] = ez_fe_from_i64(xp);
-        const char *what = ez_rsq_fill(&s.blk, P, pe, xp << s.e, ak[f], am[f], amr[f], ar[f]);
-        if (!ez_rc_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s.bx, s.nx, P + s.pU, pe))
+        P[s->pZ][pe] = xv > 0;
+        P[s->pXP][pe] = ez_fe_from_i64(xp);
+        const char *what = ez_rsq_fill(&s->blk, P, pe, xp << s->e, ak[f], am[f], amr[f], ar[f]);
+        if (!ez_rc_split(ez_fe_from_i64(xv > 0 ? xv - 1 : -xv), s->bx, s->nx, P + s->pU, pe))
             what = "the input's magnitude";
         if (what) {
 #pragma omp critical(ez_rsqrt_bad)
@@ -445,13 +419,12 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
     }
     if (bad != UINT64_MAX && !unchecked) {
         char where[256];
-        ez_exec_format_elem(where, sizeof where, s.to, bad);
-        ez_diag_set(d, "op '%s': %s of %s is outside its range (the trace is inconsistent)", s.o->label, bad_what,
+        ez_exec_format_elem(where, sizeof where, s->base.to, bad);
+        ez_diag_set(d, "op '%s': %s of %s is outside its range (the trace is inconsistent)", s->base.o->label, bad_what,
                     where);
         st = EZ_ERR_NUMERIC;
     }
 out:
-    rq_shape_clear(&s);
     return st;
 }
 
@@ -490,29 +463,27 @@ static void rq_factors(const rq_shape *s, const ez_fe2 *beta, const ez_rsq_atoms
     f[6] = le;
 }
 
-static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    rq_shape s;
-    ez_status st = rq_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    const rq_shape *s = (const rq_shape *)sh;
+    ez_status st = EZ_OK;
     ez_fe *tabs[3] = {NULL}; /* G, g, z */
     ez_fe2 *lins[4] = {NULL}; /* Lin0, LinB, LinD, LinE */
     ez_fe *X = NULL;
     ez_claim kc = {0};
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.n) {
+    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.n;
+    const unsigned n = s->n;
     ez_claim_absorb(c->t, "rsqrt/out", out);
 
     /* 1. the rescale (§5): rho = R'~(r), then RG~(r) = 2^sh v + rho is a claim */
     ez_fe2 rg, rho;
-    if ((st = ez_op_unrescale(c, op, s.to, out, s.sh, "rsqrt/rem", &rg, &rho)) != EZ_OK)
+    if ((st = ez_op_unrescale(c, op, s->base.to, out, s->sh, "rsqrt/rem", &rg, &rho)) != EZ_OK)
         goto out;
-    if ((st = rq_claim(c, first, &s, s.blk.pRG, out->point, rg)) != EZ_OK)
+    if ((st = rq_claim(c, first, s, s->blk.pRG, out->point, rg)) != EZ_OK)
         goto out;
 
     /* 2. the zero-check of the split's relations (§5) */
@@ -523,7 +494,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_rsq_desc(&desc, n, true);
     ez_sumcheck_factor fac[7];
     if (c->prover) {
-        const uint64_t N = UINT64_C(1) << n, lenE = s.lenE;
+        const uint64_t N = UINT64_C(1) << n, lenE = s->lenE;
         ez_fe *const *P = c->advice + first;
         X = ez_alloc_array(N, sizeof *X);
         for (int j = 0; j < 3; j++)
@@ -535,27 +506,27 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             goto out;
         }
         uint64_t pstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK];
-        rq_strides(&s, pstride, xstride);
-        const uint64_t numel = ez_plan_tensor_numel(s.to);
+        rq_strides(s, pstride, xstride);
+        const uint64_t numel = ez_plan_tensor_numel(s->base.to);
         for (uint64_t f = 0; f < numel; f++) {
             uint64_t pe, xi;
-            rq_locate(&s, pstride, xstride, f, &pe, &xi);
-            X[pe] = ez_fe_from_i64(s.v.data[0][xi]);
+            rq_locate(s, pstride, xstride, f, &pe, &xi);
+            X[pe] = ez_fe_from_i64(s->base.v.data[0][xi]);
         }
 #pragma omp parallel for schedule(static) if (N > 16384)
         for (uint64_t i = 0; i < N; i++) {
             ez_rsq_atoms a;
             ez_fe z = 0, u = 0, xp = 0;
             if (i < lenE) {
-                ez_rsq_atoms_at(&s.blk, P, i, &a);
-                z = P[s.pZ][i];
-                u = ez_rsq_combine_fe(P + s.pU, s.nx, i);
-                xp = P[s.pXP][i];
+                ez_rsq_atoms_at(&s->blk, P, i, &a);
+                z = P[s->pZ][i];
+                u = ez_op_limbs_at(P + s->pU, s->nx, i);
+                xp = P[s->pXP][i];
             } else {
                 memset(&a, 0, sizeof a);
             }
             ez_fe2 f[7];
-            rq_factors(&s, beta, &a, ez_fe2_from_fe(X[i]), ez_fe2_from_fe(z), ez_fe2_from_fe(u), ez_fe2_from_fe(xp),
+            rq_factors(s, beta, &a, ez_fe2_from_fe(X[i]), ez_fe2_from_fe(z), ez_fe2_from_fe(u), ez_fe2_from_fe(xp),
                        ez_fe2_from_fe(i < lenE), f);
             lins[0][i] = f[0];
             lins[1][i] = f[2];
@@ -582,39 +553,37 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     {
         /* x at pt (the input's axis order), then every poly of the op at pt */
         ez_fe2 pin[EZ_PROVE_MAX_VARS], vals[1 + RQ_MAX_POLYS];
-        for (unsigned b = 0; b < s.rank; b++)
-            memcpy(pin + s.ioff[s.in_of[b]], pt + s.off[b], s.nv[b] * sizeof *pin);
+        for (unsigned b = 0; b < s->rank; b++)
+            memcpy(pin + s->ioff[s->in_of[b]], pt + s->off[b], s->nv[b] * sizeof *pin);
         if (c->prover) {
-            if ((st = ez_advice_tensor_eval(&vals[0], s.v.data[0], s.ti, pin)) != EZ_OK)
+            if ((st = ez_advice_tensor_eval(&vals[0], s->base.v.data[0], s->base.ti, pin)) != EZ_OK)
                 goto out;
-            for (unsigned q = 0; q < s.npolys; q++)
-                vals[1 + q] = ez_mle_eval_fe(c->advice[first + q], (size_t)s.lenE, pt, n);
+            for (unsigned q = 0; q < s->npolys; q++)
+                vals[1 + q] = ez_mle_eval_fe(c->advice[first + q], (size_t)s->lenE, pt, n);
         }
-        if ((st = ez_pctx_msg(c, "rsqrt/atoms", vals, 1 + s.npolys)) != EZ_OK)
+        if ((st = ez_pctx_msg(c, "rsqrt/atoms", vals, 1 + s->npolys)) != EZ_OK)
             goto out;
-        if ((st = ez_claim_set(&kc, pin, n, vals[0])) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+        if ((st = ez_claim_set(&kc, pin, n, vals[0])) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
             goto out;
         ez_claim_clear(&kc);
-        for (unsigned q = 0; q < s.npolys; q++)
-            if ((st = rq_claim(c, first, &s, q, pt, vals[1 + q])) != EZ_OK)
+        for (unsigned q = 0; q < s->npolys; q++)
+            if ((st = rq_claim(c, first, s, q, pt, vals[1 + q])) != EZ_OK)
                 goto out;
         if (!c->prover) {
             ez_rsq_atoms a;
-            ez_rsq_atoms_of(&s.blk, vals + 1 + s.blk.first, &a);
+            ez_rsq_atoms_of(&s->blk, vals + 1 + s->blk.first, &a);
             ez_fe2 f[7];
-            rq_factors(&s, beta, &a, vals[0], vals[1 + s.pZ], ez_op_limbs_combine(vals + 1 + s.pU, s.nx), vals[1 + s.pXP],
-                       ez_mle_prefix(pt, n, s.lenE), f);
-            for (unsigned j = 0; j < 7; j++)
-                if (!ez_fe2_eq(f[j], ev[j])) {
-                    ez_diag_set(c->d, "the rsqrt zero-check's final evaluations do not match the committed values");
-                    st = EZ_ERR_REJECT;
-                    goto out;
-                }
+            rq_factors(s, beta, &a, vals[0], vals[1 + s->pZ], ez_op_limbs_combine(vals + 1 + s->pU, s->nx), vals[1 + s->pXP],
+                       ez_mle_prefix(pt, n, s->lenE), f);
+            if ((st = ez_op_final_evals(c, f, ev, 7,
+                                        "the rsqrt zero-check's final evaluations do not match the committed values")) !=
+                EZ_OK)
+                goto out;
         }
     }
 
     /* 3. the remainder's limbs (§5) */
-    if (s.sh > 0)
+    if (s->sh > 0)
         st = ez_op_rem_claim(c, op, out, rho);
 out:
     ez_claim_clear(&kc);
@@ -623,42 +592,30 @@ out:
         free(tabs[j]);
     for (int j = 0; j < 4; j++)
         free(lins[j]);
-    rq_shape_clear(&s);
     return st;
 }
 
-static uint64_t rsqrt_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t rsqrt_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    rq_shape s;
-    ez_diag d;
+    const rq_shape *s = (const rq_shape *)sh;
     (void)L;
-    if (rq_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        rq_shape_clear(&s);
-        return 0;
-    }
     ez_sumcheck_desc desc;
-    ez_rsq_desc(&desc, s.n, true);
+    ez_rsq_desc(&desc, s->n, true);
     /* rho and the remainder's limbs 1.., the zero-check, x and the op's polys at its point */
-    uint64_t nfe = (s.sh > 0 ? ez_rc_nlimbs((unsigned)s.sh) : 0) + 1 + s.npolys;
+    uint64_t nfe = (s->sh > 0 ? ez_rc_nlimbs((unsigned)s->sh) : 0) + 1 + s->npolys;
     uint64_t b = ez_sumcheck_proof_bytes(&desc) + nfe * EZ_OP_FE2_BYTES;
-    rq_shape_clear(&s);
     return b;
 }
 
 /* The relations of docs/protocol-norms.md §5 with their terms' ranges (B the input's
  * bound, kmax of B 2^(se - s)). */
-static void rsqrt_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void rsqrt_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
-    rq_shape s;
-    ez_diag d;
-    if (rq_shape_init(&s, p, op, NULL, &d) != EZ_OK) {
-        rq_shape_clear(&s);
-        return; /* the layout refuses it anyway */
-    }
+    const rq_shape *s = (const rq_shape *)sh;
     ez_i128 lo, hi, B = (ez_i128)p->tensors[p->ops[op].in[0]].bound;
     /* z^2 = z makes z a bit (in any field); then u = 2 z x - z - x is x - 1 (z = 1) or -x
      * (z = 0), and u in [0, 2^bx) is the sign of x: z = [x > 0] */
-    ez_rel_unsigned(s.bx, &lo, &hi);
+    ez_rel_unsigned(s->bx, &lo, &hi);
     ez_rel_begin(m, op, "u = 2 z x - z - x");
     ez_rel_term(m, "u", 1, 0, lo, hi);
     ez_rel_term(m, "z x", -2, 0, -B, B);
@@ -666,19 +623,18 @@ static void rsqrt_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_term(m, "x", 1, 0, -B, B);
     ez_rel_end(m);
     /* the split on V = xp 2^e <= B 2^e (xp = z x = max(x, 0) <= B: an integer) */
-    ez_rsq_relations(m, op, &s.blk, "xp 2^e", B << s.e);
+    ez_rsq_relations(m, op, &s->blk, "xp 2^e", B << s->e);
     /* the output: RG = 2^sh y + R' (sh > 0) with RG <= 2^(23 + kmax) */
-    if (s.sh > 0) {
+    if (s->sh > 0) {
         const ez_plan_tensor *to = &p->tensors[p->ops[op].out];
         ez_rel_begin(m, op, "rg = 2^sh y + r");
-        ez_rel_term(m, "rg", 1, 0, 0, (ez_i128)1 << (EZ_RSQRT_TABLE_SCALE + s.blk.kmax));
+        ez_rel_term(m, "rg", 1, 0, 0, (ez_i128)1 << (EZ_RSQRT_TABLE_SCALE + s->blk.kmax));
         ez_rel_signed(to->bits, &lo, &hi);
-        ez_rel_term(m, "y", -1, (unsigned)s.sh, lo, hi);
-        ez_rel_unsigned((unsigned)s.sh, &lo, &hi);
+        ez_rel_term(m, "y", -1, (unsigned)s->sh, lo, hi);
+        ez_rel_unsigned((unsigned)s->sh, &lo, &hi);
         ez_rel_term(m, "r", -1, 0, lo, hi);
         ez_rel_end(m);
     }
-    rq_shape_clear(&s);
 }
 
 /* ---- execution and the float reference ----------------------------------------------------- */
@@ -770,6 +726,8 @@ static ez_status rsqrt_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftrac
 const ez_op_def ez_op_rsqrt = {
     .exec = rsqrt_exec,
     .floatref = rsqrt_floatref,
+    .shape_size = sizeof(rq_shape),
+    .shape_init = rq_shape_init,
     .layout = rsqrt_layout,
     .fill = rsqrt_fill,
     .prove = rq_reduce,

@@ -80,9 +80,6 @@ ez_status ez_rsq_layout(ez_advice_layout *L, unsigned op, const ez_rsq *b, size_
 ez_status ez_rsq_range_cols(ez_advice_layout *L, unsigned op, size_t first, unsigned nl, unsigned bits,
                             uint64_t len, uint64_t cst);
 
-/* sum_l 2^(16 l) limbs[l][i]. */
-ez_fe ez_rsq_combine_fe(ez_fe *const *limbs, unsigned nl, uint64_t i);
-
 /* Prover: entry i < len of the block's polys P (the op's local polys, P[q] for local id
  * q) from the trace's values V, k, M, mrem and r = T[M] as the executor wrote them (a
  * padding entry: all 0, the split of V = 0). Returns NULL, or the name of the first value that

@@ -41,9 +41,7 @@
 
 /* Everything both sides derive from the plan (§2). */
 typedef struct {
-    ez_opview v;                 /* the op over its input slice (prover: with data) */
-    const ez_plan_op *o;
-    const ez_plan_tensor *ti, *to;
+    ez_op_shape base;              /* the op, its input slice and output (op.h) */
     ez_rowaxis g;                 /* the input's element and row cubes */
     unsigned ai;                 /* the mask row i's input axis (masked only) */
     bool masked;
@@ -55,40 +53,24 @@ typedef struct {
     unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, npolys;
 } sm_shape;
 
-static void sm_shape_clear(sm_shape *s)
+/* The shape of op `op` past its base (op.h: ops.c fills the base first). */
+static ez_status sm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
 {
-    ez_opview_clear(&s->v);
-}
-
-/* Build the shape of op `op` (tr non-NULL: the prover, with the operand data). */
-static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const ez_trace *tr, ez_diag *d)
-{
-    memset(s, 0, sizeof *s);
-    const ez_plan_op *o = &p->ops[op];
-    s->o = o;
+    sm_shape *s = (sm_shape *)base;
+    const ez_plan_op *o = base->o;
     if (o->kind != EZ_OP_SOFTMAX || o->nin != 1)
         return ez_op_unsupported(d, o, "softmax", "not a one-operand softmax");
-    ez_status st = ez_opview_init(&s->v, p, op, tr);
-    if (st != EZ_OK)
-        return st;
-    s->ti = &s->v.tensors[0];
-    s->to = &p->tensors[o->out];
-    s->g.rank = s->ti->rank;
+    s->g.rank = s->base.ti->rank;
     s->masked = o->masked;
-    const unsigned *ax = s->v.op.in_axes[0];
-    if (s->g.rank == 0 || s->to->rank != s->g.rank)
+    const unsigned *ax = s->base.v.op.in_axes[0];
+    if (s->g.rank == 0 || s->base.to->rank != s->g.rank)
         return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
-    bool have_t = false, have_i = false;
-    for (unsigned a = 0; a < s->g.rank; a++) {
-        for (unsigned b = 0; b < a; b++)
-            if (ax[a] == ax[b])
-                return ez_op_unsupported(d, o, "softmax", "an index repeats inside the input");
-        if (ax[a] == o->axis)
-            s->g.at = a, have_t = true;
-        if (s->masked && ax[a] == o->mask_row)
-            s->ai = a, have_i = true;
-    }
-    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->ti, s->to, 0);
+    if (!ez_op_axes_distinct(ax, s->g.rank))
+        return ez_op_unsupported(d, o, "softmax", "an index repeats inside the input");
+    s->g.at = ez_op_axis_pos(ax, s->g.rank, o->axis);
+    s->ai = s->masked ? ez_op_axis_pos(ax, s->g.rank, o->mask_row) : 0;
+    bool have_t = s->g.at < s->g.rank, have_i = s->masked && s->ai < s->g.rank;
+    ez_op_axes axes = ez_op_axes_pos(s->out_pos, o, ax, s->base.ti, s->base.to, 0);
     if (axes == EZ_OP_AXES_OTHER)
         return ez_op_unsupported(d, o, "softmax", "the output's axes differ from the input's");
     if (axes == EZ_OP_AXES_EXTENT)
@@ -98,8 +80,8 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
     if (s->masked && (!have_i || o->mask_col != o->axis || s->ai == s->g.at))
         return ez_op_unsupported(d, o, "softmax", "the mask must keep entries with t <= i for another input axis i");
     /* variables and offsets, input axis order (the claim convention of runtime/claim.h) */
-    ez_rowaxis_init(&s->g, s->ti, s->g.at);
-    s->T = s->ti->dims[s->g.at];
+    ez_rowaxis_init(&s->g, s->base.ti, s->g.at);
+    s->T = s->base.ti->dims[s->g.at];
     if (s->g.n > EZ_SC_MAX_VARS || s->g.lenE > EZ_ADV_MAX_PADLEN || s->T == 0)
         return ez_op_unsupported(d, o, "softmax", "the input is too large for one zero-check");
     /* widths (§2): d < 2^(k + 16 + hb) from the input's bound; sigma <= T 2^16 */
@@ -148,7 +130,7 @@ static ez_status sm_shape_init(sm_shape *s, const ez_plan *p, size_t op, const e
 static inline bool sm_live(const sm_shape *s, uint64_t x)
 {
     for (unsigned a = 0; a < s->g.rank; a++)
-        if (ez_rowaxis_coord(&s->g, x, a) >= s->ti->dims[a])
+        if (ez_rowaxis_coord(&s->g, x, a) >= s->base.ti->dims[a])
             return false;
     return !s->masked || ez_rowaxis_coord(&s->g, x, s->g.at) <= ez_rowaxis_coord(&s->g, x, s->ai);
 }
@@ -160,56 +142,54 @@ static ez_fe2 sm_live_eval(const sm_shape *s, const ez_fe2 *pt)
     for (unsigned a = 0; a < s->g.rank; a++) {
         if (s->masked && (a == s->g.at || a == s->ai))
             continue;
-        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->g.off[a], s->g.nv[a], s->ti->dims[a]));
+        r = ez_fe2_mul(r, ez_mle_prefix(pt + s->g.off[a], s->g.nv[a], s->base.ti->dims[a]));
     }
     if (s->masked)
-        r = ez_fe2_mul(r, ez_softmax_live_mle(pt + s->g.off[s->ai], s->g.nv[s->ai], s->ti->dims[s->ai],
+        r = ez_fe2_mul(r, ez_softmax_live_mle(pt + s->g.off[s->ai], s->g.nv[s->ai], s->base.ti->dims[s->ai],
                                               pt + s->g.off[s->g.at], s->g.nt, s->T));
     return r;
 }
 
 /* ---- layout -------------------------------------------------------------------------------- */
 
-static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, ez_diag *d)
+static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
-    sm_shape s;
-    ez_status st = sm_shape_init(&s, p, op, NULL, d);
+    const sm_shape *s = (const sm_shape *)sh;
+    ez_status st = EZ_OK;
     size_t first = L->npolys;
     /* the element polys live on the live support: no padding, and of a causal op's
      * masked triangle only the entries of its diagonal blocks (§2, "Supports") */
     long sup = -1;
+    st = ez_rowaxis_live_support(L, &s->g, s->masked, s->ai, &sup);
     if (st == EZ_OK)
-        st = ez_rowaxis_live_support(L, &s.g, s.masked, s.ai, &sup);
-    if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.nelem, sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : s.g.lenE);
-    for (unsigned q = 0; q < s.nelem && st == EZ_OK; q++)
+        st = ez_op_add_polys(L, op, s->nelem, sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : s->g.lenE);
+    for (unsigned q = 0; q < s->nelem && st == EZ_OK; q++)
         L->polys[first + q].support = sup;
     if (st == EZ_OK)
-        st = ez_op_add_polys(L, op, s.npolys - s.nelem, s.g.lenR);
+        st = ez_op_add_polys(L, op, s->npolys - s->nelem, s->g.lenR);
     const struct {
         unsigned first, nl, bits;
         bool row;
-    } v[] = {{s.pH, s.nh, s.hb, false},    {s.pDR, s.ndr, s.k, false},   {s.pRM, s.nrm, s.bsig, false},
-             {s.pG, s.nrm, s.bsig, false}, {s.pP, s.np, s.bp, false},    {s.pC, s.nc, s.bc, true}};
+    } v[] = {{s->pH, s->nh, s->hb, false},    {s->pDR, s->ndr, s->k, false},   {s->pRM, s->nrm, s->bsig, false},
+             {s->pG, s->nrm, s->bsig, false}, {s->pP, s->np, s->bp, false},    {s->pC, s->nc, s->bc, true}};
     for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
         if (v[i].nl > 0)
-            st = ez_rc_limb_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s.g.lenR : s.g.lenE);
+            st = ez_rc_limb_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s->g.lenR : s->g.lenE);
     /* (l, e_lo) in the model's shared exp table of this input scale (§3.1) */
     unsigned tb;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, p->ops[op].in_scale, 0, &tb);
     if (st == EZ_OK && sup < 0) {
-        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s.g.lenE,
-                             .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s->g.lenE,
+                             .atom = {{false, first + s->pL}, {false, first + s->pEL}}};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
     for (size_t j = 0; sup >= 0 && j < L->supports[sup].npieces && st == EZ_OK; j++) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = UINT64_C(1) << L->supports[sup].bits[j],
                              .sup = (size_t)sup + 1, .piece = j,
-                             .atom = {{false, first + s.pL}, {false, first + s.pEL}}};
+                             .atom = {{false, first + s->pL}, {false, first + s->pEL}}};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
-    sm_shape_clear(&s);
     return st;
 }
 
@@ -269,8 +249,8 @@ static void sm_locate(const sm_shape *s, const uint64_t *pstride, const uint64_t
     uint64_t rest = f, ct = 0, ci = 0;
     w->pe = w->xi = w->pr = w->rr = 0;
     for (unsigned b = s->g.rank; b-- > 0;) {
-        uint64_t c = rest % s->to->dims[b];
-        rest /= s->to->dims[b];
+        uint64_t c = rest % s->base.to->dims[b];
+        rest /= s->base.to->dims[b];
         unsigned a = s->out_pos[b];
         w->pe += c * pstride[a];
         w->xi += c * xstride[a];
@@ -288,29 +268,27 @@ static void sm_locate(const sm_shape *s, const uint64_t *pstride, const uint64_t
 }
 
 static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op,
-                             bool unchecked, ez_fe **polys, ez_diag *d)
+                             const ez_op_shape *sh, bool unchecked, ez_fe **polys, ez_diag *d)
 {
-    sm_shape s;
-    ez_status st = sm_shape_init(&s, p, op, tr, d);
+    const sm_shape *s = (const sm_shape *)sh;
+    ez_status st = EZ_OK;
     ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *rv = NULL, *gv = NULL, *pv = NULL, *cv = NULL;
     ez_fe *sig = NULL, *cnt = NULL;
     uint64_t *pos = NULL;
     uint8_t *realrow = NULL;
-    if (st != EZ_OK)
-        goto out;
-    const ez_plan_op *o = s.o;
+    const ez_plan_op *o = s->base.o;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
         goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
-    if (first + s.npolys > L->npolys) {
+    if (first + s->npolys > L->npolys) {
         st = EZ_ERR_INTERNAL;
         goto out;
     }
-    uint64_t numel = ez_plan_tensor_numel(s.to), nrows = numel / s.T, na[3];
+    uint64_t numel = ez_plan_tensor_numel(s->base.to), nrows = numel / s->T, na[3];
     const int64_t *aexp = ez_trace_aux(tr, op, EZ_AUX_EXP, &na[0]);
     const int64_t *arem = ez_trace_aux(tr, op, EZ_AUX_DIV_REM, &na[1]);
     const int64_t *amax = ez_trace_aux(tr, op, EZ_AUX_ROW_MAX, &na[2]);
-    const int64_t *px = s.v.data[0], *pout = tr->t[o->out];
+    const int64_t *px = s->base.v.data[0], *pout = tr->t[o->out];
     if (!aexp || !arem || !amax || na[0] != numel || na[1] != numel || na[2] != nrows || !px || !pout) {
         ez_diag_set(d, "op '%s': the trace lacks the softmax aux arrays", o->label);
         st = EZ_ERR_INVALID;
@@ -320,16 +298,16 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         goto out;
     /* element polys on the live support: entry j = pos[i] holds cube index i (none
      * outside the support); without one the padded layout, pos[i] = i */
-    const long sup = L->polys[first + s.pL].support;
-    const uint64_t lenC = L->polys[first + s.pL].len; /* committed entries per element poly */
-    for (unsigned q = 0; q < s.npolys; q++) {
+    const long sup = L->polys[first + s->pL].support;
+    const uint64_t lenC = L->polys[first + s->pL].len; /* committed entries per element poly */
+    for (unsigned q = 0; q < s->npolys; q++) {
         polys[first + q] = ez_alloc_aligned(L->polys[first + q].len, sizeof(ez_fe));
         if (polys[first + q] == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     }
-    if (sup >= 0 && (pos = ez_advice_support_pos(&L->supports[sup], s.g.lenE)) == NULL) {
+    if (sup >= 0 && (pos = ez_advice_support_pos(&L->supports[sup], s->g.lenE)) == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -340,10 +318,10 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     rv = ez_alloc_aligned(lenC, sizeof *rv);
     gv = ez_alloc_aligned(lenC, sizeof *gv);
     pv = ez_alloc_aligned(lenC, sizeof *pv);
-    cv = ez_alloc_aligned(s.g.lenR, sizeof *cv);
+    cv = ez_alloc_aligned(s->g.lenR, sizeof *cv);
     /* row sums over the whole row cube: with t the first axis, interior padding of the
      * next axis gives rows beyond the row layout (their sums are 0) */
-    uint64_t NR = UINT64_C(1) << s.g.nR;
+    uint64_t NR = UINT64_C(1) << s->g.nR;
     sig = ez_alloc_array(NR, sizeof *sig);
     cnt = ez_alloc_array(NR, sizeof *cnt);
     realrow = ez_alloc_array(NR, 1);
@@ -355,94 +333,94 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
      * h = w = 1 (so 1 - h w = 0 and e = 0), everything else 0 (§2) */
 #pragma omp parallel for schedule(static) if (lenC > 65536)
     for (uint64_t i = 0; i < lenC; i++) {
-        P[s.pL][i] = 0;
-        P[s.pEL][i] = c1[0];
-        P[s.pW][i] = 1;
-        P[s.pZ][i] = 0;
-        P[s.pE][i] = 0;
+        P[s->pL][i] = 0;
+        P[s->pEL][i] = c1[0];
+        P[s->pW][i] = 1;
+        P[s->pZ][i] = 0;
+        P[s->pE][i] = 0;
         hv[i] = 1;
         dv[i] = rv[i] = gv[i] = pv[i] = 0;
     }
-    for (uint64_t i = 0; i < s.g.lenR; i++)
-        P[s.pM][i] = cv[i] = 0;
+    for (uint64_t i = 0; i < s->g.lenR; i++)
+        P[s->pM][i] = cv[i] = 0;
     uint64_t pstride[EZ_MAX_RANK], rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK],
         estride[EZ_MAX_RANK];
-    ez_advice_strides(s.ti, pstride);
-    ez_advice_strides(&s.g.rows, rstride_t);
-    for (unsigned a = 0, r = 0; a < s.g.rank; a++)
-        rstride[a] = a == s.g.at ? 0 : rstride_t[r++];
+    ez_advice_strides(s->base.ti, pstride);
+    ez_advice_strides(&s->g.rows, rstride_t);
+    for (unsigned a = 0, r = 0; a < s->g.rank; a++)
+        rstride[a] = a == s->g.at ? 0 : rstride_t[r++];
     uint64_t mx = 1, me = 1;
-    for (unsigned a = s.g.rank; a-- > 0;) {
+    for (unsigned a = s->g.rank; a-- > 0;) {
         xstride[a] = mx;
-        mx *= s.ti->dims[a];
+        mx *= s->base.ti->dims[a];
     }
-    for (unsigned b = s.g.rank; b-- > 0;) {
+    for (unsigned b = s->g.rank; b-- > 0;) {
         estride[b] = me;
-        if (s.out_pos[b] != s.g.at)
-            me *= s.to->dims[b];
+        if (s->out_pos[b] != s->g.at)
+            me *= s->base.to->dims[b];
     }
-    const uint64_t dlim = UINT64_C(1) << (s.k + SM_LIMB + s.hb);
-    const ez_fe inv_hi = ez_fe_inv(ez_fe_pow(2, s.k + SM_LIMB));
+    const uint64_t dlim = UINT64_C(1) << (s->k + SM_LIMB + s->hb);
+    const ez_fe inv_hi = ez_fe_inv(ez_fe_pow(2, s->k + SM_LIMB));
     uint64_t bad_d = UINT64_MAX;
 #pragma omp parallel for schedule(static) if (numel > 16384)
     for (uint64_t f = 0; f < numel; f++) {
         sm_where w;
-        sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
+        sm_locate(s, pstride, xstride, rstride, estride, f, &w);
         uint64_t i = SM_AT(w.pe);
         ez_fe m = ez_fe_from_i64(amax[w.rr]);
         if (w.ct == 0) { /* one writer per row: t = 0 is live in every row */
             realrow[w.pr] = 1;
-            P[s.pM][w.pr] = m;
+            P[s->pM][w.pr] = m;
         }
         if (i == EZ_ADV_NOT_COMMITTED)
             continue; /* masked, outside the support: 0 by construction */
-        P[s.pE][i] = ez_fe_from_i64(aexp[f]);
+        P[s->pE][i] = ez_fe_from_i64(aexp[f]);
         rv[i] = ez_fe_from_i64(arem[f]);
         pv[i] = ez_fe_from_i64(pout[f]);
         if (!w.live)
             continue;
         ez_fe dd = ez_fe_sub(m, ez_fe_from_i64(px[w.xi]));
-        ez_fe dr = dd & ((UINT64_C(1) << s.k) - 1), l = (dd >> s.k) & 0xffff, h;
+        ez_fe dr = dd & ((UINT64_C(1) << s->k) - 1), l = (dd >> s->k) & 0xffff, h;
         if (dd < dlim) {
-            h = dd >> (s.k + SM_LIMB);
+            h = dd >> (s->k + SM_LIMB);
         } else { /* only a tampered row max: x above m */
 #pragma omp critical(ez_softmax_bad)
             if (f < bad_d)
                 bad_d = f;
-            h = ez_fe_mul(ez_fe_sub(ez_fe_sub(dd, dr), l << s.k), inv_hi);
+            h = ez_fe_mul(ez_fe_sub(ez_fe_sub(dd, dr), l << s->k), inv_hi);
         }
-        P[s.pL][i] = l;
-        P[s.pEL][i] = c1[l];
+        P[s->pL][i] = l;
+        P[s->pEL][i] = c1[l];
         hv[i] = h;
         dv[i] = dr;
-        P[s.pZ][i] = dd == 0;
+        P[s->pZ][i] = dd == 0;
     }
     if (bad_d != UINT64_MAX && !unchecked) {
         char where[256];
-        ez_exec_format_elem(where, sizeof where, s.to, bad_d);
+        ez_exec_format_elem(where, sizeof where, s->base.to, bad_d);
         ez_diag_set(d, "op '%s': %s lies above its row's max (the trace is inconsistent)", o->label, where);
         st = EZ_ERR_NUMERIC;
         goto out;
     }
     /* w = 1/h where h != 0, else 0 (non-live entries: h = w = 1) */
-    if (!ez_fe_batch_inv(P[s.pW], hv, lenC, NULL)) {
+    if (!ez_fe_batch_inv(P[s->pW], hv, lenC, NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
     /* per row: sigma = sum_t e, count = sum_t z (over the whole padded cube) */
-    for (uint64_t i = 0; i < s.g.lenE; i++) {
-        uint64_t r = ez_rowaxis_row_of(&s.g, i), j = SM_AT(i);
+    for (uint64_t i = 0; i < s->g.lenE; i++) {
+        uint64_t r = ez_rowaxis_row_of(&s->g, i), j = SM_AT(i);
         if (j == EZ_ADV_NOT_COMMITTED)
             continue;
-        sig[r] = ez_fe_add(sig[r], P[s.pE][j]);
-        cnt[r] = ez_fe_add(cnt[r], P[s.pZ][j]);
+        sig[r] = ez_fe_add(sig[r], P[s->pE][j]);
+        cnt[r] = ez_fe_add(cnt[r], P[s->pZ][j]);
     }
-    for (uint64_t r = 0; r < s.g.lenR; r++)
+    for (uint64_t r = 0; r < s->g.lenR; r++)
         cv[r] = realrow[r] ? ez_fe_sub(cnt[r], 1) : 0;
 #pragma omp parallel for schedule(static) if (numel > 16384)
     for (uint64_t f = 0; f < numel; f++) {
         sm_where w;
-        sm_locate(&s, pstride, xstride, rstride, estride, f, &w);
+        sm_locate(s, pstride, xstride, rstride, estride, f, &w);
         uint64_t j = SM_AT(w.pe);
         if (w.live && j != EZ_ADV_NOT_COMMITTED)
             gv[j] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[j]);
@@ -453,16 +431,16 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         unsigned first, nl, bits;
         bool row;
         const char *what;
-    } vals[] = {{hv, s.pH, s.nh, s.hb, false, "the high part of a distance to the row max"},
-                {dv, s.pDR, s.ndr, s.k, false, "the low part of a distance to the row max"},
-                {rv, s.pRM, s.nrm, s.bsig, false, "a division remainder"},
-                {gv, s.pG, s.nrm, s.bsig, false, "sigma - 1 - remainder"},
-                {pv, s.pP, s.np, s.bp, false, "an output"},
-                {cv, s.pC, s.nc, s.bc, true, "the count of row maxima minus one"}};
+    } vals[] = {{hv, s->pH, s->nh, s->hb, false, "the high part of a distance to the row max"},
+                {dv, s->pDR, s->ndr, s->k, false, "the low part of a distance to the row max"},
+                {rv, s->pRM, s->nrm, s->bsig, false, "a division remainder"},
+                {gv, s->pG, s->nrm, s->bsig, false, "sigma - 1 - remainder"},
+                {pv, s->pP, s->np, s->bp, false, "an output"},
+                {cv, s->pC, s->nc, s->bc, true, "the count of row maxima minus one"}};
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
         if (vals[k].nl == 0)
             continue;
-        uint64_t len = vals[k].row ? s.g.lenR : lenC, bad = UINT64_MAX;
+        uint64_t len = vals[k].row ? s->g.lenR : lenC, bad = UINT64_MAX;
         ez_fe *limbs[EZ_ADV_MAX_LIMBS];
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
@@ -490,7 +468,6 @@ out:
     free(sig);
     free(cnt);
     free(realrow);
-    sm_shape_clear(&s);
     return st;
 }
 
@@ -507,7 +484,7 @@ typedef struct {
 /* The factor values of the big zero-check from atoms (verifier's check, prover's tables). */
 static void sm_factors(const sm_shape *s, const ez_fe2 *beta, const sm_atoms *a, ez_fe2 sv, ez_fe2 f[8])
 {
-    ez_fe two_s = ez_fe_pow(2, s->o->out_scale);
+    ez_fe two_s = ez_fe_pow(2, s->base.o->out_scale);
     ez_fe2 sigma = ez_fe2_mul_fe(a->esum, ez_fe_pow(2, s->g.nt));
     ez_fe2 dval = ez_fe2_add(a->dr, ez_fe2_mul_fe(ez_fe2_add(a->l, ez_fe2_mul_fe(a->h, 1u << SM_LIMB)),
                                                   ez_fe_pow(2, s->k)));
@@ -577,12 +554,7 @@ static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned 
 /* Value of local limbed poly group at committed entry i (SM_NONE: not committed, 0). */
 static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64_t i)
 {
-    if (i == SM_NONE)
-        return 0;
-    ez_fe v = 0;
-    for (unsigned l = nl; l-- > 0;)
-        v = ez_fe_add(ez_fe_mul(v, 1u << SM_LIMB), P[firstq + l][i]);
-    return v;
+    return i == SM_NONE ? 0 : ez_op_limbs_at(P + firstq, nl, i);
 }
 
 /* Prover: the factor tables of both zero-checks over the whole cube. */
@@ -629,7 +601,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
         sm_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
-    ez_advice_pad_i64(X, s->v.data[0], s->ti, 0);
+    ez_advice_pad_i64(X, s->base.v.data[0], s->base.ti, 0);
     memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
     /* pos[i]: the committed entry of element cube index i (the element polys' support),
      * SM_NONE outside it — the entries the commitment fixes to 0 */
@@ -648,7 +620,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
             sig[r] = ez_fe_add(sig[r], P[s->pE][j]);
         }
     }
-    const ez_fe two_s = ez_fe_pow(2, s->o->out_scale), two_k = ez_fe_pow(2, s->k);
+    const ez_fe two_s = ez_fe_pow(2, s->base.o->out_scale), two_k = ez_fe_pow(2, s->k);
 #pragma omp parallel for schedule(static) if (N > 16384)
     for (uint64_t i = 0; i < N; i++) {
         uint64_t r = ez_rowaxis_row_of(&s->g, i), j = i < lenE ? (pos ? pos[i] : i) : SM_NONE;
@@ -688,21 +660,19 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     return EZ_OK;
 }
 
-static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const ez_claim *out)
 {
-    sm_shape s;
-    ez_status st = sm_shape_init(&s, c->plan, op, c->prover ? c->tr : NULL, c->d);
+    const sm_shape *s = (const sm_shape *)sh;
+    ez_status st = EZ_OK;
     sm_tables tb;
     ez_claim kc = {0};
     memset(&tb, 0, sizeof tb);
-    if (st != EZ_OK)
-        goto out;
     size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s.npolys > c->adv->npolys || out->nvars != s.g.n) {
+    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
-    const unsigned n = s.g.n, nR = s.g.nR;
+    const unsigned n = s->g.n, nR = s->g.nR;
     ez_fe2 half = ez_fe2_from_fe(ez_fe_inv(2));
     ez_claim_absorb(c->t, "softmax/out", out);
 
@@ -712,23 +682,23 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_fe2 rp[EZ_PROVE_MAX_VARS];
     {
         unsigned o_ = 0;
-        for (unsigned b = 0; b < s.g.rank; b++) {
-            unsigned a = s.out_pos[b];
-            memcpy(rp + s.g.off[a], out->point + o_, s.g.nv[a] * sizeof *rp);
-            o_ += s.g.nv[a];
+        for (unsigned b = 0; b < s->g.rank; b++) {
+            unsigned a = s->out_pos[b];
+            memcpy(rp + s->g.off[a], out->point + o_, s->g.nv[a] * sizeof *rp);
+            o_ += s->g.nv[a];
         }
     }
     {
         ez_fe2 pl[EZ_ADV_MAX_LIMBS];
         unsigned qs[EZ_ADV_MAX_LIMBS];
-        for (unsigned l = 1; l < s.np; l++)
-            qs[l - 1] = s.pP + l;
-        if ((st = ez_op_atoms_msg(c, first, "softmax/p-limbs", qs, s.np - 1, rp, pl + 1)) != EZ_OK)
+        for (unsigned l = 1; l < s->np; l++)
+            qs[l - 1] = s->pP + l;
+        if ((st = ez_op_atoms_msg(c, first, "softmax/p-limbs", qs, s->np - 1, rp, pl + 1)) != EZ_OK)
             goto out;
         /* limb 0 = v - sum_{l >= 1} 2^(16 l) limb_l */
         pl[0] = ez_fe2_zero();
-        ez_fe2 rest = ez_op_limbs_combine(pl, s.np);
-        if ((st = sm_claim(c, first, &s, s.pP, rp, ez_fe2_sub(out->value, rest))) != EZ_OK)
+        ez_fe2 rest = ez_op_limbs_combine(pl, s->np);
+        if ((st = sm_claim(c, first, s, s->pP, rp, ez_fe2_sub(out->value, rest))) != EZ_OK)
             goto out;
     }
 
@@ -745,7 +715,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], pth[EZ_PROVE_MAX_VARS], ev[8];
     ez_sumcheck_factor fa[8], fb[2];
     if (c->prover) {
-        if ((st = sm_tables_build(&tb, c, first, &s, beta)) != EZ_OK)
+        if ((st = sm_tables_build(&tb, c, first, s, beta)) != EZ_OK)
             goto out;
         fa[0] = (ez_sumcheck_factor){tb.S, NULL};
         fa[1] = (ez_sumcheck_factor){NULL, tb.l1};
@@ -763,51 +733,49 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
             st = ez_op_reject(c, "the softmax zero-check failed");
         goto out;
     }
-    ez_rowaxis_point_row(&s.g, ptr, pt);
-    ez_rowaxis_point_join(&s.g, pth, ptr, half);
+    ez_rowaxis_point_row(&s->g, ptr, pt);
+    ez_rowaxis_point_join(&s->g, pth, ptr, half);
     {
         /* atoms at pt (§3.3): x, m (row point), e at (row point, 1/2..) — the row sum —,
          * then the element polys */
         sm_atoms a;
         ez_fe2 v3[3];
         if (c->prover) {
-            if ((st = ez_advice_tensor_eval(&v3[0], s.v.data[0], s.ti, pt)) != EZ_OK)
+            if ((st = ez_advice_tensor_eval(&v3[0], s->base.v.data[0], s->base.ti, pt)) != EZ_OK)
                 goto out;
-            v3[1] = sm_eval_poly(c, first, &s, s.pM, ptr);
-            v3[2] = sm_eval_poly(c, first, &s, s.pE, pth);
+            v3[1] = sm_eval_poly(c, first, s, s->pM, ptr);
+            v3[2] = sm_eval_poly(c, first, s, s->pE, pth);
         }
         if ((st = ez_pctx_msg(c, "softmax/x-m-esum", v3, 3)) != EZ_OK)
             goto out;
-        if ((st = ez_claim_set(&kc, pt, n, v3[0])) != EZ_OK || (st = ez_opview_claim(c, &s.v, op, 0, &kc)) != EZ_OK)
+        if ((st = ez_claim_set(&kc, pt, n, v3[0])) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
             goto out;
         ez_claim_clear(&kc);
-        if ((st = sm_claim(c, first, &s, s.pM, ptr, v3[1])) != EZ_OK ||
-            (st = sm_claim(c, first, &s, s.pE, pth, v3[2])) != EZ_OK)
+        if ((st = sm_claim(c, first, s, s->pM, ptr, v3[1])) != EZ_OK ||
+            (st = sm_claim(c, first, s, s->pE, pth, v3[2])) != EZ_OK)
             goto out;
         unsigned qs[EZ_SC_MAX_FACTORS + 5 * EZ_ADV_MAX_LIMBS];
         ez_fe2 vals[EZ_SC_MAX_FACTORS + 5 * EZ_ADV_MAX_LIMBS];
         size_t nq = 0;
-        qs[nq++] = s.pE, qs[nq++] = s.pEL, qs[nq++] = s.pL, qs[nq++] = s.pW, qs[nq++] = s.pZ;
-        for (unsigned q = s.pH; q < s.nelem; q++) /* H, DR, RM, G, P limbs (contiguous) */
+        qs[nq++] = s->pE, qs[nq++] = s->pEL, qs[nq++] = s->pL, qs[nq++] = s->pW, qs[nq++] = s->pZ;
+        for (unsigned q = s->pH; q < s->nelem; q++) /* H, DR, RM, G, P limbs (contiguous) */
             qs[nq++] = q;
         if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-a", qs, nq, pt, vals)) != EZ_OK)
             goto out;
         a.x = v3[0], a.m = v3[1], a.esum = v3[2];
         a.e = vals[0], a.el = vals[1], a.l = vals[2], a.w = vals[3], a.z = vals[4];
         const ez_fe2 *lv = vals + 5;
-        a.h = ez_op_limbs_combine(lv + (s.pH - s.pH), s.nh);
-        a.dr = s.ndr ? ez_op_limbs_combine(lv + (s.pDR - s.pH), s.ndr) : ez_fe2_zero();
-        a.rm = ez_op_limbs_combine(lv + (s.pRM - s.pH), s.nrm);
-        a.g = ez_op_limbs_combine(lv + (s.pG - s.pH), s.nrm);
-        a.p = ez_op_limbs_combine(lv + (s.pP - s.pH), s.np);
+        a.h = ez_op_limbs_combine(lv + (s->pH - s->pH), s->nh);
+        a.dr = s->ndr ? ez_op_limbs_combine(lv + (s->pDR - s->pH), s->ndr) : ez_fe2_zero();
+        a.rm = ez_op_limbs_combine(lv + (s->pRM - s->pH), s->nrm);
+        a.g = ez_op_limbs_combine(lv + (s->pG - s->pH), s->nrm);
+        a.p = ez_op_limbs_combine(lv + (s->pP - s->pH), s->np);
         if (!c->prover) {
             ez_fe2 f[8];
-            sm_factors(&s, beta, &a, sm_live_eval(&s, pt), f);
-            for (unsigned j = 0; j < 8; j++)
-                if (!ez_fe2_eq(f[j], ev[j])) {
-                    st = ez_op_reject(c, "the zero-check's final evaluations do not match the committed values");
-                    goto out;
-                }
+            sm_factors(s, beta, &a, sm_live_eval(s, pt), f);
+            if ((st = ez_op_final_evals(c, f, ev, 8,
+                                        "the zero-check's final evaluations do not match the committed values")) != EZ_OK)
+                goto out;
         }
     }
 
@@ -821,16 +789,16 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
         unsigned qs[1 + 2 * EZ_ADV_MAX_LIMBS];
         ez_fe2 vals[1 + 2 * EZ_ADV_MAX_LIMBS];
         size_t nq = 0;
-        qs[nq++] = s.pL;
-        for (unsigned q = s.pH; q < s.pRM; q++) /* H, DR limbs */
+        qs[nq++] = s->pL;
+        for (unsigned q = s->pH; q < s->pRM; q++) /* H, DR limbs */
             qs[nq++] = q;
         if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-b", qs, nq, pt, vals)) != EZ_OK)
             goto out;
-        if ((st = sm_claim(c, first, &s, s.pZ, pt, ev[0])) != EZ_OK)
+        if ((st = sm_claim(c, first, s, s->pZ, pt, ev[0])) != EZ_OK)
             goto out;
-        ez_fe2 h = ez_op_limbs_combine(vals + 1, s.nh), dr = s.ndr ? ez_op_limbs_combine(vals + 1 + s.nh, s.ndr) : ez_fe2_zero();
+        ez_fe2 h = ez_op_limbs_combine(vals + 1, s->nh), dr = s->ndr ? ez_op_limbs_combine(vals + 1 + s->nh, s->ndr) : ez_fe2_zero();
         ez_fe2 dval = ez_fe2_add(dr, ez_fe2_mul_fe(ez_fe2_add(vals[0], ez_fe2_mul_fe(h, 1u << SM_LIMB)),
-                                                   ez_fe_pow(2, s.k)));
+                                                   ez_fe_pow(2, s->k)));
         if (!c->prover && !ez_fe2_eq(dval, ev[1])) {
             st = ez_op_reject(c, "the attainment zero-check's distance does not match its limbs");
             goto out;
@@ -841,18 +809,18 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
     {
         ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS];
         ez_transcript_challenges_fe2(c->t, "softmax/zeta", zeta, nR);
-        ez_rowaxis_point_join(&s.g, zt, zeta, half);
+        ez_rowaxis_point_join(&s->g, zt, zeta, half);
         unsigned qs[EZ_ADV_MAX_LIMBS];
         ez_fe2 vals[EZ_ADV_MAX_LIMBS], zs;
-        for (unsigned l = 0; l < s.nc; l++)
-            qs[l] = s.pC + l;
-        if ((st = ez_op_atoms_msg(c, first, "softmax/count", qs, s.nc, zeta, vals)) != EZ_OK)
+        for (unsigned l = 0; l < s->nc; l++)
+            qs[l] = s->pC + l;
+        if ((st = ez_op_atoms_msg(c, first, "softmax/count", qs, s->nc, zeta, vals)) != EZ_OK)
             goto out;
-        unsigned qz = s.pZ;
+        unsigned qz = s->pZ;
         if ((st = ez_op_atoms_msg(c, first, "softmax/zsum", &qz, 1, zt, &zs)) != EZ_OK)
             goto out;
-        ez_fe2 lhs = ez_fe2_add(ez_op_limbs_combine(vals, s.nc), ez_rowaxis_rowreal_eval(&s.g, zeta));
-        if (!c->prover && !ez_fe2_eq(lhs, ez_fe2_mul_fe(zs, ez_fe_pow(2, s.g.nt)))) {
+        ez_fe2 lhs = ez_fe2_add(ez_op_limbs_combine(vals, s->nc), ez_rowaxis_rowreal_eval(&s->g, zeta));
+        if (!c->prover && !ez_fe2_eq(lhs, ez_fe2_mul_fe(zs, ez_fe_pow(2, s->g.nt)))) {
             st = ez_op_reject(c, "a row's maximum is not attained");
             goto out;
         }
@@ -860,7 +828,6 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 out:
     ez_claim_clear(&kc);
     sm_tables_clear(&tb);
-    sm_shape_clear(&s);
     return st;
 }
 
@@ -962,41 +929,34 @@ static ez_status softmax_floatref(const ez_plan *p, const ez_plan_op *op, ez_ftr
 }
 
 /* The bytes sm_reduce appends, message by message. */
-static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op)
+static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, size_t op, const ez_op_shape *sh)
 {
-    sm_shape s;
-    ez_diag d;
+    const sm_shape *s = (const sm_shape *)sh;
     (void)L;
-    if (sm_shape_init(&s, p, op, NULL, &d) != EZ_OK)
-        return 0;
     ez_sumcheck_desc da, db;
-    sm_desc_a(&da, s.g.n);
-    sm_desc_b(&db, s.g.n);
-    uint64_t nfe = (s.np - 1) + 3 + 5 + (s.nelem - s.pH) + (1 + s.nh + s.ndr) + s.nc + 1;
+    sm_desc_a(&da, s->g.n);
+    sm_desc_b(&db, s->g.n);
+    uint64_t nfe = (s->np - 1) + 3 + 5 + (s->nelem - s->pH) + (1 + s->nh + s->ndr) + s->nc + 1;
     uint64_t b = ez_sumcheck_proof_bytes(&da) + ez_sumcheck_proof_bytes(&db) + nfe * EZ_OP_FE2_BYTES;
-    sm_shape_clear(&s);
     return b;
 }
 
 /* The integer relations of docs/protocol-softmax.md §4, with the ranges the proof gives
  * their terms (B the input's bound; T the row length). */
-static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op)
+static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_op_shape *sh)
 {
-    sm_shape s;
-    ez_diag d;
-    if (sm_shape_init(&s, p, op, NULL, &d) != EZ_OK)
-        return; /* the layout refuses it anyway */
-    ez_i128 B = (ez_i128)p->tensors[p->ops[op].in[0]].bound, T = (ez_i128)s.T, lo, hi;
+    const sm_shape *s = (const sm_shape *)sh;
+    ez_i128 B = (ez_i128)p->tensors[p->ops[op].in[0]].bound, T = (ez_i128)s->T, lo, hi;
     const ez_i128 e_max = (ez_i128)1 << EZ_SOFTMAX_EXP_SCALE, sig_max = T * e_max;
     /* A: m - x = d_r + 2^k (l + 2^16 h) on live entries (m equals some x: §4.2) */
     ez_rel_begin(m, op, "m - x = d_r + 2^k (l + 2^16 h)");
     ez_rel_term(m, "m - x", 1, 0, -2 * B, 2 * B);
-    ez_rel_unsigned(s.k, &lo, &hi);
+    ez_rel_unsigned(s->k, &lo, &hi);
     ez_rel_term(m, "d_r", -1, 0, lo, hi);
     ez_rel_unsigned(SM_LIMB, &lo, &hi);
-    ez_rel_term(m, "l", -1, s.k, lo, hi);
-    ez_rel_unsigned(s.hb, &lo, &hi);
-    ez_rel_term(m, "h", -1, s.k + SM_LIMB, lo, hi);
+    ez_rel_term(m, "l", -1, s->k, lo, hi);
+    ez_rel_unsigned(s->hb, &lo, &hi);
+    ez_rel_term(m, "h", -1, s->k + SM_LIMB, lo, hi);
     ez_rel_end(m);
     /* the row sum: sigma = sum_t e with every e in [0, 2^16] */
     ez_rel_begin(m, op, "sigma = sum_t e");
@@ -1006,9 +966,9 @@ static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op)
     /* E: e 2^s = p sigma + rem */
     ez_rel_begin(m, op, "e 2^s = p sigma + rem");
     ez_rel_term(m, "e", 1, p->ops[op].out_scale, 0, e_max);
-    ez_rel_unsigned(s.bp, &lo, &hi);
+    ez_rel_unsigned(s->bp, &lo, &hi);
     ez_rel_term(m, "p sigma", -1, 0, 0, hi * sig_max);
-    ez_rel_unsigned(s.bsig, &lo, &hi);
+    ez_rel_unsigned(s->bsig, &lo, &hi);
     ez_rel_term(m, "rem", -1, 0, lo, hi);
     ez_rel_end(m);
     /* F: sigma - 1 - rem - g = 0 */
@@ -1020,17 +980,18 @@ static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op)
     ez_rel_end(m);
     /* the row identity: count - 1 + [row real] = sum_t z, count - 1 of bc bits */
     ez_rel_begin(m, op, "count - 1 + 1 = sum_t z");
-    ez_rel_unsigned(s.bc, &lo, &hi);
+    ez_rel_unsigned(s->bc, &lo, &hi);
     ez_rel_term(m, "count - 1", 1, 0, lo, hi);
     ez_rel_term(m, "1", 1, 0, 1, 1);
     ez_rel_term(m, "sum_t z", -1, 0, 0, T);
     ez_rel_end(m);
-    sm_shape_clear(&s);
 }
 
 const ez_op_def ez_op_softmax = {
     .exec = softmax_exec,
     .floatref = softmax_floatref,
+    .shape_size = sizeof(sm_shape),
+    .shape_init = sm_shape_init,
     .layout = softmax_layout,
     .fill = softmax_fill,
     .prove = sm_reduce,

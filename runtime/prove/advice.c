@@ -59,22 +59,14 @@ void ez_advice_pad_i64(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, 
 
 ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_tensor *t, const ez_fe2 *point)
 {
-    uint64_t n = ez_plan_tensor_numel(t);
-    ez_fe *tmp = ez_alloc_aligned(n ? n : 1, sizeof *tmp);
-    if (tmp == NULL)
-        return EZ_ERR_NOMEM;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (uint64_t i = 0; i < n; i++)
-        tmp[i] = ez_fe_from_i64(src[i]);
     if (t->rank == 0) {
-        *out = ez_fe2_from_fe(tmp[0]);
-    } else {
-        size_t dims[EZ_MAX_RANK];
-        for (unsigned a = 0; a < t->rank; a++)
-            dims[a] = (size_t)t->dims[a];
-        *out = ez_mle_eval_tensor_fe(tmp, dims, t->rank, point);
+        *out = ez_fe2_from_fe(ez_fe_from_i64(src[0]));
+        return EZ_OK;
     }
-    free(tmp);
+    size_t dims[EZ_MAX_RANK];
+    for (unsigned a = 0; a < t->rank; a++)
+        dims[a] = (size_t)t->dims[a];
+    *out = ez_mle_eval_tensor_i64(src, dims, t->rank, point);
     return EZ_OK;
 }
 

@@ -188,8 +188,8 @@ void ez_advice_strides(const ez_plan_tensor *t, uint64_t stride[EZ_MAX_RANK]);
  * dst must not alias src. O(padlen), OpenMP. */
 void ez_advice_pad_i64(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, ez_fe add);
 
-/* The MLE of tensor t (values src, real extents) at point (ez_claim_tensor_nvars coords).
- * Allocates O(numel) scratch; returns EZ_ERR_NOMEM on failure. */
+/* The MLE of tensor t (values src, real extents) at point (ez_claim_tensor_nvars coords),
+ * straight from the integers (one eq table per axis, no copy of src). Returns EZ_OK. */
 ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_tensor *t, const ez_fe2 *point);
 
 /* ---- supports ------------------------------------------------------------------------- */

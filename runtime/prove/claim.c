@@ -327,11 +327,13 @@ ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const u
             st = add_eq_compact(w, dims, rank, claims[i].point, lambda[i]);
             continue;
         }
-        ez_eq_table(eq, claims[i].point, nv);
-        ez_fe2 l = lambda[i];
+        /* lambda_i eq(r_i, .) built scaled: the first claim's straight into W */
+        ez_eq_table_scaled(i == 0 ? w : eq, claims[i].point, nv, lambda[i]);
+        if (i == 0)
+            continue;
 #pragma omp parallel for schedule(static) if (size >= EZ_CLAIM_PAR_MIN)
         for (size_t x = 0; x < size; x++)
-            w[x] = ez_fe2_add(w[x], ez_fe2_mul(l, eq[x]));
+            w[x] = ez_fe2_add(w[x], eq[x]);
     }
     if (st != EZ_OK)
         goto out;

@@ -107,7 +107,7 @@ ez_status ez_advice_layout_build(ez_advice_layout *L, const ez_plan *p, ez_diag 
             st = EZ_ERR_UNSUPPORTED;
             goto out;
         }
-        if ((st = e->layout(L, p, i, d)) != EZ_OK)
+        if ((st = ez_op_layout(L, p, i, d)) != EZ_OK)
             goto out;
     }
     /* one multiplicity poly per table that has columns */
@@ -156,7 +156,7 @@ ez_status ez_advice_layout_build_lenient(ez_advice_layout *L, const ez_plan *p, 
         if (!provable[i])
             continue;
         ez_diag why;
-        st = e->layout(L, p, i, &why);
+        st = ez_op_layout(L, p, i, &why);
         if (st == EZ_ERR_UNSUPPORTED) { /* a shape the op cannot prove */
             provable[i] = false;
             st = EZ_OK;
@@ -199,9 +199,8 @@ static ez_status census(const ez_plan *p, const ez_advice_layout *L, const ez_la
         const ez_plan_op *op = &p->ops[i];
         if (claims[op->out] == 0 || !s->ops[i].provable || ez_op_is_public(p, i))
             continue;
-        const ez_op_def *e = ez_op_def_of(op->kind);
         for (unsigned k = 0; k < op->nin; k++)
-            claims[op->in[k]] += e->claims(p, i, k);
+            claims[op->in[k]] += ez_op_claims(p, i, k);
     }
     return EZ_OK;
 }
@@ -252,7 +251,7 @@ ez_status ez_layout_sizes_compute(ez_layout_sizes *s, const ez_plan *p, ez_diag 
         unsigned nv = ez_claim_tensor_nvars(to->dims, to->rank);
         /* ez_claim_merge_prove: a degree-2 sumcheck over the tensor and its 2 evaluations */
         o->merge_bytes = o->out_claims > 1 ? ((uint64_t)2 * nv + 2) * EZ_OP_FE2_BYTES : 0;
-        o->walk_bytes = ez_op_def_of(op->kind)->walk_bytes(p, &L, i);
+        o->walk_bytes = ez_op_walk_bytes(p, &L, i);
         s->walk_bytes += o->merge_bytes + o->walk_bytes;
     }
 out:

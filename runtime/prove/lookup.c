@@ -129,36 +129,37 @@ ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nra
 
 /* ---- function tables ------------------------------------------------------------------ */
 
+ez_status ez_lookup_table_rows(const ez_table *tab, ez_fe **in, ez_fe **out)
+{
+    const uint64_t n = UINT64_C(1) << EZ_TABLE_BITS;
+    *in = *out = NULL;
+    if (tab->n != n)
+        return EZ_ERR_INVALID;
+    *in = ez_alloc_aligned(n, sizeof **in);
+    *out = ez_alloc_aligned(n, sizeof **out);
+    if (*in == NULL || *out == NULL) {
+        free(*in);
+        free(*out);
+        *in = *out = NULL;
+        return EZ_ERR_NOMEM;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        (*in)[i] = ez_fe_from_i64(tab->kind == EZ_TABLE_FUNC ? tab->lo + (int64_t)i : (int64_t)i);
+        (*out)[i] = ez_fe_from_i64(tab->out[i]);
+    }
+    return EZ_OK;
+}
+
 ez_status ez_lookup_func_rows(ez_fn_table_kind fkind, ez_func func, unsigned in_scale, unsigned out_scale, ez_fe **in,
                               ez_fe **out, ez_diag *d)
 {
     ez_table tab;
-    ez_status st;
     *in = *out = NULL;
-    if (fkind == EZ_TABLE_SOFTMAX_EXP)
-        st = ez_table_build_softmax_exp(&tab, in_scale, d);
-    else if (fkind == EZ_TABLE_RSQRT)
-        st = ez_table_build_rsqrt(&tab, d);
-    else
-        st = ez_table_build(&tab, func, in_scale, out_scale, d);
-    if (st != EZ_OK)
-        return st;
-    const uint64_t n = UINT64_C(1) << EZ_TABLE_BITS;
-    *in = ez_alloc_aligned(n, sizeof **in);
-    *out = ez_alloc_aligned(n, sizeof **out);
-    if (*in == NULL || *out == NULL || tab.n != n) {
-        free(*in);
-        free(*out);
-        *in = *out = NULL;
-        ez_table_clear(&tab);
-        return tab.n != n ? EZ_ERR_INVALID : EZ_ERR_NOMEM;
-    }
-    for (uint64_t i = 0; i < n; i++) {
-        (*in)[i] = ez_fe_from_i64(fkind == EZ_TABLE_FUNC ? tab.lo + (int64_t)i : (int64_t)i);
-        (*out)[i] = ez_fe_from_i64(tab.out[i]);
-    }
+    ez_status st = ez_table_build_kind(&tab, fkind, func, in_scale, out_scale, d);
+    if (st == EZ_OK)
+        st = ez_lookup_table_rows(&tab, in, out);
     ez_table_clear(&tab);
-    return EZ_OK;
+    return st;
 }
 
 static void func_table(ez_logup_table *lt, const ez_fe *tin, const ez_fe *tout)

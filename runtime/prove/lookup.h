@@ -61,6 +61,8 @@ ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nra
  * rows. EZ_ERR_INVALID (no such table), EZ_ERR_NOMEM. O(2^16). */
 ez_status ez_lookup_func_rows(ez_fn_table_kind fkind, ez_func func, unsigned in_scale, unsigned out_scale, ez_fe **in,
                               ez_fe **out, ez_diag *d);
+/* The same rows of a table already built (tab->n must be 2^16, else EZ_ERR_INVALID). */
+ez_status ez_lookup_table_rows(const ez_table *tab, ez_fe **in, ez_fe **out);
 
 /* Multiplicities, proof and verification of tuples (cols[2 j], cols[2 j + 1]) of length
  * lens[j], j < nc, in a function table whose rows are (tin, tout). Claims: out->col[2 j + w]

@@ -239,11 +239,8 @@ ez_status ez_margins_check(const ez_plan *p, const ez_advice_layout *L, size_t *
     m.d = d;
     m.bad_op = SIZE_MAX;
     mpz_inits(m.max, m.min, NULL);
-    for (size_t i = 0; i < p->nops; i++) {
-        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
-        if (e && e->relations)
-            e->relations(&m, p, i);
-    }
+    for (size_t i = 0; i < p->nops; i++)
+        ez_op_relations(&m, p, i);
     value_relations(&m, L);
     column_relations(&m, p, L);
     lookup_relations(&m, L);
@@ -294,7 +291,7 @@ unsigned ez_margins_widest_width(const ez_plan *p, size_t op)
         /* a narrower checked result is bounded by its width */
         if (out->bound > (UINT64_C(1) << (w - 1)))
             out->bound = UINT64_C(1) << (w - 1);
-        e->relations(&m, &q, op);
+        ez_op_relations(&m, &q, op);
         mpz_clears(m.max, m.min, NULL);
         if (!m.failed) {
             free(t);

@@ -95,6 +95,38 @@ void ez_pctx_free(ez_pctx *c)
     free(c->tclaims);
     free(c->aclaims);
     c->tclaims = c->aclaims = NULL;
+    for (size_t i = 0; i < c->ntables; i++)
+        ez_table_clear(&c->tables[i]);
+    free(c->tables);
+    c->tables = NULL;
+    c->ntables = 0;
+}
+
+ez_status ez_pctx_table(ez_pctx *c, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale,
+                        const ez_table **out)
+{
+    const ez_table *have = NULL;
+    if (c->tr) {
+        have = ez_trace_table(c->tr, kind, f, in_scale, out_scale);
+        if (have == NULL && c->tr->table_cache)
+            have = ez_trace_table(c->tr->table_cache, kind, f, in_scale, out_scale);
+    }
+    for (size_t i = 0; have == NULL && i < c->ntables; i++)
+        if (ez_table_is(&c->tables[i], kind, f, in_scale, out_scale))
+            have = &c->tables[i];
+    if (have) {
+        *out = have;
+        return EZ_OK;
+    }
+    ez_table *nt = ez_realloc_array(c->tables, c->ntables + 1, sizeof *c->tables);
+    if (nt == NULL)
+        return EZ_ERR_NOMEM;
+    c->tables = nt;
+    ez_status st = ez_table_build_kind(&c->tables[c->ntables], kind, f, in_scale, out_scale, c->d);
+    if (st != EZ_OK)
+        return st;
+    *out = &c->tables[c->ntables++];
+    return EZ_OK;
 }
 
 void ez_opview_clear(ez_opview *v)
@@ -209,15 +241,18 @@ void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_
         ez_pcs_commitment_absorb(t, wcom);
     ez_transcript_absorb_u64(t, "stmt/n", s->n);
     for (size_t i = 0; i < s->n; i++) {
-        ez_transcript_absorb_u64(t, "stmt/tensor", s->t[i].tensor);
-        ez_transcript_absorb_u64(t, "stmt/len", s->t[i].n);
-        /* absorbed in chunks of 4096 canonical elements (no allocation) */
-        ez_fe buf[4096];
-        for (uint64_t o = 0; o < s->t[i].n; o += 4096) {
-            size_t m = s->t[i].n - o < 4096 ? (size_t)(s->t[i].n - o) : 4096;
-            for (size_t j = 0; j < m; j++)
-                buf[j] = ez_fe_from_i64(s->t[i].v[o + j]);
-            ez_transcript_absorb_fe(t, "stmt/values", buf, m);
+        const ez_stmt_tensor *x = &s->t[i];
+        unsigned w = ez_stmt_width(x->v, x->n);
+        ez_transcript_absorb_u64(t, "stmt/tensor", x->tensor);
+        ez_transcript_absorb_u64(t, "stmt/len", x->n);
+        ez_transcript_absorb_u64(t, "stmt/width", w);
+        /* the values as the proof file carries them, w bytes each, in records of 4096 values
+         * (no allocation): hashing a GPT-2 statement's logits costs 3 bytes each, not 8 */
+        uint8_t buf[4096 * 8];
+        for (uint64_t o = 0; o < x->n; o += 4096) {
+            size_t m = x->n - o < 4096 ? (size_t)(x->n - o) : 4096;
+            ez_stmt_put(buf, x->v + o, m, w);
+            ez_transcript_absorb_bytes(t, "stmt/values", buf, m * w);
         }
     }
 }

@@ -60,8 +60,17 @@ typedef struct {
                                                const ez_sumcheck_factor *f); /* prover, TESTING ONLY:
                                   other tables for an op sumcheck (prove.h) */
     void *sumcheck_hook_ctx;
+    ez_table *tables;          /* the function tables built for this proof (ez_pctx_table) */
+    size_t ntables;
     ez_diag *d;
 } ez_pctx;
+
+/* The function table of (kind, f, scales): the prover's trace's (the run built it), else
+ * one built once per proof and kept in c (the verifier needs each table's rows in the
+ * lookups and its constants in every op using it: GPT-2 has twelve GELUs). *out is
+ * borrowed until ez_pctx_free. EZ_ERR_INVALID (no such table), EZ_ERR_NOMEM. */
+ez_status ez_pctx_table(ez_pctx *c, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale,
+                        const ez_table **out);
 
 /* One prover message of n extension elements: the prover writes v[0..n) to c->w, the
  * verifier reads them from c->r into v (EZ_ERR_REJECT with a reason on short or

@@ -175,7 +175,7 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         }
         ez_claim_list_clear(l);
         if (st == EZ_OK)
-            st = ez_op_def_of(op->kind)->prove(&c, i, &m);
+            st = ez_op_prove(&c, i, &m);
         c.work = NULL;
         ez_claim_clear(&m);
         if (st != EZ_OK) {

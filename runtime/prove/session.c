@@ -208,8 +208,7 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         return st;
     size_t steps = p->nops + L->ntables;
     for (size_t i = 0; i < p->nops; i++) {
-        const ez_op_def *e = ez_op_def_of(p->ops[i].kind);
-        if (e->fill && (st = e->fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
+        if ((st = ez_op_fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
             return st;
         progress(s, "witness", i + 1, steps);
     }
@@ -456,7 +455,10 @@ ez_status ez_vsess_lookups(ez_pctx *c)
                     idx[nc] = j;
                     lens[nc++] = L->tuples[j].len;
                 }
-            st = ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, c->d);
+            const ez_table *T;
+            st = ez_pctx_table(c, td->fkind, td->func, td->in_scale, td->out_scale, &T);
+            if (st == EZ_OK)
+                st = ez_lookup_table_rows(T, &tin, &tout);
             if (st == EZ_OK)
                 st = ez_lookup_func_verify(c->t, tin, tout, lens, nc, c->r, &lcl);
             if (st == EZ_ERR_REJECT)

@@ -308,10 +308,9 @@ ez_status ez_strategy_describe(ez_strategy_plan *sp, const ez_plan *p, ez_strate
             if ((st = einsum_cost(p, i, s, claims, sp->ops)) != EZ_OK)
                 goto out;
         } else {
-            const ez_op_def *e = ez_op_def_of(op->kind);
-            o->walk_bytes += e->walk_bytes(p, &L, i);
+            o->walk_bytes += ez_op_walk_bytes(p, &L, i);
             for (unsigned k = 0; k < op->nin; k++)
-                claims[op->in[k]] += e->claims(p, i, k);
+                claims[op->in[k]] += ez_op_claims(p, i, k);
         }
     }
     for (size_t i = 0; i < p->nops; i++) {

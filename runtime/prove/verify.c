@@ -135,7 +135,7 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
             ez_diag_set(d, "the fan-out merge failed");
         ez_claim_list_clear(l);
         if (st == EZ_OK)
-            st = ez_op_def_of(op->kind)->verify(&c, i, &m);
+            st = ez_op_verify(&c, i, &m);
         ez_claim_clear(&m);
         if (st == EZ_ERR_REJECT || st == EZ_ERR_INVALID) {
             ez_diag why = *d;

@@ -7,10 +7,11 @@ heredocs; common.sh puts this directory on PYTHONPATH):
   Mutations(dir): numbered mutated copies written to dir, put(bytes, name);
   flipped(data, off, bit): a copy of data with one bit flipped;
   statement(data, secs): a proof's statement section (tag 1: u64 count, then per
-      tensor u32 id, u64 n, n x i64, then the binding: a 32-byte plan digest, a u8
-      flag and, when set, a 32-byte weight root) as [(tensor id, offset of its first
-      value, n)], the inputs first, then the claimed outputs (plan order);
-  added(data, off, delta): a copy of data with the i64 at off increased by delta.
+      tensor u32 id, u64 n, u8 w, n values of w bytes, then the binding: a 32-byte plan
+      digest, a u8 flag and, when set, a 32-byte weight root) as [(tensor id, offset of
+      its first value, n, w)], the inputs first, then the claimed outputs (plan order);
+  added(data, off, delta, w): a copy of data with the w-byte value at off increased by
+      delta.
 """
 import os
 import struct
@@ -38,18 +39,20 @@ def statement(data, secs):
     cnt = struct.unpack_from("<Q", data, p)[0]
     out, q = [], p + 8
     for _ in range(cnt):
-        tid, num = struct.unpack_from("<IQ", data, q)
-        out.append((tid, q + 12, num))
-        q += 12 + 8 * num
+        tid, num, w = struct.unpack_from("<IQB", data, q)
+        out.append((tid, q + 13, num, w))
+        q += 13 + w * num
     assert q + 33 <= p + ln, "statement length"
     assert q + 33 + 32 * data[q + 32] == p + ln, "statement length (binding)"
     return out
 
 
-def added(data, off, delta):
+def added(data, off, delta, w=8):
+    """data with the w-byte two's complement value at off increased by delta (wrapping
+    inside its w bytes)."""
     b = bytearray(data)
-    v = struct.unpack_from("<q", b, off)[0]
-    struct.pack_into("<q", b, off, v + delta)
+    v = int.from_bytes(b[off:off + w], "little") + delta
+    b[off:off + w] = (v % (1 << (8 * w))).to_bytes(w, "little")
     return bytes(b)
 
 

@@ -60,8 +60,8 @@ expect 1 "masked proof with the linear vk" -- "$EINZK" verify --vk "$work/linear
 for m in linear masked; do
     d="$work/$m"
     "$PY" - "$d/m.proof" "$d/mut" <<'PYEOF'
-import struct, sys
-from mutate import Mutations, flipped, read_file
+import sys
+from mutate import Mutations, added, flipped, read_file, statement
 data, secs = read_file(sys.argv[1])
 assert [s[0] for s in secs] == [1, 2, 3, 4, 5, 6, 7], secs
 m = Mutations(sys.argv[2])
@@ -81,19 +81,10 @@ for frac in (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 99):
     m.put(data[: len(data) * frac // 100], "trunc%d" % frac)
 m.put(data[:-1], "trunc_last")
 m.put(data + b"\0", "trail")
-# one public input value and one claimed output value (i64 inside the statement)
-tag, h, p, ln = secs[0]
-cnt = struct.unpack_from("<Q", data, p)[0]
-q = p + 8
-for t in range(cnt):
-    tid, num = struct.unpack_from("<IQ", data, q)
-    first = q + 12
+# one public input value and one claimed output value (each w bytes inside the statement)
+for t, (tid, first, num, w) in enumerate(statement(data, secs)):
     for which in (0, num // 2, num - 1):
-        b = bytearray(data)
-        v = struct.unpack_from("<q", b, first + 8 * which)[0]
-        struct.pack_into("<q", b, first + 8 * which, v + 1)
-        m.put(b, "stmt_t%d_e%d" % (t, which))
-    q = first + 8 * num
+        m.put(added(data, first + w * which, 1, w), "stmt_t%d_e%d" % (t, which))
 PYEOF
     each_file_rejected "$m: mutated proof" "$d/mut" "$EINZK" verify --vk "$d/m.vk" {}
     echo "prove_tamper: $m: $count mutated proofs all rejected (exit 1)"

@@ -21,6 +21,7 @@
 
 #include "compiler/einc.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/prove/keys.h"
 #include "runtime/prove/verify.h"
 #include "tests/fuzz/replay.h"
 

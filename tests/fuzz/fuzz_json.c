@@ -16,8 +16,6 @@
 #include "runtime/io/tensorio.h"
 #include "tests/fuzz/replay.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* A fixed set of inputs: a matrix, tokens, a scalar and an empty tensor. */
 static const ez_tensor_spec specs[] = {
     {.name = "x", .rank = 2, .dims = {2, 3}},
@@ -91,15 +89,4 @@ static bool run_one(const uint8_t *data, size_t size)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    (void)run_one(data, size);
-    return 0;
-}
-
-#ifndef EZ_LIBFUZZER
-int main(int argc, char **argv)
-{
-    return ez_fuzz_replay("fuzz_json", argv + 1, argc - 1, run_one);
-}
-#endif
+EZ_FUZZ_HARNESS("fuzz_json", run_one)

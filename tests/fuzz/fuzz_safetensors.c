@@ -15,8 +15,6 @@
 #include "runtime/io/safetensors.h"
 #include "tests/fuzz/replay.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* A fixed model for ez_safetensors_check: exercises missing/shape/extra paths. */
 static const ez_tensor_spec specs[] = {
     {.name = "a", .rank = 2, .dims = {2, 2}},
@@ -60,17 +58,4 @@ static bool run_one(const uint8_t *data, size_t size)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    (void)run_one(data, size);
-    return 0;
-}
-
-#ifndef EZ_LIBFUZZER
-/* Replay: run every file named on the command line; exit 0 unless a file cannot be
- * read (a crash or sanitizer report ends the process on its own). */
-int main(int argc, char **argv)
-{
-    return ez_fuzz_replay("fuzz_safetensors", argv + 1, argc - 1, run_one);
-}
-#endif
+EZ_FUZZ_HARNESS("fuzz_safetensors", run_one)

@@ -34,4 +34,24 @@ static inline int ez_fuzz_replay(const char *name, char **files, int n, bool (*r
     return rc;
 }
 
+/* The entry points of a harness whose input is one file judged by run_one: libFuzzer's,
+ * and without EZ_LIBFUZZER a main replaying the files named on the command line. */
+#define EZ_FUZZ_ENTRY(run_one)                                                                                     \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);                                                  \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                                   \
+    {                                                                                                              \
+        (void)run_one(data, size);                                                                                 \
+        return 0;                                                                                                  \
+    }
+#ifdef EZ_LIBFUZZER
+#define EZ_FUZZ_HARNESS(name, run_one) EZ_FUZZ_ENTRY(run_one)
+#else
+#define EZ_FUZZ_HARNESS(name, run_one)                                                                             \
+    EZ_FUZZ_ENTRY(run_one)                                                                                         \
+    int main(int argc, char **argv)                                                                                \
+    {                                                                                                              \
+        return ez_fuzz_replay(name, argv + 1, argc - 1, run_one);                                                  \
+    }
+#endif
+
 #endif
