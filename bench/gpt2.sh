@@ -8,6 +8,9 @@
 #   GPT2_DEFS     extra compile flags, e.g. "-D L=1" for one block (default: none, L = 12)
 #   GPT2_PCS      setup's --pcs (default: setup's default, WHIR)
 #   GPT2_KEEP     a directory to keep the files in (default: a temporary one, removed)
+#   EZ_SPILL_DIR  a directory on disk for the WHIR prover data of setup and prove
+#                 (docs/cli.md; default: none, all in memory); needed for 512 tokens
+#                 within 16 GB
 #   OMP_NUM_THREADS as usual (default: all cores); OMP_WAIT_POLICY=passive keeps libgomp's
 #                 spin-waits out of the CPU seconds (about half of them on this 2-core VM
 #                 under load: docs/performance.md)
@@ -29,7 +32,8 @@
 #   the attention's output projection with its residual add), attention_scores (q . k),
 #   softmax, attention_values (p . v), mlp (fc, gelu, proj and its residual add),
 #   lm_head (z . wte^T), argmax.
-# Not part of `make check` (minutes per row; the 512-token row needs most of 16 GB).
+# Not part of `make check` (minutes per row; the 512-token row at L = 12 needs EZ_SPILL_DIR
+# to stay within 16 GB).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +55,7 @@ fi
 pcs=
 [ -n "${GPT2_PCS:-}" ] && pcs="--pcs $GPT2_PCS"
 
-echo "# $(uname -n) $(nproc) cpus, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}, defs: ${GPT2_DEFS:-none}; load at start:$(uptime | sed 's/.*load average://')"
+echo "# $(uname -n) $(nproc) cpus, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}, EZ_SPILL_DIR=${EZ_SPILL_DIR:-unset}, defs: ${GPT2_DEFS:-none}; load at start:$(uptime | sed 's/.*load average://')"
 printf '%6s %8s %8s %8s %8s %9s %8s %8s %9s %9s %9s\n' tokens setup_s prove_s cpu_s verify_s proof_B vk_MB pk_MB \
     rss_set_MB rss_prv_MB worst_rel
 

@@ -66,6 +66,12 @@ static json_t *phases_json(double witness, double commit, double lookups, double
     return ph;
 }
 
+/* The openings read no trace: freed before them (ez_prove_opts.trace_done). */
+static void trace_free(void *ctx)
+{
+    ez_trace_clear(ctx);
+}
+
 static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds, double cpu_seconds, double exec_s,
                       double exec_cpu, double wcommit_s, double wcommit_cpu)
 {
@@ -198,8 +204,12 @@ static int cmd_prove(const ez_cli_args *args)
         goto fail;
     exec_s = ez_now() - te;
     exec_cpu = ez_prove_cpu_now() - ce;
-    ez_prove_opts prove_opts = {
-        .progress = pg.on, .progress_fn = ez_cli_progress_fn, .progress_ctx = &pg, .strategy = strategy};
+    ez_prove_opts prove_opts = {.progress = pg.on,
+                                .progress_fn = ez_cli_progress_fn,
+                                .progress_ctx = &pg,
+                                .trace_done = trace_free,
+                                .trace_done_ctx = &tr,
+                                .strategy = strategy};
     if ((st = ez_prove(&plan, &tr, weights, &prove_opts, &proof, &stats, &d)) != EZ_OK)
         goto fail;
     size_t stmt_bytes = 0;

@@ -2,6 +2,7 @@
 #include "lib/merkle.h"
 
 #include <nettle/sha2.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,7 @@ struct ez_merkle {
     unsigned depth;
     ez_digest *node; /* 2^(depth+1) entries: node[1] root, children of k at 2k, 2k+1,
                         leaf i at node[2^depth + i]; node[0] unused */
+    bool spilled;    /* node is an ez_spill_copy mapping (freed with ez_spill_free) */
 };
 
 void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m)
@@ -323,8 +325,23 @@ void ez_merkle_free(ez_merkle *t)
 {
     if (t == NULL)
         return;
-    free(t->node);
+    if (t->spilled)
+        ez_spill_free(t->node, ((size_t)2 << t->depth) * sizeof *t->node);
+    else
+        free(t->node);
     free(t);
+}
+
+void ez_merkle_spill(ez_merkle *t)
+{
+    if (t == NULL || t->spilled)
+        return;
+    ez_digest *m = ez_spill_copy(t->node, ((size_t)2 << t->depth) * sizeof *t->node);
+    if (m == NULL)
+        return;
+    free(t->node);
+    t->node = m;
+    t->spilled = true;
 }
 
 unsigned ez_merkle_depth(const ez_merkle *t)

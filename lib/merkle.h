@@ -61,6 +61,10 @@ typedef struct ez_merkle ez_merkle;
  * EZ_ERR_NOMEM. */
 ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth);
 void ez_merkle_free(ez_merkle *t); /* NULL-safe */
+/* Move a built tree's nodes to disk (ez_spill_copy, lib/util.h: only with EZ_SPILL_DIR
+ * set; otherwise, or on failure, nothing changes). The same tree: an opening reads back
+ * only the pages of the paths it sends. */
+void ez_merkle_spill(ez_merkle *t);
 
 /* The same tree built in two steps, so the leaf digests can be written in place (no
  * 2^depth-entry copy): ez_merkle_alloc reserves the tree (Out: *out; Returns as

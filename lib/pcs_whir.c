@@ -134,6 +134,9 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
         memset(s + len, 0, (n - (size_t)len) * sizeof *s);
         if ((st = ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len)) != EZ_OK)
             return st;
+        /* to disk before the next part, when EZ_SPILL_DIR asks: the parts' vectors and
+         * trees are then never all resident (the openings read them back) */
+        ez_whir_prover_spill(p->whir[j]);
     }
     combine_roots(p->com.root, (const uint8_t(*)[32])p->wroots, np);
     return EZ_OK;
@@ -176,6 +179,7 @@ ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
             st = EZ_ERR_FORMAT;
         if (st != EZ_OK)
             return st;
+        ez_whir_prover_spill(p->whir[j]);
     }
     return EZ_OK;
 }

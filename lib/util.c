@@ -113,6 +113,41 @@ void *ez_alloc_huge(size_t n, size_t size)
     return p;
 }
 
+void *ez_spill_copy(const void *p, size_t bytes)
+{
+    const char *dir = getenv("EZ_SPILL_DIR"); /* read per call, as EZ_HUGEPAGES */
+    if (dir == NULL || dir[0] == 0 || p == NULL || bytes == 0)
+        return NULL;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/ezspill.XXXXXX", dir) >= (int)sizeof path)
+        return NULL;
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    (void)unlink(path); /* the file lives as long as the mapping */
+    const uint8_t *b = p;
+    size_t done = 0;
+    while (done < bytes) {
+        ssize_t w = write(fd, b + done, bytes - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            return NULL;
+        }
+        done += (size_t)w;
+    }
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    close(fd);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+void ez_spill_free(void *m, size_t bytes)
+{
+    if (m != NULL)
+        (void)munmap(m, bytes);
+}
+
 char *ez_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -68,6 +68,16 @@ void *ez_alloc_aligned(size_t n, size_t size);
  * faults, +130 MiB peak RSS in a prove). */
 void *ez_alloc_huge(size_t n, size_t size);
 char *ez_strdup(const char *s);
+/* Spilling prover data to disk (EZ_SPILL_DIR in the environment; unset or empty: off).
+ * ez_spill_copy writes bytes from p to a new unlinked file in that directory and returns
+ * a private writable mapping of it (the same contents; NULL when off or on any failure,
+ * nothing changed then); the caller frees p and later releases the mapping with
+ * ez_spill_free (munmap). The mapping's pages are clean page cache until touched, so
+ * they leave the process's resident set, and the kernel can evict them: data written
+ * once and read sparsely later (a commitment's vector and Merkle tree, read again only by
+ * the openings) costs disk instead of memory (docs/performance.md, issue 15). */
+void *ez_spill_copy(const void *p, size_t bytes);
+void ez_spill_free(void *m, size_t bytes);
 
 /* Seconds since an arbitrary epoch (monotonic clock). */
 double ez_now(void);

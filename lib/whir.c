@@ -556,9 +556,27 @@ void ez_whir_prover_free(ez_whir_prover *p)
 {
     if (p == NULL)
         return;
-    free(p->s);
+    if (p->s_spilled)
+        ez_spill_free(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
+    else
+        free(p->s);
     ez_whir_oracle_clear(&p->o0);
     free(p);
+}
+
+void ez_whir_prover_spill(ez_whir_prover *p)
+{
+    if (p == NULL)
+        return;
+    ez_merkle_spill(p->o0.tree);
+    if (p->s_spilled)
+        return;
+    ez_fe *m = ez_spill_copy(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
+    if (m == NULL)
+        return;
+    free(p->s);
+    p->s = m;
+    p->s_spilled = true;
 }
 
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)

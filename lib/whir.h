@@ -121,6 +121,10 @@ ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_p
 ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
                               uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
+/* Move the committed vector and oracle 0's tree to disk (EZ_SPILL_DIR, lib/util.h
+ * ez_spill_copy; nothing changes when it is unset or a write fails). Openings are the
+ * same bytes; they read the vector back once and the tree only along their paths. */
+void ez_whir_prover_spill(ez_whir_prover *p);
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 /* The committed vector's real length (entries from it on are zero). */
 uint64_t ez_whir_prover_len(const ez_whir_prover *p);

@@ -5,6 +5,7 @@
  * truncation, garbage, wrong root. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/merkle.h"
 #include "lib/mle.h"
@@ -12,6 +13,7 @@
 #include "lib/pcs.h"
 #include "lib/pcs_internal.h"
 #include "lib/sumcheck.h"
+#include "lib/whir_internal.h"
 #include "tests/testutil.h"
 
 /* ---- merkle ------------------------------------------------------------------------ */
@@ -1403,6 +1405,78 @@ START_TEST(test_pcs_supports)
 }
 END_TEST
 
+/* EZ_SPILL_DIR (lib/util.h ez_spill_copy): a WHIR commitment of several parts whose
+ * vectors and trees were moved to disk part by part opens to the same bytes as one held in
+ * memory, a prover read back from its data (the pk path) likewise, and the spill files
+ * are unlinked from the start (the directory stays empty). */
+START_TEST(test_pcs_whir_spill)
+{
+    ez_rng r = ez_rng_for("pcs_whir_spill");
+    polyset ps;
+    uint64_t lens[3] = {3000, 1 << 11, 333};
+    polyset_make(&ps, &r, lens, 3);
+    ez_pcs_claim cl[3];
+    ez_fe2 pts[8][40];
+    size_t which[3] = {0, 1, 2};
+    make_claims(cl, pts, &r, &ps, which, 3);
+    ez_pcs_prover *p[2] = {NULL, NULL};
+    ez_pcs_commitment com[2];
+    ez_writer pw[2], w[2];
+    char dir[] = "/tmp/ez-spill-test.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_ptr_null(ez_spill_copy(lens, sizeof lens)); /* off without the variable */
+    for (int k = 0; k < 2; k++) {
+        if (k == 1)
+            ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
+        /* parts of 2^10 entries: five of them */
+        ck_assert_int_eq(ez_pcs_commit_parts(&p[k], &com[k], (const ez_fe *const *)ps.polys, ps.lens, 3,
+                                             EZ_PCS_SCHEME_WHIR, 10),
+                         EZ_OK);
+        ck_assert_uint_ge(p[k]->nwhir, 5);
+        for (size_t j = 0; j < p[k]->nwhir; j++)
+            ck_assert(p[k]->whir[j]->s_spilled == (k == 1));
+        ez_writer_init(&pw[k]);
+        ez_pcs_prover_write(&pw[k], p[k]);
+        open_to(p[k], &com[k], cl, 3, &w[k]);
+    }
+    /* the spilled prover's memory is a file mapping, with the same contents */
+    void *m = ez_spill_copy(ps.polys[0], lens[0] * sizeof(ez_fe));
+    ck_assert_ptr_nonnull(m);
+    ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
+    ez_spill_free(m, lens[0] * sizeof(ez_fe));
+    ck_assert_mem_eq(com[0].root, com[1].root, 32);
+    ck_assert_uint_eq(pw[0].len, pw[1].len);
+    ck_assert_mem_eq(pw[0].data, pw[1].data, pw[0].len);
+    ck_assert_uint_eq(w[0].len, w[1].len);
+    ck_assert_mem_eq(w[0].data, w[1].data, w[0].len);
+    ck_assert_int_eq(verify_bytes(&com[1], cl, 3, w[1].data, w[1].len, NULL), EZ_OK);
+    /* read back (spilled as read), opened again: the same bytes */
+    ez_pcs_prover *q = NULL;
+    ez_reader rd;
+    ez_reader_init(&rd, pw[1].data, pw[1].len);
+    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_OK);
+    ez_writer wq;
+    open_to(q, &com[1], cl, 3, &wq);
+    ck_assert_uint_eq(wq.len, w[0].len);
+    ck_assert_mem_eq(wq.data, w[0].data, w[0].len);
+    /* a wrong claimed value still fails against the spilled prover's proof */
+    ez_pcs_claim bad[3] = {cl[0], cl[1], cl[2]};
+    bad[1].value = ez_fe2_add(bad[1].value, ez_fe2_one());
+    ck_assert_int_eq(verify_bytes(&com[1], bad, 3, wq.data, wq.len, NULL), EZ_ERR_REJECT);
+    ck_assert_int_eq(unsetenv("EZ_SPILL_DIR"), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* empty: every spill file was unlinked at once */
+    ez_writer_clear(&wq);
+    ez_pcs_prover_free(q);
+    for (int k = 0; k < 2; k++) {
+        ez_writer_clear(&pw[k]);
+        ez_writer_clear(&w[k]);
+        ez_pcs_commitment_clear(&com[k]);
+        ez_pcs_prover_free(p[k]);
+    }
+    polyset_free(&ps);
+}
+END_TEST
+
 Suite *ez_suite_pcs(void)
 {
     Suite *s = suite_create("pcs");
@@ -1411,7 +1485,8 @@ Suite *ez_suite_pcs(void)
     const TTest *ligero[] = {test_pcs_layout, test_pcs_commitment_io, test_pcs_single_claim,
         test_pcs_single_slot_in_stack, test_pcs_batched_claims, test_pcs_batched_forged_factors, test_pcs_no_proximity,
         test_pcs_padding_not_trusted, test_pcs_prover_io, test_pcs_reimplemented_prover, test_pcs_evaluation_equation,
-        test_pcs_proximity_far_matrix, test_pcs_commitment_bound, test_pcs_invalid_args, test_pcs_supports};
+        test_pcs_proximity_far_matrix, test_pcs_commitment_bound, test_pcs_invalid_args, test_pcs_supports,
+        test_pcs_whir_spill};
     ez_tcase_add(s, "ligero", 60, ligero, sizeof ligero / sizeof ligero[0]);
     return s;
 }

@@ -196,6 +196,10 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
     tp = ez_now();
     cp = ez_prove_cpu_now();
     progress(opts, "openings", 0);
+    if (opts && opts->trace_done) {
+        c.tr = NULL; /* from here on nothing reads it */
+        opts->trace_done(opts->trace_done_ctx);
+    }
     ez_psess_release_advice(&s);
     /* the weight commitment's proximity is tested once, by the vk's range proof, which
      * every verification checks first: the proof's weight opening omits it */

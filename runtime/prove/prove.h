@@ -54,6 +54,11 @@ typedef struct {
     bool progress;        /* report phases through progress_fn */
     void (*progress_fn)(void *ctx, const char *phase, double frac);
     void *progress_ctx;
+    /* Called once, after the walk and before the openings, which read neither the trace
+     * nor tr's tables: the caller may free the trace there (the CLI does; GPT-2 small at
+     * 512 tokens holds ~5 GB of it). NULL = none. */
+    void (*trace_done)(void *ctx);
+    void *trace_done_ctx;
     const ez_plan *wplan; /* the plan the weights were committed under, when it is not the
                              plan proven: a certified pass over fewer positions
                              (compiler/causality.h ez_plan_restrict); NULL = the same */

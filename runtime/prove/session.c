@@ -4,6 +4,9 @@
 #include "runtime/prove/session.h"
 
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 
 #include "runtime/ops/op.h"
@@ -102,6 +105,18 @@ ez_status ez_sess_pcs_claims(const ez_pctx *c, size_t aoff, ez_pcs_claim **out, 
 
 /* ---- prover ------------------------------------------------------------------------------- */
 
+/* Hand the heap's free pages back to the system. Blocks below 1 GiB come from the heap
+ * (the CLI raises glibc's mmap threshold that far), so free alone keeps their pages
+ * resident: the proving key's decoding buffers through the witness, the witness's lookup
+ * columns through the commitment, the advice through the openings. Called at those phase
+ * boundaries (docs/performance.md, GPT-2 at 512 tokens). */
+static void heap_release(void)
+{
+#ifdef __GLIBC__
+    (void)malloc_trim(0);
+#endif
+}
+
 static void progress(const ez_psess *s, const char *phase, size_t done, size_t total)
 {
     if (s->progress)
@@ -142,6 +157,7 @@ void ez_psess_release_advice(ez_psess *s)
             free(s->polys[q]);
             s->polys[q] = NULL;
         }
+    heap_release();
 }
 
 /* Free the columns of table tb the session materialised (virtual columns, gathered
@@ -183,6 +199,7 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
 {
     ez_advice_layout *L = &s->L;
     ez_status st;
+    heap_release();
     s->polys = ez_alloc_array(L->npolys ? L->npolys : 1, sizeof *s->polys);
     s->alens = ez_alloc_array(L->npolys ? L->npolys : 1, sizeof *s->alens);
     if (!s->polys || !s->alens)
@@ -252,6 +269,7 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
     if (s->L.npolys == 0)
         return EZ_OK;
     progress(s, "commit", 0, 1);
+    heap_release();
     ez_pcs_support *sup = NULL;
     ez_status st = ez_advice_pcs_supports(&s->L, &sup);
     if (s->progress)
