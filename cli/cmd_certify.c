@@ -52,6 +52,8 @@ static int cmd_certify(const ez_cli_args *a)
     if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     ez_cli_tune_malloc();
+    if (!ez_cli_spill_dir_ok("certify"))
+        return EZ_EXIT_INPUT;
     const bool json = a->n[O_JSON] > 0;
     ez_cli_progress pg;
     ez_cli_progress_init(&pg, "certify", 0);

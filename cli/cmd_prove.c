@@ -126,6 +126,8 @@ static int cmd_prove(const ez_cli_args *args)
     if (args->value[O_PCS] && pkpath)
         return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
+    if (!ez_cli_spill_dir_ok("prove"))
+        return EZ_EXIT_INPUT;
     ez_cli_progress pg;
     ez_cli_progress_init(&pg, "prove", 0);
     ez_diag d = {{0}};

@@ -48,6 +48,8 @@ static int cmd_setup(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     ez_cli_tune_malloc();
+    if (!ez_cli_spill_dir_ok("setup"))
+        return EZ_EXIT_INPUT;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS];
     const char *vkpath = args->value[O_VK], *pkpath = args->value[O_PK];
     unsigned scheme;

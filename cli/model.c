@@ -1,10 +1,12 @@
 /* model — loading a compiled model for a subcommand (contract in model.h). */
 #include "cli/model.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -156,6 +158,24 @@ void ez_cli_tune_malloc(void)
 {
     (void)mallopt(M_MMAP_THRESHOLD, 1 << 30);
     (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+bool ez_cli_spill_dir_ok(const char *cmd)
+{
+    const char *dir = getenv("EZ_SPILL_DIR");
+    struct stat sb;
+    if (dir == NULL || dir[0] == 0)
+        return true;
+    const char *why = NULL;
+    if (stat(dir, &sb) != 0)
+        why = strerror(errno);
+    else if (!S_ISDIR(sb.st_mode))
+        why = "not a directory";
+    else if (access(dir, W_OK | X_OK) != 0)
+        why = strerror(errno);
+    if (why)
+        ez_cli_fail(cmd, EZ_EXIT_INPUT, "EZ_SPILL_DIR=%s is not a writable directory (%s)", dir, why);
+    return why == NULL;
 }
 
 bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt)

@@ -85,6 +85,12 @@ ez_status ez_cli_plan_load(ez_plan *plan, const char *path, ez_cli_plan_use use,
  * gives it all back at exit anyway. Call once, before the first large allocation. */
 void ez_cli_tune_malloc(void);
 
+/* EZ_SPILL_DIR (docs/cli.md), when set, must be a writable directory: the WHIR prover
+ * data would otherwise silently stay in memory (lib/util.h ez_spill_copy falls back), and
+ * a 512-token GPT-2 prove that counted on the spill would run out of memory instead of
+ * failing up front. Prints "einzk CMD: error: ..." and returns false otherwise. */
+bool ez_cli_spill_dir_ok(const char *cmd);
+
 /* Set the OpenMP thread count from option opt of a (a --threads N row: 1 to 1024), or
  * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). An N above the
  * CPU count is capped to it with a note on stderr. Returns false after printing a usage

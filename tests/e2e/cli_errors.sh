@@ -7,7 +7,9 @@
 #   - under --json an error is ONE object {"error": {"code", "message"[, "file", "line",
 #     "column"]}} on stdout and nothing else, code = the exit code (usage errors too);
 #   - --scale/--bits override the source's defaults (check, compile, verify --model);
-#   - --threads above the CPU count is capped with a note.
+#   - --threads above the CPU count is capped with a note;
+#   - EZ_SPILL_DIR that is not a writable directory is an error (exit 4), not a silent
+#     fallback to memory.
 set -eu
 me=cli_errors
 . "$(dirname "$0")/common.sh"
@@ -140,3 +142,15 @@ echo "cli_errors: --scale and --bits override the source's defaults"
 expect 0 "run --threads 1024" -- "$EINZK" run l.einc --weights w1.st --input in.json --threads 1024
 say "note: --threads 1024 is more than the [0-9]* CPUs; using [0-9]*" err.txt
 echo "cli_errors: --threads above the CPU count is capped with a note"
+
+# EZ_SPILL_DIR must be a writable directory (setup, prove, certify): exit 4 up front
+: >"$work/not-a-dir"
+EZ_SPILL_DIR="$work/missing" expect 4 "prove with a missing EZ_SPILL_DIR" -- "$EINZK" prove l.einc --pk l1.pk --input in.json -o x.proof
+say "einzk prove: error: EZ_SPILL_DIR=.*missing is not a writable directory" err.txt
+EZ_SPILL_DIR="$work/not-a-dir" expect 4 "setup with a file as EZ_SPILL_DIR" -- "$EINZK" setup l.einc --weights w1.st --vk x.vk --pk x.pk
+say "is not a writable directory (not a directory)" err.txt
+mkdir -p "$work/spill"
+EZ_SPILL_DIR="$work/spill" expect 0 "prove with EZ_SPILL_DIR" -- "$EINZK" prove l.einc --pk l1.pk --input in.json -o x.proof
+expect 0 "verify the spilled prover's proof" -- "$EINZK" verify --vk l1.vk x.proof
+[ -z "$(ls -A "$work/spill")" ] || fail "EZ_SPILL_DIR left files behind: $(ls "$work/spill")"
+echo "cli_errors: EZ_SPILL_DIR must be a writable directory; the spilled prover's proof verifies"
