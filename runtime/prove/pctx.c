@@ -95,8 +95,10 @@ void ez_pctx_free(ez_pctx *c)
     free(c->tclaims);
     free(c->aclaims);
     c->tclaims = c->aclaims = NULL;
-    for (size_t i = 0; i < c->ntables; i++)
-        ez_table_clear(&c->tables[i]);
+    for (size_t i = 0; i < c->ntables; i++) {
+        ez_table_clear(c->tables[i]);
+        free(c->tables[i]);
+    }
     free(c->tables);
     c->tables = NULL;
     c->ntables = 0;
@@ -112,20 +114,28 @@ ez_status ez_pctx_table(ez_pctx *c, ez_fn_table_kind kind, ez_func f, unsigned i
             have = ez_trace_table(c->tr->table_cache, kind, f, in_scale, out_scale);
     }
     for (size_t i = 0; have == NULL && i < c->ntables; i++)
-        if (ez_table_is(&c->tables[i], kind, f, in_scale, out_scale))
-            have = &c->tables[i];
+        if (ez_table_is(c->tables[i], kind, f, in_scale, out_scale))
+            have = c->tables[i];
     if (have) {
         *out = have;
         return EZ_OK;
     }
-    ez_table *nt = ez_realloc_array(c->tables, c->ntables + 1, sizeof *c->tables);
+    /* one allocation per table: a table handed out earlier stays where it is */
+    ez_table **nt = ez_realloc_array(c->tables, c->ntables + 1, sizeof *c->tables);
     if (nt == NULL)
         return EZ_ERR_NOMEM;
     c->tables = nt;
-    ez_status st = ez_table_build_kind(&c->tables[c->ntables], kind, f, in_scale, out_scale, c->d);
-    if (st != EZ_OK)
+    ez_table *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = ez_table_build_kind(t, kind, f, in_scale, out_scale, c->d);
+    if (st != EZ_OK) {
+        ez_table_clear(t);
+        free(t);
         return st;
-    *out = &c->tables[c->ntables++];
+    }
+    c->tables[c->ntables++] = t;
+    *out = t;
     return EZ_OK;
 }
 

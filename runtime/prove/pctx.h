@@ -60,7 +60,7 @@ typedef struct {
                                                const ez_sumcheck_factor *f); /* prover, TESTING ONLY:
                                   other tables for an op sumcheck (prove.h) */
     void *sumcheck_hook_ctx;
-    ez_table *tables;          /* the function tables built for this proof (ez_pctx_table) */
+    ez_table **tables;         /* the function tables built for this proof (ez_pctx_table) */
     size_t ntables;
     ez_diag *d;
 } ez_pctx;
