@@ -15,13 +15,19 @@
 
 /* ---- tensors of integers ---------------------------------------------------------------------- */
 
-unsigned ez_stmt_width(const int64_t *v, uint64_t n)
+/* The bytes for values whose OR of v ^ (v >> 63) is mag: its top set bit plus a sign bit. */
+static unsigned width_of_mag(uint64_t mag)
 {
-    uint64_t mag = 0; /* OR of v ^ (v >> 63): its top set bit + a sign bit is the width */
-    for (uint64_t i = 0; i < n; i++)
-        mag |= (uint64_t)(v[i] ^ (v[i] >> 63));
     unsigned bits = mag ? 65 - (unsigned)__builtin_clzll(mag) : 1;
     return (bits + 7) / 8;
+}
+
+unsigned ez_stmt_width(const int64_t *v, uint64_t n)
+{
+    uint64_t mag = 0;
+    for (uint64_t i = 0; i < n; i++)
+        mag |= (uint64_t)(v[i] ^ (v[i] >> 63));
+    return width_of_mag(mag);
 }
 
 /* w constant after inlining: the byte loop becomes one store per value */
@@ -109,9 +115,7 @@ static bool read_ints(ez_reader *r, ez_stmt_tensor *t)
     if (t->v == NULL || p == NULL)
         return false;
     /* one pass over the bytes (a GPT-2 statement holds 3.2M logits) */
-    uint64_t mag = stmt_get(t->v, p, t->n, wb);
-    unsigned bits = mag ? 65 - (unsigned)__builtin_clzll(mag) : 1;
-    return wb == (bits + 7) / 8;
+    return wb == width_of_mag(stmt_get(t->v, p, t->n, wb));
 }
 
 /* ---- statement -------------------------------------------------------------------------------- */
