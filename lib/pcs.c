@@ -769,6 +769,21 @@ static ez_status multi_standing(const ez_pcs_commitment *const *c, const ez_pcs_
     return st;
 }
 
+/* The batched opening's and verification's scratch: per commitment its claims with the
+ * standing ones added (owned[k], when any), their count, rho and combined claim. */
+static void multi_free(size_t ncom, ez_pcs_claim **owned, const ez_pcs_claim **cl, size_t *nn, ez_fe2 *rho,
+                       ez_fe2 *claim)
+{
+    if (owned)
+        for (size_t k = 0; k < ncom; k++)
+            free(owned[k]);
+    free(owned);
+    free(cl);
+    free(nn);
+    free(rho);
+    free(claim);
+}
+
 ez_status ez_pcs_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
                             const unsigned *flags, size_t ncom, ez_transcript *t, ez_writer *proof)
 {
@@ -812,15 +827,8 @@ ez_status ez_pcs_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *
         }
     st = ez_pcs_whir_open_multi(p, cl, nn, rho, claim, ncom, t, proof);
 out:
-    if (owned)
-        for (size_t k = 0; k < ncom; k++)
-            free(owned[k]);
-    free(owned);
-    free(cl);
-    free(nn);
+    multi_free(ncom, owned, cl, nn, rho, claim);
     free(c);
-    free(rho);
-    free(claim);
     return st;
 }
 
@@ -867,13 +875,6 @@ ez_status ez_pcs_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_
 out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
-    if (owned)
-        for (size_t k = 0; k < ncom; k++)
-            free(owned[k]);
-    free(owned);
-    free(cl);
-    free(nn);
-    free(rho);
-    free(claim);
+    multi_free(ncom, owned, cl, nn, rho, claim);
     return st;
 }
