@@ -111,6 +111,8 @@ typedef struct {
     unsigned ioff[EZ_MAX_RANK];    /* input axis a's block in the input point */
     uint64_t len;                  /* the output's padded layout */
     bool interior;                 /* the layout has interior padding (P - S != 0) */
+    bool on_sup;                   /* the sumcheck shape's polys live on the output's support
+                                      (§2.2): no padding committed, and no P - S term */
     bool same;                     /* the input's layout is the output's (no slice, no permutation) */
     bool general;                  /* some tail is reachable: the sumcheck shape (§3) */
     bool a_is_x;                   /* the lookup's input column is x itself */
@@ -177,6 +179,7 @@ static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
             s->hb++;
         s->nhl = ez_rc_nlimbs(s->hb - 1);
     }
+    s->on_sup = s->general && ez_advice_tensor_supported(s->base.to);
     s->a_is_x = !s->general && s->k == 0 && s->same;
     s->nr = s->k ? ez_rc_nlimbs(s->k) : 0;
     s->nr2 = s->id_down ? ez_rc_nlimbs(s->j) : 0;
@@ -201,8 +204,16 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, c
 {
     const fn_shape *s = (const fn_shape *)sh;
     size_t first = L->npolys;
-    ez_status st = ez_op_add_polys(L, op, s->npolys, s->len);
-    /* limbs in range (§2.2): HL, the bit NB, R, R2 */
+    /* the sumcheck shape's polys on the output's support: its real entries only (§2.2) */
+    long sup = -1;
+    ez_status st = s->on_sup ? ez_advice_support_tensor(L, p, s->base.o->out, &sup) : EZ_OK;
+    if (st == EZ_OK && s->on_sup && sup < 0)
+        st = EZ_ERR_INTERNAL; /* ez_advice_tensor_supported said it has one */
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s->npolys, sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : s->len);
+    for (unsigned q = 0; q < s->npolys && st == EZ_OK; q++)
+        L->polys[first + q].support = sup;
+    /* limbs in range (§2.2): HL, the bit NB, R, R2 (on the support when the polys are) */
     if (st == EZ_OK && s->general) {
         st = ez_rc_limb_cols(L, (unsigned)op, first + s->pHL, s->nhl, s->hb - 1, s->len);
         if (st == EZ_OK)
@@ -216,10 +227,16 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, c
     unsigned tb;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tb);
-    if (st == EZ_OK) {
+    if (st == EZ_OK && sup < 0) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s->len};
         u.atom[0] = s->a_is_x ? (ez_atom){true, s->base.o->in[0]} : (ez_atom){false, first + s->pA};
         u.atom[1] = (ez_atom){false, first + s->pTV};
+        st = ez_advice_add_tuple(L, &u, NULL);
+    }
+    for (size_t j = 0; sup >= 0 && j < L->supports[sup].npieces && st == EZ_OK; j++) {
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = UINT64_C(1) << L->supports[sup].bits[j],
+                             .sup = (size_t)sup + 1, .piece = j,
+                             .atom = {{false, first + s->pA}, {false, first + s->pTV}}};
         st = ez_advice_add_tuple(L, &u, NULL);
     }
     if (st == EZ_OK && s->width)
@@ -255,7 +272,7 @@ static ez_status fn_consts_get(fn_consts *c, const fn_shape *s, const ez_table *
 /* (P - S)~(pt): the layout's prefix minus the real entries' selector (§3). */
 static ez_fe2 fn_pad_eval(const fn_shape *s, const ez_fe2 *pt)
 {
-    if (!s->interior)
+    if (!s->interior || s->on_sup)
         return ez_fe2_zero();
     ez_fe2 sel = ez_fe2_one();
     for (unsigned b = 0; b < s->rank; b++)
@@ -298,6 +315,21 @@ static ez_status fn_positions(const fn_shape *s, const ez_plan *p, uint64_t **po
         }
         (*pos)[e] = q;
     }
+    return EZ_OK;
+}
+
+/* pos[e] (the padded position of output element e) := its entry on the output's
+ * support, where the polys from `first` are committed (§2.2). */
+static ez_status fn_support_positions(const ez_advice_layout *L, const fn_shape *s, size_t first, uint64_t *pos)
+{
+    uint64_t *spos = ez_advice_support_pos(&L->supports[L->polys[first].support], s->len);
+    if (spos == NULL)
+        return EZ_ERR_NOMEM;
+    uint64_t numel = ez_plan_tensor_numel(s->base.to);
+#pragma omp parallel for schedule(static) if (numel > 65536)
+    for (uint64_t e = 0; e < numel; e++)
+        pos[e] = spos[pos[e]];
+    free(spos);
     return EZ_OK;
 }
 
@@ -348,6 +380,11 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     }
     if ((st = fn_consts_get(&cs, s, T)) != EZ_OK || (st = fn_positions(s, p, &pos, &off, d)) != EZ_OK)
         goto out;
+    /* the committed entries: the padded layout, or the output's support (pos[e] moved to
+     * the element's entry there) */
+    const uint64_t lenC = L->polys[first].len;
+    if (s->on_sup && (st = fn_support_positions(L, s, first, pos)) != EZ_OK)
+        goto out;
     uint64_t numel = ez_plan_tensor_numel(s->base.to), nrem = 0;
     const int64_t *x = tr->t[o->in[0]], *y = tr->t[o->out];
     const int64_t *arem = s->k ? ez_trace_aux(tr, op, EZ_AUX_REM, &nrem) : NULL;
@@ -357,20 +394,21 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         goto out;
     }
     for (unsigned q = 0; q < s->npolys; q++)
-        if ((polys[first + q] = ez_alloc_aligned(s->len, sizeof(ez_fe))) == NULL) {
+        if ((polys[first + q] = ez_alloc_aligned(lenC, sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     ez_fe *const *P = polys + first;
-    hv = ez_alloc_aligned(s->len, sizeof *hv);
-    rv = ez_alloc_aligned(s->len, sizeof *rv);
-    r2v = ez_alloc_aligned(s->len, sizeof *r2v);
+    hv = ez_alloc_aligned(lenC, sizeof *hv);
+    rv = ez_alloc_aligned(lenC, sizeof *rv);
+    r2v = ez_alloc_aligned(lenC, sizeof *r2v);
     if (!hv || !rv || !r2v) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    /* padding entries: x = 0, so x' = h = 0, A = 0, TV = T[0], everything else 0 */
-    for (uint64_t i = 0; i < s->len; i++) {
+    /* padding entries (none on the support): x = 0, so x' = h = 0, A = 0, TV = T[0],
+     * everything else 0 */
+    for (uint64_t i = 0; i < lenC; i++) {
         if (!s->a_is_x)
             P[s->pA][i] = 0;
         P[s->pTV][i] = ez_fe_from_i64(cs.t0);
@@ -438,7 +476,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         goto out;
     }
     /* W = 1 / h where O = 1 (h != 0), else 0 */
-    if (s->general && !ez_fe_batch_inv(P[s->pW], P[s->pW], s->len, NULL)) {
+    if (s->general && !ez_fe_batch_inv(P[s->pW], P[s->pW], lenC, NULL)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -453,11 +491,11 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
         uint64_t badl = UINT64_MAX;
-        for (uint64_t i = 0; i < s->len; i++)
+        for (uint64_t i = 0; i < lenC; i++)
             if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && badl == UINT64_MAX)
                 badl = i;
         if (badl != UINT64_MAX && !unchecked) {
-            ez_diag_set(d, "op '%s': a committed value (entry %llu of the padded layout) is outside [0, 2^%u)",
+            ez_diag_set(d, "op '%s': a committed value (entry %llu of its committed layout) is outside [0, 2^%u)",
                         o->label, (unsigned long long)badl, vals[k].bits);
             st = EZ_ERR_NUMERIC;
         }
@@ -474,10 +512,10 @@ out:
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
 
+/* Prover: poly q's MLE at pt (its cube MLE when it lives on a support). */
 static ez_fe2 fn_eval_poly(const ez_pctx *c, size_t q, const ez_fe2 *pt)
 {
-    uint64_t len = c->adv->polys[q].len;
-    return ez_mle_eval_fe(c->advice[q], (size_t)len, pt, ez_log2_ceil(len));
+    return ez_advice_poly_eval(c->adv, q, c->advice[q], pt);
 }
 
 /* Prover: local polys qs[] at pt; both sides: one message under label. */
@@ -571,7 +609,7 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size
     memset(t, 0, sizeof *t);
     const uint64_t N = UINT64_C(1) << s->n, len = s->len;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *PS = ez_alloc_array(N, sizeof *PS);
-    uint64_t *pos = NULL;
+    uint64_t *pos = NULL, *spos = NULL;
     int64_t *off = NULL;
     t->O = ez_alloc_aligned(N, sizeof(ez_fe));
     t->H = ez_alloc_aligned(N, sizeof(ez_fe));
@@ -585,10 +623,16 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size
         goto out;
     if ((st = fn_positions(s, c->plan, &pos, &off, c->d)) != EZ_OK)
         goto out;
-    /* x in the output's layout; P - S: 1 on the layout's entries that are not real */
+    /* on the support, cube index i is committed entry spos[i] (none off the real entries) */
+    if (s->on_sup && (spos = ez_advice_support_pos(&c->adv->supports[c->adv->polys[first].support], len)) == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    /* x in the output's layout; P - S: 1 on the layout's entries that are not real (not
+     * used on the support, where TV is 0 there) */
     memset(X, 0, N * sizeof *X);
     for (uint64_t i = 0; i < len; i++)
-        PS[i] = s->interior;
+        PS[i] = s->interior && !s->on_sup;
     const int64_t *x = c->tr->t[s->base.o->in[0]];
     uint64_t numel = ez_plan_tensor_numel(s->base.to);
     for (uint64_t e = 0; e < numel; e++) {
@@ -600,29 +644,31 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size
     const ez_fe hw = ez_fe_pow(2, s->hb - 1), t0 = ez_fe_from_i64(cs->t0), clo = ez_fe_from_i64(cs->c_lo);
     const ez_fe chi = ez_fe_from_i64(cs->c_hi), up = ez_fe_pow(2, s->u), dn = ez_fe_inv(ez_fe_pow(2, s->j));
 #pragma omp parallel for schedule(static) if (N > 16384)
-    for (uint64_t i = 0; i < N; i++) {
-        bool in = i < len;
+    for (uint64_t ix = 0; ix < N; ix++) {
+        const uint64_t i = ix < len ? (spos ? spos[ix] : ix) : EZ_ADV_NOT_COMMITTED; /* committed entry */
+        const bool in = i != EZ_ADV_NOT_COMMITTED;
         ez_fe tv = in ? P[s->pTV][i] : 0, o = in ? P[s->pO][i] : 0, w = in ? P[s->pW][i] : 0;
         ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? ez_op_limbs_at(P + s->pHL, s->nhl, i) : 0;
         ez_fe r2 = in && s->nr2 ? ez_op_limbs_at(P + s->pR2, s->nr2, i) : 0;
         ez_fe h = ez_fe_sub(hl, ez_fe_mul(hw, nb));
         ez_fe yhi = s->hi_tail != EZ_TAIL_IDENTITY ? chi
-                    : s->j                         ? ez_fe_mul(ez_fe_sub(X[i], r2), dn)
-                                                   : ez_fe_mul(X[i], up);
-        t->O[i] = o;
-        t->H[i] = h;
-        t->W[i] = w;
-        t->NB[i] = nb;
-        t->L4[i] = ez_fe_sub(clo, yhi);
+                    : s->j                         ? ez_fe_mul(ez_fe_sub(X[ix], r2), dn)
+                                                   : ez_fe_mul(X[ix], up);
+        t->O[ix] = o;
+        t->H[ix] = h;
+        t->W[ix] = w;
+        t->NB[ix] = nb;
+        t->L4[ix] = ez_fe_sub(clo, yhi);
         ez_fe2 l0 = ez_fe2_add(ez_fe2_mul_fe(beta[1], o), ez_fe2_mul_fe(beta[0], h));
-        t->L0[i] = ez_fe2_add(l0, ez_fe2_from_fe(ez_fe_sub(tv, ez_fe_mul(PS[i], t0))));
-        t->L2[i] = ez_fe2_sub(ez_fe2_from_fe(ez_fe_sub(yhi, tv)), ez_fe2_mul_fe(beta[0], h));
+        t->L0[ix] = ez_fe2_add(l0, ez_fe2_from_fe(ez_fe_sub(tv, ez_fe_mul(PS[ix], t0))));
+        t->L2[ix] = ez_fe2_sub(ez_fe2_from_fe(ez_fe_sub(yhi, tv)), ez_fe2_mul_fe(beta[0], h));
     }
     st = EZ_OK;
 out:
     free(X);
     free(PS);
     free(pos);
+    free(spos);
     free(off);
     if (st != EZ_OK)
         fn_tables_clear(t);
@@ -643,7 +689,7 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     ez_claim_absorb(c->t, "func/out", out);
     /* the public constants (the verifier builds the same rows the lookup used) */
     fn_consts cs = {0, 0, 0};
-    bool need_tab = s->interior || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));
+    bool need_tab = (s->interior && !s->on_sup) || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));
     if (need_tab) {
         const ez_table *tab;
         if ((st = ez_pctx_table(c, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tab)) !=
