@@ -139,7 +139,7 @@ START_TEST(test_honest_functions)
             /* both tails are reached: the sumcheck shape */
             ez_pfx f;
             ez_pfx_compile(&f, src);
-            ck_assert_uint_gt(op_polys(&f.plan, 0), 4);
+            ck_assert_uint_gt(op_polys(&f.plan, 0), 3);
             ez_plan_clear(&f.plan);
         }
     /* exp's upper tail (the clamp to the last row) at an output scale where that row fits */
@@ -294,8 +294,8 @@ START_TEST(test_value_off_by_one)
 }
 END_TEST
 
-/* A tail value for an input inside the rows: O = 1 with h = 0 (every lookup and range holds;
- * O = h W fails). */
+/* A tail value for an input inside the rows: C = 1 with H = 0 (the function table's lookup,
+ * E5 and the ranges hold; (H, C) is no row of the sign table). */
 START_TEST(test_tail_for_row)
 {
     ez_pfx f;
@@ -307,13 +307,13 @@ START_TEST(test_tail_for_row)
     int64_t tail = x[e] >> 4; /* the identity tail at output scale 12 */
     ck_assert_int_ne(y[e], tail);
     y[e] = tail;
-    expect_rejected(&f, "a tail value is given", "function's sumcheck failed");
+    expect_rejected(&f, "a tail value is given", "sign table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
 
-/* A table row (of x' mod 2^16) for an input above the rows: O = 0 with h != 0 (the lookup
- * holds; h (1 - O) = 0 fails). */
+/* A table row (of x' mod 2^16) for an input above the rows: C = 0 with H != 0 (the function
+ * table's lookup and E5 hold; (H, C) is no row of the sign table). */
 START_TEST(test_row_for_tail)
 {
     ez_pfx f;
@@ -327,7 +327,7 @@ START_TEST(test_row_for_tail)
     ez_table t = gelu16_table();
     y[e] = t.out[a + (1 << 15)];
     ez_table_clear(&t);
-    expect_rejected(&f, "a table row is given", "function's sumcheck failed");
+    expect_rejected(&f, "a table row is given", "sign table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -617,15 +617,17 @@ END_TEST
 /* ---- boundary widths ------------------------------------------------------------------------ */
 
 /* gelu from scale 40 (k = 28) to scale 8: the identity tail divides by 2^j, j = 32, and its
- * relation x - 2^32 y - R2 over a 62-bit x and a w-bit y reaches 2^61 + 2^(31 + w): inside
- * (-p, p) up to w = 32, beyond it at w = 33. The 62-bit input (the widest a plan allows)
- * keeps every other relation inside, e.g. x = 2^k (A + 2^16 h) + R at about 1.5 * 2^62. */
-static void boundary_src(char *buf, size_t cap, unsigned w)
+ * relation x - 2^32 y - R2 over a 59-bit x and a w-bit y reaches 2^58 + 2^(31 + w): inside
+ * (-p, p) up to w = 32, beyond it at w = 33. The 59-bit input keeps every other relation
+ * inside, e.g. x = 2^k (A + 2^16 H) + R at about 2^60; it is the widest the sumcheck shape
+ * takes at k = 28: x' = floor(x / 2^28) has 31 bits, so H = floor((x' + 2^15) / 2^16) is
+ * inside the sign table's rows [-2^15, 2^15), and a 60-bit x would reach H = 2^15. */
+static void boundary_src(char *buf, size_t cap, unsigned xbits, unsigned w)
 {
     snprintf(buf, cap,
-             "model b\nparam S = 3, D = 5\nscale 8\ninput x[S, D] @scale(40) @bits(62)\n"
+             "model b\nparam S = 3, D = 5\nscale 8\ninput x[S, D] @scale(40) @bits(%u)\n"
              "y[s, d] @bits(%u) = gelu(x[s, d])\noutput y\n",
-             w);
+             xbits, w);
 }
 
 START_TEST(test_boundary_width)
@@ -634,35 +636,42 @@ START_TEST(test_boundary_width)
     ez_pfx f;
     ez_diag d = {{0}}, why = {{0}};
     size_t bad = 0;
-    boundary_src(src, sizeof src, 32);
+    boundary_src(src, sizeof src, 59, 32);
     ez_pfx_compile(&f, src);
     ck_assert_msg(ez_plan_soundness(&f.plan, &bad, &d) == EZ_OK, "%s", d.msg);
     run_inputs(&f, "boundary", 28, INT64_MAX);
     ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     ez_pfx_free(&f);
-    boundary_src(src, sizeof src, 33);
+    boundary_src(src, sizeof src, 59, 33);
     ez_pfx_compile(&f, src);
     ck_assert_int_eq(ez_plan_soundness(&f.plan, &bad, &d), EZ_ERR_NUMERIC);
     ck_assert_uint_eq(bad, 0);
     ck_assert_msg(strstr(d.msg, "identity tail") != NULL, "%s", d.msg);
     ck_assert_uint_eq(ez_margins_widest_width(&f.plan, bad), 32);
     ez_plan_clear(&f.plan);
+    /* one bit more of x: H leaves the sign table's rows, the layout refuses the op */
+    boundary_src(src, sizeof src, 60, 32);
+    ez_pfx_compile(&f, src);
+    ez_advice_layout L;
+    ck_assert_int_eq(ez_advice_layout_build(&L, &f.plan, &d), EZ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(d.msg, "reaches 2^31") != NULL, "%s", d.msg);
+    ez_plan_clear(&f.plan);
 }
 END_TEST
 
-/* FN-l0, FN-l2, FN-l4: a prover whose sumcheck runs over another linear factor L0, L2 or
- * L4 (factors 0, 2, 6), changed at two entries so that the sum — and every round — still
+/* FN-tv, FN-g2, FN-g1: a prover whose sumcheck runs over another linear factor TVm, G2 or
+ * G1 (factors 0, 2, 3), changed at two entries so that the sum — and every round — still
  * holds (tests/prove_fixture.h ez_pfx_prove_forged): only the verifier's own value of that
  * factor from the committed atoms tells. */
 START_TEST(test_forged_linear_factors)
 {
-    static const unsigned factor[] = {0, 2, 6};
+    static const unsigned factor[] = {0, 2, 3};
     ez_pfx f;
     ez_pfx_compile(&f, SRC_GELU16);
     run_inputs(&f, "forged_linear", 4, INT64_MAX);
     for (size_t k = 0; k < 3; k++) {
         ez_diag why = {{0}};
-        ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 7, factor[k], &why));
+        ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 4, factor[k], &why));
         ck_assert_msg(strstr(why.msg, "the function's sumcheck does not end in the committed values") != NULL,
                       "factor %u: %s", factor[k], why.msg);
     }
