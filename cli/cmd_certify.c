@@ -76,6 +76,8 @@ static int cmd_certify(const ez_cli_args *a)
     ez_writer_init(&w);
     ez_status st = ez_cli_plan_load(&plan, a->operand, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
+        ez_cli_spill_auto("certify", &plan, true);
+    if (st == EZ_OK)
         st = ez_file_check_writable(a->value[O_OUT], &d);
     if (st == EZ_OK)
         st = ez_cli_expect_kind_file(a->value[O_PK], EZ_KIND_PK, "a proving key", &d);

@@ -150,6 +150,8 @@ static int cmd_prove(const ez_cli_args *args)
     double wcommit_s = 0, exec_s = 0, wcommit_cpu = 0, exec_cpu = 0;
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
+        ez_cli_spill_auto("prove", &plan, true);
+    if (st == EZ_OK)
         st = ez_file_check_writable(opath, &d);
     if (st == EZ_OK && pkpath)
         st = ez_cli_expect_kind_file(pkpath, EZ_KIND_PK, "a proving key", &d);

@@ -74,6 +74,8 @@ static int cmd_setup(const ez_cli_args *args)
     ez_cli_progress_init(&pg, "setup", 0);
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
     if (st == EZ_OK)
+        ez_cli_spill_auto("setup", &plan, false);
+    if (st == EZ_OK)
         st = ez_file_check_writable(vkpath, &d);
     if (st == EZ_OK)
         st = ez_file_check_writable(pkpath, &d);
