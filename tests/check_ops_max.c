@@ -343,34 +343,16 @@ static void changed_messages(const char *src, ez_op_kind kind)
     ez_proof pf;
     ck_assert_msg(mxt_prove(&m, false, &pf, &d) == EZ_OK, "%s", d.msg);
     ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "%s", why.msg);
-    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK]; /* the op's alone */
-    size_t nflip = 0;
-    for (size_t off = 3; off < w->len; off += 16) {
-        w->data[off] ^= 0x01;
-        ck_assert_msg(!ez_pfx_verify(&m.f, &pf, &why), "walk flip at %zu of %zu accepted", off, w->len);
-        w->data[off] ^= 0x01;
-        nflip++;
-    }
-    ck_assert_uint_gt(nflip, 20);
-    ez_writer *lk = &pf.sec[EZ_PF_SEC_LOOKUPS];
-    for (size_t off = 5; off < lk->len; off += lk->len / 30 + 1) {
-        lk->data[off] ^= 0x01;
-        ck_assert_msg(!ez_pfx_verify(&m.f, &pf, &why), "lookups flip at %zu of %zu accepted", off, lk->len);
-        lk->data[off] ^= 0x01;
-    }
-    ck_assert(ez_pfx_verify(&m.f, &pf, &why));
-    ez_stmt_tensor *st = NULL; /* the op's result, or the model's output */
-    for (size_t i = 0; i < pf.stmt.n; i++)
-        if (pf.stmt.t[i].tensor == m.f.plan.ops[m.op].out ||
-            (st == NULL && m.f.plan.tensors[pf.stmt.t[i].tensor].is_output))
+    /* the walk is the op's alone */
+    ck_assert_uint_gt(ez_pfx_flip_section(&m.f, &pf, EZ_PF_SEC_WALK, 3, 16), 20);
+    ez_pfx_flip_section(&m.f, &pf, EZ_PF_SEC_LOOKUPS, 5, pf.sec[EZ_PF_SEC_LOOKUPS].len / 30 + 1);
+    ez_stmt_tensor *st = ez_pfx_stmt_tensor(&pf, m.f.plan.ops[m.op].out); /* the op's result, or the model's output */
+    for (size_t i = 0; st == NULL && i < pf.stmt.n; i++)
+        if (m.f.plan.tensors[pf.stmt.t[i].tensor].is_output)
             st = &pf.stmt.t[i];
     ck_assert_ptr_nonnull(st);
-    for (size_t e = 0; e < st->n; e++) {
-        st->v[e] += 1;
-        ck_assert(!ez_pfx_verify(&m.f, &pf, &why));
-        st->v[e] -= 1;
-    }
-    ck_assert(ez_pfx_verify(&m.f, &pf, &why));
+    for (uint64_t e = 0; e < st->n; e++)
+        ez_pfx_changed_stmt(&m.f, &pf, st, e);
     ez_proof_clear(&pf);
     mxt_free(&m);
 }

@@ -2,6 +2,7 @@
 #include "tests/prove_fixture.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +153,39 @@ bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why)
     ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
     ez_writer_clear(&w);
     return ok;
+}
+
+size_t ez_pfx_flip_section(ez_pfx *f, ez_proof *pf, unsigned sec, size_t first, size_t stride)
+{
+    ez_diag why = {{0}};
+    ez_writer *w = &pf->sec[sec];
+    size_t n = 0;
+    for (size_t off = first; off < w->len; off += stride, n++) {
+        w->data[off] ^= 0x01;
+        ck_assert_msg(!ez_pfx_verify(f, pf, &why), "section %u: flip at %zu of %zu accepted", sec, off, w->len);
+        w->data[off] ^= 0x01;
+    }
+    ck_assert_msg(ez_pfx_verify(f, pf, &why), "restored: %s", why.msg);
+    return n;
+}
+
+ez_stmt_tensor *ez_pfx_stmt_tensor(ez_proof *pf, unsigned t)
+{
+    for (size_t i = 0; i < pf->stmt.n; i++)
+        if (pf->stmt.t[i].tensor == t)
+            return &pf->stmt.t[i];
+    return NULL;
+}
+
+void ez_pfx_changed_stmt(ez_pfx *f, ez_proof *pf, ez_stmt_tensor *st, uint64_t e)
+{
+    ez_diag why = {{0}};
+    ck_assert_ptr_nonnull(st);
+    ck_assert_uint_lt(e, st->n);
+    st->v[e] += 1;
+    ck_assert_msg(!ez_pfx_verify(f, pf, &why), "statement tensor %u: element %" PRIu64 " + 1 accepted", st->tensor, e);
+    st->v[e] -= 1;
+    ck_assert_msg(ez_pfx_verify(f, pf, &why), "restored: %s", why.msg);
 }
 
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)

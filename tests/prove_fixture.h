@@ -54,6 +54,18 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
 void ez_pfx_pk(ez_pfx *f, ez_pk *pk);
 void ez_pfx_free(ez_pfx *f);
 
+/* ---- an honest proof tampered with, for the op suites' changed-message tests --------
+ * Each changed copy must be rejected by f's verifier (ez_pfx_verify); the proof is
+ * restored after each change and accepted again at the end. */
+
+/* Flip bit 0 of bytes first, first + stride, first + 2 stride, ... of section sec of pf,
+ * one at a time. Returns the bytes flipped. */
+size_t ez_pfx_flip_section(ez_pfx *f, ez_proof *pf, unsigned sec, size_t first, size_t stride);
+/* The statement's values of tensor t in pf (NULL: t is not public). */
+ez_stmt_tensor *ez_pfx_stmt_tensor(ez_proof *pf, unsigned t);
+/* Element e of the public tensor st (in pf's statement) plus 1. */
+void ez_pfx_changed_stmt(ez_pfx *f, ez_proof *pf, ez_stmt_tensor *st, uint64_t e);
+
 /* A prover cheating on ONE factor of ONE op sumcheck (ez_prove_opts.sumcheck_hook), so
  * that only the verifier's own check of that factor's final value can catch it: the
  * `call`-th op sumcheck of the proof (0-based, in proving order) with `nfactors` factors
