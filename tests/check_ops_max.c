@@ -38,11 +38,7 @@ static void mxt_compile(mxt *m, const char *src, ez_op_kind kind)
 {
     m->claim_add = 0;
     ez_pfx_compile(&m->f, src);
-    m->op = SIZE_MAX;
-    for (size_t i = 0; i < m->f.plan.nops; i++)
-        if (m->f.plan.ops[i].kind == kind)
-            m->op = i;
-    ck_assert_uint_ne(m->op, SIZE_MAX);
+    m->op = ez_pfx_last_op(&m->f.plan, kind);
 }
 
 /* Kinds of rows (a row: a run of the input's last axis). */

@@ -44,11 +44,7 @@ typedef struct {
 static void smx_compile(smx *f, const char *src)
 {
     ez_pfx_compile(&f->f, src);
-    f->op = SIZE_MAX;
-    for (size_t i = 0; i < f->f.plan.nops; i++)
-        if (f->f.plan.ops[i].kind == EZ_OP_SOFTMAX)
-            f->op = i;
-    ck_assert_uint_ne(f->op, SIZE_MAX);
+    f->op = ez_pfx_last_op(&f->f.plan, EZ_OP_SOFTMAX);
 }
 
 /* Kinds of score rows. */

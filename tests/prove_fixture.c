@@ -21,6 +21,16 @@ void ez_pfx_compile(ez_pfx *f, const char *src)
     ez_test_compile_plan(&f->plan, src);
 }
 
+size_t ez_pfx_last_op(const ez_plan *p, ez_op_kind kind)
+{
+    size_t op = SIZE_MAX;
+    for (size_t i = 0; i < p->nops; i++)
+        if (p->ops[i].kind == kind)
+            op = i;
+    ck_assert_msg(op != SIZE_MAX, "no %s op in the plan", ez_op_kind_name(kind));
+    return op;
+}
+
 void ez_pfx_commit(ez_pfx *f)
 {
     ez_diag d = {{0}};

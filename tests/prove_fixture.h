@@ -26,6 +26,8 @@ typedef struct {
 /* Compile src (fails the test on a compile error). The plan is scheduled and has its
  * digest; the soundness checks are NOT run (a test may build an unsound plan on purpose). */
 void ez_pfx_compile(ez_pfx *f, const char *src);
+/* The index of p's last op of kind `kind` (asserted present). */
+size_t ez_pfx_last_op(const ez_plan *p, ez_op_kind kind);
 /* The value of element e of tensor t, from r, a fresh word of the test's generator (one
  * per element, in order, so a fill replays from its seed). ctx: the test's own. */
 typedef int64_t (*ez_pfx_value_fn)(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r);
