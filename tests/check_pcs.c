@@ -189,45 +189,6 @@ END_TEST
 
 /* ---- pcs helpers -------------------------------------------------------------------- */
 
-typedef struct {
-    size_t npolys;
-    uint64_t lens[8];
-    ez_fe *polys[8];
-} polyset;
-
-static void polyset_make(polyset *ps, ez_rng *r, const uint64_t *lens, size_t n)
-{
-    ps->npolys = n;
-    for (size_t i = 0; i < n; i++) {
-        ps->lens[i] = lens[i];
-        ps->polys[i] = malloc(lens[i] * sizeof(ez_fe));
-        ck_assert_ptr_nonnull(ps->polys[i]);
-        for (uint64_t j = 0; j < lens[i]; j++)
-            ps->polys[i][j] = ez_rng_fe(r);
-    }
-}
-
-static void polyset_free(polyset *ps)
-{
-    for (size_t i = 0; i < ps->npolys; i++)
-        free(ps->polys[i]);
-}
-
-/* Claims at random points with their true values. points must hold 8 x 40 coords. */
-static void make_claims(ez_pcs_claim *cl, ez_fe2 (*points)[40], ez_rng *r, const polyset *ps,
-                        const size_t *which, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t i = which[k];
-        unsigned nv = ez_log2_ceil(ps->lens[i]);
-        for (unsigned v = 0; v < nv; v++)
-            points[k][v] = ez_rng_fe2(r);
-        cl[k].poly = i;
-        cl[k].point = points[k];
-        cl[k].value = ez_mle_eval_fe(ps->polys[i], ps->lens[i], points[k], nv);
-    }
-}
-
 static ez_status verify_bytes(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n, const uint8_t *data,
                               size_t len, bool *consumed)
 {
@@ -449,9 +410,9 @@ END_TEST
 START_TEST(test_pcs_commitment_io)
 {
     ez_rng r = ez_rng_for("pcs_commitment_io");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[3] = {300, 17, 64};
-    polyset_make(&ps, &r, lens, 3);
+    ez_test_polys_make(&ps, &r, lens, 3);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3), EZ_OK);
@@ -496,7 +457,7 @@ START_TEST(test_pcs_commitment_io)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -504,23 +465,23 @@ START_TEST(test_pcs_single_claim)
 {
     /* One polynomial, one claim: the direct opening (no sumcheck). */
     ez_rng r = ez_rng_for("pcs_single_claim");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[1] = {(uint64_t)1 << 14};
-    polyset_make(&ps, &r, lens, 1);
+    ez_test_polys_make(&ps, &r, lens, 1);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 1), EZ_OK);
     ez_pcs_claim cl[1];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[1] = {0};
-    make_claims(cl, pts, &r, &ps, which, 1);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 1);
     ez_writer w;
     open_to(p, &com, cl, 1, &w);
     check_tampering(&com, cl, 1, &w, false, &r);
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -528,24 +489,24 @@ START_TEST(test_pcs_single_slot_in_stack)
 {
     /* One claim on a full power-of-two polynomial that is not first in the stack. */
     ez_rng r = ez_rng_for("pcs_single_slot_in_stack");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[3] = {1000, 256, 2048};
-    polyset_make(&ps, &r, lens, 3);
+    ez_test_polys_make(&ps, &r, lens, 3);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3), EZ_OK);
     ck_assert_uint_ne(com.offsets[1], 0);
     ez_pcs_claim cl[1];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[1] = {1};
-    make_claims(cl, pts, &r, &ps, which, 1);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 1);
     ez_writer w;
     open_to(p, &com, cl, 1, &w);
     check_tampering(&com, cl, 1, &w, false, &r);
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -554,16 +515,16 @@ START_TEST(test_pcs_batched_claims)
     /* Several polynomials of different sizes (non-powers of two included), several
      * claims at different points, two on the same polynomial. */
     ez_rng r = ez_rng_for("pcs_batched_claims");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[5] = {1000, 4096, 37, 1, 300};
-    polyset_make(&ps, &r, lens, 5);
+    ez_test_polys_make(&ps, &r, lens, 5);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 5), EZ_OK);
     ez_pcs_claim cl[6];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[6] = {0, 1, 2, 3, 4, 0};
-    make_claims(cl, pts, &r, &ps, which, 6);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 6);
     ez_writer w;
     open_to(p, &com, cl, 6, &w);
     check_tampering(&com, cl, 6, &w, true, &r);
@@ -575,7 +536,7 @@ START_TEST(test_pcs_batched_claims)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -603,17 +564,17 @@ static const ez_sumcheck_factor *lg_forge_hook(void *ctx, const ez_sumcheck_desc
 START_TEST(test_pcs_batched_forged_factors)
 {
     ez_rng r = ez_rng_for("pcs_batched_forged");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[3] = {1000, 37, 300};
-    polyset_make(&ps, &r, lens, 3);
+    ez_test_polys_make(&ps, &r, lens, 3);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3, EZ_PCS_SCHEME_LIGERO),
                      EZ_OK);
     ez_pcs_claim cl[4];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[4] = {0, 1, 2, 0};
-    make_claims(cl, pts, &r, &ps, which, 4);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 4);
     ez_writer w;
     open_to(p, &com, cl, 4, &w);
     ck_assert_int_eq(verify_bytes(&com, cl, 4, w.data, w.len, NULL), EZ_OK);
@@ -634,7 +595,7 @@ START_TEST(test_pcs_batched_forged_factors)
     p->test_sumcheck_hook = NULL;
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -653,16 +614,16 @@ static uint64_t stacked_total(const ez_pcs_commitment *c)
 START_TEST(test_pcs_no_proximity)
 {
     ez_rng r = ez_rng_for("pcs_no_proximity");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[4] = {3000, 4096, 37, 300};
-    polyset_make(&ps, &r, lens, 4);
+    ez_test_polys_make(&ps, &r, lens, 4);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 4), EZ_OK);
     ez_pcs_claim cl[5];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[5] = {0, 1, 2, 3, 0};
-    make_claims(cl, pts, &r, &ps, which, 5);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 5);
     for (int direct = 0; direct < 2; direct++) {
         /* batched (5 claims), then the direct path (one claim on the full 4096 poly) */
         const ez_pcs_claim *c = direct ? cl + 1 : cl;
@@ -754,7 +715,7 @@ START_TEST(test_pcs_no_proximity)
     ez_pcs_prover_free(p2);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -764,9 +725,9 @@ START_TEST(test_pcs_padding_not_trusted)
      * (a polynomial is stacked as its binary pieces): a value that counts anything in
      * positions 1000..1023 is rejected, the zero-padded value accepted. */
     ez_rng r = ez_rng_for("pcs_padding_not_trusted");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[2] = {1024, 512};
-    polyset_make(&ps, &r, lens, 2);
+    ez_test_polys_make(&ps, &r, lens, 2);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     uint64_t short_lens[2] = {1000, 512};
@@ -789,16 +750,16 @@ START_TEST(test_pcs_padding_not_trusted)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
 START_TEST(test_pcs_prover_io)
 {
     ez_rng r = ez_rng_for("pcs_prover_io");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[2] = {700, 1 << 12};
-    polyset_make(&ps, &r, lens, 2);
+    ez_test_polys_make(&ps, &r, lens, 2);
     ez_pcs_prover *p = NULL, *q = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2), EZ_OK);
@@ -813,9 +774,9 @@ START_TEST(test_pcs_prover_io)
     ck_assert_mem_eq(ez_pcs_prover_commitment(q)->root, com.root, 32);
     /* the loaded prover opens identically (direct path: one claim on the 2^12 poly) */
     ez_pcs_claim cl[1];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[1] = {1};
-    make_claims(cl, pts, &r, &ps, which, 1);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 1);
     ez_writer w1, w2;
     open_to(p, &com, cl, 1, &w1);
     open_to(q, &com, cl, 1, &w2);
@@ -851,7 +812,7 @@ START_TEST(test_pcs_prover_io)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1001,7 +962,7 @@ static void reimplemented_open(const uint8_t *pk, size_t pklen, const ez_pcs_com
  * random point z of the second poly and the eq tables of its full point over the
  * matrix rows (e) and columns (ec). */
 typedef struct {
-    polyset ps;
+    ez_test_polys ps;
     ez_pcs_prover *p;
     ez_pcs_commitment com;
     ez_writer pk;      /* the prover data */
@@ -1017,7 +978,7 @@ enum { MATRIX_NV = 11 }; /* the variables of the second poly */
 static void matrix_fx_init(matrix_fx *m, ez_rng *r)
 {
     uint64_t lens[2] = {333, 1 << MATRIX_NV};
-    polyset_make(&m->ps, r, lens, 2);
+    ez_test_polys_make(&m->ps, r, lens, 2);
     m->p = NULL;
     ck_assert_int_eq(ez_pcs_commit(&m->p, &m->com, (const ez_fe *const *)m->ps.polys, m->ps.lens, 2), EZ_OK);
     ez_writer_init(&m->pk);
@@ -1082,7 +1043,7 @@ static void matrix_fx_free(matrix_fx *m)
     ez_writer_clear(&m->pk);
     ez_pcs_commitment_clear(&m->com);
     ez_pcs_prover_free(m->p);
-    polyset_free(&m->ps);
+    ez_test_polys_free(&m->ps);
 }
 
 START_TEST(test_pcs_reimplemented_prover)
@@ -1269,9 +1230,9 @@ END_TEST
 START_TEST(test_pcs_invalid_args)
 {
     ez_rng r = ez_rng_for("pcs_invalid_args");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[1] = {64};
-    polyset_make(&ps, &r, lens, 1);
+    ez_test_polys_make(&ps, &r, lens, 1);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     uint64_t zl[1] = {0};
@@ -1294,7 +1255,7 @@ START_TEST(test_pcs_invalid_args)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1336,13 +1297,13 @@ START_TEST(test_pcs_supports)
     };
     ez_pcs_support sup[4] = {{6, 9, tri}, {0, 0, NULL}, {5, 4, t36}, {0, 0, NULL}};
     uint64_t lens[4] = {36, 300, 18, 77};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 4);
+    ez_test_polys ps;
+    ez_test_polys_make(&ps, &r, lens, 4);
     ez_fe cube0[64], cube2[32];
     support_cube(cube0, ps.polys[0], &sup[0]);
     support_cube(cube2, ps.polys[2], &sup[2]);
     ez_pcs_claim cl[8];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     const size_t which[8] = {0, 0, 1, 2, 2, 3, 0, 2};
     for (size_t k = 0; k < 8; k++) {
         size_t i = which[k];
@@ -1401,7 +1362,7 @@ START_TEST(test_pcs_supports)
         ez_pcs_commitment_clear(&com);
         ez_pcs_prover_free(p);
     }
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1412,13 +1373,13 @@ END_TEST
 START_TEST(test_pcs_whir_spill)
 {
     ez_rng r = ez_rng_for("pcs_whir_spill");
-    polyset ps;
+    ez_test_polys ps;
     uint64_t lens[3] = {3000, 1 << 11, 333};
-    polyset_make(&ps, &r, lens, 3);
+    ez_test_polys_make(&ps, &r, lens, 3);
     ez_pcs_claim cl[3];
-    ez_fe2 pts[8][40];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 2};
-    make_claims(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 3);
     ez_pcs_prover *p[2] = {NULL, NULL};
     ez_pcs_commitment com[2];
     ez_writer pw[2], w[2];
@@ -1473,7 +1434,7 @@ START_TEST(test_pcs_whir_spill)
         ez_pcs_commitment_clear(&com[k]);
         ez_pcs_prover_free(p[k]);
     }
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 

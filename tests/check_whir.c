@@ -983,42 +983,6 @@ END_TEST
 
 /* ---- tests: the lib/pcs.h backend ------------------------------------------------------ */
 
-typedef struct {
-    size_t n;
-    uint64_t lens[40];
-    ez_fe *polys[40];
-} polyset;
-
-static void polyset_make(polyset *ps, ez_rng *r, const uint64_t *lens, size_t n)
-{
-    ps->n = n;
-    for (size_t i = 0; i < n; i++) {
-        ps->lens[i] = lens[i];
-        ps->polys[i] = malloc(lens[i] * sizeof(ez_fe));
-        for (uint64_t j = 0; j < lens[i]; j++)
-            ps->polys[i][j] = ez_rng_fe(r);
-    }
-}
-
-static void polyset_free(polyset *ps)
-{
-    for (size_t i = 0; i < ps->n; i++)
-        free(ps->polys[i]);
-}
-
-/* Claims (poly which[k]) at random points with their true values; points: 64 x 32. */
-static void claims_make(ez_pcs_claim *cl, ez_fe2 (*pts)[32], ez_rng *r, const polyset *ps, const size_t *which,
-                        size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t i = which[k];
-        unsigned nv = ez_log2_ceil(ps->lens[i]);
-        for (unsigned v = 0; v < nv; v++)
-            pts[k][v] = ez_rng_fe2(r);
-        cl[k] = (ez_pcs_claim){.poly = i, .point = pts[k], .value = ez_mle_eval_fe(ps->polys[i], ps->lens[i], pts[k], nv)};
-    }
-}
-
 static ez_status pcs_verify(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n, unsigned flags,
                             const uint8_t *data, size_t len, bool *done)
 {
@@ -1047,16 +1011,16 @@ static void pcs_open(ez_pcs_prover *p, const ez_pcs_commitment *com, const ez_pc
 /* Commit, open the claims, verify; the claims moved or changed are rejected. */
 static void pcs_roundtrip(ez_rng *r, const uint64_t *lens, size_t np, const size_t *which, size_t nc)
 {
-    polyset ps;
-    polyset_make(&ps, r, lens, np);
+    ez_test_polys ps;
+    ez_test_polys_make(&ps, r, lens, np);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, np, EZ_PCS_SCHEME_WHIR),
                      EZ_OK);
     ck_assert_uint_eq(com.scheme, EZ_PCS_SCHEME_WHIR);
     ez_pcs_claim cl[64];
-    static ez_fe2 pts[64][32];
-    claims_make(cl, pts, r, &ps, which, nc);
+    static ez_fe2 pts[64][EZ_TEST_MAXVARS];
+    ez_test_pcs_claims(cl, pts, r, &ps, which, nc);
     for (unsigned flags = 0; flags <= EZ_PCS_OPEN_NO_PROXIMITY; flags++) {
         ez_writer w;
         pcs_open(p, &com, cl, nc, flags, &w);
@@ -1074,7 +1038,7 @@ static void pcs_roundtrip(ez_rng *r, const uint64_t *lens, size_t np, const size
     }
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 
 START_TEST(test_whir_pcs_sizes)
@@ -1116,8 +1080,8 @@ START_TEST(test_whir_pcs_matches_reference)
     ez_rng r = ez_rng_for("whir_pcs_matches_reference");
     unsigned lg = sanitized() ? 13 : 16;
     uint64_t lens[2] = {((uint64_t)1 << lg) - 300, 300};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 2);
+    ez_test_polys ps;
+    ez_test_polys_make(&ps, &r, lens, 2);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2, EZ_PCS_SCHEME_WHIR),
@@ -1131,9 +1095,9 @@ START_TEST(test_whir_pcs_matches_reference)
         for (uint64_t j = com.pfirst[i]; j < com.pfirst[i + 1]; j++)
             memcpy(s + com.poff[j], ps.polys[i] + com.pstart[j], ((size_t)1 << com.pbits[j]) * sizeof *s);
     ez_pcs_claim cl[3];
-    static ez_fe2 pts[64][32];
+    static ez_fe2 pts[64][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 0};
-    claims_make(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 3);
     ez_writer w;
     pcs_open(p, &com, cl, 3, 0, &w);
     /* replay the pcs layer: claims, rho, terms (one per claim and piece) */
@@ -1175,7 +1139,7 @@ START_TEST(test_whir_pcs_matches_reference)
     free(s);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1185,16 +1149,16 @@ START_TEST(test_whir_pcs_io)
 {
     ez_rng r = ez_rng_for("whir_pcs_io");
     uint64_t lens[3] = {5000, 77, 1024};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 3);
+    ez_test_polys ps;
+    ez_test_polys_make(&ps, &r, lens, 3);
     ez_pcs_prover *p = NULL;
     ez_pcs_commitment com;
     ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3, EZ_PCS_SCHEME_WHIR),
                      EZ_OK);
     ez_pcs_claim cl[3];
-    static ez_fe2 pts[64][32];
+    static ez_fe2 pts[64][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 2};
-    claims_make(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &ps, which, 3);
     ez_writer w;
     pcs_open(p, &com, cl, 3, 0, &w);
 
@@ -1285,7 +1249,7 @@ START_TEST(test_whir_pcs_io)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&com);
     ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1296,7 +1260,7 @@ END_TEST
  * computed densely (shifted by +delta on the first touched part and -delta on the last:
  * the sum stays right), and the touched parts opened in one batched WHIR run by the
  * library's part provers (§9a). */
-static void ref_parts_open(const ez_pcs_prover *p, const polyset *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
+static void ref_parts_open(const ez_pcs_prover *p, const ez_test_polys *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
                            ez_writer *w)
 {
     const ez_pcs_commitment *com = &p->com;
@@ -1411,8 +1375,8 @@ START_TEST(test_whir_pcs_parts)
     ez_rng r = ez_rng_for("whir_pcs_parts");
     /* 1000 = 512 + 256 + 128 + 64 + 32 + 8: pieces over several parts of 2^6 */
     uint64_t lens[5] = {1000, 70, 5, 129, 300};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 5);
+    ez_test_polys ps;
+    ez_test_polys_make(&ps, &r, lens, 5);
     for (unsigned P = 6; P <= 9; P += 3) {
         ez_pcs_prover *p = NULL;
         ez_pcs_commitment com;
@@ -1421,9 +1385,9 @@ START_TEST(test_whir_pcs_parts)
         ck_assert_uint_eq(com.part_log, P);
         ck_assert_uint_eq(p->nwhir, (1504 + ((size_t)1 << P) - 1) >> P);
         ez_pcs_claim cl[6];
-        static ez_fe2 pts[64][32];
+        static ez_fe2 pts[64][EZ_TEST_MAXVARS];
         size_t which[6] = {0, 1, 0, 3, 4, 2};
-        claims_make(cl, pts, &r, &ps, which, 6);
+        ez_test_pcs_claims(cl, pts, &r, &ps, which, 6);
         ez_writer w;
         pcs_open(p, &com, cl, 6, 0, &w);
         bool done = false;
@@ -1482,7 +1446,7 @@ START_TEST(test_whir_pcs_parts)
         ez_pcs_commitment_clear(&com);
         ez_pcs_prover_free(p);
     }
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1694,9 +1658,9 @@ START_TEST(test_whir_pcs_multi)
 {
     ez_rng r = ez_rng_for("whir_pcs_multi");
     uint64_t la[3] = {65536, 1000, 37}, lb[2] = {300, 5000};
-    polyset A, B;
-    polyset_make(&A, &r, la, 3);
-    polyset_make(&B, &r, lb, 2);
+    ez_test_polys A, B;
+    ez_test_polys_make(&A, &r, la, 3);
+    ez_test_polys_make(&B, &r, lb, 2);
     /* lig 0: both WHIR; 1: the second one Ligero; 2: both WHIR, the first in parts of 2^12 */
     for (int lig = 0; lig < 3; lig++) {
         ez_pcs_prover *pa = NULL, *pb = NULL;
@@ -1710,10 +1674,10 @@ START_TEST(test_whir_pcs_multi)
                                               lig == 1 ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR),
                          EZ_OK);
         ez_pcs_claim cla[3], clb[3];
-        static ez_fe2 pa_[64][32], pb_[64][32];
+        static ez_fe2 pa_[64][EZ_TEST_MAXVARS], pb_[64][EZ_TEST_MAXVARS];
         size_t wa[3] = {0, 1, 2}, wb[3] = {1, 0, 1};
-        claims_make(cla, pa_, &r, &A, wa, 3);
-        claims_make(clb, pb_, &r, &B, wb, 3);
+        ez_test_pcs_claims(cla, pa_, &r, &A, wa, 3);
+        ez_test_pcs_claims(clb, pb_, &r, &B, wb, 3);
         ez_pcs_prover *pp[2] = {pa, pb};
         const ez_pcs_commitment *cc[2] = {&ca, &cb};
         const ez_pcs_claim *cl[2] = {cla, clb};
@@ -1757,8 +1721,8 @@ START_TEST(test_whir_pcs_multi)
         ez_pcs_prover_free(pa);
         ez_pcs_prover_free(pb);
     }
-    polyset_free(&A);
-    polyset_free(&B);
+    ez_test_polys_free(&A);
+    ez_test_polys_free(&B);
 }
 END_TEST
 
