@@ -913,27 +913,9 @@ END_TEST
 
 Suite *ez_suite_logup(void)
 {
-    Suite *s = suite_create("logup");
-    TCase *tc = tcase_create("logup");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_gkr_tree);
-    tcase_add_test(tc, test_range_honest);
-    tcase_add_test(tc, test_range16);
-    tcase_add_test(tc, test_explicit_1col);
-    tcase_add_test(tc, test_explicit_2col);
-    tcase_add_test(tc, test_explicit_4col_dups);
-    tcase_add_test(tc, test_many_columns);
-    tcase_add_test(tc, test_ranges_honest);
-    tcase_add_test(tc, test_leaf_values_large);
-    tcase_add_test(tc, test_ranges_outside);
-    tcase_add_test(tc, test_value_outside_table);
-    tcase_add_test(tc, test_outside_explicit);
-    tcase_add_test(tc, test_wrong_multiplicity);
-    tcase_add_test(tc, test_tamper_messages);
-    tcase_add_test(tc, test_substituted_column);
-    tcase_add_test(tc, test_leaf_denominator_substituted);
-    tcase_add_test(tc, test_truncated_and_garbage);
-    tcase_add_test(tc, test_invalid_arguments);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_gkr_tree, test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
+        test_explicit_4col_dups, test_many_columns, test_ranges_honest, test_leaf_values_large, test_ranges_outside,
+        test_value_outside_table, test_outside_explicit, test_wrong_multiplicity, test_tamper_messages,
+        test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments};
+    return ez_test_suite("logup", "logup", 60, tests, sizeof tests / sizeof tests[0]);
 }

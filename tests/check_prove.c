@@ -2298,55 +2298,18 @@ END_TEST
 
 Suite *ez_suite_prove(void)
 {
-    Suite *s = suite_create("prove");
-    TCase *tc = tcase_create("prove");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_pctx_msg_absorbed);
-    tcase_add_test(tc, test_sections_container);
-    tcase_add_test(tc, test_mle_causal_bruteforce);
-    tcase_add_test(tc, test_honest_linear);
-    tcase_add_test(tc, test_honest_masked);
-    tcase_add_test(tc, test_honest_gather);
-    tcase_add_test(tc, test_honest_layer_slices);
-    tcase_add_test(tc, test_honest_proj16);
-    tcase_add_test(tc, test_honest_add_shift_hand);
-    tcase_add_test(tc, test_message_non_canonical);
-    tcase_add_test(tc, test_gather_other_tokens);
-    tcase_add_test(tc, test_causal_unmasked);
-    tcase_add_test(tc, test_stated_output_not_proven);
-    tcase_add_test(tc, test_changed_activation);
-    tcase_add_test(tc, test_changed_einsum_output);
-    tcase_add_test(tc, test_changed_masked_entry);
-    tcase_add_test(tc, test_remainder_out_of_range);
-    tcase_add_test(tc, test_quotient_out_of_width);
-    tcase_add_test(tc, test_public_ops);
-    tcase_add_test(tc, test_checked_prover_refuses);
-    tcase_add_test(tc, test_residual_out_of_width);
-    tcase_add_test(tc, test_changed_round_message);
-    tcase_add_test(tc, test_virtual_column_value);
-    tcase_add_test(tc, test_changed_claimed_output);
-    tcase_add_test(tc, test_public_input_claim);
-    tcase_add_test(tc, test_transcript_start_documented);
-    tcase_add_test(tc, test_remainder_not_committed);
-    tcase_add_test(tc, test_output_quotient_out_of_width);
-    tcase_add_test(tc, test_lookup_column_not_the_tensor);
-    tcase_add_test(tc, test_multiplicities_after_alpha);
-    tcase_add_test(tc, test_tuple_columns_not_committed);
-    tcase_add_test(tc, test_func_multiplicities_not_committed);
-    tcase_add_test(tc, test_extra_atoms_sent_false);
-    tcase_add_test(tc, test_input_outside_width);
-    tcase_add_test(tc, test_advice_commitment_shape);
-    tcase_add_test(tc, test_weight_padding_forged_factor);
-    tcase_add_test(tc, test_weight_padding_claim_not_committed);
-    tcase_add_test(tc, test_binding_first);
-    tcase_add_test(tc, test_truncated_and_trailing);
-    tcase_add_test(tc, test_keys_roundtrip);
-    tcase_add_test(tc, test_weight_out_of_width);
-    tcase_add_test(tc, test_weight_range_strict);
-    tcase_add_test(tc, test_weight_range_deferred);
-    tcase_add_test(tc, test_weight_range_deferred_false_claim);
-    tcase_add_test(tc, test_weight_real_mle_bruteforce);
-    tcase_add_test(tc, test_weight_padding_junk);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_pctx_msg_absorbed, test_sections_container, test_mle_causal_bruteforce,
+        test_honest_linear, test_honest_masked, test_honest_gather, test_honest_layer_slices, test_honest_proj16,
+        test_honest_add_shift_hand, test_message_non_canonical, test_gather_other_tokens, test_causal_unmasked,
+        test_stated_output_not_proven, test_changed_activation, test_changed_einsum_output, test_changed_masked_entry,
+        test_remainder_out_of_range, test_quotient_out_of_width, test_public_ops, test_checked_prover_refuses,
+        test_residual_out_of_width, test_changed_round_message, test_virtual_column_value, test_changed_claimed_output,
+        test_public_input_claim, test_transcript_start_documented, test_remainder_not_committed,
+        test_output_quotient_out_of_width, test_lookup_column_not_the_tensor, test_multiplicities_after_alpha,
+        test_tuple_columns_not_committed, test_func_multiplicities_not_committed, test_extra_atoms_sent_false,
+        test_input_outside_width, test_advice_commitment_shape, test_weight_padding_forged_factor,
+        test_weight_padding_claim_not_committed, test_binding_first, test_truncated_and_trailing, test_keys_roundtrip,
+        test_weight_out_of_width, test_weight_range_strict, test_weight_range_deferred,
+        test_weight_range_deferred_false_claim, test_weight_real_mle_bruteforce, test_weight_padding_junk};
+    return ez_test_suite("prove", "prove", 120, tests, sizeof tests / sizeof tests[0]);
 }

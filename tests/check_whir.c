@@ -1729,34 +1729,15 @@ END_TEST
 Suite *ez_suite_whir(void)
 {
     Suite *s = suite_create("whir");
-    TCase *tb = tcase_create("blocks");
-    tcase_set_timeout(tb, 120);
-    tcase_add_test(tb, test_whir_queries_exact);
-    tcase_add_test(tb, test_whir_final_fold_and_encodings);
-    tcase_add_test(tb, test_whir_params);
-    tcase_add_test(tb, test_whir_points);
-    tcase_add_test(tb, test_whir_merkle_batch_hash);
-    tcase_add_test(tb, test_whir_ntt_blocks);
-    tcase_add_test(tb, test_whir_leaves0);
-    tcase_add_test(tb, test_whir_fold_differential);
-    suite_add_tcase(s, tb);
-    TCase *to = tcase_create("openings");
-    tcase_set_timeout(to, 300);
-    tcase_add_test(to, test_whir_honest_matches_reference);
-    tcase_add_test(to, test_whir_malicious);
-    tcase_add_test(to, test_whir_proof_mutations);
-    tcase_add_test(to, test_whir_invalid_args);
-    suite_add_tcase(s, to);
-    TCase *tp = tcase_create("pcs");
-    tcase_set_timeout(tp, 300);
-    tcase_add_test(tp, test_whir_pcs_sizes);
-    tcase_add_test(tp, test_whir_pcs_many);
-    tcase_add_test(tp, test_whir_pcs_matches_reference);
-    tcase_add_test(tp, test_whir_pcs_io);
-    tcase_add_test(tp, test_whir_pcs_parts);
-    tcase_add_test(tp, test_whir_batch_params);
-    tcase_add_test(tp, test_whir_batch);
-    tcase_add_test(tp, test_whir_pcs_multi);
-    suite_add_tcase(s, tp);
+    const TTest *blocks[] = {test_whir_queries_exact, test_whir_final_fold_and_encodings, test_whir_params,
+        test_whir_points, test_whir_merkle_batch_hash, test_whir_ntt_blocks, test_whir_leaves0,
+        test_whir_fold_differential};
+    ez_tcase_add(s, "blocks", 120, blocks, sizeof blocks / sizeof blocks[0]);
+    const TTest *openings[] = {test_whir_honest_matches_reference, test_whir_malicious, test_whir_proof_mutations,
+        test_whir_invalid_args};
+    ez_tcase_add(s, "openings", 300, openings, sizeof openings / sizeof openings[0]);
+    const TTest *pcs[] = {test_whir_pcs_sizes, test_whir_pcs_many, test_whir_pcs_matches_reference, test_whir_pcs_io,
+        test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_pcs_multi};
+    ez_tcase_add(s, "pcs", 300, pcs, sizeof pcs / sizeof pcs[0]);
     return s;
 }
