@@ -1011,34 +1011,28 @@ static void pcs_open(ez_pcs_prover *p, const ez_pcs_commitment *com, const ez_pc
 /* Commit, open the claims, verify; the claims moved or changed are rejected. */
 static void pcs_roundtrip(ez_rng *r, const uint64_t *lens, size_t np, const size_t *which, size_t nc)
 {
-    ez_test_polys ps;
-    ez_test_polys_make(&ps, r, lens, np);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, np, EZ_PCS_SCHEME_WHIR),
-                     EZ_OK);
-    ck_assert_uint_eq(com.scheme, EZ_PCS_SCHEME_WHIR);
+    ez_test_committed cm;
+    ez_test_commit(&cm, r, lens, np, EZ_PCS_SCHEME_WHIR);
+    ck_assert_uint_eq(cm.com.scheme, EZ_PCS_SCHEME_WHIR);
     ez_pcs_claim cl[64];
     static ez_fe2 pts[64][EZ_TEST_MAXVARS];
-    ez_test_pcs_claims(cl, pts, r, &ps, which, nc);
+    ez_test_pcs_claims(cl, pts, r, &cm.ps, which, nc);
     for (unsigned flags = 0; flags <= EZ_PCS_OPEN_NO_PROXIMITY; flags++) {
         ez_writer w;
-        pcs_open(p, &com, cl, nc, flags, &w);
+        pcs_open(cm.p, &cm.com, cl, nc, flags, &w);
         bool done = false;
-        ck_assert_int_eq(pcs_verify(&com, cl, nc, flags, w.data, w.len, &done), EZ_OK);
+        ck_assert_int_eq(pcs_verify(&cm.com, cl, nc, flags, w.data, w.len, &done), EZ_OK);
         ck_assert(done);
         /* the mode is part of the transcript */
-        ck_assert_int_eq(pcs_verify(&com, cl, nc, flags ^ 1, w.data, w.len, NULL), EZ_ERR_REJECT);
+        ck_assert_int_eq(pcs_verify(&cm.com, cl, nc, flags ^ 1, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_pcs_claim bad[64];
         memcpy(bad, cl, nc * sizeof *cl);
         size_t k = (size_t)(ez_rng_next(r) % nc);
         bad[k].value = ez_fe2_add(bad[k].value, ez_fe2_one());
-        ck_assert_int_eq(pcs_verify(&com, bad, nc, flags, w.data, w.len, NULL), EZ_ERR_REJECT);
+        ck_assert_int_eq(pcs_verify(&cm.com, bad, nc, flags, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w);
     }
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    ez_test_polys_free(&ps);
+    ez_test_committed_free(&cm);
 }
 
 START_TEST(test_whir_pcs_sizes)
@@ -1080,34 +1074,30 @@ START_TEST(test_whir_pcs_matches_reference)
     ez_rng r = ez_rng_for("whir_pcs_matches_reference");
     unsigned lg = sanitized() ? 13 : 16;
     uint64_t lens[2] = {((uint64_t)1 << lg) - 300, 300};
-    ez_test_polys ps;
-    ez_test_polys_make(&ps, &r, lens, 2);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2, EZ_PCS_SCHEME_WHIR),
-                     EZ_OK);
+    ez_test_committed cm;
+    ez_test_commit(&cm, &r, lens, 2, EZ_PCS_SCHEME_WHIR);
     ez_whir_params par;
-    ck_assert_int_eq(ez_whir_params_default(&par, com.nvars_total), EZ_OK);
+    ck_assert_int_eq(ez_whir_params_default(&par, cm.com.nvars_total), EZ_OK);
     /* the stacked vector: the pieces of both polynomials at their offsets */
     size_t n = (size_t)1 << par.m;
     ez_fe *s = calloc(n, sizeof *s);
     for (size_t i = 0; i < 2; i++)
-        for (uint64_t j = com.pfirst[i]; j < com.pfirst[i + 1]; j++)
-            memcpy(s + com.poff[j], ps.polys[i] + com.pstart[j], ((size_t)1 << com.pbits[j]) * sizeof *s);
+        for (uint64_t j = cm.com.pfirst[i]; j < cm.com.pfirst[i + 1]; j++)
+            memcpy(s + cm.com.poff[j], cm.ps.polys[i] + cm.com.pstart[j], ((size_t)1 << cm.com.pbits[j]) * sizeof *s);
     ez_pcs_claim cl[3];
     static ez_fe2 pts[64][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 0};
-    ez_test_pcs_claims(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 3);
     ez_writer w;
-    pcs_open(p, &com, cl, 3, 0, &w);
+    pcs_open(cm.p, &cm.com, cl, 3, 0, &w);
     /* replay the pcs layer: claims, rho, terms (one per claim and piece) */
     ez_transcript t;
     ez_transcript_init(&t, "check_whir_pcs");
-    ez_pcs_commitment_absorb(&t, &com);
+    ez_pcs_commitment_absorb(&t, &cm.com);
     ez_transcript_absorb_u64(&t, "pcs/nclaims", 3);
     for (size_t k = 0; k < 3; k++) {
         ez_transcript_absorb_u64(&t, "pcs/claim-poly", cl[k].poly);
-        ez_transcript_absorb_fe2(&t, "pcs/claim-point", cl[k].point, com.nvars[cl[k].poly]);
+        ez_transcript_absorb_fe2(&t, "pcs/claim-point", cl[k].point, cm.com.nvars[cl[k].poly]);
         ez_transcript_absorb_fe2(&t, "pcs/claim-value", &cl[k].value, 1);
     }
     ez_fe2 rho = ez_transcript_challenge_fe2(&t, "pcs/rho"), pw = ez_fe2_one(), sigma = ez_fe2_zero();
@@ -1116,30 +1106,30 @@ START_TEST(test_whir_pcs_matches_reference)
     size_t nt = 0;
     for (size_t k = 0; k < 3; k++, pw = ez_fe2_mul(pw, rho)) {
         sigma = ez_fe2_add(sigma, ez_fe2_mul(pw, cl[k].value));
-        unsigned nv = com.nvars[cl[k].poly];
+        unsigned nv = cm.com.nvars[cl[k].poly];
         for (unsigned b = 0; b < nv; b++)
             rev[k][b] = cl[k].point[nv - 1 - b];
-        for (uint64_t j = com.pfirst[cl[k].poly]; j < com.pfirst[cl[k].poly + 1]; j++) {
-            unsigned b = com.pbits[j], top = nv - b;
+        for (uint64_t j = cm.com.pfirst[cl[k].poly]; j < cm.com.pfirst[cl[k].poly + 1]; j++) {
+            unsigned b = cm.com.pbits[j], top = nv - b;
             ez_fe2 coef = pw;
-            for (unsigned v = 0; v < top; v++)
-                coef = ez_fe2_mul(coef, eq1(cl[k].point[v], ez_fe2_from_fe(((com.pstart[j] >> b) >> (top - 1 - v)) & 1)));
-            terms[nt++] = (ez_whir_term){.coef = coef, .off = com.poff[j], .b = b, .z = rev[k]};
+            for (unsigned v = 0; v < top; v++) {
+                ez_fe bit = ((cm.com.pstart[j] >> b) >> (top - 1 - v)) & 1;
+                coef = ez_fe2_mul(coef, eq1(cl[k].point[v], ez_fe2_from_fe(bit)));
+            }
+            terms[nt++] = (ez_whir_term){.coef = coef, .off = cm.com.poff[j], .b = b, .z = rev[k]};
         }
     }
     ez_writer w2;
     ez_writer_init(&w2);
     uint8_t root[32];
     ref_open(&par, s, terms, nt, sigma, &t, &w2, (cheat){CH_NONE, 0}, root);
-    ck_assert_mem_eq(root, com.root, 32);
+    ck_assert_mem_eq(root, cm.com.root, 32);
     ck_assert_uint_eq(w.len, w2.len);
     ck_assert_mem_eq(w.data, w2.data, w.len);
     ez_writer_clear(&w);
     ez_writer_clear(&w2);
     free(s);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    ez_test_polys_free(&ps);
+    ez_test_committed_free(&cm);
 }
 END_TEST
 
@@ -1149,30 +1139,26 @@ START_TEST(test_whir_pcs_io)
 {
     ez_rng r = ez_rng_for("whir_pcs_io");
     uint64_t lens[3] = {5000, 77, 1024};
-    ez_test_polys ps;
-    ez_test_polys_make(&ps, &r, lens, 3);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3, EZ_PCS_SCHEME_WHIR),
-                     EZ_OK);
+    ez_test_committed cm;
+    ez_test_commit(&cm, &r, lens, 3, EZ_PCS_SCHEME_WHIR);
     ez_pcs_claim cl[3];
     static ez_fe2 pts[64][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 2};
-    ez_test_pcs_claims(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 3);
     ez_writer w;
-    pcs_open(p, &com, cl, 3, 0, &w);
+    pcs_open(cm.p, &cm.com, cl, 3, 0, &w);
 
     /* commitment: round trip, then mutations */
     ez_writer cw;
     ez_writer_init(&cw);
-    ez_pcs_commitment_write(&cw, &com);
+    ez_pcs_commitment_write(&cw, &cm.com);
     ck_assert_uint_eq(cw.data[0], EZ_PCS_SCHEME_WHIR);
     ez_reader rd;
     ez_pcs_commitment c2;
     ez_reader_init(&rd, cw.data, cw.len);
     ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_OK);
     ck_assert(ez_reader_done(&rd));
-    ck_assert_uint_eq(c2.log_cols, com.log_cols);
+    ck_assert_uint_eq(c2.log_cols, cm.com.log_cols);
     ck_assert_int_eq(pcs_verify(&c2, cl, 3, 0, w.data, w.len, NULL), EZ_OK);
     ez_pcs_commitment_clear(&c2);
     uint8_t *buf = malloc(cw.len + 8);
@@ -1198,7 +1184,7 @@ START_TEST(test_whir_pcs_io)
     /* prover data: round trip gives identical proofs; mutations rejected or harmless */
     ez_writer pk;
     ez_writer_init(&pk);
-    ez_pcs_prover_write(&pk, p);
+    ez_pcs_prover_write(&pk, cm.p);
     ez_pcs_prover *p2 = NULL;
     ez_reader_init(&rd, pk.data, pk.len);
     ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_OK);
@@ -1230,7 +1216,7 @@ START_TEST(test_whir_pcs_io)
         ez_writer a, b;
         ez_writer_init(&a);
         ez_writer_init(&b);
-        ez_pcs_commitment_write(&a, &com);
+        ez_pcs_commitment_write(&a, &cm.com);
         ez_pcs_commitment_write(&b, ez_pcs_prover_commitment(p2));
         bool same = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
         ez_writer_clear(&a);
@@ -1239,17 +1225,15 @@ START_TEST(test_whir_pcs_io)
         /* accepted (a flipped stacked entry: the leaves are not rehashed): its openings
          * against the real commitment are rejected */
         ez_writer w3;
-        pcs_open(p2, &com, cl, 3, 0, &w3);
-        ck_assert_int_eq(pcs_verify(&com, cl, 3, 0, w3.data, w3.len, NULL), EZ_ERR_REJECT);
+        pcs_open(p2, &cm.com, cl, 3, 0, &w3);
+        ck_assert_int_eq(pcs_verify(&cm.com, cl, 3, 0, w3.data, w3.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w3);
         ez_pcs_prover_free(p2);
     }
     free(buf);
     ez_writer_clear(&pk);
     ez_writer_clear(&w);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    ez_test_polys_free(&ps);
+    ez_test_committed_free(&cm);
 }
 END_TEST
 

@@ -177,6 +177,21 @@ void ez_test_polys_free(ez_test_polys *ps)
         free(ps->polys[i]);
 }
 
+void ez_test_commit(ez_test_committed *c, ez_rng *r, const uint64_t *lens, size_t n, unsigned scheme)
+{
+    ez_test_polys_make(&c->ps, r, lens, n);
+    c->p = NULL;
+    ck_assert_int_eq(ez_pcs_commit_scheme(&c->p, &c->com, (const ez_fe *const *)c->ps.polys, c->ps.lens, n, scheme),
+                     EZ_OK);
+}
+
+void ez_test_committed_free(ez_test_committed *c)
+{
+    ez_pcs_commitment_clear(&c->com);
+    ez_pcs_prover_free(c->p);
+    ez_test_polys_free(&c->ps);
+}
+
 void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,
                         const size_t *which, size_t n)
 {

@@ -109,6 +109,16 @@ typedef struct {
 void ez_test_polys_make(ez_test_polys *ps, ez_rng *r, const uint64_t *lens, size_t n);
 void ez_test_polys_free(ez_test_polys *ps);
 
+/* Those polys committed with `scheme` (ez_pcs_commit_scheme; fails the test on an error). */
+typedef struct {
+    ez_test_polys ps;
+    ez_pcs_prover *p;
+    ez_pcs_commitment com;
+} ez_test_committed;
+
+void ez_test_commit(ez_test_committed *c, ez_rng *r, const uint64_t *lens, size_t n, unsigned scheme);
+void ez_test_committed_free(ez_test_committed *c);
+
 /* For k < n: cl[k] claims poly which[k] of ps at a random point (drawn from r, stored in
  * points[k]) with its true value (the MLE of the poly's entries there). */
 void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,
