@@ -428,6 +428,27 @@ static void instance_live_terms(instance *in, ez_rng *r)
     in->sigma = true_sum(in);
 }
 
+/* The reference prover's opening of in (ref_open) for the claimed sum sigma, cheating as
+ * ch, into a new writer w from a fresh transcript. Returns ref_open's verdict. */
+static bool ref_proof(const ez_whir_params *par, const instance *in, ez_fe2 sigma, cheat ch, ez_writer *w,
+                      uint8_t root[32])
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir");
+    ez_writer_init(w);
+    return ref_open(par, in->s, in->terms, in->nt, sigma, &t, w, ch, root);
+}
+
+/* The library prover's opening of in for the claimed sum sigma into a new writer w from a
+ * fresh transcript. */
+static void lib_proof(ez_whir_prover *pr, const instance *in, ez_fe2 sigma, ez_writer *w)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir");
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_whir_open(pr, &t, in->terms, in->nt, sigma, w), EZ_OK);
+}
+
 static ez_status lib_verify(const instance *in, const uint8_t root[32], ez_fe2 sigma, const uint8_t *data, size_t len,
                             bool *done)
 {
@@ -752,14 +773,9 @@ START_TEST(test_whir_honest_matches_reference)
         ez_whir_prover *pr = NULL;
         uint8_t root[32], rroot[32];
         ck_assert_int_eq(ez_whir_commit(&pr, root, &par, in.s, in.len), EZ_OK);
-        ez_transcript t;
         ez_writer w1, w2;
-        ez_writer_init(&w1);
-        ez_writer_init(&w2);
-        ez_transcript_init(&t, "check_whir");
-        ck_assert_int_eq(ez_whir_open(pr, &t, in.terms, in.nt, in.sigma, &w1), EZ_OK);
-        ez_transcript_init(&t, "check_whir");
-        ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w2, (cheat){CH_NONE, 0}, rroot);
+        lib_proof(pr, &in, in.sigma, &w1);
+        ref_proof(&par, &in, in.sigma, (cheat){CH_NONE, 0}, &w2, rroot);
         ck_assert_mem_eq(root, rroot, 32);
         ck_assert_uint_eq(w1.len, w2.len);
         ck_assert_mem_eq(w1.data, w2.data, w1.len);
@@ -784,7 +800,6 @@ START_TEST(test_whir_malicious)
         instance in;
         instance_make(&in, &r, &par, (size_t)1 << par.m);
         uint8_t root[32];
-        ez_transcript t;
         ez_writer w;
         unsigned nrounds = par.m;
         cheat cases[64];
@@ -802,9 +817,7 @@ START_TEST(test_whir_malicious)
         cases[nc++] = (cheat){CH_FINAL, 0}; /* a wrong final polynomial */
         unsigned merkle = 0;
         for (size_t cs = 0; cs < nc; cs++) {
-            ez_writer_init(&w);
-            ez_transcript_init(&t, "check_whir");
-            if (!ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w, cases[cs], root)) {
+            if (!ref_proof(&par, &in, in.sigma, cases[cs], &w, root)) {
                 /* only a Merkle cheat can be void: every leaf of a small oracle opened */
                 ck_assert_int_eq(cases[cs].what, CH_MERKLE);
                 ez_writer_clear(&w);
@@ -818,18 +831,14 @@ START_TEST(test_whir_malicious)
         ck_assert_uint_ge(merkle, 1);
         /* a wrong claimed sum, claimed consistently by the prover */
         ez_fe2 bad = ez_fe2_add(in.sigma, ez_fe2_make(0, 1));
-        ez_writer_init(&w);
-        ez_transcript_init(&t, "check_whir");
-        ref_open(&par, in.s, in.terms, in.nt, bad, &t, &w, (cheat){CH_NONE, 0}, root);
+        ref_proof(&par, &in, bad, (cheat){CH_NONE, 0}, &w, root);
         ck_assert_int_eq(lib_verify(&in, root, bad, w.data, w.len, NULL), EZ_ERR_REJECT);
         ck_assert_int_eq(lib_verify(&in, root, in.sigma, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w);
         /* the library prover with a wrong sum: rejected too */
         ez_whir_prover *pr = NULL;
         ck_assert_int_eq(ez_whir_commit(&pr, root, &par, in.s, in.len), EZ_OK);
-        ez_writer_init(&w);
-        ez_transcript_init(&t, "check_whir");
-        ck_assert_int_eq(ez_whir_open(pr, &t, in.terms, in.nt, bad, &w), EZ_OK);
+        lib_proof(pr, &in, bad, &w);
         ck_assert_int_eq(lib_verify(&in, root, bad, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w);
         ez_whir_prover_free(pr);
@@ -854,7 +863,6 @@ START_TEST(test_whir_final_fold_and_encodings)
         instance in;
         instance_make(&in, &r, &par, (size_t)1 << par.m);
         uint8_t root[32];
-        ez_transcript t;
         ez_writer w;
         for (int zero = 0; zero < 2; zero++) {
             if (zero) {
@@ -863,15 +871,10 @@ START_TEST(test_whir_final_fold_and_encodings)
                 ck_assert(ez_fe2_is_zero(in.sigma));
             }
             /* the honest reference proof verifies */
-            ez_writer_init(&w);
-            ez_transcript_init(&t, "check_whir");
-            ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w, (cheat){CH_NONE, 0}, root);
+            ref_proof(&par, &in, in.sigma, (cheat){CH_NONE, 0}, &w, root);
             ck_assert_int_eq(lib_verify(&in, root, in.sigma, w.data, w.len, NULL), EZ_OK);
             ez_writer_clear(&w);
-            ez_writer_init(&w);
-            ez_transcript_init(&t, "check_whir");
-            ck_assert(ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w,
-                               (cheat){zero ? CH_FINAL_NONCANON : CH_FINAL_SUM, 0}, root));
+            ck_assert(ref_proof(&par, &in, in.sigma, (cheat){zero ? CH_FINAL_NONCANON : CH_FINAL_SUM, 0}, &w, root));
             ck_assert_msg(lib_verify(&in, root, in.sigma, w.data, w.len, NULL) == EZ_ERR_REJECT, "params %d, %s accepted",
                           which, zero ? "a non-canonical final entry" : "a final polynomial off the fold");
             ez_writer_clear(&w);
@@ -902,11 +905,8 @@ START_TEST(test_whir_proof_mutations)
         ez_whir_prover *pr = NULL;
         uint8_t root[32];
         ck_assert_int_eq(ez_whir_commit(&pr, root, &par, in.s, in.len), EZ_OK);
-        ez_transcript t;
         ez_writer w;
-        ez_writer_init(&w);
-        ez_transcript_init(&t, "check_whir");
-        ck_assert_int_eq(ez_whir_open(pr, &t, in.terms, in.nt, in.sigma, &w), EZ_OK);
+        lib_proof(pr, &in, in.sigma, &w);
         size_t len = w.len;
         uint8_t *buf = malloc(len + 64);
         for (size_t cut = 0; cut < len; cut += 1 + (size_t)(ez_rng_next(&r) % 97))
