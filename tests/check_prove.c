@@ -67,9 +67,7 @@ static void fx_setup(fx *f, const char *src, const char *seed)
 /* pf must be rejected with a reason containing needle; pf is cleared. */
 static void fx_expect_rejected(fx *f, ez_proof *pf, const char *needle)
 {
-    ez_diag why = {{0}};
-    ck_assert(!ez_pfx_verify(f, pf, &why));
-    ck_assert_msg(strstr(why.msg, needle) != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(f, pf, needle);
     ez_proof_clear(pf);
 }
 
@@ -220,12 +218,10 @@ START_TEST(test_honest_gather)
     /* a prover claiming another public token than the one its embedding used: the
      * verifier's own one-hot evaluation rejects */
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, gather_src, "gather_token");
     int tok = ez_plan_find_tensor(&f.plan, "tok");
     f.tr.t[tok][2] = (f.tr.t[tok][2] + 1) % f.plan.tensors[tok].token_limit;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "(gather)") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "(gather)");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -235,7 +231,7 @@ END_TEST
 START_TEST(test_changed_masked_entry)
 {
     fx f;
-    ez_diag d = {{0}}, why = {{0}};
+    ez_diag d = {{0}};
     fx_setup(&f, masked_src, "changed_masked");
     int m = ez_plan_find_tensor(&f.plan, "m");
     ck_assert_int_ge(m, 0);
@@ -244,8 +240,7 @@ START_TEST(test_changed_masked_entry)
     f.tr.t[m][0 * S + 3] = 77;
     for (size_t i = (size_t)f.plan.tensors[m].producer + 1; i < f.plan.nops; i++)
         ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "op 'm' (causal)") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "op 'm' (causal)");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -535,15 +530,14 @@ END_TEST
 START_TEST(test_changed_activation)
 {
     fx f;
-    ez_diag d = {{0}}, why = {{0}};
+    ez_diag d = {{0}};
     fx_setup(&f, linear_src, "changed_activation");
     int h = ez_plan_find_tensor(&f.plan, "h");
     ck_assert_int_ge(h, 0);
     f.tr.t[h][5] += 1;
     for (size_t i = (size_t)f.plan.tensors[h].producer + 1; i < f.plan.nops; i++)
         ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "op 'h' (add)") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "op 'h' (add)");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -579,7 +573,6 @@ static uint64_t find_rem(const fx *f, size_t op, int64_t lo, int64_t hi)
 static void remainder_out_of_range(const char *src, const char *seed)
 {
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, src, seed);
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
@@ -588,8 +581,7 @@ static void remainder_out_of_range(const char *src, const char *seed)
     int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
     rem[e] += INT64_C(1) << k;
     f.tr.t[f.plan.ops[op].out][e] -= 1;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "lookups");
     ez_pfx_free(&f);
 }
 
@@ -607,7 +599,6 @@ END_TEST
 static void quotient_out_of_width(const char *src, const char *seed)
 {
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, src, seed);
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
@@ -617,8 +608,7 @@ static void quotient_out_of_width(const char *src, const char *seed)
     int64_t *out = f.tr.t[f.plan.ops[op].out];
     ez_fe c = ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, k)));
     out[e] = ez_fe_to_i64(c);
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "statement: output") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "statement: output");
     ez_pfx_free(&f);
 }
 
@@ -1223,15 +1213,13 @@ START_TEST(test_public_ops)
     /* a wrong argmax in the statement: the verifier's execution */
     ez_stmt_tensor *nx = stmt_of(&f, &pf, "next");
     nx->v[1] = (nx->v[1] + 1) % 20;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "public op 'next'") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "public op 'next'");
     nx->v[1] = (nx->v[1] + 19) % 20;
     ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
     /* a wrong max: the public op's check */
     ez_stmt_tensor *mx = stmt_of(&f, &pf, "m");
     mx->v[2] += 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "public op 'm'") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "public op 'm'");
     mx->v[2] -= 1;
     /* a changed logit with next and m recomputed from the changed logits (the public ops
      * agree): the logits' output claim fails in the walk */
@@ -1298,8 +1286,7 @@ START_TEST(test_residual_out_of_width)
     f.tr.t[f.plan.ops[0].in[1]][e] = top;
     f.tr.t[f.plan.ops[0].out][e] = 2 * top;
     f.tr.t[f.plan.ops[1].out][e] = top;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "lookups");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -1320,8 +1307,7 @@ START_TEST(test_changed_round_message)
     fx_prove_honest(&f, &pf, &why);
     /* the last op y is a rescaled contraction: rho (16 B), then its first round value */
     bump(&pf.sec[EZ_PF_SEC_WALK], 16);
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "op 'y' (einsum)") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "op 'y' (einsum)");
     bump(&pf.sec[EZ_PF_SEC_WALK], 16 * 0); /* rho too: still rejected */
     ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ez_proof_clear(&pf);
@@ -1392,8 +1378,7 @@ START_TEST(test_changed_claimed_output)
     /* an input outside its width is refused by the statement check */
     int64_t keep = pf.stmt.t[0].v[1];
     pf.stmt.t[0].v[1] = INT64_C(1) << 40;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "outside its range") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "outside its range");
     pf.stmt.t[0].v[1] = keep;
     ez_proof_clear(&pf);
     ez_pfx_free(&f);
@@ -1665,8 +1650,7 @@ START_TEST(test_binding_first)
     ck_assert_msg(strstr(why.msg, "the proof was made with other weights: weight commitment ") != NULL, "%s",
                   why.msg);
     pf.bind.has_weights = false;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "weight commitment none, the verifying key's ") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "weight commitment none, the verifying key's ");
     pf.bind.has_weights = true;
     pf.bind.wroot[31] ^= 1;
     ck_assert(ez_pfx_verify(&f, &pf, &why));
@@ -1677,8 +1661,7 @@ START_TEST(test_binding_first)
                   "%s", why.msg);
     pf.stmt.n++;
     pf.stmt.t[1].n--;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "statement: y[8,32] has 256 values, the proof has 255") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "statement: y[8,32] has 256 values, the proof has 255");
     pf.stmt.t[1].n++;
     ez_proof_clear(&pf);
     ez_pfx_free(&f);
@@ -1820,8 +1803,7 @@ static void bad_weight(const char *src, const char *wname, int64_t value, const 
     bool ok = true;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight range proof failed") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight range proof failed");
     ez_pfx_free(&f);
 }
 
@@ -1877,8 +1859,7 @@ START_TEST(test_weight_range_strict)
     f.wrange.data[f.wrange.len - 9] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     f.wrange.data[f.wrange.len - 9] ^= 1;
     vk = ez_pfx_vk(&f); /* proving re-set the commitment's supports: borrow it again */
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
@@ -1928,14 +1909,12 @@ START_TEST(test_weight_range_deferred)
     ez_pcs_commitment keep;
     ck_assert_int_eq(ez_pcs_commitment_copy(&keep, wc), EZ_OK);
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding - 1), EZ_OK);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     ez_pcs_claim *alt = malloc(keep.nstanding * sizeof *alt);
     memcpy(alt, keep.standing, keep.nstanding * sizeof *alt);
     alt[keep.nstanding / 2].value = ez_fe2_add(alt[keep.nstanding / 2].value, ez_fe2_one());
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, alt, keep.nstanding), EZ_OK);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     /* none at all: the prover refuses */
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
     ez_proof pf;
@@ -1984,8 +1963,7 @@ START_TEST(test_weight_range_deferred_false_claim)
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
     /* the prover proves the vk's (false) claims: its opening fails */
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     /* the prover leaves them out (an honest opening of its own claims only) */
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
     ez_proof pf;

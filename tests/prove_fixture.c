@@ -207,6 +207,20 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
     return ok;
 }
 
+void ez_pfx_expect_rejected(ez_pfx *f, const ez_proof *pf, const char *needle)
+{
+    ez_diag why = {{0}};
+    ck_assert_msg(!ez_pfx_verify(f, pf, &why), "accepted; wanted a rejection naming \"%s\"", needle);
+    ck_assert_msg(strstr(why.msg, needle) != NULL, "rejected, but not for \"%s\": %s", needle, why.msg);
+}
+
+void ez_pfx_expect_prove_rejected(ez_pfx *f, bool unchecked, const char *needle)
+{
+    ez_diag why = {{0}};
+    ck_assert_msg(!ez_pfx_prove_verify(f, unchecked, &why), "accepted; wanted a rejection naming \"%s\"", needle);
+    ck_assert_msg(strstr(why.msg, needle) != NULL, "rejected, but not for \"%s\": %s", needle, why.msg);
+}
+
 static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
                                             const ez_fe2 *eqp, const ez_sumcheck_factor *f)
 {

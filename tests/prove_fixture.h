@@ -68,6 +68,12 @@ ez_stmt_tensor *ez_pfx_stmt_tensor(ez_proof *pf, unsigned t);
 /* Element e of the public tensor st (in pf's statement) plus 1. */
 void ez_pfx_changed_stmt(ez_pfx *f, ez_proof *pf, ez_stmt_tensor *st, uint64_t e);
 
+/* pf must be rejected by f's verifier with a reason containing needle. */
+void ez_pfx_expect_rejected(ez_pfx *f, const ez_proof *pf, const char *needle);
+/* f's proof (unchecked: values outside their ranges go through) must be rejected with a
+ * reason containing needle. */
+void ez_pfx_expect_prove_rejected(ez_pfx *f, bool unchecked, const char *needle);
+
 /* A prover cheating on ONE factor of ONE op sumcheck (ez_prove_opts.sumcheck_hook), so
  * that only the verifier's own check of that factor's final value can catch it: the
  * `call`-th op sumcheck of the proof (0-based, in proving order) with `nfactors` factors
