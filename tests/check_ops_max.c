@@ -86,12 +86,6 @@ static void mxt_free(mxt *m)
 }
 
 /* Prove with the checked or unchecked prover; the status (the proof is kept on EZ_OK). */
-static ez_status mxt_prove(mxt *m, bool unchecked, ez_proof *pf, ez_diag *d)
-{
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    return ez_prove(&m->f.plan, &m->f.tr, m->f.w, &o, pf, NULL, d);
-}
 
 #define SRC(OP, R, T, BITS)                                                                                            \
     "model mx\nparam R = " #R ", T = " #T "\nbits " #BITS "\ninput x[R, T]\ny[r] = " OP "[t](x[r, t])\noutput y\n"
@@ -216,16 +210,8 @@ END_TEST
  * unchecked one (the proof is rejected, the reason contains want_reason). */
 static void refused_and_rejected(mxt *m, const char *want_checked, const char *want_reason)
 {
-    ez_proof pf;
-    ez_diag d = {{0}}, why = {{0}};
     mxt_rerun_after(m);
-    ck_assert_int_eq(mxt_prove(m, false, &pf, &d), EZ_ERR_NUMERIC);
-    ck_assert_msg(strstr(d.msg, want_checked) != NULL, "checked prover: %s", d.msg);
-    ez_proof_clear(&pf);
-    ck_assert_msg(mxt_prove(m, true, &pf, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!ez_pfx_verify(&m->f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, want_reason) != NULL, "reason: %s", why.msg);
-    ez_proof_clear(&pf);
+    ez_pfx_expect_refused(&m->f, want_checked, want_reason);
 }
 
 /* A max one above the true max of a row, everything else recomputed from it (the claimed
@@ -337,7 +323,7 @@ static void changed_messages(const char *src, ez_op_kind kind)
     mxt_compile(&m, src, kind);
     mxt_run(&m, "changed_msg", 1 << 12, false);
     ez_proof pf;
-    ck_assert_msg(mxt_prove(&m, false, &pf, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_pfx_prove_status(&m.f, false, &pf, &d) == EZ_OK, "%s", d.msg);
     ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "%s", why.msg);
     /* the walk is the op's alone */
     ck_assert_uint_gt(ez_pfx_flip_section(&m.f, &pf, EZ_PF_SEC_WALK, 3, 16), 20);
@@ -805,7 +791,7 @@ static void boundary(ez_op_kind kind, unsigned wmax)
         ck_assert_msg(ez_plan_soundness(&m.f.plan, NULL, &d) == EZ_OK, "w=%u: %s", w, d.msg);
         mxt_run(&m, "boundary", INT64_C(1) << (w - 2), false);
         ez_proof pf;
-        ez_status st = mxt_prove(&m, false, &pf, &d);
+        ez_status st = ez_pfx_prove_status(&m.f, false, &pf, &d);
         if (w == wmax) {
             ck_assert_msg(st == EZ_OK, "w=%u: %s", w, d.msg);
             ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "w=%u: %s", w, why.msg);

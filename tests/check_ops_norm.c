@@ -88,25 +88,6 @@ static void honest(const char *src, const char *seed, int64_t lim)
     ez_pfx_free(&f);
 }
 
-/* A malicious trace: the checked prover refuses it naming `refusal` (NULL: the checked
- * prover finds nothing out of range), and the unchecked proof is rejected with `reason`. */
-static void rejected(ez_pfx *f, const char *refusal, const char *reason)
-{
-    ez_diag d = {{0}}, why = {{0}};
-    ez_proof pf;
-    ez_prove_opts o = {.unchecked = false};
-    ez_proof_init(&pf);
-    ez_status st = ez_prove(&f->plan, &f->tr, f->w, &o, &pf, NULL, &d);
-    if (refusal) {
-        ck_assert_msg(st == EZ_ERR_NUMERIC, "the checked prover accepted the trace (%s)", ez_status_str(st));
-        ck_assert_msg(strstr(d.msg, refusal) != NULL, "refused for another reason: %s", d.msg);
-    } else {
-        ck_assert_msg(st == EZ_OK, "prove: %s", d.msg);
-    }
-    ez_proof_clear(&pf);
-    ck_assert_msg(!ez_pfx_prove_verify(f, true, &why), "the forged proof verifies");
-    ck_assert_msg(strstr(why.msg, reason) != NULL, "rejected for another reason: %s", why.msg);
-}
 
 #define SRC_NORM(KIND, R, N)                                                                                           \
     "model nm\nparam R = " #R ", N = " #N "\nscale 12\ninput x[R, N]\nn[s, d] = " KIND "[d](x[s, d])\noutput n\n"
@@ -384,7 +365,7 @@ START_TEST(test_mean_remainder)
         nx_recompute(&f, 0, r, &e);
         int64_t a = f.tr.ops[0].aux[EZ_AUX_MEAN_REM][r];
         ck_assert(dir < 0 ? (a >= 12 && a < 16) : a < 0);
-        rejected(&f, "the mean's remainder", "lookups: the range-check argument failed");
+        ez_pfx_expect_refused(&f, "the mean's remainder", "lookups: the range-check argument failed");
         ez_pfx_free(&f);
     }
 }
@@ -402,7 +383,7 @@ START_TEST(test_variance_remainder)
             nx_recompute(&f, 0, r, &e);
             int64_t b = f.tr.ops[0].aux[EZ_AUX_VAR_REM][r];
             ck_assert(dir < 0 ? (b >= 12 && b < 16) : b < 0);
-            rejected(&f, "the variance's remainder", "lookups: the range-check argument failed");
+            ez_pfx_expect_refused(&f, "the variance's remainder", "lookups: the range-check argument failed");
             ez_pfx_free(&f);
         }
 }
@@ -424,7 +405,7 @@ START_TEST(test_mantissa_rounding)
         ck_assert_int_lt(f.tr.ops[0].aux[EZ_AUX_NORM_EXP][r], kmax);
         nx_edit e = {.dM = dir};
         nx_recompute(&f, 0, r, &e);
-        rejected(&f, dir < 0 ? "the mantissa's remainder" : "4^k - 1 - the mantissa's remainder",
+        ez_pfx_expect_refused(&f, dir < 0 ? "the mantissa's remainder" : "4^k - 1 - the mantissa's remainder",
                  "lookups: the range-check argument failed");
         ez_pfx_free(&f);
     }
@@ -441,7 +422,7 @@ START_TEST(test_wrong_exponent)
     ck_assert_int_eq(f.tr.ops[0].aux[EZ_AUX_NORM_EXP][ROW_TINY], 0);
     nx_edit e = {.dk = 1};
     nx_recompute(&f, 0, ROW_TINY, &e);
-    rejected(&f, "the exponent's minimality witness", "lookups: the range-check argument failed");
+    ez_pfx_expect_refused(&f, "the exponent's minimality witness", "lookups: the range-check argument failed");
     ez_pfx_free(&f);
 
     ez_pfx_compile(&f, SRC_NORM("layernorm", 8, 12));
@@ -450,7 +431,7 @@ START_TEST(test_wrong_exponent)
     e = (nx_edit){.dk = -1};
     nx_recompute(&f, 0, ROW_RANDOM, &e);
     ck_assert_int_ge(f.tr.ops[0].aux[EZ_AUX_MANTISSA][ROW_RANDOM], 1 << 16);
-    rejected(&f, "not in its table", "lookups: the rsqrt table lookup failed");
+    ez_pfx_expect_refused(&f, "not in its table", "lookups: the rsqrt table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -463,7 +444,7 @@ START_TEST(test_wrong_table_value)
     nx_run(&f, "table", 1 << 12);
     nx_edit e = {.dr = 1};
     nx_recompute(&f, 0, ROW_RANDOM, &e);
-    rejected(&f, "not in its table", "lookups: the rsqrt table lookup failed");
+    ez_pfx_expect_refused(&f, "not in its table", "lookups: the rsqrt table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -477,7 +458,7 @@ START_TEST(test_mantissa_inconsistent)
     nx_run(&f, "mant_inconsistent", 1 << 12);
     nx_edit e = {.dMv = 1};
     nx_recompute(&f, 0, ROW_RANDOM, &e);
-    rejected(&f, NULL, "the layernorm rsqrt zero-check failed");
+    ez_pfx_expect_refused(&f, NULL, "the layernorm rsqrt zero-check failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -493,7 +474,7 @@ START_TEST(test_row_identities)
         uint64_t r = row_with_small(&f, which ? EZ_AUX_VAR_REM : EZ_AUX_MEAN_REM, 11, 16);
         nx_edit e = {.da = which == 0, .db = which == 1};
         nx_recompute(&f, 0, r, &e);
-        rejected(&f, NULL, "the layernorm sumcheck (output, row sums) failed");
+        ez_pfx_expect_refused(&f, NULL, "the layernorm sumcheck (output, row sums) failed");
         ez_pfx_free(&f);
     }
 }
@@ -523,7 +504,7 @@ START_TEST(test_output_off_by_one)
             size_t j = 5;
             y[j] += dir;
             rem[j] -= dir * ((int64_t)1 << sh);
-            rejected(&f, "outside", "lookups: the range-check argument failed");
+            ez_pfx_expect_refused(&f, "outside", "lookups: the range-check argument failed");
             ez_pfx_free(&f);
         }
 }

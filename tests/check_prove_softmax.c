@@ -81,12 +81,6 @@ static void smx_run(smx *f, const char *seed, int64_t lim)
     ck_assert_msg(ez_prove_weight_range(&f->f.plan, &f->f.tr, NULL, false, &f->f.wrange, &d) == EZ_OK, "%s", d.msg);
 }
 
-static ez_status smx_prove(smx *f, bool unchecked, ez_proof *pf, ez_diag *d)
-{
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    return ez_prove(&f->f.plan, &f->f.tr, NULL, &o, pf, NULL, d);
-}
 
 #define SRC_MASKED(S, T)                                                                                               \
     "model sm\nparam H = 2, S = " #S ", T = " #T "\nscale 12\ninput x[H, S, T]\n"                                      \
@@ -234,7 +228,7 @@ START_TEST(test_max_below_an_entry)
     int64_t m = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
     recompute_row(&f, r, m - 3);
     ez_proof pf;
-    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
     ck_assert_msg(strstr(d.msg, "above its row's max") != NULL, "%s", d.msg);
     ez_proof_clear(&pf);
     ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
@@ -253,7 +247,7 @@ START_TEST(test_max_not_attained)
     int64_t m = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
     recompute_row(&f, r, m + 1);
     ez_proof pf;
-    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC);
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
     ck_assert_msg(strstr(d.msg, "count of row maxima") != NULL, "%s", d.msg);
     ez_proof_clear(&pf);
     ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
@@ -316,7 +310,7 @@ START_TEST(test_division_off_by_one)
         p[j] += dir;
         rem[j] -= dir * sigma;
         ez_proof pf;
-        ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC);
+        ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
         ez_proof_clear(&pf);
         ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
         ez_pfx_free(&f.f);
@@ -335,7 +329,7 @@ START_TEST(test_changed_round_message_and_output)
     smx_compile(&f, SRC_MASKED(5, 5));
     smx_run(&f, "changed_msg", 1 << 12);
     ez_proof pf;
-    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_OK);
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_OK);
     ck_assert(ez_pfx_verify(&f.f, &pf, &why));
     /* the walk section is the softmax's alone */
     ck_assert_uint_gt(pf.sec[EZ_PF_SEC_WALK].len, 1024);

@@ -145,12 +145,17 @@ void ez_pfx_free(ez_pfx *f)
     ez_plan_clear(&f->plan);
 }
 
+ez_status ez_pfx_prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *d)
+{
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    return ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, d);
+}
+
 void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf)
 {
     ez_diag d = {{0}};
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);
+    ck_assert_msg(ez_pfx_prove_status(f, unchecked, pf, &d) == EZ_OK, "prove: %s", d.msg);
 }
 
 bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why)
@@ -219,6 +224,21 @@ void ez_pfx_expect_prove_rejected(ez_pfx *f, bool unchecked, const char *needle)
     ez_diag why = {{0}};
     ck_assert_msg(!ez_pfx_prove_verify(f, unchecked, &why), "accepted; wanted a rejection naming \"%s\"", needle);
     ck_assert_msg(strstr(why.msg, needle) != NULL, "rejected, but not for \"%s\": %s", needle, why.msg);
+}
+
+void ez_pfx_expect_refused(ez_pfx *f, const char *refusal, const char *reason)
+{
+    ez_proof pf;
+    ez_diag d = {{0}};
+    ez_status st = ez_pfx_prove_status(f, false, &pf, &d);
+    if (refusal) {
+        ck_assert_msg(st == EZ_ERR_NUMERIC, "the checked prover accepted the trace (%s)", ez_status_str(st));
+        ck_assert_msg(strstr(d.msg, refusal) != NULL, "refused for another reason: %s", d.msg);
+    } else {
+        ck_assert_msg(st == EZ_OK, "prove: %s", d.msg);
+    }
+    ez_proof_clear(&pf);
+    ez_pfx_expect_prove_rejected(f, true, reason);
 }
 
 static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,

@@ -48,6 +48,9 @@ void ez_pfx_commit(ez_pfx *f);
 ez_vk ez_pfx_vk(ez_pfx *f);
 /* Prove (unchecked: values outside their ranges go through, a proof to be rejected). */
 void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf);
+/* The same, returning the prover's status (its message in d) for a test that expects a
+ * refusal; *pf is initialised either way (ez_proof_clear). */
+ez_status ez_pfx_prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *d);
 /* Verify pf through the byte format; the verdict, reason in why. */
 bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why);
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
@@ -73,6 +76,10 @@ void ez_pfx_expect_rejected(ez_pfx *f, const ez_proof *pf, const char *needle);
 /* f's proof (unchecked: values outside their ranges go through) must be rejected with a
  * reason containing needle. */
 void ez_pfx_expect_prove_rejected(ez_pfx *f, bool unchecked, const char *needle);
+/* A malicious trace: the checked prover refuses it with `refusal` in its message (NULL:
+ * it finds nothing out of range and proves), and the unchecked proof is rejected with
+ * `reason` in the verifier's. */
+void ez_pfx_expect_refused(ez_pfx *f, const char *refusal, const char *reason);
 
 /* A prover cheating on ONE factor of ONE op sumcheck (ez_prove_opts.sumcheck_hook), so
  * that only the verifier's own check of that factor's final value can catch it: the
