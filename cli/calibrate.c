@@ -13,6 +13,7 @@
 #include "compiler/sema.h"
 #include "runtime/exec/exec.h"
 #include "runtime/exec/floatref.h"
+#include "runtime/io/model_io.h"
 #include "runtime/io/quant.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/io/tensorio.h"
@@ -45,7 +46,7 @@ static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *pa
         goto out;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            ez_cli_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
+            ez_exec_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
     if ((st = ez_safetensors_load(&sf, path, d)) != EZ_OK || (st = ez_safetensors_check(&sf, specs, n, d)) != EZ_OK)
         goto out;
     for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
@@ -69,7 +70,7 @@ static ez_status load_sample(ez_calib_data *m, const ez_plan *p, size_t k, const
     size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
     ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
     ez_status st = EZ_ERR_NOMEM;
-    if (!ids || !vals || (st = ez_cli_inputs_load(p, path, ids, vals, &n, d)) != EZ_OK)
+    if (!ids || !vals || (st = ez_exec_read_inputs(p, path, ids, vals, &n, d)) != EZ_OK)
         goto out;
     for (size_t j = 0; j < n; j++) {
         double **dst = &m->in[k * m->ntensors + ids[j]];

@@ -30,6 +30,7 @@
 #include "runtime/formats/certificate.h"
 #include "runtime/formats/sections.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/io/model_io.h"
 #include "runtime/io/quant.h"
 #include "runtime/io/tensorio.h"
 #include "runtime/prove/certify.h"
@@ -72,7 +73,7 @@ static ez_status check_input(const ez_plan *p, const ez_statement *s, const char
     int64_t *q = NULL;
     ez_status st = EZ_ERR_NOMEM;
     *same = true;
-    if (!ids || !vals || (st = ez_cli_inputs_load(p, path, ids, vals, &n, d)) != EZ_OK)
+    if (!ids || !vals || (st = ez_exec_read_inputs(p, path, ids, vals, &n, d)) != EZ_OK)
         goto out;
     for (size_t j = 0; j < n && *same; j++) {
         const ez_plan_tensor *t = &p->tensors[ids[j]];
@@ -119,7 +120,7 @@ static ez_status write_outputs(const ez_plan *p, const ez_statement *s, const ch
         if (!t->is_output)
             continue;
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)i);
-        ez_cli_tensor_spec(&specs[n], t, t->source_name);
+        ez_exec_tensor_spec(&specs[n], t, t->source_name);
         specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(x->n ? x->n : 1, sizeof(double))) == NULL)
             goto out;

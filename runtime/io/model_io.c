@@ -12,7 +12,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/io/tensorio.h"
 
-static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
+void ez_exec_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
 {
     memset(s, 0, sizeof *s);
     s->name = name;
@@ -56,7 +56,7 @@ ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, co
     size_t n = 0;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            spec_of(&specs[n++], &p->tensors[i], p->tensors[i].name);
+            ez_exec_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
     if ((st = ez_safetensors_load(&st_file, path, d)) != EZ_OK)
         goto out;
     if ((st = ez_safetensors_check(&st_file, specs, n, d)) != EZ_OK)
@@ -88,28 +88,38 @@ out:
     return st;
 }
 
+ez_status ez_exec_read_inputs(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
+                              ez_diag *d)
+{
+    *n = 0;
+    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
+    if (specs == NULL)
+        return EZ_ERR_NOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
+        if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
+            ids[m] = i;
+            ez_exec_tensor_spec(&specs[m++], t, t->source_name);
+        }
+    }
+    ez_status st = ez_inputs_load(path, specs, m, vals, d);
+    if (st == EZ_OK)
+        *n = m;
+    free(specs);
+    return st;
+}
+
 ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                               ez_diag *d)
 {
     size_t n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
     size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
     ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
     double *tokd = NULL;
     ez_status st = EZ_ERR_NOMEM;
-    if (specs == NULL || ids == NULL || vals == NULL)
+    if (ids == NULL || vals == NULL || (st = ez_exec_read_inputs(p, path, ids, vals, &n, d)) != EZ_OK)
         goto out;
-    for (size_t i = 0; i < p->ntensors; i++) {
-        const ez_plan_tensor *t = &p->tensors[i];
-        if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            ids[n] = i;
-            spec_of(&specs[n++], t, t->source_name);
-        }
-    }
-    if ((st = ez_inputs_load(path, specs, n, vals, d)) != EZ_OK) {
-        n = 0; /* nothing to free */
-        goto out;
-    }
     for (size_t j = 0; j < n; j++) {
         const ez_plan_tensor *t = &p->tensors[ids[j]];
         if (t->kind == EZ_TENSOR_TOKENS) {
@@ -140,7 +150,6 @@ out:
         ez_tensor_values_clear(vals, n);
     free(vals);
     free(ids);
-    free(specs);
     free(tokd);
     return st;
 }
@@ -168,7 +177,7 @@ ez_status ez_exec_write_outputs(FILE *f, const char *path, const ez_plan *p, con
         if (!t->is_output)
             continue;
         uint64_t numel = ez_plan_tensor_numel(t);
-        spec_of(&specs[n], t, t->source_name);
+        ez_exec_tensor_spec(&specs[n], t, t->source_name);
         specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(numel ? numel : 1, sizeof(double))) == NULL)
             goto out;

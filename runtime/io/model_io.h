@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
 #include "runtime/exec/floatref.h"
+#include "runtime/io/tensorio.h"
 
 /* Load every WEIGHT of p from the safetensors file and every INPUT/TOKENS tensor from
  * the JSON file, quantize them at their tensors' scale and width, and set them in tr.
@@ -29,6 +30,18 @@ ez_status ez_exec_load(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char
 ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                                ez_diag *d);
 ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                              ez_diag *d);
+
+/* The spec the file readers check plan tensor t against, under `name`: rank, dims, token
+ * or real, token limit. */
+void ez_exec_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
+
+/* Read the JSON input file at path for p's INPUT and TOKENS tensors (by source name, in
+ * plan order) without quantizing them: on EZ_OK, vals[j] holds plan tensor ids[j] for
+ * j < *n (ids and vals: p->ntensors entries each; the caller clears vals with
+ * ez_tensor_values_clear(vals, *n)); on an error *n = 0 (nothing to clear). Errors as
+ * ez_exec_load_inputs' reading. */
+ez_status ez_exec_read_inputs(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
                               ez_diag *d);
 
 /* Write the outputs of p (tensors with is_output, in tensor order, named by their
