@@ -66,31 +66,22 @@ out:
 
 static ez_status load_sample(ez_calib_data *m, const ez_plan *p, size_t k, const char *path, ez_diag *d)
 {
-    size_t n = 0;
-    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
-    ez_status st = EZ_ERR_NOMEM;
-    if (!ids || !vals || (st = ez_exec_read_inputs(p, path, ids, vals, &n, d)) != EZ_OK)
-        goto out;
-    for (size_t j = 0; j < n; j++) {
-        double **dst = &m->in[k * m->ntensors + ids[j]];
-        if (vals[j].tok == NULL) {
-            *dst = vals[j].f; /* taken */
-            vals[j].f = NULL;
-            continue;
-        }
-        if ((*dst = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof(double))) == NULL) {
+    ez_exec_inputs in;
+    ez_status st = ez_exec_read_inputs(&in, p, path, d);
+    for (size_t j = 0; j < in.n && st == EZ_OK; j++) {
+        ez_tensor_value *v = &in.vals[j];
+        double **dst = &m->in[k * m->ntensors + in.ids[j]];
+        if (v->tok == NULL) {
+            *dst = v->f; /* taken */
+            v->f = NULL;
+        } else if ((*dst = ez_alloc_array(v->numel ? v->numel : 1, sizeof(double))) == NULL) {
             st = EZ_ERR_NOMEM;
-            goto out;
+        } else {
+            for (uint64_t e = 0; e < v->numel; e++)
+                (*dst)[e] = (double)v->tok[e];
         }
-        for (uint64_t e = 0; e < vals[j].numel; e++)
-            (*dst)[e] = (double)vals[j].tok[e];
     }
-out:
-    if (vals)
-        ez_tensor_values_clear(vals, n);
-    free(vals);
-    free(ids);
+    ez_exec_inputs_clear(&in);
     return st;
 }
 

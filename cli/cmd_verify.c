@@ -67,14 +67,14 @@ const ez_cli_cmd ez_cli_cmd_verify = {
 static ez_status check_input(const ez_plan *p, const ez_statement *s, const char *path, bool *same, ez_diag *d,
                              ez_diag *why)
 {
-    size_t n = 0;
-    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
+    ez_exec_inputs in;
     int64_t *q = NULL;
-    ez_status st = EZ_ERR_NOMEM;
     *same = true;
-    if (!ids || !vals || (st = ez_exec_read_inputs(p, path, ids, vals, &n, d)) != EZ_OK)
+    ez_status st = ez_exec_read_inputs(&in, p, path, d);
+    if (st != EZ_OK)
         goto out;
+    const size_t n = in.n, *ids = in.ids;
+    const ez_tensor_value *vals = in.vals;
     for (size_t j = 0; j < n && *same; j++) {
         const ez_plan_tensor *t = &p->tensors[ids[j]];
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)ids[j]);
@@ -99,10 +99,7 @@ static ez_status check_input(const ez_plan *p, const ez_statement *s, const char
     }
     st = EZ_OK;
 out:
-    if (vals)
-        ez_tensor_values_clear(vals, n);
-    free(vals);
-    free(ids);
+    ez_exec_inputs_clear(&in);
     free(q);
     return st;
 }

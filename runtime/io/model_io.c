@@ -88,38 +88,49 @@ out:
     return st;
 }
 
-ez_status ez_exec_read_inputs(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
-                              ez_diag *d)
+ez_status ez_exec_read_inputs(ez_exec_inputs *in, const ez_plan *p, const char *path, ez_diag *d)
 {
-    *n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    if (specs == NULL)
-        return EZ_ERR_NOMEM;
-    size_t m = 0;
-    for (size_t i = 0; i < p->ntensors; i++) {
-        const ez_plan_tensor *t = &p->tensors[i];
-        if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            ids[m] = i;
-            ez_exec_tensor_spec(&specs[m++], t, t->source_name);
+    size_t cap = p->ntensors ? p->ntensors : 1;
+    memset(in, 0, sizeof *in);
+    ez_tensor_spec *specs = ez_alloc_array(cap, sizeof *specs);
+    in->ids = ez_alloc_array(cap, sizeof *in->ids);
+    in->vals = ez_alloc_array(cap, sizeof *in->vals);
+    ez_status st = EZ_ERR_NOMEM;
+    if (specs != NULL && in->ids != NULL && in->vals != NULL) {
+        size_t m = 0;
+        for (size_t i = 0; i < p->ntensors; i++) {
+            const ez_plan_tensor *t = &p->tensors[i];
+            if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
+                in->ids[m] = i;
+                ez_exec_tensor_spec(&specs[m++], t, t->source_name);
+            }
         }
+        if ((st = ez_inputs_load(path, specs, m, in->vals, d)) == EZ_OK)
+            in->n = m;
     }
-    ez_status st = ez_inputs_load(path, specs, m, vals, d);
-    if (st == EZ_OK)
-        *n = m;
     free(specs);
     return st;
+}
+
+void ez_exec_inputs_clear(ez_exec_inputs *in)
+{
+    if (in->vals)
+        ez_tensor_values_clear(in->vals, in->n);
+    free(in->vals);
+    free(in->ids);
+    memset(in, 0, sizeof *in);
 }
 
 ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                               ez_diag *d)
 {
-    size_t n = 0;
-    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
+    ez_exec_inputs in;
     double *tokd = NULL;
-    ez_status st = EZ_ERR_NOMEM;
-    if (ids == NULL || vals == NULL || (st = ez_exec_read_inputs(p, path, ids, vals, &n, d)) != EZ_OK)
+    ez_status st = ez_exec_read_inputs(&in, p, path, d);
+    if (st != EZ_OK)
         goto out;
+    const size_t n = in.n, *ids = in.ids;
+    const ez_tensor_value *vals = in.vals;
     for (size_t j = 0; j < n; j++) {
         const ez_plan_tensor *t = &p->tensors[ids[j]];
         if (t->kind == EZ_TENSOR_TOKENS) {
@@ -146,10 +157,7 @@ ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, con
 out:
     if (st == EZ_ERR_NOMEM && d && !d->msg[0])
         ez_diag_set(d, "out of memory loading inputs");
-    if (vals)
-        ez_tensor_values_clear(vals, n);
-    free(vals);
-    free(ids);
+    ez_exec_inputs_clear(&in);
     free(tokd);
     return st;
 }

@@ -36,13 +36,18 @@ ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, con
  * or real, token limit. */
 void ez_exec_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
 
+/* A plan's inputs as read from a file, not quantized: vals[j] holds plan tensor ids[j]. */
+typedef struct {
+    size_t n;
+    size_t *ids;
+    ez_tensor_value *vals;
+} ez_exec_inputs;
+
 /* Read the JSON input file at path for p's INPUT and TOKENS tensors (by source name, in
- * plan order) without quantizing them: on EZ_OK, vals[j] holds plan tensor ids[j] for
- * j < *n (ids and vals: p->ntensors entries each; the caller clears vals with
- * ez_tensor_values_clear(vals, *n)); on an error *n = 0 (nothing to clear). Errors as
+ * plan order) into *in (ez_exec_inputs_clear, also after an error). Errors as
  * ez_exec_load_inputs' reading. */
-ez_status ez_exec_read_inputs(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
-                              ez_diag *d);
+ez_status ez_exec_read_inputs(ez_exec_inputs *in, const ez_plan *p, const char *path, ez_diag *d);
+void ez_exec_inputs_clear(ez_exec_inputs *in);
 
 /* Write the outputs of p (tensors with is_output, in tensor order, named by their
  * source name) dequantized, as {"name": {"shape": [...], "data": [...]}} to f, or to
