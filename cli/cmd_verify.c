@@ -73,26 +73,25 @@ static ez_status check_input(const ez_plan *p, const ez_statement *s, const char
     ez_status st = ez_exec_read_inputs(&in, p, path, d);
     if (st != EZ_OK)
         goto out;
-    const size_t n = in.n, *ids = in.ids;
-    const ez_tensor_value *vals = in.vals;
-    for (size_t j = 0; j < n && *same; j++) {
-        const ez_plan_tensor *t = &p->tensors[ids[j]];
-        const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)ids[j]);
-        const int64_t *v = vals[j].tok;
+    for (size_t j = 0; j < in.n && *same; j++) {
+        const ez_plan_tensor *t = &p->tensors[in.ids[j]];
+        const ez_tensor_value *val = &in.vals[j];
+        const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)in.ids[j]);
+        const int64_t *v = val->tok;
         if (t->kind == EZ_TENSOR_INPUT) {
             free(q);
-            if ((q = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof *q)) == NULL) {
+            if ((q = ez_alloc_array(val->numel ? val->numel : 1, sizeof *q)) == NULL) {
                 st = EZ_ERR_NOMEM;
                 goto out;
             }
             char label[EZ_MAX_NAME + 32];
             snprintf(label, sizeof label, "input '%s'", t->source_name);
-            if ((st = ez_quantize_tensor(label, vals[j].f, vals[j].numel, t->dims, t->rank, t->scale, t->bits, q,
+            if ((st = ez_quantize_tensor(label, val->f, val->numel, t->dims, t->rank, t->scale, t->bits, q,
                                          d)) != EZ_OK)
                 goto out;
             v = q;
         }
-        if (x == NULL || x->n != vals[j].numel || memcmp(x->v, v, x->n * sizeof *v) != 0) {
+        if (x == NULL || x->n != val->numel || memcmp(x->v, v, x->n * sizeof *v) != 0) {
             *same = false;
             ez_diag_set(why, "the proof's public input '%s' differs from %s", t->source_name, path);
         }

@@ -129,28 +129,27 @@ ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, con
     ez_status st = ez_exec_read_inputs(&in, p, path, d);
     if (st != EZ_OK)
         goto out;
-    const size_t n = in.n, *ids = in.ids;
-    const ez_tensor_value *vals = in.vals;
-    for (size_t j = 0; j < n; j++) {
-        const ez_plan_tensor *t = &p->tensors[ids[j]];
+    for (size_t j = 0; j < in.n; j++) {
+        const ez_plan_tensor *t = &p->tensors[in.ids[j]];
+        const ez_tensor_value *val = &in.vals[j];
         if (t->kind == EZ_TENSOR_TOKENS) {
-            if ((st = ez_trace_set(tr, ids[j], vals[j].tok, vals[j].numel, d)) != EZ_OK)
+            if ((st = ez_trace_set(tr, in.ids[j], val->tok, val->numel, d)) != EZ_OK)
                 goto out;
             if (ft) {
                 free(tokd);
-                if ((tokd = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof *tokd)) == NULL) {
+                if ((tokd = ez_alloc_array(val->numel ? val->numel : 1, sizeof *tokd)) == NULL) {
                     st = EZ_ERR_NOMEM;
                     goto out;
                 }
-                for (uint64_t e = 0; e < vals[j].numel; e++)
-                    tokd[e] = (double)vals[j].tok[e];
-                if ((st = ez_ftrace_set(ft, ids[j], tokd, vals[j].numel, d)) != EZ_OK)
+                for (uint64_t e = 0; e < val->numel; e++)
+                    tokd[e] = (double)val->tok[e];
+                if ((st = ez_ftrace_set(ft, in.ids[j], tokd, val->numel, d)) != EZ_OK)
                     goto out;
             }
         } else {
             char label[EZ_MAX_NAME + 32];
             snprintf(label, sizeof label, "input '%s'", t->source_name);
-            if ((st = put_reals(tr, ft, p, ids[j], vals[j].f, label, d)) != EZ_OK)
+            if ((st = put_reals(tr, ft, p, in.ids[j], val->f, label, d)) != EZ_OK)
                 goto out;
         }
     }
