@@ -38,17 +38,7 @@ void ez_calib_data_clear(ez_calib_data *m)
 static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *path, ez_diag *d)
 {
     ez_safetensors sf;
-    memset(&sf, 0, sizeof sf);
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    size_t n = 0;
-    ez_status st = EZ_ERR_NOMEM;
-    if (specs == NULL)
-        goto out;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            ez_exec_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
-    if ((st = ez_safetensors_load(&sf, path, d)) != EZ_OK || (st = ez_safetensors_check(&sf, specs, n, d)) != EZ_OK)
-        goto out;
+    ez_status st = ez_exec_read_weights(&sf, p, path, d);
     for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
         if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
             continue;
@@ -58,8 +48,6 @@ static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *pa
         else
             st = ez_st_tensor_to_f64(ez_safetensors_find(&sf, p->tensors[i].name), m->w[i], d);
     }
-out:
-    free(specs);
     ez_safetensors_free(&sf);
     return st;
 }

@@ -43,23 +43,30 @@ static ez_status put_reals(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, size_t
     return st;
 }
 
-ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
-                               ez_diag *d)
+ez_status ez_exec_read_weights(ez_safetensors *sf, const ez_plan *p, const char *path, ez_diag *d)
 {
-    ez_safetensors st_file;
-    memset(&st_file, 0, sizeof st_file);
+    memset(sf, 0, sizeof *sf);
     ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    double *buf = NULL;
-    ez_status st = EZ_ERR_NOMEM;
     if (specs == NULL)
-        goto out;
+        return EZ_ERR_NOMEM;
     size_t n = 0;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
             ez_exec_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
-    if ((st = ez_safetensors_load(&st_file, path, d)) != EZ_OK)
-        goto out;
-    if ((st = ez_safetensors_check(&st_file, specs, n, d)) != EZ_OK)
+    ez_status st = ez_safetensors_load(sf, path, d);
+    if (st == EZ_OK)
+        st = ez_safetensors_check(sf, specs, n, d);
+    free(specs);
+    return st;
+}
+
+ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                               ez_diag *d)
+{
+    ez_safetensors st_file;
+    double *buf = NULL;
+    ez_status st = ez_exec_read_weights(&st_file, p, path, d);
+    if (st != EZ_OK)
         goto out;
     for (size_t i = 0; i < p->ntensors; i++) {
         const ez_plan_tensor *t = &p->tensors[i];
@@ -83,7 +90,6 @@ out:
     if (st == EZ_ERR_NOMEM && d && !d->msg[0])
         ez_diag_set(d, "out of memory loading weights");
     free(buf);
-    free(specs);
     ez_safetensors_free(&st_file);
     return st;
 }

@@ -11,6 +11,7 @@
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
 #include "runtime/exec/floatref.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/io/tensorio.h"
 
 /* Load every WEIGHT of p from the safetensors file and every INPUT/TOKENS tensor from
@@ -35,6 +36,11 @@ ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, con
 /* The spec the file readers check plan tensor t against, under `name`: rank, dims, token
  * or real, token limit. */
 void ez_exec_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
+
+/* Load the safetensors file at path into *sf and check that it holds every WEIGHT of p (by
+ * name, with its shape), not yet quantized (ez_safetensors_free, also after an error).
+ * Errors as ez_exec_load_weights' reading. */
+ez_status ez_exec_read_weights(ez_safetensors *sf, const ez_plan *p, const char *path, ez_diag *d);
 
 /* A plan's inputs as read from a file, not quantized: vals[j] holds plan tensor ids[j]. */
 typedef struct {
