@@ -63,34 +63,28 @@ ez_status ez_exec_read_weights(ez_safetensors *sf, const ez_plan *p, const char 
 ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                                ez_diag *d)
 {
-    ez_safetensors st_file;
+    ez_safetensors sf;
     double *buf = NULL;
-    ez_status st = ez_exec_read_weights(&st_file, p, path, d);
-    if (st != EZ_OK)
-        goto out;
-    for (size_t i = 0; i < p->ntensors; i++) {
+    ez_status st = ez_exec_read_weights(&sf, p, path, d);
+    for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
         const ez_plan_tensor *t = &p->tensors[i];
+        uint64_t numel = ez_plan_tensor_numel(t);
         if (t->kind != EZ_TENSOR_WEIGHT)
             continue;
-        const ez_st_tensor *w = ez_safetensors_find(&st_file, t->name);
-        uint64_t numel = ez_plan_tensor_numel(t);
         free(buf);
         if ((buf = ez_alloc_array(numel ? numel : 1, sizeof *buf)) == NULL) {
             st = EZ_ERR_NOMEM;
-            goto out;
+            break;
         }
-        if ((st = ez_st_tensor_to_f64(w, buf, d)) != EZ_OK)
-            goto out;
         char label[EZ_MAX_NAME + 1100];
         snprintf(label, sizeof label, "%s: tensor '%s'", path, t->name);
-        if ((st = put_reals(tr, ft, p, i, buf, label, d)) != EZ_OK)
-            goto out;
+        if ((st = ez_st_tensor_to_f64(ez_safetensors_find(&sf, t->name), buf, d)) == EZ_OK)
+            st = put_reals(tr, ft, p, i, buf, label, d);
     }
-out:
     if (st == EZ_ERR_NOMEM && d && !d->msg[0])
         ez_diag_set(d, "out of memory loading weights");
     free(buf);
-    ez_safetensors_free(&st_file);
+    ez_safetensors_free(&sf);
     return st;
 }
 
