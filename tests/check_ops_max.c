@@ -389,23 +389,10 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ez_pfx *f = &m->f;
     ez_advice_layout L;
     ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, m->op);
-    size_t first = SIZE_MAX;
-    for (size_t q = L.npolys; q-- > 0;)
-        if (L.polys[q].value == EZ_ADV_POLY_OP && L.polys[q].op == m->op)
-            first = q;
-    ck_assert_uint_ne(first, SIZE_MAX);
+    size_t first = ez_pfx_first_op_poly(&L, m->op);
     if (tamper)
         tamper(m, first, polys);
-    *ranges_ok = true;
-    for (size_t j = 0; j < L.ncols; j++) {
-        const ez_lookup_col *c = &L.cols[j];
-        if (c->op != m->op)
-            continue;
-        ck_assert(!c->atom.is_tensor);
-        for (uint64_t i = 0; i < c->len; i++)
-            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
-                *ranges_ok = false;
-    }
+    *ranges_ok = ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, m->op);
     /* the output claim at a random point (the output's axes are the rows' in order) */
     const ez_plan_op *o = &f->plan.ops[m->op];
     const ez_plan_tensor *to = &f->plan.tensors[o->out];

@@ -548,60 +548,16 @@ static struct {
     int64_t val;
 } nx_pad_out;
 
-static size_t nx_first(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    ck_abort_msg("no op-owned polys");
-    return 0;
-}
-
 static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok, bool *ranges_ok, ez_diag *why)
 {
-    ez_diag d = {{0}};
     const size_t op = 0;
     const ez_plan_op *o = &f->plan.ops[op];
     ez_advice_layout L;
     ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, op);
     if (tamper)
-        tamper(f, &L, polys + nx_first(&L, op), ctx);
+        tamper(f, &L, polys + ez_pfx_first_op_poly(&L, op), ctx);
     /* ideal lookups: every range column in [0, 2^bits), every tuple a row of its table */
-    *ranges_ok = true;
-    for (size_t j = 0; j < L.ncols; j++) {
-        const ez_lookup_col *c = &L.cols[j];
-        /* a column on a piece of a support: the atoms' entries from the piece's offset */
-        const ez_adv_support *su = c->sup ? &L.supports[c->sup - 1] : NULL;
-        uint64_t off = su ? su->off[c->piece] : 0;
-        ez_fe *v = malloc(c->len * sizeof *v);
-        if (c->atom.is_tensor && su)
-            ez_advice_gather_piece(v, f->tr.t[c->atom.id], &f->plan.tensors[c->atom.id], su, c->piece, 0);
-        else if (c->atom.is_tensor)
-            ez_advice_pad_i64(v, f->tr.t[c->atom.id], &f->plan.tensors[c->atom.id], 0);
-        else
-            memcpy(v, polys[c->atom.id] + off, c->len * sizeof *v);
-        for (uint64_t i = 0; i < c->len; i++) {
-            ez_fe x = ez_fe_add(ez_fe_mul(v[i], c->coef), c->cst);
-            for (unsigned e = 0; e < c->nx; e++)
-                x = ez_fe_add(x, ez_fe_mul(polys[c->xatom[e].id][off + i], c->xcoef[e]));
-            if (x >> c->bits)
-                *ranges_ok = false;
-        }
-        free(v);
-    }
-    for (size_t j = 0; j < L.ntuples; j++) {
-        const ez_lookup_tuple *u = &L.tuples[j];
-        const ez_lookup_table_desc *td = &L.tables[u->table];
-        ez_fe *tin, *tout;
-        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        uint64_t off = u->sup ? L.supports[u->sup - 1].off[u->piece] : 0;
-        const ez_fe *a = polys[u->atom[0].id] + off, *b = polys[u->atom[1].id] + off;
-        for (uint64_t i = 0; i < u->len; i++)
-            if (a[i] >> EZ_TABLE_BITS || tin[a[i]] != a[i] || tout[a[i]] != b[i])
-                *ranges_ok = false;
-        free(tin);
-        free(tout);
-    }
+    *ranges_ok = ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, op);
     /* the output claim at a random point: the (possibly edited) output's MLE */
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");

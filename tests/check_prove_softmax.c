@@ -420,50 +420,18 @@ END_TEST
  * callback edits the committed polys between the fill and the proof. */
 typedef void (*smx_tamper)(smx *f, const ez_advice_layout *L, size_t first, ez_fe **polys);
 
-/* Index of the op's first op-owned poly. */
-static size_t smx_first(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    ck_abort_msg("no op-owned polys");
-    return 0;
-}
-
 /* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. */
 static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *ranges_ok, ez_diag *why)
 {
-    ez_diag d = {{0}};
     ez_advice_layout L;
     ez_fe **polys = ez_pfx_advice(&L, &f->f.plan, &f->f.tr, f->op);
-    size_t first = smx_first(&L, f->op);
+    size_t first = ez_pfx_first_op_poly(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
     /* ideal lookups: every range column entry in [0, 2^bits), every (l, e_lo) row in the
      * model's exp table */
-    *ranges_ok = true;
-    for (size_t j = 0; j < L.ncols; j++) {
-        const ez_lookup_col *c = &L.cols[j];
-        ck_assert(!c->atom.is_tensor);
-        uint64_t o = c->sup ? L.supports[c->sup - 1].off[c->piece] : 0; /* a piece of a support */
-        for (uint64_t i = 0; i < c->len; i++)
-            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][o + i], c->coef), c->cst) >> c->bits)
-                *ranges_ok = false;
-    }
     ck_assert_uint_ge(L.ntuples, 1);
-    for (size_t u = 0; u < L.ntuples; u++) {
-        const ez_lookup_tuple *tu = &L.tuples[u];
-        const ez_lookup_table_desc *td = &L.tables[tu->table];
-        ez_fe *tin, *tout;
-        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        uint64_t o = tu->sup ? L.supports[tu->sup - 1].off[tu->piece] : 0;
-        const ez_fe *lcol = polys[tu->atom[0].id] + o, *ecol = polys[tu->atom[1].id] + o;
-        for (uint64_t i = 0; i < tu->len; i++)
-            if (lcol[i] >= (UINT64_C(1) << EZ_TABLE_BITS) || tout[lcol[i]] != ecol[i] || tin[lcol[i]] != lcol[i])
-                *ranges_ok = false;
-        free(tin);
-        free(tout);
-    }
+    *ranges_ok = ez_pfx_lookups_hold(&L, polys, &f->f.plan, &f->f.tr, f->op);
     /* the output claim at a random point: the public output's MLE */
     const ez_plan_op *o = &f->f.plan.ops[f->op];
     const ez_plan_tensor *to = &f->f.plan.tensors[o->out];

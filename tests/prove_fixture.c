@@ -10,6 +10,7 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/lookup.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -106,6 +107,62 @@ void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys)
         free(polys[q]);
     free(polys);
     ez_advice_layout_clear(L);
+}
+
+size_t ez_pfx_first_op_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    ck_abort_msg("op %zu owns no polys", op);
+    return 0;
+}
+
+bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const ez_plan *p, const ez_trace *tr,
+                         size_t op)
+{
+    bool ok = true;
+    for (size_t j = 0; j < L->ncols; j++) {
+        const ez_lookup_col *c = &L->cols[j];
+        if (c->op != op)
+            continue;
+        /* a column on a piece of a support: the atoms' entries from the piece's offset */
+        const ez_adv_support *su = c->sup ? &L->supports[c->sup - 1] : NULL;
+        uint64_t off = su ? su->off[c->piece] : 0;
+        ez_fe *v = malloc(c->len * sizeof *v);
+        ck_assert_ptr_nonnull(v);
+        if (c->atom.is_tensor && su)
+            ez_advice_gather_piece(v, tr->t[c->atom.id], &p->tensors[c->atom.id], su, c->piece, 0);
+        else if (c->atom.is_tensor)
+            ez_advice_pad_i64(v, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
+        else
+            memcpy(v, polys[c->atom.id] + off, c->len * sizeof *v);
+        for (uint64_t i = 0; i < c->len; i++) {
+            ez_fe x = ez_fe_add(ez_fe_mul(v[i], c->coef), c->cst);
+            for (unsigned e = 0; e < c->nx; e++)
+                x = ez_fe_add(x, ez_fe_mul(polys[c->xatom[e].id][off + i], c->xcoef[e]));
+            if (x >> c->bits)
+                ok = false;
+        }
+        free(v);
+    }
+    for (size_t j = 0; j < L->ntuples; j++) {
+        const ez_lookup_tuple *u = &L->tuples[j];
+        if (u->op != op)
+            continue;
+        const ez_lookup_table_desc *td = &L->tables[u->table];
+        ez_fe *tin, *tout;
+        ez_diag d = {{0}};
+        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
+        uint64_t off = u->sup ? L->supports[u->sup - 1].off[u->piece] : 0;
+        const ez_fe *a = polys[u->atom[0].id] + off, *b = polys[u->atom[1].id] + off;
+        for (uint64_t i = 0; i < u->len; i++)
+            if (a[i] >> EZ_TABLE_BITS || tin[a[i]] != a[i] || tout[a[i]] != b[i])
+                ok = false;
+        free(tin);
+        free(tout);
+    }
+    return ok;
 }
 
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)

@@ -123,6 +123,13 @@ typedef struct {
  * through, for a test to tamper with). Free with ez_pfx_advice_free. */
 ez_fe **ez_pfx_advice(ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op);
 void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys);
+/* The index in L of op `op`'s first op-owned poly (asserted present). */
+size_t ez_pfx_first_op_poly(const ez_advice_layout *L, size_t op);
+/* Whether the advice polys (possibly tampered with) pass the lookups op `op` registered
+ * in L, ideally: every range-checked column entry in [0, 2^bits) and every looked-up
+ * tuple a row of its function table (a tensor atom's values from tr). */
+bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const ez_plan *p, const ez_trace *tr,
+                         size_t op);
 
 /* Prove op `op` of p alone over layout L and advice polys (the prover's values, possibly
  * tampered with) from the output claim out, then verify the walk from the same claim in
