@@ -74,8 +74,6 @@ static void run_inputs(ez_pfx *f, const char *seed, unsigned k, int64_t hi)
     ez_pfx_run_values(f, seed, table_case_value, &c);
 }
 
-/* Prove; the status (checked or unchecked). */
-
 /* The number of polys the op commits (its own, the layout's op-owned ones). */
 static unsigned op_polys(const ez_plan *p, size_t op)
 {

@@ -85,8 +85,6 @@ static void mxt_free(mxt *m)
     ez_pfx_free(&m->f);
 }
 
-/* Prove with the checked or unchecked prover; the status (the proof is kept on EZ_OK). */
-
 #define SRC(OP, R, T, BITS)                                                                                            \
     "model mx\nparam R = " #R ", T = " #T "\nbits " #BITS "\ninput x[R, T]\ny[r] = " OP "[t](x[r, t])\noutput y\n"
 /* An argmax whose result is not public: it feeds an einsum (ARGMAX then commits its
