@@ -331,36 +331,17 @@ END_TEST
 /* ---- one op alone: its verifier on a prover's bytes ---------------------------------------
  * The output claim is given; the prover side runs with its own trace and statement (or a
  * test's own prover), the verifier side with the true statement; both start from the same
- * transcript. Returns the verifier's verdict (OK and its bytes read exactly); the claims it
- * leaves are in *cv (caller ez_pctx_free) when claims != NULL. */
-typedef ez_status (*op_prover)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx);
-
+ * transcript (ez_pfx_op_alone, no advice values). Returns the verifier's verdict (OK and
+ * its bytes read exactly). */
 static bool op_alone(fx *f, size_t op, const ez_claim *out, const ez_trace *trp, const ez_statement *sp,
-                     const ez_statement *sv, op_prover prover, void *ctx, ez_diag *why)
+                     const ez_statement *sv, ez_status (*prover)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx),
+                     void *ctx, ez_diag *why)
 {
     ez_diag d = {{0}};
     ez_advice_layout L;
     ck_assert_int_eq(ez_advice_layout_build(&L, &f->plan, &d), EZ_OK);
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "op-alone");
-    tv = tp;
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = trp, cp.stmt = sp, cp.d = &d;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg((prover ? prover(&cp, op, out, ctx) : ez_op_prove(&cp, op, out)) == EZ_OK, "%s", d.msg);
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.stmt = sv, cv.d = why;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = ez_op_verify(&cv, op, out);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
-    ez_writer_clear(&w);
+    ez_pfx_alone a = {.label = "op-alone", .stmt = sp, .vstmt = sv, .prove = prover, .ctx = ctx};
+    bool ok = ez_pfx_op_alone(&f->plan, trp, &L, NULL, op, out, &a, NULL, NULL, why);
     ez_advice_layout_clear(&L);
     return ok;
 }

@@ -356,13 +356,15 @@ bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layou
         *walk = w.len;
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = a->stmt;
+    cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why;
+    cv.stmt = a->vstmt ? a->vstmt : a->stmt;
     ck_assert_int_eq(ez_pctx_alloc(&cv, p, L), EZ_OK);
     st = ez_op_verify(&cv, op, out);
     ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
     bool ok = st == EZ_OK && ez_reader_done(&r);
-    *claims_ok = true;
-    if (ok) {
+    if (claims_ok)
+        *claims_ok = true;
+    if (ok && claims_ok) {
         for (size_t q = 0; q < L->npolys; q++)
             for (size_t j = 0; j < cv.aclaims[q].n; j++) {
                 const ez_claim *c = &cv.aclaims[q].items[j];

@@ -111,8 +111,9 @@ void ez_pfx_random_claim(ez_claim *out, const ez_plan_tensor *t, const int64_t *
  * The op suites attack an op's prover directly, everything outside its own walk taken
  * as ideal (tests/check_ops_*.c, check_prove_softmax.c). */
 typedef struct {
-    const char *label;        /* the transcripts' label */
-    const ez_statement *stmt; /* the public statement both sides read, or NULL */
+    const char *label;         /* the transcripts' label */
+    const ez_statement *stmt;  /* the public statement both sides read, or NULL */
+    const ez_statement *vstmt; /* the verifier's own statement when it differs, or NULL */
     /* the prover: NULL for the op's own (ez_op_def.prove); ctx is passed through */
     ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx);
     void *ctx;
@@ -135,8 +136,9 @@ bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const e
  * tampered with) from the output claim out, then verify the walk from the same claim in
  * a fresh transcript. Returns the verdict (accepted, every byte read; why: the reason).
  * *claims_ok: whether every claim the verifier left holds — on advice polys (their MLE),
- * and only on the op's first operand (tr's values); *walk: the bytes the prover wrote
- * (NULL: not wanted). A prover error fails the test. */
+ * and only on the op's first operand (tr's values); NULL: not checked (polys may then be
+ * NULL). *walk: the bytes the prover wrote (NULL: not wanted). A prover error fails the
+ * test. */
 bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layout *L, ez_fe **polys, size_t op,
                      const ez_claim *out, const ez_pfx_alone *a, bool *claims_ok, size_t *walk, ez_diag *why);
 
