@@ -1627,9 +1627,7 @@ START_TEST(test_binding_first)
     ck_assert_msg(strstr(why.msg, hex) != NULL, "%s lacks %s", why.msg, hex);
     pf.bind.digest[0] ^= 1;
     pf.bind.wroot[31] ^= 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "the proof was made with other weights: weight commitment ") != NULL, "%s",
-                  why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "the proof was made with other weights: weight commitment ");
     pf.bind.has_weights = false;
     ez_pfx_expect_rejected(&f, &pf, "weight commitment none, the verifying key's ");
     pf.bind.has_weights = true;
@@ -1637,9 +1635,7 @@ START_TEST(test_binding_first)
     ck_assert(ez_pfx_verify(&f, &pf, &why));
     /* the statement's shape: one tensor missing, then one value missing */
     pf.stmt.n--;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]") != NULL,
-                  "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]");
     pf.stmt.n++;
     pf.stmt.t[1].n--;
     ez_pfx_expect_rejected(&f, &pf, "statement: y[8,32] has 256 values, the proof has 255");
