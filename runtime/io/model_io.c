@@ -68,9 +68,9 @@ ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, co
     ez_status st = ez_exec_read_weights(&sf, p, path, d);
     for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
         const ez_plan_tensor *t = &p->tensors[i];
-        uint64_t numel = ez_plan_tensor_numel(t);
         if (t->kind != EZ_TENSOR_WEIGHT)
             continue;
+        uint64_t numel = ez_plan_tensor_numel(t);
         free(buf);
         if ((buf = ez_alloc_array(numel ? numel : 1, sizeof *buf)) == NULL) {
             st = EZ_ERR_NOMEM;
