@@ -48,7 +48,8 @@
  * changes; vks and pks before 1.4 are refused (run setup again). 1.5: a batched WHIR
  * opening shares one chain up to 2^25 stacked entries (it fell back to one opening per
  * instance above 2^22): the openings of commitments above 2^27 entries in all change,
- * the vk's range proof among them; vks and pks before 1.5 are refused. */
+ * the vk's range proof among them; a commitment's lengths are runs in LEB128
+ * (lib/pcs.h): every serialized commitment changes; vks and pks before 1.5 are refused. */
 #define EZ_PROOF_MINOR 5
 /* The oldest minor version of a vk or pk this build reads. */
 #define EZ_KEY_MIN_MINOR 5
