@@ -60,7 +60,7 @@ static int cmd_certify(const ez_cli_args *a)
     const ez_vocab *vp = NULL;
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_trace tr;
+    ez_trace tr = {0};
     ez_pk pk;
     ez_vocab vocab = {0};
     ez_generation g = {0};
@@ -70,7 +70,6 @@ static int cmd_certify(const ez_cli_args *a)
     uint8_t *pkb = NULL;
     size_t pklen = 0, np = 0;
     int64_t *prompt = NULL;
-    memset(&tr, 0, sizeof tr);
     ez_pk_init(&pk);
     ez_certificate_init(&cert);
     ez_writer_init(&w);

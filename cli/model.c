@@ -288,33 +288,3 @@ void ez_cli_file_stem(const char *path, char *out, size_t cap)
     memcpy(out, base, n);
     out[n] = 0;
 }
-
-void ez_cli_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
-{
-    memset(s, 0, sizeof *s);
-    s->name = name;
-    s->rank = t->rank;
-    memcpy(s->dims, t->dims, t->rank * sizeof *t->dims);
-    s->is_token = t->kind == EZ_TENSOR_TOKENS;
-    s->token_limit = t->token_limit;
-}
-
-ez_status ez_cli_inputs_load(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
-                             ez_diag *d)
-{
-    *n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    if (specs == NULL)
-        return EZ_ERR_NOMEM;
-    size_t m = 0;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_INPUT || p->tensors[i].kind == EZ_TENSOR_TOKENS) {
-            ids[m] = i;
-            ez_cli_tensor_spec(&specs[m++], &p->tensors[i], p->tensors[i].source_name);
-        }
-    ez_status st = ez_inputs_load(path, specs, m, vals, d);
-    if (st == EZ_OK)
-        *n = m;
-    free(specs);
-    return st;
-}

@@ -101,13 +101,4 @@ bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt);
  * ".ein", into out (cap bytes, truncated). */
 void ez_cli_file_stem(const char *path, char *out, size_t cap);
 
-/* The JSON spec of plan tensor t under `name` (rank, dims, token or real). */
-void ez_cli_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
-
-/* Read the input file at path for plan p's inputs and token inputs (by source name): on
- * EZ_OK, vals[j] holds plan tensor ids[j] for j < *n (ids and vals: p->ntensors entries
- * each; the caller clears vals with ez_tensor_values_clear(vals, *n)). */
-ez_status ez_cli_inputs_load(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
-                             ez_diag *d);
-
 #endif
