@@ -436,17 +436,15 @@ START_TEST(test_pcs_commitment_io)
         ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_ERR_FORMAT);
         ck_assert_uint_eq(c2.npolys, 0);
     }
-    /* bad scheme id, wrong log_cols, zero length, absurd count */
+    /* bad scheme id, wrong log_cols, an absurd npolys (an unterminated LEB128); the
+     * runs' own checks are test_pcs_commitment_runs */
     uint8_t *b = malloc(w.len);
-    size_t offs[4] = {0, 1, 13, 5};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 3; k++) {
         memcpy(b, w.data, w.len);
-        if (k == 3)
-            memset(b + 5, 0xff, 8); /* npolys = 2^64 - 1 */
-        else if (k == 2)
-            memset(b + 13, 0, 8); /* lens[0] = 0 */
+        if (k == 2)
+            memset(b + 5, 0xff, 10);
         else
-            b[offs[k]] ^= 1;
+            b[k] ^= 1;
         ez_reader_init(&rd, b, w.len);
         ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_ERR_FORMAT);
     }
@@ -1139,6 +1137,77 @@ END_TEST
  * any value: it sends y' = y + (c, 0, ..., 0), learns the queries, and changes only the
  * queried columns of the matrix (two rows each) so that they match y' — then commits to
  * that matrix. Opened without the proximity row, every check holds at those queries. */
+/* A serialized Ligero commitment to lens (300, 300, 5000) with the given LEB128 body
+ * (npolys, nruns, runs) as raw bytes, its header from the real layout, a zero root. */
+static size_t runs_bytes(uint8_t *out, const uint8_t *body, size_t nbody)
+{
+    ez_pcs_commitment c = {0};
+    uint64_t lens[3] = {300, 300, 5000};
+    c.scheme = EZ_PCS_SCHEME_LIGERO;
+    c.npolys = 3;
+    c.lens = lens;
+    ck_assert_int_eq(ez_pcs_layout(&c), EZ_OK);
+    out[0] = EZ_PCS_SCHEME_LIGERO;
+    for (int i = 0; i < 4; i++)
+        out[1 + i] = (uint8_t)(c.log_cols >> (8 * i));
+    memcpy(out + 5, body, nbody);
+    memset(out + 5 + nbody, 0, 32);
+    c.lens = NULL;
+    ez_pcs_commitment_clear(&c);
+    return 5 + nbody + 32;
+}
+
+/* The lengths as runs of LEB128 (format 1.5): the canonical bytes round-trip, every
+ * other encoding of the same or a broken list is refused. */
+START_TEST(test_pcs_commitment_runs)
+{
+    uint8_t buf[128];
+    ez_reader rd;
+    ez_pcs_commitment c;
+    /* 300 = 0xac 0x02, 5000 = 0x88 0x27 */
+    static const uint8_t good[] = {3, 2, 2, 0xac, 0x02, 1, 0x88, 0x27};
+    size_t n = runs_bytes(buf, good, sizeof good);
+    ez_reader_init(&rd, buf, n);
+    ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c), EZ_OK);
+    ck_assert(ez_reader_done(&rd));
+    ck_assert_uint_eq(c.npolys, 3);
+    ck_assert_uint_eq(c.lens[0], 300);
+    ck_assert_uint_eq(c.lens[1], 300);
+    ck_assert_uint_eq(c.lens[2], 5000);
+    ez_writer w;
+    ez_writer_init(&w);
+    ez_pcs_commitment_write(&w, &c);
+    ck_assert_uint_eq(w.len, n);
+    ck_assert_mem_eq(w.data, buf, n);
+    ez_writer_clear(&w);
+    ez_pcs_commitment_clear(&c);
+    for (size_t cut = 0; cut < n; cut++) {
+        ez_reader_init(&rd, buf, cut);
+        ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c), EZ_ERR_FORMAT);
+    }
+    static const struct {
+        uint8_t len, b[16];
+    } bad[] = {
+        {11, {3, 3, 1, 0xac, 0x02, 1, 0xac, 0x02, 1, 0x88, 0x27}}, /* runs not maximal */
+        {9, {0x83, 0x00, 2, 2, 0xac, 0x02, 1, 0x88, 0x27}},        /* npolys not minimal */
+        {9, {3, 2, 2, 0xac, 0x82, 0x00, 1, 0x88, 0x27}},           /* a length not minimal */
+        {8, {3, 2, 1, 0xac, 0x02, 1, 0x88, 0x27}},                 /* runs add up to 2 */
+        {8, {3, 2, 2, 0xac, 0x02, 2, 0x88, 0x27}},                 /* to 4 */
+        {10, {3, 3, 2, 0xac, 0x02, 0, 7, 1, 0x88, 0x27}},          /* an empty run */
+        {5, {3, 0, 0xac, 0x02, 0}},                                /* no run */
+        {4, {1, 1, 1, 0}},                                         /* a zero length */
+        {8, {0x81, 0x80, 0x40, 1, 0x81, 0x80, 0x40, 1}},           /* 2^20 + 1 polys */
+        {13, {1, 1, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}}, /* 2^64 + */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        n = runs_bytes(buf, bad[k].b, bad[k].len);
+        ez_reader_init(&rd, buf, n);
+        ck_assert_msg(ez_pcs_commitment_read(&rd, &c) == EZ_ERR_FORMAT, "case %zu accepted", k);
+        ck_assert_uint_eq(c.npolys, 0);
+    }
+}
+END_TEST
+
 START_TEST(test_pcs_commitment_bound)
 {
     ez_rng r = ez_rng_for("pcs_commitment_bound");
@@ -1412,7 +1481,7 @@ Suite *ez_suite_pcs(void)
         test_pcs_single_slot_in_stack, test_pcs_batched_claims, test_pcs_batched_forged_factors, test_pcs_no_proximity,
         test_pcs_padding_not_trusted, test_pcs_prover_io, test_pcs_reimplemented_prover, test_pcs_evaluation_equation,
         test_pcs_proximity_far_matrix, test_pcs_commitment_bound, test_pcs_invalid_args, test_pcs_supports,
-        test_pcs_whir_spill};
+        test_pcs_whir_spill, test_pcs_commitment_runs};
     ez_tcase_add(s, "ligero", 60, ligero, sizeof ligero / sizeof ligero[0]);
     return s;
 }

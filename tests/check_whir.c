@@ -1540,6 +1540,19 @@ START_TEST(test_whir_batch_params)
         par[j] = &a;
         lens[j] = (uint64_t)1 << 26;
     }
+    /* three and sixteen parts of 2^26 (GPT-2's weights and advice: 2^23 stacked entries;
+     * 2^25, the largest chain): one chain, its virtual oracle 0 beyond the NTT's limit
+     * (never encoded), every later oracle within it */
+    static const size_t nparts[2] = {3, 16};
+    static const unsigned mv1s[2] = {23, 25};
+    for (unsigned x = 0; x < 2; x++) {
+        ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, nparts[x]), EZ_OK);
+        ck_assert_uint_eq(chain.m - chain.k[0], mv1s[x]);
+        ck_assert_uint_gt(ez_whir_log_len(&chain, 0), EZ_NTT_MAX_LOG);
+        for (unsigned i = 1; i < chain.noracles; i++)
+            ck_assert_uint_le(ez_whir_log_len(&chain, i), EZ_NTT_MAX_LOG);
+        ck_assert_uint_le(chain.mfinal, 12);
+    }
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 17), EZ_ERR_INVALID);
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 1), EZ_ERR_INVALID);
     /* parameters other than the rules derive (one query more), lengths valid: refused */
