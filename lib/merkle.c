@@ -10,7 +10,7 @@
  * little-endian encoding on the hosts we build for. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "merkle leaf hashing assumes a little-endian host");
 
-enum { EZ_MERKLE_LEAF_TAG = 0x00, EZ_MERKLE_NODE_TAG = 0x01 };
+enum { EZ_MERKLE_LEAF_TAG = 0x00, EZ_MERKLE_NODE_TAG = 0x01, EZ_MERKLE_JOIN_TAG = 0x02 };
 
 /* ---- two SHA-256 computations side by side (SHA-NI) ------------------------------------
  * One SHA-256 compression is a chain of dependent sha256rnds2 instructions, so a core
@@ -186,6 +186,18 @@ void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m)
     sha256_update(&h, 1, &tag);
     if (m)
         sha256_update(&h, m * sizeof *col, (const uint8_t *)col);
+    memset(out->h, 0, sizeof out->h);
+    sha256_digest(&h, EZ_MERKLE_DIGEST_BYTES, out->h);
+}
+
+void ez_merkle_hash_digests(ez_digest *out, const ez_digest *d, size_t n)
+{
+    struct sha256_ctx h;
+    uint8_t tag = EZ_MERKLE_JOIN_TAG;
+    sha256_init(&h);
+    sha256_update(&h, 1, &tag);
+    for (size_t i = 0; i < n; i++)
+        sha256_update(&h, EZ_MERKLE_DIGEST_BYTES, d[i].h);
     memset(out->h, 0, sizeof out->h);
     sha256_digest(&h, EZ_MERKLE_DIGEST_BYTES, out->h);
 }

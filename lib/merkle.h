@@ -5,6 +5,7 @@
  * first EZ_MERKLE_DIGEST_BYTES = 26 bytes (208 bits) of SHA-256:
  *     leaf(col) = H(0x00 || col[0] || ... || col[m-1])   (8-byte little-endian each)
  *     node(l,r) = H(0x01 || l || r)                       (53 bytes: one SHA-256 block)
+ *     join(d)   = H(0x02 || d[0] || ... || d[n-1])         (several trees' leaf digests)
  * 208 bits keep the hash term of the Fiat-Shamir bound, ~t^2 / 2^208 for t hash
  * queries, below t 2^-106 for every t <= 2^100 (docs/protocol-kernel-pcs.md §10); an ez_digest
  * holds the 26 bytes and six zero bytes, and proofs carry the 26 bytes only.
@@ -50,6 +51,10 @@ void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m);
  * Same digests as ez_merkle_hash_leaf; two at a time with SHA-NI when the build
  * targets it (about twice the single-stream rate). out must not overlap cols. */
 void ez_merkle_hash_leaves(ez_digest *out, const ez_fe *cols, size_t m, size_t stride, size_t n);
+/* join(d[0..n-1]) = H(0x02 || d[0] || ... || d[n-1]) (26 bytes each): the leaf of a tree
+ * over several trees' leaves at one position (lib/whir.h ez_whir_join; the third tag keeps
+ * it from being read as a leaf or a node). Cost: SHA-256 over 26n + 1 bytes. */
+void ez_merkle_hash_digests(ez_digest *out, const ez_digest *d, size_t n);
 /* node(l, r) as above. out may alias l or r. */
 void ez_merkle_hash_node(ez_digest *out, const ez_digest *l, const ez_digest *r);
 

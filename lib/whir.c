@@ -909,3 +909,36 @@ out:
     ez_whir_prover_free(p);
     return st;
 }
+
+bool ez_whir_joinable(const ez_whir_params *a, const ez_whir_params *b)
+{
+    return a->m == b->m && a->k[0] == b->k[0] && a->c[0] == b->c[0] && a->t[0] == b->t[0];
+}
+
+ez_status ez_whir_join(ez_merkle **out, uint8_t root[32], const ez_whir_prover *const *p, size_t n)
+{
+    *out = NULL;
+    if (n < 2 || n > EZ_WHIR_MAX_JOIN || p == NULL)
+        return EZ_ERR_INVALID;
+    for (size_t j = 0; j < n; j++)
+        if (p[j] == NULL || p[j]->o0.tree == NULL || !ez_whir_joinable(&p[0]->par, &p[j]->par))
+            return EZ_ERR_INVALID;
+    unsigned logN = ez_whir_log_len(&p[0]->par, 0);
+    ez_merkle *t;
+    ez_status st = ez_merkle_alloc(&t, logN);
+    if (st != EZ_OK)
+        return st;
+    ez_digest *lv = ez_merkle_leaves_mut(t);
+    size_t N = (size_t)1 << logN;
+#pragma omp parallel for schedule(static)
+    for (size_t q = 0; q < N; q++) {
+        ez_digest d[EZ_WHIR_MAX_JOIN];
+        for (size_t j = 0; j < n; j++)
+            d[j] = ez_merkle_leaves(p[j]->o0.tree)[q];
+        ez_merkle_hash_digests(&lv[q], d, n);
+    }
+    ez_merkle_build(t);
+    memcpy(root, ez_merkle_root(t)->h, 32);
+    *out = t;
+    return EZ_OK;
+}

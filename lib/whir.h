@@ -33,10 +33,12 @@
 #ifndef EZ_WHIR_H
 #define EZ_WHIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/field.h"
+#include "lib/merkle.h"
 #include "lib/transcript.h"
 #include "lib/util.h"
 
@@ -209,5 +211,35 @@ ez_status ez_whir_open_batch(const ez_whir_prover *const *p, const ez_whir_claim
                              ez_writer *proof);
 ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
                                const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof);
+
+/* ---- joined commitments: one Merkle tree over several instances' oracle 0 -------------
+ *
+ * Instances with equal oracle 0 (ez_whir_joinable: same m, k0, c0, so the same codeword
+ * length and t0) can share one tree (docs/protocol-kernel-pcs.md §9c): its leaf q is
+ * join(leaf digest of instance 0 at q, ..., of instance n-1 at q) (lib/merkle.h), its
+ * root binds every instance's oracle 0. A batched opening of such a group draws ONE set
+ * of oracle-0 queries for the whole group, sends every instance's leaves at them, and one
+ * Merkle batch opening of the joined tree. */
+#define EZ_WHIR_MAX_JOIN 64u
+bool ez_whir_joinable(const ez_whir_params *a, const ez_whir_params *b);
+
+/* The joined tree of p[0..n-1] (2 <= n <= EZ_WHIR_MAX_JOIN, all joinable, their trees
+ * present). Out: *out (ez_merkle_free), root[32]. Cost: N_0 joins of n digests and N_0
+ * node hashes, 64 N_0 bytes (OpenMP). Returns EZ_OK, EZ_ERR_INVALID or EZ_ERR_NOMEM. */
+ez_status ez_whir_join(ez_merkle **out, uint8_t root[32], const ez_whir_prover *const *p, size_t n);
+
+/* ez_whir_open_batch / ez_whir_verify_batch with groups: joined[j] != 0 puts instance j in
+ * the group of instance j - 1 (joined[0] == 0; joined NULL: no groups, exactly the plain
+ * batch). A group of two or more is joinable instances whose oracle 0 is authenticated by
+ * the joined tree: the prover's tree[h] (h the group's first instance; ez_whir_join of
+ * the group's provers in order), the verifier's roots[h] (roots of the rest unused).
+ * Groups need the one-chain run: if ez_whir_batch_params fails and some group has two
+ * instances, EZ_ERR_INVALID (no one-by-one fallback). Returns as the plain forms. */
+ez_status ez_whir_open_joined(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
+                              const uint8_t *joined, const ez_merkle *const *tree, ez_transcript *t,
+                              ez_writer *proof);
+ez_status ez_whir_verify_joined(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
+                                const uint8_t *joined, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
+                                ez_reader *proof);
 
 #endif

@@ -137,8 +137,15 @@ void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p);
  * final polynomial) is not its fold, two entries changed so that the combined claim
  * still holds; only the queries to that instance's oracle 0 can catch it (§9a). */
 #define EZ_WHIR_CHEAT_STACK 1u
+/* Joined groups (§9c): the second instance of a group sends one leaf entry changed
+ * (LEAF), the group's Merkle opening has one sibling changed (SIBLING), or the group's
+ * first two instances send each other's leaves (SWAP). */
+#define EZ_WHIR_CHEAT_LEAF 2u
+#define EZ_WHIR_CHEAT_SIBLING 3u
+#define EZ_WHIR_CHEAT_SWAP 4u
 ez_status ez_whir_open_batch_cheat(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
-                                   ez_transcript *t, ez_writer *proof, unsigned cheat);
+                                   const uint8_t *joined, const ez_merkle *const *tree, ez_transcript *t,
+                                   ez_writer *proof, unsigned cheat);
 
 /* An instance's live fold entries in a batch: max(1, ceil(len / 2^k0)) (§9a). */
 uint64_t ez_whir_block_live(const ez_whir_params *p, uint64_t len);

@@ -48,6 +48,7 @@ typedef struct {
     const ez_whir_params *par;
     ez_transcript *t;
     ez_writer *w;
+    unsigned cheat; /* testing only: EZ_WHIR_CHEAT_* */
     size_t len;      /* current dense length (0 in round 0) */
     ez_fe2 *f, *W, *tmp;
     sparse_part sp;
@@ -363,25 +364,58 @@ static ez_status answer_queries(prover *pv, const ez_whir_oracle *o, unsigned nq
 }
 
 /* answer_queries for an instance's oracle 0, whose codeword the prover does not keep:
- * the queried leaves are encoded alone (ez_whir_prover_leaves0), then written with the
- * Merkle batch opening of its tree. */
-static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, unsigned nq, uint64_t *q, uint64_t *d,
-                                 size_t *nd)
+ * the queried leaves are encoded alone (ez_whir_prover_leaves0). draw: this instance
+ * draws the queries (q, d, *nd), else it is in a group and reuses its first instance's
+ * (§9c); tree non-NULL: the group ends here, its Merkle batch opening follows. */
+static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, bool draw, const ez_merkle *tree,
+                                 unsigned nq, uint64_t *q, uint64_t *d, size_t *nd)
 {
     const ez_whir_oracle *o = &p->o0;
     unsigned logN = o->logn + o->c;
-    *nd = ez_whir_draw_queries(pv->t, logN, nq, q, d);
+    if (draw)
+        *nd = ez_whir_draw_queries(pv->t, logN, nq, q, d);
     ez_fe *leaves = ez_alloc_array(*nd ? *nd * o->width : 1, sizeof *leaves);
     size_t nmp = ez_merkle_batch_count(logN, d, *nd);
     ez_digest *mp = ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
     ez_status st = leaves == NULL || mp == NULL ? EZ_ERR_NOMEM : ez_whir_prover_leaves0(p, d, *nd, leaves);
+    if (st == EZ_OK && pv->cheat == EZ_WHIR_CHEAT_LEAF && !draw)
+        leaves[0] = ez_fe_add(leaves[0], ez_fe_from_u64(1)); /* testing only */
     if (st == EZ_OK)
         ez_writer_bytes(pv->w, leaves, *nd * o->width * sizeof *leaves);
-    if (st == EZ_OK && (st = ez_merkle_batch_open(o->tree, d, *nd, mp)) == EZ_OK)
+    if (st == EZ_OK && tree != NULL && (st = ez_merkle_batch_open(tree, d, *nd, mp)) == EZ_OK) {
+        if (pv->cheat == EZ_WHIR_CHEAT_SIBLING && !draw && nmp > 0)
+            mp[nmp - 1].h[0] ^= 1; /* testing only */
         ez_merkle_digests_write(pv->w, mp, nmp);
+    }
     free(leaves);
     free(mp);
     return st;
+}
+
+/* Testing only (EZ_WHIR_CHEAT_SWAP): the first two instances of a group answer with each
+ * other's leaves. */
+static const ez_whir_prover *swapped(const ez_whir_prover *const *ps, const uint8_t *joined, size_t n, size_t j,
+                                     unsigned cheat)
+{
+    if (cheat != EZ_WHIR_CHEAT_SWAP || joined == NULL)
+        return ps[j];
+    if (j + 1 < n && !joined[j] && joined[j + 1])
+        return ps[j + 1];
+    if (joined[j] && (j < 2 || !joined[j - 1]))
+        return ps[j - 1];
+    return ps[j];
+}
+
+/* Instance j's place in its group (joined, §9c): *h its first instance; returns the tree
+ * that authenticates the group's leaves if j is its last instance, else NULL. */
+static const ez_merkle *group_of(const ez_whir_prover *const *ps, const uint8_t *joined,
+                                 const ez_merkle *const *tree, size_t n, size_t j, size_t *h)
+{
+    if (joined == NULL || !joined[j])
+        *h = j;
+    if (joined != NULL && j + 1 < n && joined[j + 1])
+        return NULL;
+    return *h == j ? ps[j]->o0.tree : tree[*h];
 }
 
 /* Sparse tables of the shift terms for oracle o (index i): E = coef * eq(pow_low(y), .),
@@ -467,8 +501,8 @@ static ez_status add_piece_queries(ez_fe2 *W, const ez_whir_block *blk, unsigned
  * is the parameters of the later oracles (the instance's own for n == 1), blk the
  * blocks of the stack (§9a; NULL for n == 1: the whole fold at 0). */
 static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claimset *cs, size_t n,
-                           const ez_whir_params *chain, const ez_whir_block *blk, ez_transcript *t, ez_writer *proof,
-                           unsigned cheat)
+                           const uint8_t *joined, const ez_merkle *const *tree, const ez_whir_params *chain,
+                           const ez_whir_block *blk, ez_transcript *t, ez_writer *proof, unsigned cheat)
 {
     const ez_whir_params *par = chain;
     for (size_t j = 0; j < n; j++)
@@ -496,7 +530,7 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
     if (n == 1)
         nshift += par->t[0];
     size_t maxsp = maxterms > nshift ? maxterms : nshift;
-    prover pv = {.par = par, .t = t, .w = proof};
+    prover pv = {.par = par, .t = t, .w = proof, .cheat = cheat};
     ez_whir_oracle cur = {0}, prev = {0};
     shift_term *sh = ez_alloc_array(nshift + 1, sizeof *sh);
     uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
@@ -616,8 +650,13 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
                 st = EZ_ERR_NOMEM;
                 goto out;
             }
-            for (size_t j = 0; j < n && st == EZ_OK; j++)
-                st = answer_queries0(&pv, ps[j], ps[j]->par.t[0], qall + 242 * j, d, &nd);
+            for (size_t j = 0, h = 0; j < n && st == EZ_OK; j++) {
+                const ez_merkle *tr = group_of(ps, joined, tree, n, j, &h);
+                if (h != j) /* a group shares its first instance's queries (d, nd too) */
+                    memcpy(qall + 242 * j, qall + 242 * h, 242 * sizeof *qall);
+                st = answer_queries0(&pv, swapped(ps, joined, n, j, cheat), h == j, tr, ps[j]->par.t[0],
+                                     qall + 242 * j, d, &nd);
+            }
             gamma = ez_transcript_challenge_fe2(t, EZ_WHIR_L_COMBINE);
             ez_fe2 gp = ez_fe2_mul(gamma, gamma);
 #pragma omp parallel for schedule(static) if (len >= EZ_WHIR_PAR_MIN)
@@ -679,9 +718,12 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, pv.f, lf);
     size_t nd;
     if (po == NULL) { /* no later oracle: the instances' oracle 0 are queried */
-        for (size_t j = 0; j < n; j++)
-            if ((st = answer_queries0(&pv, ps[j], ps[j]->par.t[0], q, d, &nd)) != EZ_OK)
+        for (size_t j = 0, h = 0; j < n; j++) {
+            const ez_merkle *tr = group_of(ps, joined, tree, n, j, &h);
+            if ((st = answer_queries0(&pv, swapped(ps, joined, n, j, cheat), h == j, tr, ps[j]->par.t[0], q, d,
+                                      &nd)) != EZ_OK)
                 goto out;
+        }
     } else if ((st = answer_queries(&pv, po, par->t[M], q, d, &nd)) != EZ_OK) {
         goto out;
     }
@@ -728,18 +770,45 @@ ez_status ez_whir_open(const ez_whir_prover *p, ez_transcript *t, const ez_whir_
                        ez_fe2 sigma, ez_writer *proof)
 {
     ez_whir_claimset cs = {.terms = terms, .nterms = nterms, .sigma = sigma};
-    return open_impl(&p, &cs, 1, &p->par, NULL, t, proof, 0);
+    return open_impl(&p, &cs, 1, NULL, NULL, &p->par, NULL, t, proof, 0);
 }
 
-static ez_status open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
-                            ez_writer *proof, unsigned cheat)
+/* Groups are well formed: joined[0] == 0, each joined instance joinable with the one
+ * before, every group of two or more with its tree, at most EZ_WHIR_MAX_JOIN. */
+static bool groups_ok(const ez_whir_prover *const *p, const uint8_t *joined, const ez_merkle *const *tree, size_t n,
+                      bool *any)
+{
+    *any = false;
+    if (joined == NULL)
+        return true;
+    if (joined[0])
+        return false;
+    for (size_t j = 1, h = 0; j < n; j++) {
+        if (!joined[j]) {
+            h = j;
+            continue;
+        }
+        *any = true;
+        if (tree == NULL || tree[h] == NULL || j - h + 1 > EZ_WHIR_MAX_JOIN ||
+            !ez_whir_joinable(&p[j - 1]->par, &p[j]->par))
+            return false;
+    }
+    return true;
+}
+
+static ez_status open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
+                            const uint8_t *joined, const ez_merkle *const *tree, ez_transcript *t, ez_writer *proof,
+                            unsigned cheat)
 {
     if (n == 0 || p == NULL || cs == NULL)
+        return EZ_ERR_INVALID;
+    bool any;
+    if (!groups_ok(p, joined, tree, n, &any))
         return EZ_ERR_INVALID;
     if (n == 1 && cheat == 0)
         return ez_whir_open(p[0], t, cs[0].terms, cs[0].nterms, cs[0].sigma, proof);
     if (n == 1)
-        return open_impl(p, cs, 1, &p[0]->par, NULL, t, proof, cheat);
+        return open_impl(p, cs, 1, NULL, NULL, &p[0]->par, NULL, t, proof, cheat);
     ez_whir_params chain;
     const ez_whir_params **par = ez_alloc_array(n, sizeof *par);
     uint64_t *lens = ez_alloc_array(n, sizeof *lens);
@@ -752,7 +821,9 @@ static ez_status open_batch(const ez_whir_prover *const *p, const ez_whir_claims
         lens[j] = p[j]->len;
     }
     if (ez_whir_batch_params(&chain, blk, par, lens, n) == EZ_OK) {
-        st = open_impl(p, cs, n, &chain, blk, t, proof, cheat);
+        st = open_impl(p, cs, n, joined, tree, &chain, blk, t, proof, cheat);
+    } else if (any) { /* a group's shared queries need the one chain */
+        st = EZ_ERR_INVALID;
     } else { /* too large for one chain: one opening after the other */
         st = EZ_OK;
         for (size_t j = 0; j < n && st == EZ_OK; j++)
@@ -768,11 +839,18 @@ out:
 ez_status ez_whir_open_batch(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
                              ez_writer *proof)
 {
-    return open_batch(p, cs, n, t, proof, 0);
+    return open_batch(p, cs, n, NULL, NULL, t, proof, 0);
+}
+
+ez_status ez_whir_open_joined(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
+                              const uint8_t *joined, const ez_merkle *const *tree, ez_transcript *t, ez_writer *proof)
+{
+    return open_batch(p, cs, n, joined, tree, t, proof, 0);
 }
 
 ez_status ez_whir_open_batch_cheat(const ez_whir_prover *const *p, const ez_whir_claimset *cs, size_t n,
-                                   ez_transcript *t, ez_writer *proof, unsigned cheat)
+                                   const uint8_t *joined, const ez_merkle *const *tree, ez_transcript *t,
+                                   ez_writer *proof, unsigned cheat)
 {
-    return open_batch(p, cs, n, t, proof, cheat);
+    return open_batch(p, cs, n, joined, tree, t, proof, cheat);
 }

@@ -60,39 +60,21 @@ static bool sumcheck_round(verifier *v)
     return true;
 }
 
-/* Draw nq queries to an oracle of 2^logN leaves (2^k rows; base entries if base, else
- * (c0, c1) pairs), read and authenticate the distinct leaves against root, and fold each
- * with the challenges alpha[0..k-1] (fold[]). Returns EZ_OK, EZ_ERR_REJECT or
- * EZ_ERR_NOMEM. */
-static ez_status read_queries(verifier *v, unsigned logN, unsigned nq, unsigned k, bool base, const ez_fe2 *alpha,
-                              const uint8_t *root, uint64_t *q, uint64_t *d, size_t *nd, ez_fe *leaves,
-                              ez_fe2 *fold)
+/* Queries to an oracle of 2^logN leaves (2^k rows; base entries if base, else (c0, c1)
+ * pairs): draw nq of them (q, d, *nd; unless !draw: a joined group's later instance
+ * reuses its first instance's, §9c), read the distinct leaves, their digests into lh[],
+ * and fold each with the challenges alpha[0..k-1] (fold[]). False on a short or
+ * non-canonical read. */
+static bool read_leaves(verifier *v, unsigned logN, unsigned nq, unsigned k, bool base, const ez_fe2 *alpha,
+                        bool draw, uint64_t *q, uint64_t *d, size_t *nd, ez_fe *leaves, ez_digest *lh, ez_fe2 *fold)
 {
     size_t R = (size_t)1 << k, width = base ? R : 2 * R;
-    *nd = ez_whir_draw_queries(v->t, logN, nq, q, d);
+    if (draw)
+        *nd = ez_whir_draw_queries(v->t, logN, nq, q, d);
     if (!ez_whir_read_fe(v->r, leaves, *nd * width))
-        return EZ_ERR_REJECT;
-    ez_status st = EZ_ERR_NOMEM;
-    ez_digest *lh = ez_alloc_array(*nd, sizeof *lh);
-    if (lh == NULL)
-        return st;
+        return false;
     for (size_t j = 0; j < *nd; j++)
         ez_merkle_hash_leaf(&lh[j], leaves + j * width, width);
-    st = EZ_ERR_REJECT;
-    size_t nmp = ez_merkle_batch_count(logN, d, *nd);
-    /* at most nd * logN siblings: the allocation is bounded by the queries */
-    ez_digest *mp = nmp == SIZE_MAX ? NULL : ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
-    if (nmp != SIZE_MAX && mp == NULL)
-        st = EZ_ERR_NOMEM;
-    if (mp != NULL && ez_merkle_digests_read(v->r, mp, nmp)) {
-        ez_digest rt;
-        memcpy(rt.h, root, 32);
-        st = ez_merkle_batch_verify(&rt, logN, d, lh, *nd, mp, nmp);
-    }
-    free(mp);
-    free(lh);
-    if (st != EZ_OK)
-        return st;
     /* Fold(f_i, alpha)(y) = sum_t eq(alpha, t) g_t(y): the leaf's rows combined */
     ez_fe2 eqa[256];
     ez_whir_eq_bits(eqa, alpha, k);
@@ -107,7 +89,70 @@ static ez_status read_queries(verifier *v, unsigned logN, unsigned nq, unsigned 
             fold[j] = acc;
         }
     }
-    return EZ_OK;
+    return true;
+}
+
+/* Read the Merkle batch opening of positions d[0..nd) and check it against root with the
+ * leaf digests of ng instances (lh[g * 242 + x]: instance g, position d[x]); ng > 1: a
+ * joined group, each position's leaf is join(its ng digests) (lib/merkle.h). Returns
+ * EZ_OK, EZ_ERR_REJECT or EZ_ERR_NOMEM. */
+static ez_status check_paths(verifier *v, unsigned logN, const uint64_t *d, size_t nd, const ez_digest *lh,
+                             size_t ng, const uint8_t *root)
+{
+    ez_status st = EZ_ERR_NOMEM;
+    ez_digest *jl = ng > 1 ? ez_alloc_array(nd ? nd : 1, sizeof *jl) : NULL;
+    if (ng > 1 && jl == NULL)
+        return st;
+    for (size_t x = 0; x < nd && ng > 1; x++) {
+        ez_digest g[EZ_WHIR_MAX_JOIN];
+        for (size_t i = 0; i < ng; i++)
+            g[i] = lh[i * 242 + x];
+        ez_merkle_hash_digests(&jl[x], g, ng);
+    }
+    st = EZ_ERR_REJECT;
+    size_t nmp = ez_merkle_batch_count(logN, d, nd);
+    /* at most nd * logN siblings: the allocation is bounded by the queries */
+    ez_digest *mp = nmp == SIZE_MAX ? NULL : ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
+    if (nmp != SIZE_MAX && mp == NULL)
+        st = EZ_ERR_NOMEM;
+    if (mp != NULL && ez_merkle_digests_read(v->r, mp, nmp)) {
+        ez_digest rt;
+        memcpy(rt.h, root, 32);
+        st = ez_merkle_batch_verify(&rt, logN, d, ng > 1 ? jl : lh, nd, mp, nmp);
+    }
+    free(mp);
+    free(jl);
+    return st;
+}
+
+/* Draw nq queries to a chain oracle, read and authenticate the distinct leaves against
+ * root, fold them (read_leaves, check_paths). Returns EZ_OK, EZ_ERR_REJECT or
+ * EZ_ERR_NOMEM. */
+static ez_status read_queries(verifier *v, unsigned logN, unsigned nq, unsigned k, bool base, const ez_fe2 *alpha,
+                              const uint8_t *root, uint64_t *q, uint64_t *d, size_t *nd, ez_fe *leaves,
+                              ez_digest *lh, ez_fe2 *fold)
+{
+    if (!read_leaves(v, logN, nq, k, base, alpha, true, q, d, nd, leaves, lh, fold))
+        return EZ_ERR_REJECT;
+    return check_paths(v, logN, d, *nd, lh, 1, root);
+}
+
+/* Oracle-0 queries of instance j in its group (joined, §9c): the first instance draws,
+ * the last checks the group's paths against the group's root (roots[h]); between them
+ * each reads its leaves, digests into glh + 242 (j - h). */
+static ez_status read_queries0(verifier *v, const ez_whir_params *const *ip, const uint8_t *const *roots,
+                               const uint8_t *joined, size_t n, size_t j, size_t *h, const ez_fe2 *alpha,
+                               uint64_t *q, uint64_t *d, size_t *nd, ez_fe *leaves, ez_digest *glh, ez_fe2 *fold)
+{
+    if (joined == NULL || !joined[j])
+        *h = j;
+    unsigned logN = ez_whir_log_len(ip[j], 0);
+    if (!read_leaves(v, logN, ip[j]->t[0], ip[j]->k[0], true, alpha, *h == j, q, d, nd, leaves,
+                     glh + 242 * (j - *h), fold))
+        return EZ_ERR_REJECT;
+    if (joined != NULL && j + 1 < n && joined[j + 1])
+        return EZ_OK;
+    return check_paths(v, logN, d, *nd, glh, j - *h + 1, roots[*h]);
 }
 
 /* The fold of the distinct leaf at position x (d sorted). */
@@ -185,9 +230,9 @@ static ez_fe2 block_query(ez_fe2 y, const ez_whir_params *ip, const ez_whir_bloc
 
 /* Verify n >= 1 instances with chain parameters chain and blocks blk (n == 1: the
  * instance's own parameters, its whole fold at 0). */
-static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *const *roots, const ez_whir_claimset *cs,
-                             size_t n, const ez_whir_params *par, const ez_whir_block *blk, ez_transcript *t,
-                             ez_reader *proof)
+static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *const *roots, const uint8_t *joined,
+                             const ez_whir_claimset *cs, size_t n, const ez_whir_params *par,
+                             const ez_whir_block *blk, ez_transcript *t, ez_reader *proof)
 {
     ez_status st = EZ_ERR_NOMEM;
     unsigned M = par->noracles - 1, maxk = 0, mv1 = par->m - par->k[0];
@@ -210,7 +255,13 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
     ez_fe2 *fold = ez_alloc_array(242 * n, sizeof *fold), *fin = ez_alloc_array(lf, sizeof *fin);
     ez_fe2 *coef = ez_alloc_array(lc, sizeof *coef), *alpha = ez_alloc_array(8 * n, sizeof *alpha);
     ez_fe2 *bpow = ez_alloc_array(n, sizeof *bpow);
-    if (!cons || !q || !d || !nds || !leaves || !fold || !fin || !coef || !alpha || !bpow)
+    size_t ngmax = 1; /* the largest group: its instances' leaf digests are kept until its paths */
+    for (size_t j = 1, h = 0; j < n && joined != NULL; j++) {
+        h = joined[j] ? h : j;
+        ngmax = j - h + 1 > ngmax ? j - h + 1 : ngmax;
+    }
+    ez_digest *glh = ez_alloc_array(242 * ngmax, sizeof *glh);
+    if (!cons || !q || !d || !nds || !leaves || !fold || !fin || !coef || !alpha || !bpow || !glh)
         goto out;
     st = EZ_ERR_REJECT;
     verifier v = {.t = t, .r = proof, .nb = 0};
@@ -257,15 +308,20 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
         ez_transcript_absorb_fe2(t, EZ_WHIR_L_OOD, &ans, 1);
         if (i == 1) {
             /* every instance's oracle 0: queries, leaves, folds */
-            for (size_t j = 0; j < n; j++) {
-                unsigned k0 = ip[j]->k[0];
-                if ((st = read_queries(&v, ez_whir_log_len(ip[j], 0), ip[j]->t[0], k0, true, alpha + 8 * j, roots[j],
-                                       q + 242 * j, d + 242 * j, &nds[j], leaves, fold + 242 * j)) != EZ_OK)
+            for (size_t j = 0, h = 0; j < n; j++) {
+                if (joined != NULL && joined[j]) { /* the group's queries */
+                    memcpy(q + 242 * j, q + 242 * h, 242 * sizeof *q);
+                    memcpy(d + 242 * j, d + 242 * h, 242 * sizeof *d);
+                    nds[j] = nds[h];
+                }
+                if ((st = read_queries0(&v, ip, roots, joined, n, j, &h, alpha + 8 * j, q + 242 * j, d + 242 * j,
+                                        &nds[j], leaves, glh, fold + 242 * j)) != EZ_OK)
                     goto out;
             }
         } else {
             if ((st = read_queries(&v, ez_whir_log_len(par, i - 1), par->t[i - 1], par->k[i - 1], false,
-                                   v.rb + (v.nb - par->k[i - 1]), prev_root, q, d, &nds[0], leaves, fold)) != EZ_OK)
+                                   v.rb + (v.nb - par->k[i - 1]), prev_root, q, d, &nds[0], leaves, glh, fold)) !=
+                EZ_OK)
                 goto out;
         }
         st = EZ_ERR_REJECT;
@@ -302,15 +358,15 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, fin, lf);
     if (M == 0) {
         /* no later oracle: every instance's oracle 0 against its block of f_F */
-        for (size_t j = 0; j < n; j++) {
+        for (size_t j = 0, h = 0; j < n; j++) {
             unsigned logn = ip[j]->m - ip[j]->k[0], c = ip[j]->c[0];
             size_t nblk = (size_t)1 << logn;
             memset(coef, 0, nblk * sizeof *coef); /* the block: its pieces, zero beyond */
             for (unsigned i = 0; i < blk[j].np; i++)
                 memcpy(coef + blk[j].pos[i], fin + blk[j].off[i], ((size_t)1 << blk[j].b[i]) * sizeof *coef);
             ez_ntt_mobius((ez_fe *)coef, 1, logn); /* univariate coefficients of the block */
-            if ((st = read_queries(&v, ez_whir_log_len(ip[j], 0), ip[j]->t[0], ip[j]->k[0], true, alpha + 8 * j,
-                                   roots[j], q, d, &nds[0], leaves, fold)) != EZ_OK)
+            if ((st = read_queries0(&v, ip, roots, joined, n, j, &h, alpha + 8 * j, q, d, &nds[0], leaves, glh,
+                                    fold)) != EZ_OK)
                 goto out;
             st = EZ_ERR_REJECT;
             for (size_t x = 0; x < nds[0]; x++) {
@@ -323,7 +379,7 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
         memcpy(coef, fin, lf * sizeof *coef);
         ez_ntt_mobius((ez_fe *)coef, 1, par->mfinal); /* univariate coefficients of f_F */
         if ((st = read_queries(&v, ez_whir_log_len(par, M), par->t[M], par->k[M], false, v.rb + (v.nb - par->k[M]),
-                               prev_root, q, d, &nds[0], leaves, fold)) != EZ_OK)
+                               prev_root, q, d, &nds[0], leaves, glh, fold)) != EZ_OK)
             goto out;
         st = EZ_ERR_REJECT;
         unsigned logn = par->mv[M] - par->k[M], c = par->c[M];
@@ -374,6 +430,7 @@ out:
     free(coef);
     free(alpha);
     free(bpow);
+    free(glh);
     return st;
 }
 
@@ -388,14 +445,25 @@ ez_status ez_whir_verify(const ez_whir_params *par, const uint8_t root[32], ez_t
     ez_whir_claimset cs = {.terms = terms, .nterms = nterms, .sigma = sigma};
     ez_whir_block blk;
     ez_whir_block_whole(&blk, par->m - par->k[0]);
-    return verify_impl(&par, &root, &cs, 1, par, &blk, t, proof);
+    return verify_impl(&par, &root, NULL, &cs, 1, par, &blk, t, proof);
 }
 
-ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
-                               const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof)
+static ez_status verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
+                              const uint8_t *joined, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
+                              ez_reader *proof)
 {
     if (n == 0 || par == NULL || roots == NULL || cs == NULL || lens == NULL)
         return EZ_ERR_INVALID;
+    bool any = false; /* some group of two or more (§9c): joinable neighbours, the one chain */
+    if (joined != NULL && joined[0])
+        return EZ_ERR_INVALID;
+    for (size_t j = 1, h = 0; j < n && joined != NULL; j++) {
+        h = joined[j] ? h : j;
+        if (joined[j] && (par[j] == NULL || par[j - 1] == NULL || j - h + 1 > EZ_WHIR_MAX_JOIN ||
+                          !ez_whir_joinable(par[j - 1], par[j])))
+            return EZ_ERR_INVALID;
+        any |= joined[j] != 0;
+    }
     if (n == 1)
         return ez_whir_verify(par[0], roots[0], t, cs[0].terms, cs[0].nterms, cs[0].sigma, proof);
     for (size_t j = 0; j < n; j++)
@@ -412,7 +480,9 @@ ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *
             if (!ez_whir_terms_within(cs[j].terms, cs[j].nterms, ez_whir_block_live(par[j], lens[j]) << par[j]->k[0]))
                 st = EZ_ERR_INVALID;
         if (st == EZ_OK)
-            st = verify_impl(par, roots, cs, n, &chain, blk, t, proof);
+            st = verify_impl(par, roots, joined, cs, n, &chain, blk, t, proof);
+    } else if (any) {
+        st = EZ_ERR_INVALID;
     } else {
         /* a bad instance's parameters are EZ_ERR_INVALID in ez_whir_verify */
         st = EZ_OK;
@@ -421,4 +491,17 @@ ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *
     }
     free(blk);
     return st;
+}
+
+ez_status ez_whir_verify_batch(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
+                               const ez_whir_claimset *cs, size_t n, ez_transcript *t, ez_reader *proof)
+{
+    return verify_batch(par, roots, lens, NULL, cs, n, t, proof);
+}
+
+ez_status ez_whir_verify_joined(const ez_whir_params *const *par, const uint8_t *const *roots, const uint64_t *lens,
+                                const uint8_t *joined, const ez_whir_claimset *cs, size_t n, ez_transcript *t,
+                                ez_reader *proof)
+{
+    return verify_batch(par, roots, lens, joined, cs, n, t, proof);
 }

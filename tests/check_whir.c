@@ -1468,9 +1468,168 @@ static void batch_open(ez_whir_prover *const *p, const instance *in, const ez_fe
     ez_transcript t;
     ez_transcript_init(&t, "check_whir_batch");
     ez_writer_init(w);
-    ck_assert_int_eq(ez_whir_open_batch_cheat((const ez_whir_prover *const *)p, cs, n, &t, w, dev), EZ_OK);
+    ck_assert_int_eq(ez_whir_open_batch_cheat((const ez_whir_prover *const *)p, cs, n, NULL, NULL, &t, w, dev), EZ_OK);
     ck_assert(!w->failed);
 }
+
+/* Joined groups (§9c): open / verify with joined[] (the prover's trees per group head). */
+static void joined_open(ez_whir_prover *const *p, const instance *in, const ez_fe2 *sig, size_t n,
+                        const uint8_t *joined, ez_merkle *const *tree, unsigned dev, ez_writer *w)
+{
+    ez_whir_claimset cs[4];
+    for (size_t j = 0; j < n; j++)
+        cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir_batch");
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_whir_open_batch_cheat((const ez_whir_prover *const *)p, cs, n, joined,
+                                              (const ez_merkle *const *)tree, &t, w, dev),
+                     EZ_OK);
+    ck_assert(!w->failed);
+}
+
+static ez_status joined_verify(const instance *in, const uint8_t (*roots)[32], const ez_fe2 *sig, size_t n,
+                               const uint8_t *joined, const uint8_t *data, size_t len, bool *done)
+{
+    const ez_whir_params *par[4];
+    const uint8_t *rt[4];
+    uint64_t lens[4];
+    ez_whir_claimset cs[4];
+    for (size_t j = 0; j < n; j++) {
+        par[j] = &in[j].par;
+        lens[j] = in[j].len;
+        rt[j] = roots[j];
+        cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
+    }
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir_batch");
+    ez_reader r;
+    ez_reader_init(&r, data, len);
+    ez_status st = ez_whir_verify_joined(par, rt, lens, joined, cs, n, &t, &r);
+    if (done)
+        *done = ez_reader_done(&r);
+    return st;
+}
+
+START_TEST(test_whir_joined)
+{
+    ez_rng r = ez_rng_for("whir_joined");
+    /* a group of two and a lone instance, with a later oracle; a group of two without one
+     * (the final polynomial against oracle 0); a lone instance then a group of three */
+    static const unsigned ms[3][4] = {{12, 12, 9}, {8, 8}, {9, 10, 10, 10}};
+    static const uint8_t jn[3][4] = {{0, 1, 0}, {0, 1}, {0, 0, 1, 1}};
+    static const size_t ns[3] = {3, 2, 4}, heads[3] = {0, 0, 1};
+    for (int cfg = 0; cfg < 3; cfg++) {
+        size_t n = ns[cfg], h = heads[cfg], ng = cfg == 2 ? 3 : 2;
+        instance in[4];
+        ez_whir_prover *p[4];
+        ez_merkle *tree[4] = {0}, *swapped = NULL;
+        uint8_t roots[4][32], jroot[32], sroot[32];
+        ez_fe2 sig[4];
+        for (size_t j = 0; j < n; j++) {
+            ez_whir_params par;
+            ck_assert_int_eq(ez_whir_params_default(&par, ms[cfg][j]), EZ_OK);
+            instance_make(&in[j], &r, &par, ((uint64_t)1 << par.m) - 5 * j);
+            instance_live_terms(&in[j], &r);
+            ck_assert_int_eq(ez_whir_commit(&p[j], roots[j], &in[j].par, in[j].s, in[j].len), EZ_OK);
+            sig[j] = in[j].sigma;
+        }
+        ck_assert_int_eq(ez_whir_join(&tree[h], jroot, (const ez_whir_prover *const *)p + h, ng), EZ_OK);
+        /* the same parts joined in another order: another root */
+        const ez_whir_prover *sw[3] = {p[h + 1], p[h], p[h + ng - 1]};
+        ck_assert_int_eq(ez_whir_join(&swapped, sroot, sw, ng), EZ_OK);
+        ck_assert(memcmp(sroot, jroot, 32) != 0);
+        uint8_t own[4][32]; /* the instances' own roots (the plain batch) */
+        memcpy(own, roots, sizeof own);
+        memcpy(roots[h], jroot, 32);
+        ez_writer w, wb;
+        joined_open(p, in, sig, n, jn[cfg], tree, 0, &w);
+        bool done = false;
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, jn[cfg], w.data, w.len, &done),
+                         EZ_OK);
+        ck_assert(done);
+        /* one path set for the group: shorter than the plain batch of the same instances */
+        joined_open(p, in, sig, n, NULL, tree, 0, &wb);
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])own, sig, n, NULL, wb.data, wb.len, NULL), EZ_OK);
+        ck_assert_uint_lt(w.len, wb.len);
+        /* the joined proof is not a plain batch proof, nor the reverse */
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])own, sig, n, NULL, w.data, w.len, NULL),
+                         EZ_ERR_REJECT);
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, jn[cfg], wb.data, wb.len, NULL),
+                         EZ_ERR_REJECT);
+        ez_writer_clear(&wb);
+        /* a wrong root: flipped, or the parts joined in another order */
+        uint8_t r2[4][32];
+        memcpy(r2, roots, sizeof r2);
+        r2[h][3] ^= 1;
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])r2, sig, n, jn[cfg], w.data, w.len, NULL),
+                         EZ_ERR_REJECT);
+        memcpy(r2[h], sroot, 32);
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])r2, sig, n, jn[cfg], w.data, w.len, NULL),
+                         EZ_ERR_REJECT);
+        /* a false claim on one joined instance */
+        ez_fe2 bad[4];
+        memcpy(bad, sig, sizeof bad);
+        bad[h + 1] = ez_fe2_add(bad[h + 1], ez_fe2_one());
+        joined_open(p, in, bad, n, jn[cfg], tree, 0, &wb);
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, bad, n, jn[cfg], wb.data, wb.len, NULL),
+                         EZ_ERR_REJECT);
+        ez_writer_clear(&wb);
+        /* a wrong leaf of the group's second instance, a wrong sibling, the group's first
+         * two instances' leaves swapped, a stack block that is not its fold */
+        static const unsigned devs[] = {EZ_WHIR_CHEAT_LEAF, EZ_WHIR_CHEAT_SIBLING, EZ_WHIR_CHEAT_SWAP,
+                                        EZ_WHIR_CHEAT_STACK};
+        for (size_t x = 0; x < sizeof devs / sizeof devs[0]; x++) {
+            joined_open(p, in, sig, n, jn[cfg], tree, devs[x], &wb);
+            ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, jn[cfg], wb.data, wb.len, NULL),
+                             EZ_ERR_REJECT);
+            ez_writer_clear(&wb);
+        }
+        /* flips and truncations */
+        uint8_t *buf = malloc(w.len);
+        for (int it = 0; it < 16; it++) {
+            memcpy(buf, w.data, w.len);
+            size_t at = (size_t)(ez_rng_next(&r) % w.len);
+            buf[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
+            ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, jn[cfg], buf, w.len, NULL),
+                             EZ_ERR_REJECT);
+            ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, jn[cfg], w.data, at, NULL),
+                             EZ_ERR_REJECT);
+        }
+        free(buf);
+        /* malformed groups: joined[0] set, unjoinable neighbours, a group without its tree */
+        uint8_t j2[4];
+        memcpy(j2, jn[cfg], sizeof j2);
+        j2[0] = 1;
+        ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, j2, w.data, w.len, NULL),
+                         EZ_ERR_INVALID);
+        if (cfg != 1) { /* m 9 next to m 12 (or 10) */
+            memcpy(j2, jn[cfg], sizeof j2);
+            j2[cfg == 0 ? 2 : 1] = 1;
+            ck_assert_int_eq(joined_verify(in, (const uint8_t(*)[32])roots, sig, n, j2, w.data, w.len, NULL),
+                             EZ_ERR_INVALID);
+        }
+        ez_whir_claimset cs[4];
+        for (size_t j = 0; j < n; j++)
+            cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
+        ez_transcript t;
+        ez_transcript_init(&t, "check_whir_batch");
+        ez_writer_init(&wb);
+        ez_merkle *none[4] = {0};
+        ck_assert_int_eq(ez_whir_open_joined((const ez_whir_prover *const *)p, cs, n, jn[cfg],
+                                             (const ez_merkle *const *)none, &t, &wb),
+                         EZ_ERR_INVALID);
+        ez_writer_clear(&wb);
+        ez_writer_clear(&w);
+        ez_merkle_free(swapped);
+        ez_merkle_free(tree[h]);
+        for (size_t j = 0; j < n; j++) {
+            ez_whir_prover_free(p[j]);
+            instance_free(&in[j]);
+        }
+    }
+}
+END_TEST
 
 START_TEST(test_whir_batch_params)
 {
@@ -1734,7 +1893,7 @@ Suite *ez_suite_whir(void)
         test_whir_invalid_args};
     ez_tcase_add(s, "openings", 300, openings, sizeof openings / sizeof openings[0]);
     const TTest *pcs[] = {test_whir_pcs_sizes, test_whir_pcs_many, test_whir_pcs_matches_reference, test_whir_pcs_io,
-        test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_pcs_multi};
+        test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_joined, test_whir_pcs_multi};
     ez_tcase_add(s, "pcs", 300, pcs, sizeof pcs / sizeof pcs[0]);
     return s;
 }
