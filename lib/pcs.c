@@ -452,6 +452,7 @@ void ez_pcs_prover_free(ez_pcs_prover *p)
         ez_whir_prover_free(p->whir[j]);
     free(p->whir);
     free(p->wroots);
+    ez_merkle_free(p->wjoin);
     free(p);
 }
 

@@ -29,6 +29,7 @@ struct ez_pcs_prover {
     ez_whir_prover **whir;
     size_t nwhir;
     uint8_t (*wroots)[32]; /* the parts' roots */
+    ez_merkle *wjoin;      /* joined parts (ez_pcs_whir_joined): the tree of the commitment's root */
     /* TESTING ONLY (tests/check_pcs.c sets it on a prover it made; nothing else does): the
      * batched Ligero opening's two sumchecks run over the tables this returns, NULL for
      * their own — a prover cheating on one factor the verifier evaluates itself. */

@@ -74,6 +74,29 @@ ez_status ez_pcs_whir_params(const ez_pcs_commitment *c, ez_whir_params *par)
     return EZ_OK;
 }
 
+/* The parts are JOINED (docs/protocol-kernel-pcs.md §9c) iff there are 2 to
+ * EZ_WHIR_MAX_JOIN of them, all with the same oracle 0 (the last part's parameters are the
+ * others'), and they fit one batched chain on their own (ez_whir_batch_params): then the
+ * commitment's root is the root of ez_whir_join of the parts, every opening opens every
+ * part and its parts share their oracle-0 queries and Merkle paths. Otherwise the root is
+ * combine_roots of the parts' own. Decided from the layout alone (both sides). */
+static bool parts_joined(const ez_pcs_commitment *c, uint64_t T)
+{
+    size_t np = nparts_of(c, T);
+    ez_whir_params first, last;
+    if (np < 2 || np > EZ_WHIR_MAX_JOIN || part_params(part_len(c, T, 0), &first) != EZ_OK ||
+        part_params(part_len(c, T, np - 1), &last) != EZ_OK || !ez_whir_joinable(&first, &last))
+        return false;
+    const ez_whir_params *par[EZ_WHIR_MAX_JOIN];
+    uint64_t lens[EZ_WHIR_MAX_JOIN];
+    ez_whir_params chain;
+    for (size_t j = 0; j < np; j++) {
+        par[j] = j + 1 < np ? &first : &last;
+        lens[j] = part_len(c, T, j);
+    }
+    return ez_whir_batch_params(&chain, NULL, par, lens, np) == EZ_OK;
+}
+
 /* The commitment's root from the parts' roots (one part: its root). */
 static void combine_roots(uint8_t root[32], const uint8_t (*roots)[32], size_t n)
 {
@@ -104,6 +127,20 @@ static ez_status parts_alloc(ez_pcs_prover *p, uint64_t *T, size_t *np)
         return EZ_ERR_NOMEM;
     p->nwhir = *np;
     return EZ_OK;
+}
+
+/* The root of p's parts: combine_roots, or for joined parts the joined tree's (kept in
+ * p->wjoin; to disk with the parts when EZ_SPILL_DIR asks). */
+static ez_status root_of_parts(ez_pcs_prover *p, uint64_t T, size_t np, uint8_t root[32])
+{
+    if (!parts_joined(&p->com, T)) {
+        combine_roots(root, (const uint8_t(*)[32])p->wroots, np);
+        return EZ_OK;
+    }
+    ez_status st = ez_whir_join(&p->wjoin, root, (const ez_whir_prover *const *)p->whir, np);
+    if (st == EZ_OK)
+        ez_merkle_spill(p->wjoin);
+    return st;
 }
 
 ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
@@ -138,8 +175,7 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
          * trees are then never all resident (the openings read them back) */
         ez_whir_prover_spill(p->whir[j]);
     }
-    combine_roots(p->com.root, (const uint8_t(*)[32])p->wroots, np);
-    return EZ_OK;
+    return root_of_parts(p, T, np, p->com.root);
 }
 
 void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p)
@@ -157,16 +193,10 @@ ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
     size_t np;
     if (parts_alloc(p, &T, &np) != EZ_OK)
         return EZ_ERR_NOMEM;
-    if (np == 1) {
+    if (np == 1)
         memcpy(p->wroots[0], c->root, 32);
-    } else {
-        uint8_t root[32];
-        if (!ez_reader_bytes(r, p->wroots, 32 * np))
-            return EZ_ERR_FORMAT;
-        combine_roots(root, (const uint8_t(*)[32])p->wroots, np);
-        if (memcmp(root, c->root, 32) != 0)
-            return EZ_ERR_FORMAT;
-    }
+    else if (!ez_reader_bytes(r, p->wroots, 32 * np))
+        return EZ_ERR_FORMAT;
     for (size_t j = 0; j < np; j++) {
         ez_whir_params par;
         if (part_params(part_len(c, T, j), &par) != EZ_OK)
@@ -180,6 +210,14 @@ ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
         if (st != EZ_OK)
             return st;
         ez_whir_prover_spill(p->whir[j]);
+    }
+    if (np > 1) { /* the parts' roots (each checked by its reader) must give the commitment's */
+        uint8_t root[32];
+        ez_status st = root_of_parts(p, T, np, root);
+        if (st != EZ_OK)
+            return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
+        if (memcmp(root, c->root, 32) != 0)
+            return EZ_ERR_FORMAT;
     }
     return EZ_OK;
 }
@@ -314,6 +352,23 @@ static ez_fe2 block_eval(const ez_fe *s, const ez_whir_term *w)
     return acc;
 }
 
+static bool any_joined(const uint8_t *jn, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (jn[j])
+            return true;
+    return false;
+}
+
+/* A multi-opening with joined parts whose instances do not fit one chain together is
+ * opened commitment by commitment (each joined commitment fits one on its own,
+ * parts_joined); without joined parts it is one ez_whir_open_batch (its own fallback). */
+static bool batch_split(const ez_whir_params *const *par, const uint64_t *lens, const uint8_t *jn, size_t n)
+{
+    ez_whir_params chain;
+    return n > 1 && any_joined(jn, n) && ez_whir_batch_params(&chain, NULL, par, lens, n) != EZ_OK;
+}
+
 #define L_ROOTS "pcs/whir-part-roots"
 #define L_SIGMA "pcs/whir-part-sums"
 
@@ -322,14 +377,17 @@ static ez_fe2 block_eval(const ez_fe *s, const ez_whir_term *w)
  * appended as instances (wp[*ni], cs[*ni]). */
 static ez_status open_prep(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
                            ez_fe2 claim, ez_writer *proof, part_terms *pt, const ez_whir_prover **wp,
-                           ez_whir_claimset *cs, size_t *ni)
+                           ez_whir_claimset *cs, uint8_t *jn, const ez_merkle **tr, size_t *ni)
 {
     size_t np = p->nwhir;
+    bool joined = p->wjoin != NULL;
     ez_status st = make_terms(&p->com, claims, n, rho, pt);
     if (st != EZ_OK)
         return st;
     if (np == 1) {
         wp[*ni] = p->whir[0];
+        jn[*ni] = 0;
+        tr[*ni] = NULL;
         cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms, .nterms = pt->nt, .sigma = claim};
         return EZ_OK;
     }
@@ -357,15 +415,24 @@ static ez_status open_prep(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_clai
         for (size_t x = pt->pfirst[q]; x < pt->pfirst[q + 1]; x++)
             if (home[pt->claim[x]] == SPLIT)
                 sig[q] = ez_fe2_add(sig[q], ez_fe2_mul(pt->terms[x].coef, block_eval(p->whir[q]->s, &pt->terms[x])));
-    ez_writer_bytes(proof, p->wroots, 32 * np);
-    ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)p->wroots, 32 * np);
-    for (size_t q = 0; q < np; q++)
-        if (pt->pfirst[q + 1] > pt->pfirst[q]) {
-            wp[*ni] = p->whir[q];
-            cs[(*ni)++] = (ez_whir_claimset){
-                .terms = pt->terms + pt->pfirst[q], .nterms = pt->pfirst[q + 1] - pt->pfirst[q], .sigma = sig[q]};
+    if (!joined) { /* joined parts: the root is the joined tree's, no part root is sent */
+        ez_writer_bytes(proof, p->wroots, 32 * np);
+        ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)p->wroots, 32 * np);
+    }
+    /* the touched parts (joined: every part, an untouched one with no terms and sum 0) */
+    for (size_t q = 0; q < np; q++) {
+        bool touched = pt->pfirst[q + 1] > pt->pfirst[q];
+        if (!touched && !joined)
+            continue;
+        wp[*ni] = p->whir[q];
+        jn[*ni] = joined && q > 0;
+        tr[*ni] = joined && q == 0 ? p->wjoin : NULL;
+        cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms + pt->pfirst[q],
+                                         .nterms = pt->pfirst[q + 1] - pt->pfirst[q],
+                                         .sigma = touched ? sig[q] : ez_fe2_zero()};
+        if (touched)
             sig[nsent++] = sig[q];
-        }
+    }
     ez_writer_bytes(proof, sig, nsent * sizeof *sig);
     ez_transcript_absorb_fe2(t, L_SIGMA, sig, nsent);
     free(sig);
@@ -384,21 +451,47 @@ ez_status ez_pcs_whir_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *co
     part_terms *pt = calloc(ncom ? ncom : 1, sizeof *pt);
     const ez_whir_prover **wp = ez_alloc_array(ninst ? ninst : 1, sizeof *wp);
     ez_whir_claimset *cs = ez_alloc_array(ninst ? ninst : 1, sizeof *cs);
+    uint8_t *jn = ez_alloc_array(ninst ? ninst : 1, sizeof *jn);
+    const ez_merkle **tr = ez_alloc_array(ninst ? ninst : 1, sizeof *tr);
+    size_t *first = ez_alloc_array(ncom + 1, sizeof *first);
+    const ez_whir_params **par = ez_alloc_array(ninst ? ninst : 1, sizeof *par);
+    uint64_t *lens = ez_alloc_array(ninst ? ninst : 1, sizeof *lens);
     ez_status st = EZ_ERR_NOMEM;
-    if (pt == NULL || wp == NULL || cs == NULL)
+    if (pt == NULL || wp == NULL || cs == NULL || jn == NULL || tr == NULL || first == NULL || par == NULL ||
+        lens == NULL)
         goto out;
     st = EZ_OK;
-    for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+    for (size_t k = 0; k < ncom && st == EZ_OK; k++) {
+        first[k] = ni;
         if (n[k] > 0)
-            st = open_prep(p[k], t, claims[k], n[k], rho[k], claim[k], proof, &pt[k], wp, cs, &ni);
-    if (st == EZ_OK && ni > 0)
-        st = ez_whir_open_batch(wp, cs, ni, t, proof);
+            st = open_prep(p[k], t, claims[k], n[k], rho[k], claim[k], proof, &pt[k], wp, cs, jn, tr, &ni);
+    }
+    first[ncom] = ni;
+    for (size_t j = 0; j < ni; j++) {
+        par[j] = ez_whir_prover_params(wp[j]);
+        lens[j] = ez_whir_prover_len(wp[j]);
+    }
+    if (st == EZ_OK && ni > 0) {
+        if (batch_split(par, lens, jn, ni)) /* commitment by commitment */
+            for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+                st = first[k + 1] == first[k] ? EZ_OK
+                                              : ez_whir_open_joined(wp + first[k], cs + first[k],
+                                                                    first[k + 1] - first[k], jn + first[k],
+                                                                    tr + first[k], t, proof);
+        else
+            st = ez_whir_open_joined(wp, cs, ni, any_joined(jn, ni) ? jn : NULL, tr, t, proof);
+    }
 out:
     for (size_t k = 0; pt != NULL && k < ncom; k++)
         part_terms_clear(&pt[k]);
     free(pt);
     free(wp);
     free(cs);
+    free(jn);
+    free(tr);
+    free(first);
+    free(par);
+    free(lens);
     return st;
 }
 
@@ -416,10 +509,11 @@ ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_clai
 static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                              ez_fe2 rho, ez_fe2 claim, ez_reader *proof, part_terms *pt, uint8_t (**rootstore)[32],
                              ez_whir_params *parstore, uint64_t *lenstore, const uint8_t **roots,
-                             ez_whir_claimset *cs, size_t *ni)
+                             ez_whir_claimset *cs, uint8_t *jn, size_t *ni)
 {
     uint64_t T = stacked_len(c);
     size_t np = nparts_of(c, T);
+    bool joined = parts_joined(c, T);
     if (c->scheme != EZ_PCS_SCHEME_WHIR)
         return EZ_ERR_INVALID;
     ez_status st = make_terms(c, claims, n, rho, pt);
@@ -430,6 +524,7 @@ static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const
             return EZ_ERR_INVALID;
         lenstore[*ni] = T;
         roots[*ni] = c->root;
+        jn[*ni] = 0;
         cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms, .nterms = pt->nt, .sigma = claim};
         return EZ_OK;
     }
@@ -441,13 +536,15 @@ static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const
         return EZ_ERR_NOMEM;
     }
     st = EZ_ERR_REJECT;
-    uint8_t root[32];
-    if (!ez_reader_bytes(proof, rs, 32 * np))
-        goto out;
-    combine_roots(root, (const uint8_t(*)[32])rs, np);
-    if (memcmp(root, c->root, 32) != 0)
-        goto out;
-    ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)rs, 32 * np);
+    if (!joined) {
+        uint8_t root[32];
+        if (!ez_reader_bytes(proof, rs, 32 * np))
+            goto out;
+        combine_roots(root, (const uint8_t(*)[32])rs, np);
+        if (memcmp(root, c->root, 32) != 0)
+            goto out;
+        ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)rs, 32 * np);
+    }
     size_t nsent = 0;
     for (size_t q = 0; q < np; q++)
         nsent += pt->pfirst[q + 1] > pt->pfirst[q];
@@ -466,16 +563,19 @@ static ez_status verify_prep(const ez_pcs_commitment *c, ez_transcript *t, const
     ez_transcript_absorb_fe2(t, L_SIGMA, sig, nsent);
     st = EZ_OK;
     for (size_t q = 0, j = 0; q < np; q++) {
-        if (pt->pfirst[q + 1] == pt->pfirst[q])
+        bool touched = pt->pfirst[q + 1] > pt->pfirst[q];
+        if (!touched && !joined)
             continue;
         if (part_params(part_len(c, T, q), &parstore[*ni]) != EZ_OK) {
             st = EZ_ERR_INVALID;
             break;
         }
         lenstore[*ni] = part_len(c, T, q);
-        roots[*ni] = rs[q];
-        cs[(*ni)++] = (ez_whir_claimset){
-            .terms = pt->terms + pt->pfirst[q], .nterms = pt->pfirst[q + 1] - pt->pfirst[q], .sigma = sig[j++]};
+        roots[*ni] = joined ? c->root : rs[q]; /* joined: the group's root is the commitment's */
+        jn[*ni] = joined && q > 0;
+        cs[(*ni)++] = (ez_whir_claimset){.terms = pt->terms + pt->pfirst[q],
+                                         .nterms = pt->pfirst[q + 1] - pt->pfirst[q],
+                                         .sigma = touched ? sig[j++] : ez_fe2_zero()};
     }
 out:
     free(sig);
@@ -497,19 +597,32 @@ ez_status ez_pcs_whir_verify_multi(const ez_pcs_commitment *const *com, const ez
     const ez_whir_params **par = ez_alloc_array(ninst ? ninst : 1, sizeof *par);
     const uint8_t **roots = ez_alloc_array(ninst ? ninst : 1, sizeof *roots);
     ez_whir_claimset *cs = ez_alloc_array(ninst ? ninst : 1, sizeof *cs);
+    uint8_t *jn = ez_alloc_array(ninst ? ninst : 1, sizeof *jn);
+    size_t *first = ez_alloc_array(ncom + 1, sizeof *first);
     ez_status st = EZ_ERR_NOMEM;
     if (pt == NULL || rstore == NULL || parstore == NULL || lens == NULL || par == NULL || roots == NULL ||
-        cs == NULL)
+        cs == NULL || jn == NULL || first == NULL)
         goto out;
     st = EZ_OK;
-    for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+    for (size_t k = 0; k < ncom && st == EZ_OK; k++) {
+        first[k] = ni;
         if (n[k] > 0)
             st = verify_prep(com[k], t, claims[k], n[k], rho[k], claim[k], proof, &pt[k], &rstore[k], parstore,
-                             lens, roots, cs, &ni);
+                             lens, roots, cs, jn, &ni);
+    }
+    first[ncom] = ni;
     for (size_t j = 0; j < ni; j++)
         par[j] = &parstore[j];
-    if (st == EZ_OK && ni > 0)
-        st = ez_whir_verify_batch(par, roots, lens, cs, ni, t, proof);
+    if (st == EZ_OK && ni > 0) {
+        if (batch_split(par, lens, jn, ni))
+            for (size_t k = 0; k < ncom && st == EZ_OK; k++)
+                st = first[k + 1] == first[k] ? EZ_OK
+                                              : ez_whir_verify_joined(par + first[k], roots + first[k],
+                                                                      lens + first[k], jn + first[k], cs + first[k],
+                                                                      first[k + 1] - first[k], t, proof);
+        else
+            st = ez_whir_verify_joined(par, roots, lens, any_joined(jn, ni) ? jn : NULL, cs, ni, t, proof);
+    }
 out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
@@ -525,6 +638,8 @@ out:
     free(par);
     free(roots);
     free(cs);
+    free(jn);
+    free(first);
     return st;
 }
 

@@ -1290,32 +1290,47 @@ static void ref_parts_open(const ez_pcs_prover *p, const ez_test_polys *ps, cons
         for (uint64_t q = com->pfirst[cl[k].poly]; q < com->pfirst[cl[k].poly + 1]; q++)
             for (uint64_t x = com->poff[q] >> P; x <= (com->poff[q] + ((uint64_t)1 << com->pbits[q]) - 1) >> P; x++)
                 touched[x] = true;
-    ez_fe2 sig[64];
-    size_t nsent = 0, part_of[64];
+    /* joined parts (§9c): every part is an instance (an untouched one with no terms and
+     * sum 0, not sent), no part root is sent */
+    bool joined = p->wjoin != NULL;
+    ez_fe2 sig[64], sent[64];
+    size_t nsent = 0, ninst = 0, part_of[64], first = SIZE_MAX, last = 0;
     for (size_t j = 0; j < np; j++) {
-        if (!touched[j])
+        if (!touched[j] && !joined)
             continue;
         ez_fe2 sj = ez_fe2_zero();
-        for (uint64_t x = (uint64_t)j << P; x < T && x < ((uint64_t)(j + 1) << P); x++)
+        for (uint64_t x = (uint64_t)j << P; touched[j] && x < T && x < ((uint64_t)(j + 1) << P); x++)
             sj = ez_fe2_add(sj, ez_fe2_mul_fe(W[x], S[x]));
-        part_of[nsent] = j;
-        sig[nsent++] = sj;
+        if (touched[j]) {
+            first = first == SIZE_MAX ? ninst : first;
+            last = ninst;
+            nsent++;
+        }
+        part_of[ninst] = j;
+        sig[ninst++] = sj;
     }
     ck_assert_uint_ge(nsent, 2);
-    sig[0] = ez_fe2_add(sig[0], delta);
-    sig[nsent - 1] = ez_fe2_sub(sig[nsent - 1], delta);
-    ez_writer_bytes(w, p->wroots, 32 * np);
-    ez_transcript_absorb_bytes(&t, "pcs/whir-part-roots", (const uint8_t *)p->wroots, 32 * np);
-    ez_writer_bytes(w, sig, nsent * sizeof *sig);
-    ez_transcript_absorb_fe2(&t, "pcs/whir-part-sums", sig, nsent);
+    sig[first] = ez_fe2_add(sig[first], delta);
+    sig[last] = ez_fe2_sub(sig[last], delta);
+    for (size_t s_ = 0, x = 0; s_ < ninst; s_++)
+        if (touched[part_of[s_]])
+            sent[x++] = sig[s_];
+    if (!joined) {
+        ez_writer_bytes(w, p->wroots, 32 * np);
+        ez_transcript_absorb_bytes(&t, "pcs/whir-part-roots", (const uint8_t *)p->wroots, 32 * np);
+    }
+    ez_writer_bytes(w, sent, nsent * sizeof *sent);
+    ez_transcript_absorb_fe2(&t, "pcs/whir-part-sums", sent, nsent);
     /* each touched part: the terms of its blocks (docs §8: one per claim and piece, a
      * piece over several parts cut into part-sized blocks with eq over the bits above
      * P in the coefficient), offsets local to the part */
-    ez_whir_term(*terms)[512] = malloc(nsent * sizeof *terms);
-    ez_fe2(*revs)[8][32] = malloc(nsent * sizeof *revs);
+    ez_whir_term(*terms)[512] = malloc(ninst * sizeof *terms);
+    ez_fe2(*revs)[8][32] = malloc(ninst * sizeof *revs);
     ez_whir_claimset cs[64];
     const ez_whir_prover *wp[64];
-    for (size_t s_ = 0; s_ < nsent; s_++) {
+    uint8_t jn[64];
+    const ez_merkle *tr[64] = {0};
+    for (size_t s_ = 0; s_ < ninst; s_++) {
         size_t j = part_of[s_];
         size_t nt = 0, nrev = 0;
         pw = ez_fe2_one();
@@ -1344,10 +1359,12 @@ static void ref_parts_open(const ez_pcs_prover *p, const ez_test_polys *ps, cons
             }
         }
         wp[s_] = p->whir[j];
+        jn[s_] = joined && s_ > 0;
         cs[s_] = (ez_whir_claimset){.terms = terms[s_], .nterms = nt, .sigma = sig[s_]};
     }
-    /* the touched parts in ONE batched WHIR run (§9a) */
-    ck_assert_int_eq(ez_whir_open_batch(wp, cs, nsent, &t, w), EZ_OK);
+    tr[0] = p->wjoin;
+    /* the parts in ONE batched WHIR run (§9a) */
+    ck_assert_int_eq(ez_whir_open_joined(wp, cs, ninst, joined ? jn : NULL, tr, &t, w), EZ_OK);
     free(terms);
     free(revs);
     free(W);
@@ -1368,6 +1385,9 @@ START_TEST(test_whir_pcs_parts)
                          EZ_OK);
         ck_assert_uint_eq(com.part_log, P);
         ck_assert_uint_eq(p->nwhir, (1504 + ((size_t)1 << P) - 1) >> P);
+        /* P = 9: three parts of 2^9 variables, joined (§9c); P = 6: the last part has 32
+         * entries (5 variables), not joined */
+        ck_assert_int_eq(p->wjoin != NULL, P == 9);
         ez_pcs_claim cl[6];
         static ez_fe2 pts[64][EZ_TEST_MAXVARS];
         size_t which[6] = {0, 1, 0, 3, 4, 2};
@@ -1398,6 +1418,22 @@ START_TEST(test_whir_pcs_parts)
         buf[40] ^= 1;
         ck_assert_int_eq(pcs_verify(&com, cl, 6, 0, buf, w.len, NULL), EZ_ERR_REJECT);
         free(buf);
+        if (P == 9) { /* joined: claims on one part only still open every part */
+            ez_pcs_claim one[2];
+            static ez_fe2 pts1[64][EZ_TEST_MAXVARS];
+            size_t w1[2] = {1, 1};
+            ez_test_pcs_claims(one, pts1, &r, &ps, w1, 2);
+            pcs_open(p, &com, one, 2, 0, &w2);
+            ck_assert_int_eq(pcs_verify(&com, one, 2, 0, w2.data, w2.len, &done), EZ_OK);
+            ck_assert(done);
+            one[1].value = ez_fe2_add(one[1].value, ez_fe2_one());
+            ck_assert_int_eq(pcs_verify(&com, one, 2, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT);
+            ez_writer_clear(&w2);
+            /* a wrong root */
+            ez_pcs_commitment c3 = com;
+            c3.root[5] ^= 1;
+            ck_assert_int_eq(pcs_verify(&c3, cl, 6, 0, w.data, w.len, NULL), EZ_ERR_REJECT);
+        }
         /* commitment and prover data round trips */
         ez_writer cw, pk;
         ez_writer_init(&cw);
