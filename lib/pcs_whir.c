@@ -22,7 +22,12 @@
  * that some term touches (the verifier requires sum_j sigma_j = the combined claim), all
  * absorbed, then one WHIR opening per such part with its own terms and sigma_j. Sound:
  * the roots are bound by the commitment, and if every part's opening holds then
- * sum_j sigma_j is the true combination sum_k rho^k w_k(S) (docs §8). */
+ * sum_j sigma_j is the true combination sum_k rho^k w_k(S) (docs §8).
+ *
+ * Joined parts (parts_joined, docs §9c): when the parts share oracle 0's shape, the root
+ * is instead that of ONE Merkle tree over the parts' leaf digests (ez_whir_join); no
+ * part root is sent, every part is an instance of the batched run, and the parts share
+ * one oracle-0 query draw and one set of Merkle paths. */
 #include <nettle/sha2.h>
 #include <stdlib.h>
 #include <string.h>
