@@ -1456,6 +1456,27 @@ START_TEST(test_whir_pcs_parts)
         ck_assert_mem_eq(w.data, w2.data, w.len);
         ez_writer_clear(&w2);
         ez_pcs_prover_free(p2);
+        /* bit flips in the prover data (joined or not): a clean refusal or a reload whose
+         * openings the verifier judges (the reader does not rehash the leaves) */
+        for (int it = 0; it < 12; it++) {
+            ez_writer pm;
+            ez_writer_init(&pm);
+            ez_writer_bytes(&pm, pk.data, pk.len);
+            size_t at = cw.len + (size_t)(ez_rng_next(&r) % (pk.len - cw.len));
+            pm.data[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
+            ez_reader_init(&rd, pm.data, pm.len);
+            ez_status st = ez_pcs_prover_read(&rd, &p2);
+            ck_assert(st == EZ_OK || st == EZ_ERR_FORMAT);
+            if (st == EZ_OK) {
+                pcs_open(p2, &com, cl, 6, 0, &w2);
+                ez_status v = pcs_verify(&com, cl, 6, 0, w2.data, w2.len, NULL);
+                ck_assert(v == EZ_OK || v == EZ_ERR_REJECT);
+                ez_writer_clear(&w2);
+                ez_pcs_prover_free(p2);
+                p2 = NULL;
+            }
+            ez_writer_clear(&pm);
+        }
         /* a part root changed in the prover data: its hash is not the root */
         pk.data[cw.len + 3] ^= 1;
         ez_reader_init(&rd, pk.data, pk.len);
