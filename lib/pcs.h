@@ -89,7 +89,8 @@ typedef struct {
  *                            stack: a stack above 2^EZ_PCS_WHIR_PART_LOG
  *                            entries is committed as consecutive parts of that size,
  *                            one WHIR instance each, the commitment's root binding
- *                            the parts' roots (docs §8). */
+ *                            the parts' roots (docs §8), or for parts of one shape
+ *                            one Merkle tree over all of them (joined, docs §9c). */
 #define EZ_PCS_SCHEME_LIGERO 1u
 #define EZ_PCS_SCHEME_LIGERO_P1 2u
 #define EZ_PCS_SCHEME_WHIR 3u
@@ -256,8 +257,9 @@ ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const
 
 /* Open claims on ncom commitments at once (claims[k][0..n[k]-1] with flags[k] on p[k];
  * n[k] == 0 skips commitment k). If every opened commitment is WHIR, every one's mode and
- * claims are absorbed and its rho drawn, in order, then the part roots and sums of those
- * with several parts (docs §8), then ONE batched WHIR run proves all of them (docs §9a):
+ * claims are absorbed and its rho drawn, in order, then the part roots (not for joined
+ * parts, docs §9c) and sums of those with several parts (docs §8), then ONE batched WHIR
+ * run proves all of them (docs §9a; joined parts share their oracle-0 queries):
  * one chain of later oracles instead of one per commitment. Otherwise the openings are
  * ez_pcs_open_ex one after the other. The verifier mirrors it from the same public data.
  * Returns as ez_pcs_open_ex / ez_pcs_verify_ex. */

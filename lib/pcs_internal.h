@@ -103,7 +103,8 @@ ez_status ez_pcs_whir_verify(const ez_pcs_commitment *com, ez_transcript *t, con
 /* Several WHIR commitments (their claims absorbed, rho[k] and claim[k] drawn by lib/pcs.c;
  * n[k] == 0: not opened) in ONE batched WHIR run (lib/whir.h ez_whir_open_batch): each
  * commitment's part roots and sums as in ez_pcs_whir_open, then every touched part of
- * every commitment as one instance. */
+ * every commitment as one instance (every part of a joined commitment, one group: docs
+ * §9c; if those do not fit one chain together, one run per commitment). */
 ez_status ez_pcs_whir_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
                                  const ez_fe2 *rho, const ez_fe2 *claim, size_t ncom, ez_transcript *t,
                                  ez_writer *proof);
