@@ -45,10 +45,13 @@
  * again). 1.3: the statement's values in their tensor's fewest bytes (ez_stmt_width),
  * on the wire and in the transcript; vks and pks as in 1.2. 1.4: Merkle digests are
  * SHA-256 truncated to 26 bytes (lib/merkle.h): every commitment root and opening
- * changes; vks and pks before 1.4 are refused (run setup again). */
-#define EZ_PROOF_MINOR 4
+ * changes; vks and pks before 1.4 are refused (run setup again). 1.5: the range table's
+ * pair regions (docs/protocol-kernel-logup.md §2a): narrow limbs looked up two per leaf;
+ * the transcripts' version string is einzk-protocol-5, so vks and pks before 1.5 (their
+ * weight range proof) are refused (run setup again). */
+#define EZ_PROOF_MINOR 5
 /* The oldest minor version of a vk or pk this build reads. */
-#define EZ_KEY_MIN_MINOR 4
+#define EZ_KEY_MIN_MINOR 5
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,

@@ -37,7 +37,7 @@ static ez_status columns(ez_logup_column **out, const ez_fe *const *cols, const 
 }
 
 /* The logup table of these regions (EZ_ERR_INVALID if there are too many). */
-static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned nranges)
+static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned nranges, unsigned pairs)
 {
     memset(tab, 0, sizeof *tab);
     if (nranges > EZ_LOGUP_MAX_RANGES)
@@ -46,6 +46,7 @@ static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned n
     tab->nranges = nranges;
     for (unsigned k = 0; k < nranges; k++)
         tab->rbits[k] = rbits[k];
+    tab->pairs = pairs;
     return EZ_OK;
 }
 
@@ -75,12 +76,12 @@ static ez_status convert(ez_lookup_claims *out, const ez_logup_claims *in)
     return st;
 }
 
-ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                          const uint64_t *lens, const unsigned *tags, size_t nc, ez_diag *d)
 {
     ez_logup_column *lc = NULL;
     ez_logup_table tab;
-    ez_status st = table_of(&tab, rbits, nranges);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
         return st;
     st = ez_logup_multiplicities(m, &tab, lc, nc, d);
@@ -88,7 +89,7 @@ ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, cons
     return st;
 }
 
-ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                           const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
                           ez_lookup_claims *out)
 {
@@ -97,7 +98,7 @@ ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nran
     ez_logup_table tab;
     memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    ez_status st = table_of(&tab, rbits, nranges);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
         return st;
     st = ez_logup_prove(t, &tab, lc, nc, m, w, &cl);
@@ -108,14 +109,14 @@ ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nran
     return st;
 }
 
-ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, const uint64_t *lens,
+ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const uint64_t *lens,
                            const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out)
 {
     ez_logup_claims cl;
     ez_logup_table tab;
     memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    ez_status st = table_of(&tab, rbits, nranges);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st != EZ_OK)
         return st;
     st = ez_logup_verify_tagged(t, &tab, lens, tags, nc, r, &cl);
