@@ -150,7 +150,10 @@ void ez_logup_claims_clear(ez_logup_claims *c)
             free(c->col[i].point);
     free(c->col);
     free(c->first);
-    free(c->mult.point);
+    if (c->mult)
+        for (size_t i = 0; i < c->nmult; i++)
+            free(c->mult[i].point);
+    free(c->mult);
     memset(c, 0, sizeof *c);
 }
 
@@ -459,14 +462,29 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
     const bool split = t->kind == EZ_TABLE_RANGES;
     const unsigned capl = tree_log(t);
     memset(L, 0, sizeof *L);
-    L->nseg = 1;
+    /* a RANGES table: one segment per binary piece of its size (whole regions each, as
+     * the regions are decreasing powers of two laid end to end), each a tree of its own
+     * with no padding leaf; other tables: one segment */
+    const unsigned kT = ez_log2_ceil(tsize);
+    const size_t ntp = split ? (size_t)__builtin_popcountll(tsize) : 1;
+    L->nseg = ntp;
     for (size_t i = 0; i < nc; i++)
         L->nseg += column_pieces(lens[i], split, capl);
     L->seg = ez_alloc_array(L->nseg, sizeof *L->seg);
     if (!L->seg)
         return EZ_ERR_NOMEM;
-    L->seg[0] = (lu_seg){.col = -1, .k = ez_log2_ceil(tsize), .len = tsize};
-    for (size_t i = 0, s = 1; i < nc; i++) {
+    if (!split) {
+        L->seg[0] = (lu_seg){.col = -1, .k = kT, .len = tsize, .ck = kT};
+    } else {
+        uint64_t toff = 0;
+        size_t s = 0;
+        for (unsigned b = 64; b-- > 0;)
+            if ((tsize >> b) & 1) {
+                L->seg[s++] = (lu_seg){.col = -1, .k = b, .len = UINT64_C(1) << b, .coff = toff, .ck = kT};
+                toff += UINT64_C(1) << b;
+            }
+    }
+    for (size_t i = 0, s = ntp; i < nc; i++) {
         unsigned ck = ez_log2_ceil(lens[i]);
         if (!split) {
             L->seg[s] = (lu_seg){.col = (int64_t)i, .k = ck, .len = lens[i], .ck = ck, .claim = i};
@@ -484,7 +502,7 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
                 const unsigned kl = pair ? k - 1 : k;
                 for (uint64_t u = 0; u < (UINT64_C(1) << (b - k)); u++) {
                     L->seg[s] = (lu_seg){.col = (int64_t)i, .k = kl, .len = UINT64_C(1) << kl, .coff = coff,
-                                         .ck = ck, .claim = s - 1, .pair = pair};
+                                         .ck = ck, .claim = s - ntp, .pair = pair};
                     coff += UINT64_C(1) << k;
                     s++;
                 }
@@ -508,13 +526,18 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
     L->inst = ez_alloc_array(maxinst, sizeof *L->inst);
     if (L->inst == NULL)
         return EZ_ERR_NOMEM;
-    /* The table's segment is a tree of its own: every other tree then holds looked-up
-     * rows only, so all of them are unit trees (the cheaper leaf layer, §3.3). */
-    L->inst[0] = (lu_inst){.b = L->seg[0].k, .first = 0, .nseg = 1, .unit = false};
-    L->seg[0].off = 0;
-    L->ninst = 1;
-    size_t s = 1;
-    uint64_t left = S - (UINT64_C(1) << L->seg[0].k);
+    /* The table's segments (sorted first) are trees of their own: every other tree then
+     * holds looked-up rows only, so all of them are unit trees (the cheaper leaf layer,
+     * §3.3). */
+    uint64_t left = S;
+    for (size_t s = 0; s < ntp; s++) {
+        EZ_VERIFY_CHECK(L->seg[s].col < 0);
+        L->inst[s] = (lu_inst){.b = L->seg[s].k, .first = s, .nseg = 1, .unit = false};
+        L->seg[s].off = 0;
+        left -= UINT64_C(1) << L->seg[s].k;
+    }
+    L->ninst = ntp;
+    size_t s = ntp;
     while (left > 0) {
         /* the next tree: the largest power of two below the rest, at most the cap, but at
          * least the next segment */
@@ -690,9 +713,18 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
         ez_fe2 sel = ez_mle_prefix(rlo, sg->k, sg->len);
         ez_fe2 p, q;
         if (sg->col < 0) {
-            ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad));
+            /* a table piece: rows coff .. coff + 2^k - 1, the table's MLE at its point
+             * (the top coordinates its position's bits); row 0's padding count in the
+             * first piece */
+            ez_fe2 pt[EZ_GKR_MAX_VARS];
+            unsigned top = sg->ck - sg->k;
+            for (unsigned j = 0; j < top; j++)
+                pt[j] = ez_fe2_from_fe((sg->coff >> (sg->ck - 1 - j)) & 1);
+            memcpy(pt + top, rlo, sg->k * sizeof *rlo);
+            ez_fe2 pad = sg->coff == 0 ? ez_fe2_mul_fe(ez_eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad))
+                                       : ez_fe2_zero();
             p = ez_fe2_neg(ez_fe2_add(vals[v++], pad));
-            q = ez_fe2_sub(ez_fe2_add(ez_fe2_one(), ez_fe2_mul(am1, sel)), table_mle(t, rlo, sg->k, gamma));
+            q = ez_fe2_sub(ez_fe2_add(ez_fe2_one(), ez_fe2_mul(am1, sel)), table_mle(t, pt, sg->ck, gamma));
         } else {
             p = ez_fe2_one();
             ez_fe2 F = ez_fe2_zero(), g = ez_fe2_one();
@@ -723,19 +755,25 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
 static ez_status claims_alloc(ez_logup_claims *out, const lu_layout *L, size_t nc, unsigned width)
 {
     memset(out, 0, sizeof *out);
-    size_t ncl = L->nseg - 1; /* one claim per column segment */
+    size_t ncl = L->nseg; /* at most one claim per column segment */
     out->col = ez_alloc_array(ncl * width, sizeof *out->col);
     out->first = ez_alloc_array(nc + 1, sizeof *out->first);
     if (!out->col || !out->first)
         return EZ_ERR_NOMEM;
     out->ncolumns = nc;
     out->width = width;
-    out->nclaims = ncl;
+    size_t nt = 0; /* the table's segments: the first ones */
+    while (nt < L->nseg && L->seg[nt].col < 0)
+        nt++;
+    out->nclaims = L->nseg - nt;
+    out->nmult = nt;
+    if (!(out->mult = ez_alloc_array(nt, sizeof *out->mult)))
+        return EZ_ERR_NOMEM;
     for (size_t s = 0; s < L->nseg; s++) {
         const lu_seg *sg = &L->seg[s];
         if (sg->col < 0) {
-            out->mult.nvars = sg->k;
-            if (!(out->mult.point = ez_alloc_array(sg->k ? sg->k : 1, sizeof(ez_fe2))))
+            out->mult[s].nvars = sg->ck;
+            if (!(out->mult[s].point = ez_alloc_array(sg->ck ? sg->ck : 1, sizeof(ez_fe2))))
                 return EZ_ERR_NOMEM;
         } else {
             for (unsigned w = 0; w < width; w++) {
@@ -788,8 +826,13 @@ static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst 
         const lu_seg *sg = &L->seg[s];
         const ez_fe2 *rlo = r + (in->b - sg->k);
         if (sg->col < 0) {
-            memcpy(out->mult.point, rlo, sg->k * sizeof *rlo);
-            out->mult.value = vals[v++];
+            /* a table piece: m at its rows, the top coordinates its position's bits */
+            ez_logup_claim *c = &out->mult[s];
+            unsigned top = sg->ck - sg->k;
+            for (unsigned j = 0; j < top; j++)
+                c->point[j] = ez_fe2_from_fe((sg->coff >> (sg->ck - 1 - j)) & 1);
+            memcpy(c->point + top, rlo, sg->k * sizeof *rlo);
+            c->value = vals[v++];
         } else if (sg->pair) {
             /* the piece's 2^(k+1) rows: the coordinate above its leaves' picks the half */
             unsigned top = sg->ck - sg->k - 1;
@@ -829,13 +872,14 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
         lu_region R[LU_MAX_REGIONS];
         if (t->kind == EZ_TABLE_RANGES)
             ranges_regions(t, R);
-        for (uint64_t j = j0; j < j1; j++) {
-            if (j >= len) {
-                p[j - j0] = 0;
-                q[j - j0] = ez_fe2_one();
+        for (uint64_t jj = j0; jj < j1; jj++) {
+            if (jj >= len) {
+                p[jj - j0] = 0;
+                q[jj - j0] = ez_fe2_one();
                 continue;
             }
-            p[j - j0] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
+            const uint64_t j = sg->coff + jj; /* the table row (a piece starts at coff) */
+            p[jj - j0] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
             ez_fe2 f;
             if (t->kind == EZ_TABLE_RANGE) {
                 f = ez_fe2_from_fe((ez_fe)j);
@@ -859,7 +903,7 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
                 for (unsigned w = 1; w < width; w++)
                     f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], t->cols[w][j]));
             }
-            q[j - j0] = ez_fe2_sub(alpha, f);
+            q[jj - j0] = ez_fe2_sub(alpha, f);
         }
         return;
     }
@@ -1026,7 +1070,8 @@ static ez_status inst_values(ez_fe2 *vals, size_t *nv, const lu_layout *L, const
 {
     const lu_seg *sg0 = &L->seg[in->first];
     if (in->nseg == 1 && sg0->col < 0) {
-        ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L->npad));
+        /* the padding rows' count sits at table row 0, in the first piece */
+        ez_fe2 pad = sg0->coff == 0 ? ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L->npad)) : ez_fe2_zero();
         vals[0] = ez_fe2_neg(ez_fe2_add(P, pad));
         *nv = 1;
         return EZ_OK;

@@ -41,9 +41,13 @@ static bool claims_true(const ez_logup_claims *cl, const ez_logup_column *c, siz
                     return false;
             }
     }
-    if (cl->mult.nvars != ez_log2_ceil(tsize))
+    if (cl->nmult < 1)
         return false;
-    return ez_fe2_eq(ez_mle_eval_fe(m, (size_t)tsize, cl->mult.point, cl->mult.nvars), cl->mult.value);
+    for (size_t k = 0; k < cl->nmult; k++)
+        if (cl->mult[k].nvars != ez_log2_ceil(tsize) ||
+            !ez_fe2_eq(ez_mle_eval_fe(m, (size_t)tsize, cl->mult[k].point, cl->mult[k].nvars), cl->mult[k].value))
+            return false;
+    return true;
 }
 
 static bool claims_equal(const ez_logup_claims *a, const ez_logup_claims *b)
@@ -60,11 +64,15 @@ static bool claims_equal(const ez_logup_claims *a, const ez_logup_claims *b)
             if (!ez_fe2_eq(a->col[i].point[j], b->col[i].point[j]))
                 return false;
     }
-    if (a->mult.nvars != b->mult.nvars || !ez_fe2_eq(a->mult.value, b->mult.value))
+    if (a->nmult != b->nmult)
         return false;
-    for (unsigned j = 0; j < a->mult.nvars; j++)
-        if (!ez_fe2_eq(a->mult.point[j], b->mult.point[j]))
+    for (size_t k = 0; k < a->nmult; k++) {
+        if (a->mult[k].nvars != b->mult[k].nvars || !ez_fe2_eq(a->mult[k].value, b->mult[k].value))
             return false;
+        for (unsigned j = 0; j < a->mult[k].nvars; j++)
+            if (!ez_fe2_eq(a->mult[k].point[j], b->mult[k].point[j]))
+                return false;
+    }
     return true;
 }
 
@@ -1027,6 +1035,60 @@ START_TEST(test_pairs_leaf_values)
 }
 END_TEST
 
+/* A RANGES table of 2^16 + 2^8 + 2 rows is three trees, one per binary piece of its size
+ * (docs/protocol-kernel-logup.md §2), each with its own claim on m. A count moved from
+ * the 8-bit region to the 16-bit one (the same value, the same total) is rejected; so is
+ * each piece's m value changed in the proof. */
+START_TEST(test_table_pieces)
+{
+    ez_rng rng = ez_rng_for("table_pieces");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 3, .rbits = {16, 8, 1}};
+    const uint64_t tsize = ez_logup_table_size(&t);
+    ck_assert_uint_eq(tsize, 65536 + 256 + 2);
+    ez_fe *a = range_values(&rng, 100, 16), *b = range_values(&rng, 50, 8), *z = range_values(&rng, 10, 1);
+    ez_logup_column c[3] = {{.len = 100, .cols = {a}, .tag = 16}, {.len = 50, .cols = {b}, .tag = 8},
+                            {.len = 10, .cols = {z}, .tag = 1}};
+    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 3, NULL), EZ_OK);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, c, 3, m, &w, &pc);
+    ck_assert(accepts(&t, c, 3, m, w.data, w.len, NULL));
+    ck_assert_uint_eq(pc.nmult, 3);
+    /* the table's trees come first: [root][GKR][m value] each */
+    size_t v0 = 32 + (size_t)ez_gkr_frac_proof_bytes(16, false);
+    size_t v1 = v0 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(8, false);
+    size_t v2 = v1 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(1, false);
+    const size_t at[] = {v0, v1, v2};
+    uint8_t *buf = malloc(w.len);
+    for (int k = 0; k < 3; k++) {
+        memcpy(buf, w.data, w.len);
+        ez_tamper_fe2(buf + at[k]);
+        ez_status st;
+        ck_assert_msg(!accepts(&t, c, 3, m, buf, w.len, &st), "piece %d's m value", k);
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+    }
+    free(buf);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    ez_fe *mf = malloc((size_t)tsize * sizeof *mf);
+    memcpy(mf, m, (size_t)tsize * sizeof *mf);
+    mf[65536 + b[0]] = ez_fe_sub(mf[65536 + b[0]], 1);
+    mf[b[0]] = ez_fe_add(mf[b[0]], 1);
+    prove(&t, c, 3, mf, &w, &pc);
+    ez_status st;
+    ck_assert(!accepts(&t, c, 3, mf, w.data, w.len, &st));
+    ck_assert_int_eq(st, EZ_ERR_REJECT);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(mf);
+    free(m);
+    free(a);
+    free(b);
+    free(z);
+}
+END_TEST
+
 START_TEST(test_invalid_arguments)
 {
     ez_fe v[4] = {0, 1, 2, 3}, m[8];
@@ -1088,6 +1150,7 @@ Suite *ez_suite_logup(void)
     tcase_add_test(tc, test_pairs_honest);
     tcase_add_test(tc, test_pairs_outside);
     tcase_add_test(tc, test_pairs_leaf_values);
+    tcase_add_test(tc, test_table_pieces);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -17,7 +17,10 @@ void ez_lookup_claims_clear(ez_lookup_claims *c)
             ez_claim_clear(&c->col[j]);
     free(c->col);
     free(c->first);
-    ez_claim_clear(&c->mult);
+    if (c->mult)
+        for (size_t j = 0; j < c->nmult; j++)
+            ez_claim_clear(&c->mult[j]);
+    free(c->mult);
     memset(c, 0, sizeof *c);
 }
 
@@ -50,6 +53,18 @@ static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned n
     return EZ_OK;
 }
 
+/* logup's claims on the multiplicities into ours (one per table piece). */
+static ez_status mult_claims(ez_lookup_claims *out, const ez_logup_claims *in)
+{
+    out->nmult = in->nmult;
+    if ((out->mult = ez_alloc_array(in->nmult, sizeof *out->mult)) == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = EZ_OK;
+    for (size_t j = 0; j < in->nmult && st == EZ_OK; j++)
+        st = ez_claim_set(&out->mult[j], in->mult[j].point, in->mult[j].nvars, in->mult[j].value);
+    return st;
+}
+
 /* Move logup's claims into ours. */
 static ez_status convert(ez_lookup_claims *out, const ez_logup_claims *in)
 {
@@ -70,7 +85,7 @@ static ez_status convert(ez_lookup_claims *out, const ez_logup_claims *in)
         st = ez_claim_set(&out->col[j], in->col[j * in->width].point, in->col[j * in->width].nvars,
                           in->col[j * in->width].value);
     if (st == EZ_OK)
-        st = ez_claim_set(&out->mult, in->mult.point, in->mult.nvars, in->mult.value);
+        st = mult_claims(out, in);
     if (st != EZ_OK)
         ez_lookup_claims_clear(out);
     return st;
@@ -207,7 +222,7 @@ static ez_status convert_func(ez_lookup_claims *out, const ez_logup_claims *in)
     for (size_t j = 0; j < n && st == EZ_OK; j++)
         st = ez_claim_set(&out->col[j], in->col[j].point, in->col[j].nvars, in->col[j].value);
     if (st == EZ_OK)
-        st = ez_claim_set(&out->mult, in->mult.point, in->mult.nvars, in->mult.value);
+        st = mult_claims(out, in);
     if (st != EZ_OK)
         ez_lookup_claims_clear(out);
     return st;
