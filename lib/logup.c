@@ -14,6 +14,8 @@
 
 /* Loops shorter than this run serially. */
 #define LU_PAR_MIN 8192
+/* A RANGES table's pieces below 2^(kT - LU_TABLE_CUT) rows share one tree (§2). */
+#define LU_TABLE_CUT 4u
 
 /* ---- tables and columns ------------------------------------------------------------ */
 
@@ -462,11 +464,15 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
     const bool split = t->kind == EZ_TABLE_RANGES;
     const unsigned capl = tree_log(t);
     memset(L, 0, sizeof *L);
-    /* a RANGES table: one segment per binary piece of its size (whole regions each, as
-     * the regions are decreasing powers of two laid end to end), each a tree of its own
-     * with no padding leaf; other tables: one segment */
+    /* a RANGES table: one segment per binary piece of its size of at least
+     * 2^(kT - LU_TABLE_CUT) rows (whole regions each, as the regions are decreasing
+     * powers of two laid end to end), each a tree of its own with no padding leaf, and
+     * the rest of the rows, if any, one more (padded) tree: the small pieces would cost
+     * a GKR proof each for little padding saved. Other tables: one segment. */
     const unsigned kT = ez_log2_ceil(tsize);
-    const size_t ntp = split ? (size_t)__builtin_popcountll(tsize) : 1;
+    const unsigned kcut = kT > LU_TABLE_CUT ? kT - LU_TABLE_CUT : 0;
+    const uint64_t rest = tsize & ((UINT64_C(1) << kcut) - 1);
+    const size_t ntp = split ? (size_t)__builtin_popcountll(tsize >> kcut) + (rest != 0) : 1;
     L->nseg = ntp;
     for (size_t i = 0; i < nc; i++)
         L->nseg += column_pieces(lens[i], split, capl);
@@ -478,11 +484,13 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
     } else {
         uint64_t toff = 0;
         size_t s = 0;
-        for (unsigned b = 64; b-- > 0;)
+        for (unsigned b = 64; b-- > kcut;)
             if ((tsize >> b) & 1) {
                 L->seg[s++] = (lu_seg){.col = -1, .k = b, .len = UINT64_C(1) << b, .coff = toff, .ck = kT};
                 toff += UINT64_C(1) << b;
             }
+        if (rest != 0) /* toff is a multiple of 2^kcut >= the rest's padded size */
+            L->seg[s++] = (lu_seg){.col = -1, .k = ez_log2_ceil(rest), .len = rest, .coff = toff, .ck = kT};
     }
     for (size_t i = 0, s = ntp; i < nc; i++) {
         unsigned ck = ez_log2_ceil(lens[i]);

@@ -1035,37 +1035,39 @@ START_TEST(test_pairs_leaf_values)
 }
 END_TEST
 
-/* A RANGES table of 2^16 + 2^8 + 2 rows is three trees, one per binary piece of its size
- * (docs/protocol-kernel-logup.md §2), each with its own claim on m. A count moved from
- * the 8-bit region to the 16-bit one (the same value, the same total) is rejected; so is
- * each piece's m value changed in the proof. */
+/* A RANGES table of 2^16 + 2^14 + 2^8 + 2 rows is three trees (docs/protocol-kernel-logup.md
+ * §2): its pieces of 2^16 and 2^14 rows, then the last 258 rows in a tree of 2^9 leaves
+ * (padded), each with its own claim on m. A count moved from the 8-bit region to the
+ * 16-bit one (the same value, the same total) is rejected; so is each tree's m value
+ * changed in the proof. */
 START_TEST(test_table_pieces)
 {
     ez_rng rng = ez_rng_for("table_pieces");
-    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 3, .rbits = {16, 8, 1}};
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 4, .rbits = {16, 14, 8, 1}};
     const uint64_t tsize = ez_logup_table_size(&t);
-    ck_assert_uint_eq(tsize, 65536 + 256 + 2);
-    ez_fe *a = range_values(&rng, 100, 16), *b = range_values(&rng, 50, 8), *z = range_values(&rng, 10, 1);
-    ez_logup_column c[3] = {{.len = 100, .cols = {a}, .tag = 16}, {.len = 50, .cols = {b}, .tag = 8},
-                            {.len = 10, .cols = {z}, .tag = 1}};
+    ck_assert_uint_eq(tsize, 65536 + 16384 + 256 + 2);
+    ez_fe *a = range_values(&rng, 100, 16), *y = range_values(&rng, 30, 14), *b = range_values(&rng, 50, 8),
+          *z = range_values(&rng, 10, 1);
+    ez_logup_column c[4] = {{.len = 100, .cols = {a}, .tag = 16}, {.len = 30, .cols = {y}, .tag = 14},
+                            {.len = 50, .cols = {b}, .tag = 8}, {.len = 10, .cols = {z}, .tag = 1}};
     ez_fe *m = calloc((size_t)tsize, sizeof *m);
-    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 3, NULL), EZ_OK);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 4, NULL), EZ_OK);
     ez_writer w;
     ez_logup_claims pc;
-    prove(&t, c, 3, m, &w, &pc);
-    ck_assert(accepts(&t, c, 3, m, w.data, w.len, NULL));
+    prove(&t, c, 4, m, &w, &pc);
+    ck_assert(accepts(&t, c, 4, m, w.data, w.len, NULL));
     ck_assert_uint_eq(pc.nmult, 3);
     /* the table's trees come first: [root][GKR][m value] each */
     size_t v0 = 32 + (size_t)ez_gkr_frac_proof_bytes(16, false);
-    size_t v1 = v0 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(8, false);
-    size_t v2 = v1 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(1, false);
+    size_t v1 = v0 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(14, false);
+    size_t v2 = v1 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(9, false);
     const size_t at[] = {v0, v1, v2};
     uint8_t *buf = malloc(w.len);
     for (int k = 0; k < 3; k++) {
         memcpy(buf, w.data, w.len);
         ez_tamper_fe2(buf + at[k]);
         ez_status st;
-        ck_assert_msg(!accepts(&t, c, 3, m, buf, w.len, &st), "piece %d's m value", k);
+        ck_assert_msg(!accepts(&t, c, 4, m, buf, w.len, &st), "tree %d's m value", k);
         ck_assert_int_eq(st, EZ_ERR_REJECT);
     }
     free(buf);
@@ -1073,17 +1075,19 @@ START_TEST(test_table_pieces)
     ez_logup_claims_clear(&pc);
     ez_fe *mf = malloc((size_t)tsize * sizeof *mf);
     memcpy(mf, m, (size_t)tsize * sizeof *mf);
-    mf[65536 + b[0]] = ez_fe_sub(mf[65536 + b[0]], 1);
+    const uint64_t r8 = 65536 + 16384; /* the 8-bit region's first row */
+    mf[r8 + b[0]] = ez_fe_sub(mf[r8 + b[0]], 1);
     mf[b[0]] = ez_fe_add(mf[b[0]], 1);
-    prove(&t, c, 3, mf, &w, &pc);
+    prove(&t, c, 4, mf, &w, &pc);
     ez_status st;
-    ck_assert(!accepts(&t, c, 3, mf, w.data, w.len, &st));
+    ck_assert(!accepts(&t, c, 4, mf, w.data, w.len, &st));
     ck_assert_int_eq(st, EZ_ERR_REJECT);
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
     free(mf);
     free(m);
     free(a);
+    free(y);
     free(b);
     free(z);
 }
