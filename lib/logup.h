@@ -112,10 +112,10 @@ typedef struct {
     ez_logup_claim *col; /* nclaims * width claims: col[j * width + w] is on column c's base
                             column w (nvars = ez_log2_ceil(len_c)); for a RANGES table the
                             points of a piece start with fixed 0/1 coordinates */
-    size_t nmult;        /* claims on m: one, or for a RANGES table one per binary piece
-                            of its size (each piece a tree of its own, no padding leaf) */
+    size_t nmult;        /* claims on m: one, or for a RANGES table one per tree of the
+                            table (its large binary pieces, then the rest) */
     ez_logup_claim *mult; /* nmult claims on m (nvars = ez_log2_ceil(table size)); a
-                             piece's point starts with its fixed 0/1 coordinates */
+                             tree's point starts with its fixed 0/1 coordinates */
 } ez_logup_claims;
 
 /* Free the points and arrays and zero c (c may be zeroed already). */

@@ -53,7 +53,7 @@ static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned n
     return EZ_OK;
 }
 
-/* logup's claims on the multiplicities into ours (one per table piece). */
+/* logup's claims on the multiplicities into ours (one per tree of the table). */
 static ez_status mult_claims(ez_lookup_claims *out, const ez_logup_claims *in)
 {
     out->nmult = in->nmult;

@@ -30,7 +30,7 @@ typedef struct {
     size_t ncols;
     size_t *first;   /* ncols + 1: column j's claims are col[first[j] .. first[j+1]) */
     ez_claim *col;
-    size_t nmult;    /* claims on the multiplicities: one per piece of the table */
+    size_t nmult;    /* claims on the multiplicities: one per tree of the table */
     ez_claim *mult;
 } ez_lookup_claims;
 

@@ -291,7 +291,7 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
                 return st;
         }
     }
-    /* the multiplicities: the table's multiplicity poly (a claim per piece of the table) */
+    /* the multiplicities: the table's multiplicity poly (a claim per tree of the table) */
     for (size_t k = 0; k < lc->nmult; k++)
         if ((st = ez_pctx_claim_advice(c, ez_advice_table_poly(L, table), lc->mult[k].point, lc->mult[k].nvars,
                                        lc->mult[k].value)) != EZ_OK)
