@@ -9,8 +9,9 @@
 #   GPT2_PCS      setup's --pcs (default: setup's default, WHIR)
 #   GPT2_KEEP     a directory to keep the files in (default: a temporary one, removed)
 #   EZ_SPILL_DIR  a directory on disk for the WHIR prover data of setup and prove
-#                 (docs/cli.md; default: none, all in memory); needed for 512 tokens
-#                 within 16 GB
+#                 (docs/cli.md; default: unset, which spills to $TMPDIR or /tmp when the
+#                 prover's estimate exceeds half the memory — the 512-token row at L = 12
+#                 — and keeps the rest in memory; empty: never spill)
 #   OMP_NUM_THREADS as usual (default: all cores); OMP_WAIT_POLICY=passive keeps libgomp's
 #                 spin-waits out of the CPU seconds (about half of them on this 2-core VM
 #                 under load: docs/performance.md)
@@ -32,8 +33,8 @@
 #   the attention's output projection with its residual add), attention_scores (q . k),
 #   softmax, attention_values (p . v), mlp (fc, gelu, proj and its residual add),
 #   lm_head (z . wte^T), argmax.
-# Not part of `make check` (minutes per row; the 512-token row at L = 12 needs EZ_SPILL_DIR
-# to stay within 16 GB).
+# Not part of `make check` (minutes per row; the 512-token row at L = 12 spills its WHIR
+# data to disk to stay within 16 GB, on its own unless EZ_SPILL_DIR says otherwise).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -13,6 +13,7 @@
 #include "compiler/sema.h"
 #include "runtime/exec/exec.h"
 #include "runtime/exec/floatref.h"
+#include "runtime/io/model_io.h"
 #include "runtime/io/quant.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/io/tensorio.h"
@@ -37,17 +38,7 @@ void ez_calib_data_clear(ez_calib_data *m)
 static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *path, ez_diag *d)
 {
     ez_safetensors sf;
-    memset(&sf, 0, sizeof sf);
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    size_t n = 0;
-    ez_status st = EZ_ERR_NOMEM;
-    if (specs == NULL)
-        goto out;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            ez_cli_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
-    if ((st = ez_safetensors_load(&sf, path, d)) != EZ_OK || (st = ez_safetensors_check(&sf, specs, n, d)) != EZ_OK)
-        goto out;
+    ez_status st = ez_exec_read_weights(&sf, p, path, d);
     for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
         if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
             continue;
@@ -57,39 +48,28 @@ static ez_status load_weights(ez_calib_data *m, const ez_plan *p, const char *pa
         else
             st = ez_st_tensor_to_f64(ez_safetensors_find(&sf, p->tensors[i].name), m->w[i], d);
     }
-out:
-    free(specs);
     ez_safetensors_free(&sf);
     return st;
 }
 
 static ez_status load_sample(ez_calib_data *m, const ez_plan *p, size_t k, const char *path, ez_diag *d)
 {
-    size_t n = 0;
-    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
-    ez_status st = EZ_ERR_NOMEM;
-    if (!ids || !vals || (st = ez_cli_inputs_load(p, path, ids, vals, &n, d)) != EZ_OK)
-        goto out;
-    for (size_t j = 0; j < n; j++) {
-        double **dst = &m->in[k * m->ntensors + ids[j]];
-        if (vals[j].tok == NULL) {
-            *dst = vals[j].f; /* taken */
-            vals[j].f = NULL;
-            continue;
-        }
-        if ((*dst = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof(double))) == NULL) {
+    ez_exec_inputs in;
+    ez_status st = ez_exec_read_inputs(&in, p, path, d);
+    for (size_t j = 0; j < in.n && st == EZ_OK; j++) {
+        ez_tensor_value *v = &in.vals[j];
+        double **dst = &m->in[k * m->ntensors + in.ids[j]];
+        if (v->tok == NULL) {
+            *dst = v->f; /* taken */
+            v->f = NULL;
+        } else if ((*dst = ez_alloc_array(v->numel ? v->numel : 1, sizeof(double))) == NULL) {
             st = EZ_ERR_NOMEM;
-            goto out;
+        } else {
+            for (uint64_t e = 0; e < v->numel; e++)
+                (*dst)[e] = (double)v->tok[e];
         }
-        for (uint64_t e = 0; e < vals[j].numel; e++)
-            (*dst)[e] = (double)vals[j].tok[e];
     }
-out:
-    if (vals)
-        ez_tensor_values_clear(vals, n);
-    free(vals);
-    free(ids);
+    ez_exec_inputs_clear(&in);
     return st;
 }
 

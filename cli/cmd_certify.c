@@ -60,7 +60,7 @@ static int cmd_certify(const ez_cli_args *a)
     const ez_vocab *vp = NULL;
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_trace tr;
+    ez_trace tr = {0};
     ez_pk pk;
     ez_vocab vocab = {0};
     ez_generation g = {0};
@@ -70,11 +70,12 @@ static int cmd_certify(const ez_cli_args *a)
     uint8_t *pkb = NULL;
     size_t pklen = 0, np = 0;
     int64_t *prompt = NULL;
-    memset(&tr, 0, sizeof tr);
     ez_pk_init(&pk);
     ez_certificate_init(&cert);
     ez_writer_init(&w);
     ez_status st = ez_cli_plan_load(&plan, a->operand, EZ_CLI_PLAN_PROVE, &d);
+    if (st == EZ_OK)
+        ez_cli_spill_auto("certify", &plan, true);
     if (st == EZ_OK)
         st = ez_file_check_writable(a->value[O_OUT], &d);
     if (st == EZ_OK)

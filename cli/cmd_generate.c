@@ -46,12 +46,11 @@ static int cmd_generate(const ez_cli_args *a)
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_trace tr;
+    ez_trace tr = {0};
     ez_vocab vocab = {0};
     ez_generation g = {0};
     int64_t *prompt = NULL;
     size_t np = 0;
-    memset(&tr, 0, sizeof tr);
     ez_status st = ez_cli_plan_load(&plan, a->operand, EZ_CLI_PLAN_RUN, &d);
     if (st == EZ_OK && a->value[O_OUT])
         st = ez_file_check_writable(a->value[O_OUT], &d);

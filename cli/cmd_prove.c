@@ -132,23 +132,22 @@ static int cmd_prove(const ez_cli_args *args)
     ez_cli_progress_init(&pg, "prove", 0);
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_trace tr;
+    ez_trace tr = {0};
     ez_pk pk;
     ez_proof proof;
-    ez_prove_stats stats;
+    ez_prove_stats stats = {0};
     ez_pcs_prover *own = NULL;
-    ez_pcs_commitment com;
+    ez_pcs_commitment com = {0};
     ez_writer out;
     ez_file_view pkfile = {0};
-    memset(&tr, 0, sizeof tr);
-    memset(&stats, 0, sizeof stats);
-    memset(&com, 0, sizeof com);
     ez_pk_init(&pk);
     ez_proof_init(&proof);
     ez_writer_init(&out);
     rc = EZ_EXIT_OK;
     double wcommit_s = 0, exec_s = 0, wcommit_cpu = 0, exec_cpu = 0;
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
+    if (st == EZ_OK)
+        ez_cli_spill_auto("prove", &plan, true);
     if (st == EZ_OK)
         st = ez_file_check_writable(opath, &d);
     if (st == EZ_OK && pkpath)

@@ -224,11 +224,9 @@ static int cmd_run(const ez_cli_args *args)
 
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_trace tr;
-    ez_ftrace ft;
+    ez_trace tr = {0};
+    ez_ftrace ft = {0};
     double *best = NULL;
-    memset(&tr, 0, sizeof tr);
-    memset(&ft, 0, sizeof ft);
     rc = EZ_EXIT_OK;
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_RUN, &d);
     if (st != EZ_OK)

@@ -59,12 +59,10 @@ static int cmd_setup(const ez_cli_args *args)
         return ez_cli_usage_error(&ez_cli_cmd_setup, "--vk and --pk name the same file: %s", vkpath);
     ez_diag d = {{0}};
     ez_plan plan;
-    ez_trace tr;
+    ez_trace tr = {0};
     ez_pcs_prover *pcs = NULL;
-    ez_pcs_commitment com;
+    ez_pcs_commitment com = {0};
     ez_writer vk, pk, wr;
-    memset(&tr, 0, sizeof tr);
-    memset(&com, 0, sizeof com);
     ez_writer_init(&wr);
     ez_writer_init(&vk);
     ez_writer_init(&pk);
@@ -73,6 +71,8 @@ static int cmd_setup(const ez_cli_args *args)
     ez_cli_progress pg;
     ez_cli_progress_init(&pg, "setup", 0);
     ez_status st = ez_cli_plan_load(&plan, model, EZ_CLI_PLAN_PROVE, &d);
+    if (st == EZ_OK)
+        ez_cli_spill_auto("setup", &plan, false);
     if (st == EZ_OK)
         st = ez_file_check_writable(vkpath, &d);
     if (st == EZ_OK)

@@ -30,6 +30,7 @@
 #include "runtime/formats/certificate.h"
 #include "runtime/formats/sections.h"
 #include "runtime/formats/proofio.h"
+#include "runtime/io/model_io.h"
 #include "runtime/io/quant.h"
 #include "runtime/io/tensorio.h"
 #include "runtime/prove/certify.h"
@@ -66,42 +67,38 @@ const ez_cli_cmd ez_cli_cmd_verify = {
 static ez_status check_input(const ez_plan *p, const ez_statement *s, const char *path, bool *same, ez_diag *d,
                              ez_diag *why)
 {
-    size_t n = 0;
-    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
+    ez_exec_inputs in;
     int64_t *q = NULL;
-    ez_status st = EZ_ERR_NOMEM;
     *same = true;
-    if (!ids || !vals || (st = ez_cli_inputs_load(p, path, ids, vals, &n, d)) != EZ_OK)
+    ez_status st = ez_exec_read_inputs(&in, p, path, d);
+    if (st != EZ_OK)
         goto out;
-    for (size_t j = 0; j < n && *same; j++) {
-        const ez_plan_tensor *t = &p->tensors[ids[j]];
-        const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)ids[j]);
-        const int64_t *v = vals[j].tok;
+    for (size_t j = 0; j < in.n && *same; j++) {
+        const ez_plan_tensor *t = &p->tensors[in.ids[j]];
+        const ez_tensor_value *val = &in.vals[j];
+        const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)in.ids[j]);
+        const int64_t *v = val->tok;
         if (t->kind == EZ_TENSOR_INPUT) {
             free(q);
-            if ((q = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof *q)) == NULL) {
+            if ((q = ez_alloc_array(val->numel ? val->numel : 1, sizeof *q)) == NULL) {
                 st = EZ_ERR_NOMEM;
                 goto out;
             }
             char label[EZ_MAX_NAME + 32];
             snprintf(label, sizeof label, "input '%s'", t->source_name);
-            if ((st = ez_quantize_tensor(label, vals[j].f, vals[j].numel, t->dims, t->rank, t->scale, t->bits, q,
+            if ((st = ez_quantize_tensor(label, val->f, val->numel, t->dims, t->rank, t->scale, t->bits, q,
                                          d)) != EZ_OK)
                 goto out;
             v = q;
         }
-        if (x == NULL || x->n != vals[j].numel || memcmp(x->v, v, x->n * sizeof *v) != 0) {
+        if (x == NULL || x->n != val->numel || memcmp(x->v, v, x->n * sizeof *v) != 0) {
             *same = false;
             ez_diag_set(why, "the proof's public input '%s' differs from %s", t->source_name, path);
         }
     }
     st = EZ_OK;
 out:
-    if (vals)
-        ez_tensor_values_clear(vals, n);
-    free(vals);
-    free(ids);
+    ez_exec_inputs_clear(&in);
     free(q);
     return st;
 }
@@ -119,7 +116,7 @@ static ez_status write_outputs(const ez_plan *p, const ez_statement *s, const ch
         if (!t->is_output)
             continue;
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)i);
-        ez_cli_tensor_spec(&specs[n], t, t->source_name);
+        ez_exec_tensor_spec(&specs[n], t, t->source_name);
         specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(x->n ? x->n : 1, sizeof(double))) == NULL)
             goto out;

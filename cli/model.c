@@ -20,6 +20,7 @@
 #include "compiler/schedule.h"
 #include "runtime/exec/exec.h"
 #include "runtime/formats/sections.h"
+#include "runtime/prove/layout.h"
 #include "runtime/prove/margins.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/weights.h"
@@ -160,9 +161,26 @@ void ez_cli_tune_malloc(void)
     (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+/* EZ_SPILL_BUDGET as bytes: false unless it is a positive decimal integer. */
+static bool spill_budget(const char *b, uint64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(b, &end, 10);
+    if (errno || end == b || *end || v == 0 || b[0] == '-')
+        return false;
+    *out = v;
+    return true;
+}
+
 bool ez_cli_spill_dir_ok(const char *cmd)
 {
-    const char *dir = getenv("EZ_SPILL_DIR");
+    const char *dir = getenv("EZ_SPILL_DIR"), *budget = getenv("EZ_SPILL_BUDGET");
+    uint64_t bv;
+    if (budget != NULL && !spill_budget(budget, &bv)) {
+        ez_cli_fail(cmd, EZ_EXIT_INPUT, "EZ_SPILL_BUDGET=%s is not a positive number of bytes", budget);
+        return false;
+    }
     struct stat sb;
     if (dir == NULL || dir[0] == 0)
         return true;
@@ -176,6 +194,54 @@ bool ez_cli_spill_dir_ok(const char *cmd)
     if (why)
         ez_cli_fail(cmd, EZ_EXIT_INPUT, "EZ_SPILL_DIR=%s is not a writable directory (%s)", dir, why);
     return why == NULL;
+}
+
+static bool writable_dir(const char *dir)
+{
+    struct stat sb;
+    return dir && dir[0] && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) && access(dir, W_OK | X_OK) == 0;
+}
+
+void ez_cli_spill_auto(const char *cmd, const ez_plan *p, bool advice)
+{
+    if (getenv("EZ_SPILL_DIR") != NULL)
+        return; /* the user's choice, empty (no spill) included */
+    uint64_t budget = 0;
+    const char *b = getenv("EZ_SPILL_BUDGET");
+    if (b != NULL) {
+        if (!spill_budget(b, &budget))
+            return; /* refused by ez_cli_spill_dir_ok */
+    } else {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || psz <= 0)
+            return; /* unknown: leave it to the user */
+        budget = (uint64_t)pages * (uint64_t)psz / 2;
+    }
+    uint64_t entries = 0;
+    for (size_t t = 0; t < p->ntensors; t++)
+        if (p->tensors[t].kind == EZ_TENSOR_WEIGHT)
+            entries += ez_plan_tensor_numel(&p->tensors[t]);
+    if (advice) {
+        ez_layout_sizes z;
+        ez_diag d = {{0}};
+        if (ez_layout_sizes_compute(&z, p, &d) != EZ_OK)
+            return; /* the prover reports it */
+        entries += z.advice_elems;
+        ez_layout_sizes_clear(&z);
+    }
+    const uint64_t need = entries > UINT64_MAX / 24 ? UINT64_MAX : entries * 24;
+    if (need <= budget)
+        return;
+    const char *dir = getenv("TMPDIR");
+    if (!writable_dir(dir))
+        dir = "/tmp";
+    if (!writable_dir(dir) || setenv("EZ_SPILL_DIR", dir, 1) != 0)
+        return;
+    fprintf(stderr,
+            "einzk %s: note: the prover needs about %.1f GB (%llu committed entries), more than the budget of "
+            "%.1f GB: its WHIR data is spilled to %s (EZ_SPILL_DIR; set it to choose, or empty to keep it in "
+            "memory)\n",
+            cmd, (double)need / 1e9, (unsigned long long)entries, (double)budget / 1e9, dir);
 }
 
 bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt)
@@ -287,34 +353,4 @@ void ez_cli_file_stem(const char *path, char *out, size_t cap)
         n = cap - 1;
     memcpy(out, base, n);
     out[n] = 0;
-}
-
-void ez_cli_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
-{
-    memset(s, 0, sizeof *s);
-    s->name = name;
-    s->rank = t->rank;
-    memcpy(s->dims, t->dims, t->rank * sizeof *t->dims);
-    s->is_token = t->kind == EZ_TENSOR_TOKENS;
-    s->token_limit = t->token_limit;
-}
-
-ez_status ez_cli_inputs_load(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
-                             ez_diag *d)
-{
-    *n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    if (specs == NULL)
-        return EZ_ERR_NOMEM;
-    size_t m = 0;
-    for (size_t i = 0; i < p->ntensors; i++)
-        if (p->tensors[i].kind == EZ_TENSOR_INPUT || p->tensors[i].kind == EZ_TENSOR_TOKENS) {
-            ids[m] = i;
-            ez_cli_tensor_spec(&specs[m++], &p->tensors[i], p->tensors[i].source_name);
-        }
-    ez_status st = ez_inputs_load(path, specs, m, vals, d);
-    if (st == EZ_OK)
-        *n = m;
-    free(specs);
-    return st;
 }

@@ -88,8 +88,19 @@ void ez_cli_tune_malloc(void);
 /* EZ_SPILL_DIR (docs/cli.md), when set, must be a writable directory: the WHIR prover
  * data would otherwise silently stay in memory (lib/util.h ez_spill_copy falls back), and
  * a 512-token GPT-2 prove that counted on the spill would run out of memory instead of
- * failing up front. Prints "einzk CMD: error: ..." and returns false otherwise. */
+ * failing up front. Likewise an EZ_SPILL_BUDGET (ez_cli_spill_auto) that is not a
+ * positive number of bytes. Prints "einzk CMD: error: ..." and returns false otherwise. */
 bool ez_cli_spill_dir_ok(const char *cmd);
+
+/* Choose EZ_SPILL_DIR for a prover that would not fit in memory (docs/cli.md): when the
+ * variable is UNSET (an empty value keeps everything in memory), and the prover's
+ * estimated memory — 24 B per committed entry (the advice value, WHIR's stacked copy
+ * and its oracle-0 tree; `advice` false for setup, which commits the weights alone) —
+ * exceeds the budget (EZ_SPILL_BUDGET bytes, default half the physical memory), set it to
+ * $TMPDIR (else /tmp) when that is a writable directory and say so on stderr ("einzk
+ * CMD: note: ..."). An EZ_SPILL_BUDGET that is not a positive integer is refused by
+ * ez_cli_spill_dir_ok first. Builds p's layout: O(ops) plus the plan's supports. */
+void ez_cli_spill_auto(const char *cmd, const ez_plan *p, bool advice);
 
 /* Set the OpenMP thread count from option opt of a (a --threads N row: 1 to 1024), or
  * to dflt when it is absent (0: keep OpenMP's default, OMP_NUM_THREADS). An N above the
@@ -100,14 +111,5 @@ bool ez_cli_threads(const ez_cli_args *a, unsigned opt, uint64_t dflt);
 /* The model name when the source has none: the file name at path without directory and
  * ".ein", into out (cap bytes, truncated). */
 void ez_cli_file_stem(const char *path, char *out, size_t cap);
-
-/* The JSON spec of plan tensor t under `name` (rank, dims, token or real). */
-void ez_cli_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
-
-/* Read the input file at path for plan p's inputs and token inputs (by source name): on
- * EZ_OK, vals[j] holds plan tensor ids[j] for j < *n (ids and vals: p->ntensors entries
- * each; the caller clears vals with ez_tensor_values_clear(vals, *n)). */
-ez_status ez_cli_inputs_load(const ez_plan *p, const char *path, size_t *ids, ez_tensor_value *vals, size_t *n,
-                             ez_diag *d);
 
 #endif

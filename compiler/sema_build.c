@@ -199,11 +199,9 @@ static ez_pn *build_ref(ez_sema_ctx *c, const ez_ast *e)
                                                                                                       : "i, j, k, ...");
         return NULL;
     }
-    ez_pn *n = ez_sema_pn_new(c);
+    ez_pn *n = ez_sema_pn_new(c, EZ_PN_REF, e->span);
     if (n == NULL)
         return NULL;
-    n->kind = EZ_PN_REF;
-    n->span = e->span;
     n->tensor = (unsigned)t;
     n->rank = tt->rank;
     bool ok = true;
@@ -356,11 +354,9 @@ static ez_pn *build_call(ez_sema_ctx *c, const ez_ast *e)
         ez_sema_err(c, args->kids[0]->span, "the argument of %s is a constant; it must involve a tensor", e->name);
         return NULL;
     }
-    ez_pn *n = ez_sema_pn_new(c);
+    ez_pn *n = ez_sema_pn_new(c, EZ_PN_CALL, e->span);
     if (n == NULL)
         return NULL;
-    n->kind = EZ_PN_CALL;
-    n->span = e->span;
     n->bi = b;
     n->fname = b->name;
     n->nk = 1;
@@ -401,12 +397,9 @@ static ez_pn *build_call(ez_sema_ctx *c, const ez_ast *e)
 
 static ez_pn *make_const(ez_sema_ctx *c, double v, ez_span sp)
 {
-    ez_pn *n = ez_sema_pn_new(c);
-    if (n) {
-        n->kind = EZ_PN_CONST;
+    ez_pn *n = ez_sema_pn_new(c, EZ_PN_CONST, sp);
+    if (n)
         n->c = v;
-        n->span = sp;
-    }
     return n;
 }
 
@@ -415,11 +408,9 @@ static ez_pn *as_prod(ez_sema_ctx *c, ez_pn *x)
 {
     if (x->kind == EZ_PN_PROD)
         return x;
-    ez_pn *n = ez_sema_pn_new(c);
+    ez_pn *n = ez_sema_pn_new(c, EZ_PN_PROD, x->span);
     if (n == NULL)
         return NULL;
-    n->kind = EZ_PN_PROD;
-    n->span = x->span;
     n->c = 1;
     n->nk = 1;
     n->k[0] = x;
@@ -471,12 +462,9 @@ ez_pn *ez_sema_build(ez_sema_ctx *c, const ez_ast *e)
             ez_sema_err(c, e->span, "'%s' is a token input and cannot be used as a number", e->name);
             return NULL;
         }
-        ez_pn *n = ez_sema_pn_new(c);
-        if (n) {
-            n->kind = EZ_PN_REF;
-            n->span = e->span;
+        ez_pn *n = ez_sema_pn_new(c, EZ_PN_REF, e->span);
+        if (n)
             n->tensor = (unsigned)t;
-        }
         return n;
     }
     case EZ_AST_REF:
@@ -542,10 +530,9 @@ ez_pn *ez_sema_build(ez_sema_ctx *c, const ez_ast *e)
         }
         ez_pn *n = a;
         if (a->kind != EZ_PN_SUM) {
-            n = ez_sema_pn_new(c);
+            n = ez_sema_pn_new(c, EZ_PN_SUM, e->span);
             if (n == NULL)
                 return NULL;
-            n->kind = EZ_PN_SUM;
             n->nk = 1;
             n->k[0] = a;
             n->sign[0] = 1;

@@ -138,9 +138,9 @@ typedef struct {
  * notes and help lines (ez_diag_note, ez_diag_help); NULL past the diagnostic cap. */
 ez_diag_item *ez_sema_err(ez_sema_ctx *c, ez_span sp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* A zeroed pre-tree node owned by the context's arena (freed by ez_sema_pn_free_all);
- * NULL and c->nomem on allocation failure. */
-void *ez_sema_pn_new(ez_sema_ctx *c);
+/* A new pre-tree node of kind k at sp (every other field zero) owned by the context's
+ * arena (freed by ez_sema_pn_free_all); NULL and c->nomem on allocation failure. */
+ez_pn *ez_sema_pn_new(ez_sema_ctx *c, ez_pn_kind k, ez_span sp);
 /* Free every arena node (after each statement and at the end); the arena is reusable. */
 void ez_sema_pn_free_all(ez_sema_ctx *c);
 

@@ -21,7 +21,7 @@ ez_diag_item *ez_sema_err(ez_sema_ctx *c, ez_span sp, const char *fmt, ...)
     return it;
 }
 
-void *ez_sema_pn_new(ez_sema_ctx *c)
+ez_pn *ez_sema_pn_new(ez_sema_ctx *c, ez_pn_kind k, ez_span sp)
 {
     ez_pn **room = ez_array_room(c->arena, c->narena, &c->caparena, sizeof *room, 32);
     if (room == NULL) {
@@ -35,6 +35,8 @@ void *ez_sema_pn_new(ez_sema_ctx *c)
         return NULL;
     }
     c->arena[c->narena++] = n;
+    n->kind = k;
+    n->span = sp;
     return n;
 }
 

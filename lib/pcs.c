@@ -307,15 +307,54 @@ ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment
     return st;
 }
 
+/* Unsigned LEB128: seven bits per byte, least significant first, the high bit set on
+ * every byte but the last. */
+static void write_leb(ez_writer *w, uint64_t v)
+{
+    do {
+        uint8_t b = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        ez_writer_u8(w, (uint8_t)(v ? b | 0x80 : b));
+    } while (v);
+}
+
+/* The reader of write_leb's encoding, minimal only (no trailing zero group, at most 64
+ * bits): every value has one encoding, so a commitment has one serialization. A short
+ * or malformed one sets r->failed. */
+static uint64_t read_leb(ez_reader *r)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        uint8_t b = ez_reader_u8(r);
+        if (r->failed || (i == 9 && b > 1) || (i > 0 && b == 0))
+            break;
+        v |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80))
+            return v;
+    }
+    r->failed = true;
+    return 0;
+}
+
 void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c)
 {
     ez_writer_u8(w, (uint8_t)(c->scheme ? c->scheme : EZ_PCS_SCHEME_LIGERO));
     ez_writer_u32(w, c->log_cols);
     if (c->scheme == EZ_PCS_SCHEME_WHIR)
         ez_writer_u8(w, (uint8_t)c->part_log);
-    ez_writer_u64(w, c->npolys);
+    /* the lengths as maximal runs of equal values (a model's advice repeats a few
+     * lengths per layer: GPT-2's 1341 lengths are 126 runs) */
+    uint64_t nruns = 0;
     for (uint64_t i = 0; i < c->npolys; i++)
-        ez_writer_u64(w, c->lens[i]);
+        nruns += i == 0 || c->lens[i] != c->lens[i - 1];
+    write_leb(w, c->npolys);
+    write_leb(w, nruns);
+    for (uint64_t i = 0, j; i < c->npolys; i = j) {
+        for (j = i + 1; j < c->npolys && c->lens[j] == c->lens[i]; j++)
+            ;
+        write_leb(w, j - i);
+        write_leb(w, c->lens[i]);
+    }
     ez_writer_bytes(w, c->root, 32);
 }
 
@@ -326,8 +365,10 @@ ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
     uint8_t scheme = ez_reader_u8(r);
     uint32_t lc = ez_reader_u32(r);
     unsigned part_log = scheme == EZ_PCS_SCHEME_WHIR ? ez_reader_u8(r) : 0;
-    uint64_t np = ez_reader_count(r, EZ_PCS_MAX_POLYS, 8);
-    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0 ||
+    uint64_t np = read_leb(r), nruns = read_leb(r);
+    /* every run is at least one byte pair: nruns is bounded by the bytes left */
+    if (r->failed || !ez_pcs_scheme_valid(scheme) || np == 0 || np > EZ_PCS_MAX_POLYS || nruns == 0 ||
+        nruns > np || nruns > (r->len - r->pos) / 2 ||
         (scheme == EZ_PCS_SCHEME_WHIR &&
          (part_log < EZ_PCS_WHIR_MIN_PART_LOG || part_log > EZ_PCS_WHIR_PART_LOG)))
         goto out;
@@ -339,9 +380,17 @@ ez_status ez_pcs_commitment_read(ez_reader *r, ez_pcs_commitment *c)
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    for (uint64_t i = 0; i < np; i++)
-        c->lens[i] = ez_reader_u64(r);
-    if (!ez_reader_bytes(r, c->root, 32))
+    /* runs: each at least one polynomial, within np in all, exactly np at the end, and
+     * maximal (a length different from the previous run's): one serialization only */
+    uint64_t filled = 0;
+    for (uint64_t k = 0; k < nruns; k++) {
+        uint64_t cnt = read_leb(r), len = read_leb(r);
+        if (r->failed || cnt == 0 || cnt > np - filled || (k > 0 && len == c->lens[filled - 1]))
+            goto out;
+        for (uint64_t i = 0; i < cnt; i++)
+            c->lens[filled++] = len;
+    }
+    if (filled != np || !ez_reader_bytes(r, c->root, 32))
         goto out;
     st = ez_pcs_layout(c);
     if (st == EZ_ERR_INVALID)

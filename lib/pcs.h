@@ -150,9 +150,12 @@ unsigned ez_pcs_log_cols_rule_scheme(uint64_t total, unsigned scheme);
 /* Deep copy (layout included). Returns EZ_OK or EZ_ERR_NOMEM (dst zeroed then). */
 ez_status ez_pcs_commitment_copy(ez_pcs_commitment *dst, const ez_pcs_commitment *src);
 
-/* Serialize: u8 scheme id, u32 log_cols, (WHIR: u8 part_log), u64 npolys, npolys x u64
- * lens, 32-byte root.
- * The reader accepts the three schemes and requires log_cols to be that scheme's rule. */
+/* Serialize: u8 scheme id, u32 log_cols, (WHIR: u8 part_log), npolys and the number of
+ * runs of equal consecutive lens, then per run its count and its length (all five in
+ * unsigned LEB128), 32-byte root (format 1.5; u64 npolys and npolys x u64 lens before).
+ * The reader accepts the three schemes and requires log_cols to be that scheme's rule,
+ * minimal LEB128, runs of at least one polynomial adding up to npolys and maximal (a
+ * run's length differs from the previous one's): one serialization per commitment. */
 void ez_pcs_commitment_write(ez_writer *w, const ez_pcs_commitment *c);
 /* Parse from untrusted bytes; recomputes the layout and requires the stored log_cols
  * to equal the rule's. Out: *c (clear with ez_pcs_commitment_clear; zeroed on failure).

@@ -4,6 +4,7 @@
  * Protocol and soundness: docs/protocol-kernel-pcs.md §8-11. */
 #include "lib/whir.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,8 +75,11 @@ static const struct {
     [26] = {4, {5, 4, 4, 3}, {2, 3, 3, 3}},
 };
 
-ez_status ez_whir_params_make(ez_whir_params *p, unsigned m, unsigned noracles, const unsigned *k,
-                              const unsigned *c)
+/* ez_whir_params_make; with virtual0 oracle 0 is a batched chain's virtual one (§9a:
+ * its queries go to the instances' own oracles 0, its codeword is never built), so its
+ * length is not held to the NTT's limit. */
+static ez_status params_build(ez_whir_params *p, unsigned m, unsigned noracles, const unsigned *k,
+                              const unsigned *c, bool virtual0)
 {
     memset(p, 0, sizeof *p);
     if (m < 1 || m > EZ_WHIR_MAX_VARS || noracles < 1 || noracles > EZ_WHIR_MAX_ORACLES || k == NULL || c == NULL ||
@@ -89,7 +93,7 @@ ez_status ez_whir_params_make(ez_whir_params *p, unsigned m, unsigned noracles, 
         p->c[i] = c[i];
         p->t[i] = ez_whir_queries(c[i]);
         p->mv[i] = left;
-        if (left - k[i] + c[i] > EZ_NTT_MAX_LOG)
+        if (left - k[i] + c[i] > EZ_NTT_MAX_LOG && !(virtual0 && i == 0))
             return EZ_ERR_INVALID;
         left -= k[i];
     }
@@ -97,6 +101,12 @@ ez_status ez_whir_params_make(ez_whir_params *p, unsigned m, unsigned noracles, 
     p->noracles = noracles;
     p->mfinal = left;
     return EZ_OK;
+}
+
+ez_status ez_whir_params_make(ez_whir_params *p, unsigned m, unsigned noracles, const unsigned *k,
+                              const unsigned *c)
+{
+    return params_build(p, m, noracles, k, c, false);
 }
 
 ez_status ez_whir_params_default(ez_whir_params *p, unsigned m)
@@ -169,7 +179,7 @@ ez_status ez_whir_batch_params(ez_whir_params *chain, ez_whir_block *blk, const 
         k[no] = default_table[mt].k[i];
         c[no++] = default_table[mt].c[i];
     }
-    return ez_whir_params_make(chain, mv1 + 1, no, k, c);
+    return params_build(chain, mv1 + 1, no, k, c, true);
 }
 
 uint64_t ez_whir_block_live(const ez_whir_params *p, uint64_t len)

@@ -155,7 +155,16 @@ static ez_fe2 block_terms(const ez_whir_claimset *cs, const ez_whir_params *ip, 
     memcpy(pt, a, k0 * sizeof *pt);
     for (unsigned i = 0; i < blk->np; i++) {
         ez_whir_piece_point(pt + k0, r, blk->b[i], blk->pos[i], logn);
-        ez_fe2 wi = ez_whir_terms_eval(cs->terms, cs->nterms, pt, ip->m);
+        /* a term outside the piece's entries [lo, hi) is exactly zero there (a Boolean
+         * coordinate of pt above both sizes differs from its offset's bit): skipped, so
+         * the cost is the terms times the pieces they meet, not times every piece */
+        uint64_t lo = blk->pos[i] << k0, hi = lo + ((uint64_t)1 << (blk->b[i] + k0));
+        ez_fe2 wi = ez_fe2_zero();
+        for (size_t x = 0; x < cs->nterms; x++) {
+            const ez_whir_term *t = &cs->terms[x];
+            if (t->off < hi && t->off + ((uint64_t)1 << t->b) > lo)
+                wi = ez_fe2_add(wi, ez_whir_terms_eval(t, 1, pt, ip->m));
+        }
         w = ez_fe2_add(w, ez_fe2_mul(wi, block_sel(r, blk->b[i], mv1, blk->off[i])));
     }
     return w;

@@ -13,6 +13,7 @@
 #include "runtime/exec/exec.h"
 #include "runtime/exec/floatref.h"
 #include "runtime/exec/tables.h"
+#include "runtime/prove/lookup.h"
 #include "tests/testutil.h"
 
 /* ---- plan builder -------------------------------------------------------------------- */
@@ -852,6 +853,36 @@ START_TEST(test_rsqrt_table_exact)
 }
 END_TEST
 
+/* The sign table (FUNC's tails, docs/protocol-elementwise.md §2.2): row h holds sign(h)
+ * for h in [-2^15, 2^15), one table for every scale; the rows the lookups use (input
+ * column lo + i, signed) are the same. */
+START_TEST(test_sign_table)
+{
+    ez_table t;
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_table_build_kind(&t, EZ_TABLE_SIGN, EZ_FN_NONE, 0, 0, &d), EZ_OK);
+    ck_assert_uint_eq(t.n, 65536);
+    ck_assert_int_eq(t.lo, -32768);
+    for (uint32_t i = 0; i < t.n; i++) {
+        int64_t h = t.lo + (int64_t)i;
+        ck_assert_int_eq(t.out[i], h > 0 ? 1 : h < 0 ? -1 : 0);
+    }
+    ck_assert(ez_table_is(&t, EZ_TABLE_SIGN, EZ_FN_GELU, 12, 16));
+    ck_assert(!ez_table_is(&t, EZ_TABLE_FUNC, EZ_FN_NONE, 0, 0));
+    ez_table_clear(&t);
+    ez_fe *in = NULL, *out = NULL;
+    ck_assert_int_eq(ez_lookup_func_rows(EZ_TABLE_SIGN, EZ_FN_NONE, 0, 0, &in, &out, &d), EZ_OK);
+    ck_assert_uint_eq(in[0], ez_fe_from_i64(-32768));
+    ck_assert_uint_eq(out[0], ez_fe_from_i64(-1));
+    ck_assert_uint_eq(in[32768], 0);
+    ck_assert_uint_eq(out[32768], 0);
+    ck_assert_uint_eq(in[65535], 32767);
+    ck_assert_uint_eq(out[65535], 1);
+    free(in);
+    free(out);
+}
+END_TEST
+
 START_TEST(test_table_tails)
 {
     ez_table t;
@@ -1071,7 +1102,7 @@ Suite *ez_suite_exec(void)
 {
     const TTest *tests[] = {test_matmul_packed, test_rescale_negative_floor, test_einsum_random,
         test_einsum_batched_attention, test_layer_slice, test_add_broadcast, test_causal_and_gather, test_softmax_exact,
-        test_softmax_vs_float, test_max_argmax_ties, test_norms, test_unary_tables, test_rsqrt_table_exact,
+        test_softmax_vs_float, test_max_argmax_ties, test_norms, test_unary_tables, test_rsqrt_table_exact, test_sign_table,
         test_table_tails, test_determinism_threads, test_floatref_block, test_range_errors};
     return ez_test_suite("exec", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

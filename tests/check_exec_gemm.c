@@ -268,30 +268,16 @@ static const uint64_t sizes[][4] = {
 #define FOR_THREADS(body) body
 #endif
 
-static void layouts_f64_i64(ez_rng *rp)
-{
-    ez_rng r = *rp;
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (int la = 0; la < 3; la++)
-            for (int lb = 0; lb < 3; lb++) {
-                const uint64_t *z = sizes[si];
-                if (z[1] * z[2] * z[3] > 200000 && la != lb)
-                    continue; /* the big size with three of the layout pairs */
-                product_case(&r, EZ_GEMM_F64, 1, (layout)la, (layout)lb, z[0], z[1], z[2], z[3],
-                             1 << 20);
-                product_case(&r, EZ_GEMM_I64, 1, (layout)la, (layout)lb, z[0], z[1], z[2], z[3],
-                             INT64_C(1) << 26);
-            }
-}
+/* One kernel's product cases at one size and layout pair: the kernel, A's limbs and
+ * the largest |value|. */
+typedef struct {
+    ez_gemm_kind kind;
+    unsigned limbs;
+    int64_t vmax;
+} gemm_case;
 
-START_TEST(test_gemm_layouts_f64_i64)
-{
-    ez_rng r = ez_rng_for("gemm_layouts");
-    FOR_THREADS(layouts_f64_i64(&r));
-}
-END_TEST
-
-static void layouts_i16(ez_rng *rp)
+/* The n cases at every size and layout pair (the big size with three of the pairs). */
+static void layouts(ez_rng *rp, const gemm_case *c, size_t n)
 {
     ez_rng r = *rp;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
@@ -300,25 +286,32 @@ static void layouts_i16(ez_rng *rp)
                 const uint64_t *z = sizes[si];
                 if (z[1] * z[2] * z[3] > 200000 && la != lb)
                     continue;
-                /* full int16 range: runs of 2 (a spill after every pair) */
-                product_case(&r, EZ_GEMM_I16, 1, (layout)la, (layout)lb, z[0], z[1], z[2], z[3],
-                             EZ_GEMM_I16_MAX);
-                /* activation x weight magnitudes: long runs */
-                product_case(&r, EZ_GEMM_I16, 1, (layout)la, (layout)lb, z[0], z[1], z[2], z[3],
-                             700);
-                /* A split in two limbs (negative values: lo = v mod 2^s, hi = floor);
-                 * B must still fit int16, so both get the int16 range */
-                product_case(&r, EZ_GEMM_I16, 2, (layout)la, (layout)lb, z[0], z[1], z[2], z[3],
-                             EZ_GEMM_I16_MAX);
+                for (size_t i = 0; i < n; i++)
+                    product_case(&r, c[i].kind, c[i].limbs, (layout)la, (layout)lb, z[0], z[1], z[2], z[3], c[i].vmax);
             }
 }
+
+START_TEST(test_gemm_layouts_f64_i64)
+{
+    const gemm_case c[] = {{EZ_GEMM_F64, 1, 1 << 20}, {EZ_GEMM_I64, 1, INT64_C(1) << 26}};
+    ez_rng r = ez_rng_for("gemm_layouts");
+    FOR_THREADS(layouts(&r, c, 2));
+}
+END_TEST
 
 START_TEST(test_gemm_layouts_i16)
 {
     if (!EZ_GEMM_HAVE_I16)
         return; /* not compiled in: ez_gemm_choose never picks it */
+    const gemm_case c[] = {
+        {EZ_GEMM_I16, 1, EZ_GEMM_I16_MAX}, /* full int16 range: runs of 2 (a spill after every pair) */
+        {EZ_GEMM_I16, 1, 700},             /* activation x weight magnitudes: long runs */
+        /* A split in two limbs (negative values: lo = v mod 2^s, hi = floor); B must still
+         * fit int16, so both get the int16 range */
+        {EZ_GEMM_I16, 2, EZ_GEMM_I16_MAX},
+    };
     ez_rng r = ez_rng_for("gemm_layouts_i16");
-    FOR_THREADS(layouts_i16(&r));
+    FOR_THREADS(layouts(&r, c, 3));
 }
 END_TEST
 

@@ -114,6 +114,21 @@ static bool accepts(const ez_logup_table *t, const ez_logup_column *c, size_t nc
     return ok;
 }
 
+/* A prover run on the columns with multiplicities m (possibly false; the transcript
+ * commits to them): whether its proof is accepted (accepts()), the verifier's status in
+ * *st (NULL: not wanted). */
+static bool proof_accepted(const ez_logup_table *t, const ez_logup_column *c, size_t nc, const ez_fe *m,
+                           ez_status *st)
+{
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(t, c, nc, m, &w, &pc);
+    bool ok = accepts(t, c, nc, m, w.data, w.len, st);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    return ok;
+}
+
 /* Full honest round trip: multiplicities, prove, verify, claims agree and hold. */
 static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, size_t nc)
 {
@@ -370,45 +385,41 @@ static void sample_rows(ez_rng *rng, ez_fe **out, const ez_logup_table *t, uint6
     }
 }
 
+/* An explicit table of nrows random rows of the given width and n columns of lens[i]
+ * rows sampled from it: the honest proof verifies (honest_roundtrip). */
+static void explicit_honest(const char *seed, unsigned width, uint64_t nrows, const uint64_t *lens, size_t n)
+{
+    ez_rng rng = ez_rng_for(seed);
+    ez_logup_table t;
+    ez_fe *tc[4], *cv[4][4];
+    ez_logup_column c[4] = {{0}};
+    ck_assert_uint_le(n, 4);
+    random_table(&rng, &t, tc, width, nrows);
+    for (size_t i = 0; i < n; i++) {
+        sample_rows(&rng, cv[i], &t, lens[i]);
+        c[i].len = lens[i];
+        for (unsigned w = 0; w < width; w++)
+            c[i].cols[w] = cv[i][w];
+    }
+    honest_roundtrip(&t, c, n);
+    for (unsigned w = 0; w < width; w++) {
+        for (size_t i = 0; i < n; i++)
+            free(cv[i][w]);
+        free(tc[w]);
+    }
+}
+
 START_TEST(test_explicit_1col)
 {
-    ez_rng rng = ez_rng_for("explicit_1col");
-    ez_logup_table t;
-    ez_fe *tc[4];
-    random_table(&rng, &t, tc, 1, 300);
     const uint64_t lens[] = {17, 512, 1};
-    ez_fe *cv[3][4];
-    ez_logup_column c[3];
-    for (int i = 0; i < 3; i++) {
-        sample_rows(&rng, cv[i], &t, lens[i]);
-        c[i] = (ez_logup_column){.len = lens[i], .cols = {cv[i][0]}};
-    }
-    honest_roundtrip(&t, c, 3);
-    for (int i = 0; i < 3; i++)
-        free(cv[i][0]);
-    free(tc[0]);
+    explicit_honest("explicit_1col", 1, 300, lens, 3);
 }
 END_TEST
 
 START_TEST(test_explicit_2col)
 {
-    ez_rng rng = ez_rng_for("explicit_2col");
-    ez_logup_table t;
-    ez_fe *tc[4];
-    random_table(&rng, &t, tc, 2, 1000);
     const uint64_t lens[] = {5, 77, 513, 1024};
-    ez_fe *cv[4][4];
-    ez_logup_column c[4];
-    for (int i = 0; i < 4; i++) {
-        sample_rows(&rng, cv[i], &t, lens[i]);
-        c[i] = (ez_logup_column){.len = lens[i], .cols = {cv[i][0], cv[i][1]}};
-    }
-    honest_roundtrip(&t, c, 4);
-    for (int i = 0; i < 4; i++)
-        for (int w = 0; w < 2; w++)
-            free(cv[i][w]);
-    for (int w = 0; w < 2; w++)
-        free(tc[w]);
+    explicit_honest("explicit_2col", 2, 1000, lens, 4);
 }
 END_TEST
 
@@ -558,23 +569,15 @@ START_TEST(test_ranges_outside)
         memcpy(mf, m, (size_t)tsize * sizeof *mf);
         if (fudge[k] != UINT64_MAX)
             mf[fudge[k]] = ez_fe_add(mf[fudge[k]], 1);
-        prove(&t, c, 2, mf, &w, &pc);
         ez_status st;
-        ck_assert(!accepts(&t, c, 2, mf, w.data, w.len, &st));
+        ck_assert(!proof_accepted(&t, c, 2, mf, &st));
         ck_assert_int_eq(st, EZ_ERR_REJECT);
-        ez_writer_clear(&w);
-        ez_logup_claims_clear(&pc);
         free(mf);
     }
     /* the same with trees capped at 2^5 leaves: the bad row sits in one of many trees */
-    {
-        ez_logup_table tc = t;
-        tc.max_tree_log = 5;
-        prove(&tc, c, 2, m, &w, &pc);
-        ck_assert(!accepts(&tc, c, 2, m, w.data, w.len, NULL));
-        ez_writer_clear(&w);
-        ez_logup_claims_clear(&pc);
-    }
+    ez_logup_table tcap = t;
+    tcap.max_tree_log = 5;
+    ck_assert(!proof_accepted(&tcap, c, 2, m, NULL));
     /* An honest proof for tag 12 is rejected by a verifier that checks tag 8. */
     c[1].tag = 12;
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_OK);
@@ -625,12 +628,7 @@ START_TEST(test_value_outside_table)
     ck_assert_uint_eq(total, 149); /* every other row counted */
 
     /* An honest prover on this witness is rejected ... */
-    ez_writer w;
-    ez_logup_claims pc;
-    prove(&t, c, 2, m, &w, &pc);
-    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
-    ez_writer_clear(&w);
-    ez_logup_claims_clear(&pc);
+    ck_assert(!proof_accepted(&t, c, 2, m, NULL));
     /* ... and so is one that fudges m to make the counts add up (the bad row counted at
      * 255, at 0, or a negative value that hides as p - 1). */
     const int fudge[] = {255, 0};
@@ -638,20 +636,14 @@ START_TEST(test_value_outside_table)
         ez_fe mf[256];
         memcpy(mf, m, sizeof mf);
         mf[fudge[k]] = ez_fe_add(mf[fudge[k]], 1);
-        prove(&t, c, 2, mf, &w, &pc);
         ez_status st;
-        ck_assert(!accepts(&t, c, 2, mf, w.data, w.len, &st));
+        ck_assert(!proof_accepted(&t, c, 2, mf, &st));
         ck_assert_int_eq(st, EZ_ERR_REJECT);
-        ez_writer_clear(&w);
-        ez_logup_claims_clear(&pc);
     }
     b[5] = EZ_P - 1;
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_NUMERIC);
     ck_assert_str_eq(d.msg, "lookup column 1, row 5: value -1 is outside the range [0, 2^8)");
-    prove(&t, c, 2, m, &w, &pc);
-    ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
-    ez_writer_clear(&w);
-    ez_logup_claims_clear(&pc);
+    ck_assert(!proof_accepted(&t, c, 2, m, NULL));
     free(a);
     free(b);
 }
@@ -672,12 +664,7 @@ START_TEST(test_outside_explicit)
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, &d), EZ_ERR_NUMERIC);
     ck_assert_ptr_nonnull(strstr(d.msg, "lookup column 0, row 12: ("));
     ck_assert_ptr_nonnull(strstr(d.msg, "is not a row of the table"));
-    ez_writer w;
-    ez_logup_claims pc;
-    prove(&t, &c, 1, m, &w, &pc);
-    ck_assert(!accepts(&t, &c, 1, m, w.data, w.len, NULL));
-    ez_writer_clear(&w);
-    ez_logup_claims_clear(&pc);
+    ck_assert(!proof_accepted(&t, &c, 1, m, NULL));
     for (int k = 0; k < 2; k++) {
         free(cv[k]);
         free(tc[k]);
@@ -1130,31 +1117,10 @@ END_TEST
 
 Suite *ez_suite_logup(void)
 {
-    Suite *s = suite_create("logup");
-    TCase *tc = tcase_create("logup");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_gkr_tree);
-    tcase_add_test(tc, test_range_honest);
-    tcase_add_test(tc, test_range16);
-    tcase_add_test(tc, test_explicit_1col);
-    tcase_add_test(tc, test_explicit_2col);
-    tcase_add_test(tc, test_explicit_4col_dups);
-    tcase_add_test(tc, test_many_columns);
-    tcase_add_test(tc, test_ranges_honest);
-    tcase_add_test(tc, test_leaf_values_large);
-    tcase_add_test(tc, test_ranges_outside);
-    tcase_add_test(tc, test_value_outside_table);
-    tcase_add_test(tc, test_outside_explicit);
-    tcase_add_test(tc, test_wrong_multiplicity);
-    tcase_add_test(tc, test_tamper_messages);
-    tcase_add_test(tc, test_substituted_column);
-    tcase_add_test(tc, test_leaf_denominator_substituted);
-    tcase_add_test(tc, test_truncated_and_garbage);
-    tcase_add_test(tc, test_invalid_arguments);
-    tcase_add_test(tc, test_pairs_honest);
-    tcase_add_test(tc, test_pairs_outside);
-    tcase_add_test(tc, test_pairs_leaf_values);
-    tcase_add_test(tc, test_table_pieces);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_gkr_tree, test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
+        test_explicit_4col_dups, test_many_columns, test_ranges_honest, test_leaf_values_large, test_ranges_outside,
+        test_value_outside_table, test_outside_explicit, test_wrong_multiplicity, test_tamper_messages,
+        test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments,
+        test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces};
+    return ez_test_suite("logup", "logup", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -74,14 +74,6 @@ static void run_inputs(ez_pfx *f, const char *seed, unsigned k, int64_t hi)
     ez_pfx_run_values(f, seed, table_case_value, &c);
 }
 
-/* Prove; the status (checked or unchecked). */
-static ez_status prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *d)
-{
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    return ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, d);
-}
-
 /* The number of polys the op commits (its own, the layout's op-owned ones). */
 static unsigned op_polys(const ez_plan *p, size_t op)
 {
@@ -139,7 +131,7 @@ START_TEST(test_honest_functions)
             /* both tails are reached: the sumcheck shape */
             ez_pfx f;
             ez_pfx_compile(&f, src);
-            ck_assert_uint_gt(op_polys(&f.plan, 0), 4);
+            ck_assert_uint_gt(op_polys(&f.plan, 0), 3);
             ez_plan_clear(&f.plan);
         }
     /* exp's upper tail (the clamp to the last row) at an output scale where that row fits */
@@ -260,20 +252,6 @@ static ez_table gelu16_table(void)
     return t;
 }
 
-/* Prove the tampered trace: the checked prover refuses it with `refusal` in its message; the
- * unchecked proof is rejected with `reason` in the verifier's. */
-static void expect_rejected(ez_pfx *f, const char *refusal, const char *reason)
-{
-    ez_proof pf;
-    ez_diag d = {{0}}, why = {{0}};
-    ck_assert_int_eq(prove_status(f, false, &pf, &d), EZ_ERR_NUMERIC);
-    ck_assert_msg(strstr(d.msg, refusal) != NULL, "checked prover: %s", d.msg);
-    ez_proof_clear(&pf);
-    ck_assert_int_eq(prove_status(f, true, &pf, &d), EZ_OK);
-    ck_assert(!ez_pfx_verify(f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, reason) != NULL, "rejected for another reason: %s", why.msg);
-    ez_proof_clear(&pf);
-}
 
 /* A value off by one inside the rows: (A, TV) is no row of the table. */
 START_TEST(test_value_off_by_one)
@@ -282,20 +260,20 @@ START_TEST(test_value_off_by_one)
     ez_pfx_compile(&f, SRC_GELU16);
     run_inputs(&f, "off_by_one", 4, INT64_MAX);
     f.tr.t[f.plan.ops[0].out][pick(&f, 0, false)] += 1;
-    expect_rejected(&f, "not the table's row", "gelu table lookup failed");
+    ez_pfx_expect_refused(&f, "not the table's row", "gelu table lookup failed");
     ez_pfx_free(&f);
     /* the same in the lookup-only shape (x itself is the lookup's input column) */
     char src[512];
     ez_pfx_compile(&f, func_src(src, sizeof src, "silu", 12, 16, "y[s, d]", "x[s, d]"));
     run_inputs(&f, "off_by_one_lookup", 0, INT64_MAX);
     f.tr.t[f.plan.ops[0].out][3] -= 1;
-    expect_rejected(&f, "not the table's row", "silu table lookup failed");
+    ez_pfx_expect_refused(&f, "not the table's row", "silu table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
 
-/* A tail value for an input inside the rows: O = 1 with h = 0 (every lookup and range holds;
- * O = h W fails). */
+/* A tail value for an input inside the rows: C = 1 with H = 0 (the function table's lookup,
+ * E5 and the ranges hold; (H, C) is no row of the sign table). */
 START_TEST(test_tail_for_row)
 {
     ez_pfx f;
@@ -307,13 +285,13 @@ START_TEST(test_tail_for_row)
     int64_t tail = x[e] >> 4; /* the identity tail at output scale 12 */
     ck_assert_int_ne(y[e], tail);
     y[e] = tail;
-    expect_rejected(&f, "a tail value is given", "function's sumcheck failed");
+    ez_pfx_expect_refused(&f, "a tail value is given", "sign table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
 
-/* A table row (of x' mod 2^16) for an input above the rows: O = 0 with h != 0 (the lookup
- * holds; h (1 - O) = 0 fails). */
+/* A table row (of x' mod 2^16) for an input above the rows: C = 0 with H != 0 (the function
+ * table's lookup and E5 hold; (H, C) is no row of the sign table). */
 START_TEST(test_row_for_tail)
 {
     ez_pfx f;
@@ -327,7 +305,7 @@ START_TEST(test_row_for_tail)
     ez_table t = gelu16_table();
     y[e] = t.out[a + (1 << 15)];
     ez_table_clear(&t);
-    expect_rejected(&f, "a table row is given", "function's sumcheck failed");
+    ez_pfx_expect_refused(&f, "a table row is given", "sign table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -347,7 +325,7 @@ START_TEST(test_wrong_remainder)
     rem[e] += 16;
     y[e] = t.out[(x[e] >> 4) - 1 + (1 << 15)];
     ez_table_clear(&t);
-    expect_rejected(&f, "its remainder is not x mod 2^k", "range-check argument failed");
+    ez_pfx_expect_refused(&f, "its remainder is not x mod 2^k", "range-check argument failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -359,7 +337,7 @@ START_TEST(test_identity_tail_off_by_one)
     ez_pfx_compile(&f, SRC_GELU16);
     run_inputs(&f, "identity_off", 4, INT64_MAX);
     f.tr.t[f.plan.ops[0].out][pick(&f, 0, true)] += 1;
-    expect_rejected(&f, "not the function's tail", "range-check argument failed");
+    ez_pfx_expect_refused(&f, "not the function's tail", "range-check argument failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -379,7 +357,7 @@ START_TEST(test_relu_forged)
         while (pos ? x[e] <= 0 : x[e] >= 0)
             e++;
         y[e] = pos == 2 ? x[e] + 5 : pos ? 0 : x[e];
-        expect_rejected(&f, "is not max(x, 0)", pos == 2 ? "zero-check y (y - x) = 0 failed" : "range-check argument failed");
+        ez_pfx_expect_refused(&f, "is not max(x, 0)", pos == 2 ? "zero-check y (y - x) = 0 failed" : "range-check argument failed");
         ez_pfx_free(&f);
     }
 }
@@ -398,25 +376,11 @@ START_TEST(test_changed_message_and_output)
         ez_pfx_compile(&f, srcs[k]);
         run_inputs(&f, k ? "msg_relu" : "msg_gelu", k ? 0 : 4, INT64_MAX);
         ez_proof pf;
-        ck_assert_int_eq(prove_status(&f, false, &pf, &d), EZ_OK);
+        ck_assert_int_eq(ez_pfx_prove_status(&f, false, &pf, &d), EZ_OK);
         ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
-        ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
-        ck_assert_uint_gt(w->len, 256);
-        for (size_t off = 5; off < w->len; off += 16) {
-            w->data[off] ^= 0x01;
-            ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
-            w->data[off] ^= 0x01;
-        }
-        ck_assert(ez_pfx_verify(&f, &pf, &why));
-        ez_stmt_tensor *st = NULL;
-        for (size_t i = 0; i < pf.stmt.n; i++)
-            if (pf.stmt.t[i].tensor == f.plan.ops[0].out)
-                st = &pf.stmt.t[i];
-        ck_assert_ptr_nonnull(st);
-        st->v[8] += 1;
-        ck_assert(!ez_pfx_verify(&f, &pf, &why));
-        st->v[8] -= 1;
-        ck_assert(ez_pfx_verify(&f, &pf, &why));
+        ck_assert_uint_gt(pf.sec[EZ_PF_SEC_WALK].len, 256);
+        ez_pfx_flip_section(&f, &pf, EZ_PF_SEC_WALK, 5, 16);
+        ez_pfx_changed_stmt(&f, &pf, ez_pfx_stmt_tensor(&pf, f.plan.ops[0].out), 8);
         ez_proof_clear(&pf);
         ez_pfx_free(&f);
     }
@@ -471,7 +435,6 @@ END_TEST
 START_TEST(test_rope_other_constants)
 {
     ez_pfx f;
-    ez_diag why = {{0}};
     ez_pfx_compile(&f, SRC_ROPE);
     run_inputs(&f, "rope_base", 0, INT64_C(1) << 13);
     const int64_t *q = f.tr.t[f.plan.ops[0].in[0]];
@@ -486,8 +449,7 @@ START_TEST(test_rope_other_constants)
                 y[base + e] = acc >> 16;
                 rem[base + e] = acc - y[base + e] * 65536;
             }
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "rotation's sumcheck failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -520,16 +482,10 @@ START_TEST(test_rope_changed_message_and_output)
     ez_pfx_compile(&f, SRC_ROPE);
     run_inputs(&f, "rope_msg", 0, INT64_C(1) << 13);
     ez_proof pf;
-    ck_assert_int_eq(prove_status(&f, false, &pf, &d), EZ_OK);
+    ck_assert_int_eq(ez_pfx_prove_status(&f, false, &pf, &d), EZ_OK);
     ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
-    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
-    for (size_t off = 3; off < w->len; off += 16) {
-        w->data[off] ^= 0x01;
-        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
-        w->data[off] ^= 0x01;
-    }
-    pf.stmt.t[pf.stmt.n - 1].v[5] -= 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ez_pfx_flip_section(&f, &pf, EZ_PF_SEC_WALK, 3, 16);
+    ez_pfx_changed_stmt(&f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
     ez_proof_clear(&pf);
     ez_pfx_free(&f);
 }
@@ -609,7 +565,7 @@ START_TEST(test_full_width_unchecked_output)
     while (x[e] < (INT64_C(1) << 15) || x[e] > (INT64_C(1) << 22))
         e++;
     y[e] += 1;
-    expect_rejected(&f, "not the function's tail", "function's sumcheck failed");
+    ez_pfx_expect_refused(&f, "not the function's tail", "function's sumcheck failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -617,15 +573,17 @@ END_TEST
 /* ---- boundary widths ------------------------------------------------------------------------ */
 
 /* gelu from scale 40 (k = 28) to scale 8: the identity tail divides by 2^j, j = 32, and its
- * relation x - 2^32 y - R2 over a 62-bit x and a w-bit y reaches 2^61 + 2^(31 + w): inside
- * (-p, p) up to w = 32, beyond it at w = 33. The 62-bit input (the widest a plan allows)
- * keeps every other relation inside, e.g. x = 2^k (A + 2^16 h) + R at about 1.5 * 2^62. */
-static void boundary_src(char *buf, size_t cap, unsigned w)
+ * relation x - 2^32 y - R2 over a 59-bit x and a w-bit y reaches 2^58 + 2^(31 + w): inside
+ * (-p, p) up to w = 32, beyond it at w = 33. The 59-bit input keeps every other relation
+ * inside, e.g. x = 2^k (A + 2^16 H) + R at about 2^60; it is the widest the sumcheck shape
+ * takes at k = 28: x' = floor(x / 2^28) has 31 bits, so H = floor((x' + 2^15) / 2^16) is
+ * inside the sign table's rows [-2^15, 2^15), and a 60-bit x would reach H = 2^15. */
+static void boundary_src(char *buf, size_t cap, unsigned xbits, unsigned w)
 {
     snprintf(buf, cap,
-             "model b\nparam S = 3, D = 5\nscale 8\ninput x[S, D] @scale(40) @bits(62)\n"
+             "model b\nparam S = 3, D = 5\nscale 8\ninput x[S, D] @scale(40) @bits(%u)\n"
              "y[s, d] @bits(%u) = gelu(x[s, d])\noutput y\n",
-             w);
+             xbits, w);
 }
 
 START_TEST(test_boundary_width)
@@ -634,35 +592,42 @@ START_TEST(test_boundary_width)
     ez_pfx f;
     ez_diag d = {{0}}, why = {{0}};
     size_t bad = 0;
-    boundary_src(src, sizeof src, 32);
+    boundary_src(src, sizeof src, 59, 32);
     ez_pfx_compile(&f, src);
     ck_assert_msg(ez_plan_soundness(&f.plan, &bad, &d) == EZ_OK, "%s", d.msg);
     run_inputs(&f, "boundary", 28, INT64_MAX);
     ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     ez_pfx_free(&f);
-    boundary_src(src, sizeof src, 33);
+    boundary_src(src, sizeof src, 59, 33);
     ez_pfx_compile(&f, src);
     ck_assert_int_eq(ez_plan_soundness(&f.plan, &bad, &d), EZ_ERR_NUMERIC);
     ck_assert_uint_eq(bad, 0);
     ck_assert_msg(strstr(d.msg, "identity tail") != NULL, "%s", d.msg);
     ck_assert_uint_eq(ez_margins_widest_width(&f.plan, bad), 32);
     ez_plan_clear(&f.plan);
+    /* one bit more of x: H leaves the sign table's rows, the layout refuses the op */
+    boundary_src(src, sizeof src, 60, 32);
+    ez_pfx_compile(&f, src);
+    ez_advice_layout L;
+    ck_assert_int_eq(ez_advice_layout_build(&L, &f.plan, &d), EZ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(d.msg, "reaches 2^31") != NULL, "%s", d.msg);
+    ez_plan_clear(&f.plan);
 }
 END_TEST
 
-/* FN-l0, FN-l2, FN-l4: a prover whose sumcheck runs over another linear factor L0, L2 or
- * L4 (factors 0, 2, 6), changed at two entries so that the sum — and every round — still
+/* FN-tv, FN-g2, FN-g1: a prover whose sumcheck runs over another linear factor TVm, G2 or
+ * G1 (factors 0, 2, 3), changed at two entries so that the sum — and every round — still
  * holds (tests/prove_fixture.h ez_pfx_prove_forged): only the verifier's own value of that
  * factor from the committed atoms tells. */
 START_TEST(test_forged_linear_factors)
 {
-    static const unsigned factor[] = {0, 2, 6};
+    static const unsigned factor[] = {0, 2, 3};
     ez_pfx f;
     ez_pfx_compile(&f, SRC_GELU16);
     run_inputs(&f, "forged_linear", 4, INT64_MAX);
     for (size_t k = 0; k < 3; k++) {
         ez_diag why = {{0}};
-        ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 7, factor[k], &why));
+        ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 4, factor[k], &why));
         ck_assert_msg(strstr(why.msg, "the function's sumcheck does not end in the committed values") != NULL,
                       "factor %u: %s", factor[k], why.msg);
     }

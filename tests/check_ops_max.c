@@ -38,11 +38,7 @@ static void mxt_compile(mxt *m, const char *src, ez_op_kind kind)
 {
     m->claim_add = 0;
     ez_pfx_compile(&m->f, src);
-    m->op = SIZE_MAX;
-    for (size_t i = 0; i < m->f.plan.nops; i++)
-        if (m->f.plan.ops[i].kind == kind)
-            m->op = i;
-    ck_assert_uint_ne(m->op, SIZE_MAX);
+    m->op = ez_pfx_last_op(&m->f.plan, kind);
 }
 
 /* Kinds of rows (a row: a run of the input's last axis). */
@@ -87,14 +83,6 @@ static void mxt_run(mxt *m, const char *seed, int64_t lim, bool small)
 static void mxt_free(mxt *m)
 {
     ez_pfx_free(&m->f);
-}
-
-/* Prove with the checked or unchecked prover; the status (the proof is kept on EZ_OK). */
-static ez_status mxt_prove(mxt *m, bool unchecked, ez_proof *pf, ez_diag *d)
-{
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    return ez_prove(&m->f.plan, &m->f.tr, m->f.w, &o, pf, NULL, d);
 }
 
 #define SRC(OP, R, T, BITS)                                                                                            \
@@ -220,16 +208,8 @@ END_TEST
  * unchecked one (the proof is rejected, the reason contains want_reason). */
 static void refused_and_rejected(mxt *m, const char *want_checked, const char *want_reason)
 {
-    ez_proof pf;
-    ez_diag d = {{0}}, why = {{0}};
     mxt_rerun_after(m);
-    ck_assert_int_eq(mxt_prove(m, false, &pf, &d), EZ_ERR_NUMERIC);
-    ck_assert_msg(strstr(d.msg, want_checked) != NULL, "checked prover: %s", d.msg);
-    ez_proof_clear(&pf);
-    ck_assert_msg(mxt_prove(m, true, &pf, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!ez_pfx_verify(&m->f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, want_reason) != NULL, "reason: %s", why.msg);
-    ez_proof_clear(&pf);
+    ez_pfx_expect_refused(&m->f, want_checked, want_reason);
 }
 
 /* A max one above the true max of a row, everything else recomputed from it (the claimed
@@ -341,36 +321,18 @@ static void changed_messages(const char *src, ez_op_kind kind)
     mxt_compile(&m, src, kind);
     mxt_run(&m, "changed_msg", 1 << 12, false);
     ez_proof pf;
-    ck_assert_msg(mxt_prove(&m, false, &pf, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_pfx_prove_status(&m.f, false, &pf, &d) == EZ_OK, "%s", d.msg);
     ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "%s", why.msg);
-    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK]; /* the op's alone */
-    size_t nflip = 0;
-    for (size_t off = 3; off < w->len; off += 16) {
-        w->data[off] ^= 0x01;
-        ck_assert_msg(!ez_pfx_verify(&m.f, &pf, &why), "walk flip at %zu of %zu accepted", off, w->len);
-        w->data[off] ^= 0x01;
-        nflip++;
-    }
-    ck_assert_uint_gt(nflip, 20);
-    ez_writer *lk = &pf.sec[EZ_PF_SEC_LOOKUPS];
-    for (size_t off = 5; off < lk->len; off += lk->len / 30 + 1) {
-        lk->data[off] ^= 0x01;
-        ck_assert_msg(!ez_pfx_verify(&m.f, &pf, &why), "lookups flip at %zu of %zu accepted", off, lk->len);
-        lk->data[off] ^= 0x01;
-    }
-    ck_assert(ez_pfx_verify(&m.f, &pf, &why));
-    ez_stmt_tensor *st = NULL; /* the op's result, or the model's output */
-    for (size_t i = 0; i < pf.stmt.n; i++)
-        if (pf.stmt.t[i].tensor == m.f.plan.ops[m.op].out ||
-            (st == NULL && m.f.plan.tensors[pf.stmt.t[i].tensor].is_output))
+    /* the walk is the op's alone */
+    ck_assert_uint_gt(ez_pfx_flip_section(&m.f, &pf, EZ_PF_SEC_WALK, 3, 16), 20);
+    ez_pfx_flip_section(&m.f, &pf, EZ_PF_SEC_LOOKUPS, 5, pf.sec[EZ_PF_SEC_LOOKUPS].len / 30 + 1);
+    ez_stmt_tensor *st = ez_pfx_stmt_tensor(&pf, m.f.plan.ops[m.op].out); /* the op's result, or the model's output */
+    for (size_t i = 0; st == NULL && i < pf.stmt.n; i++)
+        if (m.f.plan.tensors[pf.stmt.t[i].tensor].is_output)
             st = &pf.stmt.t[i];
     ck_assert_ptr_nonnull(st);
-    for (size_t e = 0; e < st->n; e++) {
-        st->v[e] += 1;
-        ck_assert(!ez_pfx_verify(&m.f, &pf, &why));
-        st->v[e] -= 1;
-    }
-    ck_assert(ez_pfx_verify(&m.f, &pf, &why));
+    for (uint64_t e = 0; e < st->n; e++)
+        ez_pfx_changed_stmt(&m.f, &pf, st, e);
     ez_proof_clear(&pf);
     mxt_free(&m);
 }
@@ -425,23 +387,10 @@ static bool mxt_op_alone(mxt *m, mxt_tamper tamper, ez_maxarg_forge forge, bool 
     ez_pfx *f = &m->f;
     ez_advice_layout L;
     ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, m->op);
-    size_t first = SIZE_MAX;
-    for (size_t q = L.npolys; q-- > 0;)
-        if (L.polys[q].value == EZ_ADV_POLY_OP && L.polys[q].op == m->op)
-            first = q;
-    ck_assert_uint_ne(first, SIZE_MAX);
+    size_t first = ez_pfx_first_op_poly(&L, m->op);
     if (tamper)
         tamper(m, first, polys);
-    *ranges_ok = true;
-    for (size_t j = 0; j < L.ncols; j++) {
-        const ez_lookup_col *c = &L.cols[j];
-        if (c->op != m->op)
-            continue;
-        ck_assert(!c->atom.is_tensor);
-        for (uint64_t i = 0; i < c->len; i++)
-            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][i], c->coef), c->cst) >> c->bits)
-                *ranges_ok = false;
-    }
+    *ranges_ok = ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, m->op);
     /* the output claim at a random point (the output's axes are the rows' in order) */
     const ez_plan_op *o = &f->plan.ops[m->op];
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
@@ -827,7 +776,7 @@ static void boundary(ez_op_kind kind, unsigned wmax)
         ck_assert_msg(ez_plan_soundness(&m.f.plan, NULL, &d) == EZ_OK, "w=%u: %s", w, d.msg);
         mxt_run(&m, "boundary", INT64_C(1) << (w - 2), false);
         ez_proof pf;
-        ez_status st = mxt_prove(&m, false, &pf, &d);
+        ez_status st = ez_pfx_prove_status(&m.f, false, &pf, &d);
         if (w == wmax) {
             ck_assert_msg(st == EZ_OK, "w=%u: %s", w, d.msg);
             ck_assert_msg(ez_pfx_verify(&m.f, &pf, &why), "w=%u: %s", w, why.msg);

@@ -88,25 +88,6 @@ static void honest(const char *src, const char *seed, int64_t lim)
     ez_pfx_free(&f);
 }
 
-/* A malicious trace: the checked prover refuses it naming `refusal` (NULL: the checked
- * prover finds nothing out of range), and the unchecked proof is rejected with `reason`. */
-static void rejected(ez_pfx *f, const char *refusal, const char *reason)
-{
-    ez_diag d = {{0}}, why = {{0}};
-    ez_proof pf;
-    ez_prove_opts o = {.unchecked = false};
-    ez_proof_init(&pf);
-    ez_status st = ez_prove(&f->plan, &f->tr, f->w, &o, &pf, NULL, &d);
-    if (refusal) {
-        ck_assert_msg(st == EZ_ERR_NUMERIC, "the checked prover accepted the trace (%s)", ez_status_str(st));
-        ck_assert_msg(strstr(d.msg, refusal) != NULL, "refused for another reason: %s", d.msg);
-    } else {
-        ck_assert_msg(st == EZ_OK, "prove: %s", d.msg);
-    }
-    ez_proof_clear(&pf);
-    ck_assert_msg(!ez_pfx_prove_verify(f, true, &why), "the forged proof verifies");
-    ck_assert_msg(strstr(why.msg, reason) != NULL, "rejected for another reason: %s", why.msg);
-}
 
 #define SRC_NORM(KIND, R, N)                                                                                           \
     "model nm\nparam R = " #R ", N = " #N "\nscale 12\ninput x[R, N]\nn[s, d] = " KIND "[d](x[s, d])\noutput n\n"
@@ -384,7 +365,7 @@ START_TEST(test_mean_remainder)
         nx_recompute(&f, 0, r, &e);
         int64_t a = f.tr.ops[0].aux[EZ_AUX_MEAN_REM][r];
         ck_assert(dir < 0 ? (a >= 12 && a < 16) : a < 0);
-        rejected(&f, "the mean's remainder", "lookups: the range-check argument failed");
+        ez_pfx_expect_refused(&f, "the mean's remainder", "lookups: the range-check argument failed");
         ez_pfx_free(&f);
     }
 }
@@ -402,7 +383,7 @@ START_TEST(test_variance_remainder)
             nx_recompute(&f, 0, r, &e);
             int64_t b = f.tr.ops[0].aux[EZ_AUX_VAR_REM][r];
             ck_assert(dir < 0 ? (b >= 12 && b < 16) : b < 0);
-            rejected(&f, "the variance's remainder", "lookups: the range-check argument failed");
+            ez_pfx_expect_refused(&f, "the variance's remainder", "lookups: the range-check argument failed");
             ez_pfx_free(&f);
         }
 }
@@ -424,7 +405,7 @@ START_TEST(test_mantissa_rounding)
         ck_assert_int_lt(f.tr.ops[0].aux[EZ_AUX_NORM_EXP][r], kmax);
         nx_edit e = {.dM = dir};
         nx_recompute(&f, 0, r, &e);
-        rejected(&f, dir < 0 ? "the mantissa's remainder" : "4^k - 1 - the mantissa's remainder",
+        ez_pfx_expect_refused(&f, dir < 0 ? "the mantissa's remainder" : "4^k - 1 - the mantissa's remainder",
                  "lookups: the range-check argument failed");
         ez_pfx_free(&f);
     }
@@ -441,7 +422,7 @@ START_TEST(test_wrong_exponent)
     ck_assert_int_eq(f.tr.ops[0].aux[EZ_AUX_NORM_EXP][ROW_TINY], 0);
     nx_edit e = {.dk = 1};
     nx_recompute(&f, 0, ROW_TINY, &e);
-    rejected(&f, "the exponent's minimality witness", "lookups: the range-check argument failed");
+    ez_pfx_expect_refused(&f, "the exponent's minimality witness", "lookups: the range-check argument failed");
     ez_pfx_free(&f);
 
     ez_pfx_compile(&f, SRC_NORM("layernorm", 8, 12));
@@ -450,7 +431,7 @@ START_TEST(test_wrong_exponent)
     e = (nx_edit){.dk = -1};
     nx_recompute(&f, 0, ROW_RANDOM, &e);
     ck_assert_int_ge(f.tr.ops[0].aux[EZ_AUX_MANTISSA][ROW_RANDOM], 1 << 16);
-    rejected(&f, "not in its table", "lookups: the rsqrt table lookup failed");
+    ez_pfx_expect_refused(&f, "not in its table", "lookups: the rsqrt table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -463,7 +444,7 @@ START_TEST(test_wrong_table_value)
     nx_run(&f, "table", 1 << 12);
     nx_edit e = {.dr = 1};
     nx_recompute(&f, 0, ROW_RANDOM, &e);
-    rejected(&f, "not in its table", "lookups: the rsqrt table lookup failed");
+    ez_pfx_expect_refused(&f, "not in its table", "lookups: the rsqrt table lookup failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -477,7 +458,7 @@ START_TEST(test_mantissa_inconsistent)
     nx_run(&f, "mant_inconsistent", 1 << 12);
     nx_edit e = {.dMv = 1};
     nx_recompute(&f, 0, ROW_RANDOM, &e);
-    rejected(&f, NULL, "the layernorm rsqrt zero-check failed");
+    ez_pfx_expect_refused(&f, NULL, "the layernorm rsqrt zero-check failed");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -493,7 +474,7 @@ START_TEST(test_row_identities)
         uint64_t r = row_with_small(&f, which ? EZ_AUX_VAR_REM : EZ_AUX_MEAN_REM, 11, 16);
         nx_edit e = {.da = which == 0, .db = which == 1};
         nx_recompute(&f, 0, r, &e);
-        rejected(&f, NULL, "the layernorm sumcheck (output, row sums) failed");
+        ez_pfx_expect_refused(&f, NULL, "the layernorm sumcheck (output, row sums) failed");
         ez_pfx_free(&f);
     }
 }
@@ -523,7 +504,7 @@ START_TEST(test_output_off_by_one)
             size_t j = 5;
             y[j] += dir;
             rem[j] -= dir * ((int64_t)1 << sh);
-            rejected(&f, "outside", "lookups: the range-check argument failed");
+            ez_pfx_expect_refused(&f, "outside", "lookups: the range-check argument failed");
             ez_pfx_free(&f);
         }
 }
@@ -543,26 +524,10 @@ START_TEST(test_changed_messages_and_output)
         ez_proof pf;
         ez_pfx_prove(&f, false, &pf);
         ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
-        ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
-        ck_assert_uint_gt(w->len, 512);
-        size_t nflip = 0;
-        for (size_t off = 3; off < w->len; off += 16) {
-            w->data[off] ^= 0x01;
-            ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
-            w->data[off] ^= 0x01;
-            nflip++;
-        }
-        ck_assert_uint_eq(nflip, (w->len - 3 + 15) / 16);
-        ck_assert(ez_pfx_verify(&f, &pf, &why));
-        ez_stmt_tensor *st = NULL;
-        for (size_t k = 0; k < pf.stmt.n; k++)
-            if (pf.stmt.t[k].tensor == f.plan.ops[0].out)
-                st = &pf.stmt.t[k];
-        ck_assert_ptr_nonnull(st);
-        st->v[7] += 1;
-        ck_assert(!ez_pfx_verify(&f, &pf, &why));
-        st->v[7] -= 1;
-        ck_assert(ez_pfx_verify(&f, &pf, &why));
+        size_t len = pf.sec[EZ_PF_SEC_WALK].len;
+        ck_assert_uint_gt(len, 512);
+        ck_assert_uint_eq(ez_pfx_flip_section(&f, &pf, EZ_PF_SEC_WALK, 3, 16), (len - 3 + 15) / 16);
+        ez_pfx_changed_stmt(&f, &pf, ez_pfx_stmt_tensor(&pf, f.plan.ops[0].out), 7);
         ez_proof_clear(&pf);
         ez_pfx_free(&f);
     }
@@ -583,60 +548,16 @@ static struct {
     int64_t val;
 } nx_pad_out;
 
-static size_t nx_first(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    ck_abort_msg("no op-owned polys");
-    return 0;
-}
-
 static bool nx_op_alone(ez_pfx *f, nx_tamper tamper, void *ctx, bool *claims_ok, bool *ranges_ok, ez_diag *why)
 {
-    ez_diag d = {{0}};
     const size_t op = 0;
     const ez_plan_op *o = &f->plan.ops[op];
     ez_advice_layout L;
     ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, op);
     if (tamper)
-        tamper(f, &L, polys + nx_first(&L, op), ctx);
+        tamper(f, &L, polys + ez_pfx_first_op_poly(&L, op), ctx);
     /* ideal lookups: every range column in [0, 2^bits), every tuple a row of its table */
-    *ranges_ok = true;
-    for (size_t j = 0; j < L.ncols; j++) {
-        const ez_lookup_col *c = &L.cols[j];
-        /* a column on a piece of a support: the atoms' entries from the piece's offset */
-        const ez_adv_support *su = c->sup ? &L.supports[c->sup - 1] : NULL;
-        uint64_t off = su ? su->off[c->piece] : 0;
-        ez_fe *v = malloc(c->len * sizeof *v);
-        if (c->atom.is_tensor && su)
-            ez_advice_gather_piece(v, f->tr.t[c->atom.id], &f->plan.tensors[c->atom.id], su, c->piece, 0);
-        else if (c->atom.is_tensor)
-            ez_advice_pad_i64(v, f->tr.t[c->atom.id], &f->plan.tensors[c->atom.id], 0);
-        else
-            memcpy(v, polys[c->atom.id] + off, c->len * sizeof *v);
-        for (uint64_t i = 0; i < c->len; i++) {
-            ez_fe x = ez_fe_add(ez_fe_mul(v[i], c->coef), c->cst);
-            for (unsigned e = 0; e < c->nx; e++)
-                x = ez_fe_add(x, ez_fe_mul(polys[c->xatom[e].id][off + i], c->xcoef[e]));
-            if (x >> c->bits)
-                *ranges_ok = false;
-        }
-        free(v);
-    }
-    for (size_t j = 0; j < L.ntuples; j++) {
-        const ez_lookup_tuple *u = &L.tuples[j];
-        const ez_lookup_table_desc *td = &L.tables[u->table];
-        ez_fe *tin, *tout;
-        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        uint64_t off = u->sup ? L.supports[u->sup - 1].off[u->piece] : 0;
-        const ez_fe *a = polys[u->atom[0].id] + off, *b = polys[u->atom[1].id] + off;
-        for (uint64_t i = 0; i < u->len; i++)
-            if (a[i] >> EZ_TABLE_BITS || tin[a[i]] != a[i] || tout[a[i]] != b[i])
-                *ranges_ok = false;
-        free(tin);
-        free(tout);
-    }
+    *ranges_ok = ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, op);
     /* the output claim at a random point: the (possibly edited) output's MLE */
     const ez_plan_tensor *to = &f->plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");

@@ -67,9 +67,7 @@ static void fx_setup(fx *f, const char *src, const char *seed)
 /* pf must be rejected with a reason containing needle; pf is cleared. */
 static void fx_expect_rejected(fx *f, ez_proof *pf, const char *needle)
 {
-    ez_diag why = {{0}};
-    ck_assert(!ez_pfx_verify(f, pf, &why));
-    ck_assert_msg(strstr(why.msg, needle) != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(f, pf, needle);
     ez_proof_clear(pf);
 }
 
@@ -220,12 +218,10 @@ START_TEST(test_honest_gather)
     /* a prover claiming another public token than the one its embedding used: the
      * verifier's own one-hot evaluation rejects */
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, gather_src, "gather_token");
     int tok = ez_plan_find_tensor(&f.plan, "tok");
     f.tr.t[tok][2] = (f.tr.t[tok][2] + 1) % f.plan.tensors[tok].token_limit;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "(gather)") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "(gather)");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -235,7 +231,7 @@ END_TEST
 START_TEST(test_changed_masked_entry)
 {
     fx f;
-    ez_diag d = {{0}}, why = {{0}};
+    ez_diag d = {{0}};
     fx_setup(&f, masked_src, "changed_masked");
     int m = ez_plan_find_tensor(&f.plan, "m");
     ck_assert_int_ge(m, 0);
@@ -244,8 +240,7 @@ START_TEST(test_changed_masked_entry)
     f.tr.t[m][0 * S + 3] = 77;
     for (size_t i = (size_t)f.plan.tensors[m].producer + 1; i < f.plan.nops; i++)
         ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "op 'm' (causal)") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "op 'm' (causal)");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -336,36 +331,17 @@ END_TEST
 /* ---- one op alone: its verifier on a prover's bytes ---------------------------------------
  * The output claim is given; the prover side runs with its own trace and statement (or a
  * test's own prover), the verifier side with the true statement; both start from the same
- * transcript. Returns the verifier's verdict (OK and its bytes read exactly); the claims it
- * leaves are in *cv (caller ez_pctx_free) when claims != NULL. */
-typedef ez_status (*op_prover)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx);
-
+ * transcript (ez_pfx_op_alone, no advice values). Returns the verifier's verdict (OK and
+ * its bytes read exactly). */
 static bool op_alone(fx *f, size_t op, const ez_claim *out, const ez_trace *trp, const ez_statement *sp,
-                     const ez_statement *sv, op_prover prover, void *ctx, ez_diag *why)
+                     const ez_statement *sv, ez_status (*prover)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx),
+                     void *ctx, ez_diag *why)
 {
     ez_diag d = {{0}};
     ez_advice_layout L;
     ck_assert_int_eq(ez_advice_layout_build(&L, &f->plan, &d), EZ_OK);
-    ez_transcript tp, tv;
-    ez_transcript_init(&tp, "op-alone");
-    tv = tp;
-    ez_writer w;
-    ez_writer_init(&w);
-    ez_pctx cp, cv;
-    memset(&cp, 0, sizeof cp);
-    memset(&cv, 0, sizeof cv);
-    cp.prover = true, cp.plan = &f->plan, cp.adv = &L, cp.t = &tp, cp.w = &w, cp.tr = trp, cp.stmt = sp, cp.d = &d;
-    ck_assert_int_eq(ez_pctx_alloc(&cp, &f->plan, &L), EZ_OK);
-    ck_assert_msg((prover ? prover(&cp, op, out, ctx) : ez_op_prove(&cp, op, out)) == EZ_OK, "%s", d.msg);
-    ez_reader r;
-    ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = &f->plan, cv.adv = &L, cv.t = &tv, cv.r = &r, cv.stmt = sv, cv.d = why;
-    ck_assert_int_eq(ez_pctx_alloc(&cv, &f->plan, &L), EZ_OK);
-    ez_status st = ez_op_verify(&cv, op, out);
-    bool ok = st == EZ_OK && ez_reader_done(&r);
-    ez_pctx_free(&cp);
-    ez_pctx_free(&cv);
-    ez_writer_clear(&w);
+    ez_pfx_alone a = {.label = "op-alone", .stmt = sp, .vstmt = sv, .prove = prover, .ctx = ctx};
+    bool ok = ez_pfx_op_alone(&f->plan, trp, &L, NULL, op, out, &a, NULL, NULL, why);
     ez_advice_layout_clear(&L);
     return ok;
 }
@@ -535,15 +511,14 @@ END_TEST
 START_TEST(test_changed_activation)
 {
     fx f;
-    ez_diag d = {{0}}, why = {{0}};
+    ez_diag d = {{0}};
     fx_setup(&f, linear_src, "changed_activation");
     int h = ez_plan_find_tensor(&f.plan, "h");
     ck_assert_int_ge(h, 0);
     f.tr.t[h][5] += 1;
     for (size_t i = (size_t)f.plan.tensors[h].producer + 1; i < f.plan.nops; i++)
         ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "op 'h' (add)") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "op 'h' (add)");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -579,7 +554,6 @@ static uint64_t find_rem(const fx *f, size_t op, int64_t lo, int64_t hi)
 static void remainder_out_of_range(const char *src, const char *seed)
 {
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, src, seed);
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
@@ -588,8 +562,7 @@ static void remainder_out_of_range(const char *src, const char *seed)
     int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
     rem[e] += INT64_C(1) << k;
     f.tr.t[f.plan.ops[op].out][e] -= 1;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "lookups");
     ez_pfx_free(&f);
 }
 
@@ -607,7 +580,6 @@ END_TEST
 static void quotient_out_of_width(const char *src, const char *seed)
 {
     fx f;
-    ez_diag why = {{0}};
     fx_setup(&f, src, seed);
     size_t op = f.plan.nops - 1;
     unsigned k = f.plan.ops[op].shift;
@@ -617,8 +589,7 @@ static void quotient_out_of_width(const char *src, const char *seed)
     int64_t *out = f.tr.t[f.plan.ops[op].out];
     ez_fe c = ez_fe_sub(ez_fe_from_i64(out[e]), ez_fe_inv(ez_fe_pow(2, k)));
     out[e] = ez_fe_to_i64(c);
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "statement: output") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "statement: output");
     ez_pfx_free(&f);
 }
 
@@ -1223,15 +1194,13 @@ START_TEST(test_public_ops)
     /* a wrong argmax in the statement: the verifier's execution */
     ez_stmt_tensor *nx = stmt_of(&f, &pf, "next");
     nx->v[1] = (nx->v[1] + 1) % 20;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "public op 'next'") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "public op 'next'");
     nx->v[1] = (nx->v[1] + 19) % 20;
     ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
     /* a wrong max: the public op's check */
     ez_stmt_tensor *mx = stmt_of(&f, &pf, "m");
     mx->v[2] += 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "public op 'm'") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "public op 'm'");
     mx->v[2] -= 1;
     /* a changed logit with next and m recomputed from the changed logits (the public ops
      * agree): the logits' output claim fails in the walk */
@@ -1298,8 +1267,7 @@ START_TEST(test_residual_out_of_width)
     f.tr.t[f.plan.ops[0].in[1]][e] = top;
     f.tr.t[f.plan.ops[0].out][e] = 2 * top;
     f.tr.t[f.plan.ops[1].out][e] = top;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ck_assert_msg(strstr(why.msg, "lookups") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, true, "lookups");
     ez_pfx_free(&f);
 }
 END_TEST
@@ -1320,8 +1288,7 @@ START_TEST(test_changed_round_message)
     fx_prove_honest(&f, &pf, &why);
     /* the last op y is a rescaled contraction: rho (16 B), then its first round value */
     bump(&pf.sec[EZ_PF_SEC_WALK], 16);
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "op 'y' (einsum)") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "op 'y' (einsum)");
     bump(&pf.sec[EZ_PF_SEC_WALK], 16 * 0); /* rho too: still rejected */
     ck_assert(!ez_pfx_verify(&f, &pf, &why));
     ez_proof_clear(&pf);
@@ -1392,8 +1359,7 @@ START_TEST(test_changed_claimed_output)
     /* an input outside its width is refused by the statement check */
     int64_t keep = pf.stmt.t[0].v[1];
     pf.stmt.t[0].v[1] = INT64_C(1) << 40;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "outside its range") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "outside its range");
     pf.stmt.t[0].v[1] = keep;
     ez_proof_clear(&pf);
     ez_pfx_free(&f);
@@ -1661,24 +1627,18 @@ START_TEST(test_binding_first)
     ck_assert_msg(strstr(why.msg, hex) != NULL, "%s lacks %s", why.msg, hex);
     pf.bind.digest[0] ^= 1;
     pf.bind.wroot[31] ^= 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "the proof was made with other weights: weight commitment ") != NULL, "%s",
-                  why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "the proof was made with other weights: weight commitment ");
     pf.bind.has_weights = false;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "weight commitment none, the verifying key's ") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "weight commitment none, the verifying key's ");
     pf.bind.has_weights = true;
     pf.bind.wroot[31] ^= 1;
     ck_assert(ez_pfx_verify(&f, &pf, &why));
     /* the statement's shape: one tensor missing, then one value missing */
     pf.stmt.n--;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]") != NULL,
-                  "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]");
     pf.stmt.n++;
     pf.stmt.t[1].n--;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
-    ck_assert_msg(strstr(why.msg, "statement: y[8,32] has 256 values, the proof has 255") != NULL, "%s", why.msg);
+    ez_pfx_expect_rejected(&f, &pf, "statement: y[8,32] has 256 values, the proof has 255");
     pf.stmt.t[1].n++;
     ez_proof_clear(&pf);
     ez_pfx_free(&f);
@@ -1820,8 +1780,7 @@ static void bad_weight(const char *src, const char *wname, int64_t value, const 
     bool ok = true;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight range proof failed") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight range proof failed");
     ez_pfx_free(&f);
 }
 
@@ -1877,8 +1836,7 @@ START_TEST(test_weight_range_strict)
     f.wrange.data[f.wrange.len - 9] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     f.wrange.data[f.wrange.len - 9] ^= 1;
     vk = ez_pfx_vk(&f); /* proving re-set the commitment's supports: borrow it again */
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
@@ -1928,14 +1886,12 @@ START_TEST(test_weight_range_deferred)
     ez_pcs_commitment keep;
     ck_assert_int_eq(ez_pcs_commitment_copy(&keep, wc), EZ_OK);
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, keep.standing, keep.nstanding - 1), EZ_OK);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     ez_pcs_claim *alt = malloc(keep.nstanding * sizeof *alt);
     memcpy(alt, keep.standing, keep.nstanding * sizeof *alt);
     alt[keep.nstanding / 2].value = ez_fe2_add(alt[keep.nstanding / 2].value, ez_fe2_one());
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, alt, keep.nstanding), EZ_OK);
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     /* none at all: the prover refuses */
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
     ez_proof pf;
@@ -1984,8 +1940,7 @@ START_TEST(test_weight_range_deferred_false_claim)
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
     /* the prover proves the vk's (false) claims: its opening fails */
-    ck_assert(!ez_pfx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "weight and advice opening") != NULL, "%s", why.msg);
+    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
     /* the prover leaves them out (an honest opening of its own claims only) */
     ck_assert_int_eq(ez_pcs_prover_set_standing(f.w, NULL, 0), EZ_OK);
     ez_proof pf;
@@ -2298,55 +2253,18 @@ END_TEST
 
 Suite *ez_suite_prove(void)
 {
-    Suite *s = suite_create("prove");
-    TCase *tc = tcase_create("prove");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_pctx_msg_absorbed);
-    tcase_add_test(tc, test_sections_container);
-    tcase_add_test(tc, test_mle_causal_bruteforce);
-    tcase_add_test(tc, test_honest_linear);
-    tcase_add_test(tc, test_honest_masked);
-    tcase_add_test(tc, test_honest_gather);
-    tcase_add_test(tc, test_honest_layer_slices);
-    tcase_add_test(tc, test_honest_proj16);
-    tcase_add_test(tc, test_honest_add_shift_hand);
-    tcase_add_test(tc, test_message_non_canonical);
-    tcase_add_test(tc, test_gather_other_tokens);
-    tcase_add_test(tc, test_causal_unmasked);
-    tcase_add_test(tc, test_stated_output_not_proven);
-    tcase_add_test(tc, test_changed_activation);
-    tcase_add_test(tc, test_changed_einsum_output);
-    tcase_add_test(tc, test_changed_masked_entry);
-    tcase_add_test(tc, test_remainder_out_of_range);
-    tcase_add_test(tc, test_quotient_out_of_width);
-    tcase_add_test(tc, test_public_ops);
-    tcase_add_test(tc, test_checked_prover_refuses);
-    tcase_add_test(tc, test_residual_out_of_width);
-    tcase_add_test(tc, test_changed_round_message);
-    tcase_add_test(tc, test_virtual_column_value);
-    tcase_add_test(tc, test_changed_claimed_output);
-    tcase_add_test(tc, test_public_input_claim);
-    tcase_add_test(tc, test_transcript_start_documented);
-    tcase_add_test(tc, test_remainder_not_committed);
-    tcase_add_test(tc, test_output_quotient_out_of_width);
-    tcase_add_test(tc, test_lookup_column_not_the_tensor);
-    tcase_add_test(tc, test_multiplicities_after_alpha);
-    tcase_add_test(tc, test_tuple_columns_not_committed);
-    tcase_add_test(tc, test_func_multiplicities_not_committed);
-    tcase_add_test(tc, test_extra_atoms_sent_false);
-    tcase_add_test(tc, test_input_outside_width);
-    tcase_add_test(tc, test_advice_commitment_shape);
-    tcase_add_test(tc, test_weight_padding_forged_factor);
-    tcase_add_test(tc, test_weight_padding_claim_not_committed);
-    tcase_add_test(tc, test_binding_first);
-    tcase_add_test(tc, test_truncated_and_trailing);
-    tcase_add_test(tc, test_keys_roundtrip);
-    tcase_add_test(tc, test_weight_out_of_width);
-    tcase_add_test(tc, test_weight_range_strict);
-    tcase_add_test(tc, test_weight_range_deferred);
-    tcase_add_test(tc, test_weight_range_deferred_false_claim);
-    tcase_add_test(tc, test_weight_real_mle_bruteforce);
-    tcase_add_test(tc, test_weight_padding_junk);
-    suite_add_tcase(s, tc);
-    return s;
+    const TTest *tests[] = {test_pctx_msg_absorbed, test_sections_container, test_mle_causal_bruteforce,
+        test_honest_linear, test_honest_masked, test_honest_gather, test_honest_layer_slices, test_honest_proj16,
+        test_honest_add_shift_hand, test_message_non_canonical, test_gather_other_tokens, test_causal_unmasked,
+        test_stated_output_not_proven, test_changed_activation, test_changed_einsum_output, test_changed_masked_entry,
+        test_remainder_out_of_range, test_quotient_out_of_width, test_public_ops, test_checked_prover_refuses,
+        test_residual_out_of_width, test_changed_round_message, test_virtual_column_value, test_changed_claimed_output,
+        test_public_input_claim, test_transcript_start_documented, test_remainder_not_committed,
+        test_output_quotient_out_of_width, test_lookup_column_not_the_tensor, test_multiplicities_after_alpha,
+        test_tuple_columns_not_committed, test_func_multiplicities_not_committed, test_extra_atoms_sent_false,
+        test_input_outside_width, test_advice_commitment_shape, test_weight_padding_forged_factor,
+        test_weight_padding_claim_not_committed, test_binding_first, test_truncated_and_trailing, test_keys_roundtrip,
+        test_weight_out_of_width, test_weight_range_strict, test_weight_range_deferred,
+        test_weight_range_deferred_false_claim, test_weight_real_mle_bruteforce, test_weight_padding_junk};
+    return ez_test_suite("prove", "prove", 120, tests, sizeof tests / sizeof tests[0]);
 }

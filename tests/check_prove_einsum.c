@@ -321,6 +321,30 @@ static void clear3(const fixture *f, ez_claim *in, ez_claim *rem)
     ez_claim_clear(rem);
 }
 
+/* One run of the prover on the fixture's op: the output claim it starts from, the bytes
+ * it writes and the claims it leaves on the operands and the remainder. */
+typedef struct {
+    ez_claim oc, in[2], rem;
+    ez_writer w;
+} proven;
+
+/* A claim on the output values out at a point drawn from rng, proven from the operand
+ * values data and the remainder values remv. Free with proven_clear. */
+static void proven_make(proven *P, const fixture *f, const int64_t *out, int64_t *const *data, const int64_t *remv,
+                        ez_rng *rng)
+{
+    memset(P, 0, sizeof *P);
+    output_claim(f, out, rng, &P->oc);
+    prove(f, data, remv, &P->oc, &P->w, P->in, &P->rem);
+}
+
+static void proven_clear(const fixture *f, proven *P)
+{
+    clear3(f, P->in, &P->rem);
+    ez_claim_clear(&P->oc);
+    ez_writer_clear(&P->w);
+}
+
 /* ---- honest ------------------------------------------------------------------------------ */
 
 START_TEST(test_honest_table)
@@ -330,29 +354,24 @@ START_TEST(test_honest_table)
         fixture f;
         fixture_build(&f, &cases[ci], &rng);
         for (int rep = 0; rep < 3; rep++) {
-            ez_claim oc, pin[2], prem, vin[2], vrem;
-            memset(&prem, 0, sizeof prem);
-            memset(&vrem, 0, sizeof vrem);
-            output_claim(&f, f.out, &rng, &oc);
-            ez_writer w;
-            prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+            proven P;
+            ez_claim vin[2], vrem = {0};
+            proven_make(&P, &f, f.out, f.data, f.rem, &rng);
             ez_status est;
-            ck_assert_uint_eq(w.len, ez_einsum_proof_size(&f.op, f.tn, &est));
+            ck_assert_uint_eq(P.w.len, ez_einsum_proof_size(&f.op, f.tn, &est));
             ck_assert_int_eq(est, EZ_OK);
             size_t used = 0;
-            ck_assert_msg(verify(&f, &oc, w.data, w.len, vin, &vrem, &used) == EZ_OK, "%s rejected", f.c->name);
-            ck_assert_uint_eq(used, w.len);
+            ck_assert_msg(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, &used) == EZ_OK, "%s rejected", f.c->name);
+            ck_assert_uint_eq(used, P.w.len);
             ck_assert_msg(claims_true(&f, vin, &vrem), "%s: false claims", f.c->name);
             for (unsigned k = 0; k < f.op.nin; k++)
-                ck_assert(claim_equal(&pin[k], &vin[k]));
+                ck_assert(claim_equal(&P.in[k], &vin[k]));
             if (f.op.shift > 0) {
-                ck_assert(claim_equal(&prem, &vrem));
-                ck_assert_uint_eq(vrem.nvars, oc.nvars);
+                ck_assert(claim_equal(&P.rem, &vrem));
+                ck_assert_uint_eq(vrem.nvars, P.oc.nvars);
             }
-            clear3(&f, pin, &prem);
             clear3(&f, vin, &vrem);
-            ez_claim_clear(&oc);
-            ez_writer_clear(&w);
+            proven_clear(&f, &P);
         }
         fixture_free(&f);
     }
@@ -371,17 +390,15 @@ START_TEST(test_sched_bind_order)
     f.op.sched.bind_order[0] = e;
     f.op.sched.bind_order[1] = h;
     ck_assert_uint_eq(ez_einsum_proof_size(&f.op, f.tn, NULL), def_size);
-    ez_claim oc, pin[2], prem = {0};
-    output_claim(&f, f.out, &rng, &oc);
-    ez_writer w;
-    prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
-    ck_assert(accepts(&f, &oc, w.data, w.len, NULL));
+    proven P;
+    proven_make(&P, &f, f.out, f.data, f.rem, &rng);
+    ck_assert(accepts(&f, &P.oc, P.w.data, P.w.len, NULL));
     /* e's block comes first in the sumcheck point: B = wo[h,e,n] gets p[0..2] on e */
-    ck_assert(ez_fe2_eq(pin[1].point[2], pin[0].point[4]));
+    ck_assert(ez_fe2_eq(P.in[1].point[2], P.in[0].point[4]));
     /* the verifier with another order sees a different statement */
     f.op.sched.bind_order[0] = h;
     f.op.sched.bind_order[1] = e;
-    ck_assert(!accepts(&f, &oc, w.data, w.len, NULL));
+    ck_assert(!accepts(&f, &P.oc, P.w.data, P.w.len, NULL));
     /* a bind order that is not exactly the sumcheck indices is a bad op */
     f.op.sched.nbind = 1;
     ez_status st;
@@ -390,10 +407,8 @@ START_TEST(test_sched_bind_order)
     f.op.sched.nbind = 2;
     f.op.sched.bind_order[1] = f.op.in_axes[0][0]; /* s is free-A */
     ez_claim vin[2], vrem = {0};
-    ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, NULL), EZ_ERR_INVALID);
-    clear3(&f, pin, &prem);
-    ez_claim_clear(&oc);
-    ez_writer_clear(&w);
+    ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_ERR_INVALID);
+    proven_clear(&f, &P);
     fixture_free(&f);
 }
 END_TEST
@@ -462,20 +477,17 @@ START_TEST(test_changed_operand_consistent)
             operands_changed(&f, k, 1, &rng, mod);
             int64_t *out2 = malloc(f.numel[2] * sizeof(int64_t)), *rem2 = malloc(f.numel[2] * sizeof(int64_t));
             reference(&f, mod, out2, rem2);
-            ez_claim oc, pin[2], prem = {0}, vin[2], vrem = {0};
-            output_claim(&f, out2, &rng, &oc);
-            ez_writer w;
-            prove(&f, mod, rem2, &oc, &w, pin, &prem);
-            ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, NULL), EZ_OK);
+            proven P;
+            ez_claim vin[2], vrem = {0};
+            proven_make(&P, &f, out2, mod, rem2, &rng);
+            ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_OK);
             ck_assert_msg(!ez_fe2_eq(vin[k].value, mle_i64(f.data[k], &f.tn[k], vin[k].point)),
                           "%s: changed operand %u not caught", f.c->name, k);
             ck_assert(!claims_true(&f, vin, &vrem));
             if (f.op.nin == 2)
                 ck_assert(ez_fe2_eq(vin[1 - k].value, mle_i64(f.data[1 - k], &f.tn[1 - k], vin[1 - k].point)));
-            clear3(&f, pin, &prem);
             clear3(&f, vin, &vrem);
-            ez_claim_clear(&oc);
-            ez_writer_clear(&w);
+            proven_clear(&f, &P);
             free(mod[k]);
             free(out2);
             free(rem2);
@@ -498,15 +510,11 @@ START_TEST(test_changed_operand_inconsistent)
         for (unsigned k = 0; k < f.op.nin; k++) {
             int64_t *mod[2];
             operands_changed(&f, k, -1, &rng, mod);
-            ez_claim oc, pin[2], prem = {0};
-            output_claim(&f, f.out, &rng, &oc);
-            ez_writer w;
-            prove(&f, mod, f.rem, &oc, &w, pin, &prem);
-            bool ok = accepts(&f, &oc, w.data, w.len, NULL);
+            proven P;
+            proven_make(&P, &f, f.out, mod, f.rem, &rng);
+            bool ok = accepts(&f, &P.oc, P.w.data, P.w.len, NULL);
             ck_assert_msg(ok == (f.op.nin == 1), "%s: operand %u", f.c->name, k);
-            clear3(&f, pin, &prem);
-            ez_claim_clear(&oc);
-            ez_writer_clear(&w);
+            proven_clear(&f, &P);
             free(mod[k]);
         }
         fixture_free(&f);
@@ -532,29 +540,22 @@ START_TEST(test_changed_remainder)
         memcpy(out2, f.out, f.numel[2] * sizeof(int64_t));
         /* (a) */
         rem2[j] ^= 1;
-        ez_claim oc, pin[2], prem = {0};
-        output_claim(&f, f.out, &rng, &oc);
-        ez_writer w;
-        prove(&f, f.data, rem2, &oc, &w, pin, &prem);
-        ck_assert_msg(!accepts(&f, &oc, w.data, w.len, NULL), "%s (a)", f.c->name);
-        clear3(&f, pin, &prem);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w);
+        proven P;
+        proven_make(&P, &f, f.out, f.data, rem2, &rng);
+        ck_assert_msg(!accepts(&f, &P.oc, P.w.data, P.w.len, NULL), "%s (a)", f.c->name);
+        proven_clear(&f, &P);
         /* (b) */
         rem2[j] = f.rem[j] + ((int64_t)1 << f.op.shift);
         out2[j] = f.out[j] - 1;
-        output_claim(&f, out2, &rng, &oc);
-        prove(&f, f.data, rem2, &oc, &w, pin, &prem);
+        proven_make(&P, &f, out2, f.data, rem2, &rng);
         ez_claim vin[2], vrem = {0};
-        ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, NULL), EZ_OK);
+        ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_OK);
         ck_assert(!ez_fe2_eq(vrem.value, mle_i64(f.rem, &f.tn[2], vrem.point)));
         ck_assert(ez_fe2_eq(vrem.value, mle_i64(rem2, &f.tn[2], vrem.point)));
         for (unsigned k = 0; k < f.op.nin; k++) /* the operands are honest */
             ck_assert(ez_fe2_eq(vin[k].value, mle_i64(f.data[k], &f.tn[k], vin[k].point)));
-        clear3(&f, pin, &prem);
         clear3(&f, vin, &vrem);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w);
+        proven_clear(&f, &P);
         free(rem2);
         free(out2);
         fixture_free(&f);
@@ -582,11 +583,9 @@ START_TEST(test_tampered_bytes)
     for (size_t ci = 0; ci < NCASES; ci++) {
         fixture f;
         fixture_build(&f, &cases[ci], &rng);
-        ez_claim oc, pin[2], prem = {0};
-        output_claim(&f, f.out, &rng, &oc);
-        ez_writer w;
-        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
-        fixture_claim fc = {&f, &oc};
+        proven P;
+        proven_make(&P, &f, f.out, f.data, f.rem, &rng);
+        fixture_claim fc = {&f, &P.oc};
         /* an all-zero operand (scalar_b's B is 0 for ~1 seed in 100) makes the final check
          * coef * A(r) * 0 = 0 hold for any claimed A(r): that false claim is then only
          * caught downstream (accepts() checks it), not by the sumcheck itself */
@@ -598,10 +597,8 @@ START_TEST(test_tampered_bytes)
             zero_operand |= all0;
         }
         ez_tamper_opts flips = {.rng = &rng, .must_reject = f.op.nin == 2 && !zero_operand};
-        ez_tamper_bytes(w.data, w.len, &flips, fixture_accepts, &fc, f.c->name);
-        clear3(&f, pin, &prem);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w);
+        ez_tamper_bytes(P.w.data, P.w.len, &flips, fixture_accepts, &fc, f.c->name);
+        proven_clear(&f, &P);
         fixture_free(&f);
     }
 }
@@ -678,20 +675,16 @@ START_TEST(test_remainder_non_canonical)
     fixture_build(&f, &cases[ci], &rng);
     memset(f.data[0], 0, f.numel[0] * sizeof(int64_t));
     reference(&f, f.data, f.out, f.rem);
-    ez_claim oc, pin[2], prem = {0};
-    output_claim(&f, f.out, &rng, &oc);
-    ez_writer w;
-    prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
-    ck_assert(accepts(&f, &oc, w.data, w.len, NULL));
+    proven P;
+    proven_make(&P, &f, f.out, f.data, f.rem, &rng);
+    ck_assert(accepts(&f, &P.oc, P.w.data, P.w.len, NULL));
     uint64_t pv = EZ_P, zero = 0;
-    ck_assert_mem_eq(w.data, &zero, 8); /* rho = 0 */
-    memcpy(w.data, &pv, 8);
+    ck_assert_mem_eq(P.w.data, &zero, 8); /* rho = 0 */
+    memcpy(P.w.data, &pv, 8);
     ez_status st;
-    ck_assert(!accepts(&f, &oc, w.data, w.len, &st));
+    ck_assert(!accepts(&f, &P.oc, P.w.data, P.w.len, &st));
     ck_assert_int_eq(st, EZ_ERR_REJECT);
-    clear3(&f, pin, &prem);
-    ez_claim_clear(&oc);
-    ez_writer_clear(&w);
+    proven_clear(&f, &P);
     fixture_free(&f);
 }
 END_TEST
@@ -704,20 +697,17 @@ START_TEST(test_truncated)
     for (size_t ci = 0; ci < NCASES; ci++) {
         fixture f;
         fixture_build(&f, &cases[ci], &rng);
-        ez_claim oc, pin[2], prem = {0}, vin[2], vrem = {0};
-        output_claim(&f, f.out, &rng, &oc);
-        ez_writer w;
-        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
-        fixture_claim fc = {&f, &oc};
-        ez_tamper_truncations(w.data, w.len, true, fixture_accepts, &fc, f.c->name);
-        ez_writer_bytes(&w, "\0\0\0", 3);
+        proven P;
+        ez_claim vin[2], vrem = {0};
+        proven_make(&P, &f, f.out, f.data, f.rem, &rng);
+        fixture_claim fc = {&f, &P.oc};
+        ez_tamper_truncations(P.w.data, P.w.len, true, fixture_accepts, &fc, f.c->name);
+        ez_writer_bytes(&P.w, "\0\0\0", 3);
         size_t used = 0;
-        ck_assert_int_eq(verify(&f, &oc, w.data, w.len, vin, &vrem, &used), EZ_OK);
-        ck_assert_uint_eq(used, w.len - 3);
-        clear3(&f, pin, &prem);
+        ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, &used), EZ_OK);
+        ck_assert_uint_eq(used, P.w.len - 3);
         clear3(&f, vin, &vrem);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w);
+        proven_clear(&f, &P);
         fixture_free(&f);
     }
 }
@@ -1162,18 +1152,14 @@ START_TEST(test_larger)
     for (size_t ci = 0; ci < 2; ci++) {
         fixture f;
         fixture_build(&f, &big[ci], &rng);
-        ez_claim oc, pin[2], prem = {0};
-        output_claim(&f, f.out, &rng, &oc);
-        ez_writer w;
+        proven P;
         double t0 = ez_now();
-        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
+        proven_make(&P, &f, f.out, f.data, f.rem, &rng);
         double t1 = ez_now();
-        ck_assert(accepts(&f, &oc, w.data, w.len, NULL));
+        ck_assert(accepts(&f, &P.oc, P.w.data, P.w.len, NULL));
         double t2 = ez_now();
         ck_assert_msg(t1 - t0 < 5 && t2 - t1 < 1, "prove %.3f s verify %.3f s", t1 - t0, t2 - t1);
-        clear3(&f, pin, &prem);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w);
+        proven_clear(&f, &P);
         fixture_free(&f);
     }
 }

@@ -37,21 +37,14 @@
 #include "tests/testutil.h"
 
 typedef struct {
-    ez_plan plan;
-    ez_trace tr;
-    size_t op;        /* the softmax */
-    ez_writer wrange; /* the vk's weight range proof (empty: no weights) */
+    ez_pfx f;  /* no weights: nothing committed, an empty weight range proof */
+    size_t op; /* the softmax */
 } smx;
 
 static void smx_compile(smx *f, const char *src)
 {
-    memset(f, 0, sizeof *f);
-    ez_test_compile_plan(&f->plan, src);
-    f->op = SIZE_MAX;
-    for (size_t i = 0; i < f->plan.nops; i++)
-        if (f->plan.ops[i].kind == EZ_OP_SOFTMAX)
-            f->op = i;
-    ck_assert_uint_ne(f->op, SIZE_MAX);
+    ez_pfx_compile(&f->f, src);
+    f->op = ez_pfx_last_op(&f->f.plan, EZ_OP_SOFTMAX);
 }
 
 /* Kinds of score rows. */
@@ -82,53 +75,12 @@ static int64_t row_case_value(void *ctx, const ez_plan_tensor *t, uint64_t e, ui
 static void smx_run(smx *f, const char *seed, int64_t lim)
 {
     ez_diag d = {{0}};
-    row_cases c = {lim, &f->plan.tensors[f->plan.ops[f->op].in[0]]};
-    ez_pfx_fill_run(&f->plan, &f->tr, seed, row_case_value, &c);
-    ez_writer_init(&f->wrange);
-    ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, NULL, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+    row_cases c = {lim, &f->f.plan.tensors[f->f.plan.ops[f->op].in[0]]};
+    ez_pfx_fill_run(&f->f.plan, &f->f.tr, seed, row_case_value, &c);
+    ez_writer_init(&f->f.wrange);
+    ck_assert_msg(ez_prove_weight_range(&f->f.plan, &f->f.tr, NULL, false, &f->f.wrange, &d) == EZ_OK, "%s", d.msg);
 }
 
-static void smx_free(smx *f)
-{
-    ez_trace_clear(&f->tr);
-    ez_writer_clear(&f->wrange);
-    ez_plan_clear(&f->plan);
-}
-
-static ez_status smx_prove(smx *f, bool unchecked, ez_proof *pf, ez_diag *d)
-{
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    return ez_prove(&f->plan, &f->tr, NULL, &o, pf, NULL, d);
-}
-
-static bool smx_verify(smx *f, const ez_proof *pf, ez_diag *why)
-{
-    ez_writer w;
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_proof_encode(&w, pf, NULL), EZ_OK);
-    ez_vk vk;
-    ez_vk_init(&vk);
-    vk.plan = f->plan; /* borrowed: vk is not cleared */
-    vk.has_weights = false;
-    vk.wrange = f->wrange.data;
-    vk.wrange_len = f->wrange.len;
-    bool ok = false;
-    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, why), EZ_OK);
-    ez_writer_clear(&w);
-    return ok;
-}
-
-static bool smx_prove_verify(smx *f, bool unchecked, ez_diag *why)
-{
-    ez_proof pf;
-    ez_diag d = {{0}};
-    ez_status st = smx_prove(f, unchecked, &pf, &d);
-    ck_assert_msg(st == EZ_OK, "prove: %s (%s)", d.msg, ez_status_str(st));
-    bool ok = smx_verify(f, &pf, why);
-    ez_proof_clear(&pf);
-    return ok;
-}
 
 #define SRC_MASKED(S, T)                                                                                               \
     "model sm\nparam H = 2, S = " #S ", T = " #T "\nscale 12\ninput x[H, S, T]\n"                                      \
@@ -177,8 +129,8 @@ static void honest(const char *src, const char *seed, int64_t lim)
     ez_diag why = {{0}};
     smx_compile(&f, src);
     smx_run(&f, seed, lim);
-    ck_assert_msg(smx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
-    smx_free(&f);
+    ck_assert_msg(ez_pfx_prove_verify(&f.f, false, &why), "%s: rejected: %s", seed, why.msg);
+    ez_pfx_free(&f.f);
 }
 
 START_TEST(test_honest_masked)
@@ -238,15 +190,15 @@ END_TEST
  * semantics do, so the only false statement is about m. */
 static void recompute_row(smx *f, uint64_t r, int64_t m)
 {
-    const ez_plan_op *o = &f->plan.ops[f->op];
-    const ez_plan_tensor *to = &f->plan.tensors[o->out];
+    const ez_plan_op *o = &f->f.plan.ops[f->op];
+    const ez_plan_tensor *to = &f->f.plan.tensors[o->out];
     uint64_t T = to->dims[to->rank - 1], S = to->rank >= 2 ? to->dims[to->rank - 2] : 1;
     ez_table t;
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
-    const int64_t *x = f->tr.t[o->in[0]] + r * T;
-    int64_t *e = f->tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
-    int64_t *p = f->tr.t[o->out] + r * T;
+    const int64_t *x = f->f.tr.t[o->in[0]] + r * T;
+    int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->f.tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
+    int64_t *p = f->f.tr.t[o->out] + r * T;
     uint64_t i = r % S; /* the mask row coordinate (masked models: s is the axis before t) */
     int64_t sigma = 0;
     for (uint64_t j = 0; j < T; j++) {
@@ -259,8 +211,8 @@ static void recompute_row(smx *f, uint64_t r, int64_t m)
         p[j] = num / sigma;
         rem[j] = num % sigma;
     }
-    f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
-    f->tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
+    f->f.tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
+    f->f.tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
     ez_table_clear(&t);
 }
 
@@ -273,14 +225,14 @@ START_TEST(test_max_below_an_entry)
     smx_compile(&f, SRC_MASKED(5, 5));
     smx_run(&f, "max_below", 1 << 12);
     uint64_t r = 4; /* h = 0, s = 4: five live entries */
-    int64_t m = f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
+    int64_t m = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
     recompute_row(&f, r, m - 3);
     ez_proof pf;
-    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
     ck_assert_msg(strstr(d.msg, "above its row's max") != NULL, "%s", d.msg);
     ez_proof_clear(&pf);
-    ck_assert(!smx_prove_verify(&f, true, &why));
-    smx_free(&f);
+    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -292,21 +244,21 @@ START_TEST(test_max_not_attained)
     smx_compile(&f, SRC_MASKED(5, 5));
     smx_run(&f, "max_not_attained", 1 << 12);
     uint64_t r = 3;
-    int64_t m = f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
+    int64_t m = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
     recompute_row(&f, r, m + 1);
     ez_proof pf;
-    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC);
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
     ck_assert_msg(strstr(d.msg, "count of row maxima") != NULL, "%s", d.msg);
     ez_proof_clear(&pf);
-    ck_assert(!smx_prove_verify(&f, true, &why));
+    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
     ck_assert_msg(strstr(why.msg, "lookups") != NULL || strstr(why.msg, "softmax") != NULL, "%s", why.msg);
     /* same with the max raised by more than one table step and unmasked rows */
-    smx_free(&f);
+    ez_pfx_free(&f.f);
     smx_compile(&f, SRC_PLAIN(4, 6));
     smx_run(&f, "max_not_attained2", 1 << 12);
-    recompute_row(&f, 0, f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][0] + 100);
-    ck_assert(!smx_prove_verify(&f, true, &why));
-    smx_free(&f);
+    recompute_row(&f, 0, f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][0] + 100);
+    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -317,17 +269,16 @@ START_TEST(test_wrong_exp)
     ez_diag why = {{0}};
     smx_compile(&f, SRC_MASKED(5, 5));
     smx_run(&f, "wrong_exp", 1 << 12);
-    f.tr.ops[f.op].aux[EZ_AUX_EXP][4 * 5 + 2] += 1;
-    ck_assert(!smx_prove_verify(&f, false, &why));
-    ck_assert_msg(strstr(why.msg, "softmax") != NULL, "%s", why.msg);
+    f.f.tr.ops[f.op].aux[EZ_AUX_EXP][4 * 5 + 2] += 1;
+    ez_pfx_expect_prove_rejected(&f.f, false, "softmax");
     /* and a wrong exp value carried consistently into sigma, p and the remainders */
-    smx_free(&f);
+    ez_pfx_free(&f.f);
     smx_compile(&f, SRC_PLAIN(3, 5));
     smx_run(&f, "wrong_exp2", 1 << 12);
     {
-        const ez_plan_op *o = &f.plan.ops[f.op];
-        int64_t *e = f.tr.ops[f.op].aux[EZ_AUX_EXP], *rem = f.tr.ops[f.op].aux[EZ_AUX_DIV_REM];
-        int64_t *p = f.tr.t[o->out], sigma = 0;
+        const ez_plan_op *o = &f.f.plan.ops[f.op];
+        int64_t *e = f.f.tr.ops[f.op].aux[EZ_AUX_EXP], *rem = f.f.tr.ops[f.op].aux[EZ_AUX_DIV_REM];
+        int64_t *p = f.f.tr.t[o->out], sigma = 0;
         e[1] -= 5;
         for (int j = 0; j < 5; j++)
             sigma += e[j];
@@ -336,8 +287,8 @@ START_TEST(test_wrong_exp)
             rem[j] = (e[j] << o->out_scale) % sigma;
         }
     }
-    ck_assert(!smx_prove_verify(&f, false, &why));
-    smx_free(&f);
+    ck_assert(!ez_pfx_prove_verify(&f.f, false, &why));
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -350,19 +301,19 @@ START_TEST(test_division_off_by_one)
         ez_diag why = {{0}}, d = {{0}};
         smx_compile(&f, SRC_MASKED(5, 5));
         smx_run(&f, dir < 0 ? "div_minus" : "div_plus", 1 << 12);
-        const ez_plan_op *o = &f.plan.ops[f.op];
+        const ez_plan_op *o = &f.f.plan.ops[f.op];
         uint64_t r = 4, j = 1;
-        int64_t sigma = f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][r];
-        int64_t *p = f.tr.t[o->out] + r * 5, *rem = f.tr.ops[f.op].aux[EZ_AUX_DIV_REM] + r * 5;
+        int64_t sigma = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][r];
+        int64_t *p = f.f.tr.t[o->out] + r * 5, *rem = f.f.tr.ops[f.op].aux[EZ_AUX_DIV_REM] + r * 5;
         if (dir < 0 && p[j] == 0)
             j = 0; /* the row max's entry has p > 0 */
         p[j] += dir;
         rem[j] -= dir * sigma;
         ez_proof pf;
-        ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_ERR_NUMERIC);
+        ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
         ez_proof_clear(&pf);
-        ck_assert(!smx_prove_verify(&f, true, &why));
-        smx_free(&f);
+        ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+        ez_pfx_free(&f.f);
     }
 }
 END_TEST
@@ -378,38 +329,16 @@ START_TEST(test_changed_round_message_and_output)
     smx_compile(&f, SRC_MASKED(5, 5));
     smx_run(&f, "changed_msg", 1 << 12);
     ez_proof pf;
-    ck_assert_int_eq(smx_prove(&f, false, &pf, &d), EZ_OK);
-    ck_assert(smx_verify(&f, &pf, &why));
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_OK);
+    ck_assert(ez_pfx_verify(&f.f, &pf, &why));
     /* the walk section is the softmax's alone */
-    ez_writer *w = &pf.sec[EZ_PF_SEC_WALK];
-    ck_assert_uint_gt(w->len, 1024);
-    size_t nflip = 0;
-    for (size_t off = 3; off < w->len; off += 16) {
-        w->data[off] ^= 0x01;
-        ck_assert_msg(!smx_verify(&f, &pf, &why), "flip at %zu of %zu accepted", off, w->len);
-        w->data[off] ^= 0x01;
-        nflip++;
-    }
-    ck_assert_uint_gt(nflip, 64);
-    ez_writer *lk = &pf.sec[EZ_PF_SEC_LOOKUPS];
-    for (size_t off = 5; off < lk->len; off += lk->len / 40 + 1) {
-        lk->data[off] ^= 0x01;
-        ck_assert_msg(!smx_verify(&f, &pf, &why), "lookups flip at %zu of %zu accepted", off, lk->len);
-        lk->data[off] ^= 0x01;
-    }
-    ck_assert(smx_verify(&f, &pf, &why));
+    ck_assert_uint_gt(pf.sec[EZ_PF_SEC_WALK].len, 1024);
+    ck_assert_uint_gt(ez_pfx_flip_section(&f.f, &pf, EZ_PF_SEC_WALK, 3, 16), 64);
+    ez_pfx_flip_section(&f.f, &pf, EZ_PF_SEC_LOOKUPS, 5, pf.sec[EZ_PF_SEC_LOOKUPS].len / 40 + 1);
     /* the claimed output in the statement: p[0, 2, 1] + 1 */
-    ez_stmt_tensor *st = NULL;
-    for (size_t i = 0; i < pf.stmt.n; i++)
-        if (pf.stmt.t[i].tensor == f.plan.ops[f.op].out)
-            st = &pf.stmt.t[i];
-    ck_assert_ptr_nonnull(st);
-    st->v[2 * 5 + 1] += 1;
-    ck_assert(!smx_verify(&f, &pf, &why));
-    st->v[2 * 5 + 1] -= 1;
-    ck_assert(smx_verify(&f, &pf, &why));
+    ez_pfx_changed_stmt(&f.f, &pf, ez_pfx_stmt_tensor(&pf, f.f.plan.ops[f.op].out), 2 * 5 + 1);
     ez_proof_clear(&pf);
-    smx_free(&f);
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -421,10 +350,10 @@ START_TEST(test_changed_output_value)
     ez_diag why = {{0}};
     smx_compile(&f, SRC_PLAIN(4, 6));
     smx_run(&f, "changed_output", 1 << 12);
-    f.tr.t[f.plan.ops[f.op].out][7] += 1;
-    ck_assert(!smx_prove_verify(&f, true, &why));
+    f.f.tr.t[f.f.plan.ops[f.op].out][7] += 1;
+    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
     ck_assert_msg(strstr(why.msg, "softmax") != NULL || strstr(why.msg, "lookups") != NULL, "%s", why.msg);
-    smx_free(&f);
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -432,14 +361,14 @@ END_TEST
  * that gives the masked entries weight, its trace consistent with that. */
 static void unmask_row(smx *f, uint64_t r)
 {
-    const ez_plan_op *o = &f->plan.ops[f->op];
-    uint64_t T = f->plan.tensors[o->out].dims[f->plan.tensors[o->out].rank - 1];
+    const ez_plan_op *o = &f->f.plan.ops[f->op];
+    uint64_t T = f->f.plan.tensors[o->out].dims[f->f.plan.tensors[o->out].rank - 1];
     ez_table t;
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
-    const int64_t *x = f->tr.t[o->in[0]] + r * T;
-    int64_t *e = f->tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
-    int64_t *p = f->tr.t[o->out] + r * T, m = x[0], sigma = 0;
+    const int64_t *x = f->f.tr.t[o->in[0]] + r * T;
+    int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->f.tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
+    int64_t *p = f->f.tr.t[o->out] + r * T, m = x[0], sigma = 0;
     for (uint64_t j = 1; j < T; j++)
         m = x[j] > m ? x[j] : m;
     for (uint64_t j = 0; j < T; j++)
@@ -448,8 +377,8 @@ static void unmask_row(smx *f, uint64_t r)
         p[j] = (e[j] << o->out_scale) / sigma;
         rem[j] = (e[j] << o->out_scale) % sigma;
     }
-    f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
-    f->tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
+    f->f.tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
+    f->f.tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
     ez_table_clear(&t);
 }
 
@@ -470,15 +399,15 @@ START_TEST(test_masked_support_tampered)
             ez_rowaxis_testing_causal_block(blocks[b]);
             smx_compile(&f, SRC_MASKED(7, 7));
             smx_run(&f, "masked_support", 1 << 12);
-            int64_t *p = f.tr.t[f.plan.ops[f.op].out];
+            int64_t *p = f.f.tr.t[f.f.plan.ops[f.op].out];
             if (k == 0)
                 p[7 * 7 + 2 * 7 + 5] = 1; /* (h, s, t) = (1, 2, 5): masked */
             else if (k == 1)
                 p[4 * 7 + 2] += 1; /* (0, 4, 2): live */
             else
                 unmask_row(&f, 7 + 3); /* row (1, 3): weight on t = 4, 5, 6 */
-            ck_assert_msg(!smx_prove_verify(&f, true, &why), "block %u, tamper %d accepted", blocks[b], k);
-            smx_free(&f);
+            ck_assert_msg(!ez_pfx_prove_verify(&f.f, true, &why), "block %u, tamper %d accepted", blocks[b], k);
+            ez_pfx_free(&f.f);
         }
     ez_rowaxis_testing_causal_block(0);
 }
@@ -491,58 +420,26 @@ END_TEST
  * callback edits the committed polys between the fill and the proof. */
 typedef void (*smx_tamper)(smx *f, const ez_advice_layout *L, size_t first, ez_fe **polys);
 
-/* Index of the op's first op-owned poly. */
-static size_t smx_first(const ez_advice_layout *L, size_t op)
-{
-    for (size_t q = 0; q < L->npolys; q++)
-        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
-            return q;
-    ck_abort_msg("no op-owned polys");
-    return 0;
-}
-
 /* Returns the verdict; *claims_ok / *ranges_ok report the ideal checks. */
 static bool smx_op_alone(smx *f, smx_tamper tamper, bool *claims_ok, bool *ranges_ok, ez_diag *why)
 {
-    ez_diag d = {{0}};
     ez_advice_layout L;
-    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, f->op);
-    size_t first = smx_first(&L, f->op);
+    ez_fe **polys = ez_pfx_advice(&L, &f->f.plan, &f->f.tr, f->op);
+    size_t first = ez_pfx_first_op_poly(&L, f->op);
     if (tamper)
         tamper(f, &L, first, polys);
     /* ideal lookups: every range column entry in [0, 2^bits), every (l, e_lo) row in the
      * model's exp table */
-    *ranges_ok = true;
-    for (size_t j = 0; j < L.ncols; j++) {
-        const ez_lookup_col *c = &L.cols[j];
-        ck_assert(!c->atom.is_tensor);
-        uint64_t o = c->sup ? L.supports[c->sup - 1].off[c->piece] : 0; /* a piece of a support */
-        for (uint64_t i = 0; i < c->len; i++)
-            if (ez_fe_add(ez_fe_mul(polys[c->atom.id][o + i], c->coef), c->cst) >> c->bits)
-                *ranges_ok = false;
-    }
     ck_assert_uint_ge(L.ntuples, 1);
-    for (size_t u = 0; u < L.ntuples; u++) {
-        const ez_lookup_tuple *tu = &L.tuples[u];
-        const ez_lookup_table_desc *td = &L.tables[tu->table];
-        ez_fe *tin, *tout;
-        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        uint64_t o = tu->sup ? L.supports[tu->sup - 1].off[tu->piece] : 0;
-        const ez_fe *lcol = polys[tu->atom[0].id] + o, *ecol = polys[tu->atom[1].id] + o;
-        for (uint64_t i = 0; i < tu->len; i++)
-            if (lcol[i] >= (UINT64_C(1) << EZ_TABLE_BITS) || tout[lcol[i]] != ecol[i] || tin[lcol[i]] != lcol[i])
-                *ranges_ok = false;
-        free(tin);
-        free(tout);
-    }
+    *ranges_ok = ez_pfx_lookups_hold(&L, polys, &f->f.plan, &f->f.tr, f->op);
     /* the output claim at a random point: the public output's MLE */
-    const ez_plan_op *o = &f->plan.ops[f->op];
-    const ez_plan_tensor *to = &f->plan.tensors[o->out];
+    const ez_plan_op *o = &f->f.plan.ops[f->op];
+    const ez_plan_tensor *to = &f->f.plan.tensors[o->out];
     ez_rng rng = ez_rng_for("op_alone");
     ez_claim out;
-    ez_pfx_random_claim(&out, to, f->tr.t[o->out], &rng);
+    ez_pfx_random_claim(&out, to, f->f.tr.t[o->out], &rng);
     ez_pfx_alone alone = {.label = "softmax-test"};
-    bool ok = ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, f->op, &out, &alone, claims_ok, NULL, why);
+    bool ok = ez_pfx_op_alone(&f->f.plan, &f->f.tr, &L, polys, f->op, &out, &alone, claims_ok, NULL, why);
     ez_claim_clear(&out);
     ez_pfx_advice_free(&L, polys);
     return ok;
@@ -599,7 +496,7 @@ START_TEST(test_op_alone_honest)
         ck_assert_msg(smx_op_alone(&f, NULL, &claims_ok, &ranges_ok, &why), "block %u: %s", blocks[b], why.msg);
         ck_assert(claims_ok);
         ck_assert(ranges_ok);
-        smx_free(&f);
+        ez_pfx_free(&f.f);
     }
     ez_rowaxis_testing_causal_block(0);
 }
@@ -609,7 +506,7 @@ END_TEST
  * the attainment witness forged in three ways. */
 static void raise_max(smx *f)
 {
-    recompute_row(f, 3, f->tr.ops[f->op].aux[EZ_AUX_ROW_MAX][3] + 1);
+    recompute_row(f, 3, f->f.tr.ops[f->op].aux[EZ_AUX_ROW_MAX][3] + 1);
 }
 
 /* z = 1 at the entry of smallest distance (d = 1 there), count - 1 = 0. */
@@ -655,7 +552,7 @@ START_TEST(test_op_alone_attainment_forged)
         bool ok = smx_op_alone(&f, tampers[k], &claims_ok, &ranges_ok, &why);
         ck_assert_msg(ranges_ok, "tamper %zu: the forgery should pass the range checks", k);
         ck_assert_msg(!ok || !claims_ok, "tamper %zu accepted", k);
-        smx_free(&f);
+        ez_pfx_free(&f.f);
     }
     ez_rowaxis_testing_causal_block(0);
 }
@@ -712,7 +609,7 @@ START_TEST(test_op_alone_exp_forged)
         smx_run(&f, "op_alone_exp", 1 << 22);
         bool ok = smx_op_alone(&f, tampers[k], &claims_ok, &ranges_ok, &why);
         ck_assert_msg(!ok || !claims_ok || !ranges_ok, "tamper %zu accepted", k);
-        smx_free(&f);
+        ez_pfx_free(&f.f);
     }
     ez_rowaxis_testing_causal_block(0);
 }

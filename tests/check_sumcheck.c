@@ -130,9 +130,21 @@ static void prove_verify_ok(const inst *I)
     ez_sumcheck_proof_clear(&pf);
 }
 
-static void one_term(ez_sumcheck_desc *d, unsigned n, unsigned nf)
+/* I cleared, its desc one term of factors 0 .. nf - 1 over n variables
+ * (ez_sumcheck_desc_init); a test may change the terms before inst_fill. */
+static void inst_init(inst *I, unsigned n, unsigned nf)
 {
-    ez_sumcheck_desc_init(d, n, nf);
+    memset(I, 0, sizeof *I);
+    ez_sumcheck_desc_init(&I->d, n, nf);
+}
+
+/* Which of the n variables carry eq: none, a random subset (drawn from r) or all. */
+enum { EQ_NONE, EQ_SOME, EQ_ALL };
+
+static uint64_t eq_subset(ez_rng *r, int eqk, unsigned n)
+{
+    uint64_t all = (UINT64_C(1) << n) - 1;
+    return eqk == EQ_NONE ? 0 : eqk == EQ_ALL ? all : (ez_rng_next(r) & all);
 }
 
 START_TEST(test_shapes)
@@ -141,15 +153,13 @@ START_TEST(test_shapes)
     static const unsigned ns[] = {1, 2, 3, 6};
     for (size_t ni = 0; ni < 4; ni++)
         for (unsigned nf = 1; nf <= 4; nf++)
-            for (int eqk = 0; eqk < 3; eqk++)
+            for (int eqk = EQ_NONE; eqk <= EQ_ALL; eqk++)
                 for (int ordk = 0; ordk < 3; ordk++)
                     for (int fk = 0; fk < 3; fk++) {
                         unsigned n = ns[ni];
                         inst I;
-                        memset(&I, 0, sizeof I);
-                        one_term(&I.d, n, nf);
-                        uint64_t all = (UINT64_C(1) << n) - 1;
-                        uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+                        inst_init(&I, n, nf);
+                        uint64_t eqv = eq_subset(&r, eqk, n);
                         I.use_coeffs = (fk == F_MIXED);
                         inst_fill(&I, &r, ordk, fk, eqv);
                         prove_verify_ok(&I);
@@ -164,10 +174,9 @@ START_TEST(test_multi_term)
     ez_rng r = ez_rng_for("multi_term");
     for (int iter = 0; iter < 60; iter++) {
         inst I;
-        memset(&I, 0, sizeof I);
         ez_sumcheck_desc *d = &I.d;
         unsigned n = 1 + (unsigned)(ez_rng_next(&r) % 7);
-        ez_sumcheck_desc_init(d, n, 1);
+        inst_init(&I, n, 1);
         d->nfactors = 1 + (unsigned)(ez_rng_next(&r) % EZ_SC_MAX_FACTORS);
         d->nterms = 1 + (unsigned)(ez_rng_next(&r) % EZ_SC_MAX_TERMS);
         for (unsigned t = 0; t < d->nterms; t++) {
@@ -176,8 +185,7 @@ START_TEST(test_multi_term)
                 d->term[t].f[i] = (unsigned)(ez_rng_next(&r) % d->nfactors);
         }
         I.use_coeffs = iter % 3 != 0;
-        uint64_t all = (UINT64_C(1) << n) - 1;
-        inst_fill(&I, &r, iter % 3, (iter / 3) % 3, iter % 4 == 0 ? 0 : (ez_rng_next(&r) & all));
+        inst_fill(&I, &r, iter % 3, (iter / 3) % 3, eq_subset(&r, iter % 4 == 0 ? EQ_NONE : EQ_SOME, n));
         prove_verify_ok(&I);
         inst_free(&I);
     }
@@ -194,8 +202,7 @@ START_TEST(test_exhaustive_tiny)
             for (unsigned nf = 2; nf <= 3; nf++)
                 for (int fk = 0; fk < 2; fk++) {
                     inst I;
-                    memset(&I, 0, sizeof I);
-                    one_term(&I.d, 3, nf);
+                    inst_init(&I, 3, nf);
                     inst_fill(&I, &r, ORD_ID, fk, eqv);
                     memcpy(I.d.order, perms[p], sizeof perms[p]);
                     prove_verify_ok(&I);
@@ -210,16 +217,14 @@ START_TEST(test_larger)
 {
     ez_rng r = ez_rng_for("larger");
     for (unsigned nf = 2; nf <= 3; nf++)
-        for (int eqk = 0; eqk < 3; eqk++)
+        for (int eqk = EQ_NONE; eqk <= EQ_ALL; eqk++)
             for (int ordk = 0; ordk < 3; ordk++)
                 for (int fk = 0; fk < 2; fk++) {
-                    unsigned n = (ordk == ORD_ID && eqk == 2) ? 14 : 11;
+                    unsigned n = (ordk == ORD_ID && eqk == EQ_ALL) ? 14 : 11;
                     inst I;
-                    memset(&I, 0, sizeof I);
-                    one_term(&I.d, n, nf);
-                    uint64_t all = (UINT64_C(1) << n) - 1;
-                    uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
-                    I.use_coeffs = eqk == 1;
+                    inst_init(&I, n, nf);
+                    uint64_t eqv = eq_subset(&r, eqk, n);
+                    I.use_coeffs = eqk == EQ_SOME;
                     inst_fill(&I, &r, ordk, fk, eqv);
                     prove_verify_ok(&I);
                     inst_free(&I);
@@ -233,8 +238,7 @@ START_TEST(test_degenerate_eq_point)
     ez_rng r = ez_rng_for("degenerate_eq");
     for (int iter = 0; iter < 12; iter++) {
         inst I;
-        memset(&I, 0, sizeof I);
-        one_term(&I.d, 5, 2 + (unsigned)(iter % 2));
+        inst_init(&I, 5, 2 + (unsigned)(iter % 2));
         inst_fill(&I, &r, iter % 3, iter % 2, 0x1F);
         for (int k = 0; k < 5; k++)
             if ((ez_rng_next(&r) & 1) || k == iter % 5)
@@ -250,14 +254,12 @@ START_TEST(test_zero_vars_and_zero_tables)
 {
     ez_rng r = ez_rng_for("zero_vars");
     inst I;
-    memset(&I, 0, sizeof I);
-    one_term(&I.d, 0, 2);
+    inst_init(&I, 0, 2);
     inst_fill(&I, &r, ORD_ID, F_MIXED, 0);
     I.use_coeffs = true;
     prove_verify_ok(&I);
     inst_free(&I);
-    memset(&I, 0, sizeof I);
-    one_term(&I.d, 6, 2);
+    inst_init(&I, 6, 2);
     inst_fill(&I, &r, ORD_ID, F_BASE, 0x3F);
     memset(I.fb[0], 0, 64 * sizeof(ez_fe));
     ck_assert(ez_fe2_is_zero(brute_claim(&I)));
@@ -365,16 +367,14 @@ START_TEST(test_reference_one_term)
     for (size_t ni = 0; ni < 4; ni++)
         for (unsigned nf = 1; nf <= 4; nf++)
             for (int fi = 0; fi < 4; fi++)
-                for (int eqk = 0; eqk < 3; eqk++) {
+                for (int eqk = EQ_NONE; eqk <= EQ_ALL; eqk++) {
                     unsigned n = ns[ni];
                     inst I;
-                    memset(&I, 0, sizeof I);
-                    one_term(&I.d, n, nf);
-                    uint64_t all = (UINT64_C(1) << n) - 1;
-                    uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+                    inst_init(&I, n, nf);
+                    uint64_t eqv = eq_subset(&r, eqk, n);
                     I.use_coeffs = (ni + nf + (unsigned)eqk) % 2 == 0;
                     inst_fill(&I, &r, (int)((nf + (unsigned)fi + (unsigned)eqk) % 3), fks[fi], eqv);
-                    if (ni == 2 && eqk == 2) /* eq coordinates 0 and 1 */
+                    if (ni == 2 && eqk == EQ_ALL) /* eq coordinates 0 and 1 */
                         for (unsigned i = 0; i < n; i++)
                             if (ez_rng_next(&r) & 1)
                                 I.eqp[i] = ez_fe2_from_fe(ez_rng_next(&r) & 1);
@@ -392,10 +392,9 @@ START_TEST(test_reference_two_terms)
     ez_rng r = ez_rng_for("reference_two_terms");
     for (int iter = 0; iter < 150; iter++) {
         inst I;
-        memset(&I, 0, sizeof I);
         ez_sumcheck_desc *d = &I.d;
         unsigned n = 1 + (unsigned)(ez_rng_next(&r) % 10);
-        ez_sumcheck_desc_init(d, n, 1);
+        inst_init(&I, n, 1);
         d->nfactors = iter % 5 == 0 ? 2 + (unsigned)(ez_rng_next(&r) % 5) : 4;
         d->nterms = 2;
         for (unsigned t = 0; t < 2; t++) {
@@ -403,9 +402,7 @@ START_TEST(test_reference_two_terms)
             for (unsigned i = 0; i < 2; i++)
                 d->term[t].f[i] = iter % 5 == 0 ? (unsigned)(ez_rng_next(&r) % d->nfactors) : 2 * t + i;
         }
-        uint64_t all = (UINT64_C(1) << n) - 1;
-        int eqk = iter % 3;
-        uint64_t eqv = eqk == 0 ? 0 : eqk == 2 ? all : (ez_rng_next(&r) & all);
+        uint64_t eqv = eq_subset(&r, iter % 3, n);
         int ck = (iter / 3) % 5;
         I.use_coeffs = ck != 0;
         inst_fill(&I, &r, (iter / 15) % 3, (iter / 7) % 5, eqv);
@@ -433,23 +430,19 @@ START_TEST(test_reference_larger)
     ez_rng r = ez_rng_for("reference_larger");
     for (int k = 0; k < 8; k++) {
         inst I;
-        memset(&I, 0, sizeof I);
         /* n = 16: the in-place bind of round 2 runs in parallel blocks too */
         unsigned n = k == 1 || k == 5 ? 16 : 14;
         bool two = k >= 5;
+        inst_init(&I, n, two ? 4 : 2);
         if (two) {
-            ez_sumcheck_desc_init(&I.d, n, 4);
             I.d.nterms = 2;
             I.d.term[0].nf = 2;
             I.d.term[1].nf = 2;
             I.d.term[1].f[0] = 2;
             I.d.term[1].f[1] = 3;
-        } else {
-            one_term(&I.d, n, 2);
         }
         static const int fks[8] = {F_MIXED, F_MIXED_ODD, F_MIXED, F_MIXED_ODD, F_BASE, F_EXT, F_RAND, F_EXT};
-        uint64_t all = (UINT64_C(1) << n) - 1;
-        uint64_t eqv = k == 0 || k == 7 ? 0 : k == 3 ? (ez_rng_next(&r) & all) : all;
+        uint64_t eqv = eq_subset(&r, k == 0 || k == 7 ? EQ_NONE : k == 3 ? EQ_SOME : EQ_ALL, n);
         I.use_coeffs = k % 2 == 1;
         inst_fill(&I, &r, k == 3 || k == 6 ? ORD_RAND : k == 2 ? ORD_REV : ORD_ID, fks[k], eqv);
         check_same_as_reference(&I);
@@ -461,9 +454,8 @@ END_TEST
 /* A fixed instance used by the malicious-prover tests. */
 static void make_fixed(inst *I, ez_rng *r)
 {
-    memset(I, 0, sizeof *I);
+    inst_init(I, 6, 3);
     ez_sumcheck_desc *d = &I->d;
-    ez_sumcheck_desc_init(d, 6, 3);
     d->nterms = 2;
     d->term[0].nf = 2; /* f0 f1 */
     d->term[1].nf = 2;

@@ -428,6 +428,27 @@ static void instance_live_terms(instance *in, ez_rng *r)
     in->sigma = true_sum(in);
 }
 
+/* The reference prover's opening of in (ref_open) for the claimed sum sigma, cheating as
+ * ch, into a new writer w from a fresh transcript. Returns ref_open's verdict. */
+static bool ref_proof(const ez_whir_params *par, const instance *in, ez_fe2 sigma, cheat ch, ez_writer *w,
+                      uint8_t root[32])
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir");
+    ez_writer_init(w);
+    return ref_open(par, in->s, in->terms, in->nt, sigma, &t, w, ch, root);
+}
+
+/* The library prover's opening of in for the claimed sum sigma into a new writer w from a
+ * fresh transcript. */
+static void lib_proof(ez_whir_prover *pr, const instance *in, ez_fe2 sigma, ez_writer *w)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, "check_whir");
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_whir_open(pr, &t, in->terms, in->nt, sigma, w), EZ_OK);
+}
+
 static ez_status lib_verify(const instance *in, const uint8_t root[32], ez_fe2 sigma, const uint8_t *data, size_t len,
                             bool *done)
 {
@@ -752,14 +773,9 @@ START_TEST(test_whir_honest_matches_reference)
         ez_whir_prover *pr = NULL;
         uint8_t root[32], rroot[32];
         ck_assert_int_eq(ez_whir_commit(&pr, root, &par, in.s, in.len), EZ_OK);
-        ez_transcript t;
         ez_writer w1, w2;
-        ez_writer_init(&w1);
-        ez_writer_init(&w2);
-        ez_transcript_init(&t, "check_whir");
-        ck_assert_int_eq(ez_whir_open(pr, &t, in.terms, in.nt, in.sigma, &w1), EZ_OK);
-        ez_transcript_init(&t, "check_whir");
-        ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w2, (cheat){CH_NONE, 0}, rroot);
+        lib_proof(pr, &in, in.sigma, &w1);
+        ref_proof(&par, &in, in.sigma, (cheat){CH_NONE, 0}, &w2, rroot);
         ck_assert_mem_eq(root, rroot, 32);
         ck_assert_uint_eq(w1.len, w2.len);
         ck_assert_mem_eq(w1.data, w2.data, w1.len);
@@ -784,7 +800,6 @@ START_TEST(test_whir_malicious)
         instance in;
         instance_make(&in, &r, &par, (size_t)1 << par.m);
         uint8_t root[32];
-        ez_transcript t;
         ez_writer w;
         unsigned nrounds = par.m;
         cheat cases[64];
@@ -802,9 +817,7 @@ START_TEST(test_whir_malicious)
         cases[nc++] = (cheat){CH_FINAL, 0}; /* a wrong final polynomial */
         unsigned merkle = 0;
         for (size_t cs = 0; cs < nc; cs++) {
-            ez_writer_init(&w);
-            ez_transcript_init(&t, "check_whir");
-            if (!ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w, cases[cs], root)) {
+            if (!ref_proof(&par, &in, in.sigma, cases[cs], &w, root)) {
                 /* only a Merkle cheat can be void: every leaf of a small oracle opened */
                 ck_assert_int_eq(cases[cs].what, CH_MERKLE);
                 ez_writer_clear(&w);
@@ -818,18 +831,14 @@ START_TEST(test_whir_malicious)
         ck_assert_uint_ge(merkle, 1);
         /* a wrong claimed sum, claimed consistently by the prover */
         ez_fe2 bad = ez_fe2_add(in.sigma, ez_fe2_make(0, 1));
-        ez_writer_init(&w);
-        ez_transcript_init(&t, "check_whir");
-        ref_open(&par, in.s, in.terms, in.nt, bad, &t, &w, (cheat){CH_NONE, 0}, root);
+        ref_proof(&par, &in, bad, (cheat){CH_NONE, 0}, &w, root);
         ck_assert_int_eq(lib_verify(&in, root, bad, w.data, w.len, NULL), EZ_ERR_REJECT);
         ck_assert_int_eq(lib_verify(&in, root, in.sigma, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w);
         /* the library prover with a wrong sum: rejected too */
         ez_whir_prover *pr = NULL;
         ck_assert_int_eq(ez_whir_commit(&pr, root, &par, in.s, in.len), EZ_OK);
-        ez_writer_init(&w);
-        ez_transcript_init(&t, "check_whir");
-        ck_assert_int_eq(ez_whir_open(pr, &t, in.terms, in.nt, bad, &w), EZ_OK);
+        lib_proof(pr, &in, bad, &w);
         ck_assert_int_eq(lib_verify(&in, root, bad, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w);
         ez_whir_prover_free(pr);
@@ -854,7 +863,6 @@ START_TEST(test_whir_final_fold_and_encodings)
         instance in;
         instance_make(&in, &r, &par, (size_t)1 << par.m);
         uint8_t root[32];
-        ez_transcript t;
         ez_writer w;
         for (int zero = 0; zero < 2; zero++) {
             if (zero) {
@@ -863,15 +871,10 @@ START_TEST(test_whir_final_fold_and_encodings)
                 ck_assert(ez_fe2_is_zero(in.sigma));
             }
             /* the honest reference proof verifies */
-            ez_writer_init(&w);
-            ez_transcript_init(&t, "check_whir");
-            ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w, (cheat){CH_NONE, 0}, root);
+            ref_proof(&par, &in, in.sigma, (cheat){CH_NONE, 0}, &w, root);
             ck_assert_int_eq(lib_verify(&in, root, in.sigma, w.data, w.len, NULL), EZ_OK);
             ez_writer_clear(&w);
-            ez_writer_init(&w);
-            ez_transcript_init(&t, "check_whir");
-            ck_assert(ref_open(&par, in.s, in.terms, in.nt, in.sigma, &t, &w,
-                               (cheat){zero ? CH_FINAL_NONCANON : CH_FINAL_SUM, 0}, root));
+            ck_assert(ref_proof(&par, &in, in.sigma, (cheat){zero ? CH_FINAL_NONCANON : CH_FINAL_SUM, 0}, &w, root));
             ck_assert_msg(lib_verify(&in, root, in.sigma, w.data, w.len, NULL) == EZ_ERR_REJECT, "params %d, %s accepted",
                           which, zero ? "a non-canonical final entry" : "a final polynomial off the fold");
             ez_writer_clear(&w);
@@ -902,11 +905,8 @@ START_TEST(test_whir_proof_mutations)
         ez_whir_prover *pr = NULL;
         uint8_t root[32];
         ck_assert_int_eq(ez_whir_commit(&pr, root, &par, in.s, in.len), EZ_OK);
-        ez_transcript t;
         ez_writer w;
-        ez_writer_init(&w);
-        ez_transcript_init(&t, "check_whir");
-        ck_assert_int_eq(ez_whir_open(pr, &t, in.terms, in.nt, in.sigma, &w), EZ_OK);
+        lib_proof(pr, &in, in.sigma, &w);
         size_t len = w.len;
         uint8_t *buf = malloc(len + 64);
         for (size_t cut = 0; cut < len; cut += 1 + (size_t)(ez_rng_next(&r) % 97))
@@ -983,42 +983,6 @@ END_TEST
 
 /* ---- tests: the lib/pcs.h backend ------------------------------------------------------ */
 
-typedef struct {
-    size_t n;
-    uint64_t lens[40];
-    ez_fe *polys[40];
-} polyset;
-
-static void polyset_make(polyset *ps, ez_rng *r, const uint64_t *lens, size_t n)
-{
-    ps->n = n;
-    for (size_t i = 0; i < n; i++) {
-        ps->lens[i] = lens[i];
-        ps->polys[i] = malloc(lens[i] * sizeof(ez_fe));
-        for (uint64_t j = 0; j < lens[i]; j++)
-            ps->polys[i][j] = ez_rng_fe(r);
-    }
-}
-
-static void polyset_free(polyset *ps)
-{
-    for (size_t i = 0; i < ps->n; i++)
-        free(ps->polys[i]);
-}
-
-/* Claims (poly which[k]) at random points with their true values; points: 64 x 32. */
-static void claims_make(ez_pcs_claim *cl, ez_fe2 (*pts)[32], ez_rng *r, const polyset *ps, const size_t *which,
-                        size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t i = which[k];
-        unsigned nv = ez_log2_ceil(ps->lens[i]);
-        for (unsigned v = 0; v < nv; v++)
-            pts[k][v] = ez_rng_fe2(r);
-        cl[k] = (ez_pcs_claim){.poly = i, .point = pts[k], .value = ez_mle_eval_fe(ps->polys[i], ps->lens[i], pts[k], nv)};
-    }
-}
-
 static ez_status pcs_verify(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n, unsigned flags,
                             const uint8_t *data, size_t len, bool *done)
 {
@@ -1047,34 +1011,28 @@ static void pcs_open(ez_pcs_prover *p, const ez_pcs_commitment *com, const ez_pc
 /* Commit, open the claims, verify; the claims moved or changed are rejected. */
 static void pcs_roundtrip(ez_rng *r, const uint64_t *lens, size_t np, const size_t *which, size_t nc)
 {
-    polyset ps;
-    polyset_make(&ps, r, lens, np);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, np, EZ_PCS_SCHEME_WHIR),
-                     EZ_OK);
-    ck_assert_uint_eq(com.scheme, EZ_PCS_SCHEME_WHIR);
+    ez_test_committed cm;
+    ez_test_commit(&cm, r, lens, np, EZ_PCS_SCHEME_WHIR);
+    ck_assert_uint_eq(cm.com.scheme, EZ_PCS_SCHEME_WHIR);
     ez_pcs_claim cl[64];
-    static ez_fe2 pts[64][32];
-    claims_make(cl, pts, r, &ps, which, nc);
+    static ez_fe2 pts[64][EZ_TEST_MAXVARS];
+    ez_test_pcs_claims(cl, pts, r, &cm.ps, which, nc);
     for (unsigned flags = 0; flags <= EZ_PCS_OPEN_NO_PROXIMITY; flags++) {
         ez_writer w;
-        pcs_open(p, &com, cl, nc, flags, &w);
+        pcs_open(cm.p, &cm.com, cl, nc, flags, &w);
         bool done = false;
-        ck_assert_int_eq(pcs_verify(&com, cl, nc, flags, w.data, w.len, &done), EZ_OK);
+        ck_assert_int_eq(pcs_verify(&cm.com, cl, nc, flags, w.data, w.len, &done), EZ_OK);
         ck_assert(done);
         /* the mode is part of the transcript */
-        ck_assert_int_eq(pcs_verify(&com, cl, nc, flags ^ 1, w.data, w.len, NULL), EZ_ERR_REJECT);
+        ck_assert_int_eq(pcs_verify(&cm.com, cl, nc, flags ^ 1, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_pcs_claim bad[64];
         memcpy(bad, cl, nc * sizeof *cl);
         size_t k = (size_t)(ez_rng_next(r) % nc);
         bad[k].value = ez_fe2_add(bad[k].value, ez_fe2_one());
-        ck_assert_int_eq(pcs_verify(&com, bad, nc, flags, w.data, w.len, NULL), EZ_ERR_REJECT);
+        ck_assert_int_eq(pcs_verify(&cm.com, bad, nc, flags, w.data, w.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w);
     }
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_committed_free(&cm);
 }
 
 START_TEST(test_whir_pcs_sizes)
@@ -1116,34 +1074,30 @@ START_TEST(test_whir_pcs_matches_reference)
     ez_rng r = ez_rng_for("whir_pcs_matches_reference");
     unsigned lg = sanitized() ? 13 : 16;
     uint64_t lens[2] = {((uint64_t)1 << lg) - 300, 300};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 2);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 2, EZ_PCS_SCHEME_WHIR),
-                     EZ_OK);
+    ez_test_committed cm;
+    ez_test_commit(&cm, &r, lens, 2, EZ_PCS_SCHEME_WHIR);
     ez_whir_params par;
-    ck_assert_int_eq(ez_whir_params_default(&par, com.nvars_total), EZ_OK);
+    ck_assert_int_eq(ez_whir_params_default(&par, cm.com.nvars_total), EZ_OK);
     /* the stacked vector: the pieces of both polynomials at their offsets */
     size_t n = (size_t)1 << par.m;
     ez_fe *s = calloc(n, sizeof *s);
     for (size_t i = 0; i < 2; i++)
-        for (uint64_t j = com.pfirst[i]; j < com.pfirst[i + 1]; j++)
-            memcpy(s + com.poff[j], ps.polys[i] + com.pstart[j], ((size_t)1 << com.pbits[j]) * sizeof *s);
+        for (uint64_t j = cm.com.pfirst[i]; j < cm.com.pfirst[i + 1]; j++)
+            memcpy(s + cm.com.poff[j], cm.ps.polys[i] + cm.com.pstart[j], ((size_t)1 << cm.com.pbits[j]) * sizeof *s);
     ez_pcs_claim cl[3];
-    static ez_fe2 pts[64][32];
+    static ez_fe2 pts[64][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 0};
-    claims_make(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 3);
     ez_writer w;
-    pcs_open(p, &com, cl, 3, 0, &w);
+    pcs_open(cm.p, &cm.com, cl, 3, 0, &w);
     /* replay the pcs layer: claims, rho, terms (one per claim and piece) */
     ez_transcript t;
     ez_transcript_init(&t, "check_whir_pcs");
-    ez_pcs_commitment_absorb(&t, &com);
+    ez_pcs_commitment_absorb(&t, &cm.com);
     ez_transcript_absorb_u64(&t, "pcs/nclaims", 3);
     for (size_t k = 0; k < 3; k++) {
         ez_transcript_absorb_u64(&t, "pcs/claim-poly", cl[k].poly);
-        ez_transcript_absorb_fe2(&t, "pcs/claim-point", cl[k].point, com.nvars[cl[k].poly]);
+        ez_transcript_absorb_fe2(&t, "pcs/claim-point", cl[k].point, cm.com.nvars[cl[k].poly]);
         ez_transcript_absorb_fe2(&t, "pcs/claim-value", &cl[k].value, 1);
     }
     ez_fe2 rho = ez_transcript_challenge_fe2(&t, "pcs/rho"), pw = ez_fe2_one(), sigma = ez_fe2_zero();
@@ -1152,30 +1106,30 @@ START_TEST(test_whir_pcs_matches_reference)
     size_t nt = 0;
     for (size_t k = 0; k < 3; k++, pw = ez_fe2_mul(pw, rho)) {
         sigma = ez_fe2_add(sigma, ez_fe2_mul(pw, cl[k].value));
-        unsigned nv = com.nvars[cl[k].poly];
+        unsigned nv = cm.com.nvars[cl[k].poly];
         for (unsigned b = 0; b < nv; b++)
             rev[k][b] = cl[k].point[nv - 1 - b];
-        for (uint64_t j = com.pfirst[cl[k].poly]; j < com.pfirst[cl[k].poly + 1]; j++) {
-            unsigned b = com.pbits[j], top = nv - b;
+        for (uint64_t j = cm.com.pfirst[cl[k].poly]; j < cm.com.pfirst[cl[k].poly + 1]; j++) {
+            unsigned b = cm.com.pbits[j], top = nv - b;
             ez_fe2 coef = pw;
-            for (unsigned v = 0; v < top; v++)
-                coef = ez_fe2_mul(coef, eq1(cl[k].point[v], ez_fe2_from_fe(((com.pstart[j] >> b) >> (top - 1 - v)) & 1)));
-            terms[nt++] = (ez_whir_term){.coef = coef, .off = com.poff[j], .b = b, .z = rev[k]};
+            for (unsigned v = 0; v < top; v++) {
+                ez_fe bit = ((cm.com.pstart[j] >> b) >> (top - 1 - v)) & 1;
+                coef = ez_fe2_mul(coef, eq1(cl[k].point[v], ez_fe2_from_fe(bit)));
+            }
+            terms[nt++] = (ez_whir_term){.coef = coef, .off = cm.com.poff[j], .b = b, .z = rev[k]};
         }
     }
     ez_writer w2;
     ez_writer_init(&w2);
     uint8_t root[32];
     ref_open(&par, s, terms, nt, sigma, &t, &w2, (cheat){CH_NONE, 0}, root);
-    ck_assert_mem_eq(root, com.root, 32);
+    ck_assert_mem_eq(root, cm.com.root, 32);
     ck_assert_uint_eq(w.len, w2.len);
     ck_assert_mem_eq(w.data, w2.data, w.len);
     ez_writer_clear(&w);
     ez_writer_clear(&w2);
     free(s);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_committed_free(&cm);
 }
 END_TEST
 
@@ -1185,30 +1139,26 @@ START_TEST(test_whir_pcs_io)
 {
     ez_rng r = ez_rng_for("whir_pcs_io");
     uint64_t lens[3] = {5000, 77, 1024};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 3);
-    ez_pcs_prover *p = NULL;
-    ez_pcs_commitment com;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p, &com, (const ez_fe *const *)ps.polys, ps.lens, 3, EZ_PCS_SCHEME_WHIR),
-                     EZ_OK);
+    ez_test_committed cm;
+    ez_test_commit(&cm, &r, lens, 3, EZ_PCS_SCHEME_WHIR);
     ez_pcs_claim cl[3];
-    static ez_fe2 pts[64][32];
+    static ez_fe2 pts[64][EZ_TEST_MAXVARS];
     size_t which[3] = {0, 1, 2};
-    claims_make(cl, pts, &r, &ps, which, 3);
+    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 3);
     ez_writer w;
-    pcs_open(p, &com, cl, 3, 0, &w);
+    pcs_open(cm.p, &cm.com, cl, 3, 0, &w);
 
     /* commitment: round trip, then mutations */
     ez_writer cw;
     ez_writer_init(&cw);
-    ez_pcs_commitment_write(&cw, &com);
+    ez_pcs_commitment_write(&cw, &cm.com);
     ck_assert_uint_eq(cw.data[0], EZ_PCS_SCHEME_WHIR);
     ez_reader rd;
     ez_pcs_commitment c2;
     ez_reader_init(&rd, cw.data, cw.len);
     ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_OK);
     ck_assert(ez_reader_done(&rd));
-    ck_assert_uint_eq(c2.log_cols, com.log_cols);
+    ck_assert_uint_eq(c2.log_cols, cm.com.log_cols);
     ck_assert_int_eq(pcs_verify(&c2, cl, 3, 0, w.data, w.len, NULL), EZ_OK);
     ez_pcs_commitment_clear(&c2);
     uint8_t *buf = malloc(cw.len + 8);
@@ -1234,7 +1184,7 @@ START_TEST(test_whir_pcs_io)
     /* prover data: round trip gives identical proofs; mutations rejected or harmless */
     ez_writer pk;
     ez_writer_init(&pk);
-    ez_pcs_prover_write(&pk, p);
+    ez_pcs_prover_write(&pk, cm.p);
     ez_pcs_prover *p2 = NULL;
     ez_reader_init(&rd, pk.data, pk.len);
     ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_OK);
@@ -1266,7 +1216,7 @@ START_TEST(test_whir_pcs_io)
         ez_writer a, b;
         ez_writer_init(&a);
         ez_writer_init(&b);
-        ez_pcs_commitment_write(&a, &com);
+        ez_pcs_commitment_write(&a, &cm.com);
         ez_pcs_commitment_write(&b, ez_pcs_prover_commitment(p2));
         bool same = a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
         ez_writer_clear(&a);
@@ -1275,17 +1225,15 @@ START_TEST(test_whir_pcs_io)
         /* accepted (a flipped stacked entry: the leaves are not rehashed): its openings
          * against the real commitment are rejected */
         ez_writer w3;
-        pcs_open(p2, &com, cl, 3, 0, &w3);
-        ck_assert_int_eq(pcs_verify(&com, cl, 3, 0, w3.data, w3.len, NULL), EZ_ERR_REJECT);
+        pcs_open(p2, &cm.com, cl, 3, 0, &w3);
+        ck_assert_int_eq(pcs_verify(&cm.com, cl, 3, 0, w3.data, w3.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w3);
         ez_pcs_prover_free(p2);
     }
     free(buf);
     ez_writer_clear(&pk);
     ez_writer_clear(&w);
-    ez_pcs_commitment_clear(&com);
-    ez_pcs_prover_free(p);
-    polyset_free(&ps);
+    ez_test_committed_free(&cm);
 }
 END_TEST
 
@@ -1296,7 +1244,7 @@ END_TEST
  * computed densely (shifted by +delta on the first touched part and -delta on the last:
  * the sum stays right), and the touched parts opened in one batched WHIR run by the
  * library's part provers (§9a). */
-static void ref_parts_open(const ez_pcs_prover *p, const polyset *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
+static void ref_parts_open(const ez_pcs_prover *p, const ez_test_polys *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
                            ez_writer *w)
 {
     const ez_pcs_commitment *com = &p->com;
@@ -1411,8 +1359,8 @@ START_TEST(test_whir_pcs_parts)
     ez_rng r = ez_rng_for("whir_pcs_parts");
     /* 1000 = 512 + 256 + 128 + 64 + 32 + 8: pieces over several parts of 2^6 */
     uint64_t lens[5] = {1000, 70, 5, 129, 300};
-    polyset ps;
-    polyset_make(&ps, &r, lens, 5);
+    ez_test_polys ps;
+    ez_test_polys_make(&ps, &r, lens, 5);
     for (unsigned P = 6; P <= 9; P += 3) {
         ez_pcs_prover *p = NULL;
         ez_pcs_commitment com;
@@ -1421,9 +1369,9 @@ START_TEST(test_whir_pcs_parts)
         ck_assert_uint_eq(com.part_log, P);
         ck_assert_uint_eq(p->nwhir, (1504 + ((size_t)1 << P) - 1) >> P);
         ez_pcs_claim cl[6];
-        static ez_fe2 pts[64][32];
+        static ez_fe2 pts[64][EZ_TEST_MAXVARS];
         size_t which[6] = {0, 1, 0, 3, 4, 2};
-        claims_make(cl, pts, &r, &ps, which, 6);
+        ez_test_pcs_claims(cl, pts, &r, &ps, which, 6);
         ez_writer w;
         pcs_open(p, &com, cl, 6, 0, &w);
         bool done = false;
@@ -1482,7 +1430,7 @@ START_TEST(test_whir_pcs_parts)
         ez_pcs_commitment_clear(&com);
         ez_pcs_prover_free(p);
     }
-    polyset_free(&ps);
+    ez_test_polys_free(&ps);
 }
 END_TEST
 
@@ -1592,6 +1540,19 @@ START_TEST(test_whir_batch_params)
         par[j] = &a;
         lens[j] = (uint64_t)1 << 26;
     }
+    /* three and sixteen parts of 2^26 (GPT-2's weights and advice: 2^23 stacked entries;
+     * 2^25, the largest chain): one chain, its virtual oracle 0 beyond the NTT's limit
+     * (never encoded), every later oracle within it */
+    static const size_t nparts[2] = {3, 16};
+    static const unsigned mv1s[2] = {23, 25};
+    for (unsigned x = 0; x < 2; x++) {
+        ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, nparts[x]), EZ_OK);
+        ck_assert_uint_eq(chain.m - chain.k[0], mv1s[x]);
+        ck_assert_uint_gt(ez_whir_log_len(&chain, 0), EZ_NTT_MAX_LOG);
+        for (unsigned i = 1; i < chain.noracles; i++)
+            ck_assert_uint_le(ez_whir_log_len(&chain, i), EZ_NTT_MAX_LOG);
+        ck_assert_uint_le(chain.mfinal, 12);
+    }
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 17), EZ_ERR_INVALID);
     ck_assert_int_eq(ez_whir_batch_params(&chain, blk, par, lens, 1), EZ_ERR_INVALID);
     /* parameters other than the rules derive (one query more), lengths valid: refused */
@@ -1694,9 +1655,9 @@ START_TEST(test_whir_pcs_multi)
 {
     ez_rng r = ez_rng_for("whir_pcs_multi");
     uint64_t la[3] = {65536, 1000, 37}, lb[2] = {300, 5000};
-    polyset A, B;
-    polyset_make(&A, &r, la, 3);
-    polyset_make(&B, &r, lb, 2);
+    ez_test_polys A, B;
+    ez_test_polys_make(&A, &r, la, 3);
+    ez_test_polys_make(&B, &r, lb, 2);
     /* lig 0: both WHIR; 1: the second one Ligero; 2: both WHIR, the first in parts of 2^12 */
     for (int lig = 0; lig < 3; lig++) {
         ez_pcs_prover *pa = NULL, *pb = NULL;
@@ -1710,10 +1671,10 @@ START_TEST(test_whir_pcs_multi)
                                               lig == 1 ? EZ_PCS_SCHEME_LIGERO : EZ_PCS_SCHEME_WHIR),
                          EZ_OK);
         ez_pcs_claim cla[3], clb[3];
-        static ez_fe2 pa_[64][32], pb_[64][32];
+        static ez_fe2 pa_[64][EZ_TEST_MAXVARS], pb_[64][EZ_TEST_MAXVARS];
         size_t wa[3] = {0, 1, 2}, wb[3] = {1, 0, 1};
-        claims_make(cla, pa_, &r, &A, wa, 3);
-        claims_make(clb, pb_, &r, &B, wb, 3);
+        ez_test_pcs_claims(cla, pa_, &r, &A, wa, 3);
+        ez_test_pcs_claims(clb, pb_, &r, &B, wb, 3);
         ez_pcs_prover *pp[2] = {pa, pb};
         const ez_pcs_commitment *cc[2] = {&ca, &cb};
         const ez_pcs_claim *cl[2] = {cla, clb};
@@ -1757,42 +1718,23 @@ START_TEST(test_whir_pcs_multi)
         ez_pcs_prover_free(pa);
         ez_pcs_prover_free(pb);
     }
-    polyset_free(&A);
-    polyset_free(&B);
+    ez_test_polys_free(&A);
+    ez_test_polys_free(&B);
 }
 END_TEST
 
 Suite *ez_suite_whir(void)
 {
     Suite *s = suite_create("whir");
-    TCase *tb = tcase_create("blocks");
-    tcase_set_timeout(tb, 120);
-    tcase_add_test(tb, test_whir_queries_exact);
-    tcase_add_test(tb, test_whir_final_fold_and_encodings);
-    tcase_add_test(tb, test_whir_params);
-    tcase_add_test(tb, test_whir_points);
-    tcase_add_test(tb, test_whir_merkle_batch_hash);
-    tcase_add_test(tb, test_whir_ntt_blocks);
-    tcase_add_test(tb, test_whir_leaves0);
-    tcase_add_test(tb, test_whir_fold_differential);
-    suite_add_tcase(s, tb);
-    TCase *to = tcase_create("openings");
-    tcase_set_timeout(to, 300);
-    tcase_add_test(to, test_whir_honest_matches_reference);
-    tcase_add_test(to, test_whir_malicious);
-    tcase_add_test(to, test_whir_proof_mutations);
-    tcase_add_test(to, test_whir_invalid_args);
-    suite_add_tcase(s, to);
-    TCase *tp = tcase_create("pcs");
-    tcase_set_timeout(tp, 300);
-    tcase_add_test(tp, test_whir_pcs_sizes);
-    tcase_add_test(tp, test_whir_pcs_many);
-    tcase_add_test(tp, test_whir_pcs_matches_reference);
-    tcase_add_test(tp, test_whir_pcs_io);
-    tcase_add_test(tp, test_whir_pcs_parts);
-    tcase_add_test(tp, test_whir_batch_params);
-    tcase_add_test(tp, test_whir_batch);
-    tcase_add_test(tp, test_whir_pcs_multi);
-    suite_add_tcase(s, tp);
+    const TTest *blocks[] = {test_whir_queries_exact, test_whir_final_fold_and_encodings, test_whir_params,
+        test_whir_points, test_whir_merkle_batch_hash, test_whir_ntt_blocks, test_whir_leaves0,
+        test_whir_fold_differential};
+    ez_tcase_add(s, "blocks", 120, blocks, sizeof blocks / sizeof blocks[0]);
+    const TTest *openings[] = {test_whir_honest_matches_reference, test_whir_malicious, test_whir_proof_mutations,
+        test_whir_invalid_args};
+    ez_tcase_add(s, "openings", 300, openings, sizeof openings / sizeof openings[0]);
+    const TTest *pcs[] = {test_whir_pcs_sizes, test_whir_pcs_many, test_whir_pcs_matches_reference, test_whir_pcs_io,
+        test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_pcs_multi};
+    ez_tcase_add(s, "pcs", 300, pcs, sizeof pcs / sizeof pcs[0]);
     return s;
 }

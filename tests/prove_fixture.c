@@ -2,6 +2,7 @@
 #include "tests/prove_fixture.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/lookup.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -18,6 +20,16 @@ void ez_pfx_compile(ez_pfx *f, const char *src)
 {
     memset(f, 0, sizeof *f);
     ez_test_compile_plan(&f->plan, src);
+}
+
+size_t ez_pfx_last_op(const ez_plan *p, ez_op_kind kind)
+{
+    size_t op = SIZE_MAX;
+    for (size_t i = 0; i < p->nops; i++)
+        if (p->ops[i].kind == kind)
+            op = i;
+    ck_assert_msg(op != SIZE_MAX, "no %s op in the plan", ez_op_kind_name(kind));
+    return op;
 }
 
 void ez_pfx_commit(ez_pfx *f)
@@ -97,6 +109,62 @@ void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys)
     ez_advice_layout_clear(L);
 }
 
+size_t ez_pfx_first_op_poly(const ez_advice_layout *L, size_t op)
+{
+    for (size_t q = 0; q < L->npolys; q++)
+        if (L->polys[q].value == EZ_ADV_POLY_OP && L->polys[q].op == op)
+            return q;
+    ck_abort_msg("op %zu owns no polys", op);
+    return 0;
+}
+
+bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const ez_plan *p, const ez_trace *tr,
+                         size_t op)
+{
+    bool ok = true;
+    for (size_t j = 0; j < L->ncols; j++) {
+        const ez_lookup_col *c = &L->cols[j];
+        if (c->op != op)
+            continue;
+        /* a column on a piece of a support: the atoms' entries from the piece's offset */
+        const ez_adv_support *su = c->sup ? &L->supports[c->sup - 1] : NULL;
+        uint64_t off = su ? su->off[c->piece] : 0;
+        ez_fe *v = malloc(c->len * sizeof *v);
+        ck_assert_ptr_nonnull(v);
+        if (c->atom.is_tensor && su)
+            ez_advice_gather_piece(v, tr->t[c->atom.id], &p->tensors[c->atom.id], su, c->piece, 0);
+        else if (c->atom.is_tensor)
+            ez_advice_pad_i64(v, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
+        else
+            memcpy(v, polys[c->atom.id] + off, c->len * sizeof *v);
+        for (uint64_t i = 0; i < c->len; i++) {
+            ez_fe x = ez_fe_add(ez_fe_mul(v[i], c->coef), c->cst);
+            for (unsigned e = 0; e < c->nx; e++)
+                x = ez_fe_add(x, ez_fe_mul(polys[c->xatom[e].id][off + i], c->xcoef[e]));
+            if (x >> c->bits)
+                ok = false;
+        }
+        free(v);
+    }
+    for (size_t j = 0; j < L->ntuples; j++) {
+        const ez_lookup_tuple *u = &L->tuples[j];
+        if (u->op != op)
+            continue;
+        const ez_lookup_table_desc *td = &L->tables[u->table];
+        ez_fe *tin, *tout;
+        ez_diag d = {{0}};
+        ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
+        uint64_t off = u->sup ? L->supports[u->sup - 1].off[u->piece] : 0;
+        const ez_fe *a = polys[u->atom[0].id] + off, *b = polys[u->atom[1].id] + off;
+        for (uint64_t i = 0; i < u->len; i++)
+            if (a[i] >> EZ_TABLE_BITS || tin[a[i]] != a[i] || tout[a[i]] != b[i])
+                ok = false;
+        free(tin);
+        free(tout);
+    }
+    return ok;
+}
+
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
 {
     ez_pfx_run_values(f, seed, uniform_value, &lim);
@@ -134,12 +202,17 @@ void ez_pfx_free(ez_pfx *f)
     ez_plan_clear(&f->plan);
 }
 
+ez_status ez_pfx_prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *d)
+{
+    ez_prove_opts o = {.unchecked = unchecked};
+    ez_proof_init(pf);
+    return ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, d);
+}
+
 void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf)
 {
     ez_diag d = {{0}};
-    ez_prove_opts o = {.unchecked = unchecked};
-    ez_proof_init(pf);
-    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, pf, NULL, &d) == EZ_OK, "prove: %s", d.msg);
+    ck_assert_msg(ez_pfx_prove_status(f, unchecked, pf, &d) == EZ_OK, "prove: %s", d.msg);
 }
 
 bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why)
@@ -154,6 +227,39 @@ bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why)
     return ok;
 }
 
+size_t ez_pfx_flip_section(ez_pfx *f, ez_proof *pf, unsigned sec, size_t first, size_t stride)
+{
+    ez_diag why = {{0}};
+    ez_writer *w = &pf->sec[sec];
+    size_t n = 0;
+    for (size_t off = first; off < w->len; off += stride, n++) {
+        w->data[off] ^= 0x01;
+        ck_assert_msg(!ez_pfx_verify(f, pf, &why), "section %u: flip at %zu of %zu accepted", sec, off, w->len);
+        w->data[off] ^= 0x01;
+    }
+    ck_assert_msg(ez_pfx_verify(f, pf, &why), "restored: %s", why.msg);
+    return n;
+}
+
+ez_stmt_tensor *ez_pfx_stmt_tensor(ez_proof *pf, unsigned t)
+{
+    for (size_t i = 0; i < pf->stmt.n; i++)
+        if (pf->stmt.t[i].tensor == t)
+            return &pf->stmt.t[i];
+    return NULL;
+}
+
+void ez_pfx_changed_stmt(ez_pfx *f, ez_proof *pf, ez_stmt_tensor *st, uint64_t e)
+{
+    ez_diag why = {{0}};
+    ck_assert_ptr_nonnull(st);
+    ck_assert_uint_lt(e, st->n);
+    st->v[e] += 1;
+    ck_assert_msg(!ez_pfx_verify(f, pf, &why), "statement tensor %u: element %" PRIu64 " + 1 accepted", st->tensor, e);
+    st->v[e] -= 1;
+    ck_assert_msg(ez_pfx_verify(f, pf, &why), "restored: %s", why.msg);
+}
+
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
 {
     ez_proof pf;
@@ -161,6 +267,35 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
     bool ok = ez_pfx_verify(f, &pf, why);
     ez_proof_clear(&pf);
     return ok;
+}
+
+void ez_pfx_expect_rejected(ez_pfx *f, const ez_proof *pf, const char *needle)
+{
+    ez_diag why = {{0}};
+    ck_assert_msg(!ez_pfx_verify(f, pf, &why), "accepted; wanted a rejection naming \"%s\"", needle);
+    ck_assert_msg(strstr(why.msg, needle) != NULL, "rejected, but not for \"%s\": %s", needle, why.msg);
+}
+
+void ez_pfx_expect_prove_rejected(ez_pfx *f, bool unchecked, const char *needle)
+{
+    ez_diag why = {{0}};
+    ck_assert_msg(!ez_pfx_prove_verify(f, unchecked, &why), "accepted; wanted a rejection naming \"%s\"", needle);
+    ck_assert_msg(strstr(why.msg, needle) != NULL, "rejected, but not for \"%s\": %s", needle, why.msg);
+}
+
+void ez_pfx_expect_refused(ez_pfx *f, const char *refusal, const char *reason)
+{
+    ez_proof pf;
+    ez_diag d = {{0}};
+    ez_status st = ez_pfx_prove_status(f, false, &pf, &d);
+    if (refusal) {
+        ck_assert_msg(st == EZ_ERR_NUMERIC, "the checked prover accepted the trace (%s)", ez_status_str(st));
+        ck_assert_msg(strstr(d.msg, refusal) != NULL, "refused for another reason: %s", d.msg);
+    } else {
+        ck_assert_msg(st == EZ_OK, "prove: %s", d.msg);
+    }
+    ez_proof_clear(&pf);
+    ez_pfx_expect_prove_rejected(f, true, reason);
 }
 
 static const ez_sumcheck_factor *forge_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
@@ -221,13 +356,15 @@ bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layou
         *walk = w.len;
     ez_reader r;
     ez_reader_init(&r, w.data, w.len);
-    cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why, cv.stmt = a->stmt;
+    cv.prover = false, cv.plan = p, cv.adv = L, cv.t = &tv, cv.r = &r, cv.d = why;
+    cv.stmt = a->vstmt ? a->vstmt : a->stmt;
     ck_assert_int_eq(ez_pctx_alloc(&cv, p, L), EZ_OK);
     st = ez_op_verify(&cv, op, out);
     ck_assert(st == EZ_OK || st == EZ_ERR_REJECT);
     bool ok = st == EZ_OK && ez_reader_done(&r);
-    *claims_ok = true;
-    if (ok) {
+    if (claims_ok)
+        *claims_ok = true;
+    if (ok && claims_ok) {
         for (size_t q = 0; q < L->npolys; q++)
             for (size_t j = 0; j < cv.aclaims[q].n; j++) {
                 const ez_claim *c = &cv.aclaims[q].items[j];

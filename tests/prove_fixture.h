@@ -26,6 +26,8 @@ typedef struct {
 /* Compile src (fails the test on a compile error). The plan is scheduled and has its
  * digest; the soundness checks are NOT run (a test may build an unsound plan on purpose). */
 void ez_pfx_compile(ez_pfx *f, const char *src);
+/* The index of p's last op of kind `kind` (asserted present). */
+size_t ez_pfx_last_op(const ez_plan *p, ez_op_kind kind);
 /* The value of element e of tensor t, from r, a fresh word of the test's generator (one
  * per element, in order, so a fill replays from its seed). ctx: the test's own. */
 typedef int64_t (*ez_pfx_value_fn)(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r);
@@ -46,6 +48,9 @@ void ez_pfx_commit(ez_pfx *f);
 ez_vk ez_pfx_vk(ez_pfx *f);
 /* Prove (unchecked: values outside their ranges go through, a proof to be rejected). */
 void ez_pfx_prove(ez_pfx *f, bool unchecked, ez_proof *pf);
+/* The same, returning the prover's status (its message in d) for a test that expects a
+ * refusal; *pf is initialised either way (ez_proof_clear). */
+ez_status ez_pfx_prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *d);
 /* Verify pf through the byte format; the verdict, reason in why. */
 bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why);
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
@@ -53,6 +58,28 @@ bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
  * (ez_pk_clear). */
 void ez_pfx_pk(ez_pfx *f, ez_pk *pk);
 void ez_pfx_free(ez_pfx *f);
+
+/* ---- an honest proof tampered with, for the op suites' changed-message tests --------
+ * Each changed copy must be rejected by f's verifier (ez_pfx_verify); the proof is
+ * restored after each change and accepted again at the end. */
+
+/* Flip bit 0 of bytes first, first + stride, first + 2 stride, ... of section sec of pf,
+ * one at a time. Returns the bytes flipped. */
+size_t ez_pfx_flip_section(ez_pfx *f, ez_proof *pf, unsigned sec, size_t first, size_t stride);
+/* The statement's values of tensor t in pf (NULL: t is not public). */
+ez_stmt_tensor *ez_pfx_stmt_tensor(ez_proof *pf, unsigned t);
+/* Element e of the public tensor st (in pf's statement) plus 1. */
+void ez_pfx_changed_stmt(ez_pfx *f, ez_proof *pf, ez_stmt_tensor *st, uint64_t e);
+
+/* pf must be rejected by f's verifier with a reason containing needle. */
+void ez_pfx_expect_rejected(ez_pfx *f, const ez_proof *pf, const char *needle);
+/* f's proof (unchecked: values outside their ranges go through) must be rejected with a
+ * reason containing needle. */
+void ez_pfx_expect_prove_rejected(ez_pfx *f, bool unchecked, const char *needle);
+/* A malicious trace: the checked prover refuses it with `refusal` in its message (NULL:
+ * it finds nothing out of range and proves), and the unchecked proof is rejected with
+ * `reason` in the verifier's. */
+void ez_pfx_expect_refused(ez_pfx *f, const char *refusal, const char *reason);
 
 /* A prover cheating on ONE factor of ONE op sumcheck (ez_prove_opts.sumcheck_hook), so
  * that only the verifier's own check of that factor's final value can catch it: the
@@ -84,8 +111,9 @@ void ez_pfx_random_claim(ez_claim *out, const ez_plan_tensor *t, const int64_t *
  * The op suites attack an op's prover directly, everything outside its own walk taken
  * as ideal (tests/check_ops_*.c, check_prove_softmax.c). */
 typedef struct {
-    const char *label;        /* the transcripts' label */
-    const ez_statement *stmt; /* the public statement both sides read, or NULL */
+    const char *label;         /* the transcripts' label */
+    const ez_statement *stmt;  /* the public statement both sides read, or NULL */
+    const ez_statement *vstmt; /* the verifier's own statement when it differs, or NULL */
     /* the prover: NULL for the op's own (ez_op_def.prove); ctx is passed through */
     ez_status (*prove)(ez_pctx *c, size_t op, const ez_claim *out, void *ctx);
     void *ctx;
@@ -96,13 +124,21 @@ typedef struct {
  * through, for a test to tamper with). Free with ez_pfx_advice_free. */
 ez_fe **ez_pfx_advice(ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, size_t op);
 void ez_pfx_advice_free(ez_advice_layout *L, ez_fe **polys);
+/* The index in L of op `op`'s first op-owned poly (asserted present). */
+size_t ez_pfx_first_op_poly(const ez_advice_layout *L, size_t op);
+/* Whether the advice polys (possibly tampered with) pass the lookups op `op` registered
+ * in L, ideally: every range-checked column entry in [0, 2^bits) and every looked-up
+ * tuple a row of its function table (a tensor atom's values from tr). */
+bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const ez_plan *p, const ez_trace *tr,
+                         size_t op);
 
 /* Prove op `op` of p alone over layout L and advice polys (the prover's values, possibly
  * tampered with) from the output claim out, then verify the walk from the same claim in
  * a fresh transcript. Returns the verdict (accepted, every byte read; why: the reason).
  * *claims_ok: whether every claim the verifier left holds — on advice polys (their MLE),
- * and only on the op's first operand (tr's values); *walk: the bytes the prover wrote
- * (NULL: not wanted). A prover error fails the test. */
+ * and only on the op's first operand (tr's values); NULL: not checked (polys may then be
+ * NULL). *walk: the bytes the prover wrote (NULL: not wanted). A prover error fails the
+ * test. */
 bool ez_pfx_op_alone(const ez_plan *p, const ez_trace *tr, const ez_advice_layout *L, ez_fe **polys, size_t op,
                      const ez_claim *out, const ez_pfx_alone *a, bool *claims_ok, size_t *walk, ez_diag *why);
 

@@ -10,6 +10,7 @@
 #include "compiler/lower.h"
 #include "compiler/schedule.h"
 #include "compiler/sema.h"
+#include "lib/mle.h"
 
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n)
 {
@@ -155,4 +156,51 @@ const ez_sumcheck_factor *ez_test_forge_factor(const ez_sumcheck_desc *d, const 
     out[j].ext = tb;
     *table = tb;
     return out;
+}
+
+void ez_test_polys_make(ez_test_polys *ps, ez_rng *r, const uint64_t *lens, size_t n)
+{
+    ck_assert_uint_le(n, EZ_TEST_MAXPOLYS);
+    ps->n = n;
+    for (size_t i = 0; i < n; i++) {
+        ps->lens[i] = lens[i];
+        ps->polys[i] = malloc(lens[i] * sizeof(ez_fe));
+        ck_assert_ptr_nonnull(ps->polys[i]);
+        for (uint64_t j = 0; j < lens[i]; j++)
+            ps->polys[i][j] = ez_rng_fe(r);
+    }
+}
+
+void ez_test_polys_free(ez_test_polys *ps)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        free(ps->polys[i]);
+}
+
+void ez_test_commit(ez_test_committed *c, ez_rng *r, const uint64_t *lens, size_t n, unsigned scheme)
+{
+    ez_test_polys_make(&c->ps, r, lens, n);
+    c->p = NULL;
+    ck_assert_int_eq(ez_pcs_commit_scheme(&c->p, &c->com, (const ez_fe *const *)c->ps.polys, c->ps.lens, n, scheme),
+                     EZ_OK);
+}
+
+void ez_test_committed_free(ez_test_committed *c)
+{
+    ez_pcs_commitment_clear(&c->com);
+    ez_pcs_prover_free(c->p);
+    ez_test_polys_free(&c->ps);
+}
+
+void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,
+                        const size_t *which, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t i = which[k];
+        unsigned nv = ez_log2_ceil(ps->lens[i]);
+        ck_assert_uint_le(nv, EZ_TEST_MAXVARS);
+        for (unsigned v = 0; v < nv; v++)
+            points[k][v] = ez_rng_fe2(r);
+        cl[k] = (ez_pcs_claim){.poly = i, .point = points[k], .value = ez_mle_eval_fe(ps->polys[i], ps->lens[i], points[k], nv)};
+    }
 }

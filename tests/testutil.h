@@ -11,6 +11,7 @@
 
 #include "compiler/plan.h"
 #include "lib/field.h"
+#include "lib/pcs.h"
 #include "lib/sumcheck.h"
 
 #define EZ_SUITE(name) Suite *ez_suite_##name(void);
@@ -92,6 +93,36 @@ void ez_tamper_truncations(const uint8_t *proof, size_t len, bool must_reject, e
 /* Replace the extension element encoded at p by itself + 1: still canonical, so the
  * proof parses and only the checks that read this value can catch it. */
 void ez_tamper_fe2(uint8_t *p);
+
+/* ---- committed polys and true claims on them (the PCS suites) ----------------------- */
+
+#define EZ_TEST_MAXPOLYS 40 /* polys in one ez_test_polys */
+#define EZ_TEST_MAXVARS 40  /* coordinates of one claim's point */
+
+typedef struct {
+    size_t n;
+    uint64_t lens[EZ_TEST_MAXPOLYS];
+    ez_fe *polys[EZ_TEST_MAXPOLYS]; /* owned */
+} ez_test_polys;
+
+/* n <= EZ_TEST_MAXPOLYS polys of lens[i] random entries each, drawn from r in order. */
+void ez_test_polys_make(ez_test_polys *ps, ez_rng *r, const uint64_t *lens, size_t n);
+void ez_test_polys_free(ez_test_polys *ps);
+
+/* Those polys committed with `scheme` (ez_pcs_commit_scheme; fails the test on an error). */
+typedef struct {
+    ez_test_polys ps;
+    ez_pcs_prover *p;
+    ez_pcs_commitment com;
+} ez_test_committed;
+
+void ez_test_commit(ez_test_committed *c, ez_rng *r, const uint64_t *lens, size_t n, unsigned scheme);
+void ez_test_committed_free(ez_test_committed *c);
+
+/* For k < n: cl[k] claims poly which[k] of ps at a random point (drawn from r, stored in
+ * points[k]) with its true value (the MLE of the poly's entries there). */
+void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,
+                        const size_t *which, size_t n);
 
 /* ---- plans from source ------------------------------------------------------------- */
 

@@ -137,6 +137,8 @@ ez_status ez_table_build_kind(ez_table *t, ez_fn_table_kind kind, ez_func f, uns
         return ez_table_build_softmax_exp(t, in_scale, d);
     if (kind == EZ_TABLE_RSQRT)
         return ez_table_build_rsqrt(t, d);
+    if (kind == EZ_TABLE_SIGN)
+        return ez_table_build_sign(t, d);
     return ez_table_build(t, f, in_scale, out_scale, d);
 }
 
@@ -144,7 +146,7 @@ bool ez_table_is(const ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned i
 {
     if (t->kind != kind)
         return false;
-    if (kind == EZ_TABLE_RSQRT)
+    if (kind == EZ_TABLE_RSQRT || kind == EZ_TABLE_SIGN)
         return true;
     if (kind == EZ_TABLE_SOFTMAX_EXP)
         return t->in_scale == in_scale;
@@ -181,6 +183,23 @@ ez_status ez_table_build_rsqrt(ez_table *t, ez_diag *d)
 #pragma omp parallel for schedule(static)
     for (uint32_t i = 1; i < t->n; i++)
         t->out[i] = (int64_t)isqrt_u64(num / i);
+    return EZ_OK;
+}
+
+ez_status ez_table_build_sign(ez_table *t, ez_diag *d)
+{
+    memset(t, 0, sizeof *t);
+    t->kind = EZ_TABLE_SIGN;
+    t->func = EZ_FN_NONE;
+    t->lo = -((int64_t)1 << (EZ_TABLE_BITS - 1));
+    t->lo_tail = t->hi_tail = EZ_TAIL_CLAMP; /* never used: the rows are all the lookup admits */
+    ez_status st = table_alloc(t, UINT32_C(1) << EZ_TABLE_BITS, d);
+    if (st != EZ_OK)
+        return st;
+    for (uint32_t i = 0; i < t->n; i++) {
+        int64_t h = t->lo + (int64_t)i;
+        t->out[i] = (h > 0) - (h < 0);
+    }
     return EZ_OK;
 }
 

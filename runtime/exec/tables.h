@@ -25,6 +25,8 @@
  *     computed exactly with an integer square root (the largest r with r^2 * M <= 2^46),
  *     row 0 = 0; the argument is brought into the table by a mantissa/exponent split
  *     V = M * 4^k - mrem (ez_rsqrt_split).
+ * - Sign (ez_table_build_sign): rows h in [-2^15, 2^15) hold sign(h) in {-1, 0, 1}: which
+ *     side of an elementwise table's rows an input lies on (docs/protocol-elementwise.md §3).
  *
  * Cost: a build is O(n) libm calls (1-6 ms for 2^16 rows; OpenMP over the rows); tables
  * are immutable after building and may be shared between threads. */
@@ -55,7 +57,8 @@ typedef enum {
 typedef enum {
     EZ_TABLE_FUNC = 0,        /* elementwise f(x) */
     EZ_TABLE_SOFTMAX_EXP = 1, /* exp(-d) for softmax */
-    EZ_TABLE_RSQRT = 2        /* 2^23 / sqrt(M) for normalisation */
+    EZ_TABLE_RSQRT = 2,       /* 2^23 / sqrt(M) for normalisation */
+    EZ_TABLE_SIGN = 3         /* sign(h) for the tails of elementwise functions */
 } ez_fn_table_kind;
 
 typedef struct {
@@ -92,12 +95,15 @@ ez_status ez_table_build_softmax_exp(ez_table *t, unsigned in_scale, ez_diag *d)
  * integer arithmetic, no libm), row 0 = 0. */
 ez_status ez_table_build_rsqrt(ez_table *t, ez_diag *d);
 
+/* The sign table: rows h in [-2^15, 2^15) hold sign(h); no libm, the same everywhere. */
+ez_status ez_table_build_sign(ez_table *t, ez_diag *d);
+
 /* The table of kind (FUNC: ez_table_build of f at the scales; SOFTMAX_EXP: at in_scale;
- * RSQRT: the one normalisation table), as the executor builds it. */
+ * RSQRT: the one normalisation table; SIGN: the one sign table), as the executor builds it. */
 ez_status ez_table_build_kind(ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale,
                               ez_diag *d);
 
-/* Whether t is the table of (kind, f, scales): RSQRT has one table for every scale, the
+/* Whether t is the table of (kind, f, scales): RSQRT and SIGN have one table for every scale, the
  * softmax exp one per in_scale, a FUNC table one per (f, in_scale, out_scale). */
 bool ez_table_is(const ez_table *t, ez_fn_table_kind kind, ez_func f, unsigned in_scale, unsigned out_scale);
 

@@ -45,13 +45,18 @@
  * again). 1.3: the statement's values in their tensor's fewest bytes (ez_stmt_width),
  * on the wire and in the transcript; vks and pks as in 1.2. 1.4: Merkle digests are
  * SHA-256 truncated to 26 bytes (lib/merkle.h): every commitment root and opening
- * changes; vks and pks before 1.4 are refused (run setup again). 1.5: the range table's
- * pair regions (docs/protocol-kernel-logup.md §2a): narrow limbs looked up two per leaf;
- * the transcripts' version string is einzk-protocol-5, so vks and pks before 1.5 (their
- * weight range proof) are refused (run setup again). */
-#define EZ_PROOF_MINOR 5
+  * changes; vks and pks before 1.4 are refused (run setup again). 1.5: a batched WHIR
+  * opening shares one chain up to 2^25 stacked entries (it fell back to one opening per
+  * instance above 2^22): the openings of commitments above 2^27 entries in all change,
+  * the vk's range proof among them; a commitment's lengths are runs in LEB128
+  * (lib/pcs.h): every serialized commitment changes; vks and pks before 1.5 are refused.
+  * 1.6: the range table's pair regions and its trees (docs/protocol-kernel-logup.md §2,
+  * §2a): narrow limbs looked up two per leaf; the transcripts' version string is
+  * einzk-protocol-5, so vks and pks before 1.6 (their weight range proof) are refused
+  * (run setup again). */
+#define EZ_PROOF_MINOR 6
 /* The oldest minor version of a vk or pk this build reads. */
-#define EZ_KEY_MIN_MINOR 5
+#define EZ_KEY_MIN_MINOR 6
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,

@@ -12,7 +12,7 @@
 #include "runtime/io/safetensors.h"
 #include "runtime/io/tensorio.h"
 
-static void spec_of(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
+void ez_exec_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name)
 {
     memset(s, 0, sizeof *s);
     s->name = name;
@@ -43,104 +43,120 @@ static ez_status put_reals(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, size_t
     return st;
 }
 
-ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
-                               ez_diag *d)
+ez_status ez_exec_read_weights(ez_safetensors *sf, const ez_plan *p, const char *path, ez_diag *d)
 {
-    ez_safetensors st_file;
-    memset(&st_file, 0, sizeof st_file);
+    memset(sf, 0, sizeof *sf);
     ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    double *buf = NULL;
-    ez_status st = EZ_ERR_NOMEM;
     if (specs == NULL)
-        goto out;
+        return EZ_ERR_NOMEM;
     size_t n = 0;
     for (size_t i = 0; i < p->ntensors; i++)
         if (p->tensors[i].kind == EZ_TENSOR_WEIGHT)
-            spec_of(&specs[n++], &p->tensors[i], p->tensors[i].name);
-    if ((st = ez_safetensors_load(&st_file, path, d)) != EZ_OK)
-        goto out;
-    if ((st = ez_safetensors_check(&st_file, specs, n, d)) != EZ_OK)
-        goto out;
-    for (size_t i = 0; i < p->ntensors; i++) {
+            ez_exec_tensor_spec(&specs[n++], &p->tensors[i], p->tensors[i].name);
+    ez_status st = ez_safetensors_load(sf, path, d);
+    if (st == EZ_OK)
+        st = ez_safetensors_check(sf, specs, n, d);
+    free(specs);
+    return st;
+}
+
+ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
+                               ez_diag *d)
+{
+    ez_safetensors sf;
+    double *buf = NULL;
+    ez_status st = ez_exec_read_weights(&sf, p, path, d);
+    for (size_t i = 0; i < p->ntensors && st == EZ_OK; i++) {
         const ez_plan_tensor *t = &p->tensors[i];
         if (t->kind != EZ_TENSOR_WEIGHT)
             continue;
-        const ez_st_tensor *w = ez_safetensors_find(&st_file, t->name);
         uint64_t numel = ez_plan_tensor_numel(t);
         free(buf);
         if ((buf = ez_alloc_array(numel ? numel : 1, sizeof *buf)) == NULL) {
             st = EZ_ERR_NOMEM;
-            goto out;
+            break;
         }
-        if ((st = ez_st_tensor_to_f64(w, buf, d)) != EZ_OK)
-            goto out;
         char label[EZ_MAX_NAME + 1100];
         snprintf(label, sizeof label, "%s: tensor '%s'", path, t->name);
-        if ((st = put_reals(tr, ft, p, i, buf, label, d)) != EZ_OK)
-            goto out;
+        if ((st = ez_st_tensor_to_f64(ez_safetensors_find(&sf, t->name), buf, d)) == EZ_OK)
+            st = put_reals(tr, ft, p, i, buf, label, d);
     }
-out:
     if (st == EZ_ERR_NOMEM && d && !d->msg[0])
         ez_diag_set(d, "out of memory loading weights");
     free(buf);
-    free(specs);
-    ez_safetensors_free(&st_file);
+    ez_safetensors_free(&sf);
     return st;
+}
+
+ez_status ez_exec_read_inputs(ez_exec_inputs *in, const ez_plan *p, const char *path, ez_diag *d)
+{
+    size_t cap = p->ntensors ? p->ntensors : 1;
+    memset(in, 0, sizeof *in);
+    ez_tensor_spec *specs = ez_alloc_array(cap, sizeof *specs);
+    in->ids = ez_alloc_array(cap, sizeof *in->ids);
+    in->vals = ez_alloc_array(cap, sizeof *in->vals);
+    ez_status st = EZ_ERR_NOMEM;
+    if (specs != NULL && in->ids != NULL && in->vals != NULL) {
+        size_t m = 0;
+        for (size_t i = 0; i < p->ntensors; i++) {
+            const ez_plan_tensor *t = &p->tensors[i];
+            if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
+                in->ids[m] = i;
+                ez_exec_tensor_spec(&specs[m++], t, t->source_name);
+            }
+        }
+        if ((st = ez_inputs_load(path, specs, m, in->vals, d)) == EZ_OK)
+            in->n = m;
+    }
+    free(specs);
+    return st;
+}
+
+void ez_exec_inputs_clear(ez_exec_inputs *in)
+{
+    if (in->vals)
+        ez_tensor_values_clear(in->vals, in->n);
+    free(in->vals);
+    free(in->ids);
+    memset(in, 0, sizeof *in);
 }
 
 ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                               ez_diag *d)
 {
-    size_t n = 0;
-    ez_tensor_spec *specs = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *specs);
-    size_t *ids = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *ids);
-    ez_tensor_value *vals = ez_alloc_array(p->ntensors ? p->ntensors : 1, sizeof *vals);
+    ez_exec_inputs in;
     double *tokd = NULL;
-    ez_status st = EZ_ERR_NOMEM;
-    if (specs == NULL || ids == NULL || vals == NULL)
+    ez_status st = ez_exec_read_inputs(&in, p, path, d);
+    if (st != EZ_OK)
         goto out;
-    for (size_t i = 0; i < p->ntensors; i++) {
-        const ez_plan_tensor *t = &p->tensors[i];
-        if (t->kind == EZ_TENSOR_INPUT || t->kind == EZ_TENSOR_TOKENS) {
-            ids[n] = i;
-            spec_of(&specs[n++], t, t->source_name);
-        }
-    }
-    if ((st = ez_inputs_load(path, specs, n, vals, d)) != EZ_OK) {
-        n = 0; /* nothing to free */
-        goto out;
-    }
-    for (size_t j = 0; j < n; j++) {
-        const ez_plan_tensor *t = &p->tensors[ids[j]];
+    for (size_t j = 0; j < in.n; j++) {
+        const ez_plan_tensor *t = &p->tensors[in.ids[j]];
+        const ez_tensor_value *val = &in.vals[j];
         if (t->kind == EZ_TENSOR_TOKENS) {
-            if ((st = ez_trace_set(tr, ids[j], vals[j].tok, vals[j].numel, d)) != EZ_OK)
+            if ((st = ez_trace_set(tr, in.ids[j], val->tok, val->numel, d)) != EZ_OK)
                 goto out;
             if (ft) {
                 free(tokd);
-                if ((tokd = ez_alloc_array(vals[j].numel ? vals[j].numel : 1, sizeof *tokd)) == NULL) {
+                if ((tokd = ez_alloc_array(val->numel ? val->numel : 1, sizeof *tokd)) == NULL) {
                     st = EZ_ERR_NOMEM;
                     goto out;
                 }
-                for (uint64_t e = 0; e < vals[j].numel; e++)
-                    tokd[e] = (double)vals[j].tok[e];
-                if ((st = ez_ftrace_set(ft, ids[j], tokd, vals[j].numel, d)) != EZ_OK)
+                for (uint64_t e = 0; e < val->numel; e++)
+                    tokd[e] = (double)val->tok[e];
+                if ((st = ez_ftrace_set(ft, in.ids[j], tokd, val->numel, d)) != EZ_OK)
                     goto out;
             }
         } else {
             char label[EZ_MAX_NAME + 32];
             snprintf(label, sizeof label, "input '%s'", t->source_name);
-            if ((st = put_reals(tr, ft, p, ids[j], vals[j].f, label, d)) != EZ_OK)
+            if ((st = put_reals(tr, ft, p, in.ids[j], val->f, label, d)) != EZ_OK)
                 goto out;
         }
     }
 out:
     if (st == EZ_ERR_NOMEM && d && !d->msg[0])
         ez_diag_set(d, "out of memory loading inputs");
-    if (vals)
-        ez_tensor_values_clear(vals, n);
-    free(vals);
-    free(ids);
-    free(specs);
+    ez_exec_inputs_clear(&in);
     free(tokd);
     return st;
 }
@@ -168,7 +184,7 @@ ez_status ez_exec_write_outputs(FILE *f, const char *path, const ez_plan *p, con
         if (!t->is_output)
             continue;
         uint64_t numel = ez_plan_tensor_numel(t);
-        spec_of(&specs[n], t, t->source_name);
+        ez_exec_tensor_spec(&specs[n], t, t->source_name);
         specs[n].is_token = ez_plan_tensor_is_index(p, i);
         if ((data[n] = ez_alloc_array(numel ? numel : 1, sizeof(double))) == NULL)
             goto out;

@@ -11,6 +11,8 @@
 #include "lib/util.h"
 #include "runtime/exec/exec.h"
 #include "runtime/exec/floatref.h"
+#include "runtime/io/safetensors.h"
+#include "runtime/io/tensorio.h"
 
 /* Load every WEIGHT of p from the safetensors file and every INPUT/TOKENS tensor from
  * the JSON file, quantize them at their tensors' scale and width, and set them in tr.
@@ -30,6 +32,28 @@ ez_status ez_exec_load_weights(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, co
                                ez_diag *d);
 ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                               ez_diag *d);
+
+/* The spec the file readers check plan tensor t against, under `name`: rank, dims, token
+ * or real, token limit. */
+void ez_exec_tensor_spec(ez_tensor_spec *s, const ez_plan_tensor *t, const char *name);
+
+/* Load the safetensors file at path into *sf and check that it holds every WEIGHT of p (by
+ * name, with its shape), not yet quantized (ez_safetensors_free, also after an error).
+ * Errors as ez_exec_load_weights' reading. */
+ez_status ez_exec_read_weights(ez_safetensors *sf, const ez_plan *p, const char *path, ez_diag *d);
+
+/* A plan's inputs as read from a file, not quantized: vals[j] holds plan tensor ids[j]. */
+typedef struct {
+    size_t n;
+    size_t *ids;
+    ez_tensor_value *vals;
+} ez_exec_inputs;
+
+/* Read the JSON input file at path for p's INPUT and TOKENS tensors (by source name, in
+ * plan order) into *in (ez_exec_inputs_clear, also after an error). Errors as
+ * ez_exec_load_inputs' reading. */
+ez_status ez_exec_read_inputs(ez_exec_inputs *in, const ez_plan *p, const char *path, ez_diag *d);
+void ez_exec_inputs_clear(ez_exec_inputs *in);
 
 /* Write the outputs of p (tensors with is_output, in tensor order, named by their
  * source name) dequantized, as {"name": {"shape": [...], "data": [...]}} to f, or to

@@ -4,14 +4,14 @@
  * as "§n". Summary, per element of the output's padded cube (x the input moved into the
  * output's layout, k = the table's input shift):
  *
- *     x = 2^k (A + 2^16 h) + R          R in [0, 2^k), A in [-2^15, 2^15) (the lookup)
- *     (A, TV) a row of the table        h = HL - 2^(hb-1) NB, HL in [0, 2^(hb-1)), NB a bit
- *     O = [h != 0]                      h (1 - O) = 0 and O = h W (is-zero gadget)
- *     y = (1 - O) TV + O (NB ylo + (1 - NB) yhi) - T[0] (P - S)
+ *     x = 2^k (A + 2^16 H) + R          R in [0, 2^k), A in [-2^15, 2^15) (the lookup)
+ *     (A, TV) a row of the table        (H, C) a row of the sign table: C = sign(H)
+ *     y = (1 - C^2) TV + C (C + 1) / 2 yhi + C (C - 1) / 2 ylo - T[0] (P - S)
  *
- * so y is the table row of x' = floor(x / 2^k) when x' is in the rows, the lower tail
- * when below them (h < 0, NB = 1) and the upper tail when above (h > 0); P - S (the
- * layout's interior padding, public) keeps y zero off the real entries. The identity
+ * so y is the table row of x' = floor(x / 2^k) when x' is in the rows (H = 0), the lower
+ * tail when below them (H < 0) and the upper tail when above (H > 0); P - S (the
+ * layout's interior padding, public; 0 when the polys live on the output's support)
+ * keeps y zero off the real entries. The identity
  * upper tail is yhi = 2^u x (u = out - in >= 0) or yhi = (x - R2) / 2^j with R2 in
  * [0, 2^j) and y range-checked to its width (j = in - out > 0).
  *
@@ -111,6 +111,8 @@ typedef struct {
     unsigned ioff[EZ_MAX_RANK];    /* input axis a's block in the input point */
     uint64_t len;                  /* the output's padded layout */
     bool interior;                 /* the layout has interior padding (P - S != 0) */
+    bool on_sup;                   /* the sumcheck shape's polys live on the output's support
+                                      (§2.2): no padding committed, and no P - S term */
     bool same;                     /* the input's layout is the output's (no slice, no permutation) */
     bool general;                  /* some tail is reachable: the sumcheck shape (§3) */
     bool a_is_x;                   /* the lookup's input column is x itself */
@@ -118,9 +120,9 @@ typedef struct {
     bool id_down;                  /* the identity tail divides: R2 committed */
     unsigned k, j, u;              /* in shift; identity tail down / up shifts */
     ez_tail lo_tail, hi_tail;
-    unsigned hb, nhl, nr, nr2;     /* h's width; limbs of HL, R, R2 */
+    unsigned nr, nr2;              /* limbs of R, R2 */
     /* local poly ids (§2.2) */
-    unsigned pA, pTV, pO, pW, pNB, pHL, pR, pR2, npolys;
+    unsigned pA, pTV, pH, pC, pR, pR2, npolys;
 } fn_shape;
 
 static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, ez_diag *d)
@@ -170,13 +172,12 @@ static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     s->id_down = s->general && hi_reach && s->hi_tail == EZ_TAIL_IDENTITY && s->j > 0;
     if (s->id_down && (s->j > 62 || !s->width))
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the identity tail's rescale is beyond the prover's limits");
-    if (s->general) {
-        int64_t hmin = (qlo + FN_HALF) >> EZ_TABLE_BITS, hmax = (qhi + FN_HALF) >> EZ_TABLE_BITS;
-        s->hb = 2;
-        while (s->hb < 63 && (hmin < -(INT64_C(1) << (s->hb - 1)) || hmax > (INT64_C(1) << (s->hb - 1)) - 1))
-            s->hb++;
-        s->nhl = ez_rc_nlimbs(s->hb - 1);
-    }
+    /* h = floor((x' + 2^15) / 2^16) is looked up in the sign table: its rows are h in
+     * [-2^15, 2^15), i.e. x' within 32 bits */
+    if (s->general && (((qlo + FN_HALF) >> EZ_TABLE_BITS) < -FN_HALF || ((qhi + FN_HALF) >> EZ_TABLE_BITS) >= FN_HALF))
+        return ez_op_unsupported(d, o, ez_func_name(o->func), "the table's input floor(x / 2^k) reaches 2^31 (give the input fewer "
+                                 "bits or a smaller scale)");
+    s->on_sup = s->general && ez_advice_tensor_supported(s->base.to);
     s->a_is_x = !s->general && s->k == 0 && s->same;
     s->nr = s->k ? ez_rc_nlimbs(s->k) : 0;
     s->nr2 = s->id_down ? ez_rc_nlimbs(s->j) : 0;
@@ -184,10 +185,8 @@ static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     s->pA = s->a_is_x ? UINT32_MAX : q++;
     s->pTV = q++;
     if (s->general) {
-        s->pO = q++;
-        s->pW = q++;
-        s->pNB = q++;
-        s->pHL = q, q += s->nhl;
+        s->pH = q++;
+        s->pC = q++;
     }
     s->pR = q, q += s->nr;
     s->pR2 = q, q += s->nr2;
@@ -201,26 +200,49 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, c
 {
     const fn_shape *s = (const fn_shape *)sh;
     size_t first = L->npolys;
-    ez_status st = ez_op_add_polys(L, op, s->npolys, s->len);
-    /* limbs in range (§2.2): HL, the bit NB, R, R2 */
-    if (st == EZ_OK && s->general) {
-        st = ez_rc_limb_cols(L, (unsigned)op, first + s->pHL, s->nhl, s->hb - 1, s->len);
-        if (st == EZ_OK)
-            st = ez_rc_limb_cols(L, (unsigned)op, first + s->pNB, 1, 1, s->len);
-    }
+    /* the sumcheck shape's polys on the output's support: its real entries only (§2.2) */
+    long sup = -1;
+    ez_status st = s->on_sup ? ez_advice_support_tensor(L, p, s->base.o->out, &sup) : EZ_OK;
+    if (st == EZ_OK && s->on_sup && sup < 0)
+        st = EZ_ERR_INTERNAL; /* ez_advice_tensor_supported said it has one */
+    if (st == EZ_OK)
+        st = ez_op_add_polys(L, op, s->npolys, sup >= 0 ? ez_advice_support_len(&L->supports[sup]) : s->len);
+    for (unsigned q = 0; q < s->npolys && st == EZ_OK; q++)
+        L->polys[first + q].support = sup;
+    /* limbs in range (§2.2): R, R2 (on the support when the polys are) */
     if (st == EZ_OK && s->nr)
         st = ez_rc_limb_cols(L, (unsigned)op, first + s->pR, s->nr, s->k, s->len);
     if (st == EZ_OK && s->nr2)
         st = ez_rc_limb_cols(L, (unsigned)op, first + s->pR2, s->nr2, s->j, s->len);
     /* (A, TV) in the model's shared table of (function, scales) (§2.2) */
-    unsigned tb;
+    unsigned tb, ts = 0;
     if (st == EZ_OK)
         st = ez_advice_func_table(L, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tb);
-    if (st == EZ_OK) {
+    /* (H, C) in the model's one sign table (§2.2) */
+    if (st == EZ_OK && s->general)
+        st = ez_advice_func_table(L, EZ_TABLE_SIGN, EZ_FN_NONE, 0, 0, &ts);
+    if (st == EZ_OK && sup < 0) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s->len};
         u.atom[0] = s->a_is_x ? (ez_atom){true, s->base.o->in[0]} : (ez_atom){false, first + s->pA};
         u.atom[1] = (ez_atom){false, first + s->pTV};
         st = ez_advice_add_tuple(L, &u, NULL);
+        if (st == EZ_OK && s->general) {
+            ez_lookup_tuple v = {.table = ts, .op = (unsigned)op, .len = s->len,
+                                 .atom = {{false, first + s->pH}, {false, first + s->pC}}};
+            st = ez_advice_add_tuple(L, &v, NULL);
+        }
+    }
+    for (size_t j = 0; sup >= 0 && j < L->supports[sup].npieces && st == EZ_OK; j++) {
+        ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = UINT64_C(1) << L->supports[sup].bits[j],
+                             .sup = (size_t)sup + 1, .piece = j,
+                             .atom = {{false, first + s->pA}, {false, first + s->pTV}}};
+        st = ez_advice_add_tuple(L, &u, NULL);
+        if (st == EZ_OK) {
+            u.table = ts;
+            u.atom[0] = (ez_atom){false, first + s->pH};
+            u.atom[1] = (ez_atom){false, first + s->pC};
+            st = ez_advice_add_tuple(L, &u, NULL);
+        }
     }
     if (st == EZ_OK && s->width)
         st = ez_rc_check_width(L, p, op, d);
@@ -255,7 +277,7 @@ static ez_status fn_consts_get(fn_consts *c, const fn_shape *s, const ez_table *
 /* (P - S)~(pt): the layout's prefix minus the real entries' selector (§3). */
 static ez_fe2 fn_pad_eval(const fn_shape *s, const ez_fe2 *pt)
 {
-    if (!s->interior)
+    if (!s->interior || s->on_sup)
         return ez_fe2_zero();
     ez_fe2 sel = ez_fe2_one();
     for (unsigned b = 0; b < s->rank; b++)
@@ -301,6 +323,21 @@ static ez_status fn_positions(const fn_shape *s, const ez_plan *p, uint64_t **po
     return EZ_OK;
 }
 
+/* pos[e] (the padded position of output element e) := its entry on the output's
+ * support, where the polys from `first` are committed (§2.2). */
+static ez_status fn_support_positions(const ez_advice_layout *L, const fn_shape *s, size_t first, uint64_t *pos)
+{
+    uint64_t *spos = ez_advice_support_pos(&L->supports[L->polys[first].support], s->len);
+    if (spos == NULL)
+        return EZ_ERR_NOMEM;
+    uint64_t numel = ez_plan_tensor_numel(s->base.to);
+#pragma omp parallel for schedule(static) if (numel > 65536)
+    for (uint64_t e = 0; e < numel; e++)
+        pos[e] = spos[pos[e]];
+    free(spos);
+    return EZ_OK;
+}
+
 /* ---- fill (prover) ------------------------------------------------------------------------ */
 
 /* The upper tail's value at x (IDENTITY: x moved to the output scale exactly). */
@@ -325,7 +362,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     memset(&tab, 0, sizeof tab);
     uint64_t *pos = NULL;
     int64_t *off = NULL;
-    ez_fe *hv = NULL, *rv = NULL, *r2v = NULL;
+    ez_fe *rv = NULL, *r2v = NULL;
     const ez_plan_op *o = s->base.o;
     size_t first = ez_op_first_poly(L, op);
     if (first == SIZE_MAX)
@@ -348,6 +385,11 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     }
     if ((st = fn_consts_get(&cs, s, T)) != EZ_OK || (st = fn_positions(s, p, &pos, &off, d)) != EZ_OK)
         goto out;
+    /* the committed entries: the padded layout, or the output's support (pos[e] moved to
+     * the element's entry there) */
+    const uint64_t lenC = L->polys[first].len;
+    if (s->on_sup && (st = fn_support_positions(L, s, first, pos)) != EZ_OK)
+        goto out;
     uint64_t numel = ez_plan_tensor_numel(s->base.to), nrem = 0;
     const int64_t *x = tr->t[o->in[0]], *y = tr->t[o->out];
     const int64_t *arem = s->k ? ez_trace_aux(tr, op, EZ_AUX_REM, &nrem) : NULL;
@@ -357,30 +399,29 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         goto out;
     }
     for (unsigned q = 0; q < s->npolys; q++)
-        if ((polys[first + q] = ez_alloc_aligned(s->len, sizeof(ez_fe))) == NULL) {
+        if ((polys[first + q] = ez_alloc_aligned(lenC, sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
     ez_fe *const *P = polys + first;
-    hv = ez_alloc_aligned(s->len, sizeof *hv);
-    rv = ez_alloc_aligned(s->len, sizeof *rv);
-    r2v = ez_alloc_aligned(s->len, sizeof *r2v);
-    if (!hv || !rv || !r2v) {
+    rv = ez_alloc_aligned(lenC, sizeof *rv);
+    r2v = ez_alloc_aligned(lenC, sizeof *r2v);
+    if (!rv || !r2v) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    /* padding entries: x = 0, so x' = h = 0, A = 0, TV = T[0], everything else 0 */
-    for (uint64_t i = 0; i < s->len; i++) {
+    /* padding entries (none on the support): x = 0, so x' = h = 0, A = 0, TV = T[0],
+     * everything else 0 */
+    for (uint64_t i = 0; i < lenC; i++) {
         if (!s->a_is_x)
             P[s->pA][i] = 0;
         P[s->pTV][i] = ez_fe_from_i64(cs.t0);
         if (s->general)
-            P[s->pO][i] = P[s->pW][i] = P[s->pNB][i] = 0;
-        hv[i] = rv[i] = r2v[i] = 0;
+            P[s->pH][i] = P[s->pC][i] = 0;
+        rv[i] = r2v[i] = 0;
     }
     uint64_t bad = UINT64_MAX;
     const char *why = NULL;
-    const int64_t hw = s->general ? INT64_C(1) << (s->hb - 1) : 0;
 #pragma omp parallel for schedule(static) if (numel > 16384)
     for (uint64_t e = 0; e < numel; e++) {
         uint64_t i = pos[e];
@@ -396,22 +437,20 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         if (!s->general && h != 0)
             w = "its input is outside the table's rows, which the plan rules out";
         if (s->general) {
-            if (h < -hw || h >= hw)
+            if (h < -FN_HALF || h >= FN_HALF)
                 w = "its input is beyond the plan's bound";
             int64_t tail = nb ? cs.c_lo : fn_yhi(s, &cs, xe);
-            /* the case y claims (honest: O = [h != 0]): outside the rows the tail unless y
+            /* the case y claims (honest: C = sign(h)): outside the rows the tail unless y
              * is the row and not the tail, inside the rows the row unless y is the tail
-             * and not the row */
+             * and not the row (then C = 1, the upper tail's side: the sign lookup fails) */
             oc = h != 0 ? (ye != row || ye == tail) : (ye == tail && ye != row);
             if (oc != (h != 0))
                 w = h != 0 ? "a table row is given for an input outside the rows"
                            : "a tail value is given for an input inside the rows";
             else if (oc && ye != tail)
                 w = "its value is not the function's tail";
-            P[s->pO][i] = oc;
-            P[s->pNB][i] = nb;
-            P[s->pW][i] = oc && h != 0 ? ez_fe_from_i64(h) : 0; /* inverted below */
-            hv[i] = ez_fe_from_i64(h + (nb ? hw : 0)); /* HL */
+            P[s->pH][i] = ez_fe_from_i64(h);
+            P[s->pC][i] = ez_fe_from_i64(oc ? (nb ? -1 : 1) : 0);
             if (s->id_down)
                 r2v[i] = ez_fe_from_i64(oc && !nb ? xe - ye * (INT64_C(1) << s->j) : xe & ((INT64_C(1) << s->j) - 1));
         }
@@ -437,15 +476,10 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         st = EZ_ERR_NUMERIC;
         goto out;
     }
-    /* W = 1 / h where O = 1 (h != 0), else 0 */
-    if (s->general && !ez_fe_batch_inv(P[s->pW], P[s->pW], s->len, NULL)) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
     const struct {
         const ez_fe *v;
         unsigned first, nl, bits;
-    } vals[] = {{hv, s->pHL, s->general ? s->nhl : 0, s->hb - 1}, {rv, s->pR, s->nr, s->k}, {r2v, s->pR2, s->nr2, s->j}};
+    } vals[] = {{rv, s->pR, s->nr, s->k}, {r2v, s->pR2, s->nr2, s->j}};
     for (size_t k = 0; k < sizeof vals / sizeof vals[0] && st == EZ_OK; k++) {
         if (vals[k].nl == 0)
             continue;
@@ -453,11 +487,11 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         for (unsigned l = 0; l < vals[k].nl; l++)
             limbs[l] = P[vals[k].first + l];
         uint64_t badl = UINT64_MAX;
-        for (uint64_t i = 0; i < s->len; i++)
+        for (uint64_t i = 0; i < lenC; i++)
             if (!ez_rc_split(vals[k].v[i], vals[k].bits, vals[k].nl, limbs, i) && badl == UINT64_MAX)
                 badl = i;
         if (badl != UINT64_MAX && !unchecked) {
-            ez_diag_set(d, "op '%s': a committed value (entry %llu of the padded layout) is outside [0, 2^%u)",
+            ez_diag_set(d, "op '%s': a committed value (entry %llu of its committed layout) is outside [0, 2^%u)",
                         o->label, (unsigned long long)badl, vals[k].bits);
             st = EZ_ERR_NUMERIC;
         }
@@ -465,7 +499,6 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
 out:
     free(pos);
     free(off);
-    free(hv);
     free(rv);
     free(r2v);
     ez_table_clear(&tab);
@@ -474,10 +507,10 @@ out:
 
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
 
+/* Prover: poly q's MLE at pt (its cube MLE when it lives on a support). */
 static ez_fe2 fn_eval_poly(const ez_pctx *c, size_t q, const ez_fe2 *pt)
 {
-    uint64_t len = c->adv->polys[q].len;
-    return ez_mle_eval_fe(c->advice[q], (size_t)len, pt, ez_log2_ceil(len));
+    return ez_advice_poly_eval(c->adv, q, c->advice[q], pt);
 }
 
 /* Prover: local polys qs[] at pt; both sides: one message under label. */
@@ -508,31 +541,29 @@ static ez_status fn_claim_x(ez_pctx *c, const fn_shape *s, size_t op, const ez_f
     return st;
 }
 
-/* The shape of the sumcheck (§3): factors L0, O, L2, h, W, NB, L4; terms
- * L0 + O L2 - b2 h W + O NB L4; eq(r, .) on every variable. */
-enum { F_L0, F_O, F_L2, F_H, F_W, F_NB, F_L4, F_N };
+/* The shape of the sumcheck (§3): factors TVm, C, G2, G1; terms TVm + C C G2 + C G1;
+ * eq(r, .) on every variable (degree 4). */
+enum { F_TV, F_C, F_G2, F_G1, F_N };
 
 static void fn_desc(ez_sumcheck_desc *d, unsigned n)
 {
     ez_sumcheck_desc_init(d, n, 1);
     d->nfactors = F_N;
-    d->nterms = 4;
-    d->term[0].nf = 1, d->term[0].f[0] = F_L0;
-    d->term[1].nf = 2, d->term[1].f[0] = F_O, d->term[1].f[1] = F_L2;
-    d->term[2].nf = 2, d->term[2].f[0] = F_H, d->term[2].f[1] = F_W;
-    d->term[3].nf = 3, d->term[3].f[0] = F_O, d->term[3].f[1] = F_NB, d->term[3].f[2] = F_L4;
+    d->nterms = 3;
+    d->term[0].nf = 1, d->term[0].f[0] = F_TV;
+    d->term[1].nf = 3, d->term[1].f[0] = F_C, d->term[1].f[1] = F_C, d->term[1].f[2] = F_G2;
+    d->term[2].nf = 2, d->term[2].f[0] = F_C, d->term[2].f[1] = F_G1;
     d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 }
 
 /* The linear factors from the atoms (verifier's check; the prover's tables use the same
- * formulas per entry): yhi, then L0 = TV + b2 O + b1 h - T0 (P - S), L2 = yhi - TV - b1 h,
- * L4 = ylo - yhi. */
+ * formulas per entry): yhi, then TVm = TV - T0 (P - S), G2 = (yhi + ylo) / 2 - TV,
+ * G1 = (yhi - ylo) / 2. */
 typedef struct {
-    ez_fe2 tv, o, h, nb, x, r2, pad;
+    ez_fe2 tv, x, r2, pad;
 } fn_atoms;
 
-static void fn_linear(const fn_shape *s, const fn_consts *cs, const ez_fe2 *beta, const fn_atoms *a, ez_fe2 *l0,
-                      ez_fe2 *l2, ez_fe2 *l4)
+static void fn_linear(const fn_shape *s, const fn_consts *cs, const fn_atoms *a, ez_fe2 *tvm, ez_fe2 *g2, ez_fe2 *g1)
 {
     ez_fe2 yhi;
     if (s->hi_tail != EZ_TAIL_IDENTITY)
@@ -541,88 +572,79 @@ static void fn_linear(const fn_shape *s, const fn_consts *cs, const ez_fe2 *beta
         yhi = ez_fe2_mul_fe(ez_fe2_sub(a->x, a->r2), ez_fe_inv(ez_fe_pow(2, s->j)));
     else
         yhi = ez_fe2_mul_fe(a->x, ez_fe_pow(2, s->u));
-    *l0 = ez_fe2_add(a->tv, ez_fe2_add(ez_fe2_mul(beta[1], a->o), ez_fe2_mul(beta[0], a->h)));
-    *l0 = ez_fe2_sub(*l0, ez_fe2_mul_fe(a->pad, ez_fe_from_i64(cs->t0)));
-    *l2 = ez_fe2_sub(ez_fe2_sub(yhi, a->tv), ez_fe2_mul(beta[0], a->h));
-    *l4 = ez_fe2_sub(ez_fe2_from_fe(ez_fe_from_i64(cs->c_lo)), yhi);
+    const ez_fe2 ylo = ez_fe2_from_fe(ez_fe_from_i64(cs->c_lo));
+    const ez_fe half = ez_fe_inv(2);
+    *tvm = ez_fe2_sub(a->tv, ez_fe2_mul_fe(a->pad, ez_fe_from_i64(cs->t0)));
+    *g2 = ez_fe2_sub(ez_fe2_mul_fe(ez_fe2_add(yhi, ylo), half), a->tv);
+    *g1 = ez_fe2_mul_fe(ez_fe2_sub(yhi, ylo), half);
 }
 
 /* Prover: the factor tables over the whole cube. */
 typedef struct {
-    ez_fe *O, *H, *W, *NB, *L4;
-    ez_fe2 *L0, *L2;
+    ez_fe *f[F_N];
 } fn_tables;
 
 static void fn_tables_clear(fn_tables *t)
 {
-    free(t->O);
-    free(t->H);
-    free(t->W);
-    free(t->NB);
-    free(t->L4);
-    free(t->L0);
-    free(t->L2);
+    for (unsigned q = 0; q < F_N; q++)
+        free(t->f[q]);
     memset(t, 0, sizeof *t);
 }
 
-static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t op, size_t first, const fn_shape *s,
-                                 const fn_consts *cs, const ez_fe2 *beta)
+static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t first, const fn_shape *s, const fn_consts *cs)
 {
     memset(t, 0, sizeof *t);
     const uint64_t N = UINT64_C(1) << s->n, len = s->len;
     ez_fe *X = ez_alloc_aligned(N, sizeof *X), *PS = ez_alloc_array(N, sizeof *PS);
-    uint64_t *pos = NULL;
+    uint64_t *pos = NULL, *spos = NULL;
     int64_t *off = NULL;
-    t->O = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->H = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->W = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->NB = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->L4 = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->L0 = ez_alloc_aligned(N, sizeof(ez_fe2));
-    t->L2 = ez_alloc_aligned(N, sizeof(ez_fe2));
     ez_status st = EZ_ERR_NOMEM;
-    if (!X || !PS || !t->O || !t->H || !t->W || !t->NB || !t->L4 || !t->L0 || !t->L2)
+    for (unsigned q = 0; q < F_N; q++)
+        if ((t->f[q] = ez_alloc_aligned(N, sizeof(ez_fe))) == NULL)
+            goto out;
+    if (!X || !PS)
         goto out;
     if ((st = fn_positions(s, c->plan, &pos, &off, c->d)) != EZ_OK)
         goto out;
-    /* x in the output's layout; P - S: 1 on the layout's entries that are not real */
+    /* on the support, cube index i is committed entry spos[i] (none off the real entries) */
+    if (s->on_sup && (spos = ez_advice_support_pos(&c->adv->supports[c->adv->polys[first].support], len)) == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    /* x in the output's layout; P - S: 1 on the layout's entries that are not real (not
+     * used on the support, where TV is 0 there) */
     memset(X, 0, N * sizeof *X);
     for (uint64_t i = 0; i < len; i++)
-        PS[i] = s->interior;
+        PS[i] = s->interior && !s->on_sup;
     const int64_t *x = c->tr->t[s->base.o->in[0]];
     uint64_t numel = ez_plan_tensor_numel(s->base.to);
     for (uint64_t e = 0; e < numel; e++) {
         X[pos[e]] = ez_fe_from_i64(x[off[e]]);
         PS[pos[e]] = 0;
     }
-    (void)op;
     ez_fe *const *P = c->advice + first;
-    const ez_fe hw = ez_fe_pow(2, s->hb - 1), t0 = ez_fe_from_i64(cs->t0), clo = ez_fe_from_i64(cs->c_lo);
+    const ez_fe t0 = ez_fe_from_i64(cs->t0), clo = ez_fe_from_i64(cs->c_lo), half = ez_fe_inv(2);
     const ez_fe chi = ez_fe_from_i64(cs->c_hi), up = ez_fe_pow(2, s->u), dn = ez_fe_inv(ez_fe_pow(2, s->j));
 #pragma omp parallel for schedule(static) if (N > 16384)
-    for (uint64_t i = 0; i < N; i++) {
-        bool in = i < len;
-        ez_fe tv = in ? P[s->pTV][i] : 0, o = in ? P[s->pO][i] : 0, w = in ? P[s->pW][i] : 0;
-        ez_fe nb = in ? P[s->pNB][i] : 0, hl = in ? ez_op_limbs_at(P + s->pHL, s->nhl, i) : 0;
+    for (uint64_t ix = 0; ix < N; ix++) {
+        const uint64_t i = ix < len ? (spos ? spos[ix] : ix) : EZ_ADV_NOT_COMMITTED; /* committed entry */
+        const bool in = i != EZ_ADV_NOT_COMMITTED;
+        ez_fe tv = in ? P[s->pTV][i] : 0, cv = in ? P[s->pC][i] : 0;
         ez_fe r2 = in && s->nr2 ? ez_op_limbs_at(P + s->pR2, s->nr2, i) : 0;
-        ez_fe h = ez_fe_sub(hl, ez_fe_mul(hw, nb));
         ez_fe yhi = s->hi_tail != EZ_TAIL_IDENTITY ? chi
-                    : s->j                         ? ez_fe_mul(ez_fe_sub(X[i], r2), dn)
-                                                   : ez_fe_mul(X[i], up);
-        t->O[i] = o;
-        t->H[i] = h;
-        t->W[i] = w;
-        t->NB[i] = nb;
-        t->L4[i] = ez_fe_sub(clo, yhi);
-        ez_fe2 l0 = ez_fe2_add(ez_fe2_mul_fe(beta[1], o), ez_fe2_mul_fe(beta[0], h));
-        t->L0[i] = ez_fe2_add(l0, ez_fe2_from_fe(ez_fe_sub(tv, ez_fe_mul(PS[i], t0))));
-        t->L2[i] = ez_fe2_sub(ez_fe2_from_fe(ez_fe_sub(yhi, tv)), ez_fe2_mul_fe(beta[0], h));
+                    : s->j                         ? ez_fe_mul(ez_fe_sub(X[ix], r2), dn)
+                                                   : ez_fe_mul(X[ix], up);
+        t->f[F_TV][ix] = ez_fe_sub(tv, ez_fe_mul(PS[ix], t0));
+        t->f[F_C][ix] = cv;
+        t->f[F_G2][ix] = ez_fe_sub(ez_fe_mul(ez_fe_add(yhi, clo), half), tv);
+        t->f[F_G1][ix] = ez_fe_mul(ez_fe_sub(yhi, clo), half);
     }
     st = EZ_OK;
 out:
     free(X);
     free(PS);
     free(pos);
+    free(spos);
     free(off);
     if (st != EZ_OK)
         fn_tables_clear(t);
@@ -643,7 +665,7 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     ez_claim_absorb(c->t, "func/out", out);
     /* the public constants (the verifier builds the same rows the lookup used) */
     fn_consts cs = {0, 0, 0};
-    bool need_tab = s->interior || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));
+    bool need_tab = (s->interior && !s->on_sup) || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));
     if (need_tab) {
         const ez_table *tab;
         if ((st = ez_pctx_table(c, EZ_TABLE_FUNC, s->base.o->func, s->base.o->in_scale, s->base.o->out_scale, &tab)) !=
@@ -676,69 +698,50 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
         goto out;
     }
 
-    /* §3: one sumcheck at the claim's point proves y~(r) and the relations together */
-    ez_fe2 beta[2];
-    ez_transcript_challenges_fe2(c->t, "func/beta", beta, 2);
+    /* §3: one sumcheck at the claim's point proves y~(r) from the committed case split */
     ez_sumcheck_desc desc;
     fn_desc(&desc, s->n);
-    ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[1]), ez_fe2_one()};
+    ez_fe2 coeffs[3] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_one()};
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ev[F_N];
-    if (c->prover && (st = fn_tables_build(&tb, c, op, first, s, &cs, beta)) != EZ_OK)
+    if (c->prover && (st = fn_tables_build(&tb, c, first, s, &cs)) != EZ_OK)
         goto out;
-    ez_sumcheck_factor f[F_N] = {{NULL, tb.L0}, {tb.O, NULL},  {NULL, tb.L2}, {tb.H, NULL},
-                                 {tb.W, NULL},  {tb.NB, NULL}, {tb.L4, NULL}};
+    ez_sumcheck_factor f[F_N] = {{tb.f[F_TV], NULL}, {tb.f[F_C], NULL}, {tb.f[F_G2], NULL}, {tb.f[F_G1], NULL}};
     if ((st = ez_op_sumcheck(c, &desc, coeffs, out->point, f, out->value, pt, ev)) != EZ_OK) {
         if (st == EZ_ERR_REJECT)
             st = ez_op_reject(c, "the function's sumcheck failed");
         goto out;
     }
-    /* atoms at pt: TV, A, HL limbs 1.., R limbs, R2 limbs; O, W, NB and h are the sumcheck's
-     * own final evaluations, HL's limb 0 follows from h and NB */
+    /* atoms at pt: TV, A, H, R limbs, R2 limbs; C is the sumcheck's own final evaluation */
     {
-        unsigned qs[2 + 3 * EZ_ADV_MAX_LIMBS], nq = 0;
-        ez_fe2 vals[2 + 3 * EZ_ADV_MAX_LIMBS];
+        unsigned qs[3 + 2 * EZ_ADV_MAX_LIMBS], nq = 0;
+        ez_fe2 vals[3 + 2 * EZ_ADV_MAX_LIMBS];
         qs[nq++] = s->pTV;
         qs[nq++] = s->pA;
-        for (unsigned l = 1; l < s->nhl; l++)
-            qs[nq++] = s->pHL + l;
+        qs[nq++] = s->pH;
         for (unsigned l = 0; l < s->nr; l++)
             qs[nq++] = s->pR + l;
         for (unsigned l = 0; l < s->nr2; l++)
             qs[nq++] = s->pR2 + l;
         if ((st = fn_atoms_msg(c, first, "func/atoms", qs, nq, pt, vals)) != EZ_OK)
             goto out;
-        ez_fe2 hl[EZ_ADV_MAX_LIMBS];
-        const ez_fe2 *v = vals + 2;
-        hl[0] = ez_fe2_zero();
-        for (unsigned l = 1; l < s->nhl; l++)
-            hl[l] = *v++;
-        ez_fe2 rest = ez_op_limbs_combine(hl, s->nhl);
-        hl[0] = ez_fe2_sub(ez_fe2_add(ev[F_H], ez_fe2_mul_fe(ev[F_NB], ez_fe_pow(2, s->hb - 1))), rest);
+        const ez_fe2 *v = vals + 3;
         ez_fe2 r = s->nr ? ez_op_limbs_combine(v, s->nr) : ez_fe2_zero();
-        const ez_fe2 *r2l = v + s->nr;
-        fn_atoms a = {.tv = vals[0], .o = ev[F_O], .h = ev[F_H], .nb = ev[F_NB],
-                      .r2 = s->nr2 ? ez_op_limbs_combine(r2l, s->nr2) : ez_fe2_zero(), .pad = fn_pad_eval(s, pt)};
-        /* x = 2^k (A + 2^16 h) + R (§3, E5): the operand's claim */
-        a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(a.h, 1u << EZ_TABLE_BITS)), two_k), r);
+        fn_atoms a = {.tv = vals[0], .r2 = s->nr2 ? ez_op_limbs_combine(v + s->nr, s->nr2) : ez_fe2_zero(),
+                      .pad = fn_pad_eval(s, pt)};
+        /* x = 2^k (A + 2^16 H) + R (§3, E5): the operand's claim */
+        a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(vals[2], 1u << EZ_TABLE_BITS)), two_k), r);
         if (!c->prover) {
-            ez_fe2 l0, l2, l4;
-            fn_linear(s, &cs, beta, &a, &l0, &l2, &l4);
-            if (!ez_fe2_eq(l0, ev[F_L0]) || !ez_fe2_eq(l2, ev[F_L2]) || !ez_fe2_eq(l4, ev[F_L4])) {
+            ez_fe2 tvm, g2, g1;
+            fn_linear(s, &cs, &a, &tvm, &g2, &g1);
+            if (!ez_fe2_eq(tvm, ev[F_TV]) || !ez_fe2_eq(g2, ev[F_G2]) || !ez_fe2_eq(g1, ev[F_G1])) {
                 st = ez_op_reject(c, "the function's sumcheck does not end in the committed values");
                 goto out;
             }
         }
         for (unsigned q = 0; q < nq && st == EZ_OK; q++)
-            if (qs[q] < s->pHL || qs[q] >= s->pHL + s->nhl)
-                st = fn_claim(c, s, first, qs[q], pt, vals[q]);
-        for (unsigned l = 0; l < s->nhl && st == EZ_OK; l++)
-            st = fn_claim(c, s, first, s->pHL + l, pt, hl[l]);
+            st = fn_claim(c, s, first, qs[q], pt, vals[q]);
         if (st == EZ_OK)
-            st = fn_claim(c, s, first, s->pO, pt, ev[F_O]);
-        if (st == EZ_OK)
-            st = fn_claim(c, s, first, s->pW, pt, ev[F_W]);
-        if (st == EZ_OK)
-            st = fn_claim(c, s, first, s->pNB, pt, ev[F_NB]);
+            st = fn_claim(c, s, first, s->pC, pt, ev[F_C]);
         if (st == EZ_OK)
             st = fn_claim_x(c, s, op, pt, a.x);
     }
@@ -818,7 +821,7 @@ static uint64_t func_walk_bytes(const ez_plan *p, const ez_advice_layout *L, siz
     } else {
         ez_sumcheck_desc desc;
         fn_desc(&desc, s->n);
-        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(2 + (s->nhl - 1) + s->nr + s->nr2) * EZ_OP_FE2_BYTES;
+        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(3 + s->nr + s->nr2) * EZ_OP_FE2_BYTES;
     }
     return b;
 }
@@ -838,14 +841,11 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_
     const ez_plan_tensor *tx = &p->tensors[s->base.o->in[0]], *ty = s->base.to;
     ez_i128 B = (ez_i128)tx->bound, Y = (ez_i128)ty->bound, lo, hi;
     const ez_i128 sat = ((ez_i128)1 << 62) - 1;
-    ez_rel_begin(m, op, s->general ? "x = 2^k (A + 2^16 (HL - 2^(hb-1) NB)) + R" : "x = 2^k A + R");
+    ez_rel_begin(m, op, s->general ? "x = 2^k (A + 2^16 H) + R" : "x = 2^k A + R");
     ez_rel_term(m, "x", 1, 0, -B, B);
     ez_rel_term(m, "A", -1, s->k, -FN_HALF, FN_HALF - 1);
-    if (s->general) {
-        ez_rel_unsigned(s->hb - 1, &lo, &hi);
-        ez_rel_term(m, "HL", -1, s->k + EZ_TABLE_BITS, lo, hi);
-        ez_rel_term(m, "NB", 1, s->k + EZ_TABLE_BITS + s->hb - 1, 0, 1);
-    }
+    if (s->general)
+        ez_rel_term(m, "H", -1, s->k + EZ_TABLE_BITS, -FN_HALF, FN_HALF - 1); /* the sign table's rows */
     ez_rel_unsigned(s->k, &lo, &hi);
     ez_rel_term(m, "R", -1, 0, lo, hi);
     ez_rel_end(m);
@@ -874,8 +874,7 @@ static void func_relations(ez_margins *m, const ez_plan *p, size_t op, const ez_
     const struct {
         unsigned nl, bits;
         const char *what;
-    } v[] = {{s->general ? s->nhl : 0, s->hb - 1, "HL = the sum of its limbs"},
-             {s->nr, s->k, "R = the sum of its limbs"},
+    } v[] = {{s->nr, s->k, "R = the sum of its limbs"},
              {s->nr2, s->j, "R2 = the sum of its limbs"}};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (v[i].nl != 0)

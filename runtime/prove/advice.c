@@ -508,6 +508,8 @@ ez_status ez_advice_func_table(ez_advice_layout *L, ez_fn_table_kind fkind, ez_f
         func = EZ_FN_RSQRT, in_scale = out_scale = 0;
     else if (fkind == EZ_TABLE_SOFTMAX_EXP)
         func = EZ_FN_EXP, out_scale = 0;
+    else if (fkind == EZ_TABLE_SIGN)
+        func = EZ_FN_NONE, in_scale = out_scale = 0;
 #ifndef EZ_UNSHARED_FUNC_TABLES /* bench/models.sh's baseline: one table per op */
     for (size_t i = 0; i < L->ntables; i++) {
         const ez_lookup_table_desc *t = &L->tables[i];

@@ -160,7 +160,7 @@ ez_status ez_lookup_table_rows(const ez_table *tab, ez_fe **in, ez_fe **out)
         return EZ_ERR_NOMEM;
     }
     for (uint64_t i = 0; i < n; i++) {
-        (*in)[i] = ez_fe_from_i64(tab->kind == EZ_TABLE_FUNC ? tab->lo + (int64_t)i : (int64_t)i);
+        (*in)[i] = ez_fe_from_i64(tab->lo + (int64_t)i); /* lo = 0 for SOFTMAX_EXP and RSQRT */
         (*out)[i] = ez_fe_from_i64(tab->out[i]);
     }
     return EZ_OK;

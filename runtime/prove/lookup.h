@@ -58,7 +58,7 @@ ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nra
 #define EZ_LOOKUP_FUNC_WIDTH 2u /* a function table's row: (input, output) */
 
 /* The rows of a function table (fkind, func, in_scale, out_scale): in[i] the table's input
- * (FUNC: x' = lo + i, signed; SOFTMAX_EXP and RSQRT: i) and out[i] its output, 2^16 each
+ * (FUNC and SIGN: x' = lo + i, signed; SOFTMAX_EXP and RSQRT: i) and out[i] its output, 2^16 each
  * (new arrays, caller frees). Built by runtime/exec/tables.c, so they are the executor's
  * rows. EZ_ERR_INVALID (no such table), EZ_ERR_NOMEM. O(2^16). */
 ez_status ez_lookup_func_rows(ez_fn_table_kind fkind, ez_func func, unsigned in_scale, unsigned out_scale, ez_fe **in,

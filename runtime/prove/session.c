@@ -462,7 +462,8 @@ ez_status ez_vsess_lookups(ez_pctx *c)
             if (st == EZ_OK)
                 st = ez_lookup_func_verify(c->t, tin, tout, lens, nc, c->r, &lcl);
             if (st == EZ_ERR_REJECT)
-                ez_diag_set(c->d, "lookups: the %s table lookup failed", ez_func_name(td->func));
+                ez_diag_set(c->d, "lookups: the %s table lookup failed",
+                            td->fkind == EZ_TABLE_SIGN ? "sign" : ez_func_name(td->func));
             else if (st == EZ_OK)
                 st = ez_rc_resolve_tuples(c, tb, idx, nc, &lcl);
             free(tin);

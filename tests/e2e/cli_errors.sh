@@ -9,7 +9,8 @@
 #   - --scale/--bits override the source's defaults (check, compile, verify --model);
 #   - --threads above the CPU count is capped with a note;
 #   - EZ_SPILL_DIR that is not a writable directory is an error (exit 4), not a silent
-#     fallback to memory.
+#     fallback to memory; unset, it is chosen ($TMPDIR) when the prover's estimate exceeds
+#     EZ_SPILL_BUDGET (a bad budget: exit 4).
 set -eu
 me=cli_errors
 . "$(dirname "$0")/common.sh"
@@ -154,3 +155,19 @@ EZ_SPILL_DIR="$work/spill" expect 0 "prove with EZ_SPILL_DIR" -- "$EINZK" prove 
 expect 0 "verify the spilled prover's proof" -- "$EINZK" verify --vk l1.vk x.proof
 [ -z "$(ls -A "$work/spill")" ] || fail "EZ_SPILL_DIR left files behind: $(ls "$work/spill")"
 echo "cli_errors: EZ_SPILL_DIR must be a writable directory; the spilled prover's proof verifies"
+
+# EZ_SPILL_DIR unset: the prover spills on its own when its estimate (24 B per committed
+# entry) exceeds EZ_SPILL_BUDGET (default half the memory), to $TMPDIR, and says so; an
+# empty EZ_SPILL_DIR keeps everything in memory; a budget that is no number is exit 4
+EZ_SPILL_BUDGET=lots expect 4 "prove with a bad EZ_SPILL_BUDGET" -- env -u EZ_SPILL_DIR "$EINZK" prove l.einc --pk l1.pk --input in.json -o x.proof
+say "einzk prove: error: EZ_SPILL_BUDGET=lots is not a positive number of bytes" err.txt
+mkdir -p "$work/spill2"
+TMPDIR="$work/spill2" EZ_SPILL_BUDGET=1 expect 0 "prove over a 1-byte budget" -- env -u EZ_SPILL_DIR "$EINZK" prove l.einc --pk l1.pk --input in.json -o x.proof
+say "einzk prove: note: the prover needs about .* committed entries), more than the budget of 0.0 GB: its WHIR data is spilled to .*spill2" err.txt
+expect 0 "verify the automatically spilled prover's proof" -- "$EINZK" verify --vk l1.vk x.proof
+[ -z "$(ls -A "$work/spill2")" ] || fail "the automatic spill left files behind: $(ls "$work/spill2")"
+EZ_SPILL_DIR= EZ_SPILL_BUDGET=1 expect 0 "prove over a 1-byte budget, EZ_SPILL_DIR empty" -- "$EINZK" prove l.einc --pk l1.pk --input in.json -o x.proof
+grep -q "spilled" "$work/err.txt" && fail "an empty EZ_SPILL_DIR still spilled"
+expect 0 "prove within the default budget" -- env -u EZ_SPILL_DIR -u EZ_SPILL_BUDGET "$EINZK" prove l.einc --pk l1.pk --input in.json -o x.proof
+grep -q "spilled" "$work/err.txt" && fail "a small model spilled under the default budget"
+echo "cli_errors: over its budget an unset EZ_SPILL_DIR spills to \$TMPDIR with a note; empty keeps memory"
