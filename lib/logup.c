@@ -14,6 +14,8 @@
 
 /* Loops shorter than this run serially. */
 #define LU_PAR_MIN 8192
+/* A RANGES table's pieces below 2^(kT - LU_TABLE_CUT) rows share one tree (§2). */
+#define LU_TABLE_CUT 4u
 
 /* ---- tables and columns ------------------------------------------------------------ */
 
@@ -21,16 +23,22 @@ static bool table_ok(const ez_logup_table *t)
 {
     if (!t || (t->max_tree_log != 0 && (t->max_tree_log < 4 || t->max_tree_log > 40)))
         return false;
+    if (t->kind != EZ_TABLE_RANGES && t->pairs != 0)
+        return false;
     if (t->kind == EZ_TABLE_RANGE)
         return t->bits <= EZ_LOGUP_MAX_TABLE_BITS;
     if (t->kind == EZ_TABLE_RANGES) {
         if (t->nranges < 1 || t->nranges > EZ_LOGUP_MAX_RANGES)
             return false;
-        for (unsigned k = 0; k < t->nranges; k++)
+        unsigned widths = 0;
+        for (unsigned k = 0; k < t->nranges; k++) {
             if (t->rbits[k] < 1 || t->rbits[k] > EZ_LOGUP_MAX_TABLE_BITS ||
                 (k > 0 && t->rbits[k] >= t->rbits[k - 1]))
                 return false;
-        return true;
+            widths |= 1u << t->rbits[k];
+        }
+        /* a pair region only for a width of a single region, at most 8 bits */
+        return (t->pairs & ~widths) == 0 && (t->pairs >> (EZ_LOGUP_PAIR_MAX_BITS + 1)) == 0;
     }
     if (t->kind != EZ_TABLE_EXPLICIT || t->ncols < 1 || t->ncols > EZ_LOGUP_MAX_WIDTH || t->nrows < 1 ||
         t->nrows > (UINT64_C(1) << EZ_LOGUP_MAX_TABLE_BITS))
@@ -41,20 +49,52 @@ static bool table_ok(const ez_logup_table *t)
     return true;
 }
 
+/* RANGES: one region of the table. A single region of width w holds (v, w), combined as
+ * v + gamma w (tag = w, pw = 0); the pair region of width w holds (a, b) at row
+ * a + 2^w b, combined as a + gamma (16 + w) + gamma^2 b (tag = 16 + w, pw = w), b = 2w
+ * bits. */
+typedef struct {
+    unsigned b, tag, pw;
+} lu_region;
+#define LU_MAX_REGIONS (EZ_LOGUP_MAX_RANGES + EZ_LOGUP_PAIR_MAX_BITS)
+#define LU_PAIR_TAG0 16u
+
+/* RANGES: the regions in table order, widest first (a single region before a pair
+ * region of the same size), so each starts at a multiple of its size. Returns their
+ * number. */
+static unsigned ranges_regions(const ez_logup_table *t, lu_region *R)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < t->nranges; k++)
+        R[n++] = (lu_region){.b = t->rbits[k], .tag = t->rbits[k], .pw = 0};
+    for (unsigned w = 1; w <= EZ_LOGUP_PAIR_MAX_BITS; w++)
+        if ((t->pairs >> w) & 1)
+            R[n++] = (lu_region){.b = 2 * w, .tag = LU_PAIR_TAG0 + w, .pw = w};
+    for (unsigned i = 1; i < n; i++) /* stable: singles (listed first) win ties */
+        for (unsigned j = i; j > 0 && R[j].b > R[j - 1].b; j--) {
+            lu_region x = R[j];
+            R[j] = R[j - 1];
+            R[j - 1] = x;
+        }
+    return n;
+}
+
 uint64_t ez_logup_table_size(const ez_logup_table *t)
 {
     if (!table_ok(t))
         return 0;
     if (t->kind == EZ_TABLE_RANGES) {
+        lu_region R[LU_MAX_REGIONS];
+        unsigned nr = ranges_regions(t, R);
         uint64_t n = 0;
-        for (unsigned k = 0; k < t->nranges; k++)
-            n += UINT64_C(1) << t->rbits[k];
+        for (unsigned k = 0; k < nr; k++)
+            n += UINT64_C(1) << R[k].b;
         return n;
     }
     return t->kind == EZ_TABLE_RANGE ? UINT64_C(1) << t->bits : t->nrows;
 }
 
-/* RANGES: the region of width `tag` (its index), or -1. */
+/* RANGES: the single region of width `tag` (its index in rbits), or -1. */
 static int ranges_region(const ez_logup_table *t, unsigned tag)
 {
     for (unsigned k = 0; k < t->nranges; k++)
@@ -63,13 +103,21 @@ static int ranges_region(const ez_logup_table *t, unsigned tag)
     return -1;
 }
 
-/* RANGES: the first row of region k. */
-static uint64_t ranges_offset(const ez_logup_table *t, unsigned k)
+/* RANGES: the first row of the region with this tag (16 + w: the pair region of w). */
+static uint64_t ranges_offset(const ez_logup_table *t, unsigned tag)
 {
+    lu_region R[LU_MAX_REGIONS];
+    unsigned nr = ranges_regions(t, R);
     uint64_t o = 0;
-    for (unsigned j = 0; j < k; j++)
-        o += UINT64_C(1) << t->rbits[j];
+    for (unsigned k = 0; k < nr && R[k].tag != tag; k++)
+        o += UINT64_C(1) << R[k].b;
     return o;
+}
+
+/* RANGES: whether the columns of this tag are looked up in pairs. */
+static bool tag_paired(const ez_logup_table *t, unsigned tag)
+{
+    return t->kind == EZ_TABLE_RANGES && tag <= EZ_LOGUP_PAIR_MAX_BITS && ((t->pairs >> tag) & 1);
 }
 
 unsigned ez_logup_table_width(const ez_logup_table *t)
@@ -104,7 +152,10 @@ void ez_logup_claims_clear(ez_logup_claims *c)
             free(c->col[i].point);
     free(c->col);
     free(c->first);
-    free(c->mult.point);
+    if (c->mult)
+        for (size_t i = 0; i < c->nmult; i++)
+            free(c->mult[i].point);
+    free(c->mult);
     memset(c, 0, sizeof *c);
 }
 
@@ -214,6 +265,50 @@ static void diag_bad_row(ez_diag *d, const ez_logup_table *t, const ez_logup_col
     ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": (%s) is not a row of the table", ci, i, buf);
 }
 
+static unsigned tree_log(const ez_logup_table *t);
+
+/* A paired column's counts (tag w, §2a), inside the caller's parallel region (my: this
+ * thread's counts): the rows of a binary piece of 2^k >= 2 rows (cut at the tree cap as
+ * layout_build cuts them) are counted two at a time, (v[i], v[i + 2^(k-1)]) at row
+ * poff + v[i] + 2^w v[i + 2^(k-1)] of the pair region; a one-row piece in the single
+ * region (roff). Returns nonzero if some value is outside [0, 2^w). */
+static int pair_counts(uint64_t *my, const ez_logup_column *c, unsigned capl, uint64_t roff, uint64_t poff)
+{
+    const ez_fe *v = c->cols[0];
+    const unsigned w = c->tag;
+    const uint64_t lim = UINT64_C(1) << w;
+    int bad = 0;
+    uint64_t boff = 0;
+    for (unsigned b = 64; b-- > 0;) {
+        if (!((c->len >> b) & 1))
+            continue;
+        if (b == 0) {
+#pragma omp single
+            {
+                if (v[boff] < lim)
+                    my[roff + v[boff]]++;
+                else
+                    bad = 1;
+            }
+            break;
+        }
+        const unsigned k = b > capl ? capl : b;
+        const uint64_t half = UINT64_C(1) << (k - 1);
+        const int64_t npairs = (int64_t)(UINT64_C(1) << (b - 1));
+#pragma omp for schedule(static)
+        for (int64_t u = 0; u < npairs; u++) {
+            uint64_t i0 = boff + (((uint64_t)u >> (k - 1)) << k) + ((uint64_t)u & (half - 1));
+            ez_fe x = v[i0], y = v[i0 + half];
+            if (x < lim && y < lim)
+                my[poff + x + (y << w)]++;
+            else
+                bad = 1;
+        }
+        boff += UINT64_C(1) << b;
+    }
+    return bad;
+}
+
 ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                                   ez_diag *d)
 {
@@ -238,7 +333,9 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
     int bad = 0;
     for (size_t ci = 0; ci < nc; ci++) {
         int64_t len = (int64_t)c[ci].len;
-        uint64_t roff = t->kind == EZ_TABLE_RANGES ? ranges_offset(t, (unsigned)ranges_region(t, c[ci].tag)) : 0;
+        uint64_t roff = t->kind == EZ_TABLE_RANGES ? ranges_offset(t, c[ci].tag) : 0;
+        const bool paired = tag_paired(t, c[ci].tag);
+        const uint64_t poff = paired ? ranges_offset(t, LU_PAIR_TAG0 + c[ci].tag) : 0;
 #pragma omp parallel num_threads(nthr) if (len >= LU_PAR_MIN) reduction(| : bad)
         {
             int tid = 0;
@@ -246,13 +343,17 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
             tid = omp_get_thread_num();
 #endif
             uint64_t *my = counts + (size_t)tid * (size_t)tsize;
+            if (paired) {
+                bad |= pair_counts(my, &c[ci], tree_log(t), roff, poff);
+            } else {
 #pragma omp for schedule(static)
-            for (int64_t i = 0; i < len; i++) {
-                uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i, roff);
-                if (j == UINT64_MAX)
-                    bad = 1;
-                else
-                    my[j]++;
+                for (int64_t i = 0; i < len; i++) {
+                    uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i, roff);
+                    if (j == UINT64_MAX)
+                        bad = 1;
+                    else
+                        my[j]++;
+                }
             }
         }
     }
@@ -268,10 +369,8 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
         st = EZ_ERR_NUMERIC;
         for (size_t ci = 0; ci < nc; ci++)
             for (uint64_t i = 0; i < c[ci].len; i++)
-                if (lookup_pos(t, &ix, &c[ci], i,
-                               t->kind == EZ_TABLE_RANGES
-                                   ? ranges_offset(t, (unsigned)ranges_region(t, c[ci].tag))
-                                   : 0) == UINT64_MAX) {
+                if (lookup_pos(t, &ix, &c[ci], i, t->kind == EZ_TABLE_RANGES ? ranges_offset(t, c[ci].tag) : 0) ==
+                    UINT64_MAX) {
                     diag_bad_row(d, t, c, ci, i);
                     goto out;
                 }
@@ -304,6 +403,7 @@ typedef struct {
     uint64_t coff; /* a piece of a split column: its first row in the column */
     unsigned ck;  /* its column's variables (ceil(log2 len_c)) */
     size_t claim; /* its claim's index (claims of column c are contiguous) */
+    bool pair;    /* a paired piece (§2a): 2^(k+1) rows from coff, two per leaf */
 } lu_seg;
 
 typedef struct {
@@ -357,17 +457,42 @@ static unsigned tree_log(const ez_logup_table *t)
     return t->max_tree_log ? t->max_tree_log : EZ_LOGUP_MAX_TREE_LOG;
 }
 
-static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens, size_t nc, bool split, unsigned capl)
+static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint64_t *lens, const unsigned *tags,
+                              size_t nc)
 {
+    const uint64_t tsize = ez_logup_table_size(t);
+    const bool split = t->kind == EZ_TABLE_RANGES;
+    const unsigned capl = tree_log(t);
     memset(L, 0, sizeof *L);
-    L->nseg = 1;
+    /* a RANGES table: one segment per binary piece of its size of at least
+     * 2^(kT - LU_TABLE_CUT) rows (whole regions each, as the regions are decreasing
+     * powers of two laid end to end), each a tree of its own with no padding leaf, and
+     * the rest of the rows, if any, one more (padded) tree: the small pieces would cost
+     * a GKR proof each for little padding saved. Other tables: one segment. */
+    const unsigned kT = ez_log2_ceil(tsize);
+    const unsigned kcut = kT > LU_TABLE_CUT ? kT - LU_TABLE_CUT : 0;
+    const uint64_t rest = tsize & ((UINT64_C(1) << kcut) - 1);
+    const size_t ntp = split ? (size_t)__builtin_popcountll(tsize >> kcut) + (rest != 0) : 1;
+    L->nseg = ntp;
     for (size_t i = 0; i < nc; i++)
         L->nseg += column_pieces(lens[i], split, capl);
     L->seg = ez_alloc_array(L->nseg, sizeof *L->seg);
     if (!L->seg)
         return EZ_ERR_NOMEM;
-    L->seg[0] = (lu_seg){.col = -1, .k = ez_log2_ceil(tsize), .len = tsize};
-    for (size_t i = 0, s = 1; i < nc; i++) {
+    if (!split) {
+        L->seg[0] = (lu_seg){.col = -1, .k = kT, .len = tsize, .ck = kT};
+    } else {
+        uint64_t toff = 0;
+        size_t s = 0;
+        for (unsigned b = 64; b-- > kcut;)
+            if ((tsize >> b) & 1) {
+                L->seg[s++] = (lu_seg){.col = -1, .k = b, .len = UINT64_C(1) << b, .coff = toff, .ck = kT};
+                toff += UINT64_C(1) << b;
+            }
+        if (rest != 0) /* toff is a multiple of 2^kcut >= the rest's padded size */
+            L->seg[s++] = (lu_seg){.col = -1, .k = ez_log2_ceil(rest), .len = rest, .coff = toff, .ck = kT};
+    }
+    for (size_t i = 0, s = ntp; i < nc; i++) {
         unsigned ck = ez_log2_ceil(lens[i]);
         if (!split) {
             L->seg[s] = (lu_seg){.col = (int64_t)i, .k = ck, .len = lens[i], .ck = ck, .claim = i};
@@ -376,12 +501,16 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
             continue;
         }
         uint64_t coff = 0;
+        const bool paired = tags && tag_paired(t, tags[i]);
         for (unsigned b = 64; b-- > 0;)
             if ((lens[i] >> b) & 1) {
                 unsigned k = b > capl ? capl : b;
+                /* a paired piece of 2^k >= 2 rows is 2^(k-1) leaves */
+                const bool pair = paired && k >= 1;
+                const unsigned kl = pair ? k - 1 : k;
                 for (uint64_t u = 0; u < (UINT64_C(1) << (b - k)); u++) {
-                    L->seg[s] = (lu_seg){.col = (int64_t)i, .k = k, .len = UINT64_C(1) << k, .coff = coff, .ck = ck,
-                                         .claim = s - 1};
+                    L->seg[s] = (lu_seg){.col = (int64_t)i, .k = kl, .len = UINT64_C(1) << kl, .coff = coff,
+                                         .ck = ck, .claim = s - ntp, .pair = pair};
                     coff += UINT64_C(1) << k;
                     s++;
                 }
@@ -405,13 +534,18 @@ static ez_status layout_build(lu_layout *L, uint64_t tsize, const uint64_t *lens
     L->inst = ez_alloc_array(maxinst, sizeof *L->inst);
     if (L->inst == NULL)
         return EZ_ERR_NOMEM;
-    /* The table's segment is a tree of its own: every other tree then holds looked-up
-     * rows only, so all of them are unit trees (the cheaper leaf layer, §3.3). */
-    L->inst[0] = (lu_inst){.b = L->seg[0].k, .first = 0, .nseg = 1, .unit = false};
-    L->seg[0].off = 0;
-    L->ninst = 1;
-    size_t s = 1;
-    uint64_t left = S - (UINT64_C(1) << L->seg[0].k);
+    /* The table's segments (sorted first) are trees of their own: every other tree then
+     * holds looked-up rows only, so all of them are unit trees (the cheaper leaf layer,
+     * §3.3). */
+    uint64_t left = S;
+    for (size_t s = 0; s < ntp; s++) {
+        EZ_VERIFY_CHECK(L->seg[s].col < 0);
+        L->inst[s] = (lu_inst){.b = L->seg[s].k, .first = s, .nseg = 1, .unit = false};
+        L->seg[s].off = 0;
+        left -= UINT64_C(1) << L->seg[s].k;
+    }
+    L->ninst = ntp;
+    size_t s = ntp;
     while (left > 0) {
         /* the next tree: the largest power of two below the rest, at most the cap, but at
          * least the next segment */
@@ -466,19 +600,39 @@ static void begin_transcript(ez_transcript *tr, const ez_logup_table *t, const u
             ez_transcript_absorb_u64(tr, "logup/rbits", t->rbits[k]);
         for (size_t i = 0; i < nc; i++)
             ez_transcript_absorb_u64(tr, "logup/tag", tags[i]);
+        if (t->pairs != 0) /* which widths are looked up in pairs (§2a) */
+            ez_transcript_absorb_u64(tr, "logup/pairs", t->pairs);
     }
     *alpha = ez_transcript_challenge_fe2(tr, "logup/alpha");
     *gamma = ez_transcript_challenge_fe2(tr, "logup/gamma");
 }
 
-/* Number of leaf values the prover sends for an instance: width per column segment,
- * one (m) for the table. */
+/* Number of leaf values the prover sends for an instance: width per column segment
+ * (two for a paired piece: its halves), one (m) for the table. */
 static size_t inst_nvalues(const lu_layout *L, const lu_inst *in, unsigned width)
 {
     size_t n = 0;
     for (size_t s = in->first; s < in->first + in->nseg; s++)
-        n += L->seg[s].col < 0 ? 1 : width;
+        n += L->seg[s].col < 0 ? 1 : L->seg[s].pair ? 2 : width;
     return n;
+}
+
+/* Whether an instance holds a paired piece (then a challenge folds its halves' values). */
+static bool inst_has_pair(const lu_layout *L, const lu_inst *in)
+{
+    for (size_t s = in->first; s < in->first + in->nseg; s++)
+        if (L->seg[s].pair)
+            return true;
+    return false;
+}
+
+/* sum_i 2^(n-1-i) r[i]: the MLE of the row index over n coordinates (MSB first). */
+static ez_fe2 index_mle(const ez_fe2 *r, unsigned n)
+{
+    ez_fe2 lin = ez_fe2_zero();
+    for (unsigned i = 0; i < n; i++)
+        lin = ez_fe2_add(ez_fe2_add(lin, lin), r[i]);
+    return lin;
 }
 
 /* The table's combined MLE T(r) = sum_w gamma^w table_w~(r) over kT variables.
@@ -494,16 +648,23 @@ static ez_fe2 table_mle(const ez_logup_table *t, const ez_fe2 *r, unsigned kT, e
     }
     if (t->kind == EZ_TABLE_RANGES) {
         /* region k (rows o_k .. o_k + 2^b - 1, o_k a multiple of 2^b) contributes
-         * eq(r_top, o_k / 2^b) * (sum_i 2^(b-1-i) r_(top+i) + gamma b), top = kT - b */
+         * eq(r_top, o_k / 2^b) * (sum_i 2^(b-1-i) r_(top+i) + gamma b), top = kT - b;
+         * a pair region of width w (b = 2w) eq(r_top, o_k / 2^b) * (a~ + gamma (16 + w)
+         * + gamma^2 b~), b~ over its first w coordinates, a~ over its last w */
+        lu_region R[LU_MAX_REGIONS];
+        unsigned nr = ranges_regions(t, R);
         ez_fe2 acc = ez_fe2_zero();
         uint64_t off = 0;
-        for (unsigned k = 0; k < t->nranges; k++) {
-            unsigned b = t->rbits[k], top = kT - b;
-            ez_fe2 v = ez_fe2_mul_fe(gamma, (ez_fe)b);
-            ez_fe2 lin = ez_fe2_zero();
-            for (unsigned i = 0; i < b; i++)
-                lin = ez_fe2_add(ez_fe2_add(lin, lin), r[top + i]);
-            v = ez_fe2_add(v, lin);
+        for (unsigned k = 0; k < nr; k++) {
+            unsigned b = R[k].b, top = kT - b;
+            ez_fe2 v = ez_fe2_mul_fe(gamma, (ez_fe)R[k].tag);
+            if (R[k].pw == 0) {
+                v = ez_fe2_add(v, index_mle(r + top, b));
+            } else {
+                unsigned w = R[k].pw;
+                ez_fe2 g2 = ez_fe2_mul(gamma, gamma);
+                v = ez_fe2_add(v, ez_fe2_add(index_mle(r + top + w, w), ez_fe2_mul(g2, index_mle(r + top, w))));
+            }
             acc = ez_fe2_add(acc, ez_fe2_mul(ez_eq_bool(r, top, off >> b), v));
             off += UINT64_C(1) << b;
         }
@@ -522,8 +683,11 @@ static ez_fe2 table_row0(const ez_logup_table *t, ez_fe2 gamma)
 {
     if (t->kind == EZ_TABLE_RANGE)
         return ez_fe2_zero();
-    if (t->kind == EZ_TABLE_RANGES)
-        return ez_fe2_mul_fe(gamma, (ez_fe)t->rbits[0]);
+    if (t->kind == EZ_TABLE_RANGES) {
+        lu_region R[LU_MAX_REGIONS];
+        ranges_regions(t, R);
+        return ez_fe2_mul_fe(gamma, (ez_fe)R[0].tag); /* (0, tag) or (0, tag, 0) */
+    }
     ez_fe2 acc = ez_fe2_zero(), g = ez_fe2_one();
     for (unsigned w = 0; w < t->ncols; w++) {
         acc = ez_fe2_add(acc, ez_fe2_mul_fe(g, t->cols[w][0]));
@@ -557,18 +721,35 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
         ez_fe2 sel = ez_mle_prefix(rlo, sg->k, sg->len);
         ez_fe2 p, q;
         if (sg->col < 0) {
-            ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad));
+            /* a table piece: rows coff .. coff + 2^k - 1, the table's MLE at its point
+             * (the top coordinates its position's bits); row 0's padding count in the
+             * first piece */
+            ez_fe2 pt[EZ_GKR_MAX_VARS];
+            unsigned top = sg->ck - sg->k;
+            for (unsigned j = 0; j < top; j++)
+                pt[j] = ez_fe2_from_fe((sg->coff >> (sg->ck - 1 - j)) & 1);
+            memcpy(pt + top, rlo, sg->k * sizeof *rlo);
+            ez_fe2 pad = sg->coff == 0 ? ez_fe2_mul_fe(ez_eq_bool(rlo, sg->k, 0), ez_fe_from_u64(L->npad))
+                                       : ez_fe2_zero();
             p = ez_fe2_neg(ez_fe2_add(vals[v++], pad));
-            q = ez_fe2_sub(ez_fe2_add(ez_fe2_one(), ez_fe2_mul(am1, sel)), table_mle(t, rlo, sg->k, gamma));
+            q = ez_fe2_sub(ez_fe2_add(ez_fe2_one(), ez_fe2_mul(am1, sel)), table_mle(t, pt, sg->ck, gamma));
         } else {
             p = ez_fe2_one();
             ez_fe2 F = ez_fe2_zero(), g = ez_fe2_one();
-            for (unsigned w = 0; w < width; w++) {
-                F = ez_fe2_add(F, ez_fe2_mul(g, vals[v++]));
-                g = ez_fe2_mul(g, gamma);
+            unsigned tag = t->kind == EZ_TABLE_RANGES ? tags[sg->col] : 0;
+            if (sg->pair) {
+                /* the halves (V0, V1) look up (V0, 16 + w, V1) */
+                F = ez_fe2_add(vals[v], ez_fe2_mul(ez_fe2_mul(gamma, gamma), vals[v + 1]));
+                v += 2;
+                tag += LU_PAIR_TAG0;
+            } else {
+                for (unsigned w = 0; w < width; w++) {
+                    F = ez_fe2_add(F, ez_fe2_mul(g, vals[v++]));
+                    g = ez_fe2_mul(g, gamma);
+                }
             }
             if (t->kind == EZ_TABLE_RANGES) /* the real rows look up (v, tag) */
-                F = ez_fe2_add(F, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)tags[sg->col])));
+                F = ez_fe2_add(F, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)tag)));
             ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
             q = ez_fe2_sub(alpha, ez_fe2_add(F, padf));
         }
@@ -582,19 +763,25 @@ static void leaf_mle(const lu_layout *L, const lu_inst *in, const ez_logup_table
 static ez_status claims_alloc(ez_logup_claims *out, const lu_layout *L, size_t nc, unsigned width)
 {
     memset(out, 0, sizeof *out);
-    size_t ncl = L->nseg - 1; /* one claim per column segment */
+    size_t ncl = L->nseg; /* at most one claim per column segment */
     out->col = ez_alloc_array(ncl * width, sizeof *out->col);
     out->first = ez_alloc_array(nc + 1, sizeof *out->first);
     if (!out->col || !out->first)
         return EZ_ERR_NOMEM;
     out->ncolumns = nc;
     out->width = width;
-    out->nclaims = ncl;
+    size_t nt = 0; /* the table's segments: the first ones */
+    while (nt < L->nseg && L->seg[nt].col < 0)
+        nt++;
+    out->nclaims = L->nseg - nt;
+    out->nmult = nt;
+    if (!(out->mult = ez_alloc_array(nt, sizeof *out->mult)))
+        return EZ_ERR_NOMEM;
     for (size_t s = 0; s < L->nseg; s++) {
         const lu_seg *sg = &L->seg[s];
         if (sg->col < 0) {
-            out->mult.nvars = sg->k;
-            if (!(out->mult.point = ez_alloc_array(sg->k ? sg->k : 1, sizeof(ez_fe2))))
+            out->mult[s].nvars = sg->ck;
+            if (!(out->mult[s].point = ez_alloc_array(sg->ck ? sg->ck : 1, sizeof(ez_fe2))))
                 return EZ_ERR_NOMEM;
         } else {
             for (unsigned w = 0; w < width; w++) {
@@ -620,10 +807,10 @@ static ez_status claims_alloc(ez_logup_claims *out, const lu_layout *L, size_t n
  * claims they produce (allocated in out) and a scratch vector for the largest
  * instance's leaf values (*vals, free()). */
 static ez_status session_setup(lu_layout *L, ez_logup_claims *out, ez_fe2 **vals, const ez_logup_table *t,
-                               const uint64_t *lens, size_t nc)
+                               const uint64_t *lens, const unsigned *tags, size_t nc)
 {
     unsigned width = ez_logup_table_width(t);
-    ez_status st = layout_build(L, ez_logup_table_size(t), lens, nc, t->kind == EZ_TABLE_RANGES, tree_log(t));
+    ez_status st = layout_build(L, t, lens, tags, nc);
     if (st == EZ_OK)
         st = claims_alloc(out, L, nc, width);
     if (st != EZ_OK)
@@ -637,17 +824,33 @@ static ez_status session_setup(lu_layout *L, ez_logup_claims *out, ez_fe2 **vals
     return *vals ? EZ_OK : EZ_ERR_NOMEM;
 }
 
-/* Record one instance's leaf values as claims at the segments' own points. */
+/* Record one instance's leaf values as claims at the segments' own points; a paired
+ * piece's two half values fold into one claim at cpair (drawn after them, §2a). */
 static void claims_fill(ez_logup_claims *out, const lu_layout *L, const lu_inst *in, unsigned width,
-                        const ez_fe2 *r, const ez_fe2 *vals)
+                        const ez_fe2 *r, const ez_fe2 *vals, ez_fe2 cpair)
 {
     size_t v = 0;
     for (size_t s = in->first; s < in->first + in->nseg; s++) {
         const lu_seg *sg = &L->seg[s];
         const ez_fe2 *rlo = r + (in->b - sg->k);
         if (sg->col < 0) {
-            memcpy(out->mult.point, rlo, sg->k * sizeof *rlo);
-            out->mult.value = vals[v++];
+            /* a table piece: m at its rows, the top coordinates its position's bits */
+            ez_logup_claim *c = &out->mult[s];
+            unsigned top = sg->ck - sg->k;
+            for (unsigned j = 0; j < top; j++)
+                c->point[j] = ez_fe2_from_fe((sg->coff >> (sg->ck - 1 - j)) & 1);
+            memcpy(c->point + top, rlo, sg->k * sizeof *rlo);
+            c->value = vals[v++];
+        } else if (sg->pair) {
+            /* the piece's 2^(k+1) rows: the coordinate above its leaves' picks the half */
+            unsigned top = sg->ck - sg->k - 1;
+            ez_logup_claim *c = &out->col[sg->claim * width];
+            for (unsigned j = 0; j < top; j++)
+                c->point[j] = ez_fe2_from_fe((sg->coff >> (sg->ck - 1 - j)) & 1);
+            c->point[top] = cpair;
+            memcpy(c->point + top + 1, rlo, sg->k * sizeof *rlo);
+            c->value = ez_fe2_add(vals[v], ez_fe2_mul(cpair, ez_fe2_sub(vals[v + 1], vals[v])));
+            v += 2;
         } else {
             /* a piece: the column's top ck - k coordinates are its position's bits */
             unsigned top = sg->ck - sg->k;
@@ -674,34 +877,60 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
 {
     const uint64_t len = sg->len;
     if (sg->col < 0) {
-        for (uint64_t j = j0; j < j1; j++) {
-            if (j >= len) {
-                p[j - j0] = 0;
-                q[j - j0] = ez_fe2_one();
+        lu_region R[LU_MAX_REGIONS];
+        if (t->kind == EZ_TABLE_RANGES)
+            ranges_regions(t, R);
+        for (uint64_t jj = j0; jj < j1; jj++) {
+            if (jj >= len) {
+                p[jj - j0] = 0;
+                q[jj - j0] = ez_fe2_one();
                 continue;
             }
-            p[j - j0] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
+            const uint64_t j = sg->coff + jj; /* the table row (a piece starts at coff) */
+            p[jj - j0] = ez_fe_neg(j == 0 ? ez_fe_add(m[0], ez_fe_from_u64(npad)) : m[j]);
             ez_fe2 f;
             if (t->kind == EZ_TABLE_RANGE) {
                 f = ez_fe2_from_fe((ez_fe)j);
             } else if (t->kind == EZ_TABLE_RANGES) {
-                /* row j of region k is (j - o_k, rbits[k]) */
+                /* row j of region k is (j - o_k, tag_k), of a pair region (a, tag_k, b)
+                 * with j - o_k = a + 2^w b */
                 uint64_t o = 0;
                 unsigned k = 0;
-                while (j >= o + (UINT64_C(1) << t->rbits[k]))
-                    o += UINT64_C(1) << t->rbits[k++];
-                f = ez_fe2_add(ez_fe2_from_fe((ez_fe)j - o), ez_fe2_mul_fe(gpow[1], (ez_fe)t->rbits[k]));
+                while (j >= o + (UINT64_C(1) << R[k].b))
+                    o += UINT64_C(1) << R[k++].b;
+                uint64_t x = j - o;
+                f = ez_fe2_mul_fe(gpow[1], (ez_fe)R[k].tag);
+                if (R[k].pw == 0) {
+                    f = ez_fe2_add(f, ez_fe2_from_fe((ez_fe)x));
+                } else {
+                    uint64_t a = x & ((UINT64_C(1) << R[k].pw) - 1), bb = x >> R[k].pw;
+                    f = ez_fe2_add(ez_fe2_add(f, ez_fe2_from_fe((ez_fe)a)), ez_fe2_mul_fe(gpow[2], (ez_fe)bb));
+                }
             } else {
                 f = ez_fe2_from_fe(t->cols[0][j]);
                 for (unsigned w = 1; w < width; w++)
                     f = ez_fe2_add(f, ez_fe2_mul_fe(gpow[w], t->cols[w][j]));
             }
-            q[j - j0] = ez_fe2_sub(alpha, f);
+            q[jj - j0] = ez_fe2_sub(alpha, f);
         }
         return;
     }
     const ez_logup_column *col = &c[sg->col];
     const uint64_t jr = j1 < len ? j1 : len; /* real rows end */
+    if (sg->pair) {
+        /* leaf i looks up (v[i], 16 + w, v[i + 2^k]): alpha - gamma (16 + w) - v[i] -
+         * gamma^2 v[i + 2^k], two base multiplies (no padding: a piece is full) */
+        const ez_fe *v0 = col->cols[0] + sg->coff, *v1 = v0 + (UINT64_C(1) << sg->k);
+        const ez_fe2 a = ez_fe2_sub(alpha, ez_fe2_mul_fe(gpow[1], (ez_fe)(LU_PAIR_TAG0 + col->tag)));
+        const ez_fe2 g2 = gpow[2];
+        for (uint64_t i = j0; i < j1; i++)
+            q[i - j0] = ez_fe2_make(ez_fe_sub(ez_fe_sub(a.c0, v0[i]), ez_fe_mul(g2.c0, v1[i])),
+                                    ez_fe_sub(a.c1, ez_fe_mul(g2.c1, v1[i])));
+        if (p)
+            for (uint64_t i = j0; i < j1; i++)
+                p[i - j0] = 1;
+        return;
+    }
     if (width == 1) {
         /* alpha - v keeps alpha's X coefficient: one base subtraction per row (for a
          * RANGES table alpha - gamma tag - v, the constant folded into alpha). */
@@ -843,54 +1072,68 @@ static ez_fe2 eval_low(const ez_fe *v, size_t len, const ez_fe2 *r, unsigned m, 
  * tree gets its value from the GKR's own leaf claim (P, Q) in O(b) — leaf_mle solved for
  * it; otherwise every segment's MLE is evaluated, in parallel over the segments when
  * there are several (an instance may hold hundreds). */
-static void inst_values(ez_fe2 *vals, size_t *nv, const lu_layout *L, const lu_inst *in, const ez_logup_table *t,
+static ez_status inst_values(ez_fe2 *vals, size_t *nv, const lu_layout *L, const lu_inst *in, const ez_logup_table *t,
                         const ez_logup_column *c, unsigned width, const ez_fe2 *r, ez_fe2 P,
                         ez_fe2 Q, ez_fe2 alpha, ez_fe2 gamma, ez_fe2 t0)
 {
     const lu_seg *sg0 = &L->seg[in->first];
     if (in->nseg == 1 && sg0->col < 0) {
-        ez_fe2 pad = ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L->npad));
+        /* the padding rows' count sits at table row 0, in the first piece */
+        ez_fe2 pad = sg0->coff == 0 ? ez_fe2_mul_fe(ez_eq_bool(r, in->b, 0), ez_fe_from_u64(L->npad)) : ez_fe2_zero();
         vals[0] = ez_fe2_neg(ez_fe2_add(P, pad));
         *nv = 1;
-        return;
+        return EZ_OK;
     }
-    if (in->nseg == 1 && width == 1) {
+    if (in->nseg == 1 && width == 1 && !sg0->pair) {
         ez_fe2 sel = ez_mle_prefix(r, in->b, sg0->len);
         ez_fe2 padf = ez_fe2_mul(ez_fe2_sub(ez_fe2_one(), sel), t0);
         if (t->kind == EZ_TABLE_RANGES)
             padf = ez_fe2_add(padf, ez_fe2_mul(sel, ez_fe2_mul_fe(gamma, (ez_fe)c[sg0->col].tag)));
         vals[0] = ez_fe2_sub(ez_fe2_sub(alpha, padf), Q);
         *nv = 1;
-        return;
+        return EZ_OK;
     }
     /* the table segment is alone in its tree (layout_build): here every segment is a
-     * column's, width values each */
+     * column's, width values each (a paired piece: its two halves, §2a) */
     const int64_t ns = (int64_t)in->nseg;
     ez_fe2 eq[1u << LU_EVAL_LOW];
     if (in->b >= LU_EVAL_LOW)
         ez_eq_table(eq, r + (in->b - LU_EVAL_LOW), LU_EVAL_LOW);
+    /* where each segment's values start */
+    size_t *at = ez_alloc_array((size_t)ns + 1, sizeof *at);
+    if (at == NULL) {
+        *nv = 0;
+        return EZ_ERR_NOMEM;
+    }
+    at[0] = 0;
+    for (int64_t i = 0; i < ns; i++)
+        at[i + 1] = at[i] + (L->seg[in->first + (size_t)i].pair ? 2 : width);
 #pragma omp parallel for schedule(dynamic, 1) if (ns >= 4)
     for (int64_t i = 0; i < ns; i++) {
         const lu_seg *sg = &L->seg[in->first + (size_t)i];
         const ez_fe2 *rlo = r + (in->b - sg->k);
         EZ_VERIFY_CHECK(sg->col >= 0);
-        for (unsigned w = 0; w < width; w++) {
-            const ez_fe *v = c[sg->col].cols[w] + sg->coff;
-            vals[(size_t)i * width + w] = sg->k >= LU_EVAL_LOW
-                                              ? eval_low(v, (size_t)sg->len, rlo, sg->k - LU_EVAL_LOW, eq)
-                                              : ez_mle_eval_fe(v, (size_t)sg->len, rlo, sg->k);
+        const unsigned nw = sg->pair ? 2 : width;
+        for (unsigned w = 0; w < nw; w++) {
+            const ez_fe *v = sg->pair ? c[sg->col].cols[0] + sg->coff + ((uint64_t)w << sg->k)
+                                      : c[sg->col].cols[w] + sg->coff;
+            vals[at[i] + w] = sg->k >= LU_EVAL_LOW ? eval_low(v, (size_t)sg->len, rlo, sg->k - LU_EVAL_LOW, eq)
+                                                   : ez_mle_eval_fe(v, (size_t)sg->len, rlo, sg->k);
         }
     }
-    *nv = (size_t)ns * width;
+    *nv = at[ns];
+    free(at);
+    return EZ_OK;
 }
 
-ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, size_t nc, uint64_t *bytes)
+ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, const unsigned *col_tags, size_t nc,
+                               uint64_t *bytes)
 {
     lu_layout L = {0};
     *bytes = 0;
-    if (!table_ok(t) || (nc > 0 && col_lens == NULL))
+    if (!table_ok(t) || (nc > 0 && col_lens == NULL) || (t->pairs != 0 && col_tags == NULL))
         return EZ_ERR_INVALID;
-    ez_status st = layout_build(&L, ez_logup_table_size(t), col_lens, nc, t->kind == EZ_TABLE_RANGES, tree_log(t));
+    ez_status st = layout_build(&L, t, col_lens, col_tags, nc);
     if (st != EZ_OK)
         return st;
     unsigned width = ez_logup_table_width(t);
@@ -899,7 +1142,7 @@ ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens
         const lu_inst *in = &L.inst[k];
         const lu_seg *sg0 = &L.seg[in->first];
         /* the leaf values: one when a lone segment fills the tree or has width 1 */
-        size_t nv = in->nseg == 1 && (sg0->col < 0 || width == 1) ? 1 : inst_nvalues(&L, in, width);
+        size_t nv = in->nseg == 1 && (sg0->col < 0 || (width == 1 && !sg0->pair)) ? 1 : inst_nvalues(&L, in, width);
         b += ez_gkr_frac_proof_bytes(in->b, in->unit) + 16 * (uint64_t)nv;
     }
     layout_clear(&L);
@@ -933,7 +1176,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         lens[i] = c[i].len;
         tags[i] = c[i].tag;
     }
-    if ((st = session_setup(&L, out, &vals, t, lens, nc)) != EZ_OK)
+    if ((st = session_setup(&L, out, &vals, t, lens, tags, nc)) != EZ_OK)
         goto out;
 
     ez_fe2 alpha, gamma;
@@ -963,10 +1206,12 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         ez_gkr_frac_tree_free(tree);
         tree = NULL;
         size_t v = 0;
-        inst_values(vals, &v, &L, in, t, c, width, r, P, Q, alpha, gamma, t0);
+        if ((st = inst_values(vals, &v, &L, in, t, c, width, r, P, Q, alpha, gamma, t0)) != EZ_OK)
+            goto out;
         ez_writer_fe2(proof, vals, v);
         ez_transcript_absorb_fe2(tr, "logup/leaf", vals, v);
-        claims_fill(out, &L, in, width, r, vals);
+        ez_fe2 cpair = inst_has_pair(&L, in) ? ez_transcript_challenge_fe2(tr, "logup/pair") : ez_fe2_zero();
+        claims_fill(out, &L, in, width, r, vals, cpair);
         free(pleaf);
         free(qleaf);
         pleaf = NULL;
@@ -1015,7 +1260,7 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
                 return EZ_ERR_INVALID;
     }
     unsigned width = ez_logup_table_width(t);
-    if ((st = session_setup(&L, out, &vals, t, col_lens, nc)) != EZ_OK)
+    if ((st = session_setup(&L, out, &vals, t, col_lens, col_tags, nc)) != EZ_OK)
         goto out;
 
     ez_fe2 alpha, gamma;
@@ -1053,7 +1298,8 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
             goto out;
         }
         ez_transcript_absorb_fe2(tr, "logup/leaf", vals, nv);
-        claims_fill(out, &L, in, width, r, vals);
+        ez_fe2 cpair = inst_has_pair(&L, in) ? ez_transcript_challenge_fe2(tr, "logup/pair") : ez_fe2_zero();
+        claims_fill(out, &L, in, width, r, vals, cpair);
     }
     if (!ez_fe2_is_zero(sp))
         st = EZ_ERR_REJECT;

@@ -53,10 +53,22 @@ typedef struct {
     unsigned rbits[EZ_LOGUP_MAX_RANGES]; /* RANGES: strictly decreasing widths in 1..16 */
     unsigned max_tree_log; /* largest fraction tree 2^max_tree_log leaves (4..40; 0: the
                               default EZ_LOGUP_MAX_TREE_LOG); public, both sides alike */
+    unsigned pairs;        /* RANGES: bit w set (w <= EZ_LOGUP_PAIR_MAX_BITS, w one of
+                              rbits): the columns of tag w are looked up two rows per
+                              leaf, in a PAIR region of 2^(2w) rows (below) */
 } ez_logup_table;
 
-/* Rows of the table: 2^bits (RANGE), nrows (EXPLICIT) or sum_k 2^rbits[k] (RANGES);
- * 0 for a malformed table. */
+/* RANGES pair regions (docs/protocol-kernel-logup.md §2a). For w in `pairs` the table
+ * also holds the rows (a, b), a, b < 2^w, combined as a + gamma (16 + w) + gamma^2 b
+ * (a tag no single region has), laid out with the single regions by size, widest first.
+ * A column of tag w is cut into its binary pieces as usual; a piece of 2^k >= 2 rows
+ * looks up (v[i], v[i + 2^(k-1)]) for i < 2^(k-1): half the leaves. Its claim is still
+ * one claim on the column (at a point whose coordinate k-1 from the bottom is a fresh
+ * challenge). A piece of one row uses the single region w. */
+#define EZ_LOGUP_PAIR_MAX_BITS 8u
+
+/* Rows of the table: 2^bits (RANGE), nrows (EXPLICIT) or sum_k 2^rbits[k] plus
+ * sum_{w in pairs} 2^(2w) (RANGES); 0 for a malformed table. */
 uint64_t ez_logup_table_size(const ez_logup_table *t);
 /* Row width: 1 (RANGE, RANGES) or ncols (EXPLICIT); 0 for a malformed table. */
 unsigned ez_logup_table_width(const ez_logup_table *t);
@@ -100,7 +112,10 @@ typedef struct {
     ez_logup_claim *col; /* nclaims * width claims: col[j * width + w] is on column c's base
                             column w (nvars = ez_log2_ceil(len_c)); for a RANGES table the
                             points of a piece start with fixed 0/1 coordinates */
-    ez_logup_claim mult; /* on m (nvars = ez_log2_ceil(table size)) */
+    size_t nmult;        /* claims on m: one, or for a RANGES table one per tree of the
+                            table (its large binary pieces, then the rest) */
+    ez_logup_claim *mult; /* nmult claims on m (nvars = ez_log2_ceil(table size)); a
+                             tree's point starts with its fixed 0/1 coordinates */
 } ez_logup_claims;
 
 /* Free the points and arrays and zero c (c may be zeroed already). */
@@ -123,10 +138,11 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out);
 
 /* Bytes ez_logup_prove appends for table t and columns of lengths col_lens[0..nc-1]
- * (per instance: its root, its GKR proof and its leaf values), into
- * *bytes. Returns EZ_OK, EZ_ERR_INVALID (malformed table or lengths) or EZ_ERR_NOMEM.
- * O(nc log nc). */
-ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, size_t nc, uint64_t *bytes);
+ * and tags col_tags (required when t has pairs, else may be NULL) (per instance: its
+ * root, its GKR proof and its leaf values), into *bytes. Returns EZ_OK, EZ_ERR_INVALID
+ * (malformed table, lengths or tags) or EZ_ERR_NOMEM. O(nc log nc). */
+ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens, const unsigned *col_tags, size_t nc,
+                               uint64_t *bytes);
 
 /* Verify.
  * In:  tr — as for the prover; t — the table; col_lens[0..nc-1] — the lengths of the

@@ -179,6 +179,54 @@ START_TEST(test_sparse_width_twin_rejects)
 }
 END_TEST
 
+/* ---- paired narrow widths (layout.c pair_ranges, protocol-kernel-logup.md §2a) --------- */
+
+/* The range table of L and the rows its columns look up per width (after pruning). */
+static const ez_lookup_table_desc *range_rows(const ez_advice_layout *L, uint64_t rows[17])
+{
+    const ez_lookup_table_desc *td = NULL;
+    memset(rows, 0, 17 * sizeof *rows);
+    for (size_t t = 0; t < L->ntables; t++)
+        if (L->tables[t].kind == EZ_LOOKUP_RANGES)
+            td = &L->tables[t];
+    for (size_t j = 0; j < L->ncols; j++)
+        if (td && &L->tables[L->cols[j].table] == td)
+            rows[L->cols[j].bits] += L->cols[j].len;
+    return td;
+}
+
+/* A width w <= 8 is paired iff its columns look up at least 6 * 2^(2w) rows; the
+ * multiplicity poly then covers the pair regions too. h's 8-bit high parts (one per
+ * element): 512 x 1024 of them are paired (524,288 >= 6 * 2^16 rows), 64 x 64 are not;
+ * the layouts only (the LogUp with pairs is proven and attacked in check_logup). */
+START_TEST(test_narrow_widths_paired)
+{
+    const char *srcs[2] = {RESCALE_SRC(512, 8, 1024), RESCALE_SRC(64, 8, 64)};
+    for (int i = 0; i < 2; i++) {
+        ez_plan p;
+        ez_diag d = {{0}};
+        ez_advice_layout L;
+        ez_test_compile_plan(&p, srcs[i]);
+        ck_assert_msg(ez_advice_layout_build(&L, &p, &d) == EZ_OK, "%s", d.msg);
+        uint64_t rows[17];
+        const ez_lookup_table_desc *td = range_rows(&L, rows);
+        ck_assert_ptr_nonnull(td);
+        uint64_t want_rows = 0;
+        for (unsigned k = 0; k < td->nranges; k++) {
+            unsigned w = td->rbits[k];
+            bool paired = (td->pairs >> w) & 1;
+            ck_assert_msg(paired == (w <= 8 && rows[w] >= (UINT64_C(6) << (2 * w))), "width %u, %llu rows", w,
+                          (unsigned long long)rows[w]);
+            want_rows += (UINT64_C(1) << w) + (paired ? UINT64_C(1) << (2 * w) : 0);
+        }
+        ck_assert_uint_eq(td->pairs, i == 0 ? 1u << 8 : 0u);
+        ck_assert_uint_eq(ez_advice_table_rows(td), want_rows);
+        ez_advice_layout_clear(&L);
+        ez_plan_clear(&p);
+    }
+}
+END_TEST
+
 /* ---- function tables: one per (function, scales) per model (advice.c) ------------------- */
 
 /* How many FUNC tables of L compute (fkind, func). */
@@ -217,6 +265,6 @@ END_TEST
 Suite *ez_suite_layout(void)
 {
     const TTest *tests[] = {test_info_bytes_are_the_provers, test_sparse_widths_pruned, test_sparse_width_twin_rejects,
-        test_func_tables_shared};
+                            test_narrow_widths_paired, test_func_tables_shared};
     return ez_test_suite("layout", "core", 120, tests, sizeof tests / sizeof tests[0]);
 }

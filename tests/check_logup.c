@@ -41,9 +41,13 @@ static bool claims_true(const ez_logup_claims *cl, const ez_logup_column *c, siz
                     return false;
             }
     }
-    if (cl->mult.nvars != ez_log2_ceil(tsize))
+    if (cl->nmult < 1)
         return false;
-    return ez_fe2_eq(ez_mle_eval_fe(m, (size_t)tsize, cl->mult.point, cl->mult.nvars), cl->mult.value);
+    for (size_t k = 0; k < cl->nmult; k++)
+        if (cl->mult[k].nvars != ez_log2_ceil(tsize) ||
+            !ez_fe2_eq(ez_mle_eval_fe(m, (size_t)tsize, cl->mult[k].point, cl->mult[k].nvars), cl->mult[k].value))
+            return false;
+    return true;
 }
 
 static bool claims_equal(const ez_logup_claims *a, const ez_logup_claims *b)
@@ -60,11 +64,15 @@ static bool claims_equal(const ez_logup_claims *a, const ez_logup_claims *b)
             if (!ez_fe2_eq(a->col[i].point[j], b->col[i].point[j]))
                 return false;
     }
-    if (a->mult.nvars != b->mult.nvars || !ez_fe2_eq(a->mult.value, b->mult.value))
+    if (a->nmult != b->nmult)
         return false;
-    for (unsigned j = 0; j < a->mult.nvars; j++)
-        if (!ez_fe2_eq(a->mult.point[j], b->mult.point[j]))
+    for (size_t k = 0; k < a->nmult; k++) {
+        if (a->mult[k].nvars != b->mult[k].nvars || !ez_fe2_eq(a->mult[k].value, b->mult[k].value))
             return false;
+        for (unsigned j = 0; j < a->mult[k].nvars; j++)
+            if (!ez_fe2_eq(a->mult[k].point[j], b->mult[k].point[j]))
+                return false;
+    }
     return true;
 }
 
@@ -133,8 +141,10 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
     uint64_t total = 0, rows = 0;
     for (uint64_t j = 0; j < tsize; j++)
         total += m[j];
-    for (size_t i = 0; i < nc; i++)
-        rows += c[i].len;
+    for (size_t i = 0; i < nc; i++) {
+        bool paired = t->kind == EZ_TABLE_RANGES && ((t->pairs >> c[i].tag) & 1);
+        rows += paired ? c[i].len / 2 + (c[i].len & 1) : c[i].len; /* a pair counts once */
+    }
     ck_assert_uint_eq(total, rows);
 
     ez_writer w;
@@ -153,7 +163,7 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
         tags[i] = c[i].tag;
     }
     uint64_t want_bytes;
-    ck_assert_int_eq(ez_logup_proof_bytes(t, lens, nc, &want_bytes), EZ_OK);
+    ck_assert_int_eq(ez_logup_proof_bytes(t, lens, tags, nc, &want_bytes), EZ_OK);
     ck_assert_uint_eq(want_bytes, w.len);
     ez_transcript tr;
     start(&tr, m, tsize);
@@ -863,6 +873,213 @@ START_TEST(test_truncated_and_garbage)
 }
 END_TEST
 
+/* ---- pair regions (docs/protocol-kernel-logup.md §2a) ------------------------------- */
+
+START_TEST(test_pairs_honest)
+{
+    /* Pairs at the boundary widths 1 and 8 and at 3, next to an unpaired 16; columns of
+     * 1, 2, 3 (a one-row piece left single), 64 and odd lengths, both halves of a piece
+     * at a region's edges; trees capped at 2^4 and 2^6 leaves too (pieces cut at the cap,
+     * each paired on its own). */
+    ez_rng rng = ez_rng_for("pairs_honest");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 4, .rbits = {16, 8, 3, 1},
+                        .pairs = (1u << 8) | (1u << 3) | (1u << 1)};
+    ck_assert_uint_eq(ez_logup_table_size(&t), 65536 + 256 + 8 + 2 + 65536 + 64 + 4);
+    const uint64_t lens[] = {1, 2, 3, 4096, 777, 5, 64, 300, 33};
+    const unsigned tags[] = {8, 8, 8, 8, 8, 1, 3, 16, 1};
+    ez_logup_column c[9];
+    ez_fe *v[9];
+    for (int i = 0; i < 9; i++) {
+        v[i] = range_values(&rng, lens[i], tags[i]);
+        c[i] = (ez_logup_column){.len = lens[i], .cols = {v[i]}, .tag = tags[i]};
+    }
+    v[3][0] = 255; /* (255, 0) and (0, 255): a pair region's corners */
+    v[3][2048] = 0;
+    v[3][1] = 0;
+    v[3][2049] = 255;
+    honest_roundtrip(&t, c, 9);
+    for (unsigned cap = 4; cap <= 6; cap += 2) {
+        ez_logup_table tc = t;
+        tc.max_tree_log = cap;
+        honest_roundtrip(&tc, c, 9);
+    }
+    /* fewer leaves than unpaired: the same columns' proof is shorter (fewer GKR layers) */
+    uint64_t with, without;
+    ez_logup_table t0 = t;
+    t0.pairs = 0;
+    ck_assert_int_eq(ez_logup_proof_bytes(&t, lens, tags, 9, &with), EZ_OK);
+    ck_assert_int_eq(ez_logup_proof_bytes(&t0, lens, tags, 9, &without), EZ_OK);
+    ck_assert_uint_ne(with, without);
+    ck_assert_int_eq(ez_logup_proof_bytes(&t, lens, NULL, 9, &with), EZ_ERR_INVALID);
+    /* malformed pairs: a width without its single region, above 8 bits, or not RANGES */
+    ez_logup_table bad1 = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {8}, .pairs = 1u << 4};
+    ez_logup_table bad2 = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {9}, .pairs = 1u << 9};
+    ez_logup_table bad3 = {.kind = EZ_TABLE_RANGE, .bits = 8, .pairs = 1u << 8};
+    ck_assert_uint_eq(ez_logup_table_size(&bad1), 0);
+    ck_assert_uint_eq(ez_logup_table_size(&bad2), 0);
+    ck_assert_uint_eq(ez_logup_table_size(&bad3), 0);
+    for (int i = 0; i < 9; i++)
+        free(v[i]);
+}
+END_TEST
+
+/* A paired value outside its width, in the first or the second half of a piece: the
+ * pair (7, 9) becomes (7 + 256, 8) (in the first element's slot), which the naive
+ * encoding a + 256 b cannot tell from it, or (300, 9) with 300 a row of the 9-bit
+ * region. m counts the original pair (k = 0), the tampered pair's in-range residues
+ * (k = 1: the counts add up), or 300 in the 9-bit region (k = 2). All rejected. */
+START_TEST(test_pairs_outside)
+{
+    ez_rng rng = ez_rng_for("pairs_outside");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {9, 8}, .pairs = 1u << 8};
+    const uint64_t tsize = ez_logup_table_size(&t), pair0 = 0, r9 = 65536; /* widest first */
+    ck_assert_uint_eq(tsize, 65536 + 512 + 256);
+    for (int half = 0; half < 2; half++) {
+        ez_fe *a = range_values(&rng, 64, 8);
+        const uint64_t i0 = 5 + (uint64_t)half * 32, i1 = half ? i0 - 32 : i0 + 32; /* the bad row, its partner */
+        a[i0] = 7;
+        a[i1] = 9;
+        ez_logup_column c = {.len = 64, .cols = {a}, .tag = 8};
+        ez_fe *m = calloc((size_t)tsize, sizeof *m);
+        ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, NULL), EZ_OK);
+        /* the row of a pair (x at i0, y at i1) in piece order (first half first) */
+#define PAIR_ROW(x, y) (half ? pair0 + (y) + 256 * (x) : pair0 + (x) + 256 * (y))
+        for (int k = 0; k < 3; k++) {
+            ez_fe *mf = malloc((size_t)tsize * sizeof *mf);
+            memcpy(mf, m, (size_t)tsize * sizeof *mf);
+            a[i0] = k == 2 ? 300 : 7 + 256;
+            a[i1] = k == 2 ? 9 : 8;
+            if (k == 1)
+                mf[PAIR_ROW(7, 9)] = ez_fe_sub(mf[PAIR_ROW(7, 9)], 1), mf[PAIR_ROW(7, 8)] = ez_fe_add(mf[PAIR_ROW(7, 8)], 1);
+            if (k == 2)
+                mf[PAIR_ROW(7, 9)] = ez_fe_sub(mf[PAIR_ROW(7, 9)], 1), mf[r9 + 300] = ez_fe_add(mf[r9 + 300], 1);
+            ez_fe *mm = calloc((size_t)tsize, sizeof *mm);
+            ck_assert_int_eq(ez_logup_multiplicities(mm, &t, &c, 1, NULL), EZ_ERR_NUMERIC);
+            free(mm);
+            ez_writer w;
+            ez_logup_claims pc;
+            prove(&t, &c, 1, mf, &w, &pc);
+            ez_status st;
+            ck_assert_msg(!accepts(&t, &c, 1, mf, w.data, w.len, &st), "half %d case %d accepted", half, k);
+            ck_assert_int_eq(st, EZ_ERR_REJECT);
+            ez_writer_clear(&w);
+            ez_logup_claims_clear(&pc);
+            free(mf);
+        }
+#undef PAIR_ROW
+        free(m);
+        free(a);
+    }
+}
+END_TEST
+
+/* A paired piece's two leaf values: each tampered, and the GKR run on an in-range
+ * column a' while the values sent are those of the column a the caller holds (one
+ * value outside [0, 2^w)): the claims would hold for a, so only the leaf check catches
+ * it. Then every single-byte change of a small paired proof. */
+START_TEST(test_pairs_leaf_values)
+{
+    ez_rng rng = ez_rng_for("pairs_leaf_values");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {3}, .pairs = 1u << 3};
+    ck_assert_uint_eq(ez_logup_table_size(&t), 64 + 8);
+    ez_fe *ap = range_values(&rng, 64, 3), *a = malloc(64 * sizeof *a);
+    memcpy(a, ap, 64 * sizeof *a);
+    a[40] = 8; /* outside [0, 8), in the second half */
+    ez_logup_column cp = {.len = 64, .cols = {ap}, .tag = 3}, ca = {.len = 64, .cols = {a}, .tag = 3};
+    ez_fe m[72];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &cp, 1, NULL), EZ_OK);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, &cp, 1, m, &w, &pc);
+    ck_assert(accepts(&t, &cp, 1, m, w.data, w.len, NULL));
+    /* one piece of 64 rows: one claim at (c, r_lo), the proof ends with V0, V1 */
+    ck_assert_uint_eq(pc.nclaims, 1);
+    ck_assert_uint_eq(pc.col[0].nvars, 6);
+    uint8_t *buf = malloc(w.len);
+    for (int k = 1; k <= 2; k++) {
+        memcpy(buf, w.data, w.len);
+        ez_tamper_fe2(buf + w.len - 16 * (size_t)k);
+        ez_status st;
+        ck_assert(!accepts(&t, &cp, 1, m, buf, w.len, &st));
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+    }
+    /* a's halves at r_lo (the claim's point without its first coordinate, c) */
+    const ez_fe2 *rlo = pc.col[0].point + 1;
+    memcpy(buf, w.data, w.len);
+    ez_fe2_encode(buf + w.len - 32, ez_mle_eval_fe(a, 32, rlo, 5));
+    ez_fe2_encode(buf + w.len - 16, ez_mle_eval_fe(a + 32, 32, rlo, 5));
+    ez_status st;
+    ck_assert(!accepts(&t, &ca, 1, m, buf, w.len, &st));
+    ck_assert_int_eq(st, EZ_ERR_REJECT);
+    free(buf);
+    one_column cc = {&t, &cp, m};
+    ez_tamper_opts flips = {0};
+    ez_tamper_bytes(w.data, w.len, &flips, one_column_accepts, &cc, "paired logup proof");
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(a);
+    free(ap);
+}
+END_TEST
+
+/* A RANGES table of 2^16 + 2^14 + 2^8 + 2 rows is three trees (docs/protocol-kernel-logup.md
+ * §2): its pieces of 2^16 and 2^14 rows, then the last 258 rows in a tree of 2^9 leaves
+ * (padded), each with its own claim on m. A count moved from the 8-bit region to the
+ * 16-bit one (the same value, the same total) is rejected; so is each tree's m value
+ * changed in the proof. */
+START_TEST(test_table_pieces)
+{
+    ez_rng rng = ez_rng_for("table_pieces");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 4, .rbits = {16, 14, 8, 1}};
+    const uint64_t tsize = ez_logup_table_size(&t);
+    ck_assert_uint_eq(tsize, 65536 + 16384 + 256 + 2);
+    ez_fe *a = range_values(&rng, 100, 16), *y = range_values(&rng, 30, 14), *b = range_values(&rng, 50, 8),
+          *z = range_values(&rng, 10, 1);
+    ez_logup_column c[4] = {{.len = 100, .cols = {a}, .tag = 16}, {.len = 30, .cols = {y}, .tag = 14},
+                            {.len = 50, .cols = {b}, .tag = 8}, {.len = 10, .cols = {z}, .tag = 1}};
+    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 4, NULL), EZ_OK);
+    ez_writer w;
+    ez_logup_claims pc;
+    prove(&t, c, 4, m, &w, &pc);
+    ck_assert(accepts(&t, c, 4, m, w.data, w.len, NULL));
+    ck_assert_uint_eq(pc.nmult, 3);
+    /* the table's trees come first: [root][GKR][m value] each */
+    size_t v0 = 32 + (size_t)ez_gkr_frac_proof_bytes(16, false);
+    size_t v1 = v0 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(14, false);
+    size_t v2 = v1 + 16 + 32 + (size_t)ez_gkr_frac_proof_bytes(9, false);
+    const size_t at[] = {v0, v1, v2};
+    uint8_t *buf = malloc(w.len);
+    for (int k = 0; k < 3; k++) {
+        memcpy(buf, w.data, w.len);
+        ez_tamper_fe2(buf + at[k]);
+        ez_status st;
+        ck_assert_msg(!accepts(&t, c, 4, m, buf, w.len, &st), "tree %d's m value", k);
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+    }
+    free(buf);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    ez_fe *mf = malloc((size_t)tsize * sizeof *mf);
+    memcpy(mf, m, (size_t)tsize * sizeof *mf);
+    const uint64_t r8 = 65536 + 16384; /* the 8-bit region's first row */
+    mf[r8 + b[0]] = ez_fe_sub(mf[r8 + b[0]], 1);
+    mf[b[0]] = ez_fe_add(mf[b[0]], 1);
+    prove(&t, c, 4, mf, &w, &pc);
+    ez_status st;
+    ck_assert(!accepts(&t, c, 4, mf, w.data, w.len, &st));
+    ck_assert_int_eq(st, EZ_ERR_REJECT);
+    ez_writer_clear(&w);
+    ez_logup_claims_clear(&pc);
+    free(mf);
+    free(m);
+    free(a);
+    free(y);
+    free(b);
+    free(z);
+}
+END_TEST
+
 START_TEST(test_invalid_arguments)
 {
     ez_fe v[4] = {0, 1, 2, 3}, m[8];
@@ -903,6 +1120,7 @@ Suite *ez_suite_logup(void)
     const TTest *tests[] = {test_gkr_tree, test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
         test_explicit_4col_dups, test_many_columns, test_ranges_honest, test_leaf_values_large, test_ranges_outside,
         test_value_outside_table, test_outside_explicit, test_wrong_multiplicity, test_tamper_messages,
-        test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments};
+        test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments,
+        test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces};
     return ez_test_suite("logup", "logup", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -872,9 +872,7 @@ static void range_lookup_challenges(const ez_psess *s, size_t tb, const ez_trans
     const ez_lookup_table_desc *td = &s->L.tables[tb];
     const ez_sess_cols *tc = &s->tcs[tb];
     ez_transcript u = *t;
-    uint64_t size = 0;
-    for (unsigned k = 0; k < td->nranges; k++)
-        size += UINT64_C(1) << td->rbits[k];
+    uint64_t size = ez_advice_table_rows(td);
     ez_transcript_absorb_u64(&u, "logup/kind", EZ_TABLE_RANGES);
     ez_transcript_absorb_u64(&u, "logup/table_size", size);
     ez_transcript_absorb_u64(&u, "logup/width", 1);
@@ -886,6 +884,8 @@ static void range_lookup_challenges(const ez_psess *s, size_t tb, const ez_trans
         ez_transcript_absorb_u64(&u, "logup/rbits", td->rbits[k]);
     for (size_t i = 0; i < tc->nc; i++)
         ez_transcript_absorb_u64(&u, "logup/tag", tc->tags[i]);
+    if (td->pairs != 0)
+        ez_transcript_absorb_u64(&u, "logup/pairs", td->pairs);
     *alpha = ez_transcript_challenge_fe2(&u, "logup/alpha");
     *gamma = ez_transcript_challenge_fe2(&u, "logup/gamma");
 }
@@ -2130,7 +2130,7 @@ static void weight_padding_malicious(bool clean, const char *reason)
                 patched = true;
             }
         }
-        ck_assert_int_eq(ez_lookup_mult(s.polys[ez_advice_table_poly(&s.L, (unsigned)tb)], td->rbits, td->nranges,
+        ck_assert_int_eq(ez_lookup_mult(s.polys[ez_advice_table_poly(&s.L, (unsigned)tb)], td->rbits, td->nranges, td->pairs,
                                         tc->cols, tc->lens, tc->tags, tc->nc, &d),
                          EZ_OK);
     }

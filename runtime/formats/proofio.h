@@ -50,12 +50,16 @@
  * instance above 2^22): the openings of commitments above 2^27 entries in all change,
  * the vk's range proof among them; a commitment's lengths are runs in LEB128
  * (lib/pcs.h): every serialized commitment changes; vks and pks before 1.5 are refused.
- * 1.6: a WHIR commitment whose parts share oracle 0 has one Merkle tree over them
- * (joined parts, docs/protocol-kernel-pcs.md §9c): its root and every opening of it change
- * (GPT-2's weights); vks and pks before 1.6 are refused (run setup again). */
-#define EZ_PROOF_MINOR 6
+ * 1.6: the range table's pair regions and its trees (docs/protocol-kernel-logup.md §2,
+ * §2a): narrow limbs looked up two per leaf; the transcripts' version string is
+ * einzk-protocol-5, so vks and pks before 1.6 (their weight range proof) are refused
+ * (run setup again). 1.7: a WHIR commitment whose parts share oracle 0 has one Merkle
+ * tree over them (joined parts, docs/protocol-kernel-pcs.md §9c): its root and every
+ * opening of it change (GPT-2's weights); vks and pks before 1.7 are refused (run setup
+ * again). */
+#define EZ_PROOF_MINOR 7
 /* The oldest minor version of a vk or pk this build reads. */
-#define EZ_KEY_MIN_MINOR 6
+#define EZ_KEY_MIN_MINOR 7
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,

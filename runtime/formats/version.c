@@ -3,5 +3,5 @@
 
 const char *ez_protocol_version(void)
 {
-    return "einzk-protocol-4";
+    return "einzk-protocol-5";
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/logup.h"
 #include "lib/mle.h"
 #include "runtime/prove/rangecheck.h"
 
@@ -539,6 +540,9 @@ uint64_t ez_advice_table_rows(const ez_lookup_table_desc *t)
     uint64_t n = 0;
     for (unsigned k = 0; k < t->nranges; k++)
         n += UINT64_C(1) << t->rbits[k];
+    for (unsigned w = 1; w <= EZ_LOGUP_PAIR_MAX_BITS; w++)
+        if ((t->pairs >> w) & 1)
+            n += UINT64_C(1) << (2 * w);
     return n;
 }
 

@@ -153,6 +153,8 @@ typedef struct {
     ez_lookup_table_kind kind;
     unsigned nranges;
     unsigned rbits[EZ_ADV_MAX_RANGES];
+    unsigned pairs;       /* RANGES: widths whose columns are looked up two rows per leaf
+                             (bit w; lib/logup.h pair regions, 2^(2w) rows more each) */
     ez_fn_table_kind fkind;
     ez_func func;
     unsigned in_scale, out_scale;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/field.h"
+#include "lib/logup.h"
 #include "runtime/ops/op.h"
 #include "runtime/prove/public.h"
 #include "runtime/prove/rangecheck.h"
@@ -79,10 +80,41 @@ static ez_status prune_ranges(ez_advice_layout *L)
     return EZ_OK;
 }
 
-/* The tables' final form: sparse range regions pruned, one multiplicity poly per table. */
+/* Pair the range table's narrow widths that pay for it (docs/protocol-kernel-logup.md
+ * §2a): the columns of width w <= 8 then look up two rows per leaf, in a region of
+ * 2^(2w) rows. That saves half of their rows' leaves (unit-tree leaves, the cheap kind)
+ * for 2^(2w) more table leaves and committed multiplicities (several times a leaf's
+ * cost each), so a width is paired when its columns look up at least
+ * EZ_RC_PAIR_RATIO 2^(2w) rows. After prune_ranges (the twins' rows count in their
+ * region); a function of the layout only. */
+#define EZ_RC_PAIR_RATIO 6u
+static void pair_ranges(ez_advice_layout *L)
+{
+    size_t rt = 0;
+    while (rt < L->ntables && L->tables[rt].kind != EZ_LOOKUP_RANGES)
+        rt++;
+    if (rt == L->ntables)
+        return;
+    uint64_t rows[EZ_LOGUP_PAIR_MAX_BITS + 1] = {0};
+    for (size_t j = 0; j < L->ncols; j++)
+        if (L->cols[j].table == rt && L->cols[j].bits >= 1 && L->cols[j].bits <= EZ_LOGUP_PAIR_MAX_BITS)
+            rows[L->cols[j].bits] += L->cols[j].len;
+    ez_lookup_table_desc *t = &L->tables[rt];
+    t->pairs = 0;
+    for (unsigned k = 0; k < t->nranges; k++) {
+        unsigned w = t->rbits[k];
+        if (w <= EZ_LOGUP_PAIR_MAX_BITS && rows[w] >= (uint64_t)EZ_RC_PAIR_RATIO << (2 * w))
+            t->pairs |= 1u << w;
+    }
+}
+
+/* The tables' final form: sparse range regions pruned, narrow ones paired, one
+ * multiplicity poly per table. */
 static ez_status finish(ez_advice_layout *L)
 {
     ez_status st = prune_ranges(L);
+    if (st == EZ_OK)
+        pair_ranges(L);
     return st == EZ_OK ? ez_advice_finish_tables(L) : st;
 }
 

@@ -17,7 +17,10 @@ void ez_lookup_claims_clear(ez_lookup_claims *c)
             ez_claim_clear(&c->col[j]);
     free(c->col);
     free(c->first);
-    ez_claim_clear(&c->mult);
+    if (c->mult)
+        for (size_t j = 0; j < c->nmult; j++)
+            ez_claim_clear(&c->mult[j]);
+    free(c->mult);
     memset(c, 0, sizeof *c);
 }
 
@@ -37,7 +40,7 @@ static ez_status columns(ez_logup_column **out, const ez_fe *const *cols, const 
 }
 
 /* The logup table of these regions (EZ_ERR_INVALID if there are too many). */
-static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned nranges)
+static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned nranges, unsigned pairs)
 {
     memset(tab, 0, sizeof *tab);
     if (nranges > EZ_LOGUP_MAX_RANGES)
@@ -46,7 +49,20 @@ static ez_status table_of(ez_logup_table *tab, const unsigned *rbits, unsigned n
     tab->nranges = nranges;
     for (unsigned k = 0; k < nranges; k++)
         tab->rbits[k] = rbits[k];
+    tab->pairs = pairs;
     return EZ_OK;
+}
+
+/* logup's claims on the multiplicities into ours (one per tree of the table). */
+static ez_status mult_claims(ez_lookup_claims *out, const ez_logup_claims *in)
+{
+    out->nmult = in->nmult;
+    if ((out->mult = ez_alloc_array(in->nmult, sizeof *out->mult)) == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = EZ_OK;
+    for (size_t j = 0; j < in->nmult && st == EZ_OK; j++)
+        st = ez_claim_set(&out->mult[j], in->mult[j].point, in->mult[j].nvars, in->mult[j].value);
+    return st;
 }
 
 /* Move logup's claims into ours. */
@@ -69,18 +85,18 @@ static ez_status convert(ez_lookup_claims *out, const ez_logup_claims *in)
         st = ez_claim_set(&out->col[j], in->col[j * in->width].point, in->col[j * in->width].nvars,
                           in->col[j * in->width].value);
     if (st == EZ_OK)
-        st = ez_claim_set(&out->mult, in->mult.point, in->mult.nvars, in->mult.value);
+        st = mult_claims(out, in);
     if (st != EZ_OK)
         ez_lookup_claims_clear(out);
     return st;
 }
 
-ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                          const uint64_t *lens, const unsigned *tags, size_t nc, ez_diag *d)
 {
     ez_logup_column *lc = NULL;
     ez_logup_table tab;
-    ez_status st = table_of(&tab, rbits, nranges);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
         return st;
     st = ez_logup_multiplicities(m, &tab, lc, nc, d);
@@ -88,7 +104,7 @@ ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, cons
     return st;
 }
 
-ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                           const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
                           ez_lookup_claims *out)
 {
@@ -97,7 +113,7 @@ ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nran
     ez_logup_table tab;
     memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    ez_status st = table_of(&tab, rbits, nranges);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
         return st;
     st = ez_logup_prove(t, &tab, lc, nc, m, w, &cl);
@@ -108,14 +124,14 @@ ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nran
     return st;
 }
 
-ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, const uint64_t *lens,
+ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const uint64_t *lens,
                            const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out)
 {
     ez_logup_claims cl;
     ez_logup_table tab;
     memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    ez_status st = table_of(&tab, rbits, nranges);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st != EZ_OK)
         return st;
     st = ez_logup_verify_tagged(t, &tab, lens, tags, nc, r, &cl);
@@ -206,7 +222,7 @@ static ez_status convert_func(ez_lookup_claims *out, const ez_logup_claims *in)
     for (size_t j = 0; j < n && st == EZ_OK; j++)
         st = ez_claim_set(&out->col[j], in->col[j].point, in->col[j].nvars, in->col[j].value);
     if (st == EZ_OK)
-        st = ez_claim_set(&out->mult, in->mult.point, in->mult.nvars, in->mult.value);
+        st = mult_claims(out, in);
     if (st != EZ_OK)
         ez_lookup_claims_clear(out);
     return st;

@@ -30,25 +30,27 @@ typedef struct {
     size_t ncols;
     size_t *first;   /* ncols + 1: column j's claims are col[first[j] .. first[j+1]) */
     ez_claim *col;
-    ez_claim mult;
+    size_t nmult;    /* claims on the multiplicities: one per tree of the table */
+    ez_claim *mult;
 } ez_lookup_claims;
 
 void ez_lookup_claims_clear(ez_lookup_claims *c);
 
-/* Multiplicities m[0..sum 2^rbits) of the rows of cols[j] (lens[j] entries each, checked
- * in [0, 2^tags[j])) in the range table of regions rbits[0..nranges). EZ_ERR_NUMERIC (d
+/* Multiplicities m[0..table size) of the rows of cols[j] (lens[j] entries each, checked
+ * in [0, 2^tags[j])) in the range table of regions rbits[0..nranges) and pair regions
+ * `pairs` (lib/logup.h: the columns of a width in pairs, two rows per leaf). EZ_ERR_NUMERIC (d
  * names the first value outside) — m then counts the others — EZ_ERR_INVALID,
  * EZ_ERR_NOMEM. */
-ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                          const uint64_t *lens, const unsigned *tags, size_t nc, ez_diag *d);
 
 /* ez_logup_prove / ez_logup_verify_tagged for that range table: the caller has absorbed
  * the commitment to m. Out: *out (clear with ez_lookup_claims_clear; zeroed on
  * failure). Verify returns EZ_ERR_REJECT for any failed check or malformed bytes. */
-ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, const ez_fe *const *cols,
+ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                           const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
                           ez_lookup_claims *out);
-ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, const uint64_t *lens,
+ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const uint64_t *lens,
                            const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out);
 
 /* ---- function tables ------------------------------------------------------------------ */

@@ -291,10 +291,11 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
                 return st;
         }
     }
-    /* the multiplicities: the table's multiplicity poly */
-    if ((st = ez_pctx_claim_advice(c, ez_advice_table_poly(L, table), lc->mult.point, lc->mult.nvars,
-                                   lc->mult.value)) != EZ_OK)
-        return st;
+    /* the multiplicities: the table's multiplicity poly (a claim per tree of the table) */
+    for (size_t k = 0; k < lc->nmult; k++)
+        if ((st = ez_pctx_claim_advice(c, ez_advice_table_poly(L, table), lc->mult[k].point, lc->mult[k].nvars,
+                                       lc->mult[k].value)) != EZ_OK)
+            return st;
     return EZ_OK;
 }
 
@@ -360,7 +361,8 @@ ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, si
     }
     if (st == EZ_OK) {
         size_t q = ez_advice_table_poly(L, table);
-        st = ez_pctx_claim_advice(c, q, lc->mult.point, lc->mult.nvars, lc->mult.value);
+        for (size_t k = 0; k < lc->nmult && st == EZ_OK; k++)
+            st = ez_pctx_claim_advice(c, q, lc->mult[k].point, lc->mult[k].nvars, lc->mult[k].value);
     }
     return st;
 }

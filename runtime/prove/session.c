@@ -233,7 +233,7 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         if ((st = sess_cols_build(s, p, tr, tb, d)) != EZ_OK)
             return st;
         if (td->kind == EZ_LOOKUP_RANGES)
-            st = ez_lookup_mult(s->polys[q], td->rbits, td->nranges, tc->cols, tc->lens, tc->tags, tc->nc, d);
+            st = ez_lookup_mult(s->polys[q], td->rbits, td->nranges, td->pairs, tc->cols, tc->lens, tc->tags, tc->nc, d);
         else
             st = ez_lookup_func_mult(s->polys[q], tc->tin, tc->tout, tc->cols, tc->lens, tc->nc, d);
         if (!s->keep_cols)
@@ -299,7 +299,7 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
         if (st != EZ_OK)
             return st;
         if (td->kind == EZ_LOOKUP_RANGES) {
-            st = ez_lookup_prove(c->t, td->rbits, td->nranges, tc->cols, tc->lens, tc->tags, tc->nc, m, c->w, &lcl);
+            st = ez_lookup_prove(c->t, td->rbits, td->nranges, td->pairs, tc->cols, tc->lens, tc->tags, tc->nc, m, c->w, &lcl);
             if (st == EZ_OK)
                 st = ez_rc_resolve(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
         } else {
@@ -443,7 +443,7 @@ ez_status ez_vsess_lookups(ez_pctx *c)
                     tags[nc] = L->cols[j].bits;
                     lens[nc++] = L->cols[j].len;
                 }
-            st = ez_lookup_verify(c->t, td->rbits, td->nranges, lens, tags, nc, c->r, &lcl);
+            st = ez_lookup_verify(c->t, td->rbits, td->nranges, td->pairs, lens, tags, nc, c->r, &lcl);
             if (st == EZ_ERR_REJECT)
                 ez_diag_set(c->d, "lookups: the range-check argument failed");
             else if (st == EZ_OK)
