@@ -1493,43 +1493,8 @@ END_TEST
 
 /* ---- batched openings: several instances in one WHIR run (§9a) ----------------------- */
 
-static ez_status batch_verify(const instance *in, const uint8_t (*roots)[32], const ez_fe2 *sig, size_t n,
-                              const uint8_t *data, size_t len, bool *done)
-{
-    const ez_whir_params *par[4];
-    const uint8_t *rt[4];
-    uint64_t lens[4];
-    ez_whir_claimset cs[4];
-    for (size_t j = 0; j < n; j++) {
-        par[j] = &in[j].par;
-        lens[j] = in[j].len;
-        rt[j] = roots[j];
-        cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
-    }
-    ez_transcript t;
-    ez_transcript_init(&t, "check_whir_batch");
-    ez_reader r;
-    ez_reader_init(&r, data, len);
-    ez_status st = ez_whir_verify_batch(par, rt, lens, cs, n, &t, &r);
-    if (done)
-        *done = ez_reader_done(&r);
-    return st;
-}
-
-static void batch_open(ez_whir_prover *const *p, const instance *in, const ez_fe2 *sig, size_t n, unsigned dev,
-                       ez_writer *w)
-{
-    ez_whir_claimset cs[4];
-    for (size_t j = 0; j < n; j++)
-        cs[j] = (ez_whir_claimset){.terms = in[j].terms, .nterms = in[j].nt, .sigma = sig[j]};
-    ez_transcript t;
-    ez_transcript_init(&t, "check_whir_batch");
-    ez_writer_init(w);
-    ck_assert_int_eq(ez_whir_open_batch_cheat((const ez_whir_prover *const *)p, cs, n, NULL, NULL, &t, w, dev), EZ_OK);
-    ck_assert(!w->failed);
-}
-
-/* Joined groups (§9c): open / verify with joined[] (the prover's trees per group head). */
+/* Open / verify a batch; with joined[] (and the prover's trees per group head) as joined groups (§9c),
+ * without (NULL) through the unjoined entry points. */
 static void joined_open(ez_whir_prover *const *p, const instance *in, const ez_fe2 *sig, size_t n,
                         const uint8_t *joined, ez_merkle *const *tree, unsigned dev, ez_writer *w)
 {
@@ -1562,10 +1527,23 @@ static ez_status joined_verify(const instance *in, const uint8_t (*roots)[32], c
     ez_transcript_init(&t, "check_whir_batch");
     ez_reader r;
     ez_reader_init(&r, data, len);
-    ez_status st = ez_whir_verify_joined(par, rt, lens, joined, cs, n, &t, &r);
+    ez_status st = joined ? ez_whir_verify_joined(par, rt, lens, joined, cs, n, &t, &r)
+                          : ez_whir_verify_batch(par, rt, lens, cs, n, &t, &r);
     if (done)
         *done = ez_reader_done(&r);
     return st;
+}
+
+static void batch_open(ez_whir_prover *const *p, const instance *in, const ez_fe2 *sig, size_t n, unsigned dev,
+                       ez_writer *w)
+{
+    joined_open(p, in, sig, n, NULL, NULL, dev, w);
+}
+
+static ez_status batch_verify(const instance *in, const uint8_t (*roots)[32], const ez_fe2 *sig, size_t n,
+                              const uint8_t *data, size_t len, bool *done)
+{
+    return joined_verify(in, roots, sig, n, NULL, data, len, done);
 }
 
 START_TEST(test_whir_joined)
