@@ -10,16 +10,15 @@
 #endif
 
 #include "lib/gkr.h"
+#include "lib/logup_rows.h"
 #include "lib/mle.h"
 
-/* Loops shorter than this run serially. */
-#define LU_PAR_MIN 8192
 /* A RANGES table's pieces below 2^(kT - LU_TABLE_CUT) rows share one tree (§2). */
 #define LU_TABLE_CUT 4u
 
 /* ---- tables and columns ------------------------------------------------------------ */
 
-static bool table_ok(const ez_logup_table *t)
+bool lu_table_ok(const ez_logup_table *t)
 {
     if (!t || (t->max_tree_log != 0 && (t->max_tree_log < 4 || t->max_tree_log > 40)))
         return false;
@@ -57,7 +56,6 @@ typedef struct {
     unsigned b, tag, pw;
 } lu_region;
 #define LU_MAX_REGIONS (EZ_LOGUP_MAX_RANGES + EZ_LOGUP_PAIR_MAX_BITS)
-#define LU_PAIR_TAG0 16u
 
 /* RANGES: the regions in table order, widest first (a single region before a pair
  * region of the same size), so each starts at a multiple of its size. Returns their
@@ -81,7 +79,7 @@ static unsigned ranges_regions(const ez_logup_table *t, lu_region *R)
 
 uint64_t ez_logup_table_size(const ez_logup_table *t)
 {
-    if (!table_ok(t))
+    if (!lu_table_ok(t))
         return 0;
     if (t->kind == EZ_TABLE_RANGES) {
         lu_region R[LU_MAX_REGIONS];
@@ -104,7 +102,7 @@ static int ranges_region(const ez_logup_table *t, unsigned tag)
 }
 
 /* RANGES: the first row of the region with this tag (16 + w: the pair region of w). */
-static uint64_t ranges_offset(const ez_logup_table *t, unsigned tag)
+uint64_t lu_ranges_offset(const ez_logup_table *t, unsigned tag)
 {
     lu_region R[LU_MAX_REGIONS];
     unsigned nr = ranges_regions(t, R);
@@ -115,19 +113,19 @@ static uint64_t ranges_offset(const ez_logup_table *t, unsigned tag)
 }
 
 /* RANGES: whether the columns of this tag are looked up in pairs. */
-static bool tag_paired(const ez_logup_table *t, unsigned tag)
+bool lu_tag_paired(const ez_logup_table *t, unsigned tag)
 {
     return t->kind == EZ_TABLE_RANGES && tag <= EZ_LOGUP_PAIR_MAX_BITS && ((t->pairs >> tag) & 1);
 }
 
 unsigned ez_logup_table_width(const ez_logup_table *t)
 {
-    if (!table_ok(t))
+    if (!lu_table_ok(t))
         return 0;
     return t->kind == EZ_TABLE_EXPLICIT ? t->ncols : 1;
 }
 
-static bool columns_ok(const ez_logup_table *t, const ez_logup_column *c, size_t nc, unsigned width)
+bool lu_columns_ok(const ez_logup_table *t, const ez_logup_column *c, size_t nc, unsigned width)
 {
     if (!c || nc == 0)
         return false;
@@ -157,228 +155,6 @@ void ez_logup_claims_clear(ez_logup_claims *c)
             free(c->mult[i].point);
     free(c->mult);
     memset(c, 0, sizeof *c);
-}
-
-/* ---- multiplicities ------------------------------------------------------------------ */
-
-/* An open-addressing index from a table row to its first position. */
-typedef struct {
-    uint32_t *slot; /* row index or UINT32_MAX (empty) */
-    uint64_t mask;
-} lu_index;
-
-static uint64_t row_hash(const ez_fe *v, unsigned width)
-{
-    uint64_t h = UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned w = 0; w < width; w++) {
-        h ^= v[w];
-        h *= UINT64_C(0xBF58476D1CE4E5B9);
-        h ^= h >> 31;
-    }
-    return h;
-}
-
-static void table_row(ez_fe *v, const ez_logup_table *t, uint64_t j)
-{
-    for (unsigned w = 0; w < t->ncols; w++)
-        v[w] = t->cols[w][j];
-}
-
-static bool row_eq(const ez_logup_table *t, uint64_t j, const ez_fe *v)
-{
-    for (unsigned w = 0; w < t->ncols; w++)
-        if (t->cols[w][j] != v[w])
-            return false;
-    return true;
-}
-
-static ez_status index_build(lu_index *ix, const ez_logup_table *t)
-{
-    uint64_t cap = UINT64_C(1) << (ez_log2_ceil(t->nrows) + 1);
-    ix->slot = ez_alloc_array((size_t)cap, sizeof *ix->slot);
-    if (!ix->slot)
-        return EZ_ERR_NOMEM;
-    memset(ix->slot, 0xFF, (size_t)cap * sizeof *ix->slot);
-    ix->mask = cap - 1;
-    ez_fe v[EZ_LOGUP_MAX_WIDTH];
-    for (uint64_t j = 0; j < t->nrows; j++) {
-        table_row(v, t, j);
-        uint64_t s = row_hash(v, t->ncols) & ix->mask;
-        for (;; s = (s + 1) & ix->mask) {
-            if (ix->slot[s] == UINT32_MAX) {
-                ix->slot[s] = (uint32_t)j;
-                break;
-            }
-            if (row_eq(t, ix->slot[s], v))
-                break; /* a repeated row: keep the first occurrence */
-        }
-    }
-    return EZ_OK;
-}
-
-/* Position of row v in the table, or UINT64_MAX. */
-static uint64_t index_find(const lu_index *ix, const ez_logup_table *t, const ez_fe *v)
-{
-    for (uint64_t s = row_hash(v, t->ncols) & ix->mask;; s = (s + 1) & ix->mask) {
-        uint32_t j = ix->slot[s];
-        if (j == UINT32_MAX)
-            return UINT64_MAX;
-        if (row_eq(t, j, v))
-            return j;
-    }
-}
-
-/* Table position of row i of column c, or UINT64_MAX if it is not in the table. */
-static inline uint64_t lookup_pos(const ez_logup_table *t, const lu_index *ix, const ez_logup_column *c,
-                                  uint64_t i, uint64_t region_off)
-{
-    if (t->kind == EZ_TABLE_RANGE) {
-        ez_fe v = c->cols[0][i];
-        return v < (UINT64_C(1) << t->bits) ? v : UINT64_MAX;
-    }
-    if (t->kind == EZ_TABLE_RANGES) {
-        ez_fe v = c->cols[0][i];
-        return v < (UINT64_C(1) << c->tag) ? region_off + v : UINT64_MAX;
-    }
-    ez_fe v[EZ_LOGUP_MAX_WIDTH];
-    for (unsigned w = 0; w < t->ncols; w++)
-        v[w] = c->cols[w][i];
-    return index_find(ix, t, v);
-}
-
-static void diag_bad_row(ez_diag *d, const ez_logup_table *t, const ez_logup_column *cols, size_t ci, uint64_t i)
-{
-    const ez_logup_column *c = &cols[ci];
-    if (t->kind == EZ_TABLE_RANGE || t->kind == EZ_TABLE_RANGES) {
-        ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": value %" PRId64 " is outside the range [0, 2^%u)", ci,
-                    i, ez_fe_to_i64(c->cols[0][i]), t->kind == EZ_TABLE_RANGE ? t->bits : c->tag);
-        return;
-    }
-    char buf[160];
-    size_t n = 0;
-    for (unsigned w = 0; w < t->ncols && n < sizeof buf; w++) {
-        int k = snprintf(buf + n, sizeof buf - n, "%s%" PRId64, w ? ", " : "", ez_fe_to_i64(c->cols[w][i]));
-        if (k < 0)
-            break;
-        n += (size_t)k;
-    }
-    ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": (%s) is not a row of the table", ci, i, buf);
-}
-
-static unsigned tree_log(const ez_logup_table *t);
-
-/* A paired column's counts (tag w, §2a), inside the caller's parallel region (my: this
- * thread's counts): the rows of a binary piece of 2^k >= 2 rows (cut at the tree cap as
- * layout_build cuts them) are counted two at a time, (v[i], v[i + 2^(k-1)]) at row
- * poff + v[i] + 2^w v[i + 2^(k-1)] of the pair region; a one-row piece in the single
- * region (roff). Returns nonzero if some value is outside [0, 2^w). */
-static int pair_counts(uint64_t *my, const ez_logup_column *c, unsigned capl, uint64_t roff, uint64_t poff)
-{
-    const ez_fe *v = c->cols[0];
-    const unsigned w = c->tag;
-    const uint64_t lim = UINT64_C(1) << w;
-    int bad = 0;
-    uint64_t boff = 0;
-    for (unsigned b = 64; b-- > 0;) {
-        if (!((c->len >> b) & 1))
-            continue;
-        if (b == 0) {
-#pragma omp single
-            {
-                if (v[boff] < lim)
-                    my[roff + v[boff]]++;
-                else
-                    bad = 1;
-            }
-            break;
-        }
-        const unsigned k = b > capl ? capl : b;
-        const uint64_t half = UINT64_C(1) << (k - 1);
-        const int64_t npairs = (int64_t)(UINT64_C(1) << (b - 1));
-#pragma omp for schedule(static)
-        for (int64_t u = 0; u < npairs; u++) {
-            uint64_t i0 = boff + (((uint64_t)u >> (k - 1)) << k) + ((uint64_t)u & (half - 1));
-            ez_fe x = v[i0], y = v[i0 + half];
-            if (x < lim && y < lim)
-                my[poff + x + (y << w)]++;
-            else
-                bad = 1;
-        }
-        boff += UINT64_C(1) << b;
-    }
-    return bad;
-}
-
-ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
-                                  ez_diag *d)
-{
-    ez_status st = EZ_OK;
-    lu_index ix = {0};
-    uint64_t *counts = NULL;
-    if (!table_ok(t) || !m || !columns_ok(t, c, nc, ez_logup_table_width(t)))
-        return EZ_ERR_INVALID;
-    uint64_t tsize = ez_logup_table_size(t);
-    if (t->kind == EZ_TABLE_EXPLICIT && (st = index_build(&ix, t)) != EZ_OK)
-        goto out;
-    int nthr = 1;
-#ifdef _OPENMP
-    nthr = omp_get_max_threads();
-#endif
-    /* One private count array per thread (no atomics in the hot loop), merged below. */
-    counts = ez_alloc_array((size_t)nthr * (size_t)tsize, sizeof *counts);
-    if (!counts) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
-    int bad = 0;
-    for (size_t ci = 0; ci < nc; ci++) {
-        int64_t len = (int64_t)c[ci].len;
-        uint64_t roff = t->kind == EZ_TABLE_RANGES ? ranges_offset(t, c[ci].tag) : 0;
-        const bool paired = tag_paired(t, c[ci].tag);
-        const uint64_t poff = paired ? ranges_offset(t, LU_PAIR_TAG0 + c[ci].tag) : 0;
-#pragma omp parallel num_threads(nthr) if (len >= LU_PAR_MIN) reduction(| : bad)
-        {
-            int tid = 0;
-#ifdef _OPENMP
-            tid = omp_get_thread_num();
-#endif
-            uint64_t *my = counts + (size_t)tid * (size_t)tsize;
-            if (paired) {
-                bad |= pair_counts(my, &c[ci], tree_log(t), roff, poff);
-            } else {
-#pragma omp for schedule(static)
-                for (int64_t i = 0; i < len; i++) {
-                    uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i, roff);
-                    if (j == UINT64_MAX)
-                        bad = 1;
-                    else
-                        my[j]++;
-                }
-            }
-        }
-    }
-#pragma omp parallel for schedule(static) if (tsize >= LU_PAR_MIN)
-    for (int64_t j = 0; j < (int64_t)tsize; j++) {
-        uint64_t s = 0;
-        for (int k = 0; k < nthr; k++)
-            s += counts[(size_t)k * (size_t)tsize + (size_t)j];
-        m[j] = ez_fe_from_u64(s);
-    }
-    if (bad) {
-        /* Rare path: find the first offending row for the message. */
-        st = EZ_ERR_NUMERIC;
-        for (size_t ci = 0; ci < nc; ci++)
-            for (uint64_t i = 0; i < c[ci].len; i++)
-                if (lookup_pos(t, &ix, &c[ci], i, t->kind == EZ_TABLE_RANGES ? ranges_offset(t, c[ci].tag) : 0) ==
-                    UINT64_MAX) {
-                    diag_bad_row(d, t, c, ci, i);
-                    goto out;
-                }
-    }
-out:
-    free(ix.slot);
-    free(counts);
-    return st;
 }
 
 /* ---- the leaf layout ------------------------------------------------------------------
@@ -452,7 +228,7 @@ static size_t column_pieces(uint64_t len, bool split, unsigned capl)
 }
 
 /* The table's tree cap (lib/logup.h max_tree_log; 0: EZ_LOGUP_MAX_TREE_LOG). */
-static unsigned tree_log(const ez_logup_table *t)
+unsigned lu_tree_log(const ez_logup_table *t)
 {
     return t->max_tree_log ? t->max_tree_log : EZ_LOGUP_MAX_TREE_LOG;
 }
@@ -462,7 +238,7 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
 {
     const uint64_t tsize = ez_logup_table_size(t);
     const bool split = t->kind == EZ_TABLE_RANGES;
-    const unsigned capl = tree_log(t);
+    const unsigned capl = lu_tree_log(t);
     memset(L, 0, sizeof *L);
     /* a RANGES table: one segment per binary piece of its size of at least
      * 2^(kT - LU_TABLE_CUT) rows (whole regions each, as the regions are decreasing
@@ -501,7 +277,7 @@ static ez_status layout_build(lu_layout *L, const ez_logup_table *t, const uint6
             continue;
         }
         uint64_t coff = 0;
-        const bool paired = tags && tag_paired(t, tags[i]);
+        const bool paired = tags && lu_tag_paired(t, tags[i]);
         for (unsigned b = 64; b-- > 0;)
             if ((lens[i] >> b) & 1) {
                 unsigned k = b > capl ? capl : b;
@@ -1131,7 +907,7 @@ ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens
 {
     lu_layout L = {0};
     *bytes = 0;
-    if (!table_ok(t) || (nc > 0 && col_lens == NULL) || (t->pairs != 0 && col_tags == NULL))
+    if (!lu_table_ok(t) || (nc > 0 && col_lens == NULL) || (t->pairs != 0 && col_tags == NULL))
         return EZ_ERR_INVALID;
     ez_status st = layout_build(&L, t, col_lens, col_tags, nc);
     if (st != EZ_OK)
@@ -1163,7 +939,7 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
     ez_gkr_frac_tree *tree = NULL;
     ez_fe2 *vals = NULL;
     memset(out, 0, sizeof *out);
-    if (!table_ok(t) || !m || !proof || !columns_ok(t, c, nc, ez_logup_table_width(t)))
+    if (!lu_table_ok(t) || !m || !proof || !lu_columns_ok(t, c, nc, ez_logup_table_width(t)))
         return EZ_ERR_INVALID;
     unsigned width = ez_logup_table_width(t);
     lens = ez_alloc_array(nc, sizeof *lens);
@@ -1247,7 +1023,7 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
     lu_layout L = {0};
     ez_fe2 *vals = NULL;
     memset(out, 0, sizeof *out);
-    if (!table_ok(t) || !proof || !col_lens || nc == 0)
+    if (!lu_table_ok(t) || !proof || !col_lens || nc == 0)
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < nc; i++)
         if (col_lens[i] < 1 || col_lens[i] > EZ_LOGUP_MAX_LEN)
