@@ -124,6 +124,22 @@ static inline __m512i v_mul_pow2(__m512i x, unsigned e, int neg)
     return neg ? v_sub(_mm512_setzero_si512(), r) : r;
 }
 
+/* x 2^e for 0 < e <= 32: the high half of the shift is below 2^32, so the reduction is
+ * lo + hi (2^32 - 1) with hi (2^32 - 1) = (hi << 32) - hi exact (v_mul_pow2 less its
+ * 2^96 term and its 32x32 product). */
+static inline __m512i v_mul_pow2_small(__m512i x, unsigned e)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
+    __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e)));
+    __m512i t = _mm512_sub_epi64(_mm512_slli_epi64(hi, 32), hi);
+    __m512i r = _mm512_add_epi64(lo, t);
+    /* a carry: r + 2^64 = r + EPS, and r < t <= 2^64 - 2^33 leaves room for it */
+    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t), r, eps);
+    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+}
+
 static inline __m512i v_load(const ez_fe *p)
 {
     return _mm512_loadu_si512((const void *)p);
@@ -741,16 +757,21 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
         for (size_t k = 0; k < h; k++) {
             ez_fe w = tw[k * step];
 #if EZ_NTT_AVX512
-            /* k = 0: w = 1, no product; w = +-2^e (2h <= 64 and some others): a shift */
-            unsigned code = (unsigned)tw[M / 2 + k * step];
+            /* k = 0: w = 1, no product; w = +-2^e (2h <= 64 and some others): a shift,
+             * and -2^e swaps the butterfly's sum and difference instead of negating */
+            unsigned code = k == 0 ? 0 : (unsigned)tw[M / 2 + k * step];
+            unsigned e = code & 63;
+            int neg = code >= 64 && code < 128;
             __m512i wv = _mm512_set1_epi64((long long)w);
             for (size_t j = 0; j < M; j += 2 * h) {
                 ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
                 __m512i t = v_load(v), a = v_load(u);
-                if (k != 0)
-                    t = code < 128 ? v_mul_pow2(t, code & 63, code >= 64) : v_mul(t, wv);
-                v_store(u, v_add(a, t));
-                v_store(v, v_sub(a, t));
+                if (code >= 128)
+                    t = v_mul(t, wv);
+                else if (e != 0)
+                    t = e <= 32 ? v_mul_pow2_small(t, e) : v_mul_pow2(t, e, 0);
+                v_store(u, neg ? v_sub(a, t) : v_add(a, t));
+                v_store(v, neg ? v_add(a, t) : v_sub(a, t));
             }
 #else
             for (size_t j = 0; j < M; j += 2 * h) {

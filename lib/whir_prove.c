@@ -136,53 +136,59 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-/* sum_u e[u] x[u * stride + lane] for 8 lanes (x base, e extension), u in [u0, u1):
- * 64x64-bit products as four 32x32-bit vpmuludq products, each split into its 32-bit
- * halves and summed in 64-bit lanes (every step adds < 2^33: no overflow before 2^30
- * steps), then folded mod p once: with A/B the low/high-half sums of the products
- * xl el (ll), xl eh + xh el (m) and xh eh (hh),
- *   sum = A_ll + 2^32 (B_ll + A_m) + 2^64 (B_m + A_hh) + 2^96 B_hh,
- * and 2^64 = 2^32 - 1, 2^96 = -1 (mod p). out[lane] += the sum. */
+/* At most this many steps per call of acc8_ext_base (its 64-bit lanes' headroom). */
+#define EZ_WHIR_ACC8_MAX 1024u
+
+/* sum_u e[u] x[u * stride + lane] for 8 lanes (x base, e extension), u in [u0, u1),
+ * u1 - u0 <= EZ_WHIR_ACC8_MAX; out[lane] += the sum. Exact integer products without
+ * splitting them: x in three limbs of 22, 22 and 20 bits, each coordinate of e in two of
+ * 32 bits, so every vpmuludq product is below 2^54 and 2^10 of them add up in a 64-bit
+ * lane with no carry (12 products and 12 additions per step, no shifts or masks on the
+ * products); the six limb-pair sums s_ij are combined mod p once, with weight
+ * 2^(22 i + 32 j). */
 static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
 {
-    const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
-    __m512i a0 = _mm512_setzero_si512(), b0 = a0, am0 = a0, bm0 = a0, ah0 = a0, bh0 = a0;
-    __m512i a1 = a0, b1 = a0, am1 = a0, bm1 = a0, ah1 = a0, bh1 = a0;
-    /* one coordinate: products of xl, xh with el, eh into (a, b, am, bm, ah, bh) */
-#define EZ_ACC8(ev, a, b, am, bm, ah, bh)                                                                \
-    do {                                                                                                 \
-        __m512i el = _mm512_set1_epi64((long long)(ev)), eh = _mm512_set1_epi64((long long)((ev) >> 32)); \
-        __m512i ll = _mm512_mul_epu32(xv, el), lh = _mm512_mul_epu32(xv, eh);                            \
-        __m512i hl = _mm512_mul_epu32(xh, el), hh = _mm512_mul_epu32(xh, eh);                            \
-        a = _mm512_add_epi64(a, _mm512_and_si512(ll, m32));                                              \
-        b = _mm512_add_epi64(b, _mm512_srli_epi64(ll, 32));                                              \
-        am = _mm512_add_epi64(am, _mm512_add_epi64(_mm512_and_si512(lh, m32), _mm512_and_si512(hl, m32))); \
-        bm = _mm512_add_epi64(bm, _mm512_add_epi64(_mm512_srli_epi64(lh, 32), _mm512_srli_epi64(hl, 32))); \
-        ah = _mm512_add_epi64(ah, _mm512_and_si512(hh, m32));                                            \
-        bh = _mm512_add_epi64(bh, _mm512_srli_epi64(hh, 32));                                            \
-    } while (0)
-    for (size_t u = u0; u < u1; u++) {
-        __m512i xv = _mm512_loadu_si512((const void *)(x + u * stride));
-        __m512i xh = _mm512_srli_epi64(xv, 32);
-        uint64_t e0 = e[u].c0, e1 = e[u].c1;
-        EZ_ACC8(e0, a0, b0, am0, bm0, ah0, bh0);
-        EZ_ACC8(e1, a1, b1, am1, bm1, ah1, bh1);
-    }
-#undef EZ_ACC8
-    uint64_t q[2][6][8];
-    __m512i all[2][6] = {{a0, b0, am0, bm0, ah0, bh0}, {a1, b1, am1, bm1, ah1, bh1}};
+    EZ_VERIFY_CHECK(u1 - u0 <= EZ_WHIR_ACC8_MAX);
+    const __m512i m22 = _mm512_set1_epi64((long long)0x3FFFFF);
+    __m512i s[2][3][2];
+#pragma GCC unroll 2
     for (int c = 0; c < 2; c++)
-        for (int j = 0; j < 6; j++)
-            _mm512_storeu_si512((void *)q[c][j], all[c][j]);
-    const ez_fe two32 = (ez_fe)1 << 32, eps = EZ_EPSILON;
+        for (int i = 0; i < 3; i++)
+            s[c][i][0] = s[c][i][1] = _mm512_setzero_si512();
+    for (size_t u = u0; u < u1; u++) {
+        /* rows are far apart (stride 2^k0 entries): fetch ahead of the strided loads */
+        _mm_prefetch((const char *)(x + (u + 32) * stride), _MM_HINT_T0);
+        __m512i xv = _mm512_loadu_si512((const void *)(x + u * stride));
+        __m512i xl[3] = {_mm512_and_si512(xv, m22), _mm512_and_si512(_mm512_srli_epi64(xv, 22), m22),
+                         _mm512_srli_epi64(xv, 44)};
+        uint64_t ev[2] = {e[u].c0, e[u].c1};
+#pragma GCC unroll 2
+        for (int c = 0; c < 2; c++) {
+            /* vpmuludq reads the low 32 bits of each lane: e itself is its low limb */
+            __m512i el = _mm512_set1_epi64((long long)ev[c]), eh = _mm512_set1_epi64((long long)(ev[c] >> 32));
+#pragma GCC unroll 3
+            for (int i = 0; i < 3; i++) {
+                s[c][i][0] = _mm512_add_epi64(s[c][i][0], _mm512_mul_epu32(xl[i], el));
+                s[c][i][1] = _mm512_add_epi64(s[c][i][1], _mm512_mul_epu32(xl[i], eh));
+            }
+        }
+    }
+    /* 2^(22 i + 32 j) mod p; 2^76 = 2^12 2^64 = 2^12 (2^32 - 1) */
+    static const ez_fe w[3][2] = {{1, (ez_fe)1 << 32}, {(ez_fe)1 << 22, (ez_fe)1 << 54}, {(ez_fe)1 << 44, 0}};
+    const ez_fe w76 = ez_fe_mul((ez_fe)1 << 12, EZ_EPSILON);
+    uint64_t q[2][3][2][8];
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 2; j++)
+                _mm512_storeu_si512((void *)q[c][i][j], s[c][i][j]);
     for (int l = 0; l < 8; l++) {
         ez_fe v[2];
         for (int c = 0; c < 2; c++) {
-            ez_fe lo = ez_fe_from_u64(q[c][0][l]);
-            ez_fe mid = ez_fe_add(ez_fe_from_u64(q[c][1][l]), ez_fe_from_u64(q[c][2][l]));
-            ez_fe hi = ez_fe_add(ez_fe_from_u64(q[c][3][l]), ez_fe_from_u64(q[c][4][l]));
-            v[c] = ez_fe_sub(ez_fe_add(ez_fe_add(lo, ez_fe_mul(mid, two32)), ez_fe_mul(hi, eps)),
-                             ez_fe_from_u64(q[c][5][l]));
+            ez_fe acc = 0;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 2; j++)
+                    acc = ez_fe_add(acc, ez_fe_mul(ez_fe_from_u64(q[c][i][j][l]), i == 2 && j == 1 ? w76 : w[i][j]));
+            v[c] = acc;
         }
         out[l] = ez_fe2_add(out[l], ez_fe2_make(v[0], v[1]));
     }
