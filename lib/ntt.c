@@ -729,7 +729,55 @@ void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM)
     }
 }
 
-void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw)
+/* One DIT butterfly of ez_ntt_rs_small8 on the 8 lanes at out[8 i], out[8 (i + h)], twiddle
+ * w_{2h}^k = tw[k step]. */
+static inline void small_butterfly(ez_fe *out, size_t i, size_t h, size_t k, size_t step, size_t M, const ez_fe *tw)
+{
+    ez_fe *u = out + 8 * i, *v = out + 8 * (i + h);
+#if EZ_NTT_AVX512
+    /* k = 0: w = 1, no product; w = +-2^e (2h <= 64 and some others): a shift, and
+     * -2^e swaps the butterfly's sum and difference instead of negating */
+    unsigned code = k == 0 ? 0 : (unsigned)tw[M / 2 + k * step], e = code & 63;
+    int neg = code >= 64 && code < 128;
+    __m512i t = v_load(v), a = v_load(u);
+    if (code >= 128)
+        t = v_mul(t, _mm512_set1_epi64((long long)tw[k * step]));
+    else if (e != 0)
+        t = e <= 32 ? v_mul_pow2_small(t, e) : v_mul_pow2(t, e, 0);
+    v_store(u, neg ? v_sub(a, t) : v_add(a, t));
+    v_store(v, neg ? v_add(a, t) : v_sub(a, t));
+#else
+    (void)M;
+    for (size_t l = 0; l < 8; l++) {
+        ez_fe t = ez_fe_mul(v[l], tw[k * step]), a = u[l];
+        u[l] = ez_fe_add(a, t);
+        v[l] = ez_fe_sub(a, t);
+    }
+#endif
+}
+
+size_t ez_ntt_small_plan(uint16_t *plan, const uint8_t *need, unsigned logM)
+{
+    size_t M = (size_t)1 << logM, n = 0, h = M / 2;
+    /* the last stage's butterfly k (points k, k + M/2); then the second last's, at
+     * positions i, i + M/4 for i mod M/2 < M/4: needed if one of its outputs feeds a
+     * needed last-stage butterfly */
+    size_t c1 = n++;
+    for (size_t k = 0; k < h; k++)
+        if (need[k] || need[k + h])
+            plan[n++] = (uint16_t)k;
+    plan[c1] = (uint16_t)(n - c1 - 1);
+    size_t c2 = n++;
+    for (size_t i = 0; i < M && M >= 4; i++) {
+        size_t k = i % h;
+        if (k < h / 2 && (need[k] || need[k + h] || need[k + h / 2] || need[k + h / 2 + h]))
+            plan[n++] = (uint16_t)i;
+    }
+    plan[c2] = (uint16_t)(n - c2 - 1);
+    return n;
+}
+
+void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw, const uint16_t *plan)
 {
     size_t n = (size_t)1 << lb, B = (size_t)1 << c, M = n << c;
     /* Möbius over the lb bits, lane-wise */
@@ -752,39 +800,24 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
         for (size_t r = 0; r < B; r++)
             memcpy(out + 8 * (g * B + r), x + 8 * i, 8 * sizeof *x);
     }
-    for (size_t h = B; h < M; h <<= 1) {
+    /* with a plan, the last two stages (if they come after the copies) only compute the
+     * butterflies whose outputs lead to a needed point */
+    int use = plan != NULL && lb >= 1; /* lb = 0: no stages at all */
+    size_t pruned = !use ? M : M / 4 >= B ? M / 4 : M / 2;
+    for (size_t h = B; h < pruned; h <<= 1) {
         size_t step = M / (2 * h); /* w_{2h}^k = w_M^(k step) */
-        for (size_t k = 0; k < h; k++) {
-            ez_fe w = tw[k * step];
-#if EZ_NTT_AVX512
-            /* k = 0: w = 1, no product; w = +-2^e (2h <= 64 and some others): a shift,
-             * and -2^e swaps the butterfly's sum and difference instead of negating */
-            unsigned code = k == 0 ? 0 : (unsigned)tw[M / 2 + k * step];
-            unsigned e = code & 63;
-            int neg = code >= 64 && code < 128;
-            __m512i wv = _mm512_set1_epi64((long long)w);
-            for (size_t j = 0; j < M; j += 2 * h) {
-                ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
-                __m512i t = v_load(v), a = v_load(u);
-                if (code >= 128)
-                    t = v_mul(t, wv);
-                else if (e != 0)
-                    t = e <= 32 ? v_mul_pow2_small(t, e) : v_mul_pow2(t, e, 0);
-                v_store(u, neg ? v_sub(a, t) : v_add(a, t));
-                v_store(v, neg ? v_add(a, t) : v_sub(a, t));
-            }
-#else
-            for (size_t j = 0; j < M; j += 2 * h) {
-                ez_fe *u = out + 8 * (j + k), *v = out + 8 * (j + k + h);
-                for (size_t l = 0; l < 8; l++) {
-                    ez_fe t = ez_fe_mul(v[l], w), a = u[l];
-                    u[l] = ez_fe_add(a, t);
-                    v[l] = ez_fe_sub(a, t);
-                }
-            }
-#endif
-        }
+        for (size_t k = 0; k < h; k++)
+            for (size_t j = 0; j < M; j += 2 * h)
+                small_butterfly(out, j + k, h, k, step, M, tw);
     }
+    if (!use)
+        return;
+    const uint16_t *last = plan + 1, *second = last + plan[0] + 1;
+    if (pruned == M / 4)
+        for (size_t q = 0; q < second[-1]; q++)
+            small_butterfly(out, second[q], M / 4, second[q] % (M / 2), 2, M, tw);
+    for (size_t q = 0; q < plan[0]; q++)
+        small_butterfly(out, last[q], M / 2, last[q], 1, M, tw);
 }
 
 void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, const ez_fe *e, size_t np)

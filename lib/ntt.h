@@ -113,7 +113,13 @@ void ez_ntt_mobius(ez_fe *a, unsigned lo, unsigned nbits);
  * Cost: lb 2^(lb-1) subtractions and lb M/2 butterflies on 8 lanes (AVX-512 when
  * available); no allocation, no threads (callers parallelise over blocks). */
 void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM);
-void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw);
+void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe *tw, const uint16_t *plan);
+
+/* The plan that lets ez_ntt_rs_small8 compute only some points: need[v] != 0 for each
+ * point v < M = 2^logM (logM >= 1) the caller reads. Writes at most M + 2 entries to plan
+ * and returns their number. With a plan, rs_small8 skips the butterflies of its last two
+ * stages that lead to no needed point: out[v] for a v not needed is then unspecified. */
+size_t ez_ntt_small_plan(uint16_t *plan, const uint8_t *need, unsigned logM);
 
 /* The queried leaves' accumulation after ez_ntt_rs_small8: for j < np and lanes l < 8,
  * acc[j stride + l] += e[j] v[8 pos[j] + l] (mod p; canonical in, canonical out).

@@ -587,6 +587,9 @@ void ez_whir_prover_spill(ez_whir_prover *p)
     free(p->s);
     p->s = m;
     p->s_spilled = true;
+    /* memory is short: a kept codeword is only the opening's shortcut */
+    free(p->o0.enc);
+    p->o0.enc = NULL;
 }
 
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)
@@ -602,8 +605,9 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
 /* Oracle 0 of s committed one coset at a time: leaves kk n .. (kk + 1) n - 1 are coset kk
  * of every row (ez_whir_point_exp), so the rows' coefficients (2^m entries) and one
  * coset's leaves (2^m) suffice: the same tree as ez_whir_oracle_commit's, without its
- * 4 x 2^m codeword (half the memory of a commitment, and half its fresh pages). The
- * codeword is not kept (o->enc NULL). Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
+ * 4 x 2^m codeword (half the memory of a commitment, and half its fresh pages). Up to
+ * EZ_WHIR_KEEP_LOG the cosets are written side by side instead and the codeword is kept
+ * (o->enc), else o->enc is NULL. Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
 static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
                                   unsigned c)
 {
@@ -616,7 +620,8 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     if ((st = ez_ntt_rs_new(&rs, logn, c)) != EZ_OK)
         return st;
     st = EZ_ERR_NOMEM;
-    ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge(n * w, sizeof *val);
+    bool keep = logn + c + o->k <= EZ_WHIR_KEEP_LOG;
+    ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge((keep ? nb : 1) * n * w, sizeof *val);
     if (coef == NULL || val == NULL || ez_merkle_alloc(&o->tree, logn + c) != EZ_OK)
         goto out;
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
@@ -648,6 +653,7 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
 #pragma omp atomic read
         stop = failed; /* fixed after the barrier: every thread takes the same path */
         for (size_t kk = 0; kk < nb && !stop; kk++) {
+            ez_fe *vk = keep ? val + kk * n * w : val; /* this coset's leaves */
 #pragma omp for schedule(dynamic, 1)
             for (size_t blk = 0; blk < nrb; blk++) {
                 size_t r0 = blk * rb;
@@ -655,13 +661,13 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
                     ez_progress_report(((double)kk + 0.75 * (double)blk * TEAM() / (double)nrb) / (double)nb);
                 for (size_t rr = 0; rr < rb; rr++)
                     ez_ntt_rs_coset(rs, tmp + rr * n, coef + (r0 + rr) * n, (unsigned)kk);
-                /* leaf kk n + j holds row r at val[j w + r] */
+                /* leaf kk n + j holds row r at vk[j w + r] */
                 if (rb == 8) {
-                    scatter8(val + r0, w, tmp, n);
+                    scatter8(vk + r0, w, tmp, n);
                 } else {
                     for (size_t j = 0; j < n; j++)
                         for (size_t rr = 0; rr < rb; rr++)
-                            val[j * w + r0 + rr] = tmp[rr * n + j];
+                            vk[j * w + r0 + rr] = tmp[rr * n + j];
                 }
             }
             const size_t chunk = 256;
@@ -669,7 +675,7 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
 #pragma omp for schedule(static)
             for (size_t ch = 0; ch < nch; ch++) {
                 size_t q0 = ch * chunk, nq = n - q0 < chunk ? n - q0 : chunk;
-                ez_merkle_hash_leaves(lv + kk * n + q0, val + q0 * w, w, w, nq);
+                ez_merkle_hash_leaves(lv + kk * n + q0, vk + q0 * w, w, w, nq);
             }
 #pragma omp master
             ez_progress_report((double)(kk + 1) / (double)nb); /* the master's thread */
@@ -680,6 +686,10 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
         goto out;
     ez_merkle_build(o->tree);
     *root = *ez_merkle_root(o->tree);
+    if (keep) {
+        o->enc = val;
+        val = NULL;
+    }
     st = EZ_OK;
 out:
     free(coef);
@@ -741,7 +751,9 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
     ez_fe *E = ez_alloc_array(na * np, sizeof *E), *tmp = ez_alloc_array(na, sizeof *tmp);
     ez_fe *tw = ez_alloc_array(M, sizeof *tw);
     size_t *zp = ez_alloc_array(np, sizeof *zp);
-    if (E == NULL || tmp == NULL || tw == NULL || zp == NULL)
+    uint8_t *need = calloc(M, 1);
+    uint16_t *plan = ez_alloc_array(M + 2, sizeof *plan);
+    if (E == NULL || tmp == NULL || tw == NULL || zp == NULL || need == NULL || plan == NULL)
         goto out;
     ez_ntt_small_twiddles(tw, lb + c);
     /* E[a np + j] = eq(pow_la(y_j), a); y_j^(2^la) = w_M^(e_j mod M): zp[j] in a slice's
@@ -757,7 +769,10 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
         for (size_t a = 0; a < na; a++)
             E[a * np + j] = tmp[a];
         zp[j] = (size_t)(e & (M - 1));
+        need[zp[j]] = 1;
     }
+    /* a slice's codeword is read only at the zp: skip the rest of its last two stages */
+    ez_ntt_small_plan(plan, need, lb + c);
     memset(out, 0, np * R * sizeof *out);
     int failed = 0;
 #pragma omp parallel if (na * R * nb >= (1u << 16))
@@ -786,7 +801,7 @@ ez_status ez_whir_prover_leaves0(const ez_whir_prover *p, const uint64_t *pos, s
                             xs[8 * b + l] = l < rb ? src[l] : 0;
                     }
                 }
-                ez_ntt_rs_small8(cw, xs, lb, c, tw);
+                ez_ntt_rs_small8(cw, xs, lb, c, tw, plan);
                 /* rb < 8 only when R < 8: lanes past R land in the spare entries */
                 ez_ntt_mac8(acc + r0, R, cw, zp, ea, np);
             }
@@ -805,6 +820,8 @@ out:
     free(tmp);
     free(tw);
     free(zp);
+    free(need);
+    free(plan);
     return st;
 }
 

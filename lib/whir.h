@@ -105,14 +105,21 @@ ez_fe2 ez_whir_terms_eval(const ez_whir_term *terms, size_t nterms, const ez_fe2
 
 typedef struct ez_whir_prover ez_whir_prover;
 
+/* Oracle 0's codeword (2^(m + c0) entries) is kept by the prover that computed it when
+ * it has at most 2^EZ_WHIR_KEEP_LOG entries (128 MiB: m <= 22 at c0 = 2, the size at
+ * which Ligero's prover keeps its own encoded matrix); an opening then copies its
+ * queried leaves instead of encoding them (about a third of a 2^22 opening). */
+#define EZ_WHIR_KEEP_LOG 24u
+
 /* Commit to s[0..len-1] (entries len..2^m-1 are zero), len <= 2^p->m.
  * Out: *out (free with ez_whir_prover_free; it keeps a copy of s and oracle 0's Merkle
- *      tree, 8 2^m + 64 N_0 bytes; an opening computes only the leaves it queries),
- *      root[32] (the Merkle root).
+ *      tree, 8 2^m + 64 N_0 bytes, and up to EZ_WHIR_KEEP_LOG the codeword, 8 N_0 2^k0
+ *      bytes more; without the codeword an opening computes only the leaves it
+ *      queries), root[32] (the Merkle root).
  * Cost: a Möbius transform (m 2^(m-1) subtractions), 2^k0 rows x 2^c0 coset NTTs of
- *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes; one coset
- *      encoded at a time, so 16 2^m bytes of scratch, not the 32 2^m of a codeword.
- *      OpenMP.
+ *      size 2^(m-k0), N_0 leaf hashes of 8 2^k0 bytes and N_0 node hashes; above
+ *      EZ_WHIR_KEEP_LOG one coset encoded at a time, so 16 2^m bytes of scratch, not
+ *      the 32 2^m of a codeword. OpenMP.
  * Returns EZ_OK, EZ_ERR_INVALID (bad params, len > 2^m, s NULL with len > 0) or
  *      EZ_ERR_NOMEM. */
 ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, const ez_fe *s,
@@ -124,8 +131,9 @@ ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_w
                               uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
 /* Move the committed vector and oracle 0's tree to disk (EZ_SPILL_DIR, lib/util.h
- * ez_spill_copy; nothing changes when it is unset or a write fails). Openings are the
- * same bytes; they read the vector back once and the tree only along their paths. */
+ * ez_spill_copy; nothing changes when it is unset or a write fails) and drop a kept
+ * codeword. Openings are the same bytes; they read the vector back once and the tree
+ * only along their paths. */
 void ez_whir_prover_spill(ez_whir_prover *p);
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 /* The committed vector's real length (entries from it on are zero). */

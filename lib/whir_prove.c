@@ -215,51 +215,54 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
             P[t] = ez_fe2_from_fe(row[t]);
         return;
     }
-    /* P(t) = sum_u eqmid(u) s[off + u R + t] over the 2^(b - k0) rows of the block */
-    unsigned nm = w->b - k0;
-    size_t nu = (size_t)1 << nm;
-    ez_whir_eq_bits(eqmid, w->z + k0, nm);
+    /* P(t) = sum_u eq(z_mid, u) s[off + u R + t] over the 2^(b - k0) rows of the block,
+     * in chunks of 2^nl rows: eq(z_mid, u) = eq_lo(u mod 2^nl) eq_hi(u >> nl), so each
+     * chunk is a dot product with the one small table eq_lo (its rows and eq_lo stay in
+     * cache while every t, or every 8 lanes of t, runs over them with its accumulators in
+     * registers), then one product by eq_hi: no table of 2^(b - k0) entries to build */
+    unsigned nm = w->b - k0, nl = nm < 8 ? nm : 8;
+    size_t chunk = (size_t)1 << nl, nch = (size_t)1 << (nm - nl);
+    ez_fe2 eqlo[256];
+    ez_whir_eq_bits(eqlo, w->z + k0, nl);
+    ez_whir_eq_bits(eqmid, w->z + k0 + nl, nm - nl);
     const ez_fe *blk = p->s + w->off;
     for (size_t t = 0; t < R; t++)
         P[t] = ez_fe2_zero();
-    /* chunks of rows (the chunk of s and of eqmid stay in cache while every t, or every
-     * 8 lanes of t, runs over them with its accumulators in registers) */
-    const size_t chunk = 256;
-    size_t nch = (nu + chunk - 1) / chunk;
-#pragma omp parallel if (nu * R >= (1u << 16))
+#pragma omp parallel if (nch * chunk * R >= (1u << 16))
     {
-        ez_fe2 part[256];
+        ez_fe2 part[256], cs[256];
         for (size_t t = 0; t < R; t++)
             part[t] = ez_fe2_zero();
 #pragma omp for schedule(static) nowait
         for (size_t ch = 0; ch < nch; ch++) {
-            size_t u0 = ch * chunk, u1 = u0 + chunk < nu ? u0 + chunk : nu;
+            const ez_fe *rows = blk + ch * chunk * R;
+            for (size_t t = 0; t < R; t++)
+                cs[t] = ez_fe2_zero();
 #if defined(__AVX512F__)
             if (R >= 8) {
                 for (size_t t0 = 0; t0 < R; t0 += 8)
-                    acc8_ext_base(part + t0, eqmid, blk + t0, R, u0, u1);
-                continue;
-            }
+                    acc8_ext_base(cs + t0, eqlo, rows + t0, R, 0, chunk);
+            } else
 #endif
-            for (size_t t = 0; t < R; t++) {
-                /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
-                unsigned __int128 a0 = 0, a1 = 0;
-                uint64_t c0 = 0, c1 = 0;
-                const ez_fe *col = blk + t;
-                for (size_t u = u0; u < u1; u++) {
-                    uint64_t x = col[u * R];
-                    unsigned __int128 q0 = (unsigned __int128)eqmid[u].c0 * x, q1 = (unsigned __int128)eqmid[u].c1 * x;
-                    a0 += q0;
-                    c0 += a0 < q0;
-                    a1 += q1;
-                    c1 += a1 < q1;
+                for (size_t t = 0; t < R; t++) {
+                    /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
+                    unsigned __int128 a0 = 0, a1 = 0;
+                    uint64_t c0 = 0, c1 = 0;
+                    for (size_t u = 0; u < chunk; u++) {
+                        uint64_t x = rows[u * R + t];
+                        unsigned __int128 q0 = (unsigned __int128)eqlo[u].c0 * x, q1 = (unsigned __int128)eqlo[u].c1 * x;
+                        a0 += q0;
+                        c0 += a0 < q0;
+                        a1 += q1;
+                        c1 += a1 < q1;
+                    }
+                    /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
+                    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
+                    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
+                    cs[t] = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
                 }
-                /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
-                ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
-                ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
-                part[t] = ez_fe2_add(part[t], ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0),
-                                                          ez_fe_sub(ez_fe_reduce128(a1), top1)));
-            }
+            for (size_t t = 0; t < R; t++)
+                part[t] = ez_fe2_add(part[t], ez_fe2_mul(eqmid[ch], cs[t]));
         }
 #pragma omp critical
         for (size_t t = 0; t < R; t++)
@@ -369,8 +372,9 @@ static ez_status answer_queries(prover *pv, const ez_whir_oracle *o, unsigned nq
     return st;
 }
 
-/* answer_queries for an instance's oracle 0, whose codeword the prover does not keep:
- * the queried leaves are encoded alone (ez_whir_prover_leaves0). draw: this instance
+/* answer_queries for an instance's oracle 0: the queried leaves are copied from the
+ * codeword if the commitment kept it (EZ_WHIR_KEEP_LOG), else encoded alone
+ * (ez_whir_prover_leaves0). draw: this instance
  * draws the queries (q, d, *nd), else it is in a group and reuses its first instance's
  * (§9c); tree non-NULL: the group ends here, its Merkle batch opening follows. */
 static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, bool draw, const ez_merkle *tree,
@@ -383,7 +387,12 @@ static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, bool draw,
     ez_fe *leaves = ez_alloc_array(*nd ? *nd * o->width : 1, sizeof *leaves);
     size_t nmp = ez_merkle_batch_count(logN, d, *nd);
     ez_digest *mp = ez_alloc_array(nmp ? nmp : 1, sizeof *mp);
-    ez_status st = leaves == NULL || mp == NULL ? EZ_ERR_NOMEM : ez_whir_prover_leaves0(p, d, *nd, leaves);
+    ez_status st = leaves == NULL || mp == NULL ? EZ_ERR_NOMEM : EZ_OK;
+    if (st == EZ_OK && o->enc != NULL) /* the commitment kept the codeword */
+        for (size_t j = 0; j < *nd; j++)
+            memcpy(leaves + j * o->width, o->enc + d[j] * o->width, o->width * sizeof *leaves);
+    else if (st == EZ_OK)
+        st = ez_whir_prover_leaves0(p, d, *nd, leaves);
     if (st == EZ_OK && pv->cheat == EZ_WHIR_CHEAT_LEAF && !draw)
         leaves[0] = ez_fe_add(leaves[0], ez_fe_from_u64(1)); /* testing only */
     if (st == EZ_OK)

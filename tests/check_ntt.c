@@ -199,6 +199,44 @@ START_TEST(test_ntt_lde)
 }
 END_TEST
 
+/* ez_ntt_rs_small8 with a plan (only some points needed) gives the needed points of the
+ * full encoding, for every slice size up to 2^6 and rates 1/2..1/16, with no point,
+ * one, random sets and all of them needed. */
+START_TEST(test_ntt_small_plan)
+{
+    ez_rng r = ez_rng_for("ntt_small_plan");
+    for (unsigned lb = 0; lb <= 6; lb++)
+        for (unsigned c = 1; c <= 4; c++) {
+            size_t n = (size_t)1 << lb, M = n << c;
+            ez_fe *tw = malloc(M * sizeof *tw), *x0 = rand_vec(&r, 8 * n), *x = malloc(8 * n * sizeof *x);
+            ez_fe *full = malloc(8 * M * sizeof *full), *part = malloc(8 * M * sizeof *part);
+            uint8_t *need = malloc(M);
+            uint16_t *plan = malloc((M + 2) * sizeof *plan);
+            ez_ntt_small_twiddles(tw, lb + c);
+            memcpy(x, x0, 8 * n * sizeof *x);
+            ez_ntt_rs_small8(full, x, lb, c, tw, NULL);
+            for (int k = 0; k < 6; k++) {
+                for (size_t v = 0; v < M; v++)
+                    need[v] = k == 1 ? v == M - 1 : k == 5 ? 1 : k == 0 ? 0 : ez_rng_next(&r) % (2u + (unsigned)k) == 0;
+                size_t len = ez_ntt_small_plan(plan, need, lb + c);
+                ck_assert_uint_le(len, M + 2);
+                memcpy(x, x0, 8 * n * sizeof *x);
+                ez_ntt_rs_small8(part, x, lb, c, tw, plan);
+                for (size_t v = 0; v < M; v++)
+                    if (need[v])
+                        ck_assert_mem_eq(part + 8 * v, full + 8 * v, 8 * sizeof *part);
+            }
+            free(tw);
+            free(x0);
+            free(x);
+            free(full);
+            free(part);
+            free(need);
+            free(plan);
+        }
+}
+END_TEST
+
 START_TEST(test_ntt_invalid)
 {
     ez_ntt *t = (ez_ntt *)1;
@@ -217,6 +255,6 @@ END_TEST
 Suite *ez_suite_ntt(void)
 {
     const TTest *tests[] = {test_ntt_vs_naive, test_ntt_special_values, test_ntt_large_roundtrip, test_ntt_coset,
-        test_ntt_lde, test_ntt_invalid};
+        test_ntt_lde, test_ntt_small_plan, test_ntt_invalid};
     return ez_test_suite("ntt", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }
