@@ -56,10 +56,13 @@
  * (run setup again). 1.7: a WHIR commitment whose parts share oracle 0 has one Merkle
  * tree over them (joined parts, docs/protocol-kernel-pcs.md §9c): its root and every
  * opening of it change (GPT-2's weights); vks and pks before 1.7 are refused (run setup
- * again). */
-#define EZ_PROOF_MINOR 7
+ * again). 1.8: WHIR at m = 22 folds into an oracle 1 at rate 1/4 (was 1/8,
+ * docs/protocol-kernel-pcs.md §9): openings of 2^22-entry instances and batched chains
+ * whose later oracles come from that row change (a vk's range proof may be one); vks
+ * and pks before 1.8 are refused (run setup again). */
+#define EZ_PROOF_MINOR 8
 /* The oldest minor version of a vk or pk this build reads. */
-#define EZ_KEY_MIN_MINOR 7
+#define EZ_KEY_MIN_MINOR 8
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
