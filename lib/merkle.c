@@ -271,6 +271,7 @@ ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
         free(t);
         return EZ_ERR_NOMEM;
     }
+    ez_populate(t->node, 2 * nl * sizeof *t->node); /* every caller fills the whole tree */
     memset(t->node, 0, sizeof *t->node);
     *out = t;
     return EZ_OK;

@@ -165,6 +165,7 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
         ez_fe *s = ez_alloc_huge(n, sizeof *s);
         if (s == NULL)
             return EZ_ERR_NOMEM;
+        ez_populate(s, n * sizeof *s); /* written in full below */
         /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it */
         for (size_t i = 0; i < c->npolys; i++)
             for (uint64_t q = c->pfirst[i]; q < c->pfirst[i + 1]; q++) {

@@ -113,6 +113,19 @@ void *ez_alloc_huge(size_t n, size_t size)
     return p;
 }
 
+void ez_populate(void *p, size_t bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+    const uintptr_t page = 4096;
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (p != NULL && hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* advice only */
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 void *ez_spill_copy(const void *p, size_t bytes)
 {
     const char *dir = getenv("EZ_SPILL_DIR"); /* read per call, as EZ_HUGEPAGES */

@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lib/merkle.h"
 #include "lib/ntt.h"
@@ -604,23 +603,6 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
     return p->len;
 }
 
-/* Fault in a fresh buffer that is about to be written in full, in one call
- * (MADV_POPULATE_WRITE, Linux 5.14): 24 ms per 96 MiB of thread CPU against 43 ms page by
- * page on the development VM (a first-touch loop, 2026-12-02). Advice only: a kernel
- * without it refuses harmlessly and the pages fault in as they are written. */
-static void populate(void *p, size_t bytes)
-{
-#ifdef MADV_POPULATE_WRITE
-    const uintptr_t page = 4096;
-    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
-    if (p != NULL && hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 /* Oracle 0 of s committed one coset at a time: leaves kk n .. (kk + 1) n - 1 are coset kk
  * of every row (ez_whir_point_exp), so the rows' coefficients (2^m entries) and one
  * coset's leaves (2^m) suffice: the same tree as ez_whir_oracle_commit's, without its
@@ -643,8 +625,9 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge((keep ? nb : 1) * n * w, sizeof *val);
     if (coef == NULL || val == NULL || ez_merkle_alloc(&o->tree, logn + c) != EZ_OK)
         goto out;
-    populate(coef, w * n * sizeof *coef);
-    populate(val, (keep ? nb : 1) * n * w * sizeof *val);
+    /* both are written in full below: their pages in one call each */
+    ez_populate(coef, w * n * sizeof *coef);
+    ez_populate(val, (keep ? nb : 1) * n * w * sizeof *val);
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
     int failed = 0;
     /* the rows' Möbius coefficients, row-major ([WHIR] §2: bit j of u <-> X^(2^j)) */
