@@ -304,8 +304,10 @@ static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_ter
 
 /* W[x] += sum_j coef[j] eq(pow(y_j), x) for x < 2^b, y_j base points: the queries to a
  * batched instance's oracle 0 as constraints on its block of the stack (§9a). eq splits
- * into the low 10 bits and the rest, so each entry is one 192-bit lazy dot product over
- * the queries. Cost about 2^b nq multiplies, OpenMP. Returns EZ_OK or EZ_ERR_NOMEM. */
+ * into the low 10 bits and the rest, so each entry is one lazy dot product over the
+ * queries: with AVX-512 eight entries at once (acc8_ext_base over a query-major table of
+ * the low parts), else one 192-bit dot product per entry. Cost about 2^b nq multiplies,
+ * OpenMP. Returns EZ_OK or EZ_ERR_NOMEM. */
 static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const ez_fe2 *coef, size_t nq)
 {
     unsigned lo = b < 10 ? b : 10, hi = b - lo;
@@ -313,6 +315,11 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
     ez_fe *elo = ez_alloc_array(nlo * nq, sizeof *elo), *ehi = ez_alloc_array(nhi * nq, sizeof *ehi);
     ez_fe *tmp = ez_alloc_array(nlo, sizeof *tmp);
     bool fail = elo == NULL || ehi == NULL || tmp == NULL;
+#if defined(__AVX512F__)
+    bool lanes = nlo >= 8 && nq <= EZ_WHIR_ACC8_MAX; /* elo query-major, 8 entries per step */
+#else
+    bool lanes = false;
+#endif
     if (!fail) {
         for (size_t q = 0; q < nq; q++) {
             ez_fe r[EZ_WHIR_MAX_VARS], v = y[q];
@@ -321,8 +328,11 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
                 v = ez_fe_sqr(v);
             }
             ez_whir_eq_bits_base(tmp, r, lo);
-            for (size_t xl = 0; xl < nlo; xl++) /* elo is [xl][q]: the dot runs over q */
-                elo[xl * nq + q] = tmp[xl];
+            if (lanes) /* elo[q][xl]: eight consecutive entries are one load */
+                memcpy(elo + q * nlo, tmp, nlo * sizeof *tmp);
+            else /* elo[xl][q]: the dot runs over q */
+                for (size_t xl = 0; xl < nlo; xl++)
+                    elo[xl * nq + q] = tmp[xl];
             ez_whir_eq_bits_base(ehi + q * nhi, r + lo, hi);
         }
 #pragma omp parallel if (nhi * nlo * nq >= (1u << 16))
@@ -339,6 +349,13 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
                 for (size_t q = 0; q < nq; q++)
                     h[q] = ez_fe2_mul_fe(coef[q], ehi[q * nhi + xh]);
                 ez_fe2 *row = W + xh * nlo;
+#if defined(__AVX512F__)
+                if (lanes) {
+                    for (size_t xl = 0; xl < nlo; xl += 8)
+                        acc8_ext_base(row + xl, h, elo + xl, nlo, 0, nq);
+                    continue;
+                }
+#endif
                 for (size_t xl = 0; xl < nlo; xl++)
                     row[xl] = ez_fe2_add(row[xl], ez_fe2_dot_base(h, elo + xl * nq, nq));
             }
