@@ -139,60 +139,79 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
 /* At most this many steps per call of acc8_ext_base (its 64-bit lanes' headroom). */
 #define EZ_WHIR_ACC8_MAX 1024u
 
-/* sum_u e[u] x[u * stride + lane] for 8 lanes (x base, e extension), u in [u0, u1),
- * u1 - u0 <= EZ_WHIR_ACC8_MAX; out[lane] += the sum. Exact integer products without
- * splitting them: x in three limbs of 22, 22 and 20 bits, each coordinate of e in two of
- * 32 bits, so every vpmuludq product is below 2^54 and 2^10 of them add up in a 64-bit
- * lane with no carry (12 products and 12 additions per step, no shifts or masks on the
- * products); the six limb-pair sums s_ij are combined mod p once, with weight
- * 2^(22 i + 32 j). */
-static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
-{
-    EZ_VERIFY_CHECK(u1 - u0 <= EZ_WHIR_ACC8_MAX);
-    const __m512i m22 = _mm512_set1_epi64((long long)0x3FFFFF);
+/* Eight lanes of sum e[u] x_u (x base, e extension) as exact integers: x in three limbs of
+ * 22, 22 and 20 bits, each coordinate of e in two of 32 bits, so every vpmuludq product is
+ * below 2^54 and 2^10 of them add up in a 64-bit lane with no carry (12 products and 12
+ * additions per step, no shifts or masks on the products); s[c][i][j] sums the products
+ * of limb i of x and limb j of coordinate c, weight 2^(22 i + 32 j). */
+typedef struct {
     __m512i s[2][3][2];
-#pragma GCC unroll 2
+} acc8;
+
+static inline void acc8_zero(acc8 *a)
+{
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < 3; i++)
-            s[c][i][0] = s[c][i][1] = _mm512_setzero_si512();
-    for (size_t u = u0; u < u1; u++) {
-        /* rows are far apart (stride 2^k0 entries): fetch ahead of the strided loads */
-        _mm_prefetch((const char *)(x + (u + 32) * stride), _MM_HINT_T0);
-        __m512i xv = _mm512_loadu_si512((const void *)(x + u * stride));
-        __m512i xl[3] = {_mm512_and_si512(xv, m22), _mm512_and_si512(_mm512_srli_epi64(xv, 22), m22),
-                         _mm512_srli_epi64(xv, 44)};
-        uint64_t ev[2] = {e[u].c0, e[u].c1};
+            a->s[c][i][0] = a->s[c][i][1] = _mm512_setzero_si512();
+}
+
+static inline void acc8_step(acc8 *a, __m512i xv, ez_fe2 e)
+{
+    const __m512i m22 = _mm512_set1_epi64((long long)0x3FFFFF);
+    __m512i xl[3] = {_mm512_and_si512(xv, m22), _mm512_and_si512(_mm512_srli_epi64(xv, 22), m22),
+                     _mm512_srli_epi64(xv, 44)};
+    uint64_t ev[2] = {e.c0, e.c1};
 #pragma GCC unroll 2
-        for (int c = 0; c < 2; c++) {
-            /* vpmuludq reads the low 32 bits of each lane: e itself is its low limb */
-            __m512i el = _mm512_set1_epi64((long long)ev[c]), eh = _mm512_set1_epi64((long long)(ev[c] >> 32));
+    for (int c = 0; c < 2; c++) {
+        /* vpmuludq reads the low 32 bits of each lane: e itself is its low limb */
+        __m512i el = _mm512_set1_epi64((long long)ev[c]), eh = _mm512_set1_epi64((long long)(ev[c] >> 32));
 #pragma GCC unroll 3
-            for (int i = 0; i < 3; i++) {
-                s[c][i][0] = _mm512_add_epi64(s[c][i][0], _mm512_mul_epu32(xl[i], el));
-                s[c][i][1] = _mm512_add_epi64(s[c][i][1], _mm512_mul_epu32(xl[i], eh));
-            }
+        for (int i = 0; i < 3; i++) {
+            a->s[c][i][0] = _mm512_add_epi64(a->s[c][i][0], _mm512_mul_epu32(xl[i], el));
+            a->s[c][i][1] = _mm512_add_epi64(a->s[c][i][1], _mm512_mul_epu32(xl[i], eh));
         }
     }
-    /* 2^(22 i + 32 j) mod p; 2^76 = 2^12 2^64 = 2^12 (2^32 - 1) */
-    static const ez_fe w[3][2] = {{1, (ez_fe)1 << 32}, {(ez_fe)1 << 22, (ez_fe)1 << 54}, {(ez_fe)1 << 44, 0}};
-    const ez_fe w76 = ez_fe_mul((ez_fe)1 << 12, EZ_EPSILON);
+}
+
+/* out[lane] += the lane's sum mod p: per coordinate L = sum_i s[i][0] 2^(22 i) and
+ * H = sum_i s[i][1] 2^(22 i) in 128 bits (each below 2^109), and L + 2^32 H = L +
+ * 2^32 H_lo + 2^96 H_hi = L + 2^32 H_lo - H_hi (mod p). */
+static void acc8_finish(const acc8 *a, ez_fe2 *out)
+{
     uint64_t q[2][3][2][8];
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 2; j++)
-                _mm512_storeu_si512((void *)q[c][i][j], s[c][i][j]);
+                _mm512_storeu_si512((void *)q[c][i][j], a->s[c][i][j]);
     for (int l = 0; l < 8; l++) {
         ez_fe v[2];
         for (int c = 0; c < 2; c++) {
-            ez_fe acc = 0;
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 2; j++)
-                    acc = ez_fe_add(acc, ez_fe_mul(ez_fe_from_u64(q[c][i][j][l]), i == 2 && j == 1 ? w76 : w[i][j]));
-            v[c] = acc;
+            unsigned __int128 L = (unsigned __int128)q[c][0][0][l] + ((unsigned __int128)q[c][1][0][l] << 22) +
+                                  ((unsigned __int128)q[c][2][0][l] << 44);
+            unsigned __int128 H = (unsigned __int128)q[c][0][1][l] + ((unsigned __int128)q[c][1][1][l] << 22) +
+                                  ((unsigned __int128)q[c][2][1][l] << 44);
+            ez_fe x = ez_fe_add(ez_fe_reduce128(L), ez_fe_reduce128((unsigned __int128)(uint64_t)H << 32));
+            v[c] = ez_fe_sub(x, ez_fe_from_u64((uint64_t)(H >> 64)));
         }
         out[l] = ez_fe2_add(out[l], ez_fe2_make(v[0], v[1]));
     }
 }
+
+/* out[lane] += sum_u e[u] x[u * stride + lane] for 8 lanes, u in [u0, u1),
+ * u1 - u0 <= EZ_WHIR_ACC8_MAX. */
+static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
+{
+    EZ_VERIFY_CHECK(u1 - u0 <= EZ_WHIR_ACC8_MAX);
+    acc8 a;
+    acc8_zero(&a);
+    for (size_t u = u0; u < u1; u++) {
+        /* rows are far apart (stride 2^k0 entries): fetch ahead of the strided loads */
+        _mm_prefetch((const char *)(x + (u + 32) * stride), _MM_HINT_T0);
+        acc8_step(&a, _mm512_loadu_si512((const void *)(x + u * stride)), e[u]);
+    }
+    acc8_finish(&a, out);
+}
+
 #endif
 
 /* E = coef * eq over the k0 low bits of the term; P = the rows' values on its block. */
