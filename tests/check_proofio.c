@@ -347,13 +347,9 @@ START_TEST(test_pk_compact_weights)
     ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
     ck_assert_uint_eq(sec[2].data[20], 1);
-    ck_assert_uint_eq(ez_pk_weight_bytes(4), 1);
-    ck_assert_uint_eq(ez_pk_weight_bytes(9), 2);
-    ck_assert_uint_eq(ez_pk_weight_bytes(16), 2);
-    ck_assert_uint_eq(ez_pk_weight_bytes(17), 3);
-    ck_assert_uint_eq(ez_pk_weight_bytes(24), 3);
-    ck_assert_uint_eq(ez_pk_weight_bytes(33), 5);
-    ck_assert_uint_eq(ez_pk_weight_bytes(63), 8);
+    static const unsigned bytes_of_bits[][2] = {{4, 1}, {9, 2}, {16, 2}, {17, 3}, {24, 3}, {33, 5}, {63, 8}};
+    for (size_t i = 0; i < sizeof bytes_of_bits / sizeof bytes_of_bits[0]; i++)
+        ck_assert_uint_eq(ez_pk_weight_bytes(bytes_of_bits[i][0]), bytes_of_bits[i][1]);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(pk.nweights, 1);
     for (int i = 0; i < 4; i++)
