@@ -489,9 +489,14 @@ ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, 
     return st;
 }
 
-/* A vk or pk older than EZ_KEY_MIN_MINOR has another weight commitment and range proof. */
-static ez_status key_version(const uint8_t *data, const char *what, ez_diag *d)
+/* A vk's or pk's sections (ez_sections_read), refused when the file is older than
+ * EZ_KEY_MIN_MINOR (another weight commitment and range proof). */
+static ez_status key_sections(const uint8_t *data, size_t len, const char *magic, const char *what, unsigned nsec,
+                              ez_section_view *sec, ez_diag *d)
 {
+    ez_status st = ez_sections_read(data, len, magic, what, nsec, false, sec, d);
+    if (st != EZ_OK)
+        return st;
     unsigned minor = data[6] | (unsigned)data[7] << 8;
     if (minor < EZ_KEY_MIN_MINOR) {
         ez_diag_set(d, "%s: format version %d.%u predates this build's %d.%d (run setup again)", what,
@@ -518,9 +523,7 @@ ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
 {
     ez_section_view sec[4];
     ez_vk_init(vk);
-    ez_status st = ez_sections_read(data, len, EZ_VK_MAGIC, "verifying key", 3, false, sec, d);
-    if (st == EZ_OK)
-        st = key_version(data, "verifying key", d);
+    ez_status st = key_sections(data, len, EZ_VK_MAGIC, "verifying key", 3, sec, d);
     if (st != EZ_OK)
         return st;
     ez_diag sub = {{0}};
@@ -671,9 +674,7 @@ ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t l
 {
     ez_section_view sec[5];
     ez_pk_init(pk);
-    ez_status st = ez_sections_read(data, len, EZ_PK_MAGIC, "proving key", 4, false, sec, d);
-    if (st == EZ_OK)
-        st = key_version(data, "proving key", d);
+    ez_status st = key_sections(data, len, EZ_PK_MAGIC, "proving key", 4, sec, d);
     if (st != EZ_OK)
         return st;
     if (sec[1].len != 32) {
