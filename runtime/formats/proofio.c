@@ -403,7 +403,7 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
     ez_reader r;
     ez_reader_init(&r, sec[1].data, sec[1].len);
     uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 13);
-    st = EZ_ERR_FORMAT;
+    st = EZ_ERR_FORMAT; /* each failure below but the allocations' */
     if (r.failed) {
         ez_diag_set(d, "proof: malformed statement");
         goto fail;

@@ -132,7 +132,8 @@ ez_status ez_exec_input_ints(int64_t **q, const ez_plan *p, const ez_exec_inputs
         return EZ_ERR_NOMEM;
     }
     if (t->kind == EZ_TENSOR_TOKENS) {
-        memcpy(*q, val->tok, val->numel * sizeof **q);
+        for (uint64_t e = 0; e < val->numel; e++)
+            (*q)[e] = val->tok[e];
     } else {
         char label[EZ_MAX_NAME + 32];
         snprintf(label, sizeof label, "input '%s'", t->source_name);
