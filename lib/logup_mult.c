@@ -15,10 +15,13 @@
 
 /* ---- multiplicities ------------------------------------------------------------------ */
 
-/* An open-addressing index from a table row to its first position. */
+/* An open-addressing index from a table row to its first position; or none when the
+ * first column is c0, c0 + 1, ..., c0 + nrows - 1 (a function table's inputs): then a
+ * row's position is its first entry minus c0, checked against the table's row there. */
 typedef struct {
-    uint32_t *slot; /* row index or UINT32_MAX (empty) */
+    uint32_t *slot; /* row index or UINT32_MAX (empty); NULL: consecutive */
     uint64_t mask;
+    ez_fe c0;
 } lu_index;
 
 static uint64_t row_hash(const ez_fe *v, unsigned width)
@@ -46,8 +49,24 @@ static bool row_eq(const ez_logup_table *t, uint64_t j, const ez_fe *v)
     return true;
 }
 
+/* Whether t's first column counts up by one from its first entry. */
+static bool first_col_consecutive(const ez_logup_table *t)
+{
+    const ez_fe *c = t->cols[0];
+    for (uint64_t j = 1; j < t->nrows; j++)
+        if (c[j] != ez_fe_add(c[j - 1], 1))
+            return false;
+    return true;
+}
+
 static ez_status index_build(lu_index *ix, const ez_logup_table *t)
 {
+    if (t->nrows > 0 && first_col_consecutive(t)) {
+        /* rows are distinct (so every first position is the only one): no hash needed */
+        ix->slot = NULL;
+        ix->c0 = t->cols[0][0];
+        return EZ_OK;
+    }
     uint64_t cap = UINT64_C(1) << (ez_log2_ceil(t->nrows) + 1);
     ix->slot = ez_alloc_array((size_t)cap, sizeof *ix->slot);
     if (!ix->slot)
@@ -73,6 +92,10 @@ static ez_status index_build(lu_index *ix, const ez_logup_table *t)
 /* Position of row v in the table, or UINT64_MAX. */
 static uint64_t index_find(const lu_index *ix, const ez_logup_table *t, const ez_fe *v)
 {
+    if (ix->slot == NULL) {
+        uint64_t j = ez_fe_sub(v[0], ix->c0);
+        return j < t->nrows && row_eq(t, j, v) ? j : UINT64_MAX;
+    }
     for (uint64_t s = row_hash(v, t->ncols) & ix->mask;; s = (s + 1) & ix->mask) {
         uint32_t j = ix->slot[s];
         if (j == UINT32_MAX)
