@@ -681,9 +681,16 @@ void ez_sc_run_round(const ez_sc_round *R, ez_sc_block_fn fn, ez_fe2 *q)
     for (unsigned k = 0; k <= R->D; k++)
         q[k] = ez_fe2_zero();
     size_t npairs = R->nhi << R->L;
+    if (npairs * round_cost(R) < SC_PAR_WORK || R->nhi == 1) {
+        /* not through an inactive parallel region: entering one costs about half a
+         * microsecond, and most rounds (the small ones) are here */
+        for (size_t yh = 0; yh < R->nhi; yh++)
+            fn(R, yh, q);
+        return;
+    }
     /* Per-thread partial sums on the stack, combined once: no allocation, and the
      * result does not depend on the schedule (field addition is exact). */
-#pragma omp parallel if (npairs * round_cost(R) >= SC_PAR_WORK && R->nhi > 1)
+#pragma omp parallel
     {
         ez_fe2 part[EZ_SC_NPTS_MAX];
         for (unsigned k = 0; k <= R->D; k++)
