@@ -356,6 +356,12 @@ void ez_merkle_spill(ez_merkle *t)
     t->spilled = true;
 }
 
+void ez_merkle_release(const ez_merkle *t)
+{
+    if (t != NULL && t->spilled)
+        ez_spill_release(t->node, ((size_t)2 << t->depth) * sizeof *t->node);
+}
+
 unsigned ez_merkle_depth(const ez_merkle *t)
 {
     return t->depth;

@@ -143,6 +143,8 @@ static ez_status root_of_parts(ez_pcs_prover *p, uint64_t T, size_t np, uint8_t 
         return EZ_OK;
     }
     ez_status st = ez_whir_join(&p->wjoin, root, (const ez_whir_prover *const *)p->whir, np);
+    for (size_t j = 0; j < np; j++) /* the join read every spilled part's leaf digests */
+        ez_whir_prover_release(p->whir[j]);
     if (st == EZ_OK)
         ez_merkle_spill(p->wjoin);
     return st;
@@ -187,8 +189,10 @@ void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p)
 {
     if (p->nwhir > 1)
         ez_writer_bytes(w, p->wroots, 32 * p->nwhir);
-    for (size_t j = 0; j < p->nwhir; j++)
+    for (size_t j = 0; j < p->nwhir; j++) {
         ez_whir_prover_write(w, p->whir[j]);
+        ez_whir_prover_release(p->whir[j]); /* a spilled part's pages, read by the write */
+    }
 }
 
 ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
@@ -420,6 +424,8 @@ static ez_status open_prep(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_clai
         for (size_t x = pt->pfirst[q]; x < pt->pfirst[q + 1]; x++)
             if (home[pt->claim[x]] == SPLIT)
                 sig[q] = ez_fe2_add(sig[q], ez_fe2_mul(pt->terms[x].coef, block_eval(p->whir[q]->s, &pt->terms[x])));
+    for (size_t q = 0; q < np; q++) /* block_eval's reads of spilled parts leave memory */
+        ez_whir_prover_release(p->whir[q]);
     if (!joined) { /* joined parts: the root is the joined tree's, no part root is sent */
         ez_writer_bytes(proof, p->wroots, 32 * np);
         ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)p->wroots, 32 * np);

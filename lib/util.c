@@ -148,6 +148,12 @@ void ez_spill_free(void *m, size_t bytes)
         (void)munmap(m, bytes);
 }
 
+void ez_spill_release(const void *m, size_t bytes)
+{
+    if (m != NULL && bytes > 0)
+        (void)madvise((void *)(uintptr_t)m, bytes, MADV_DONTNEED); /* advice: a failure only keeps the pages */
+}
+
 char *ez_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

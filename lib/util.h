@@ -78,6 +78,13 @@ char *ez_strdup(const char *s);
  * the openings) costs disk instead of memory (docs/performance.md, issue 15). */
 void *ez_spill_copy(const void *p, size_t bytes);
 void ez_spill_free(void *m, size_t bytes);
+/* Hand back the resident pages of an ez_spill_copy mapping (madvise MADV_DONTNEED; the
+ * contents stay: a later read faults them in again from the file, page cache first). A
+ * touched page of the mapping counts in the resident set like heap memory, so a pass
+ * over several spilled vectors, one after the other, costs one vector's memory only if
+ * each is released after its turn. m NULL: nothing. Never call it on a mapping that was
+ * written to (a private page's changes would be lost): spilled data is read-only. */
+void ez_spill_release(const void *m, size_t bytes);
 
 /* Seconds since an arbitrary epoch (monotonic clock). */
 double ez_now(void);

@@ -589,6 +589,15 @@ void ez_whir_prover_spill(ez_whir_prover *p)
     p->s_spilled = true;
 }
 
+void ez_whir_prover_release(const ez_whir_prover *p)
+{
+    if (p == NULL)
+        return;
+    if (p->s_spilled)
+        ez_spill_release(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
+    ez_merkle_release(p->o0.tree);
+}
+
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)
 {
     return &p->par;

@@ -127,6 +127,11 @@ void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
  * ez_spill_copy; nothing changes when it is unset or a write fails). Openings are the
  * same bytes; they read the vector back once and the tree only along their paths. */
 void ez_whir_prover_spill(ez_whir_prover *p);
+/* After a pass over a spilled prover's vector or tree (an opening's round 0, its oracle-0
+ * leaves and paths, a join): their pages leave the resident set again (ez_spill_release,
+ * ez_merkle_release), so the openings of many spilled parts hold one part's vector at a
+ * time. Nothing for data in memory. */
+void ez_whir_prover_release(const ez_whir_prover *p);
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 /* The committed vector's real length (entries from it on are zero). */
 uint64_t ez_whir_prover_len(const ez_whir_prover *p);

@@ -1434,11 +1434,21 @@ START_TEST(test_pcs_whir_spill)
         ez_pcs_prover_write(&pw[k], p[k]);
         open_to(p[k], &com[k], cl, 3, &w[k]);
     }
-    /* the spilled prover's memory is a file mapping, with the same contents */
+    /* the spilled prover's memory is a file mapping, with the same contents, also after
+     * its pages were handed back (ez_spill_release: read again from the file) */
     void *m = ez_spill_copy(ps.polys[0], lens[0] * sizeof(ez_fe));
     ck_assert_ptr_nonnull(m);
     ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
+    ez_spill_release(m, lens[0] * sizeof(ez_fe));
+    ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
     ez_spill_free(m, lens[0] * sizeof(ez_fe));
+    /* the first opening released every spilled part after reading it: a second one
+     * reads them back and is the same bytes */
+    ez_writer w2;
+    open_to(p[1], &com[1], cl, 3, &w2);
+    ck_assert_uint_eq(w2.len, w[0].len);
+    ck_assert_mem_eq(w2.data, w[0].data, w[0].len);
+    ez_writer_clear(&w2);
     ck_assert_mem_eq(com[0].root, com[1].root, 32);
     ck_assert_uint_eq(pw[0].len, pw[1].len);
     ck_assert_mem_eq(pw[0].data, pw[1].data, pw[0].len);
