@@ -82,6 +82,10 @@ void ez_merkle_release(const ez_merkle *t);
  * ez_merkle_build hashes the inner nodes (Cost: as ez_merkle_new). Until then the
  * root is unspecified. */
 ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth);
+/* ez_merkle_alloc with the nodes on disk from the start (ez_spill_alloc, lib/util.h:
+ * with EZ_SPILL_DIR set; otherwise, or on failure, in memory as ez_merkle_alloc): the
+ * tree is built in the file's pages, and ez_merkle_spill has nothing left to copy. */
+ez_status ez_merkle_alloc_spilled(ez_merkle **out, unsigned depth);
 ez_digest *ez_merkle_leaves_mut(ez_merkle *t);
 void ez_merkle_build(ez_merkle *t);
 unsigned ez_merkle_depth(const ez_merkle *t);

@@ -164,8 +164,10 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
         if (st != EZ_OK)
             return st;
         size_t n = (size_t)1 << par.m;
-        ez_fe *s = ez_alloc_huge(n, sizeof *s);
-        if (s == NULL)
+        /* with EZ_SPILL_DIR, on disk from the start: no copy to spill it (zero-filled) */
+        ez_fe *s = ez_spill_alloc(n * sizeof *s);
+        bool mapped = s != NULL;
+        if (!mapped && (s = ez_alloc_huge(n, sizeof *s)) == NULL)
             return EZ_ERR_NOMEM;
         /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it */
         for (size_t i = 0; i < c->npolys; i++)
@@ -175,8 +177,11 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
                 if (x0 < x1)
                     memcpy(s + (x0 - lo), polys[i] + c->pstart[q] + (x0 - a), (size_t)(x1 - x0) * sizeof *s);
             }
-        memset(s + len, 0, (n - (size_t)len) * sizeof *s);
-        if ((st = ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len)) != EZ_OK)
+        if (!mapped)
+            memset(s + len, 0, (n - (size_t)len) * sizeof *s);
+        st = mapped ? ez_whir_commit_mapped(&p->whir[j], p->wroots[j], &par, s, len)
+                    : ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len);
+        if (st != EZ_OK)
             return st;
         /* to disk before the next part, when EZ_SPILL_DIR asks: the parts' vectors and
          * trees are then never all resident (the openings read them back) */

@@ -579,14 +579,15 @@ void ez_whir_prover_spill(ez_whir_prover *p)
     if (p == NULL)
         return;
     ez_merkle_spill(p->o0.tree);
-    if (p->s_spilled)
-        return;
-    ez_fe *m = ez_spill_copy(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
-    if (m == NULL)
-        return;
-    free(p->s);
-    p->s = m;
-    p->s_spilled = true;
+    if (!p->s_spilled) {
+        ez_fe *m = ez_spill_copy(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
+        if (m == NULL)
+            return;
+        free(p->s);
+        p->s = m;
+        p->s_spilled = true;
+    }
+    ez_whir_prover_release(p); /* built in place (ez_whir_commit_mapped): still resident */
 }
 
 void ez_whir_prover_release(const ez_whir_prover *p)
@@ -614,7 +615,7 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
  * 4 x 2^m codeword (half the memory of a commitment, and half its fresh pages). The
  * codeword is not kept (o->enc NULL). Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
 static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
-                                  unsigned c)
+                                  unsigned c, bool spilled)
 {
     ez_ntt_rs *rs = NULL;
     ez_status st = oracle_shape(o, k, k, logn, c);
@@ -626,7 +627,8 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
         return st;
     st = EZ_ERR_NOMEM;
     ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge(n * w, sizeof *val);
-    if (coef == NULL || val == NULL || ez_merkle_alloc(&o->tree, logn + c) != EZ_OK)
+    if (coef == NULL || val == NULL ||
+        (spilled ? ez_merkle_alloc_spilled(&o->tree, logn + c) : ez_merkle_alloc(&o->tree, logn + c)) != EZ_OK)
         goto out;
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
     int failed = 0;
@@ -709,7 +711,7 @@ static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *l
     unsigned k0 = par->k[0], logn = par->m - k0;
     ez_status st;
     if (leaves == NULL)
-        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0]);
+        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0], p->s_spilled);
     p->o0.logn = logn;
     p->o0.c = par->c[0];
     p->o0.k = k0;
@@ -817,22 +819,24 @@ out:
     return st;
 }
 
-ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
-                              uint64_t len)
+/* ez_whir_commit_take (mapped false) or ez_whir_commit_mapped (true). */
+static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                              uint64_t len, bool mapped)
 {
     *out = NULL;
-    if (s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m)) {
-        free(s);
-        return EZ_ERR_INVALID;
-    }
-    ez_whir_prover *p = calloc(1, sizeof *p);
+    ez_status bad = s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m) ? EZ_ERR_INVALID : EZ_OK;
+    ez_whir_prover *p = bad == EZ_OK ? calloc(1, sizeof *p) : NULL;
     if (p == NULL) {
-        free(s);
-        return EZ_ERR_NOMEM;
+        if (mapped && s != NULL && bad == EZ_OK) /* params_ok: the size is known */
+            ez_spill_free(s, ((size_t)1 << par->m) * sizeof *s);
+        else if (!mapped)
+            free(s);
+        return bad != EZ_OK ? bad : EZ_ERR_NOMEM;
     }
     p->par = *par;
     p->len = len;
     p->s = s;
+    p->s_spilled = mapped;
     ez_digest d;
     ez_status st = commit_s(p, &d, NULL);
     if (st != EZ_OK) {
@@ -842,6 +846,18 @@ ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_w
     memcpy(root, d.h, 32);
     *out = p;
     return EZ_OK;
+}
+
+ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                              uint64_t len)
+{
+    return commit_owned(out, root, par, s, len, false);
+}
+
+ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                                uint64_t len)
+{
+    return commit_owned(out, root, par, s, len, true);
 }
 
 ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, const ez_fe *s,

@@ -122,6 +122,12 @@ ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_p
  * here on failure. */
 ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
                               uint64_t len);
+/* ez_whir_commit_take for s from ez_spill_alloc (lib/util.h): the prover is on disk from
+ * the start, its vector that mapping and oracle 0's tree built in another
+ * (ez_merkle_alloc_spilled), so ez_whir_prover_spill has nothing to copy (it hands the
+ * pages back). Freed with the prover, or here (ez_spill_free) on failure. */
+ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
+                                uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
 /* Move the committed vector and oracle 0's tree to disk (EZ_SPILL_DIR, lib/util.h
  * ez_spill_copy; nothing changes when it is unset or a write fails). Openings are the
