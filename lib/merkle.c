@@ -375,6 +375,12 @@ void ez_merkle_release(const ez_merkle *t)
         ez_spill_release(t->node, ((size_t)2 << t->depth) * sizeof *t->node);
 }
 
+void ez_merkle_release_leaves(const ez_merkle *t, uint64_t first, uint64_t n)
+{
+    if (t != NULL && t->spilled && n > 0 && first < ((uint64_t)1 << t->depth))
+        ez_spill_release(t->node + ((size_t)1 << t->depth) + first, (size_t)n * sizeof *t->node);
+}
+
 unsigned ez_merkle_depth(const ez_merkle *t)
 {
     return t->depth;

@@ -75,6 +75,9 @@ void ez_merkle_spill(ez_merkle *t);
  * maps a file's pages in large folios, and one batch opening of 148 paths in a tree of
  * 2^23 leaves was measured to map 424 MB of its 512 MiB. Nothing for a tree in memory. */
 void ez_merkle_release(const ez_merkle *t);
+/* The same for the leaf digests [first, first + n) alone (a pass over the leaves in
+ * blocks; n = 0 or a tree in memory: nothing). */
+void ez_merkle_release_leaves(const ez_merkle *t, uint64_t first, uint64_t n);
 
 /* The same tree built in two steps, so the leaf digests can be written in place (no
  * 2^depth-entry copy): ez_merkle_alloc reserves the tree (Out: *out; Returns as

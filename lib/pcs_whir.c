@@ -145,8 +145,10 @@ static ez_status root_of_parts(ez_pcs_prover *p, uint64_t T, size_t np, uint8_t 
     ez_status st = ez_whir_join(&p->wjoin, root, (const ez_whir_prover *const *)p->whir, np);
     for (size_t j = 0; j < np; j++) /* the join read every spilled part's leaf digests */
         ez_whir_prover_release(p->whir[j]);
-    if (st == EZ_OK)
+    if (st == EZ_OK) {
         ez_merkle_spill(p->wjoin);
+        ez_merkle_release(p->wjoin); /* built in place when the parts are spilled */
+    }
     return st;
 }
 

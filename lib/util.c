@@ -178,8 +178,14 @@ void ez_spill_free(void *m, size_t bytes)
 
 void ez_spill_release(const void *m, size_t bytes)
 {
-    if (m != NULL && bytes > 0)
-        (void)madvise((void *)(uintptr_t)m, bytes, MADV_DONTNEED); /* advice: a failure only keeps the pages */
+    if (m == NULL || bytes == 0)
+        return;
+    /* whole pages around [m, m + bytes): a neighbour's data in a shared page is not lost,
+     * only read again from the file */
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t ps = pg > 0 ? (uintptr_t)pg : 4096u;
+    uintptr_t lo = (uintptr_t)m & ~(ps - 1), hi = (uintptr_t)m + bytes;
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure only keeps the pages */
 }
 
 char *ez_strdup(const char *s)

@@ -91,7 +91,8 @@ void ez_spill_free(void *m, size_t bytes);
  * over several spilled vectors, one after the other, costs one vector's memory only if
  * each is released after its turn. m NULL: nothing. Never call it on an ez_spill_copy
  * mapping that was written to (a private page's changes would be lost); an
- * ez_spill_alloc mapping is shared: its contents always stay. */
+ * ez_spill_alloc mapping is shared: its contents always stay. m may lie inside a mapping:
+ * the whole pages around [m, m + bytes) are handed back (their other bytes stay too). */
 void ez_spill_release(const void *m, size_t bytes);
 
 /* Seconds since an arbitrary epoch (monotonic clock). */

@@ -950,17 +950,27 @@ ez_status ez_whir_join(ez_merkle **out, uint8_t root[32], const ez_whir_prover *
             return EZ_ERR_INVALID;
     unsigned logN = ez_whir_log_len(&p[0]->par, 0);
     ez_merkle *t;
-    ez_status st = ez_merkle_alloc(&t, logN);
+    /* spilled parts: the joined tree on disk too, built in place */
+    ez_status st = p[0]->s_spilled ? ez_merkle_alloc_spilled(&t, logN) : ez_merkle_alloc(&t, logN);
     if (st != EZ_OK)
         return st;
     ez_digest *lv = ez_merkle_leaves_mut(t);
     size_t N = (size_t)1 << logN;
+    /* blocks of leaves, each part's spilled digests of a block handed back after it: the
+     * join reads every part's leaf level (11 x 256 MiB for GPT-2's advice at 512 tokens),
+     * which would otherwise be resident all at once */
+    const size_t blk = (size_t)1 << 16;
+    for (size_t q0 = 0; q0 < N; q0 += blk) {
+        size_t q1 = N - q0 < blk ? N : q0 + blk;
 #pragma omp parallel for schedule(static)
-    for (size_t q = 0; q < N; q++) {
-        ez_digest d[EZ_WHIR_MAX_JOIN];
+        for (size_t q = q0; q < q1; q++) {
+            ez_digest d[EZ_WHIR_MAX_JOIN];
+            for (size_t j = 0; j < n; j++)
+                d[j] = ez_merkle_leaves(p[j]->o0.tree)[q];
+            ez_merkle_hash_digests(&lv[q], d, n);
+        }
         for (size_t j = 0; j < n; j++)
-            d[j] = ez_merkle_leaves(p[j]->o0.tree)[q];
-        ez_merkle_hash_digests(&lv[q], d, n);
+            ez_merkle_release_leaves(p[j]->o0.tree, q0, q1 - q0);
     }
     ez_merkle_build(t);
     memcpy(root, ez_merkle_root(t)->h, 32);
