@@ -131,8 +131,7 @@ static int cmd_certify(const ez_cli_args *a)
                (unsigned long long)w.len, cs.seconds);
     }
     if (st != EZ_OK) {
-        ez_cli_progress_end(&pg);
-        rc = ez_cli_error("certify", st, &d);
+        rc = ez_cli_progress_error(&pg, st, &d);
     } else {
         rc = EZ_EXIT_OK;
     }

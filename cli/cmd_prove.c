@@ -232,8 +232,7 @@ static int cmd_prove(const ez_cli_args *args)
     }
     goto out;
 fail:
-    ez_cli_progress_end(&pg);
-    rc = ez_cli_error("prove", st, &d);
+    rc = ez_cli_progress_error(&pg, st, &d);
 out:
     ez_writer_clear(&out);
     ez_proof_clear(&proof);

@@ -112,8 +112,7 @@ static int cmd_setup(const ez_cli_args *args)
            pk.len, pkpath, hex, ez_now() - t0);
     goto out;
 fail:
-    ez_cli_progress_end(&pg);
-    rc = ez_cli_error("setup", st, &d);
+    rc = ez_cli_progress_error(&pg, st, &d);
 out:
     ez_writer_clear(&wr);
     ez_writer_clear(&vk);

@@ -63,7 +63,8 @@ const ez_cli_cmd ez_cli_cmd_verify = {
 };
 
 
-/* EZ_OK and *same set: whether IN.json quantizes to the proof's public input. */
+/* EZ_OK and *same set: whether IN.json quantizes to the proof's public input (as the
+ * prover's loader quantizes it: ez_exec_input_ints). */
 static ez_status check_input(const ez_plan *p, const ez_statement *s, const char *path, bool *same, ez_diag *d,
                              ez_diag *why)
 {
@@ -71,33 +72,17 @@ static ez_status check_input(const ez_plan *p, const ez_statement *s, const char
     int64_t *q = NULL;
     *same = true;
     ez_status st = ez_exec_read_inputs(&in, p, path, d);
-    if (st != EZ_OK)
-        goto out;
-    for (size_t j = 0; j < in.n && *same; j++) {
+    for (size_t j = 0; j < in.n && *same && st == EZ_OK; j++) {
         const ez_plan_tensor *t = &p->tensors[in.ids[j]];
-        const ez_tensor_value *val = &in.vals[j];
         const ez_stmt_tensor *x = ez_statement_find(s, (unsigned)in.ids[j]);
-        const int64_t *v = val->tok;
-        if (t->kind == EZ_TENSOR_INPUT) {
-            free(q);
-            if ((q = ez_alloc_array(val->numel ? val->numel : 1, sizeof *q)) == NULL) {
-                st = EZ_ERR_NOMEM;
-                goto out;
-            }
-            char label[EZ_MAX_NAME + 32];
-            snprintf(label, sizeof label, "input '%s'", t->source_name);
-            if ((st = ez_quantize_tensor(label, val->f, val->numel, t->dims, t->rank, t->scale, t->bits, q,
-                                         d)) != EZ_OK)
-                goto out;
-            v = q;
-        }
-        if (x == NULL || x->n != val->numel || memcmp(x->v, v, x->n * sizeof *v) != 0) {
+        free(q);
+        if ((st = ez_exec_input_ints(&q, p, &in, j, d)) != EZ_OK)
+            break;
+        if (x == NULL || x->n != in.vals[j].numel || (x->n > 0 && memcmp(x->v, q, x->n * sizeof *q) != 0)) {
             *same = false;
             ez_diag_set(why, "the proof's public input '%s' differs from %s", t->source_name, path);
         }
     }
-    st = EZ_OK;
-out:
     ez_exec_inputs_clear(&in);
     free(q);
     return st;

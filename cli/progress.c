@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "lib/util.h"
 
 void ez_cli_progress_init(ez_cli_progress *p, const char *cmd, double delay)
@@ -44,4 +45,10 @@ void ez_cli_progress_end(ez_cli_progress *p)
         fputc('\n', stderr);
     p->open = false;
     p->pct = -1;
+}
+
+int ez_cli_progress_error(ez_cli_progress *p, ez_status st, const ez_diag *d)
+{
+    ez_cli_progress_end(p);
+    return ez_cli_error(p->cmd, st, d);
 }

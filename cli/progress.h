@@ -10,6 +10,8 @@
 
 #include <stdbool.h>
 
+#include "lib/util.h"
+
 typedef struct {
     const char *cmd;  /* "prove" */
     bool on;          /* stderr is a terminal */
@@ -29,5 +31,9 @@ void ez_cli_progress_fn(void *ctx, const char *phase, double frac);
 
 /* End the line if one is open. */
 void ez_cli_progress_end(ez_cli_progress *p);
+
+/* A failed command's end: the line ended, then the error reported under p's command name
+ * (ez_cli_error); returns its exit code. */
+int ez_cli_progress_error(ez_cli_progress *p, ez_status st, const ez_diag *d);
 
 #endif

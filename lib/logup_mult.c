@@ -15,10 +15,13 @@
 
 /* ---- multiplicities ------------------------------------------------------------------ */
 
-/* An open-addressing index from a table row to its first position. */
+/* An open-addressing index from a table row to its first position; or none when the
+ * first column is c0, c0 + 1, ..., c0 + nrows - 1 (a function table's inputs): then a
+ * row's position is its first entry minus c0, checked against the table's row there. */
 typedef struct {
-    uint32_t *slot; /* row index or UINT32_MAX (empty) */
+    uint32_t *slot; /* row index or UINT32_MAX (empty); NULL: consecutive */
     uint64_t mask;
+    ez_fe c0;
 } lu_index;
 
 static uint64_t row_hash(const ez_fe *v, unsigned width)
@@ -46,8 +49,24 @@ static bool row_eq(const ez_logup_table *t, uint64_t j, const ez_fe *v)
     return true;
 }
 
+/* Whether t's first column counts up by one from its first entry. */
+static bool first_col_consecutive(const ez_logup_table *t)
+{
+    const ez_fe *c = t->cols[0];
+    for (uint64_t j = 1; j < t->nrows; j++)
+        if (c[j] != ez_fe_add(c[j - 1], 1))
+            return false;
+    return true;
+}
+
 static ez_status index_build(lu_index *ix, const ez_logup_table *t)
 {
+    if (t->nrows > 0 && first_col_consecutive(t)) {
+        /* rows are distinct (so every first position is the only one): no hash needed */
+        ix->slot = NULL;
+        ix->c0 = t->cols[0][0];
+        return EZ_OK;
+    }
     uint64_t cap = UINT64_C(1) << (ez_log2_ceil(t->nrows) + 1);
     ix->slot = ez_alloc_array((size_t)cap, sizeof *ix->slot);
     if (!ix->slot)
@@ -73,6 +92,10 @@ static ez_status index_build(lu_index *ix, const ez_logup_table *t)
 /* Position of row v in the table, or UINT64_MAX. */
 static uint64_t index_find(const lu_index *ix, const ez_logup_table *t, const ez_fe *v)
 {
+    if (ix->slot == NULL) {
+        uint64_t j = ez_fe_sub(v[0], ix->c0);
+        return j < t->nrows && row_eq(t, j, v) ? j : UINT64_MAX;
+    }
     for (uint64_t s = row_hash(v, t->ncols) & ix->mask;; s = (s + 1) & ix->mask) {
         uint32_t j = ix->slot[s];
         if (j == UINT32_MAX)
@@ -119,8 +142,8 @@ static void diag_bad_row(ez_diag *d, const ez_logup_table *t, const ez_logup_col
     ez_diag_set(d, "lookup column %zu, row %" PRIu64 ": (%s) is not a row of the table", ci, i, buf);
 }
 
-/* A paired column's counts (tag w, §2a), inside the caller's parallel region (my: this
- * thread's counts): the rows of a binary piece of 2^k >= 2 rows (cut at the tree cap as
+/* A paired column's counts (tag w, §2a), inside the caller's parallel region and with no
+ * barrier (my: this thread's counts): the rows of a binary piece of 2^k >= 2 rows (cut at the tree cap as
  * layout_build cuts them) are counted two at a time, (v[i], v[i + 2^(k-1)]) at row
  * poff + v[i] + 2^w v[i + 2^(k-1)] of the pair region; a one-row piece in the single
  * region (roff). Returns nonzero if some value is outside [0, 2^w). */
@@ -135,7 +158,7 @@ static int pair_counts(uint64_t *my, const ez_logup_column *c, unsigned capl, ui
         if (!((c->len >> b) & 1))
             continue;
         if (b == 0) {
-#pragma omp single
+#pragma omp single nowait
             {
                 if (v[boff] < lim)
                     my[roff + v[boff]]++;
@@ -147,7 +170,7 @@ static int pair_counts(uint64_t *my, const ez_logup_column *c, unsigned capl, ui
         const unsigned k = b > capl ? capl : b;
         const uint64_t half = UINT64_C(1) << (k - 1);
         const int64_t npairs = (int64_t)(UINT64_C(1) << (b - 1));
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
         for (int64_t u = 0; u < npairs; u++) {
             uint64_t i0 = boff + (((uint64_t)u >> (k - 1)) << k) + ((uint64_t)u & (half - 1));
             ez_fe x = v[i0], y = v[i0 + half];
@@ -183,22 +206,28 @@ ez_status ez_logup_multiplicities(ez_fe *m, const ez_logup_table *t, const ez_lo
         goto out;
     }
     int bad = 0;
-    for (size_t ci = 0; ci < nc; ci++) {
-        int64_t len = (int64_t)c[ci].len;
-        uint64_t roff = t->kind == EZ_TABLE_RANGES ? lu_ranges_offset(t, c[ci].tag) : 0;
-        const bool paired = lu_tag_paired(t, c[ci].tag);
-        const uint64_t poff = paired ? lu_ranges_offset(t, LU_PAIR_TAG0 + c[ci].tag) : 0;
-#pragma omp parallel num_threads(nthr) if (len >= LU_PAR_MIN) reduction(| : bad)
-        {
-            int tid = 0;
+    uint64_t rows = 0;
+    for (size_t ci = 0; ci < nc; ci++)
+        rows += c[ci].len;
+    /* One parallel region for all columns (a range table has hundreds, most below
+     * LU_PAR_MIN rows: one region per column ran nearly all of them on one thread); each
+     * column's rows are shared out without a barrier, the counts being per thread. */
+#pragma omp parallel num_threads(nthr) if (rows >= LU_PAR_MIN) reduction(| : bad)
+    {
+        int tid = 0;
 #ifdef _OPENMP
-            tid = omp_get_thread_num();
+        tid = omp_get_thread_num();
 #endif
-            uint64_t *my = counts + (size_t)tid * (size_t)tsize;
+        uint64_t *my = counts + (size_t)tid * (size_t)tsize;
+        for (size_t ci = 0; ci < nc; ci++) {
+            int64_t len = (int64_t)c[ci].len;
+            uint64_t roff = t->kind == EZ_TABLE_RANGES ? lu_ranges_offset(t, c[ci].tag) : 0;
+            const bool paired = lu_tag_paired(t, c[ci].tag);
+            const uint64_t poff = paired ? lu_ranges_offset(t, LU_PAIR_TAG0 + c[ci].tag) : 0;
             if (paired) {
                 bad |= pair_counts(my, &c[ci], lu_tree_log(t), roff, poff);
             } else {
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
                 for (int64_t i = 0; i < len; i++) {
                     uint64_t j = lookup_pos(t, &ix, &c[ci], (uint64_t)i, roff);
                     if (j == UINT64_MAX)

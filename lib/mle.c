@@ -8,6 +8,10 @@
 
 /* Below this many entries a loop runs on one thread: forking costs more than it saves. */
 #define EZ_MLE_PAR_MIN 16384
+/* An eq table of at least this many entries is built by 2^EZ_EQ_SPLIT_BITS blocks in
+ * parallel (one multiply per entry: 4096 of them outweigh a fork and join). */
+#define EZ_EQ_PAR_MIN 4096
+#define EZ_EQ_SPLIT_BITS 4
 /* Evaluation works on leaves of 2^EZ_MLE_LEAF_BITS entries with one shared eq table of
  * the low variables (16 KiB of stack). */
 #define EZ_MLE_LEAF_BITS 10
@@ -17,23 +21,39 @@ void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n)
     ez_eq_table_scaled(out, r, n, ez_fe2_one());
 }
 
-void ez_eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s)
+/* The doubling build of eq(r, .) * s into out[0 .. 2^n): add variables from the least
+ * significant (n-1) up to 0; each new variable becomes the top bit of the table built so
+ * far, so the step out[h + i] = out[i] * r_j, out[i] -= out[h + i] is in place. One
+ * multiply per new entry. Serial. */
+static void eq_build(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s)
 {
-    /* Add variables from the least significant (n-1) up to 0: each new variable becomes
-     * the top bit of the table built so far, so the doubling step
-     *   out[h + i] = out[i] * r_j,  out[i] -= out[h + i]
-     * touches disjoint pairs and is in place and parallel. One multiply per new entry. */
     out[0] = s;
     for (unsigned jj = n; jj-- > 0;) {
         size_t h = (size_t)1 << (n - 1 - jj);
         ez_fe2 rj = r[jj];
-#pragma omp parallel for schedule(static) if (h >= EZ_MLE_PAR_MIN)
         for (size_t i = 0; i < h; i++) {
             ez_fe2 hi = ez_fe2_mul(out[i], rj);
             out[h + i] = hi;
             out[i] = ez_fe2_sub(out[i], hi);
         }
     }
+}
+
+void ez_eq_table_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s)
+{
+    if (((size_t)1 << n) < EZ_EQ_PAR_MIN) {
+        eq_build(out, r, n, s);
+        return;
+    }
+    /* eq(r, (c, y)) = eq(r_top, c) eq(r_low, y): the blocks of the top EZ_EQ_SPLIT_BITS
+     * variables are built from their scales independently, in one parallel region (not
+     * one per variable): the walk's tables, 2^12 to 2^14 entries, go parallel too. */
+    ez_fe2 top[1u << EZ_EQ_SPLIT_BITS];
+    eq_build(top, r, EZ_EQ_SPLIT_BITS, s);
+    const unsigned low = n - EZ_EQ_SPLIT_BITS;
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < ((size_t)1 << EZ_EQ_SPLIT_BITS); c++)
+        eq_build(out + (c << low), r + EZ_EQ_SPLIT_BITS, low, top[c]);
 }
 
 ez_fe2 ez_eq_eval(const ez_fe2 *a, const ez_fe2 *b, unsigned n)

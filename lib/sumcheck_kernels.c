@@ -12,8 +12,9 @@
 
 #define SC_ALWAYS_INLINE static inline __attribute__((always_inline))
 /* Rounds with less work than this run on one thread (work: pairs times round_cost, so
- * 2048 pairs of one product f g; waking the second thread costs more below that). */
-#define SC_PAR_WORK (2048 * 12)
+ * 1024 pairs of one product f g; waking the second thread costs more below that: at
+ * 2048 the walk's main thread did 7 % more, at 512 no less, docs/performance.md). */
+#define SC_PAR_WORK (1024 * 12)
 
 /* ---- arithmetic with delayed reduction ---------------------------------------------
  * Round sums are accumulated as unreduced 128-bit products in 192-bit accumulators and
@@ -681,9 +682,16 @@ void ez_sc_run_round(const ez_sc_round *R, ez_sc_block_fn fn, ez_fe2 *q)
     for (unsigned k = 0; k <= R->D; k++)
         q[k] = ez_fe2_zero();
     size_t npairs = R->nhi << R->L;
+    if (npairs * round_cost(R) < SC_PAR_WORK || R->nhi == 1) {
+        /* not through an inactive parallel region: entering one costs about half a
+         * microsecond, and most rounds (the small ones) are here */
+        for (size_t yh = 0; yh < R->nhi; yh++)
+            fn(R, yh, q);
+        return;
+    }
     /* Per-thread partial sums on the stack, combined once: no allocation, and the
      * result does not depend on the schedule (field addition is exact). */
-#pragma omp parallel if (npairs * round_cost(R) >= SC_PAR_WORK && R->nhi > 1)
+#pragma omp parallel
     {
         ez_fe2 part[EZ_SC_NPTS_MAX];
         for (unsigned k = 0; k <= R->D; k++)

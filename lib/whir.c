@@ -259,8 +259,18 @@ void ez_whir_eq_bits_scaled(ez_fe2 *out, const ez_fe2 *r, unsigned k, ez_fe2 c)
     out[0] = c;
     for (unsigned b = 0; b < k; b++) {
         size_t h = (size_t)1 << b;
-        /* entries with bit b set come from those without it */
-#pragma omp parallel for schedule(static) if (h >= (1u << 13))
+        /* entries with bit b set come from those without it; a small step stays out of
+         * an inactive parallel region (half a microsecond to enter, and the openings
+         * build tens of thousands of these tables of a few entries) */
+        if (h < (1u << 13)) {
+            for (size_t t = 0; t < h; t++) {
+                ez_fe2 v = out[t], hi = ez_fe2_mul(v, r[b]);
+                out[t + h] = hi;
+                out[t] = ez_fe2_sub(v, hi);
+            }
+            continue;
+        }
+#pragma omp parallel for schedule(static)
         for (size_t t = 0; t < h; t++) {
             ez_fe2 v = out[t], hi = ez_fe2_mul(v, r[b]);
             out[t + h] = hi;

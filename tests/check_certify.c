@@ -104,6 +104,12 @@ static bool lm_verify(lm *m, const ez_certificate *c, ez_diag *why)
         ck_assert_msg(why_.msg[0] != 0, "rejected without a reason: %s", what);                                        \
     } while (0)
 
+#define EXPECT_ACCEPT(m, c, what)                                                                                      \
+    do {                                                                                                               \
+        ez_diag why_ = {{0}};                                                                                          \
+        ck_assert_msg(lm_verify(m, c, &why_), "%s rejected: %s", what, why_.msg);                                     \
+    } while (0)
+
 static const int64_t prompt[] = {3, 11, 5};
 
 START_TEST(test_certify_honest_one_pass_and_per_step)
@@ -114,13 +120,12 @@ START_TEST(test_certify_honest_one_pass_and_per_step)
     ck_assert_uint_eq(m.gen.ngen, 6);
     ck_assert_int_eq(m.gen.stop, EZ_STOP_MAX_NEW);
     ez_certificate c;
-    ez_diag why = {{0}};
     lm_certify(&m, false, &c);
     ck_assert_uint_eq(c.pass[0].length, 8); /* positions 0..7: a pass of 8, not the context's 16 */
-    ck_assert_msg(lm_verify(&m, &c, &why), "one pass rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "one pass");
     ez_certificate_clear(&c);
     lm_certify(&m, true, &c);
-    ck_assert_msg(lm_verify(&m, &c, &why), "per step rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "per step");
     ez_certificate_clear(&c);
     /* a text that fills the context: 3 + 14 tokens, the last pass over all 16 positions */
     lm_generate(&m, prompt, 3, 100, -1);
@@ -128,13 +133,13 @@ START_TEST(test_certify_honest_one_pass_and_per_step)
     ck_assert_uint_eq(m.gen.nprompt + m.gen.ngen, 17);
     lm_certify(&m, false, &c);
     ck_assert_uint_eq(c.pass[0].length, 16);
-    ck_assert_msg(lm_verify(&m, &c, &why), "full context rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "full context");
     ez_certificate_clear(&c);
     /* a one-token prompt and a single generated token: a pass of one position */
     lm_generate(&m, prompt, 1, 1, -1);
     lm_certify(&m, false, &c);
     ck_assert_uint_eq(c.pass[0].length, 1);
-    ck_assert_msg(lm_verify(&m, &c, &why), "one token rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "one token");
     ez_certificate_clear(&c);
     lm_close(&m);
 }
@@ -172,8 +177,7 @@ START_TEST(test_certify_rejects_text_and_prompt_changes)
     c.gen.nprompt--;
     c.gen.ngen++;
     c.gen.max_new++;
-    ez_diag why = {{0}};
-    ck_assert_msg(lm_verify(&m, &c, &why), "restored certificate rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "restored certificate");
     ez_certificate_clear(&c);
     lm_close(&m);
 }
@@ -194,9 +198,8 @@ START_TEST(test_certify_rejects_stop_rule_lies)
     ck_assert_int_eq(m.gen.stop, EZ_STOP_EOS);
     ck_assert_uint_eq(m.gen.ngen, first_eos + 1);
     ez_certificate c;
-    ez_diag why = {{0}};
     lm_certify(&m, false, &c);
-    ck_assert_msg(lm_verify(&m, &c, &why), "EOS stop rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "EOS stop");
     /* stopped before EOS: the last token dropped, still claiming an EOS stop */
     if (c.gen.ngen > 1) {
         c.gen.ngen--;
@@ -260,8 +263,7 @@ START_TEST(test_certify_rejects_pass_changes)
     c.pass[1].proof[c.pass[1].proof_len / 2] ^= 1;
     EXPECT_REJECT(&m, &c, "proof byte flipped");
     c.pass[1].proof[c.pass[1].proof_len / 2] ^= 1;
-    ez_diag why = {{0}};
-    ck_assert_msg(lm_verify(&m, &c, &why), "restored certificate rejected: %s", why.msg);
+    EXPECT_ACCEPT(&m, &c, "restored certificate");
     /* the one-pass certificate's proof under a per-step certificate's header */
     lm_certify(&m, false, &other);
     c.pass[c.npass - 1].first = other.pass[0].first;
@@ -281,8 +283,7 @@ START_TEST(test_certify_rejects_another_model)
     lm_generate(&a, prompt, 3, 5, -1);
     ez_certificate c;
     lm_certify(&a, false, &c);
-    ez_diag why = {{0}};
-    ck_assert_msg(lm_verify(&a, &c, &why), "%s", why.msg);
+    EXPECT_ACCEPT(&a, &c, "an honest certificate");
     EXPECT_REJECT(&b, &c, "the vk of another model");
     ez_certificate_clear(&c);
     lm_close(&a);

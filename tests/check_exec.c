@@ -116,6 +116,13 @@ static void fill(ez_trace *tr, unsigned t, ez_rng *r, int64_t lo, int64_t hi)
     free(v);
 }
 
+/* An empty trace for p (the test fails if it cannot be made). */
+static void trace_ok(ez_trace *tr, const ez_plan *p)
+{
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_trace_init(tr, p, &d) == EZ_OK, "trace: %s", d.msg);
+}
+
 static void run_ok(const ez_plan *p, ez_trace *tr)
 {
     ez_diag d = {{0}};
@@ -206,8 +213,7 @@ static void matmul_case(ez_rng *r, uint64_t m, uint64_t k, uint64_t n, int64_t l
     op->shift = shift;
     op->mul = mul;
     ez_trace tr;
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, a, r, lo, hi);
     fill(&tr, b, r, lo, hi);
     run_ok(&p, &tr);
@@ -240,7 +246,7 @@ START_TEST(test_rescale_negative_floor)
     op->shift = 2;
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     int64_t x[6] = {-1, -4, -5, 7, 0, -8};
     int64_t want[6] = {-1, -1, -2, 1, 0, -2}, wrem[6] = {3, 0, 3, 3, 0, 0};
     ck_assert_int_eq(ez_trace_set(&tr, a, x, 6, &d), EZ_OK);
@@ -318,8 +324,7 @@ static void random_einsum(ez_rng *r, bool big)
     op->mul = rnd(r, -3, 2);
     op->mul += op->mul >= 0; /* nonzero: the plan's multiplier is never 0 */
     ez_trace tr;
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, ta, r, -50, 50);
     if (two)
         fill(&tr, tb, r, -50, 50);
@@ -361,8 +366,7 @@ START_TEST(test_einsum_batched_attention)
     unsigned w2 = tens(&p, "w2", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){E, D}, 0, 16);
     mkop(&p, EZ_OP_EINSUM, "sue,en->sbn", (unsigned[]){x4, w2}, 2, z);
     ez_trace tr;
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, q, &r, -3000, 3000);
     fill(&tr, k, &r, -3000, 3000);
     fill(&tr, wo, &r, -3000, 3000);
@@ -398,7 +402,7 @@ START_TEST(test_layer_slice)
     op->in_pos[1][0] = 2;
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, x, &r, -100, 100);
     fill(&tr, w, &r, -100, 100);
     run_ok(&p, &tr);
@@ -431,8 +435,7 @@ START_TEST(test_add_broadcast)
     ez_plan_op *op = mkop(&p, EZ_OP_ADD, "ij,j,i->ij", (unsigned[]){x, b, c}, 3, y);
     op->coef[0] = 1, op->coef[1] = 4, op->coef[2] = -1, op->shift = 1;
     ez_trace tr;
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, x, &r, -500, 500);
     fill(&tr, b, &r, -500, 500);
     fill(&tr, c, &r, -500, 500);
@@ -465,7 +468,7 @@ START_TEST(test_causal_and_gather)
     mkop(&p, EZ_OP_GATHER, "vd,s->sd", (unsigned[]){wte, tok}, 2, g);
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, a, &r, -1000, 1000);
     fill(&tr, wte, &r, -1000, 1000);
     fill(&tr, tok, &r, 0, 9);
@@ -531,7 +534,7 @@ START_TEST(test_softmax_exact)
     op->mask_row = idx_of(op, 's'), op->mask_col = idx_of(op, 't');
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     int64_t *x = malloc(H * S * S * sizeof *x);
     for (int i = 0; i < H * S * S; i++)
         x[i] = rnd(&r, -40000, 40000);
@@ -606,8 +609,7 @@ START_TEST(test_softmax_vs_float)
     ez_plan_op *op = mkop(&p, EZ_OP_SOFTMAX, "tr->tr", (unsigned[]){a}, 1, y);
     op->axis = idx_of(op, 't');
     ez_trace tr;
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     fill(&tr, a, &r, -(3 << 14), 3 << 14);
     run_ok(&p, &tr);
     for (int c = 0; c < R; c++) {
@@ -642,7 +644,7 @@ START_TEST(test_max_argmax_ties)
     mkop(&p, EZ_OP_ARGMAX, "sv->v", (unsigned[]){x}, 1, amc)->axis = 0;
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     int64_t v[15] = {3, 9, 9, 1, 9, -5, -5, -5, -5, -5, 0, -1, 7, 7, -9};
     ck_assert_int_eq(ez_trace_set(&tr, x, v, 15, &d), EZ_OK);
     run_ok(&p, &tr);
@@ -710,7 +712,7 @@ static void norm_case(ez_op_kind kind, ez_rng *r, int64_t lo, int64_t hi, bool o
     mkop(&p, kind, "sd->sd", (unsigned[]){x}, 1, y)->axis = 1;
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     int64_t *v = malloc(R * N * sizeof *v);
     for (int i = 0; i < R * N; i++)
         v[i] = onehot ? (i % N == 7 ? hi : lo) : rnd(r, lo, hi);
@@ -770,7 +772,7 @@ START_TEST(test_unary_tables)
             mkop(&p, kind, "i->i", (unsigned[]){x}, 1, y)->func = kind == EZ_OP_FUNC ? fs[fi] : EZ_FN_NONE;
             ez_trace tr;
             ez_diag d = {{0}};
-            ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+            trace_ok(&tr, &p);
             int64_t lim = (int64_t)6 << in_scale; /* +-6 real, plus tails below */
             if (fs[fi] == EZ_FN_EXP)
                 lim = (int64_t)3 << in_scale;
@@ -957,63 +959,76 @@ static double gauss(ez_rng *r)
     return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
-static void block_data(ez_plan *p, const unsigned *ids, double **real)
+/* The block's plan and its six inputs and weights (tok, wte, wq, wk, wv, wo) as reals. */
+typedef struct {
+    ez_plan p;
+    unsigned ids[6];
+    double *real[6];
+} block;
+
+static void block_open(block *b)
 {
+    build_block(&b->p, b->ids);
     ez_rng r = ez_rng_for("block_data");
     for (int i = 0; i < 6; i++) {
-        const ez_plan_tensor *t = &p->tensors[ids[i]];
+        const ez_plan_tensor *t = &b->p.tensors[b->ids[i]];
         uint64_t n = ez_plan_tensor_numel(t);
-        real[i] = malloc(n * sizeof(double));
+        b->real[i] = malloc(n * sizeof(double));
         double sd = i == 1 ? 1.0 : 1.0 / sqrt((double)(i == 5 ? 48 : 48));
         for (uint64_t j = 0; j < n; j++)
-            real[i][j] = i == 0 ? (double)(ez_rng_next(&r) % 50) : fmax(-7.9, fmin(7.9, sd * gauss(&r)));
+            b->real[i][j] = i == 0 ? (double)(ez_rng_next(&r) % 50) : fmax(-7.9, fmin(7.9, sd * gauss(&r)));
     }
 }
 
-static void block_set(ez_trace *tr, const ez_plan *p, const unsigned *ids, double **real)
+static void block_close(block *b)
+{
+    for (int i = 0; i < 6; i++)
+        free(b->real[i]);
+    ez_plan_clear(&b->p);
+}
+
+/* The block's inputs and weights quantized into tr. */
+static void block_set(ez_trace *tr, const block *b)
 {
     for (int i = 0; i < 6; i++) {
-        const ez_plan_tensor *t = &p->tensors[ids[i]];
+        const ez_plan_tensor *t = &b->p.tensors[b->ids[i]];
         uint64_t n = ez_plan_tensor_numel(t);
         int64_t *q = malloc(n * sizeof *q);
         for (uint64_t j = 0; j < n; j++)
-            q[j] = (int64_t)llround(ldexp(real[i][j], (int)t->scale));
+            q[j] = (int64_t)llround(ldexp(b->real[i][j], (int)t->scale));
         ez_diag d = {{0}};
-        ck_assert_int_eq(ez_trace_set(tr, ids[i], q, n, &d), EZ_OK);
+        ck_assert_int_eq(ez_trace_set(tr, b->ids[i], q, n, &d), EZ_OK);
         free(q);
     }
 }
 
 START_TEST(test_determinism_threads)
 {
-    ez_plan p;
-    unsigned ids[6];
-    double *real[6];
-    build_block(&p, ids);
-    block_data(&p, ids, real);
+    block b;
+    block_open(&b);
+    const ez_plan *p = &b.p;
     ez_trace t1, t2;
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&t1, &p, &d), EZ_OK);
-    ck_assert_int_eq(ez_trace_init(&t2, &p, &d), EZ_OK);
-    block_set(&t1, &p, ids, real);
-    block_set(&t2, &p, ids, real);
+    trace_ok(&t1, p);
+    trace_ok(&t2, p);
+    block_set(&t1, &b);
+    block_set(&t2, &b);
 #ifdef _OPENMP
     int old = omp_get_max_threads();
     omp_set_num_threads(1);
 #endif
-    run_ok(&p, &t1);
+    run_ok(p, &t1);
 #ifdef _OPENMP
     omp_set_num_threads(2);
 #endif
-    run_ok(&p, &t2);
+    run_ok(p, &t2);
 #ifdef _OPENMP
     omp_set_num_threads(old);
 #endif
-    for (size_t i = 0; i < p.ntensors; i++) {
-        uint64_t n = ez_plan_tensor_numel(&p.tensors[i]);
-        ck_assert_msg(!memcmp(t1.t[i], t2.t[i], n * 8), "tensor %s differs", p.tensors[i].name);
+    for (size_t i = 0; i < p->ntensors; i++) {
+        uint64_t n = ez_plan_tensor_numel(&p->tensors[i]);
+        ck_assert_msg(!memcmp(t1.t[i], t2.t[i], n * 8), "tensor %s differs", p->tensors[i].name);
     }
-    for (size_t o = 0; o < p.nops; o++)
+    for (size_t o = 0; o < p->nops; o++)
         for (int k = 0; k < EZ_AUX_COUNT; k++) {
             ck_assert_uint_eq(t1.ops[o].naux[k], t2.ops[o].naux[k]);
             if (t1.ops[o].naux[k])
@@ -1024,31 +1039,27 @@ START_TEST(test_determinism_threads)
     ck_assert_uint_eq(t1.ops[6].naux[EZ_AUX_EXP], 3 * 24 * 24);
     ez_trace_clear(&t1);
     ez_trace_clear(&t2);
-    for (int i = 0; i < 6; i++)
-        free(real[i]);
-    ez_plan_clear(&p);
+    block_close(&b);
 }
 END_TEST
 
 START_TEST(test_floatref_block)
 {
-    ez_plan p;
-    unsigned ids[6];
-    double *real[6];
-    build_block(&p, ids);
-    block_data(&p, ids, real);
+    block b;
+    block_open(&b);
+    const ez_plan *p = &b.p;
     ez_trace tr;
     ez_ftrace ft;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
-    ck_assert_int_eq(ez_ftrace_init(&ft, &p, &d), EZ_OK);
-    block_set(&tr, &p, ids, real);
+    trace_ok(&tr, p);
+    ck_assert_int_eq(ez_ftrace_init(&ft, p, &d), EZ_OK);
+    block_set(&tr, &b);
     for (int i = 0; i < 6; i++)
-        ck_assert_int_eq(ez_ftrace_set(&ft, ids[i], real[i], ez_plan_tensor_numel(&p.tensors[ids[i]]), &d), EZ_OK);
-    run_ok(&p, &tr);
-    ck_assert_int_eq(ez_floatref_run(&p, &ft, &d), EZ_OK);
-    for (size_t i = 0; i < p.ntensors; i++) {
-        const ez_plan_tensor *t = &p.tensors[i];
+        ck_assert_int_eq(ez_ftrace_set(&ft, b.ids[i], b.real[i], ez_plan_tensor_numel(&p->tensors[b.ids[i]]), &d), EZ_OK);
+    run_ok(p, &tr);
+    ck_assert_int_eq(ez_floatref_run(p, &ft, &d), EZ_OK);
+    for (size_t i = 0; i < p->ntensors; i++) {
+        const ez_plan_tensor *t = &p->tensors[i];
         if (t->kind != EZ_TENSOR_ACT || !strcmp(t->name, "am"))
             continue;
         ez_float_err e;
@@ -1057,9 +1068,7 @@ START_TEST(test_floatref_block)
     }
     ez_trace_clear(&tr);
     ez_ftrace_clear(&ft);
-    for (int i = 0; i < 6; i++)
-        free(real[i]);
-    ez_plan_clear(&p);
+    block_close(&b);
 }
 END_TEST
 
@@ -1075,7 +1084,7 @@ START_TEST(test_range_errors)
     mkop(&p, EZ_OP_EINSUM, "ij,jk->ik", (unsigned[]){a, b}, 2, c)->shift = 8;
     ez_trace tr;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&tr, &p, &d), EZ_OK);
+    trace_ok(&tr, &p);
     int64_t big[32];
     for (int i = 0; i < 32; i++)
         big[i] = 32767;

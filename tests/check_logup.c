@@ -1115,12 +1115,52 @@ START_TEST(test_invalid_arguments)
 }
 END_TEST
 
+/* A function-like table, first column c0, c0 + 1, ... (no hash index: a row's position is
+ * its key minus c0, then the whole row is compared): the counts equal a brute-force
+ * count, the first and last rows included; a key one below c0 or one past the last, or
+ * the right key with a wrong value, is not a row (its column and row named). */
+START_TEST(test_mult_consecutive_keys)
+{
+    ez_rng rng = ez_rng_for("mult_consecutive");
+    enum { N = 50, LEN = 300 };
+    ez_fe tin[N], tout[N], ci[LEN], co[LEN], m[N];
+    for (uint64_t j = 0; j < N; j++) {
+        tin[j] = ez_fe_from_i64((int64_t)j - 7); /* crosses zero: p - 7, ..., p - 1, 0, 1, ... */
+        tout[j] = ez_rng_fe(&rng);
+    }
+    ez_logup_table t = {.kind = EZ_TABLE_EXPLICIT, .ncols = 2, .nrows = N, .cols = {tin, tout}};
+    uint64_t want[N] = {0};
+    for (uint64_t i = 0; i < LEN; i++) {
+        uint64_t j = i == 0 ? 0 : i == 1 ? N - 1 : ez_rng_next(&rng) % N;
+        ci[i] = tin[j];
+        co[i] = tout[j];
+        want[j]++;
+    }
+    ez_logup_column c = {.len = LEN, .cols = {ci, co}};
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, &d), EZ_OK);
+    for (uint64_t j = 0; j < N; j++)
+        ck_assert_uint_eq(m[j], want[j]);
+    honest_roundtrip(&t, &c, 1);
+    const ez_fe bad_key[3] = {ez_fe_sub(tin[0], 1), ez_fe_add(tin[N - 1], 1), tin[N / 2]};
+    for (int k = 0; k < 3; k++) {
+        ez_fe si = ci[77], so = co[77];
+        ci[77] = bad_key[k];
+        co[77] = k == 2 ? ez_fe_add(tout[N / 2], 1) : tout[0];
+        ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, &d), EZ_ERR_NUMERIC);
+        ck_assert_ptr_nonnull(strstr(d.msg, "lookup column 0, row 77: ("));
+        ci[77] = si;
+        co[77] = so;
+    }
+}
+END_TEST
+
 Suite *ez_suite_logup(void)
 {
     const TTest *tests[] = {test_gkr_tree, test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
         test_explicit_4col_dups, test_many_columns, test_ranges_honest, test_leaf_values_large, test_ranges_outside,
         test_value_outside_table, test_outside_explicit, test_wrong_multiplicity, test_tamper_messages,
         test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments,
-        test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces};
+        test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces, test_mult_consecutive_keys};
     return ez_test_suite("logup", "logup", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -36,17 +36,13 @@ static void bit_point(ez_fe2 *pt, unsigned n, uint64_t x)
 
 START_TEST(test_log2_ceil)
 {
-    ck_assert_uint_eq(ez_log2_ceil(0), 0);
-    ck_assert_uint_eq(ez_log2_ceil(1), 0);
-    ck_assert_uint_eq(ez_log2_ceil(2), 1);
-    ck_assert_uint_eq(ez_log2_ceil(3), 2);
-    ck_assert_uint_eq(ez_log2_ceil(4), 2);
-    ck_assert_uint_eq(ez_log2_ceil(5), 3);
-    ck_assert_uint_eq(ez_log2_ceil(12), 4);
-    ck_assert_uint_eq(ez_log2_ceil(768), 10);
-    ck_assert_uint_eq(ez_log2_ceil(UINT64_C(1) << 40), 40);
-    ck_assert_uint_eq(ez_log2_ceil((UINT64_C(1) << 40) + 1), 41);
-    ck_assert_uint_eq(ez_log2_ceil(UINT64_MAX), 64);
+    static const struct {
+        uint64_t x;
+        unsigned want;
+    } cases[] = {{0, 0}, {1, 0}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {12, 4}, {768, 10},
+                 {UINT64_C(1) << 40, 40}, {(UINT64_C(1) << 40) + 1, 41}, {UINT64_MAX, 64}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(ez_log2_ceil(cases[i].x) == cases[i].want, "log2_ceil(%llu)", (unsigned long long)cases[i].x);
 }
 END_TEST
 
@@ -203,21 +199,22 @@ static void brute_fold(ez_fe2 *out, const ez_fe *inb, const ez_fe2 *ine, const s
     }
     for (size_t o = 0; o < osize; o++)
         out[o] = ez_fe2_zero();
+    /* ia: the index idx as coordinates, stepped like an odometer (last axis fastest) */
+    size_t ia[4] = {0};
+    ck_assert_uint_le(k, 4);
     for (size_t idx = 0; idx < size; idx++) {
-        size_t rest = idx, oi = 0, ostride = 1;
+        size_t oi = 0;
         ez_fe2 w = ez_fe2_one();
-        for (unsigned a = k; a-- > 0;) {
-            size_t ia = rest % dims[a];
-            rest /= dims[a];
-            if (points[a]) {
-                w = ez_fe2_mul(w, eq_at(points[a], ez_log2_ceil(dims[a]), ia));
-            } else {
-                oi += ia * ostride;
-                ostride *= dims[a];
-            }
+        for (unsigned a = 0; a < k; a++) {
+            if (points[a])
+                w = ez_fe2_mul(w, eq_at(points[a], ez_log2_ceil(dims[a]), ia[a]));
+            else
+                oi = oi * dims[a] + ia[a];
         }
         ez_fe2 v = inb ? ez_fe2_from_fe(inb[idx]) : ine[idx];
         out[oi] = ez_fe2_add(out[oi], ez_fe2_mul(w, v));
+        for (unsigned a = k; a-- > 0 && ++ia[a] == dims[a];)
+            ia[a] = 0;
     }
 }
 

@@ -244,21 +244,29 @@ static uint64_t pick(const ez_pfx *f, size_t op, bool above)
     return 0;
 }
 
-static ez_table gelu16_table(void)
+/* SRC_GELU16 run on seeded inputs over both tails and the rows. */
+static void gelu16_run(ez_pfx *f, const char *seed)
+{
+    ez_pfx_compile(f, SRC_GELU16);
+    run_inputs(f, seed, 4, INT64_MAX);
+}
+
+/* SRC_GELU16's table output on the row of x' = q (-2^15 <= q < 2^15). */
+static int64_t gelu16_row(int64_t q)
 {
     ez_table t;
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_table_build(&t, EZ_FN_GELU, 16, 12, &d), EZ_OK);
-    return t;
+    int64_t y = t.out[q + (1 << 15)];
+    ez_table_clear(&t);
+    return y;
 }
-
 
 /* A value off by one inside the rows: (A, TV) is no row of the table. */
 START_TEST(test_value_off_by_one)
 {
     ez_pfx f;
-    ez_pfx_compile(&f, SRC_GELU16);
-    run_inputs(&f, "off_by_one", 4, INT64_MAX);
+    gelu16_run(&f, "off_by_one");
     f.tr.t[f.plan.ops[0].out][pick(&f, 0, false)] += 1;
     ez_pfx_expect_refused(&f, "not the table's row", "gelu table lookup failed");
     ez_pfx_free(&f);
@@ -277,8 +285,7 @@ END_TEST
 START_TEST(test_tail_for_row)
 {
     ez_pfx f;
-    ez_pfx_compile(&f, SRC_GELU16);
-    run_inputs(&f, "tail_for_row", 4, INT64_MAX);
+    gelu16_run(&f, "tail_for_row");
     uint64_t e = pick(&f, 0, false);
     int64_t *y = f.tr.t[f.plan.ops[0].out];
     const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
@@ -295,16 +302,13 @@ END_TEST
 START_TEST(test_row_for_tail)
 {
     ez_pfx f;
-    ez_pfx_compile(&f, SRC_GELU16);
-    run_inputs(&f, "row_for_tail", 4, INT64_MAX);
+    gelu16_run(&f, "row_for_tail");
     uint64_t e = pick(&f, 0, true);
     int64_t *y = f.tr.t[f.plan.ops[0].out];
     const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
     int64_t q = x[e] >> 4, h = (q + (1 << 15)) >> 16, a = q - h * 65536;
     ck_assert_int_ne(h, 0);
-    ez_table t = gelu16_table();
-    y[e] = t.out[a + (1 << 15)];
-    ez_table_clear(&t);
+    y[e] = gelu16_row(a);
     ez_pfx_expect_refused(&f, "a table row is given", "sign table lookup failed");
     ez_pfx_free(&f);
 }
@@ -315,16 +319,13 @@ END_TEST
 START_TEST(test_wrong_remainder)
 {
     ez_pfx f;
-    ez_pfx_compile(&f, SRC_GELU16);
-    run_inputs(&f, "wrong_rem", 4, INT64_MAX);
+    gelu16_run(&f, "wrong_rem");
     uint64_t e = pick(&f, 0, false);
     const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
     int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
     ck_assert_ptr_nonnull(rem);
-    ez_table t = gelu16_table();
     rem[e] += 16;
-    y[e] = t.out[(x[e] >> 4) - 1 + (1 << 15)];
-    ez_table_clear(&t);
+    y[e] = gelu16_row((x[e] >> 4) - 1);
     ez_pfx_expect_refused(&f, "its remainder is not x mod 2^k", "range-check argument failed");
     ez_pfx_free(&f);
 }
@@ -334,8 +335,7 @@ END_TEST
 START_TEST(test_identity_tail_off_by_one)
 {
     ez_pfx f;
-    ez_pfx_compile(&f, SRC_GELU16);
-    run_inputs(&f, "identity_off", 4, INT64_MAX);
+    gelu16_run(&f, "identity_off");
     f.tr.t[f.plan.ops[0].out][pick(&f, 0, true)] += 1;
     ez_pfx_expect_refused(&f, "not the function's tail", "range-check argument failed");
     ez_pfx_free(&f);
@@ -623,8 +623,7 @@ START_TEST(test_forged_linear_factors)
 {
     static const unsigned factor[] = {0, 2, 3};
     ez_pfx f;
-    ez_pfx_compile(&f, SRC_GELU16);
-    run_inputs(&f, "forged_linear", 4, INT64_MAX);
+    gelu16_run(&f, "forged_linear");
     for (size_t k = 0; k < 3; k++) {
         ez_diag why = {{0}};
         ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 4, factor[k], &why));

@@ -614,13 +614,17 @@ static void expect_zero_check_rejects(ez_pfx *f, nx_tamper tamper, void *ctx, co
     ck_assert_msg(strstr(why.msg, "rsqrt zero-check failed") != NULL, "%s: %s", what, why.msg);
 }
 
-/* SRC_ALONE run with k + 1 on row ROW_TINY, its outputs recomputed (a forgery's start). */
-static void run_k_plus_one(ez_pfx *f, const char *seed)
+/* SRC_ALONE run with k + 1 on row ROW_TINY, its outputs recomputed, and tamper's forgery
+ * on top: the rsqrt zero-check rejects it. */
+static void k_plus_one_rejected(nx_tamper tamper, const char *seed)
 {
-    ez_pfx_compile(f, SRC_ALONE);
-    nx_run(f, seed, 1 << 11);
+    ez_pfx f;
+    ez_pfx_compile(&f, SRC_ALONE);
+    nx_run(&f, seed, 1 << 11);
     nx_edit e = {.dk = 1};
-    nx_recompute(f, 0, ROW_TINY, &e);
+    nx_recompute(&f, 0, ROW_TINY, &e);
+    expect_zero_check_rejects(&f, tamper, NULL, seed);
+    ez_pfx_free(&f);
 }
 
 START_TEST(test_op_alone_honest)
@@ -649,22 +653,32 @@ static void tamper_double_g(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, voi
     P[b.pRG][r] = ez_fe_mul(P[b.pR][r], g2);
 }
 
-/* The trace of a tampered g: the outputs from rg = r 2^(kmax - k + 1). */
-static void double_g_outputs(ez_pfx *f)
+/* Row r's outputs and remainders recomputed from rg in place of the honest r g:
+ * (x - mu) rg = 2^sh out + rem. */
+static void outputs_from_rg(ez_pfx *f, int64_t r, i128 rg)
 {
     unsigned kmax;
     int sh;
     int64_t E;
     nx_consts(f, 0, &kmax, &sh, &E);
-    const int64_t N = 12, r = ROW_RANDOM, *x = f->tr.t[f->plan.ops[0].in[0]] + r * N;
-    int64_t k = f->tr.ops[0].aux[EZ_AUX_NORM_EXP][r], rr = f->tr.ops[0].aux[EZ_AUX_RSQRT][r];
-    int64_t mu = f->tr.ops[0].aux[EZ_AUX_MEAN][r];
-    ck_assert_int_ge(k, 1);
+    const int64_t N = 12, *x = f->tr.t[f->plan.ops[0].in[0]] + r * N;
+    const int64_t mu = f->tr.ops[0].aux[EZ_AUX_MEAN][r];
     for (int64_t j = 0; j < N; j++) {
-        i128 crg = (i128)(x[j] - mu) * rr * ((i128)1 << (kmax - k + 1)), q = crg >> sh;
+        i128 crg = (i128)(x[j] - mu) * rg, q = crg >> sh;
         f->tr.t[f->plan.ops[0].out][r * N + j] = (int64_t)q;
         f->tr.ops[0].aux[EZ_AUX_REM][r * N + j] = (int64_t)(crg - q * ((i128)1 << sh));
     }
+}
+
+/* Row r's honest r g (g = 2^(kmax - k)); its k in *k. */
+static i128 honest_rg(const ez_pfx *f, int64_t r, int64_t *k)
+{
+    unsigned kmax;
+    int sh;
+    int64_t E;
+    nx_consts(f, 0, &kmax, &sh, &E);
+    *k = f->tr.ops[0].aux[EZ_AUX_NORM_EXP][r];
+    return (i128)f->tr.ops[0].aux[EZ_AUX_RSQRT][r] << (kmax - *k);
 }
 
 START_TEST(test_op_alone_double_g)
@@ -672,7 +686,10 @@ START_TEST(test_op_alone_double_g)
     ez_pfx f;
     ez_pfx_compile(&f, SRC_ALONE);
     nx_run(&f, "op_alone_g", 1 << 11);
-    double_g_outputs(&f);
+    int64_t k;
+    i128 rg = honest_rg(&f, ROW_RANDOM, &k);
+    ck_assert_int_ge(k, 1);
+    outputs_from_rg(&f, ROW_RANDOM, 2 * rg); /* the outputs of g doubled */
     expect_zero_check_rejects(&f, tamper_double_g, NULL, "g doubled");
     ez_pfx_free(&f);
 }
@@ -696,10 +713,7 @@ static void tamper_forge_z(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void
 
 START_TEST(test_op_alone_forged_minimality)
 {
-    ez_pfx f;
-    run_k_plus_one(&f, "op_alone_z");
-    expect_zero_check_rejects(&f, tamper_forge_z, NULL, "op_alone_z");
-    ez_pfx_free(&f);
+    k_plus_one_rejected(tamper_forge_z, "op_alone_z");
 }
 END_TEST
 
@@ -715,10 +729,7 @@ static void tamper_w(ez_pfx *f, const ez_advice_layout *L, ez_fe **P, void *ctx)
 
 START_TEST(test_op_alone_forged_witness)
 {
-    ez_pfx f;
-    run_k_plus_one(&f, "op_alone_w");
-    expect_zero_check_rejects(&f, tamper_w, NULL, "op_alone_w");
-    ez_pfx_free(&f);
+    k_plus_one_rejected(tamper_w, "op_alone_w");
 }
 END_TEST
 
@@ -745,21 +756,9 @@ START_TEST(test_op_alone_mg_rg)
         ez_pfx f;
         ez_pfx_compile(&f, SRC_ALONE);
         nx_run(&f, "op_alone_mg_rg", 1 << 11);
-        if (which) { /* the outputs of rg + 1 */
-            unsigned kmax;
-            int sh;
-            int64_t E;
-            nx_consts(&f, 0, &kmax, &sh, &E);
-            const int64_t N = 12, r = ROW_RANDOM, *x = f.tr.t[f.plan.ops[0].in[0]] + r * N;
-            const int64_t mu = f.tr.ops[0].aux[EZ_AUX_MEAN][r];
-            int64_t k = f.tr.ops[0].aux[EZ_AUX_NORM_EXP][r], rr = f.tr.ops[0].aux[EZ_AUX_RSQRT][r];
-            i128 rg = ((i128)rr << (kmax - k)) + 1;
-            for (int64_t j = 0; j < N; j++) {
-                i128 crg = (i128)(x[j] - mu) * rg, q = crg >> sh;
-                f.tr.t[f.plan.ops[0].out][r * N + j] = (int64_t)q;
-                f.tr.ops[0].aux[EZ_AUX_REM][r * N + j] = (int64_t)(crg - q * ((i128)1 << sh));
-            }
-        }
+        int64_t k;
+        if (which) /* the outputs of rg + 1 */
+            outputs_from_rg(&f, ROW_RANDOM, honest_rg(&f, ROW_RANDOM, &k) + 1);
         expect_zero_check_rejects(&f, which ? tamper_rg : tamper_mg, NULL, which ? "rg + 1" : "mg + 1");
         ez_pfx_free(&f);
     }

@@ -454,6 +454,20 @@ START_TEST(test_pcs_commitment_io)
 }
 END_TEST
 
+/* n <= 8 claims on polys which[0..n) of cm at random points, opened (through the batching
+ * sumcheck when batched): the honest opening verifies, every tampered variant of it is
+ * rejected (check_tampering). */
+static void open_claims_tampered(ez_test_committed *cm, ez_rng *r, const size_t *which, size_t n, bool batched)
+{
+    ez_pcs_claim cl[8];
+    ez_fe2 pts[8][EZ_TEST_MAXVARS];
+    ez_test_pcs_claims(cl, pts, r, &cm->ps, which, n);
+    ez_writer w;
+    open_to(cm->p, &cm->com, cl, n, &w);
+    check_tampering(&cm->com, cl, n, &w, batched, r);
+    ez_writer_clear(&w);
+}
+
 START_TEST(test_pcs_single_claim)
 {
     /* One polynomial, one claim: the direct opening (no sumcheck). */
@@ -461,14 +475,7 @@ START_TEST(test_pcs_single_claim)
     uint64_t lens[1] = {(uint64_t)1 << 14};
     ez_test_committed cm;
     ez_test_commit(&cm, &r, lens, 1, EZ_PCS_SCHEME_LIGERO);
-    ez_pcs_claim cl[1];
-    ez_fe2 pts[8][EZ_TEST_MAXVARS];
-    size_t which[1] = {0};
-    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 1);
-    ez_writer w;
-    open_to(cm.p, &cm.com, cl, 1, &w);
-    check_tampering(&cm.com, cl, 1, &w, false, &r);
-    ez_writer_clear(&w);
+    open_claims_tampered(&cm, &r, (const size_t[]){0}, 1, false);
     ez_test_committed_free(&cm);
 }
 END_TEST
@@ -481,14 +488,7 @@ START_TEST(test_pcs_single_slot_in_stack)
     ez_test_committed cm;
     ez_test_commit(&cm, &r, lens, 3, EZ_PCS_SCHEME_LIGERO);
     ck_assert_uint_ne(cm.com.offsets[1], 0);
-    ez_pcs_claim cl[1];
-    ez_fe2 pts[8][EZ_TEST_MAXVARS];
-    size_t which[1] = {1};
-    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 1);
-    ez_writer w;
-    open_to(cm.p, &cm.com, cl, 1, &w);
-    check_tampering(&cm.com, cl, 1, &w, false, &r);
-    ez_writer_clear(&w);
+    open_claims_tampered(&cm, &r, (const size_t[]){1}, 1, false);
     ez_test_committed_free(&cm);
 }
 END_TEST
@@ -501,19 +501,9 @@ START_TEST(test_pcs_batched_claims)
     uint64_t lens[5] = {1000, 4096, 37, 1, 300};
     ez_test_committed cm;
     ez_test_commit(&cm, &r, lens, 5, EZ_PCS_SCHEME_LIGERO);
-    ez_pcs_claim cl[6];
-    ez_fe2 pts[8][EZ_TEST_MAXVARS];
-    size_t which[6] = {0, 1, 2, 3, 4, 0};
-    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 6);
-    ez_writer w;
-    open_to(cm.p, &cm.com, cl, 6, &w);
-    check_tampering(&cm.com, cl, 6, &w, true, &r);
-    ez_writer_clear(&w);
-
+    open_claims_tampered(&cm, &r, (const size_t[]){0, 1, 2, 3, 4, 0}, 6, true);
     /* one claim on a padded polynomial goes through the sumcheck too */
-    open_to(cm.p, &cm.com, cl + 2, 1, &w);
-    check_tampering(&cm.com, cl + 2, 1, &w, true, &r);
-    ez_writer_clear(&w);
+    open_claims_tampered(&cm, &r, (const size_t[]){2}, 1, true);
     ez_test_committed_free(&cm);
 }
 END_TEST

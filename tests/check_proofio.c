@@ -69,6 +69,14 @@ static void edit_section(ez_writer *out, const ez_writer *in, const char *magic,
     free(b);
 }
 
+/* The statement check refuses s as a format error whose message contains why. */
+static void expect_statement_refused(const ez_statement *s, const ez_plan *plan, const char *why)
+{
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_statement_check(s, plan, &d), EZ_ERR_FORMAT);
+    ck_assert_msg(strstr(d.msg, why) != NULL, "%s", d.msg);
+}
+
 /* ST-tensor: the statement's entries in another order, each with the right count (x and
  * y have the same shape): the check names the entry, not a count. */
 START_TEST(test_statement_entry_swapped)
@@ -84,8 +92,7 @@ START_TEST(test_statement_entry_swapped)
     unsigned a = s.t[0].tensor;
     s.t[0].tensor = s.t[1].tensor;
     s.t[1].tensor = a;
-    ck_assert_int_eq(ez_statement_check(&s, &f.plan, &d), EZ_ERR_FORMAT);
-    ck_assert_msg(strstr(d.msg, "statement: entry 0 should be x[2,2], the proof has y[2,2]") != NULL, "%s", d.msg);
+    expect_statement_refused(&s, &f.plan, "statement: entry 0 should be x[2,2], the proof has y[2,2]");
     ez_statement_clear(&s);
     ez_pfx_free(&f);
 }
@@ -106,8 +113,7 @@ START_TEST(test_statement_output_above_bound)
     s.t[1].v[3] = 128;
     ck_assert_msg(ez_statement_check(&s, &f.plan, &d) == EZ_OK, "%s", d.msg);
     s.t[1].v[3] = -129;
-    ck_assert_int_eq(ez_statement_check(&s, &f.plan, &d), EZ_ERR_FORMAT);
-    ck_assert_msg(strstr(d.msg, "output y[1, 1] = -129 is outside its range") != NULL, "%s", d.msg);
+    expect_statement_refused(&s, &f.plan, "output y[1, 1] = -129 is outside its range");
     ez_statement_clear(&s);
     ez_pfx_free(&f);
 }
@@ -341,13 +347,9 @@ START_TEST(test_pk_compact_weights)
     ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
     ck_assert_uint_eq(sec[2].data[20], 1);
-    ck_assert_uint_eq(ez_pk_weight_bytes(4), 1);
-    ck_assert_uint_eq(ez_pk_weight_bytes(9), 2);
-    ck_assert_uint_eq(ez_pk_weight_bytes(16), 2);
-    ck_assert_uint_eq(ez_pk_weight_bytes(17), 3);
-    ck_assert_uint_eq(ez_pk_weight_bytes(24), 3);
-    ck_assert_uint_eq(ez_pk_weight_bytes(33), 5);
-    ck_assert_uint_eq(ez_pk_weight_bytes(63), 8);
+    static const unsigned bytes_of_bits[][2] = {{4, 1}, {9, 2}, {16, 2}, {17, 3}, {24, 3}, {33, 5}, {63, 8}};
+    for (size_t i = 0; i < sizeof bytes_of_bits / sizeof bytes_of_bits[0]; i++)
+        ck_assert_uint_eq(ez_pk_weight_bytes(bytes_of_bits[i][0]), bytes_of_bits[i][1]);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(pk.nweights, 1);
     for (int i = 0; i < 4; i++)

@@ -58,6 +58,16 @@ static const eq_case cases[] = {
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
+/* The case of that name (it must exist). */
+static const eq_case *case_named(const char *name)
+{
+    size_t ci = 0;
+    while (ci < NCASES && strcmp(cases[ci].name, name) != 0)
+        ci++;
+    ck_assert_msg(ci < NCASES, "no case %s", name);
+    return &cases[ci];
+}
+
 /* One op (A = tensor 0, B = tensor 1, C = tensor 2) with its data. */
 typedef struct {
     const eq_case *c;
@@ -383,7 +393,7 @@ START_TEST(test_sched_bind_order)
 {
     ez_rng rng = ez_rng_for("einsum_sched");
     fixture f;
-    fixture_build(&f, &cases[2], &rng); /* out_proj: h, e contracted */
+    fixture_build(&f, case_named("out_proj"), &rng); /* h, e contracted */
     unsigned h = f.op.in_axes[0][1], e = f.op.in_axes[0][2];
     size_t def_size = ez_einsum_proof_size(&f.op, f.tn, NULL);
     f.op.sched.nbind = 2;
@@ -637,11 +647,8 @@ END_TEST
 START_TEST(test_broadcast_factor_vanishes)
 {
     ez_rng rng = ez_rng_for("einsum_beta_zero");
-    size_t ci = 0;
-    while (strcmp(cases[ci].name, "broadcast2") != 0)
-        ci++;
     fixture f;
-    fixture_build(&f, &cases[ci], &rng);
+    fixture_build(&f, case_named("broadcast2"), &rng);
     for (unsigned k = 0; k < 2; k++)
         memset(f.data[k], 0, f.numel[k] * sizeof(int64_t));
     reference(&f, f.data, f.out, f.rem);
@@ -668,11 +675,8 @@ END_TEST
 START_TEST(test_remainder_non_canonical)
 {
     ez_rng rng = ez_rng_for("einsum_rem_non_canonical");
-    size_t ci = 0;
-    while (strcmp(cases[ci].name, "rescale12") != 0)
-        ci++;
     fixture f;
-    fixture_build(&f, &cases[ci], &rng);
+    fixture_build(&f, case_named("rescale12"), &rng);
     memset(f.data[0], 0, f.numel[0] * sizeof(int64_t));
     reference(&f, f.data, f.out, f.rem);
     proven P;

@@ -72,6 +72,16 @@ static void expect_error(const char *src, const char *msg)
     expect_error_defs(src, NULL, 0, msg);
 }
 
+/* c failed with exactly two errors, msg0 then msg1; c is done with. */
+static void expect_two_errors(compiled *c, const char *msg0, const char *msg1)
+{
+    ck_assert_int_eq(c->st, EZ_ERR_SOURCE);
+    ck_assert_uint_eq(c->d.nerrors, 2);
+    ck_assert_str_eq(c->d.items[0].msg, msg0);
+    ck_assert_str_eq(c->d.items[1].msg, msg1);
+    done(c);
+}
+
 #define HDR "model t\nparam S = 8, D = 16, H = 2, E = 8\n"
 
 START_TEST(test_attention)
@@ -329,11 +339,7 @@ START_TEST(test_error_recovery)
                                   "c[s, d] = gelu[d](x[s, d])\n"
                                   "output a, b, c\n",
                               NULL, 0);
-    ck_assert_int_eq(c.st, EZ_ERR_SOURCE);
-    ck_assert_uint_eq(c.d.nerrors, 2);
-    ck_assert_str_eq(c.d.items[0].msg, "undefined tensor 'zz'");
-    ck_assert_str_eq(c.d.items[1].msg, "gelu is elementwise and takes no axis");
-    done(&c);
+    expect_two_errors(&c, "undefined tensor 'zz'", "gelu is elementwise and takes no axis");
 }
 END_TEST
 
@@ -389,11 +395,7 @@ START_TEST(test_default_overrides)
     o.scale = 61;
     o.bits = 1;
     c.st = ez_compile_front_opts("t.ein", src, strlen(src), &o, &c.d, &c.p);
-    ck_assert_int_eq(c.st, EZ_ERR_SOURCE);
-    ck_assert_uint_eq(c.d.nerrors, 2);
-    ck_assert_str_eq(c.d.items[0].msg, "--scale 61 is out of range");
-    ck_assert_str_eq(c.d.items[1].msg, "--bits 1 is out of range");
-    done(&c);
+    expect_two_errors(&c, "--scale 61 is out of range", "--bits 1 is out of range");
 }
 END_TEST
 

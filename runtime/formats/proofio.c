@@ -403,45 +403,47 @@ ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag 
     ez_reader r;
     ez_reader_init(&r, sec[1].data, sec[1].len);
     uint64_t n = ez_reader_count(&r, MAX_STMT_TENSORS, 13);
+    st = EZ_ERR_FORMAT; /* each failure below but the allocations' */
     if (r.failed) {
         ez_diag_set(d, "proof: malformed statement");
-        return EZ_ERR_FORMAT;
+        goto fail;
     }
     p->stmt.t = ez_alloc_array(n ? n : 1, sizeof *p->stmt.t);
-    if (p->stmt.t == NULL)
-        return EZ_ERR_NOMEM;
+    if (p->stmt.t == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto fail;
+    }
     for (uint64_t i = 0; i < n; i++) {
         p->stmt.n++;
         if (!read_ints(&r, &p->stmt.t[i])) {
             ez_diag_set(d, "proof: malformed statement (tensor %llu)", (unsigned long long)i);
-            ez_proof_clear(p);
-            return EZ_ERR_FORMAT;
+            goto fail;
         }
     }
     if (!read_binding(&r, &p->bind)) {
         ez_diag_set(d, "proof: malformed binding (plan digest, weight commitment)");
-        ez_proof_clear(p);
-        return EZ_ERR_FORMAT;
+        goto fail;
     }
     if (!ez_reader_done(&r)) {
         ez_diag_set(d, "proof: trailing bytes in the statement");
-        ez_proof_clear(p);
-        return EZ_ERR_FORMAT;
+        goto fail;
     }
     if (sec[EZ_PF_SEC_STRATEGY].len != 1) {
         ez_diag_set(d, "proof: the strategy section is not one byte");
-        ez_proof_clear(p);
-        return EZ_ERR_FORMAT;
+        goto fail;
     }
     p->strategy = sec[EZ_PF_SEC_STRATEGY].data[0];
     for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         ez_writer_bytes(&p->sec[s], sec[s].data, sec[s].len);
     for (int s = 2; s < EZ_PF_SEC_STRATEGY; s++)
         if (p->sec[s].failed) {
-            ez_proof_clear(p);
-            return EZ_ERR_NOMEM;
+            st = EZ_ERR_NOMEM;
+            goto fail;
         }
     return EZ_OK;
+fail:
+    ez_proof_clear(p);
+    return st;
 }
 
 /* ---- verifying key ------------------------------------------------------------------------------ */
@@ -487,9 +489,14 @@ ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, 
     return st;
 }
 
-/* A vk or pk older than EZ_KEY_MIN_MINOR has another weight commitment and range proof. */
-static ez_status key_version(const uint8_t *data, const char *what, ez_diag *d)
+/* A vk's or pk's sections (ez_sections_read), refused when the file is older than
+ * EZ_KEY_MIN_MINOR (another weight commitment and range proof). */
+static ez_status key_sections(const uint8_t *data, size_t len, const char *magic, const char *what, unsigned nsec,
+                              ez_section_view *sec, ez_diag *d)
 {
+    ez_status st = ez_sections_read(data, len, magic, what, nsec, false, sec, d);
+    if (st != EZ_OK)
+        return st;
     unsigned minor = data[6] | (unsigned)data[7] << 8;
     if (minor < EZ_KEY_MIN_MINOR) {
         ez_diag_set(d, "%s: format version %d.%u predates this build's %d.%d (run setup again)", what,
@@ -516,48 +523,43 @@ ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
 {
     ez_section_view sec[4];
     ez_vk_init(vk);
-    ez_status st = ez_sections_read(data, len, EZ_VK_MAGIC, "verifying key", 3, false, sec, d);
-    if (st == EZ_OK)
-        st = key_version(data, "verifying key", d);
+    ez_status st = key_sections(data, len, EZ_VK_MAGIC, "verifying key", 3, sec, d);
     if (st != EZ_OK)
         return st;
     ez_diag sub = {{0}};
     if ((st = ez_einc_decode(&vk->plan, sec[1].data, sec[1].len, &sub)) != EZ_OK) {
         ez_diag_set(d, "verifying key: the model: %s", sub.msg);
-        ez_vk_clear(vk);
-        return st;
+        goto fail;
     }
     ez_reader r;
     ez_reader_init(&r, sec[2].data, sec[2].len);
     uint8_t present = ez_reader_u8(&r);
-    if (r.failed || present > 1) {
-        ez_diag_set(d, "verifying key: malformed weight commitment");
-        ez_vk_clear(vk);
-        return EZ_ERR_FORMAT;
-    }
+    st = r.failed || present > 1 ? EZ_ERR_FORMAT : EZ_OK;
     vk->has_weights = present;
-    if (present && (st = ez_pcs_commitment_read(&r, &vk->wcom)) != EZ_OK) {
+    if (st == EZ_OK && present)
+        st = ez_pcs_commitment_read(&r, &vk->wcom);
+    if (st != EZ_OK) {
         ez_diag_set(d, "verifying key: malformed weight commitment");
-        ez_vk_clear(vk);
-        return st;
+        goto fail;
     }
     if (!ez_reader_done(&r)) {
         ez_diag_set(d, "verifying key: trailing bytes after the weight commitment");
-        ez_vk_clear(vk);
-        return EZ_ERR_FORMAT;
+        st = EZ_ERR_FORMAT;
+        goto fail;
     }
-    if ((st = check_weights_present(&vk->plan, vk->has_weights, d)) != EZ_OK) {
-        ez_vk_clear(vk);
-        return st;
-    }
+    if ((st = check_weights_present(&vk->plan, vk->has_weights, d)) != EZ_OK)
+        goto fail;
     vk->wrange = ez_alloc_array(sec[3].len ? sec[3].len : 1, 1);
     if (vk->wrange == NULL) {
-        ez_vk_clear(vk);
-        return EZ_ERR_NOMEM;
+        st = EZ_ERR_NOMEM;
+        goto fail;
     }
     memcpy(vk->wrange, sec[3].data, sec[3].len);
     vk->wrange_len = sec[3].len;
     return EZ_OK;
+fail:
+    ez_vk_clear(vk);
+    return st;
 }
 
 /* ---- proving key ------------------------------------------------------------------------------ */
@@ -672,9 +674,7 @@ ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t l
 {
     ez_section_view sec[5];
     ez_pk_init(pk);
-    ez_status st = ez_sections_read(data, len, EZ_PK_MAGIC, "proving key", 4, false, sec, d);
-    if (st == EZ_OK)
-        st = key_version(data, "proving key", d);
+    ez_status st = key_sections(data, len, EZ_PK_MAGIC, "proving key", 4, sec, d);
     if (st != EZ_OK)
         return st;
     if (sec[1].len != 32) {

@@ -121,42 +121,62 @@ void ez_exec_inputs_clear(ez_exec_inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+ez_status ez_exec_input_ints(int64_t **q, const ez_plan *p, const ez_exec_inputs *in, size_t j, ez_diag *d)
+{
+    const ez_plan_tensor *t = &p->tensors[in->ids[j]];
+    const ez_tensor_value *val = &in->vals[j];
+    ez_status st = EZ_OK;
+    *q = ez_alloc_array(val->numel ? val->numel : 1, sizeof **q);
+    if (*q == NULL) {
+        ez_diag_set(d, "out of memory quantizing '%s'", t->name);
+        return EZ_ERR_NOMEM;
+    }
+    if (t->kind == EZ_TENSOR_TOKENS) {
+        for (uint64_t e = 0; e < val->numel; e++)
+            (*q)[e] = val->tok[e];
+    } else {
+        char label[EZ_MAX_NAME + 32];
+        snprintf(label, sizeof label, "input '%s'", t->source_name);
+        st = ez_quantize_tensor(label, val->f, val->numel, t->dims, t->rank, t->scale, t->bits, *q, d);
+    }
+    if (st != EZ_OK) {
+        free(*q);
+        *q = NULL;
+    }
+    return st;
+}
+
 ez_status ez_exec_load_inputs(ez_trace *tr, ez_ftrace *ft, const ez_plan *p, const char *path,
                               ez_diag *d)
 {
     ez_exec_inputs in;
+    int64_t *q = NULL;
     double *tokd = NULL;
     ez_status st = ez_exec_read_inputs(&in, p, path, d);
-    if (st != EZ_OK)
-        goto out;
-    for (size_t j = 0; j < in.n; j++) {
-        const ez_plan_tensor *t = &p->tensors[in.ids[j]];
+    for (size_t j = 0; j < in.n && st == EZ_OK; j++) {
         const ez_tensor_value *val = &in.vals[j];
-        if (t->kind == EZ_TENSOR_TOKENS) {
-            if ((st = ez_trace_set(tr, in.ids[j], val->tok, val->numel, d)) != EZ_OK)
-                goto out;
-            if (ft) {
-                free(tokd);
-                if ((tokd = ez_alloc_array(val->numel ? val->numel : 1, sizeof *tokd)) == NULL) {
-                    st = EZ_ERR_NOMEM;
-                    goto out;
-                }
-                for (uint64_t e = 0; e < val->numel; e++)
-                    tokd[e] = (double)val->tok[e];
-                if ((st = ez_ftrace_set(ft, in.ids[j], tokd, val->numel, d)) != EZ_OK)
-                    goto out;
+        free(q);
+        if ((st = ez_exec_input_ints(&q, p, &in, j, d)) == EZ_OK)
+            st = ez_trace_set(tr, in.ids[j], q, val->numel, d);
+        if (st != EZ_OK || ft == NULL)
+            continue;
+        const double *real = val->f; /* the float reference takes the reals, or the ids as reals */
+        if (real == NULL) {
+            free(tokd);
+            if ((tokd = ez_alloc_array(val->numel ? val->numel : 1, sizeof *tokd)) == NULL) {
+                st = EZ_ERR_NOMEM;
+                break;
             }
-        } else {
-            char label[EZ_MAX_NAME + 32];
-            snprintf(label, sizeof label, "input '%s'", t->source_name);
-            if ((st = put_reals(tr, ft, p, in.ids[j], val->f, label, d)) != EZ_OK)
-                goto out;
+            for (uint64_t e = 0; e < val->numel; e++)
+                tokd[e] = (double)val->tok[e];
+            real = tokd;
         }
+        st = ez_ftrace_set(ft, in.ids[j], real, val->numel, d);
     }
-out:
     if (st == EZ_ERR_NOMEM && d && !d->msg[0])
         ez_diag_set(d, "out of memory loading inputs");
     ez_exec_inputs_clear(&in);
+    free(q);
     free(tokd);
     return st;
 }

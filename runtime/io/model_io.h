@@ -55,6 +55,12 @@ typedef struct {
 ez_status ez_exec_read_inputs(ez_exec_inputs *in, const ez_plan *p, const char *path, ez_diag *d);
 void ez_exec_inputs_clear(ez_exec_inputs *in);
 
+/* The integers input j of in (ez_exec_read_inputs for p) puts in a trace, the one rule
+ * for the loader and for `verify --input`: a TOKENS tensor's ids as read, an INPUT
+ * tensor's reals quantized at its scale and width (errors name it "input 'name'"). *q: a
+ * new array of in->vals[j].numel entries (free it); NULL after an error. */
+ez_status ez_exec_input_ints(int64_t **q, const ez_plan *p, const ez_exec_inputs *in, size_t j, ez_diag *d);
+
 /* Write the outputs of p (tensors with is_output, in tensor order, named by their
  * source name) dequantized, as {"name": {"shape": [...], "data": [...]}} to f, or to
  * the file at path when path is non-NULL. Errors: EZ_ERR_IO, EZ_ERR_NOMEM. */

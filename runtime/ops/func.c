@@ -625,7 +625,7 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t first, c
     ez_fe *const *P = c->advice + first;
     const ez_fe t0 = ez_fe_from_i64(cs->t0), clo = ez_fe_from_i64(cs->c_lo), half = ez_fe_inv(2);
     const ez_fe chi = ez_fe_from_i64(cs->c_hi), up = ez_fe_pow(2, s->u), dn = ez_fe_inv(ez_fe_pow(2, s->j));
-#pragma omp parallel for schedule(static) if (N > 16384)
+#pragma omp parallel for schedule(static) if (N >= 4096) /* dozens of field operations per entry */
     for (uint64_t ix = 0; ix < N; ix++) {
         const uint64_t i = ix < len ? (spos ? spos[ix] : ix) : EZ_ADV_NOT_COMMITTED; /* committed entry */
         const bool in = i != EZ_ADV_NOT_COMMITTED;

@@ -426,7 +426,7 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
     const unsigned lo = s->g.n - s->g.off[s->g.at] - s->g.nt;
     const uint64_t tmask = (UINT64_C(1) << s->g.nt) - 1;
     const bool arg = s->arg;
-#pragma omp parallel for schedule(static) if (N > 16384)
+#pragma omp parallel for schedule(static) if (N >= 4096) /* dozens of field operations per entry */
     for (uint64_t i = 0; i < N; i++) {
         uint64_t r = ez_rowaxis_row_of(&s->g, i), tt = (i >> lo) & tmask;
         ez_fe S = real[r] && tt < T;

@@ -293,7 +293,7 @@ static ez_status nm_tables_build(nm_tables *t, const ez_pctx *c, size_t first, c
     ez_fe *const *P = c->advice + first;
     const ez_fe half_mu = UINT64_C(1) << (s->bmu - 1);
     const uint64_t lenR = s->g.lenR;
-#pragma omp parallel for schedule(static) if (N > 16384)
+#pragma omp parallel for schedule(static) if (N >= 4096) /* dozens of field operations per entry */
     for (uint64_t i = 0; i < N; i++) {
         uint64_t r = ez_rowaxis_row_of(&s->g, i);
         ez_fe mu = 0, rg = 0;

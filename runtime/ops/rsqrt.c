@@ -513,7 +513,7 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             rq_locate(s, pstride, xstride, f, &pe, &xi);
             X[pe] = ez_fe_from_i64(s->base.v.data[0][xi]);
         }
-#pragma omp parallel for schedule(static) if (N > 16384)
+#pragma omp parallel for schedule(static) if (N >= 4096) /* dozens of field operations per entry */
         for (uint64_t i = 0; i < N; i++) {
             ez_rsq_atoms a;
             ez_fe z = 0, u = 0, xp = 0;

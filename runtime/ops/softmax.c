@@ -621,7 +621,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
         }
     }
     const ez_fe two_s = ez_fe_pow(2, s->base.o->out_scale), two_k = ez_fe_pow(2, s->k);
-#pragma omp parallel for schedule(static) if (N > 16384)
+#pragma omp parallel for schedule(static) if (N >= 4096) /* dozens of field operations per entry */
     for (uint64_t i = 0; i < N; i++) {
         uint64_t r = ez_rowaxis_row_of(&s->g, i), j = i < lenE ? (pos ? pos[i] : i) : SM_NONE;
         bool in = j != SM_NONE;

@@ -650,95 +650,117 @@ static void describe_entry(char *buf, size_t cap, const ez_plan_tensor *t, uint6
     ez_exec_format_elem(buf, cap, t, flat);
 }
 
-ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, bool unchecked,
-                         ez_fe **polys, ez_diag *d)
+/* Advice value v's limb polys into polys (allocated here; on failure some may be set:
+ * the caller frees them). */
+static ez_status value_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, bool unchecked,
+                            const ez_adv_value *v, ez_fe **polys, ez_diag *d)
 {
     ez_status st = EZ_OK;
     ez_fe *x = NULL;
-    for (size_t i = 0; i < L->npolys; i++)
-        polys[i] = NULL;
-    for (size_t vi = 0; vi < L->nvalues; vi++) {
-        const ez_adv_value *v = &L->values[vi];
-        const ez_plan_tensor *t = &p->tensors[v->tensor];
-        const char *owner = v->op < p->nops ? p->ops[v->op].label : "weights";
-        uint64_t len = ez_advice_padlen(t), numel = ez_plan_tensor_numel(t);
-        long sup = L->polys[v->first_poly].support;
-        const ez_adv_support *su = sup >= 0 ? &L->supports[sup] : NULL;
-        const int64_t *src = NULL;
-        if (v->src == EZ_ADV_SRC_TENSOR) {
-            src = tr->t[v->tensor];
-        } else {
-            uint64_t n = 0;
-            src = ez_trace_aux(tr, v->op, v->aux, &n);
-            if (src == NULL || n != numel) {
-                ez_diag_set(d, "op '%s': the trace has no %s array of %llu entries", owner,
-                            ez_aux_kind_name(v->aux), (unsigned long long)numel);
-                st = EZ_ERR_INVALID;
-                goto out;
-            }
-        }
-        if (src == NULL && numel > 0) {
-            ez_diag_set(d, "tensor '%s' is not in the trace", t->name);
+    const ez_plan_tensor *t = &p->tensors[v->tensor];
+    const char *owner = v->op < p->nops ? p->ops[v->op].label : "weights";
+    uint64_t len = ez_advice_padlen(t), numel = ez_plan_tensor_numel(t);
+    long sup = L->polys[v->first_poly].support;
+    const ez_adv_support *su = sup >= 0 ? &L->supports[sup] : NULL;
+    const int64_t *src = NULL;
+    if (v->src == EZ_ADV_SRC_TENSOR) {
+        src = tr->t[v->tensor];
+    } else {
+        uint64_t n = 0;
+        src = ez_trace_aux(tr, v->op, v->aux, &n);
+        if (src == NULL || n != numel) {
+            ez_diag_set(d, "op '%s': the trace has no %s array of %llu entries", owner,
+                        ez_aux_kind_name(v->aux), (unsigned long long)numel);
             st = EZ_ERR_INVALID;
             goto out;
         }
-        x = ez_alloc_aligned(len, sizeof *x);
-        if (x == NULL) {
+    }
+    if (src == NULL && numel > 0) {
+        ez_diag_set(d, "tensor '%s' is not in the trace", t->name);
+        st = EZ_ERR_INVALID;
+        goto out;
+    }
+    x = ez_alloc_aligned(len, sizeof *x);
+    if (x == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    ez_advice_pad_i64(x, src, t, ez_fe_from_i64(v->offset));
+    if (su) { /* the support's entries only: no padding committed */
+        uint64_t clen = ez_advice_support_len(su);
+        ez_fe *y = ez_alloc_aligned(clen, sizeof *y);
+        if (y == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
-        ez_advice_pad_i64(x, src, t, ez_fe_from_i64(v->offset));
-        if (su) { /* the support's entries only: no padding committed */
-            uint64_t clen = ez_advice_support_len(su);
-            ez_fe *y = ez_alloc_aligned(clen, sizeof *y);
-            if (y == NULL) {
-                st = EZ_ERR_NOMEM;
-                goto out;
-            }
-            ez_advice_compact(y, x, su);
-            free(x);
-            x = y;
-            len = clen;
-        }
-        ez_fe *limbs[EZ_ADV_MAX_LIMBS];
-        for (unsigned l = 0; l < v->nlimbs; l++) {
-            limbs[l] = polys[v->first_poly + l] = ez_alloc_aligned(len, sizeof(ez_fe));
-            if (limbs[l] == NULL) {
-                st = EZ_ERR_NOMEM;
-                goto out;
-            }
-        }
-        uint64_t bad = split_limbs(v, x, len, limbs, unchecked);
-        if (bad != UINT64_MAX) {
-            char where[256];
-            uint64_t at = bad;
-            if (su) { /* the compact entry's place in the padded layout */
-                size_t j = 0;
-                while (j + 1 < su->npieces && su->off[j + 1] <= bad)
-                    j++;
-                at = ez_advice_piece_index(su, j, bad - su->off[j]);
-            }
-            describe_entry(where, sizeof where, t, at);
-            int64_t val = ez_fe_to_i64(ez_fe_sub(x[bad], ez_fe_from_i64(v->offset)));
-            if (v->src == EZ_ADV_SRC_TENSOR)
-                ez_diag_set(d, "%s '%s': %s = %lld is outside its %u-bit range", v->op < p->nops ? "op" : "in",
-                            owner, where, (long long)val,
-                            v->bits + v->shift - (v->offset != 0));
-            else
-                ez_diag_set(d, "op '%s': %s of %s = %lld is outside [0, 2^%u)", owner, ez_aux_kind_name(v->aux),
-                            where, (long long)val, v->bits);
-            st = EZ_ERR_NUMERIC;
+        ez_advice_compact(y, x, su);
+        free(x);
+        x = y;
+        len = clen;
+    }
+    ez_fe *limbs[EZ_ADV_MAX_LIMBS];
+    for (unsigned l = 0; l < v->nlimbs; l++) {
+        limbs[l] = polys[v->first_poly + l] = ez_alloc_aligned(len, sizeof(ez_fe));
+        if (limbs[l] == NULL) {
+            st = EZ_ERR_NOMEM;
             goto out;
         }
-        free(x);
-        x = NULL;
+    }
+    uint64_t bad = split_limbs(v, x, len, limbs, unchecked);
+    if (bad != UINT64_MAX) {
+        char where[256];
+        uint64_t at = bad;
+        if (su) { /* the compact entry's place in the padded layout */
+            size_t j = 0;
+            while (j + 1 < su->npieces && su->off[j + 1] <= bad)
+                j++;
+            at = ez_advice_piece_index(su, j, bad - su->off[j]);
+        }
+        describe_entry(where, sizeof where, t, at);
+        int64_t val = ez_fe_to_i64(ez_fe_sub(x[bad], ez_fe_from_i64(v->offset)));
+        if (v->src == EZ_ADV_SRC_TENSOR)
+            ez_diag_set(d, "%s '%s': %s = %lld is outside its %u-bit range", v->op < p->nops ? "op" : "in",
+                        owner, where, (long long)val,
+                        v->bits + v->shift - (v->offset != 0));
+        else
+            ez_diag_set(d, "op '%s': %s of %s = %lld is outside [0, 2^%u)", owner, ez_aux_kind_name(v->aux),
+                        where, (long long)val, v->bits);
+        st = EZ_ERR_NUMERIC;
+        goto out;
     }
 out:
     free(x);
-    if (st != EZ_OK)
+    return st;
+}
+
+ez_status ez_advice_fill(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, bool unchecked,
+                         ez_fe **polys, ez_diag *d)
+{
+    for (size_t i = 0; i < L->npolys; i++)
+        polys[i] = NULL;
+    /* The values in parallel, one per task (most are a few thousand entries: below their
+     * loops' thresholds); the first failing value's message is kept. */
+    size_t bad = L->nvalues;
+    int err = EZ_OK;
+#pragma omp parallel for schedule(dynamic, 1) if (L->nvalues > 1)
+    for (size_t vi = 0; vi < L->nvalues; vi++) {
+        ez_diag dv;
+        dv.msg[0] = 0;
+        ez_status st = value_fill(L, p, tr, unchecked, &L->values[vi], polys, &dv);
+        if (st != EZ_OK) {
+#pragma omp critical(ez_advice_fill)
+            if (vi < bad) {
+                bad = vi;
+                err = (int)st;
+                if (d)
+                    *d = dv;
+            }
+        }
+    }
+    if (err != EZ_OK)
         for (size_t i = 0; i < L->npolys; i++) {
             free(polys[i]);
             polys[i] = NULL;
         }
-    return st;
+    return (ez_status)err;
 }

@@ -159,9 +159,11 @@ ez_status ez_lookup_table_rows(const ez_table *tab, ez_fe **in, ez_fe **out)
         *in = *out = NULL;
         return EZ_ERR_NOMEM;
     }
+    ez_fe *ti = *in, *to = *out;
+#pragma omp parallel for schedule(static)
     for (uint64_t i = 0; i < n; i++) {
-        (*in)[i] = ez_fe_from_i64(tab->lo + (int64_t)i); /* lo = 0 for SOFTMAX_EXP and RSQRT */
-        (*out)[i] = ez_fe_from_i64(tab->out[i]);
+        ti[i] = ez_fe_from_i64(tab->lo + (int64_t)i); /* lo = 0 for SOFTMAX_EXP and RSQRT */
+        to[i] = ez_fe_from_i64(tab->out[i]);
     }
     return EZ_OK;
 }

@@ -168,74 +168,86 @@ bool ez_rc_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint6
     return ok;
 }
 
+/* Column c's concrete values: advice (borrowed, *owned NULL) or a new array (*owned). */
+static ez_status column_build(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
+                              const ez_lookup_col *c, const ez_fe **col, ez_fe **owned)
+{
+    *owned = NULL;
+    /* a piece of a support: the atoms' entries from the piece's offset */
+    const ez_adv_support *su = c->sup ? &L->supports[c->sup - 1] : NULL;
+    uint64_t aoff = su ? su->off[c->piece] : 0;
+    if (!c->atom.is_tensor && c->coef == 1 && c->cst == 0 && c->nx == 0) {
+        *col = advice[c->atom.id] + aoff;
+        return EZ_OK;
+    }
+    ez_fe *x = ez_alloc_aligned(c->len, sizeof *x);
+    if (x == NULL)
+        return EZ_ERR_NOMEM;
+    ez_fe coef = c->coef, cst = c->cst;
+    uint64_t len = c->len;
+    if (su && c->atom.is_tensor) {
+        ez_advice_gather_piece(x, tr->t[c->atom.id], &p->tensors[c->atom.id], su, c->piece, 0);
+        if (coef != 1 || cst != 0) {
+#pragma omp parallel for schedule(static) if (len > 65536)
+            for (uint64_t i = 0; i < len; i++)
+                x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
+        }
+    } else if (su) {
+        const ez_fe *a = advice[c->atom.id] + aoff;
+#pragma omp parallel for schedule(static) if (len > 65536)
+        for (uint64_t i = 0; i < len; i++)
+            x[i] = ez_fe_add(ez_fe_mul(a[i], coef), cst);
+    } else if (c->atom.is_tensor && coef == 1) {
+        /* the tensor plus its offset on every entry of its padded layout (len) */
+        ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], cst);
+    } else {
+        if (c->atom.is_tensor)
+            ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
+        else
+            memcpy(x, advice[c->atom.id], c->len * sizeof *x);
+#pragma omp parallel for schedule(static) if (len > 65536)
+        for (uint64_t i = 0; i < len; i++)
+            x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
+    }
+    /* a virtual column: plus the extra atoms (advice polys of the same length) */
+    for (unsigned e = 0; e < c->nx; e++) {
+        const ez_fe *xa = advice[c->xatom[e].id] ? advice[c->xatom[e].id] + aoff : NULL;
+        ez_fe xc = c->xcoef[e];
+        if (c->xatom[e].is_tensor || xa == NULL) {
+            free(x);
+            return EZ_ERR_INTERNAL;
+        }
+#pragma omp parallel for schedule(static) if (len > 65536)
+        for (uint64_t i = 0; i < len; i++)
+            x[i] = ez_fe_add(x[i], ez_fe_mul(xa[i], xc));
+    }
+    *owned = x;
+    *col = x;
+    return EZ_OK;
+}
+
 ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
                         unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ncols_out,
                         ez_diag *d)
 {
     size_t n = 0;
     (void)d;
-    for (size_t j = 0; j < L->ncols; j++) {
-        const ez_lookup_col *c = &L->cols[j];
-        if (c->table != table)
-            continue;
-        idx[n] = j;
-        owned[n] = NULL;
-        /* a piece of a support: the atoms' entries from the piece's offset */
-        const ez_adv_support *su = c->sup ? &L->supports[c->sup - 1] : NULL;
-        uint64_t aoff = su ? su->off[c->piece] : 0;
-        if (!c->atom.is_tensor && c->coef == 1 && c->cst == 0 && c->nx == 0) {
-            cols[n++] = advice[c->atom.id] + aoff;
-            continue;
+    for (size_t j = 0; j < L->ncols; j++)
+        if (L->cols[j].table == table)
+            idx[n++] = j;
+    /* The columns in parallel (a range table has hundreds, most of a few thousand rows:
+     * below every loop's own threshold). */
+    int err = EZ_OK;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (size_t k = 0; k < n; k++) {
+        ez_status st = column_build(L, p, tr, advice, &L->cols[idx[k]], &cols[k], &owned[k]);
+        if (st != EZ_OK) {
+#pragma omp critical(ez_rc_columns)
+            err = err == EZ_OK ? (int)st : err;
         }
-        ez_fe *x = ez_alloc_aligned(c->len, sizeof *x);
-        if (x == NULL) {
-            *ncols_out = n;
-            return EZ_ERR_NOMEM;
-        }
-        ez_fe coef = c->coef, cst = c->cst;
-        uint64_t len = c->len;
-        if (su && c->atom.is_tensor) {
-            ez_advice_gather_piece(x, tr->t[c->atom.id], &p->tensors[c->atom.id], su, c->piece, 0);
-            if (coef != 1 || cst != 0) {
-#pragma omp parallel for schedule(static) if (len > 65536)
-                for (uint64_t i = 0; i < len; i++)
-                    x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
-            }
-        } else if (su) {
-            const ez_fe *a = advice[c->atom.id] + aoff;
-#pragma omp parallel for schedule(static) if (len > 65536)
-            for (uint64_t i = 0; i < len; i++)
-                x[i] = ez_fe_add(ez_fe_mul(a[i], coef), cst);
-        } else if (c->atom.is_tensor && coef == 1) {
-            /* the tensor plus its offset on every entry of its padded layout (len) */
-            ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], cst);
-        } else {
-            if (c->atom.is_tensor)
-                ez_advice_pad_i64(x, tr->t[c->atom.id], &p->tensors[c->atom.id], 0);
-            else
-                memcpy(x, advice[c->atom.id], c->len * sizeof *x);
-#pragma omp parallel for schedule(static) if (len > 65536)
-            for (uint64_t i = 0; i < len; i++)
-                x[i] = ez_fe_add(ez_fe_mul(x[i], coef), cst);
-        }
-        /* a virtual column: plus the extra atoms (advice polys of the same length) */
-        for (unsigned e = 0; e < c->nx; e++) {
-            const ez_fe *xa = advice[c->xatom[e].id] ? advice[c->xatom[e].id] + aoff : NULL;
-            ez_fe xc = c->xcoef[e];
-            if (c->xatom[e].is_tensor || xa == NULL) {
-                free(x);
-                *ncols_out = n;
-                return EZ_ERR_INTERNAL;
-            }
-#pragma omp parallel for schedule(static) if (len > 65536)
-            for (uint64_t i = 0; i < len; i++)
-                x[i] = ez_fe_add(x[i], ez_fe_mul(xa[i], xc));
-        }
-        owned[n] = x;
-        cols[n++] = x;
     }
     *ncols_out = n;
-    return EZ_OK;
+    return (ez_status)err;
 }
 
 

@@ -65,7 +65,8 @@ ez_status ez_rc_check_width(ez_advice_layout *L, const ez_plan *p, size_t op, ez
 /* The prover's concrete column arrays for the columns of table `table` (in layout
  * order): cols[j] points into advice (borrowed; owned[j] = NULL) or into a new array
  * (owned[j], caller frees). ncols_out gets the count; idx[j] the layout column index.
- * Arrays cols/owned/idx must have L->ncols entries. */
+ * Arrays cols/owned/idx must have L->ncols entries. The columns are built in parallel;
+ * on failure owned[0 .. *ncols_out) holds those that were (NULL for the others). */
 ez_status ez_rc_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
                         unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ncols_out,
                         ez_diag *d);

@@ -207,11 +207,28 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
     if ((st = ez_advice_fill(L, p, tr, unchecked, s->polys, d)) != EZ_OK)
         return st;
     size_t steps = p->nops + L->ntables;
+    /* The ops' advice in parallel, one op per task (each writes its own polys); the first
+     * failing op's message is kept. */
+    size_t bad = p->nops;
+    int err = EZ_OK;
+#pragma omp parallel for schedule(dynamic, 1) if (p->nops > 1)
     for (size_t i = 0; i < p->nops; i++) {
-        if ((st = ez_op_fill(L, p, tr, i, unchecked, s->polys, d)) != EZ_OK)
-            return st;
-        progress(s, "witness", i + 1, steps);
+        ez_diag di;
+        di.msg[0] = 0;
+        ez_status sti = ez_op_fill(L, p, tr, i, unchecked, s->polys, &di);
+        if (sti != EZ_OK) {
+#pragma omp critical(ez_psess_op_fill)
+            if (i < bad) {
+                bad = i;
+                err = (int)sti;
+                if (d)
+                    *d = di;
+            }
+        }
     }
+    if (err != EZ_OK)
+        return (ez_status)err;
+    progress(s, "witness", p->nops, steps);
     for (size_t q = 0; q < L->npolys; q++)
         s->alens[q] = L->polys[q].len;
     for (size_t tb = 0; tb < L->ntables; tb++) {

@@ -85,15 +85,8 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
                               ez_advice_scheme(vk->has_weights ? &vk->wcom : NULL), &acom, d)) != EZ_OK)
         goto out;
 
-    c.prover = false;
-    c.plan = p;
-    c.adv = &L;
-    c.t = &t;
-    c.r = &r;
-    c.stmt = &pf->stmt;
-    c.wplan = plan ? &vk->plan : NULL;
-    c.strategy = (ez_strategy)pf->strategy;
-    c.d = d;
+    c = (ez_pctx){.prover = false, .plan = p, .adv = &L, .t = &t, .r = &r, .stmt = &pf->stmt,
+                  .wplan = plan ? &vk->plan : NULL, .strategy = (ez_strategy)pf->strategy, .d = d};
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;
 

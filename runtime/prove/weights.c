@@ -287,13 +287,7 @@ ez_status ez_prove_weight_range(const ez_plan *p, const ez_trace *tr, ez_pcs_pro
     /* deferred: the advice is inside the weight commitment, absorbed above */
     if (!deferred && (st = ez_psess_commit(&s, &t, &sec[0], ez_advice_scheme(wcom))) != EZ_OK)
         goto out;
-    c.prover = true;
-    c.plan = p;
-    c.adv = &s.L;
-    c.t = &t;
-    c.tr = tr;
-    c.advice = s.polys;
-    c.d = d;
+    c = (ez_pctx){.prover = true, .plan = p, .adv = &s.L, .t = &t, .tr = tr, .advice = s.polys, .d = d};
     if ((st = ez_pctx_alloc(&c, p, &s.L)) != EZ_OK)
         goto out;
     c.w = &sec[1];
@@ -490,12 +484,7 @@ ez_status ez_weight_range_verify(const ez_plan *p, ez_pcs_commitment *wcom, cons
     if (!deferred &&
         (st = ez_vsess_commit(&L, &t, chunk[0], clen[0], ez_advice_scheme(wcom), &acom, d)) != EZ_OK)
         goto out;
-    c.prover = false;
-    c.plan = p;
-    c.adv = &L;
-    c.t = &t;
-    c.r = &sr;
-    c.d = d;
+    c = (ez_pctx){.prover = false, .plan = p, .adv = &L, .t = &t, .r = &sr, .d = d};
     if ((st = ez_pctx_alloc(&c, p, &L)) != EZ_OK)
         goto out;
     ez_reader_init(&sr, lk, lklen);
