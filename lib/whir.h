@@ -125,7 +125,8 @@ ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_w
 /* ez_whir_commit_take for s from ez_spill_alloc (lib/util.h): the prover is on disk from
  * the start, its vector that mapping and oracle 0's tree built in another
  * (ez_merkle_alloc_spilled), so ez_whir_prover_spill has nothing to copy (it hands the
- * pages back). Freed with the prover, or here (ez_spill_free) on failure. */
+ * pages back). Freed with the prover, or here (ez_spill_free) on failure; with invalid
+ * parameters its size is unknown and it stays the caller's. */
 ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
                                 uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
