@@ -175,7 +175,7 @@ struct ez_merkle {
     unsigned depth;
     ez_digest *node; /* 2^(depth+1) entries: node[1] root, children of k at 2k, 2k+1,
                         leaf i at node[2^depth + i]; node[0] unused */
-    bool spilled;    /* node is an ez_spill_copy mapping (freed with ez_spill_free) */
+    bool spilled;    /* node is an ez_spill_copy or ez_spill_alloc mapping (freed with ez_spill_free) */
 };
 
 void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m)
@@ -256,7 +256,7 @@ bool ez_merkle_digests_read(ez_reader *r, ez_digest *d, size_t n)
     return true;
 }
 
-ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
+static ez_status tree_alloc(ez_merkle **out, unsigned depth, bool spilled)
 {
     *out = NULL;
     if (depth > EZ_MERKLE_MAX_DEPTH || depth >= 8 * sizeof(size_t) - 7)
@@ -266,7 +266,10 @@ ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
         return EZ_ERR_NOMEM;
     size_t nl = (size_t)1 << depth;
     t->depth = depth;
-    t->node = ez_alloc_huge(2 * nl, sizeof *t->node);
+    t->node = spilled ? ez_spill_alloc(2 * nl * sizeof *t->node) : NULL;
+    t->spilled = t->node != NULL;
+    if (t->node == NULL)
+        t->node = ez_alloc_huge(2 * nl, sizeof *t->node);
     if (t->node == NULL) {
         free(t);
         return EZ_ERR_NOMEM;
@@ -275,6 +278,16 @@ ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
     memset(t->node, 0, sizeof *t->node);
     *out = t;
     return EZ_OK;
+}
+
+ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
+{
+    return tree_alloc(out, depth, false);
+}
+
+ez_status ez_merkle_alloc_spilled(ez_merkle **out, unsigned depth)
+{
+    return tree_alloc(out, depth, true);
 }
 
 ez_digest *ez_merkle_leaves_mut(ez_merkle *t)
@@ -355,6 +368,18 @@ void ez_merkle_spill(ez_merkle *t)
     free(t->node);
     t->node = m;
     t->spilled = true;
+}
+
+void ez_merkle_release(const ez_merkle *t)
+{
+    if (t != NULL && t->spilled)
+        ez_spill_release(t->node, ((size_t)2 << t->depth) * sizeof *t->node);
+}
+
+void ez_merkle_release_leaves(const ez_merkle *t, uint64_t first, uint64_t n)
+{
+    if (t != NULL && t->spilled && n > 0 && first < ((uint64_t)1 << t->depth))
+        ez_spill_release(t->node + ((size_t)1 << t->depth) + first, (size_t)n * sizeof *t->node);
 }
 
 unsigned ez_merkle_depth(const ez_merkle *t)

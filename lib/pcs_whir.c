@@ -143,8 +143,12 @@ static ez_status root_of_parts(ez_pcs_prover *p, uint64_t T, size_t np, uint8_t 
         return EZ_OK;
     }
     ez_status st = ez_whir_join(&p->wjoin, root, (const ez_whir_prover *const *)p->whir, np);
-    if (st == EZ_OK)
+    for (size_t j = 0; j < np; j++) /* the join read every spilled part's leaf digests */
+        ez_whir_prover_release(p->whir[j]);
+    if (st == EZ_OK) {
         ez_merkle_spill(p->wjoin);
+        ez_merkle_release(p->wjoin); /* built in place when the parts are spilled */
+    }
     return st;
 }
 
@@ -162,8 +166,10 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
         if (st != EZ_OK)
             return st;
         size_t n = (size_t)1 << par.m;
-        ez_fe *s = ez_alloc_huge(n, sizeof *s);
-        if (s == NULL)
+        /* with EZ_SPILL_DIR, on disk from the start: no copy to spill it (zero-filled) */
+        ez_fe *s = ez_spill_alloc(n * sizeof *s);
+        bool mapped = s != NULL;
+        if (!mapped && (s = ez_alloc_huge(n, sizeof *s)) == NULL)
             return EZ_ERR_NOMEM;
         ez_populate(s, n * sizeof *s); /* written in full below */
         /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it */
@@ -174,8 +180,11 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
                 if (x0 < x1)
                     memcpy(s + (x0 - lo), polys[i] + c->pstart[q] + (x0 - a), (size_t)(x1 - x0) * sizeof *s);
             }
-        memset(s + len, 0, (n - (size_t)len) * sizeof *s);
-        if ((st = ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len)) != EZ_OK)
+        if (!mapped)
+            memset(s + len, 0, (n - (size_t)len) * sizeof *s);
+        st = mapped ? ez_whir_commit_mapped(&p->whir[j], p->wroots[j], &par, s, len)
+                    : ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len);
+        if (st != EZ_OK)
             return st;
         /* to disk before the next part, when EZ_SPILL_DIR asks: the parts' vectors and
          * trees are then never all resident (the openings read them back) */
@@ -188,8 +197,10 @@ void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p)
 {
     if (p->nwhir > 1)
         ez_writer_bytes(w, p->wroots, 32 * p->nwhir);
-    for (size_t j = 0; j < p->nwhir; j++)
+    for (size_t j = 0; j < p->nwhir; j++) {
         ez_whir_prover_write(w, p->whir[j]);
+        ez_whir_prover_release(p->whir[j]); /* a spilled part's pages, read by the write */
+    }
 }
 
 ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
@@ -421,6 +432,8 @@ static ez_status open_prep(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_clai
         for (size_t x = pt->pfirst[q]; x < pt->pfirst[q + 1]; x++)
             if (home[pt->claim[x]] == SPLIT)
                 sig[q] = ez_fe2_add(sig[q], ez_fe2_mul(pt->terms[x].coef, block_eval(p->whir[q]->s, &pt->terms[x])));
+    for (size_t q = 0; q < np; q++) /* block_eval's reads of spilled parts leave memory */
+        ez_whir_prover_release(p->whir[q]);
     if (!joined) { /* joined parts: the root is the joined tree's, no part root is sent */
         ez_writer_bytes(proof, p->wroots, 32 * np);
         ez_transcript_absorb_bytes(t, L_ROOTS, (const uint8_t *)p->wroots, 32 * np);

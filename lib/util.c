@@ -155,10 +155,50 @@ void *ez_spill_copy(const void *p, size_t bytes)
     return m == MAP_FAILED ? NULL : m;
 }
 
+void *ez_spill_alloc(size_t bytes)
+{
+    const char *dir = getenv("EZ_SPILL_DIR");
+    if (dir == NULL || dir[0] == 0 || bytes == 0)
+        return NULL;
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/ezspill.XXXXXX", dir) >= (int)sizeof path)
+        return NULL;
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    (void)unlink(path);
+    /* reserve the blocks now (a full disk fails here, not as SIGBUS on a later store);
+     * a file system without fallocate falls back to a sparse file */
+    int e = posix_fallocate(fd, 0, (off_t)bytes);
+    if (e != 0 && (e != EOPNOTSUPP && e != EINVAL)) {
+        close(fd);
+        return NULL;
+    }
+    if (e != 0 && ftruncate(fd, (off_t)bytes) != 0) {
+        close(fd);
+        return NULL;
+    }
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return m == MAP_FAILED ? NULL : m;
+}
+
 void ez_spill_free(void *m, size_t bytes)
 {
     if (m != NULL)
         (void)munmap(m, bytes);
+}
+
+void ez_spill_release(const void *m, size_t bytes)
+{
+    if (m == NULL || bytes == 0)
+        return;
+    /* whole pages around [m, m + bytes): a neighbour's data in a shared page is not lost,
+     * only read again from the file */
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t ps = pg > 0 ? (uintptr_t)pg : 4096u;
+    uintptr_t lo = (uintptr_t)m & ~(ps - 1), hi = (uintptr_t)m + bytes;
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure only keeps the pages */
 }
 
 char *ez_strdup(const char *s)

@@ -83,7 +83,23 @@ char *ez_strdup(const char *s);
  * once and read sparsely later (a commitment's vector and Merkle tree, read again only by
  * the openings) costs disk instead of memory (docs/performance.md, issue 15). */
 void *ez_spill_copy(const void *p, size_t bytes);
+/* A new zero-filled array already on disk: a shared writable mapping of a new unlinked
+ * file of that size (EZ_SPILL_DIR; NULL when off or on any failure: the caller then
+ * allocates in memory). What is written to it goes to the file's page cache directly, so
+ * data built in place and spilled afterwards costs no copy (ez_spill_copy's write moved
+ * every byte through the kernel: 18 % of an L = 2, 512-token GPT-2 prove's CPU, perf).
+ * Free with ez_spill_free; ez_spill_release hands its pages back at any time. */
+void *ez_spill_alloc(size_t bytes);
 void ez_spill_free(void *m, size_t bytes);
+/* Hand back the resident pages of an ez_spill_copy mapping (madvise MADV_DONTNEED; the
+ * contents stay: a later read faults them in again from the file, page cache first). A
+ * touched page of the mapping counts in the resident set like heap memory, so a pass
+ * over several spilled vectors, one after the other, costs one vector's memory only if
+ * each is released after its turn. m NULL: nothing. Never call it on an ez_spill_copy
+ * mapping that was written to (a private page's changes would be lost); an
+ * ez_spill_alloc mapping is shared: its contents always stay. m may lie inside a mapping:
+ * the whole pages around [m, m + bytes) are handed back (their other bytes stay too). */
+void ez_spill_release(const void *m, size_t bytes);
 
 /* Seconds since an arbitrary epoch (monotonic clock). */
 double ez_now(void);

@@ -590,17 +590,27 @@ void ez_whir_prover_spill(ez_whir_prover *p)
     if (p == NULL)
         return;
     ez_merkle_spill(p->o0.tree);
-    if (p->s_spilled)
-        return;
-    ez_fe *m = ez_spill_copy(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
-    if (m == NULL)
-        return;
-    free(p->s);
-    p->s = m;
-    p->s_spilled = true;
+    if (!p->s_spilled) {
+        ez_fe *m = ez_spill_copy(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
+        if (m == NULL)
+            return;
+        free(p->s);
+        p->s = m;
+        p->s_spilled = true;
+    }
     /* memory is short: a kept codeword is only the opening's shortcut */
     free(p->o0.enc);
     p->o0.enc = NULL;
+    ez_whir_prover_release(p); /* built in place (ez_whir_commit_mapped): still resident */
+}
+
+void ez_whir_prover_release(const ez_whir_prover *p)
+{
+    if (p == NULL)
+        return;
+    if (p->s_spilled)
+        ez_spill_release(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
+    ez_merkle_release(p->o0.tree);
 }
 
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)
@@ -620,7 +630,7 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
  * EZ_WHIR_KEEP_LOG the cosets are written side by side instead and the codeword is kept
  * (o->enc), else o->enc is NULL. Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
 static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
-                                  unsigned c)
+                                  unsigned c, bool spilled)
 {
     ez_ntt_rs *rs = NULL;
     ez_status st = oracle_shape(o, k, k, logn, c);
@@ -633,7 +643,8 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     st = EZ_ERR_NOMEM;
     bool keep = logn + c + o->k <= EZ_WHIR_KEEP_LOG;
     ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge((keep ? nb : 1) * n * w, sizeof *val);
-    if (coef == NULL || val == NULL || ez_merkle_alloc(&o->tree, logn + c) != EZ_OK)
+    if (coef == NULL || val == NULL ||
+        (spilled ? ez_merkle_alloc_spilled(&o->tree, logn + c) : ez_merkle_alloc(&o->tree, logn + c)) != EZ_OK)
         goto out;
     /* both are written in full below: their pages in one call each */
     ez_populate(coef, w * n * sizeof *coef);
@@ -724,7 +735,7 @@ static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *l
     unsigned k0 = par->k[0], logn = par->m - k0;
     ez_status st;
     if (leaves == NULL)
-        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0]);
+        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0], p->s_spilled);
     p->o0.logn = logn;
     p->o0.c = par->c[0];
     p->o0.k = k0;
@@ -839,22 +850,24 @@ out:
     return st;
 }
 
-ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
-                              uint64_t len)
+/* ez_whir_commit_take (mapped false) or ez_whir_commit_mapped (true). */
+static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                              uint64_t len, bool mapped)
 {
     *out = NULL;
-    if (s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m)) {
-        free(s);
-        return EZ_ERR_INVALID;
-    }
-    ez_whir_prover *p = calloc(1, sizeof *p);
+    ez_status bad = s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m) ? EZ_ERR_INVALID : EZ_OK;
+    ez_whir_prover *p = bad == EZ_OK ? calloc(1, sizeof *p) : NULL;
     if (p == NULL) {
-        free(s);
-        return EZ_ERR_NOMEM;
+        if (mapped && s != NULL && bad == EZ_OK) /* params_ok: the size is known */
+            ez_spill_free(s, ((size_t)1 << par->m) * sizeof *s);
+        else if (!mapped)
+            free(s);
+        return bad != EZ_OK ? bad : EZ_ERR_NOMEM;
     }
     p->par = *par;
     p->len = len;
     p->s = s;
+    p->s_spilled = mapped;
     ez_digest d;
     ez_status st = commit_s(p, &d, NULL);
     if (st != EZ_OK) {
@@ -864,6 +877,18 @@ ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_w
     memcpy(root, d.h, 32);
     *out = p;
     return EZ_OK;
+}
+
+ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                              uint64_t len)
+{
+    return commit_owned(out, root, par, s, len, false);
+}
+
+ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                                uint64_t len)
+{
+    return commit_owned(out, root, par, s, len, true);
 }
 
 ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, const ez_fe *s,
@@ -956,17 +981,27 @@ ez_status ez_whir_join(ez_merkle **out, uint8_t root[32], const ez_whir_prover *
             return EZ_ERR_INVALID;
     unsigned logN = ez_whir_log_len(&p[0]->par, 0);
     ez_merkle *t;
-    ez_status st = ez_merkle_alloc(&t, logN);
+    /* spilled parts: the joined tree on disk too, built in place */
+    ez_status st = p[0]->s_spilled ? ez_merkle_alloc_spilled(&t, logN) : ez_merkle_alloc(&t, logN);
     if (st != EZ_OK)
         return st;
     ez_digest *lv = ez_merkle_leaves_mut(t);
     size_t N = (size_t)1 << logN;
+    /* blocks of leaves, each part's spilled digests of a block handed back after it: the
+     * join reads every part's leaf level (11 x 256 MiB for GPT-2's advice at 512 tokens),
+     * which would otherwise be resident all at once */
+    const size_t blk = (size_t)1 << 16;
+    for (size_t q0 = 0; q0 < N; q0 += blk) {
+        size_t q1 = N - q0 < blk ? N : q0 + blk;
 #pragma omp parallel for schedule(static)
-    for (size_t q = 0; q < N; q++) {
-        ez_digest d[EZ_WHIR_MAX_JOIN];
+        for (size_t q = q0; q < q1; q++) {
+            ez_digest d[EZ_WHIR_MAX_JOIN];
+            for (size_t j = 0; j < n; j++)
+                d[j] = ez_merkle_leaves(p[j]->o0.tree)[q];
+            ez_merkle_hash_digests(&lv[q], d, n);
+        }
         for (size_t j = 0; j < n; j++)
-            d[j] = ez_merkle_leaves(p[j]->o0.tree)[q];
-        ez_merkle_hash_digests(&lv[q], d, n);
+            ez_merkle_release_leaves(p[j]->o0.tree, q0, q1 - q0);
     }
     ez_merkle_build(t);
     memcpy(root, ez_merkle_root(t)->h, 32);

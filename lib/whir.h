@@ -129,12 +129,24 @@ ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_p
  * here on failure. */
 ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
                               uint64_t len);
+/* ez_whir_commit_take for s from ez_spill_alloc (lib/util.h): the prover is on disk from
+ * the start, its vector that mapping and oracle 0's tree built in another
+ * (ez_merkle_alloc_spilled), so ez_whir_prover_spill has nothing to copy (it hands the
+ * pages back). Freed with the prover, or here (ez_spill_free) on failure; with invalid
+ * parameters its size is unknown and it stays the caller's. */
+ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
+                                uint64_t len);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
 /* Move the committed vector and oracle 0's tree to disk (EZ_SPILL_DIR, lib/util.h
  * ez_spill_copy; nothing changes when it is unset or a write fails) and drop a kept
  * codeword. Openings are the same bytes; they read the vector back once and the tree
  * only along their paths. */
 void ez_whir_prover_spill(ez_whir_prover *p);
+/* After a pass over a spilled prover's vector or tree (an opening's round 0, its oracle-0
+ * leaves and paths, a join): their pages leave the resident set again (ez_spill_release,
+ * ez_merkle_release), so the openings of many spilled parts hold one part's vector at a
+ * time. Nothing for data in memory. */
+void ez_whir_prover_release(const ez_whir_prover *p);
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 /* The committed vector's real length (entries from it on are zero). */
 uint64_t ez_whir_prover_len(const ez_whir_prover *p);

@@ -47,7 +47,8 @@ struct ez_whir_prover {
     uint64_t len; /* real length of s */
     ez_fe *s;     /* 2^m entries, zero beyond len */
     ez_whir_oracle o0;
-    bool s_spilled; /* s is an ez_spill_copy mapping (ez_whir_prover_spill) */
+    bool s_spilled; /* s is an ez_spill_copy or ez_spill_alloc mapping (ez_whir_prover_spill,
+                       ez_whir_commit_mapped); oracle 0's tree is then spilled too */
 };
 
 void ez_whir_oracle_clear(ez_whir_oracle *o);

@@ -429,6 +429,7 @@ static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, bool draw,
             memcpy(leaves + j * o->width, o->enc + d[j] * o->width, o->width * sizeof *leaves);
     else if (st == EZ_OK)
         st = ez_whir_prover_leaves0(p, d, *nd, leaves);
+    ez_whir_prover_release(p); /* the leaves read all of s: one instance's at a time */
     if (st == EZ_OK && pv->cheat == EZ_WHIR_CHEAT_LEAF && !draw)
         leaves[0] = ez_fe_add(leaves[0], ez_fe_from_u64(1)); /* testing only */
     if (st == EZ_OK)
@@ -438,6 +439,7 @@ static ez_status answer_queries0(prover *pv, const ez_whir_prover *p, bool draw,
             mp[nmp - 1].h[0] ^= 1; /* testing only */
         ez_merkle_digests_write(pv->w, mp, nmp);
     }
+    ez_merkle_release(tree); /* its paths' pages, when spilled */
     free(leaves);
     free(mp);
     return st;
@@ -587,7 +589,10 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
     uint64_t *q = ez_alloc_array(242, sizeof *q), *d = ez_alloc_array(242, sizeof *d);
     ez_fe *qy = ez_alloc_array(242, sizeof *qy);
     ez_fe2 *qc = ez_alloc_array(242, sizeof *qc);
-    ez_fe2 *eqmid = ez_alloc_aligned(n1 > maxblk ? n1 : maxblk, sizeof *eqmid), *ood = NULL;
+    /* eqmid: a claim's middle bits (within an instance's block) or the final round's
+     * 2^mfinal base entries, not the stack (512 MiB for GPT-2's at 512 tokens) */
+    size_t lfin = (size_t)1 << par->mfinal;
+    ez_fe2 *eqmid = ez_alloc_aligned(lfin > maxblk ? lfin : maxblk, sizeof *eqmid), *ood = NULL;
     ez_fe2 *alpha = ez_alloc_array(8 * n, sizeof *alpha), *fb = NULL, *Wb = NULL;
     pv.f = ez_alloc_huge(n1, sizeof(ez_fe2));
     pv.W = ez_alloc_huge(n1, sizeof(ez_fe2));
@@ -623,12 +628,15 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
         if (n == 1) {
             memset(pv.W, 0, n1 * sizeof *pv.W);
             round0_finish(&pv, p, cs[j].terms, cs[j].nterms, alpha + 8 * j, eqmid, pv.f, pv.W, n1);
+            ez_whir_prover_release(p);
             continue;
         }
-        /* batched: the live entries, then each piece to its place in the stack */
+        /* batched: the live entries, then each piece to its place in the stack; a spilled
+         * vector leaves memory before the next instance's is read */
         size_t live = (size_t)ez_whir_block_live(&p->par, p->len);
         memset(Wb, 0, live * sizeof *Wb);
         round0_finish(&pv, p, cs[j].terms, cs[j].nterms, alpha + 8 * j, eqmid, fb, Wb, live);
+        ez_whir_prover_release(p);
         for (unsigned i = 0; i < blk[j].np; i++) {
             size_t len = (size_t)1 << blk[j].b[i];
             memcpy(pv.f + blk[j].off[i], fb + blk[j].pos[i], len * sizeof *fb);
@@ -780,7 +788,7 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
     }
     /* W_F = the dense part + every shift term on the remaining variables */
     {
-        ez_fe *eb = (ez_fe *)eqmid; /* lf base entries fit: lf <= n1 */
+        ez_fe *eb = (ez_fe *)eqmid; /* lf base entries fit: lf <= lfin */
         for (size_t j = 0; j < ns; j++) {
             ez_fe r[EZ_WHIR_MAX_VARS], y = sh[j].y;
             for (unsigned b = 0; b < par->mfinal; b++) {

@@ -1390,9 +1390,9 @@ START_TEST(test_pcs_supports)
 }
 END_TEST
 
-/* EZ_SPILL_DIR (lib/util.h ez_spill_copy): a WHIR commitment of several parts whose
- * vectors and trees were moved to disk part by part opens to the same bytes as one held in
- * memory, a prover read back from its data (the pk path) likewise, and the spill files
+/* EZ_SPILL_DIR (lib/util.h ez_spill_alloc, ez_spill_copy): a WHIR commitment of several
+ * parts whose vectors and trees were built on disk part by part opens to the same bytes as
+ * one held in memory (twice: the first opening hands every part's pages back), a prover read back from its data (the pk path) likewise, and the spill files
  * are unlinked from the start (the directory stays empty). */
 START_TEST(test_pcs_whir_spill)
 {
@@ -1410,6 +1410,7 @@ START_TEST(test_pcs_whir_spill)
     char dir[] = "/tmp/ez-spill-test.XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_ptr_null(ez_spill_copy(lens, sizeof lens)); /* off without the variable */
+    ck_assert_ptr_null(ez_spill_alloc(sizeof lens));
     for (int k = 0; k < 2; k++) {
         if (k == 1)
             ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
@@ -1424,11 +1425,31 @@ START_TEST(test_pcs_whir_spill)
         ez_pcs_prover_write(&pw[k], p[k]);
         open_to(p[k], &com[k], cl, 3, &w[k]);
     }
-    /* the spilled prover's memory is a file mapping, with the same contents */
+    /* the spilled prover's memory is a file mapping, with the same contents, also after
+     * its pages were handed back (ez_spill_release: read again from the file) */
     void *m = ez_spill_copy(ps.polys[0], lens[0] * sizeof(ez_fe));
     ck_assert_ptr_nonnull(m);
     ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
+    ez_spill_release(m, lens[0] * sizeof(ez_fe));
+    ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
     ez_spill_free(m, lens[0] * sizeof(ez_fe));
+    /* an array made on disk (ez_spill_alloc, the parts' vectors and trees above) starts
+     * zero, and what is written to it stays after its pages are handed back */
+    ez_fe *z = ez_spill_alloc(lens[0] * sizeof(ez_fe));
+    ck_assert_ptr_nonnull(z);
+    for (uint64_t i = 0; i < lens[0]; i++)
+        ck_assert_uint_eq(z[i], 0);
+    memcpy(z, ps.polys[0], lens[0] * sizeof(ez_fe));
+    ez_spill_release(z, lens[0] * sizeof(ez_fe));
+    ck_assert_mem_eq(z, ps.polys[0], lens[0] * sizeof(ez_fe));
+    ez_spill_free(z, lens[0] * sizeof(ez_fe));
+    /* the first opening released every spilled part after reading it: a second one
+     * reads them back and is the same bytes */
+    ez_writer w2;
+    open_to(p[1], &com[1], cl, 3, &w2);
+    ck_assert_uint_eq(w2.len, w[0].len);
+    ck_assert_mem_eq(w2.data, w[0].data, w[0].len);
+    ez_writer_clear(&w2);
     ck_assert_mem_eq(com[0].root, com[1].root, 32);
     ck_assert_uint_eq(pw[0].len, pw[1].len);
     ck_assert_mem_eq(pw[0].data, pw[1].data, pw[0].len);

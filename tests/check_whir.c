@@ -11,6 +11,7 @@
 #include <gmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/merkle.h"
 #include "lib/mle.h"
@@ -1681,6 +1682,68 @@ START_TEST(test_whir_joined)
 }
 END_TEST
 
+/* Parts built on disk (EZ_SPILL_DIR: ez_spill_alloc, ez_whir_commit_mapped) join to the
+ * same tree as parts in memory, also when the join runs over their leaves in several
+ * blocks, handing each block's pages back (4 blocks of 2^16 leaves here), and their trees
+ * and the joined one keep their contents after their pages are handed back. */
+START_TEST(test_whir_join_spilled)
+{
+    ez_rng r = ez_rng_for("whir_join_spilled");
+    ez_whir_params par;
+    unsigned k[1] = {1}, c[1] = {2};
+    ck_assert_int_eq(ez_whir_params_make(&par, 17, 1, k, c), EZ_OK); /* N_0 = 2^18 leaves */
+    size_t n = (size_t)1 << par.m, N = (size_t)1 << ez_whir_log_len(&par, 0);
+    ez_whir_prover *p[2][3] = {{0}};
+    uint8_t roots[2][3][32], jroot[2][32];
+    ez_merkle *tree[2] = {0};
+    char dir[] = "/tmp/ez-join-spill.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ez_fe *s[3];
+    for (int j = 0; j < 3; j++) {
+        s[j] = calloc(n, sizeof *s[j]);
+        for (size_t x = 0; x + 7 * (size_t)j < n; x++)
+            s[j][x] = ez_rng_fe(&r);
+    }
+    for (int k2 = 0; k2 < 2; k2++) {
+        if (k2 == 1)
+            ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
+        for (int j = 0; j < 3; j++) {
+            uint64_t len = n - 7 * (size_t)j;
+            if (k2 == 0) {
+                ck_assert_int_eq(ez_whir_commit(&p[0][j], roots[0][j], &par, s[j], len), EZ_OK);
+                continue;
+            }
+            ez_fe *m = ez_spill_alloc(n * sizeof *m);
+            ck_assert_ptr_nonnull(m);
+            memcpy(m, s[j], n * sizeof *m);
+            ck_assert_int_eq(ez_whir_commit_mapped(&p[1][j], roots[1][j], &par, m, len), EZ_OK);
+            ck_assert(p[1][j]->s_spilled);
+            ez_whir_prover_spill(p[1][j]); /* nothing to copy: its pages handed back */
+            ck_assert_mem_eq(roots[1][j], roots[0][j], 32);
+        }
+        ck_assert_int_eq(ez_whir_join(&tree[k2], jroot[k2], (const ez_whir_prover *const *)p[k2], 3), EZ_OK);
+        ez_merkle_release(tree[k2]);
+    }
+    ck_assert_mem_eq(jroot[1], jroot[0], 32);
+    ck_assert_mem_eq(ez_merkle_root(tree[1])->h, jroot[0], 32);
+    ck_assert_mem_eq(ez_merkle_leaves(tree[1]), ez_merkle_leaves(tree[0]), N * sizeof(ez_digest));
+    for (int j = 0; j < 3; j++) {
+        ck_assert_mem_eq(ez_merkle_leaves(p[1][j]->o0.tree), ez_merkle_leaves(p[0][j]->o0.tree),
+                         N * sizeof(ez_digest));
+        ck_assert_mem_eq(p[1][j]->s, s[j], n * sizeof *s[j]);
+    }
+    ck_assert_int_eq(unsetenv("EZ_SPILL_DIR"), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* every spill file unlinked at once */
+    for (int k2 = 0; k2 < 2; k2++) {
+        ez_merkle_free(tree[k2]);
+        for (int j = 0; j < 3; j++)
+            ez_whir_prover_free(p[k2][j]);
+    }
+    for (int j = 0; j < 3; j++)
+        free(s[j]);
+}
+END_TEST
+
 START_TEST(test_whir_batch_params)
 {
     ez_whir_params a, b, chain;
@@ -1943,7 +2006,8 @@ Suite *ez_suite_whir(void)
         test_whir_invalid_args};
     ez_tcase_add(s, "openings", 300, openings, sizeof openings / sizeof openings[0]);
     const TTest *pcs[] = {test_whir_pcs_sizes, test_whir_pcs_many, test_whir_pcs_matches_reference, test_whir_pcs_io,
-        test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_joined, test_whir_pcs_multi};
+        test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_joined, test_whir_pcs_multi,
+        test_whir_join_spilled};
     ez_tcase_add(s, "pcs", 300, pcs, sizeof pcs / sizeof pcs[0]);
     return s;
 }
