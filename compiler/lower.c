@@ -172,32 +172,37 @@ static ez_status bound_u64(lctx *c, const mpz_t b, uint64_t *out)
     return EZ_OK;
 }
 
+/* Grows the array a of *n elements of `elem` bytes (capacity *cap) by one zeroed element,
+ * its index in *id. Returns the array, which may have moved, or NULL when out of memory
+ * (a is then unchanged). */
+static void *append_zeroed(void *a, size_t *n, size_t *cap, size_t elem, unsigned *id)
+{
+    char *room = ez_array_room(a, *n, cap, elem, 16);
+    if (room != NULL) {
+        *id = (unsigned)*n;
+        memset(room + elem * (*n)++, 0, elem);
+    }
+    return room;
+}
+
 static ez_plan_tensor *new_tensor(lctx *c, unsigned *id)
 {
-    ez_plan *p = c->p;
-    ez_plan_tensor *room = ez_array_room(p->tensors, p->ntensors, &c->cap_tensors, sizeof *room, 16);
-    if (room == NULL)
+    ez_plan_tensor *a = append_zeroed(c->p->tensors, &c->p->ntensors, &c->cap_tensors, sizeof *a, id);
+    if (a == NULL)
         return NULL;
-    p->tensors = room;
-    *id = (unsigned)p->ntensors;
-    ez_plan_tensor *t = &p->tensors[p->ntensors++];
-    memset(t, 0, sizeof *t);
-    t->producer = -1;
-    return t;
+    c->p->tensors = a;
+    a[*id].producer = -1;
+    return &a[*id];
 }
 
 static ez_plan_op *new_op(lctx *c, unsigned *id)
 {
-    ez_plan *p = c->p;
-    ez_plan_op *room = ez_array_room(p->ops, p->nops, &c->cap_ops, sizeof *room, 16);
-    if (room == NULL)
+    ez_plan_op *a = append_zeroed(c->p->ops, &c->p->nops, &c->cap_ops, sizeof *a, id);
+    if (a == NULL)
         return NULL;
-    p->ops = room;
-    *id = (unsigned)p->nops;
-    ez_plan_op *op = &p->ops[p->nops++];
-    memset(op, 0, sizeof *op);
-    op->mul = 1;
-    return op;
+    c->p->ops = a;
+    a[*id].mul = 1;
+    return &a[*id];
 }
 
 /* A temporary for an inner node: "<defined name>.<k>", the node's index list as shape. */

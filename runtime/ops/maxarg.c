@@ -170,13 +170,9 @@ static ez_status maxarg_fill(const ez_advice_layout *L, const ez_plan *p, const 
     ez_status st = EZ_OK;
     ez_fe *dv = NULL, *av = NULL, *mv = NULL;
     const ez_plan_op *o = s->base.o;
-    size_t first = ez_op_first_poly(L, op);
-    if (first == SIZE_MAX)
-        goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
-    if (first + s->npolys > L->npolys) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
+    size_t first;
+    if ((st = ez_op_polys_at(L, op, s->npolys, &first)) != EZ_OK || first == SIZE_MAX)
+        goto out; /* SIZE_MAX: a layout without this op's polys (e.g. the weight range proof's) */
     uint64_t nrows = ez_plan_tensor_numel(s->base.to), naux = 0;
     const int64_t *aux = ez_trace_aux(tr, op, s->arg ? EZ_AUX_ROW_MAX : EZ_AUX_ROW_ARG, &naux);
     const int64_t *px = s->base.v.data[0], *pout = tr->t[o->out];
@@ -494,8 +490,8 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_claim kc = {0};
     ez_fe *rt = NULL, *wt = NULL;
     memset(&tb, 0, sizeof tb);
-    size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.nR) {
+    size_t first;
+    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->g.nR) {
         st = EZ_ERR_INVALID;
         goto out;
     }

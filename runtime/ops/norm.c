@@ -167,13 +167,9 @@ static ez_status norm_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     const nm_shape *s = (const nm_shape *)sh;
     ez_status st = EZ_OK;
     const ez_plan_op *o = s->base.o;
-    size_t first = ez_op_first_poly(L, op);
-    if (first == SIZE_MAX)
-        goto out; /* a layout without this op's polys (the weight range proof's) */
-    if (first + s->npolys > L->npolys) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
+    size_t first;
+    if ((st = ez_op_polys_at(L, op, s->npolys, &first)) != EZ_OK || first == SIZE_MAX)
+        goto out; /* SIZE_MAX: a layout without this op's polys (the weight range proof's) */
     const uint64_t nrows = ez_plan_tensor_numel(s->base.to) / s->N;
     const ez_aux_kind kinds[] = {EZ_AUX_VAR,      EZ_AUX_VAR_REM, EZ_AUX_NORM_EXP, EZ_AUX_MANTISSA,
                                  EZ_AUX_MANT_REM, EZ_AUX_RSQRT,   EZ_AUX_MEAN,     EZ_AUX_MEAN_REM};
@@ -319,8 +315,8 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_fe *gt[2] = {NULL};
     ez_claim kc = {0};
     memset(&tb, 0, sizeof tb);
-    size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.n) {
+    size_t first;
+    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->g.n) {
         st = EZ_ERR_INVALID;
         goto out;
     }

@@ -104,6 +104,11 @@ unsigned ez_op_one_claim(const ez_plan *p, size_t op, const ez_op_shape *s, unsi
  * contiguous, in its local order), or SIZE_MAX when it owns none. */
 size_t ez_op_first_poly(const ez_advice_layout *L, size_t op);
 
+/* Shared by op files' fills and provers: *first = ez_op_first_poly(L, op), and EZ_OK when
+ * the op owns none (SIZE_MAX) or L holds all n of its polys from there; EZ_ERR_INTERNAL
+ * when L ends before the n-th. */
+ez_status ez_op_polys_at(const ez_advice_layout *L, size_t op, unsigned n, size_t *first);
+
 /* Shared by op files' layouts: append n polys of `len` entries owned by op `op` (an op's
  * polys are contiguous: EZ_ERR_INTERNAL if another owner's poly came between). */
 ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len);

@@ -148,6 +148,12 @@ size_t ez_op_first_poly(const ez_advice_layout *L, size_t op)
     return SIZE_MAX;
 }
 
+ez_status ez_op_polys_at(const ez_advice_layout *L, size_t op, unsigned n, size_t *first)
+{
+    *first = ez_op_first_poly(L, op);
+    return *first == SIZE_MAX || *first + n <= L->npolys ? EZ_OK : EZ_ERR_INTERNAL;
+}
+
 ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len)
 {
     ez_status st = EZ_OK;

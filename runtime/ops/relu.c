@@ -75,13 +75,9 @@ static ez_status relu_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     ez_status st = EZ_OK;
     int64_t *off = NULL;
     ez_fe *yv = NULL, *dv = NULL;
-    size_t first = ez_op_first_poly(L, op);
-    if (first == SIZE_MAX)
-        goto out;
-    if (first + s->npolys > L->npolys) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
+    size_t first;
+    if ((st = ez_op_polys_at(L, op, s->npolys, &first)) != EZ_OK || first == SIZE_MAX)
+        goto out; /* SIZE_MAX: a layout without this op's polys */
     if ((st = ez_exec_elem_offsets(&off, p, s->base.o, 0, d)) != EZ_OK)
         goto out;
     for (unsigned q = 0; q < s->npolys; q++)
@@ -185,8 +181,8 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     ez_status st = EZ_OK;
     ez_fe *Y = NULL, *D = NULL;
     ez_claim kc = {0};
-    size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
+    size_t first;
+    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->n) {
         st = EZ_ERR_INVALID;
         goto out;
     }

@@ -367,13 +367,9 @@ static ez_status rsqrt_fill(const ez_advice_layout *L, const ez_plan *p, const e
 {
     const rq_shape *s = (const rq_shape *)sh;
     ez_status st = EZ_OK;
-    size_t first = ez_op_first_poly(L, op);
-    if (first == SIZE_MAX)
-        goto out; /* a layout without this op's polys (the weight range proof's) */
-    if (first + s->npolys > L->npolys) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
+    size_t first;
+    if ((st = ez_op_polys_at(L, op, s->npolys, &first)) != EZ_OK || first == SIZE_MAX)
+        goto out; /* SIZE_MAX: a layout without this op's polys (the weight range proof's) */
     const uint64_t numel = ez_plan_tensor_numel(s->base.to);
     uint64_t na[4];
     const int64_t *ak = ez_trace_aux(tr, op, EZ_AUX_NORM_EXP, &na[0]);
@@ -471,8 +467,8 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_fe2 *lins[4] = {NULL}; /* Lin0, LinB, LinD, LinE */
     ez_fe *X = NULL;
     ez_claim kc = {0};
-    size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
+    size_t first;
+    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->n) {
         st = EZ_ERR_INVALID;
         goto out;
     }
