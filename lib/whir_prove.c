@@ -214,6 +214,53 @@ static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t s
 
 #endif
 
+/* P += sum over the chunks ch < nch of eqmid[ch] times the chunk's dot products with eqlo
+ * (claim_tables). Inside a parallel region the chunks are shared among the team; called
+ * outside one, the orphaned `omp for` runs them all on this thread: a small block enters
+ * no parallel region at all (an inactive one still costs a team start, and round 0 sees
+ * thousands of small terms). */
+static void claim_chunks(ez_fe2 *P, const ez_fe *blk, const ez_fe2 *eqlo, const ez_fe2 *eqmid, size_t nch,
+                         size_t chunk, size_t R)
+{
+    ez_fe2 part[256], cs[256];
+    for (size_t t = 0; t < R; t++)
+        part[t] = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+    for (size_t ch = 0; ch < nch; ch++) {
+        const ez_fe *rows = blk + ch * chunk * R;
+        for (size_t t = 0; t < R; t++)
+            cs[t] = ez_fe2_zero();
+#if defined(__AVX512F__)
+        if (R >= 8) {
+            for (size_t t0 = 0; t0 < R; t0 += 8)
+                acc8_ext_base(cs + t0, eqlo, rows + t0, R, 0, chunk);
+        } else
+#endif
+            for (size_t t = 0; t < R; t++) {
+                /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
+                unsigned __int128 a0 = 0, a1 = 0;
+                uint64_t c0 = 0, c1 = 0;
+                for (size_t u = 0; u < chunk; u++) {
+                    uint64_t x = rows[u * R + t];
+                    unsigned __int128 q0 = (unsigned __int128)eqlo[u].c0 * x, q1 = (unsigned __int128)eqlo[u].c1 * x;
+                    a0 += q0;
+                    c0 += a0 < q0;
+                    a1 += q1;
+                    c1 += a1 < q1;
+                }
+                /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
+                ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
+                ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
+                cs[t] = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
+            }
+        for (size_t t = 0; t < R; t++)
+            part[t] = ez_fe2_add(part[t], ez_fe2_mul(eqmid[ch], cs[t]));
+    }
+#pragma omp critical
+    for (size_t t = 0; t < R; t++)
+        P[t] = ez_fe2_add(P[t], part[t]);
+}
+
 /* E = coef * eq over the k0 low bits of the term; P = the rows' values on its block. */
 static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigned k0, ez_fe2 *E, ez_fe2 *P,
                          ez_fe2 *eqmid)
@@ -247,46 +294,11 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
     const ez_fe *blk = p->s + w->off;
     for (size_t t = 0; t < R; t++)
         P[t] = ez_fe2_zero();
-#pragma omp parallel if (nch * chunk * R >= (1u << 16))
-    {
-        ez_fe2 part[256], cs[256];
-        for (size_t t = 0; t < R; t++)
-            part[t] = ez_fe2_zero();
-#pragma omp for schedule(static) nowait
-        for (size_t ch = 0; ch < nch; ch++) {
-            const ez_fe *rows = blk + ch * chunk * R;
-            for (size_t t = 0; t < R; t++)
-                cs[t] = ez_fe2_zero();
-#if defined(__AVX512F__)
-            if (R >= 8) {
-                for (size_t t0 = 0; t0 < R; t0 += 8)
-                    acc8_ext_base(cs + t0, eqlo, rows + t0, R, 0, chunk);
-            } else
-#endif
-                for (size_t t = 0; t < R; t++) {
-                    /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
-                    unsigned __int128 a0 = 0, a1 = 0;
-                    uint64_t c0 = 0, c1 = 0;
-                    for (size_t u = 0; u < chunk; u++) {
-                        uint64_t x = rows[u * R + t];
-                        unsigned __int128 q0 = (unsigned __int128)eqlo[u].c0 * x, q1 = (unsigned __int128)eqlo[u].c1 * x;
-                        a0 += q0;
-                        c0 += a0 < q0;
-                        a1 += q1;
-                        c1 += a1 < q1;
-                    }
-                    /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
-                    ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
-                    ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
-                    cs[t] = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
-                }
-            for (size_t t = 0; t < R; t++)
-                part[t] = ez_fe2_add(part[t], ez_fe2_mul(eqmid[ch], cs[t]));
-        }
-#pragma omp critical
-        for (size_t t = 0; t < R; t++)
-            P[t] = ez_fe2_add(P[t], part[t]);
-    }
+    if (nch * chunk * R >= (1u << 16)) {
+#pragma omp parallel
+        claim_chunks(P, blk, eqlo, eqmid, nch, chunk, R);
+    } else
+        claim_chunks(P, blk, eqlo, eqmid, nch, chunk, R);
 }
 
 /* After an instance's round 0: its fold sum_t eq(alpha, t) row_t into f[0..n1) (the
@@ -315,7 +327,12 @@ static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_ter
         unsigned nm = w->b - k0;
         ez_whir_eq_bits_scaled(eqmid, w->z + k0, nm, c);
         size_t nu = (size_t)1 << nm;
-#pragma omp parallel for schedule(static) if (nu >= EZ_WHIR_PAR_MIN)
+        if (nu < EZ_WHIR_PAR_MIN) { /* most terms: no (inactive) parallel region to enter */
+            for (size_t u = 0; u < nu; u++)
+                W[base + u] = ez_fe2_add(W[base + u], eqmid[u]);
+            continue;
+        }
+#pragma omp parallel for schedule(static)
         for (size_t u = 0; u < nu; u++)
             W[base + u] = ez_fe2_add(W[base + u], eqmid[u]);
     }

@@ -109,11 +109,17 @@ ez_status ez_sess_pcs_claims(const ez_pctx *c, size_t aoff, ez_pcs_claim **out, 
  * (the CLI raises glibc's mmap threshold that far), so free alone keeps their pages
  * resident: the proving key's decoding buffers through the witness, the witness's lookup
  * columns through the commitment, the advice through the openings. Called at those phase
- * boundaries (docs/performance.md, GPT-2 at 512 tokens). */
+ * boundaries (docs/performance.md, GPT-2 at 512 tokens). Below HEAP_TRIM_MIN free bytes
+ * the pages stay: the next phase touches them again, and at nanoGPT's size (78 MB free
+ * before the openings) a trim only costs page faults. */
+#define HEAP_TRIM_MIN ((size_t)256 << 20)
+
 static void heap_release(void)
 {
 #ifdef __GLIBC__
-    (void)malloc_trim(0);
+    struct mallinfo2 mi = mallinfo2();
+    if (mi.fordblks >= HEAP_TRIM_MIN)
+        (void)malloc_trim(0);
 #endif
 }
 
