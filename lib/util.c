@@ -126,18 +126,28 @@ void ez_populate(void *p, size_t bytes)
 #endif
 }
 
-void *ez_spill_copy(const void *p, size_t bytes)
+/* A new unlinked file in EZ_SPILL_DIR (read per call, as EZ_HUGEPAGES): its descriptor,
+ * or -1 when the variable is unset or empty or the file cannot be made. The file lives as
+ * long as a mapping of it. */
+static int spill_file(void)
 {
-    const char *dir = getenv("EZ_SPILL_DIR"); /* read per call, as EZ_HUGEPAGES */
-    if (dir == NULL || dir[0] == 0 || p == NULL || bytes == 0)
-        return NULL;
+    const char *dir = getenv("EZ_SPILL_DIR");
+    if (dir == NULL || dir[0] == 0)
+        return -1;
     char path[4096];
     if (snprintf(path, sizeof path, "%s/ezspill.XXXXXX", dir) >= (int)sizeof path)
-        return NULL;
+        return -1;
     int fd = mkstemp(path);
+    if (fd >= 0)
+        (void)unlink(path);
+    return fd;
+}
+
+void *ez_spill_copy(const void *p, size_t bytes)
+{
+    int fd = p == NULL || bytes == 0 ? -1 : spill_file();
     if (fd < 0)
         return NULL;
-    (void)unlink(path); /* the file lives as long as the mapping */
     const uint8_t *b = p;
     size_t done = 0;
     while (done < bytes) {
@@ -157,16 +167,9 @@ void *ez_spill_copy(const void *p, size_t bytes)
 
 void *ez_spill_alloc(size_t bytes)
 {
-    const char *dir = getenv("EZ_SPILL_DIR");
-    if (dir == NULL || dir[0] == 0 || bytes == 0)
-        return NULL;
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s/ezspill.XXXXXX", dir) >= (int)sizeof path)
-        return NULL;
-    int fd = mkstemp(path);
+    int fd = bytes == 0 ? -1 : spill_file();
     if (fd < 0)
         return NULL;
-    (void)unlink(path);
     /* reserve the blocks now (a full disk fails here, not as SIGBUS on a later store);
      * a file system without fallocate falls back to a sparse file */
     int e = posix_fallocate(fd, 0, (off_t)bytes);
