@@ -160,7 +160,8 @@ void *ez_spill_copy(const void *p, size_t bytes)
         }
         done += (size_t)w;
     }
-    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    /* shared: a write to it stays through ez_spill_release */
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     return m == MAP_FAILED ? NULL : m;
 }

@@ -76,7 +76,7 @@ void ez_populate(void *p, size_t bytes);
 char *ez_strdup(const char *s);
 /* Spilling prover data to disk (EZ_SPILL_DIR in the environment; unset or empty: off).
  * ez_spill_copy writes bytes from p to a new unlinked file in that directory and returns
- * a private writable mapping of it (the same contents; NULL when off or on any failure,
+ * a shared writable mapping of it (the same contents; NULL when off or on any failure,
  * nothing changed then); the caller frees p and later releases the mapping with
  * ez_spill_free (munmap). The mapping's pages are clean page cache until touched, so
  * they leave the process's resident set, and the kernel can evict them: data written
@@ -95,9 +95,8 @@ void ez_spill_free(void *m, size_t bytes);
  * contents stay: a later read faults them in again from the file, page cache first). A
  * touched page of the mapping counts in the resident set like heap memory, so a pass
  * over several spilled vectors, one after the other, costs one vector's memory only if
- * each is released after its turn. m NULL: nothing. Never call it on an ez_spill_copy
- * mapping that was written to (a private page's changes would be lost); an
- * ez_spill_alloc mapping is shared: its contents always stay. m may lie inside a mapping:
+ * each is released after its turn. m NULL: nothing. Both kinds of spill mapping are
+ * shared, so what was written to them stays as well. m may lie inside a mapping:
  * the whole pages around [m, m + bytes) are handed back (their other bytes stay too). */
 void ez_spill_release(const void *m, size_t bytes);
 

@@ -1432,6 +1432,10 @@ START_TEST(test_pcs_whir_spill)
     ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
     ez_spill_release(m, lens[0] * sizeof(ez_fe));
     ck_assert_mem_eq(m, ps.polys[0], lens[0] * sizeof(ez_fe));
+    /* a write to the copy stays too (the mapping is shared, not private) */
+    ((ez_fe *)m)[0] = ps.polys[0][0] + 1;
+    ez_spill_release(m, lens[0] * sizeof(ez_fe));
+    ck_assert_uint_eq(((ez_fe *)m)[0], ps.polys[0][0] + 1);
     ez_spill_free(m, lens[0] * sizeof(ez_fe));
     /* an array made on disk (ez_spill_alloc, the parts' vectors and trees above) starts
      * zero, and what is written to it stays after its pages are handed back */
