@@ -129,9 +129,6 @@ static void progress(const ez_psess *s, const char *phase, size_t done, size_t t
         s->progress(s->progress_ctx, phase, total ? (double)done / (double)total : 1.0);
 }
 
-
-
-
 void ez_psess_clear(ez_psess *s)
 {
     if (s->polys)
@@ -214,27 +211,28 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         return st;
     size_t steps = p->nops + L->ntables;
     /* The ops' advice in parallel, one op per task (each writes its own polys); the first
-     * failing op's message is kept. */
-    size_t bad = p->nops;
+     * failing op's message is kept, and progress moves as each op ends (a long witness,
+     * 512 tokens of GPT-2, reports while it runs). */
+    size_t bad = p->nops, done = 0;
     int err = EZ_OK;
 #pragma omp parallel for schedule(dynamic, 1) if (p->nops > 1)
     for (size_t i = 0; i < p->nops; i++) {
         ez_diag di;
         di.msg[0] = 0;
         ez_status sti = ez_op_fill(L, p, tr, i, unchecked, s->polys, &di);
-        if (sti != EZ_OK) {
 #pragma omp critical(ez_psess_op_fill)
-            if (i < bad) {
+        {
+            if (sti != EZ_OK && i < bad) {
                 bad = i;
                 err = (int)sti;
                 if (d)
                     *d = di;
             }
+            progress(s, "witness", ++done, steps);
         }
     }
     if (err != EZ_OK)
         return (ez_status)err;
-    progress(s, "witness", p->nops, steps);
     for (size_t q = 0; q < L->npolys; q++)
         s->alens[q] = L->polys[q].len;
     for (size_t tb = 0; tb < L->ntables; tb++) {
