@@ -414,6 +414,15 @@ static void instance_free(instance *in)
     free(in->s);
 }
 
+/* n instances and their committing provers */
+static void instances_free(ez_whir_prover **p, instance *in, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        ez_whir_prover_free(p[j]);
+        instance_free(&in[j]);
+    }
+}
+
 /* A batched instance's terms must lie in its live entries [0, L 2^k0) (§9a): redraw
  * every term inside them (smaller where it does not fit), with the true sum. */
 static void instance_live_terms(instance *in, ez_rng *r)
@@ -1674,10 +1683,7 @@ START_TEST(test_whir_joined)
         ez_writer_clear(&w);
         ez_merkle_free(swapped);
         ez_merkle_free(tree[h]);
-        for (size_t j = 0; j < n; j++) {
-            ez_whir_prover_free(p[j]);
-            instance_free(&in[j]);
-        }
+        instances_free(p, in, n);
     }
 }
 END_TEST
@@ -1914,10 +1920,7 @@ START_TEST(test_whir_batch)
         ck_assert(!done);
         free(buf);
         ez_writer_clear(&w);
-        for (size_t j = 0; j < n; j++) {
-            ez_whir_prover_free(p[j]);
-            instance_free(&in[j]);
-        }
+        instances_free(p, in, n);
     }
 }
 END_TEST
