@@ -128,10 +128,12 @@ START_TEST(test_honest_functions)
             /* exp's rows above ~7.6 exceed 24 bits at scale 12: keep its inputs below */
             int64_t hi = strcmp(fns[i], "exp") == 0 ? (INT64_C(15) << (cfg[c].scale - 1)) : INT64_MAX;
             honest_src(src, seed, cfg[c].k, hi);
-            /* both tails are reached: the sumcheck shape */
+            /* both tails are reached: the sumcheck shape, TV, H, C (A virtual: x is in the
+             * output's layout) and R's, R2's limbs */
             ez_pfx f;
             ez_pfx_compile(&f, src);
-            ck_assert_uint_gt(op_polys(&f.plan, 0), 3);
+            bool ident = i < 3; /* gelu, gelu_tanh, silu: the identity tail, dividing at k = 4 */
+            ck_assert_uint_eq(op_polys(&f.plan, 0), 3u + (cfg[c].k ? 1u : 0u) + (ident && cfg[c].k ? 1u : 0u));
             ez_plan_clear(&f.plan);
         }
     /* exp's upper tail (the clamp to the last row) at an output scale where that row fits */
@@ -146,7 +148,8 @@ END_TEST
 
 /* Inputs whose x' never leaves the rows: the lookup is the proof. At scale 12 with 16 bits
  * the lookup's input column is x itself and only TV is committed; at scale 16 with 20 bits
- * x' = floor(x / 16) is committed with its remainder; a permuted output commits x'. */
+ * x' = floor(x / 16) is the virtual column 2^-4 (x - R) beside the committed remainder; a
+ * permuted output commits x'. */
 START_TEST(test_honest_lookup_only)
 {
     char src[512];
@@ -164,7 +167,7 @@ START_TEST(test_honest_lookup_only)
     func_src(src, sizeof src, "gelu", 16, 20, "y[s, d]", "x[s, d]");
     honest_src(src, "lookup_k4", 4, INT64_MAX);
     ez_pfx_compile(&f, src);
-    ck_assert_uint_eq(op_polys(&f.plan, 0), 3); /* A, TV, R */
+    ck_assert_uint_eq(op_polys(&f.plan, 0), 2); /* TV, R (A virtual: 2^-4 (x - R)) */
     ez_plan_clear(&f.plan);
     func_src(src, sizeof src, "sigmoid", 12, 16, "y[d, s]", "x[s, d]");
     honest_src(src, "lookup_permuted", 0, INT64_MAX);
@@ -181,6 +184,10 @@ START_TEST(test_honest_shapes)
     char src[512];
     func_src(src, sizeof src, "gelu", 16, 24, "y[d, s]", "x[s, d]");
     honest_src(src, "permuted_general", 4, INT64_MAX);
+    ez_pfx f;
+    ez_pfx_compile(&f, src);
+    ck_assert_uint_eq(op_polys(&f.plan, 0), 6); /* A committed (x permuted), TV, H, C, R, R2 */
+    ez_plan_clear(&f.plan);
     honest_src("model f\nparam L = 3, S = 5, D = 6\nscale 12\ninput x[L, S, D] @bits(24)\n"
                "y[d, s] = tanh(x[1, s, d])\nz[s, d] = silu(x[2, s, d])\noutput y, z\n",
                "slices", 0, INT64_MAX);
@@ -228,20 +235,26 @@ END_TEST
 #define SRC_GELU16                                                                                                     \
     "model f\nparam S = 5, D = 7\nscale 12\ninput x[S, D] @scale(16) @bits(24)\ny[s, d] = gelu(x[s, d])\noutput y\n"
 
-/* An element whose x' = floor(x / 16) is inside the rows (not at their lower edge), or
- * above them. */
-static uint64_t pick(const ez_pfx *f, size_t op, bool above)
+/* An element whose x' = floor(x / 2^k) is inside the rows (not at their lower edge, x
+ * below -1000), or above them. */
+static uint64_t pick_k(const ez_pfx *f, size_t op, bool above, unsigned k)
 {
     const ez_plan_op *o = &f->plan.ops[op];
     const int64_t *x = f->tr.t[o->in[0]];
     uint64_t n = ez_plan_tensor_numel(&f->plan.tensors[o->out]);
     for (uint64_t e = 0; e < n; e++) {
-        int64_t q = x[e] >> 4;
+        int64_t q = x[e] >> k;
         if (above ? q >= (1 << 15) : (q > -(1 << 15) + 1 && q < (1 << 15) && x[e] < -1000))
             return e;
     }
     ck_abort_msg("no suitable element");
     return 0;
+}
+
+/* The same for SRC_GELU16 (k = 4). */
+static uint64_t pick(const ez_pfx *f, size_t op, bool above)
+{
+    return pick_k(f, op, above, 4);
 }
 
 /* SRC_GELU16 run on seeded inputs over both tails and the rows. */
@@ -251,15 +264,21 @@ static void gelu16_run(ez_pfx *f, const char *seed)
     run_inputs(f, seed, 4, INT64_MAX);
 }
 
-/* SRC_GELU16's table output on the row of x' = q (-2^15 <= q < 2^15). */
-static int64_t gelu16_row(int64_t q)
+/* gelu's table output from scale `in` to `out` on the row of x' = q (-2^15 <= q < 2^15). */
+static int64_t gelu_row(int64_t q, unsigned in, unsigned out)
 {
     ez_table t;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_table_build(&t, EZ_FN_GELU, 16, 12, &d), EZ_OK);
+    ck_assert_int_eq(ez_table_build(&t, EZ_FN_GELU, in, out, &d), EZ_OK);
     int64_t y = t.out[q + (1 << 15)];
     ez_table_clear(&t);
     return y;
+}
+
+/* SRC_GELU16's row of x' = q. */
+static int64_t gelu16_row(int64_t q)
+{
+    return gelu_row(q, 16, 12);
 }
 
 /* A value off by one inside the rows: (A, TV) is no row of the table. */
@@ -282,34 +301,150 @@ END_TEST
 
 /* A tail value for an input inside the rows: C = 1 with H = 0 (the function table's lookup,
  * E5 and the ranges hold; (H, C) is no row of the sign table). */
+static void tail_for_row(ez_pfx *f, unsigned k, unsigned j)
+{
+    uint64_t e = pick_k(f, 0, false, k);
+    int64_t *y = f->tr.t[f->plan.ops[0].out];
+    const int64_t *x = f->tr.t[f->plan.ops[0].in[0]];
+    int64_t tail = x[e] >> j; /* the identity tail, dividing by 2^j */
+    ck_assert_int_ne(y[e], tail);
+    y[e] = tail;
+    ez_pfx_expect_refused(f, "a tail value is given", "sign table lookup failed");
+}
+
 START_TEST(test_tail_for_row)
 {
     ez_pfx f;
     gelu16_run(&f, "tail_for_row");
-    uint64_t e = pick(&f, 0, false);
-    int64_t *y = f.tr.t[f.plan.ops[0].out];
-    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t tail = x[e] >> 4; /* the identity tail at output scale 12 */
-    ck_assert_int_ne(y[e], tail);
-    y[e] = tail;
-    ez_pfx_expect_refused(&f, "a tail value is given", "sign table lookup failed");
+    tail_for_row(&f, 4, 4);
     ez_pfx_free(&f);
 }
 END_TEST
 
 /* A table row (of x' mod 2^16) for an input above the rows: C = 0 with H != 0 (the function
  * table's lookup and E5 hold; (H, C) is no row of the sign table). */
+static void row_for_tail(ez_pfx *f, unsigned k, unsigned in, unsigned out)
+{
+    uint64_t e = pick_k(f, 0, true, k);
+    int64_t *y = f->tr.t[f->plan.ops[0].out];
+    const int64_t *x = f->tr.t[f->plan.ops[0].in[0]];
+    int64_t q = x[e] >> k, h = (q + (1 << 15)) >> 16, a = q - h * 65536;
+    ck_assert_int_ne(h, 0);
+    ck_assert_int_ne(y[e], gelu_row(a, in, out));
+    y[e] = gelu_row(a, in, out);
+    ez_pfx_expect_refused(f, "a table row is given", "sign table lookup failed");
+}
+
 START_TEST(test_row_for_tail)
 {
     ez_pfx f;
     gelu16_run(&f, "row_for_tail");
-    uint64_t e = pick(&f, 0, true);
-    int64_t *y = f.tr.t[f.plan.ops[0].out];
-    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t q = x[e] >> 4, h = (q + (1 << 15)) >> 16, a = q - h * 65536;
-    ck_assert_int_ne(h, 0);
-    y[e] = gelu16_row(a);
-    ez_pfx_expect_refused(&f, "a table row is given", "sign table lookup failed");
+    row_for_tail(&f, 4, 16, 12);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* The committed entry of element e (row-major) of tensor t in poly q of L: its padded
+ * position, moved to the support when q lives on one. */
+static uint64_t committed_entry(const ez_advice_layout *L, size_t q, const ez_plan_tensor *t, uint64_t e)
+{
+    uint64_t stride[EZ_MAX_RANK], pos = 0, rest = e;
+    ez_advice_strides(t, stride);
+    for (unsigned b = t->rank; b-- > 0;) {
+        pos += (rest % t->dims[b]) * stride[b];
+        rest /= t->dims[b];
+    }
+    if (L->polys[q].support < 0)
+        return pos;
+    uint64_t *spos = ez_advice_support_pos(&L->supports[L->polys[q].support], pos + 1);
+    ck_assert_ptr_nonnull(spos);
+    uint64_t i = spos[pos];
+    free(spos);
+    return i;
+}
+
+/* A virtual A (§2.2) is bound by the function table's lookup alone. An input inside the
+ * rows given the upper tail's value: the fill commits H = 0, C = 1, no row of the sign
+ * table; a prover that also commits H = 1 makes (H, C) = (1, 1) a row of it, and the walk,
+ * which reads neither A nor H, holds with y the tail — but A = x' - 2^16 H is then x' -
+ * 2^16, outside the function table's rows. The op alone (tests/prove_fixture.h): the walk
+ * accepts and every claim it leaves holds; the range and sign lookups hold; only the
+ * function table's does not. */
+START_TEST(test_virtual_a_forged_case)
+{
+    const size_t op = 0;
+    ez_pfx f;
+    gelu16_run(&f, "virtual_a");
+    const ez_plan_op *o = &f.plan.ops[op];
+    uint64_t e = pick(&f, op, false);
+    f.tr.t[o->out][e] = f.tr.t[o->in[0]][e] >> 4; /* the identity tail */
+    ez_advice_layout L;
+    ez_fe **polys = ez_pfx_advice(&L, &f.plan, &f.tr, op);
+    size_t first = ez_pfx_first_op_poly(&L, op);
+    ck_assert_uint_eq(op_polys(&f.plan, op), 5); /* TV, H, C, R, R2: no A */
+    const size_t pH = first + 1, pC = first + 2;
+    uint64_t i = committed_entry(&L, pH, &f.plan.tensors[o->out], e);
+    ck_assert_uint_eq(polys[pH][i], 0);
+    ck_assert_uint_eq(polys[pC][i], 1);
+    ck_assert(!ez_pfx_lookups_hold(&L, polys, &f.plan, &f.tr, op)); /* (0, 1): no sign row */
+    polys[pH][i] = 1;
+    ck_assert(!ez_pfx_lookups_hold(&L, polys, &f.plan, &f.tr, op));
+    /* every lookup but the function table's holds */
+    unsigned tb = UINT32_MAX;
+    for (size_t t = 0; t < L.ntables; t++)
+        if (L.tables[t].kind == EZ_LOOKUP_FUNC && L.tables[t].fkind == EZ_TABLE_FUNC)
+            tb = (unsigned)t;
+    ck_assert_uint_ne(tb, UINT32_MAX);
+    for (size_t j = 0; j < L.ntuples; j++)
+        if (L.tuples[j].table == tb)
+            L.tuples[j].op = UINT32_MAX;
+    ck_assert(ez_pfx_lookups_hold(&L, polys, &f.plan, &f.tr, op));
+    for (size_t j = 0; j < L.ntuples; j++)
+        if (L.tuples[j].table == tb)
+            L.tuples[j].op = (unsigned)op;
+    /* the walk alone accepts, and the claims it leaves are true */
+    ez_rng rng = ez_rng_for("virtual_a");
+    ez_claim out;
+    ez_pfx_random_claim(&out, &f.plan.tensors[o->out], f.tr.t[o->out], &rng);
+    ez_pfx_alone alone = {.label = "func-test"};
+    bool claims_ok = false;
+    ez_diag why = {{0}};
+    ck_assert_msg(ez_pfx_op_alone(&f.plan, &f.tr, &L, polys, op, &out, &alone, &claims_ok, NULL, &why), "%s", why.msg);
+    ck_assert(claims_ok);
+    ez_claim_clear(&out);
+    ez_pfx_advice_free(&L, polys);
+    ez_pfx_free(&f);
+}
+END_TEST
+
+/* A virtual column's extra atoms are claimed at the values the prover sends
+ * (runtime/prove/rangecheck.c ez_rc_resolve_tuples): SRC_GELU16's A = 2^-4 (x - R) -
+ * 2^16 H. A prover sends H + 1 and R - 2^20 at the lookup point, so the derived claim on
+ * x is unchanged and its transcript consistent (ez_prove_opts.msg_hook); only the
+ * openings of H and R reject. */
+static void shift_tuple_atoms(void *ctx, const char *label, ez_fe2 *v, size_t n)
+{
+    int *done = ctx;
+    if (*done || n != 2 || strcmp(label, "tuple/atoms") != 0)
+        return;
+    v[0] = ez_fe2_add(v[0], ez_fe2_one());
+    v[1] = ez_fe2_sub(v[1], ez_fe2_from_fe(UINT64_C(1) << 20));
+    *done = 1;
+}
+
+START_TEST(test_tuple_atoms_sent_false)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    gelu16_run(&f, "tuple_atoms");
+    int done = 0;
+    ez_prove_opts o = {.msg_hook = shift_tuple_atoms, .msg_hook_ctx = &done};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ck_assert(done);
+    ez_pfx_expect_rejected(&f, &pf, "advice opening");
+    ez_proof_clear(&pf);
     ez_pfx_free(&f);
 }
 END_TEST
@@ -598,6 +733,15 @@ START_TEST(test_boundary_width)
     run_inputs(&f, "boundary", 28, INT64_MAX);
     ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     ez_pfx_free(&f);
+    /* the case forgeries at this width (A virtual over x, H and R's two limbs) */
+    ez_pfx_compile(&f, src);
+    run_inputs(&f, "boundary_tail_for_row", 28, INT64_MAX);
+    tail_for_row(&f, 28, 32);
+    ez_pfx_free(&f);
+    ez_pfx_compile(&f, src);
+    run_inputs(&f, "boundary_row_for_tail", 28, INT64_MAX);
+    row_for_tail(&f, 28, 40, 8);
+    ez_pfx_free(&f);
     boundary_src(src, sizeof src, 59, 33);
     ez_pfx_compile(&f, src);
     ck_assert_int_eq(ez_plan_soundness(&f.plan, &bad, &d), EZ_ERR_NUMERIC);
@@ -653,7 +797,7 @@ Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
         test_honest_swiglu, test_forged_linear_factors, test_rope_forged_rotation, test_value_off_by_one,
-        test_tail_for_row, test_row_for_tail, test_wrong_remainder, test_identity_tail_off_by_one, test_relu_forged,
+        test_tail_for_row, test_row_for_tail, test_virtual_a_forged_case, test_tuple_atoms_sent_false, test_wrong_remainder, test_identity_tail_off_by_one, test_relu_forged,
         test_changed_message_and_output, test_boundary_width, test_full_width_unchecked_output, test_honest_rope,
         test_honest_llama_block, test_rope_other_constants, test_rope_value_off_by_one,
         test_rope_changed_message_and_output, test_rope_boundary_width};

@@ -154,11 +154,31 @@ bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const e
         ez_fe *tin, *tout;
         ez_diag d = {{0}};
         ck_assert_int_eq(ez_lookup_func_rows(td->fkind, td->func, td->in_scale, td->out_scale, &tin, &tout, &d), EZ_OK);
-        uint64_t off = u->sup ? L->supports[u->sup - 1].off[u->piece] : 0;
-        const ez_fe *a = polys[u->atom[0].id] + off, *b = polys[u->atom[1].id] + off;
-        for (uint64_t i = 0; i < u->len; i++)
-            if (a[i] >> EZ_TABLE_BITS || tin[a[i]] != a[i] || tout[a[i]] != b[i])
+        const ez_adv_support *su = u->sup ? &L->supports[u->sup - 1] : NULL;
+        uint64_t off = su ? su->off[u->piece] : 0;
+        /* the input column: an advice poly, a tensor's entries, or a virtual column (its
+         * main atom times coef plus the extra atoms) */
+        ez_fe *a = malloc(u->len * sizeof *a);
+        ck_assert_ptr_nonnull(a);
+        if (u->atom[0].is_tensor && su)
+            ez_advice_gather_piece(a, tr->t[u->atom[0].id], &p->tensors[u->atom[0].id], su, u->piece, 0);
+        else if (u->atom[0].is_tensor)
+            ez_advice_pad_i64(a, tr->t[u->atom[0].id], &p->tensors[u->atom[0].id], 0);
+        else
+            memcpy(a, polys[u->atom[0].id] + off, u->len * sizeof *a);
+        const ez_fe *b = polys[u->atom[1].id] + off;
+        for (uint64_t i = 0; i < u->len; i++) {
+            ez_fe x = a[i];
+            if (u->nx > 0)
+                x = ez_fe_mul(x, u->coef);
+            for (unsigned e = 0; e < u->nx; e++)
+                x = ez_fe_add(x, ez_fe_mul(polys[u->xatom[e].id][off + i], u->xcoef[e]));
+            /* the rows' inputs are consecutive: x is one iff tin[x - tin[0]] == x */
+            uint64_t r = ez_fe_sub(x, tin[0]);
+            if (r >> EZ_TABLE_BITS || tin[r] != x || tout[r] != b[i])
                 ok = false;
+        }
+        free(a);
         free(tin);
         free(tout);
     }

@@ -59,8 +59,12 @@
  * again). 1.8: WHIR at m = 22 folds into an oracle 1 at rate 1/4 (was 1/8,
  * docs/protocol-kernel-pcs.md §9): openings of 2^22-entry instances and batched chains
  * whose later oracles come from that row change (a vk's range proof may be one); vks
- * and pks before 1.8 are refused (run setup again). */
-#define EZ_PROOF_MINOR 8
+ * and pks before 1.8 are refused (run setup again). 1.9: FUNC's table input x' - 2^16 h is a
+ * virtual lookup column when x is in the output's layout (docs/protocol-elementwise.md
+ * §2.2): A is not committed, the lookup sends the column's extra atoms (`tuple/atoms`),
+ * the function's sumcheck ends in x instead of A, H and R; proofs change, vks and pks do
+ * not (1.8's are read). */
+#define EZ_PROOF_MINOR 9
 /* The oldest minor version of a vk or pk this build reads. */
 #define EZ_KEY_MIN_MINOR 8
 

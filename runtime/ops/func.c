@@ -15,11 +15,17 @@
  * upper tail is yhi = 2^u x (u = out - in >= 0) or yhi = (x - R2) / 2^j with R2 in
  * [0, 2^j) and y range-checked to its width (j = in - out > 0).
  *
+ * A is committed only when x is not in the output's layout (a permuted output, a slice);
+ * otherwise the lookup's input column is the VIRTUAL 2^-k (x - R) - 2^16 H (§2.2, format
+ * 1.9), built from x and the committed H and R, so x = 2^k (A + 2^16 H) + R is what the
+ * lookup itself proves.
+ *
  * Two shapes (§2): when the input's proven range keeps every x' inside the rows (a 16-bit
  * input at scale 12, an input rescaled to its width), h = 0 and the proof is the lookup
- * alone — the claim on y is a claim on TV, x = 2^k A + R is checked at the claim's point
- * (A is x itself when k = 0 and the layouts agree: nothing but TV is committed). Otherwise
- * one sumcheck at the claim's point proves y~(r) and the relations above together (§3). */
+ * alone — the claim on y is a claim on TV (with A committed, x = 2^k A + R is checked at
+ * the claim's point; at k = 0 with the layouts agreeing the virtual A is x itself: nothing
+ * but TV is committed). Otherwise one sumcheck at the claim's point proves y~(r) and the
+ * relations above together (§3). */
 #include "config.h"
 
 #include <stdio.h>
@@ -115,7 +121,9 @@ typedef struct {
                                       (§2.2): no padding committed, and no P - S term */
     bool same;                     /* the input's layout is the output's (no slice, no permutation) */
     bool general;                  /* some tail is reachable: the sumcheck shape (§3) */
-    bool a_is_x;                   /* the lookup's input column is x itself */
+    bool a_virt;                   /* A is not committed: the lookup's input column is the
+                                      virtual x' - 2^16 h = 2^-k (x - R) - 2^16 H (§2.2), or
+                                      x itself in the lookup-only shape at k = 0 */
     bool width;                    /* y range-checked to its width */
     bool id_down;                  /* the identity tail divides: R2 committed */
     unsigned k, j, u;              /* in shift; identity tail down / up shifts */
@@ -178,11 +186,13 @@ static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
         return ez_op_unsupported(d, o, ez_func_name(o->func), "the table's input floor(x / 2^k) reaches 2^31 (give the input fewer "
                                  "bits or a smaller scale)");
     s->on_sup = s->general && ez_advice_tensor_supported(s->base.to);
-    s->a_is_x = !s->general && s->k == 0 && s->same;
     s->nr = s->k ? ez_rc_nlimbs(s->k) : 0;
     s->nr2 = s->id_down ? ez_rc_nlimbs(s->j) : 0;
+    /* A is virtual when x is in the output's layout (a tensor atom of the lookup: no slice,
+     * no permutation) and its extra atoms (H, R's limbs) fit a tuple */
+    s->a_virt = s->same && (s->general ? 1u : 0u) + s->nr <= EZ_ADV_MAX_LIMBS;
     unsigned q = 0;
-    s->pA = s->a_is_x ? UINT32_MAX : q++;
+    s->pA = s->a_virt ? UINT32_MAX : q++;
     s->pTV = q++;
     if (s->general) {
         s->pH = q++;
@@ -195,6 +205,30 @@ static ez_status fn_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
 }
 
 /* ---- layout --------------------------------------------------------------------------------- */
+
+/* The (A, TV) tuple's columns (§2.2): TV, and A committed, or virtual — x' - 2^16 h =
+ * 2^-k x - sum_l 2^(16 l - k) R_l - 2^16 H over x (a tensor atom in the output's layout)
+ * and the committed H and R limbs, plain x when neither is there. */
+static void fn_tuple_input(ez_lookup_tuple *u, const fn_shape *s, size_t first)
+{
+    u->atom[1] = (ez_atom){false, first + s->pTV};
+    if (!s->a_virt) {
+        u->atom[0] = (ez_atom){false, first + s->pA};
+        return;
+    }
+    u->atom[0] = (ez_atom){true, s->base.o->in[0]};
+    const ez_fe inv2k = ez_fe_inv(ez_fe_pow(2, s->k));
+    u->coef = inv2k;
+    u->nx = 0;
+    if (s->general) {
+        u->xatom[u->nx] = (ez_atom){false, first + s->pH};
+        u->xcoef[u->nx++] = ez_fe_neg(ez_fe_pow(2, EZ_TABLE_BITS));
+    }
+    for (unsigned l = 0; l < s->nr; l++) {
+        u->xatom[u->nx] = (ez_atom){false, first + s->pR + l};
+        u->xcoef[u->nx++] = ez_fe_neg(ez_fe_mul(ez_fe_pow(2, (uint64_t)EZ_ADV_LIMB_BITS * l), inv2k));
+    }
+}
 
 static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, const ez_op_shape *sh, ez_diag *d)
 {
@@ -223,8 +257,7 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, c
         st = ez_advice_func_table(L, EZ_TABLE_SIGN, EZ_FN_NONE, 0, 0, &ts);
     if (st == EZ_OK && sup < 0) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = s->len};
-        u.atom[0] = s->a_is_x ? (ez_atom){true, s->base.o->in[0]} : (ez_atom){false, first + s->pA};
-        u.atom[1] = (ez_atom){false, first + s->pTV};
+        fn_tuple_input(&u, s, first);
         st = ez_advice_add_tuple(L, &u, NULL);
         if (st == EZ_OK && s->general) {
             ez_lookup_tuple v = {.table = ts, .op = (unsigned)op, .len = s->len,
@@ -234,14 +267,13 @@ static ez_status func_layout(ez_advice_layout *L, const ez_plan *p, size_t op, c
     }
     for (size_t j = 0; sup >= 0 && j < L->supports[sup].npieces && st == EZ_OK; j++) {
         ez_lookup_tuple u = {.table = tb, .op = (unsigned)op, .len = UINT64_C(1) << L->supports[sup].bits[j],
-                             .sup = (size_t)sup + 1, .piece = j,
-                             .atom = {{false, first + s->pA}, {false, first + s->pTV}}};
+                             .sup = (size_t)sup + 1, .piece = j};
+        fn_tuple_input(&u, s, first);
         st = ez_advice_add_tuple(L, &u, NULL);
         if (st == EZ_OK) {
-            u.table = ts;
-            u.atom[0] = (ez_atom){false, first + s->pH};
-            u.atom[1] = (ez_atom){false, first + s->pC};
-            st = ez_advice_add_tuple(L, &u, NULL);
+            ez_lookup_tuple v = {.table = ts, .op = (unsigned)op, .len = u.len, .sup = u.sup, .piece = j,
+                                 .atom = {{false, first + s->pH}, {false, first + s->pC}}};
+            st = ez_advice_add_tuple(L, &v, NULL);
         }
     }
     if (st == EZ_OK && s->width)
@@ -413,7 +445,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     /* padding entries (none on the support): x = 0, so x' = h = 0, A = 0, TV = T[0],
      * everything else 0 */
     for (uint64_t i = 0; i < lenC; i++) {
-        if (!s->a_is_x)
+        if (!s->a_virt)
             P[s->pA][i] = 0;
         P[s->pTV][i] = ez_fe_from_i64(cs.t0);
         if (s->general)
@@ -458,7 +490,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         int64_t tv = oc ? row : ye;
         if (!oc && ye != row)
             w = "its value is not the table's row";
-        if (!s->a_is_x)
+        if (!s->a_virt)
             P[s->pA][i] = ez_fe_from_i64(a);
         P[s->pTV][i] = ez_fe_from_i64(tv);
         rv[i] = ez_fe_from_i64(re);
@@ -513,14 +545,13 @@ static ez_fe2 fn_eval_poly(const ez_pctx *c, size_t q, const ez_fe2 *pt)
     return ez_advice_poly_eval(c->adv, q, c->advice[q], pt);
 }
 
-/* Prover: local polys qs[] at pt; both sides: one message under label. */
-static ez_status fn_atoms_msg(ez_pctx *c, size_t first, const char *label, const unsigned *qs, size_t nq,
-                              const ez_fe2 *pt, ez_fe2 *vals)
+/* Prover: the operand x at pt (the output's variable order) — A virtual, so x is in the
+ * output's layout. */
+static ez_status fn_eval_x(const ez_pctx *c, const fn_shape *s, const ez_fe2 *pt, ez_fe2 *out)
 {
-    if (c->prover)
-        for (size_t j = 0; j < nq; j++)
-            vals[j] = fn_eval_poly(c, first + qs[j], pt);
-    return ez_pctx_msg(c, label, vals, nq);
+    ez_fe2 pin[EZ_PROVE_MAX_VARS];
+    fn_in_point(s, pin, pt);
+    return ez_pctx_eval_atom(c, (ez_atom){true, s->base.o->in[0]}, pin, out);
 }
 
 static ez_status fn_claim(ez_pctx *c, const fn_shape *s, size_t first, unsigned q, const ez_fe2 *pt, ez_fe2 v)
@@ -678,16 +709,17 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     }
     const ez_fe two_k = ez_fe_pow(2, s->k);
     if (!s->general) {
-        /* §2.4: y~(r) = TV~(r) - T0 (P - S)~(r); x~(r') = 2^k A~(r) + R~(r) */
+        /* §2.4: y~(r) = TV~(r) - T0 (P - S)~(r); with A committed, x~(r') = 2^k A~(r) + R~(r)
+         * (a virtual A ties x to TV in the lookup itself) */
         ez_fe2 vals[1 + EZ_ADV_MAX_LIMBS];
         unsigned qs[1 + EZ_ADV_MAX_LIMBS], nq = 0;
-        if (!s->a_is_x)
+        if (!s->a_virt) {
             qs[nq++] = s->pA;
-        for (unsigned l = 0; l < s->nr; l++)
-            qs[nq++] = s->pR + l;
-        if ((st = ez_op_atoms_msg(c, first, "func/link", qs, nq, out->point, vals)) != EZ_OK)
-            goto out;
-        if (st == EZ_OK && !s->a_is_x) {
+            for (unsigned l = 0; l < s->nr; l++)
+                qs[nq++] = s->pR + l;
+            st = ez_op_atoms_msg(c, first, "func/link", qs, nq, out->point, vals);
+        }
+        if (st == EZ_OK && !s->a_virt) {
             ez_fe2 xv = ez_fe2_add(ez_fe2_mul_fe(vals[0], two_k), s->nr ? ez_op_limbs_combine(vals + 1, s->nr) : ez_fe2_zero());
             st = fn_claim_x(c, s, op, out->point, xv);
         }
@@ -711,25 +743,42 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
             st = ez_op_reject(c, "the function's sumcheck failed");
         goto out;
     }
-    /* atoms at pt: TV, A, H, R limbs, R2 limbs; C is the sumcheck's own final evaluation */
+    /* atoms at pt: TV; x itself (A virtual) or A, H and R's limbs (x = 2^k (A + 2^16 H) + R,
+     * E5); R2's limbs. C is the sumcheck's own final evaluation. */
     {
+        enum { FN_X = UINT32_MAX }; /* the operand's value, not a poly */
         unsigned qs[3 + 2 * EZ_ADV_MAX_LIMBS], nq = 0;
         ez_fe2 vals[3 + 2 * EZ_ADV_MAX_LIMBS];
         qs[nq++] = s->pTV;
-        qs[nq++] = s->pA;
-        qs[nq++] = s->pH;
-        for (unsigned l = 0; l < s->nr; l++)
-            qs[nq++] = s->pR + l;
+        if (s->a_virt) {
+            qs[nq++] = FN_X;
+        } else {
+            qs[nq++] = s->pA;
+            qs[nq++] = s->pH;
+            for (unsigned l = 0; l < s->nr; l++)
+                qs[nq++] = s->pR + l;
+        }
         for (unsigned l = 0; l < s->nr2; l++)
             qs[nq++] = s->pR2 + l;
-        if ((st = fn_atoms_msg(c, first, "func/atoms", qs, nq, pt, vals)) != EZ_OK)
+        for (unsigned j = 0; c->prover && j < nq && st == EZ_OK; j++) {
+            if (qs[j] == FN_X)
+                st = fn_eval_x(c, s, pt, &vals[j]);
+            else
+                vals[j] = fn_eval_poly(c, first + qs[j], pt);
+        }
+        if (st != EZ_OK || (st = ez_pctx_msg(c, "func/atoms", vals, nq)) != EZ_OK)
             goto out;
-        const ez_fe2 *v = vals + 3;
-        ez_fe2 r = s->nr ? ez_op_limbs_combine(v, s->nr) : ez_fe2_zero();
-        fn_atoms a = {.tv = vals[0], .r2 = s->nr2 ? ez_op_limbs_combine(v + s->nr, s->nr2) : ez_fe2_zero(),
-                      .pad = fn_pad_eval(s, pt)};
-        /* x = 2^k (A + 2^16 H) + R (§3, E5): the operand's claim */
-        a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(vals[2], 1u << EZ_TABLE_BITS)), two_k), r);
+        fn_atoms a = {.tv = vals[0], .pad = fn_pad_eval(s, pt)};
+        unsigned j = 2;
+        if (s->a_virt) {
+            a.x = vals[1];
+        } else {
+            /* x = 2^k (A + 2^16 H) + R (§3, E5): the operand's claim */
+            ez_fe2 r = s->nr ? ez_op_limbs_combine(vals + 3, s->nr) : ez_fe2_zero();
+            a.x = ez_fe2_add(ez_fe2_mul_fe(ez_fe2_add(vals[1], ez_fe2_mul_fe(vals[2], 1u << EZ_TABLE_BITS)), two_k), r);
+            j = 3 + s->nr;
+        }
+        a.r2 = s->nr2 ? ez_op_limbs_combine(vals + j, s->nr2) : ez_fe2_zero();
         if (!c->prover) {
             ez_fe2 tvm, g2, g1;
             fn_linear(s, &cs, &a, &tvm, &g2, &g1);
@@ -739,7 +788,8 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
             }
         }
         for (unsigned q = 0; q < nq && st == EZ_OK; q++)
-            st = fn_claim(c, s, first, qs[q], pt, vals[q]);
+            if (qs[q] != FN_X)
+                st = fn_claim(c, s, first, qs[q], pt, vals[q]);
         if (st == EZ_OK)
             st = fn_claim(c, s, first, s->pC, pt, ev[F_C]);
         if (st == EZ_OK)
@@ -817,20 +867,22 @@ static uint64_t func_walk_bytes(const ez_plan *p, const ez_advice_layout *L, siz
     (void)L;
     uint64_t b;
     if (!s->general) {
-        b = (uint64_t)((s->a_is_x ? 0 : 1) + s->nr) * EZ_OP_FE2_BYTES;
+        b = s->a_virt ? 0 : (uint64_t)(1 + s->nr) * EZ_OP_FE2_BYTES;
     } else {
         ez_sumcheck_desc desc;
         fn_desc(&desc, s->n);
-        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)(3 + s->nr + s->nr2) * EZ_OP_FE2_BYTES;
+        b = ez_sumcheck_proof_bytes(&desc) + (uint64_t)((s->a_virt ? 2 : 3 + s->nr) + s->nr2) * EZ_OP_FE2_BYTES;
     }
     return b;
 }
 
-/* One claim on the input, except when the lookup itself looks x up (§2.4). */
+/* One claim on the input, except in the lookup-only shape with a virtual A, where the
+ * lookup's own claims on x are all (§2.4). */
 static unsigned func_claims(const ez_plan *p, size_t op, const ez_op_shape *sh, unsigned operand)
 {
     (void)p, (void)op, (void)operand;
-    return ((const fn_shape *)sh)->a_is_x ? 0 : 1;
+    const fn_shape *s = (const fn_shape *)sh;
+    return s->a_virt && !s->general ? 0 : 1;
 }
 
 /* The integer relations of docs/protocol-elementwise.md §5, with the ranges the proof gives

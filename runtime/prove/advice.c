@@ -471,6 +471,13 @@ ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t 
 
 ez_status ez_advice_add_tuple(ez_advice_layout *L, const ez_lookup_tuple *t, size_t *idx)
 {
+    /* a virtual input column: a nonzero coefficient and advice extra atoms (their values
+     * are sent at the lookup point; a tensor's would be claimed by its producer instead) */
+    if (t->nx > EZ_ADV_MAX_LIMBS || (t->nx > 0 && t->coef == 0))
+        return EZ_ERR_INVALID;
+    for (unsigned e = 0; e < t->nx; e++)
+        if (t->xatom[e].is_tensor)
+            return EZ_ERR_INVALID;
     ez_lookup_tuple *x = grow((void **)&L->tuples, &L->ntuples, &L->caps[3], sizeof *x);
     if (x == NULL)
         return EZ_ERR_NOMEM;

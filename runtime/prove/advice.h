@@ -17,7 +17,8 @@
  *            part that range-checks it — checked to lie in [0, 2^bits) by the range
  *            table's region of that width;
  *   tuples   rows looked up in a FUNCTION table: (input, output) pairs of atoms, e.g.
- *            softmax's (l, e_lo) in its exp table;
+ *            softmax's (l, e_lo) in its exp table; the input may be a virtual column
+ *            (a linear form of atoms, as a range column's);
  *   tables   the range table (one region per limb width) and one function table per
  *            (function, scales) the model uses — shared by every op that looks it up, so
  *            the verifier pays each table once per proof, not once per op.
@@ -132,7 +133,11 @@ typedef struct {
 } ez_lookup_col;
 
 /* A row looked up in function table `table`: atom[w] is column w of the row (w = 0 the
- * table's input, 1 its output), both of length len. */
+ * table's input, 1 its output), both of length len. With nx > 0 the input column is
+ * VIRTUAL, coef * atom[0] + sum_e xcoef[e] * xatom[e] (the extra atoms advice polys of the
+ * same entries; coef nonzero): nothing is committed for it, and at its lookup point the
+ * prover sends the extra atoms' values and the verifier derives atom[0]'s (FUNC's
+ * x' - 2^16 h, docs/protocol-elementwise.md §2.2). With nx = 0, coef is not read. */
 typedef struct {
     unsigned table;
     unsigned op;          /* the op that registered it */
@@ -140,6 +145,10 @@ typedef struct {
     size_t sup;           /* as ez_lookup_col's */
     size_t piece;
     ez_atom atom[EZ_LOOKUP_FUNC_WIDTH];
+    ez_fe coef;
+    unsigned nx;
+    ez_atom xatom[EZ_ADV_MAX_LIMBS];
+    ez_fe xcoef[EZ_ADV_MAX_LIMBS];
 } ez_lookup_tuple;
 
 /* A lookup table. RANGES: the range table, one region [0, 2^w) per width w used by some
@@ -292,7 +301,9 @@ ez_status ez_advice_layout_start(ez_advice_layout *L, const ez_plan *p);
 ez_status ez_advice_finish_tables(ez_advice_layout *L);
 
 /* Builders (used by the per-op layout functions, runtime/rangecheck.c). Each returns
- * EZ_OK or EZ_ERR_NOMEM and writes the new element's index to *idx (may be NULL). */
+ * EZ_OK or EZ_ERR_NOMEM and writes the new element's index to *idx (may be NULL);
+ * ez_advice_add_tuple also EZ_ERR_INVALID for a virtual input column with more than
+ * EZ_ADV_MAX_LIMBS extra atoms, a zero coef or a tensor among them. */
 ez_status ez_advice_add_value(ez_advice_layout *L, const ez_adv_value *v, const ez_plan *p, size_t *idx);
 ez_status ez_advice_add_col(ez_advice_layout *L, const ez_lookup_col *c, size_t *idx);
 ez_status ez_advice_add_tuple(ez_advice_layout *L, const ez_lookup_tuple *t, size_t *idx);

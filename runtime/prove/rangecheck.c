@@ -311,6 +311,18 @@ ez_status ez_rc_resolve(ez_pctx *c, unsigned table, const size_t *idx, size_t nc
     return EZ_OK;
 }
 
+/* Tuple u's virtual input column as a range column's linear form (column_build's input). */
+static ez_lookup_col tuple_input(const ez_lookup_tuple *u)
+{
+    ez_lookup_col c = {.table = u->table, .op = u->op, .len = u->len, .sup = u->sup, .piece = u->piece,
+                       .atom = u->atom[0], .coef = u->coef, .cst = 0, .nx = u->nx};
+    for (unsigned e = 0; e < u->nx; e++) {
+        c.xatom[e] = u->xatom[e];
+        c.xcoef[e] = u->xcoef[e];
+    }
+    return c;
+}
+
 ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
                               unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ntuples)
 {
@@ -325,6 +337,12 @@ ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const
         for (unsigned w = 0; w < EZ_LOOKUP_FUNC_WIDTH; w++) {
             ez_atom a = u->atom[w];
             owned[2 * n + w] = NULL;
+            if (w == 0 && u->nx > 0) { /* a virtual input column */
+                ez_lookup_col c = tuple_input(u);
+                cols[2 * n] = NULL;
+                st = column_build(L, p, tr, advice, &c, &cols[2 * n], &owned[2 * n]);
+                continue;
+            }
             if (!a.is_tensor) {
                 cols[2 * n + w] = advice[a.id] + (su ? su->off[u->piece] : 0);
                 continue;
@@ -348,6 +366,31 @@ ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const
     return st;
 }
 
+/* The claims of tuple u's column w at the lookup's point pt (nv coordinates: the cube
+ * point of a piece): on its atom, or for a virtual input column on its extra atoms at the
+ * values the prover sends (`tuple/atoms`) and on atom[0] at the value they leave,
+ * (v - sum_e xcoef_e xatom_e(pt)) / coef (docs/protocol.md §4). */
+static ez_status tuple_claims(ez_pctx *c, const ez_lookup_tuple *u, unsigned w, const ez_fe2 *pt, unsigned nv,
+                              ez_fe2 v)
+{
+    ez_status st;
+    if (w != 0 || u->nx == 0)
+        return atom_claim(c, u->atom[w], pt, nv, v);
+    ez_fe2 xv[EZ_ADV_MAX_LIMBS];
+    if (c->prover)
+        for (unsigned e = 0; e < u->nx; e++)
+            if ((st = ez_pctx_eval_atom(c, u->xatom[e], pt, &xv[e])) != EZ_OK)
+                return st;
+    if ((st = ez_pctx_msg(c, "tuple/atoms", xv, u->nx)) != EZ_OK)
+        return st;
+    for (unsigned e = 0; e < u->nx; e++) {
+        v = ez_fe2_sub(v, ez_fe2_mul_fe(xv[e], u->xcoef[e]));
+        if ((st = atom_claim(c, u->xatom[e], pt, nv, xv[e])) != EZ_OK)
+            return st;
+    }
+    return atom_claim(c, u->atom[0], pt, nv, ez_fe2_mul_fe(v, ez_fe_inv(u->coef)));
+}
+
 ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, size_t ntuples,
                                const ez_lookup_claims *lc)
 {
@@ -365,9 +408,9 @@ ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, si
                 if (cl->nvars != su->bits[u->piece])
                     return EZ_ERR_INTERNAL;
                 ez_advice_piece_point(su, u->piece, cl->point, full);
-                st = atom_claim(c, u->atom[w], full, su->nv, cl->value);
+                st = tuple_claims(c, u, w, full, su->nv, cl->value);
             } else {
-                st = atom_claim(c, u->atom[w], cl->point, cl->nvars, cl->value);
+                st = tuple_claims(c, u, w, cl->point, cl->nvars, cl->value);
             }
         }
     }

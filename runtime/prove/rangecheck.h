@@ -94,14 +94,16 @@ bool ez_rc_split(ez_fe v, unsigned bits, unsigned nl, ez_fe *const *limbs, uint6
 
 /* Function tables: the prover's concrete arrays of the tuples of table `table`, in layout
  * order: cols[2 j + w] is column w of the j-th such tuple (advice borrowed, tensors in
- * their padded layout in owned[2 j + w]; caller frees), idx[j] its layout index. Arrays of
- * 2 L->ntuples (cols, owned) and L->ntuples (idx) entries. */
+ * their padded layout and virtual input columns in owned[2 j + w]; caller frees), idx[j]
+ * its layout index. Arrays of 2 L->ntuples (cols, owned) and L->ntuples (idx) entries. */
 ez_status ez_rc_tuple_columns(const ez_advice_layout *L, const ez_plan *p, const ez_trace *tr, ez_fe *const *advice,
                               unsigned table, const ez_fe **cols, ez_fe **owned, size_t *idx, size_t *ntuples);
 
 /* Both sides, after the LogUp of function table `table` returned lc (tuples in the order
  * of ez_rc_tuple_columns, idx[j] their layout indices): the claim on column w of tuple j
- * becomes a claim on its atom w, the multiplicity claim a claim on the table's poly. */
+ * becomes a claim on its atom w — for a virtual input column, the prover sends its extra
+ * atoms' values (message `tuple/atoms`), each becomes a claim and atom 0's follows —, the
+ * multiplicity claim a claim on the table's poly. */
 ez_status ez_rc_resolve_tuples(ez_pctx *c, unsigned table, const size_t *idx, size_t ntuples,
                                const ez_lookup_claims *lc);
 
