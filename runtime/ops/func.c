@@ -436,9 +436,11 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
             goto out;
         }
     ez_fe *const *P = polys + first;
-    rv = ez_alloc_aligned(lenC, sizeof *rv);
-    r2v = ez_alloc_aligned(lenC, sizeof *r2v);
-    if (!rv || !r2v) {
+    /* R's and R2's values before their limb split, only when committed (no fresh memory
+     * for GPT-2's GELU at k = 0 with a multiplying tail) */
+    rv = s->nr ? ez_alloc_aligned(lenC, sizeof *rv) : NULL;
+    r2v = s->nr2 ? ez_alloc_aligned(lenC, sizeof *r2v) : NULL;
+    if ((s->nr && !rv) || (s->nr2 && !r2v)) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -450,7 +452,10 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         P[s->pTV][i] = ez_fe_from_i64(cs.t0);
         if (s->general)
             P[s->pH][i] = P[s->pC][i] = 0;
-        rv[i] = r2v[i] = 0;
+        if (rv)
+            rv[i] = 0;
+        if (r2v)
+            r2v[i] = 0;
     }
     uint64_t bad = UINT64_MAX;
     const char *why = NULL;
@@ -483,7 +488,7 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
                 w = "its value is not the function's tail";
             P[s->pH][i] = ez_fe_from_i64(h);
             P[s->pC][i] = ez_fe_from_i64(oc ? (nb ? -1 : 1) : 0);
-            if (s->id_down)
+            if (r2v)
                 r2v[i] = ez_fe_from_i64(oc && !nb ? xe - ye * (INT64_C(1) << s->j) : xe & ((INT64_C(1) << s->j) - 1));
         }
         /* TV: the row, or y itself where y claims to be a row */
@@ -493,7 +498,8 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
         if (!s->a_virt)
             P[s->pA][i] = ez_fe_from_i64(a);
         P[s->pTV][i] = ez_fe_from_i64(tv);
-        rv[i] = ez_fe_from_i64(re);
+        if (rv)
+            rv[i] = ez_fe_from_i64(re);
         if (w) {
 #pragma omp critical(ez_func_bad)
             if (e < bad)

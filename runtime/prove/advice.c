@@ -687,24 +687,12 @@ static ez_status value_fill(const ez_advice_layout *L, const ez_plan *p, const e
         st = EZ_ERR_INVALID;
         goto out;
     }
-    x = ez_alloc_aligned(len, sizeof *x);
-    if (x == NULL) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
-    ez_advice_pad_i64(x, src, t, ez_fe_from_i64(v->offset));
-    if (su) { /* the support's entries only: no padding committed */
-        uint64_t clen = ez_advice_support_len(su);
-        ez_fe *y = ez_alloc_aligned(clen, sizeof *y);
-        if (y == NULL) {
-            st = EZ_ERR_NOMEM;
-            goto out;
-        }
-        ez_advice_compact(y, x, su);
-        free(x);
-        x = y;
-        len = clen;
-    }
+    /* The entries go straight into the top limb's poly, which split_limbs then rewrites in
+     * place (it reads entry i before writing it): no padded or compacted copy of the
+     * value, whose first touch cost as much as the limbs' (the witness is mostly fresh
+     * memory, docs/performance.md, GPT-2 at 512 tokens). */
+    if (su)
+        len = ez_advice_support_len(su);
     ez_fe *limbs[EZ_ADV_MAX_LIMBS];
     for (unsigned l = 0; l < v->nlimbs; l++) {
         limbs[l] = polys[v->first_poly + l] = ez_alloc_aligned(len, sizeof(ez_fe));
@@ -713,6 +701,14 @@ static ez_status value_fill(const ez_advice_layout *L, const ez_plan *p, const e
             goto out;
         }
     }
+    x = limbs[v->nlimbs - 1];
+    if (su) { /* the support's entries only: no padding committed */
+        for (size_t j = 0; j < su->npieces; j++)
+            ez_advice_gather_piece(x + su->off[j], src, t, su, j, ez_fe_from_i64(v->offset));
+    } else {
+        ez_advice_pad_i64(x, src, t, ez_fe_from_i64(v->offset));
+    }
+    /* checked mode leaves an entry out of range unwritten: x[bad] is still the value */
     uint64_t bad = split_limbs(v, x, len, limbs, unchecked);
     if (bad != UINT64_MAX) {
         char where[256];
@@ -736,7 +732,6 @@ static ez_status value_fill(const ez_advice_layout *L, const ez_plan *p, const e
         goto out;
     }
 out:
-    free(x);
     return st;
 }
 
