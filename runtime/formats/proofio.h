@@ -59,8 +59,10 @@
  * again). 1.8: WHIR at m = 22 folds into an oracle 1 at rate 1/4 (was 1/8,
  * docs/protocol-kernel-pcs.md §9): openings of 2^22-entry instances and batched chains
  * whose later oracles come from that row change (a vk's range proof may be one); vks
- * and pks before 1.8 are refused (run setup again). */
-#define EZ_PROOF_MINOR 8
+ * and pks before 1.8 are refused (run setup again). 1.9: SOFTMAX divides by a per-row
+ * reciprocal (docs/protocol-softmax.md): its committed polys and walk messages change;
+ * vks and pks of 1.8 are read (nothing in them changed). */
+#define EZ_PROOF_MINOR 9
 /* The oldest minor version of a vk or pk this build reads. */
 #define EZ_KEY_MIN_MINOR 8
 
