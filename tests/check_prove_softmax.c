@@ -192,6 +192,17 @@ START_TEST(test_honest_scales)
     honest("model sm\nparam S = 2\nscale 44\nbits 62\ninput x[S, S] @scale(12) @bits(24)\n"
            "p[s, t] = softmax[t](x[s, t])\noutput p\n",
            "out44", 1 << 13);
+    /* one above the limit (T = 5, s = 43: 19 + 44 = 63 bits): refused by the layout */
+    smx f;
+    ez_diag d = {{0}};
+    smx_compile(&f, "model sm\nparam S = 5\nscale 43\nbits 62\ninput x[S, S] @scale(12) @bits(24)\n"
+                    "p[s, t] = softmax[t](x[s, t])\noutput p\n");
+    smx_run(&f, "out43", 1 << 13);
+    ez_proof pf;
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(d.msg, "too large for an exact division") != NULL, "%s", d.msg);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
