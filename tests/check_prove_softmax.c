@@ -7,9 +7,12 @@
  *     max, the softmax axis first, an input scale above 12 (d's low limb), other output
  *     scales;
  *   - malicious provers are rejected: a max below some entry, a max that is attained
- *     nowhere (everything else recomputed consistently from it), a wrong exp value, a
- *     remainder >= sigma, p off by one with the compensating remainder, a changed round
- *     message, a changed claimed output;
+ *     nowhere (everything else recomputed consistently from it), a wrong exp value, p off
+ *     by one with the compensating remainder q -/+ 2^16, a row reciprocal off by one with
+ *     p and q recomputed from it (rows of the smallest and largest sigma), one
+ *     reciprocal, q or p changed alone, a changed round message, a changed claimed output;
+ *   - boundary widths: the widest row sums (every live score equal), the output scale at
+ *     the division's limit (accepted) and one above it (refused by the layout);
  *   - the checked prover refuses inconsistent traces with a message. */
 #include <stdio.h>
 #include <stdlib.h>
