@@ -42,6 +42,7 @@
 typedef struct {
     ez_pfx f;  /* no weights: nothing committed, an empty weight range proof */
     size_t op; /* the softmax */
+    int64_t rr, g; /* the row values a tamper of the reciprocal's remainder writes */
 } smx;
 
 static void smx_compile(smx *f, const char *src)
@@ -684,6 +685,44 @@ static void forge_masked_weight(smx *f, const ez_advice_layout *L, size_t first,
     AT(Q_E, i) = AT(Q_EL, i);
 }
 
+/* Row (0, 0)'s remainder rr and g = sigma - 1 - rr set to f->rr, f->g (both in range). */
+static void set_row_rem(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)L;
+    P[first + Q_RR0][PR(0, 0)] = (ez_fe)(f->rr & 0xffff);
+    P[first + Q_RR1][PR(0, 0)] = (ez_fe)(f->rr >> 16);
+    P[first + Q_G0][PR(0, 0)] = (ez_fe)(f->g & 0xffff);
+    P[first + Q_G1][PR(0, 0)] = (ez_fe)(f->g >> 16);
+}
+
+/* The reciprocal's two row identities, each alone: row (0, 0) (one live entry, sigma =
+ * 2^16, r = 2^12) with r + 1 and p, q recomputed (e r = 2^16 p + q everywhere), its rr and
+ * g kept honest (rr + g + 1 = sigma holds, rr + r sigma = 2^28 + sigma does not); then r -
+ * 1, rr = 2^16 (= 2^28 - r sigma, in range) and g = 0 (rr + r sigma = 2^28 holds, rr + g + 1
+ * = sigma + 1 does not). Every range holds; only the row identities reject. */
+START_TEST(test_op_alone_recip_forged)
+{
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        smx f;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        smx_compile(&f, SRC_MASKED(5, 5));
+        smx_run(&f, "op_alone_recip", 1 << 12);
+        ck_assert_int_eq(f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][0], 1 << 16);
+        int64_t rc = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_RECIP][0];
+        ck_assert_int_eq(rc, 1 << 12);
+        divide_row(&f, 0, 5, rc + dir);
+        f.rr = dir > 0 ? 0 : 1 << 16;
+        f.g = dir > 0 ? (1 << 16) - 1 : 0;
+        bool ok = smx_op_alone(&f, set_row_rem, &claims_ok, &ranges_ok, &why);
+        ck_assert_msg(ranges_ok && claims_ok, "r %+d: the forgery should pass the ranges and the claims", dir);
+        ck_assert_msg(!ok, "r %+d accepted", dir);
+        ck_assert_msg(strstr(why.msg, dir > 0 ? "2^(s+16)" : "below the row's sum") != NULL, "%s", why.msg);
+        ez_pfx_free(&f.f);
+    }
+}
+END_TEST
+
 START_TEST(test_op_alone_exp_forged)
 {
     const smx_tamper tampers[] = {forge_elo, forge_clamp, forge_masked_weight};
@@ -732,6 +771,6 @@ Suite *ez_suite_prove_softmax(void)
     const TTest *tests[] = {test_forged_factors, test_live_mle_bruteforce, test_honest_masked, test_honest_plain,
         test_honest_axis_first, test_honest_scales, test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
         test_division_off_by_one, test_recip_off_by_one, test_one_value_changed, test_changed_round_message_and_output, test_changed_output_value,
-        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged};
+        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged, test_op_alone_recip_forged};
     return ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }
