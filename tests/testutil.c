@@ -14,9 +14,17 @@
 
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n)
 {
+    ez_tcase_add_fixture(s, name, timeout, NULL, NULL, tests, n);
+}
+
+void ez_tcase_add_fixture(Suite *s, const char *name, double timeout, void (*setup)(void), void (*teardown)(void),
+                          const TTest *const *tests, size_t n)
+{
     TCase *tc = tcase_create(name);
     if (timeout > 0)
         tcase_set_timeout(tc, timeout);
+    if (setup || teardown)
+        tcase_add_checked_fixture(tc, setup, teardown);
     for (size_t i = 0; i < n; i++)
         tcase_add_test(tc, tests[i]);
     suite_add_tcase(s, tc);

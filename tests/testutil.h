@@ -24,6 +24,12 @@
  * timeout set to `timeout` seconds (0: Check's default, or CK_DEFAULT_TIMEOUT). */
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n);
 
+/* ez_tcase_add with a Check checked fixture: setup runs before and teardown after each
+ * test, in the test's own process (forked or not), so a test reads as its check alone.
+ * The fixture a setup fills lives in a file-static variable of the suite. */
+void ez_tcase_add_fixture(Suite *s, const char *name, double timeout, void (*setup)(void), void (*teardown)(void),
+                          const TTest *const *tests, size_t n);
+
 /* A new suite `name` of one test case, `tcase` (its tests and timeout as ez_tcase_add). */
 Suite *ez_test_suite(const char *name, const char *tcase, double timeout, const TTest *const *tests, size_t n);
 
