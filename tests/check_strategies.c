@@ -255,46 +255,30 @@ static size_t rem_bytes(const ez_plan_op *op)
     return op->shift ? 16 * (size_t)ez_rc_nlimbs(op->shift) : 0;
 }
 
-typedef struct {
+/* An honest proof of attention_fx's layer (3 heads) by strategy s with the field element
+ * `off` bytes into the strategy's own messages for the op computing `tensor` (after the
+ * fan-out merge of its output and its rescale) changed: the verifier rejects it, with
+ * `want` in the reason. */
+static void bumped_rejected(ez_strategy s, const char *tensor, size_t off, const char *want, const char *what)
+{
     ez_pfx f;
     ez_proof pf;
     ez_prove_stats S;
-    size_t op;    /* the op tampered with */
-    size_t start; /* where its reduction starts (after the fan-out merge of its output) */
-    size_t at;    /* where its strategy's own messages start (after the rescale) */
-} tamper;
-
-/* An honest proof of attention_fx's layer (3 heads) by strategy s, and where the
- * messages of the op computing `tensor` stand in it. */
-static void tamper_start(tamper *T, ez_strategy s, const char *tensor)
-{
     ez_strategy_plan sp;
-    ez_diag d = {{0}};
-    attention_fx(&T->f, 3, "strategies_tamper");
-    prove_with(&T->f, s, false, &T->pf, &T->S);
-    T->op = op_index(&T->f, tensor);
-    ck_assert_int_eq(ez_strategy_describe(&sp, &T->f.plan, s, &d), EZ_OK);
-    const ez_plan_tensor *to = &T->f.plan.tensors[T->f.plan.ops[T->op].out];
-    size_t merge = sp.ops[T->op].out_claims > 1 ? 16 * (2 * (size_t)ez_claim_tensor_nvars(to->dims, to->rank) + 2) : 0;
+    ez_diag d = {{0}}, why = {{0}};
+    attention_fx(&f, 3, "strategies_tamper");
+    prove_with(&f, s, false, &pf, &S);
+    size_t op = op_index(&f, tensor);
+    ck_assert_int_eq(ez_strategy_describe(&sp, &f.plan, s, &d), EZ_OK);
+    const ez_plan_tensor *to = &f.plan.tensors[f.plan.ops[op].out];
+    size_t merge = sp.ops[op].out_claims > 1 ? 16 * (2 * (size_t)ez_claim_tensor_nvars(to->dims, to->rank) + 2) : 0;
     ez_strategy_plan_clear(&sp);
-    T->start = op_offset(&T->S, T->f.plan.nops, T->op) + merge;
-    T->at = T->start + rem_bytes(&T->f.plan.ops[T->op]);
-}
-
-static void tamper_end(tamper *T)
-{
-    ez_prove_stats_clear(&T->S);
-    ez_proof_clear(&T->pf);
-    ez_pfx_free(&T->f);
-}
-
-/* Verify a tampered proof: rejected, with `want` in the reason; then undo nothing (the
- * caller re-proves or restores). */
-static void expect_reject(tamper *T, const char *want, const char *what)
-{
-    ez_diag why = {{0}};
-    ck_assert_msg(!ez_pfx_verify(&T->f, &T->pf, &why), "%s accepted", what);
+    bump(&pf, op_offset(&S, f.plan.nops, op) + merge + rem_bytes(&f.plan.ops[op]) + off);
+    ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%s accepted", what);
     ck_assert_msg(strstr(why.msg, want) != NULL, "%s: %s", what, why.msg);
+    ez_prove_stats_clear(&S);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
 }
 
 /* A malicious prover through ez_prove_opts.msg_hook: it changes chosen messages (by
@@ -351,12 +335,9 @@ START_TEST(test_perhead_messages)
     forged(&f, EZ_STRATEGY_PER_HEAD, &F, "op 'c' (einsum): the per-head values do not add up", false);
     ez_pfx_free(&f);
 
-    tamper T;
-    tamper_start(&T, EZ_STRATEGY_PER_HEAD, "c");
-    const unsigned H = 3;
-    bump(&T.pf, T.at + 16 * H + 16 * 2); /* head 0, round 1, g(0) */
-    expect_reject(&T, "op 'c' (einsum): a per-head sumcheck failed", "a per-head round value");
-    tamper_end(&T);
+    const unsigned H = 3; /* head 0, round 1, g(0) */
+    bumped_rejected(EZ_STRATEGY_PER_HEAD, "c", 16 * H + 16 * 2, "op 'c' (einsum): a per-head sumcheck failed",
+                    "a per-head round value");
 }
 END_TEST
 
@@ -387,13 +368,10 @@ END_TEST
  * the sumcheck's point is rejected (U~ is the verifier's). */
 START_TEST(test_deepprove_padding)
 {
-    tamper T;
-    tamper_start(&T, EZ_STRATEGY_DEEPPROVE, "y");
     /* y: [rescale][flat sumcheck: fv rounds of 2, 2 values][unpadding: sv rounds of 2, U, c^, w^] */
     const unsigned fv = 8, sv = 2 + 7; /* 3 x 80 = 240 -> 8 variables; split 2 + 7 */
-    bump(&T.pf, T.at + 16 * (2 * fv + 2) + 16 * 2 * sv);
-    expect_reject(&T, "op 'y' (einsum): the unpadding", "U's value");
-    tamper_end(&T);
+    bumped_rejected(EZ_STRATEGY_DEEPPROVE, "y", 16 * (2 * fv + 2) + 16 * 2 * sv, "op 'y' (einsum): the unpadding",
+                    "U's value");
 }
 END_TEST
 
