@@ -141,12 +141,8 @@ START_TEST(test_softmax_and_friends)
     const char *sz = "h=2 s=8 t=8 n=4";
     unsigned a = ez_fx_op(p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,n] * k[t,h,n]", sz);
     p->ops[a].shift = 12;
-    unsigned sm = ez_fx_op(p, EZ_OP_SOFTMAX, "p[h,s,t] = a[h,s,t]", sz);
+    unsigned sm = ez_fx_masked_softmax(p, "p[h,s,t] = a[h,s,t]", sz);
     ez_plan_op *op = &p->ops[sm];
-    op->axis = ez_fx_idx(op, "t");
-    op->masked = true;
-    op->mask_row = ez_fx_idx(op, "s");
-    op->mask_col = ez_fx_idx(op, "t");
     op->out_scale = 16;
     p->tensors[op->out].scale = 16;
     unsigned mx = ez_fx_op(p, EZ_OP_MAX, "m[h,s] = p[h,s,t]", sz);
