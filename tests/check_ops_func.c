@@ -252,8 +252,9 @@ static int64_t gelu16_row(int64_t q)
     return y;
 }
 
-/* The "gelu16" case's checked fixture: SRC_GELU16 run (gelu16_run) before each test, its
- * op's input values x and output values y, which the test edits; freed after it. */
+/* The checked fixture of the "gelu16" and "rope" cases: SRC_GELU16 (gelu16_run) or
+ * SRC_ROPE run before each test, its op's input values x and output values y, which the
+ * test edits; freed after it. */
 static struct {
     ez_pfx f;
     const int64_t *x;
@@ -267,7 +268,7 @@ static void gelu16_setup(void)
     fx.y = fx.f.tr.t[fx.f.plan.ops[0].out];
 }
 
-static void gelu16_teardown(void)
+static void fx_teardown(void)
 {
     ez_pfx_free(&fx.f);
 }
@@ -416,15 +417,20 @@ END_TEST
 
 #define SRC_ROPE "model r\nparam S = 6, H = 2, E = 8\nscale 12\ninput q[S, H, E] @bits(20)\ny[s, h, e] = rope[s, e](q[s, h, e])\noutput y\n"
 
+static void rope_setup(void)
+{
+    ez_pfx_compile(&fx.f, SRC_ROPE);
+    run_inputs(&fx.f, "rope", 0, INT64_C(1) << 13);
+    fx.x = fx.f.tr.t[fx.f.plan.ops[0].in[0]];
+    fx.y = fx.f.tr.t[fx.f.plan.ops[0].out];
+}
+
 /* The rotation computed with other constants (base 500000, Llama 3's), remainders in range
  * and outputs in width: only the rotation's sumcheck (the public coefficients) fails. */
 START_TEST(test_rope_other_constants)
 {
-    ez_pfx f;
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_base", 0, INT64_C(1) << 13);
-    const int64_t *q = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    const int64_t *q = fx.x;
+    int64_t *y = fx.y, *rem = fx.f.tr.ops[0].aux[EZ_AUX_REM];
     for (int s = 0; s < 6; s++)
         for (int h = 0; h < 2; h++)
             for (int e = 0; e < 8; e++) {
@@ -435,45 +441,41 @@ START_TEST(test_rope_other_constants)
                 y[base + e] = acc >> 16;
                 rem[base + e] = acc - y[base + e] * 65536;
             }
-    ez_pfx_expect_prove_rejected(&f, false, "rotation's sumcheck failed");
-    ez_pfx_free(&f);
+    ez_pfx_expect_prove_rejected(&fx.f, false, "rotation's sumcheck failed");
 }
 END_TEST
 
-/* One rotated value off by one: with the compensating remainder (r - 2^16 < 0) the range
- * lookup rejects; without it the rotation's sumcheck. */
+/* One rotated value off by one: the rotation's sumcheck rejects. */
 START_TEST(test_rope_value_off_by_one)
 {
-    for (int comp = 0; comp < 2; comp++) {
-        ez_pfx f;
-        ez_diag why = {{0}};
-        ez_pfx_compile(&f, SRC_ROPE);
-        run_inputs(&f, comp ? "rope_off_comp" : "rope_off", 0, INT64_C(1) << 13);
-        f.tr.t[f.plan.ops[0].out][17] += 1;
-        if (comp)
-            f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
-        ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-        ck_assert_msg(strstr(why.msg, comp ? "range-check argument failed" : "rotation's sumcheck failed") != NULL,
-                      "%s", why.msg);
-        ez_pfx_free(&f);
-    }
+    ez_diag why = {{0}};
+    fx.y[17] += 1;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
+    ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);
+}
+END_TEST
+
+/* The same with the compensating remainder (r - 2^16 < 0): the range lookup rejects. */
+START_TEST(test_rope_value_off_by_one_compensated)
+{
+    ez_diag why = {{0}};
+    fx.y[17] += 1;
+    fx.f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
+    ck_assert_msg(strstr(why.msg, "range-check argument failed") != NULL, "%s", why.msg);
 }
 END_TEST
 
 /* Every walk byte of the rotation flipped in turn, then the claimed output changed. */
 START_TEST(test_rope_changed_message_and_output)
 {
-    ez_pfx f;
     ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_msg", 0, INT64_C(1) << 13);
     ez_proof pf;
-    ck_assert_int_eq(ez_pfx_prove_status(&f, false, &pf, &d), EZ_OK);
-    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
-    ez_pfx_flip_section(&f, &pf, EZ_PF_SEC_WALK, 3, 16);
-    ez_pfx_changed_stmt(&f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
+    ck_assert_int_eq(ez_pfx_prove_status(&fx.f, false, &pf, &d), EZ_OK);
+    ck_assert_msg(ez_pfx_verify(&fx.f, &pf, &why), "%s", why.msg);
+    ez_pfx_flip_section(&fx.f, &pf, EZ_PF_SEC_WALK, 3, 16);
+    ez_pfx_changed_stmt(&fx.f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -625,26 +627,24 @@ END_TEST
  * ez_pfx_prove_forged): only the verifier's own K at the final point tells. */
 START_TEST(test_rope_forged_rotation)
 {
-    ez_pfx f;
     ez_diag why = {{0}};
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_forged", 0, INT64_C(1) << 13);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 2, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 0, 2, 0, &why));
     ck_assert_msg(strstr(why.msg, "the rotation's sumcheck failed") != NULL, "%s", why.msg);
-    ez_pfx_free(&f);
 }
 END_TEST
 
 Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
-        test_honest_swiglu, test_forged_linear_factors, test_rope_forged_rotation, test_relu_forged,
-        test_changed_message_and_output, test_boundary_width, test_full_width_unchecked_output, test_honest_rope,
-        test_honest_llama_block, test_rope_other_constants, test_rope_value_off_by_one,
-        test_rope_changed_message_and_output, test_rope_boundary_width};
+        test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
+        test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
+        test_rope_boundary_width};
     Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
     const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
         test_identity_tail_off_by_one};
-    ez_tcase_add_fixture(s, "gelu16", 300, gelu16_setup, gelu16_teardown, gelu16, sizeof gelu16 / sizeof gelu16[0]);
+    ez_tcase_add_fixture(s, "gelu16", 300, gelu16_setup, fx_teardown, gelu16, sizeof gelu16 / sizeof gelu16[0]);
+    const TTest *rope[] = {test_rope_other_constants, test_rope_value_off_by_one, test_rope_value_off_by_one_compensated,
+        test_rope_changed_message_and_output, test_rope_forged_rotation};
+    ez_tcase_add_fixture(s, "rope", 300, rope_setup, fx_teardown, rope, sizeof rope / sizeof rope[0]);
     return s;
 }

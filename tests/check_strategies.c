@@ -183,28 +183,39 @@ static void expect_caught(ez_pfx *f, const char *tensor, bool only_deepprove, co
     }
 }
 
+/* The "attention" case's checked fixture: attention_fx's layer of 3 heads, run and
+ * committed before each test (which may change its trace), freed after it. */
+static ez_pfx fx;
+
+static void attention_setup(void)
+{
+    attention_fx(&fx, 3, "strategies");
+}
+
+static void attention_teardown(void)
+{
+    ez_pfx_free(&fx);
+}
+
 /* One activation changed, everything downstream recomputed from it: the proof is
  * consistent except for the producer's relation, which each strategy's own reduction of
  * that op must catch (the per-head split or sumchecks, the stacked heads, the zeroifier,
  * the QKV group). */
 START_TEST(test_changed_witness)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_witness");
     const char *targets[] = {"c", "a", "q"};
     for (size_t ti = 0; ti < 3; ti++) {
-        int t = ez_plan_find_tensor(&f.plan, targets[ti]);
-        size_t op = op_index(&f, targets[ti]);
-        f.tr.t[t][7] += 1;
-        rerun_after(&f, op);
+        int t = ez_plan_find_tensor(&fx.plan, targets[ti]);
+        size_t op = op_index(&fx, targets[ti]);
+        fx.tr.t[t][7] += 1;
+        rerun_after(&fx, op);
         /* the projections differ only under DeepProve */
-        expect_caught(&f, targets[ti], ti == 2, "changed");
-        f.tr.t[t][7] -= 1;
-        rerun_after(&f, op);
+        expect_caught(&fx, targets[ti], ti == 2, "changed");
+        fx.tr.t[t][7] -= 1;
+        rerun_after(&fx, op);
     }
     ez_diag why = {{0}};
-    ck_assert_msg(prove_verify(&f, EZ_STRATEGY_DEEPPROVE, &why), "restored: %s", why.msg);
-    ez_pfx_free(&f);
+    ck_assert_msg(prove_verify(&fx, EZ_STRATEGY_DEEPPROVE, &why), "restored: %s", why.msg);
 }
 END_TEST
 
@@ -212,20 +223,17 @@ END_TEST
  * the changed R, so the accumulator's claim is false and the strategy's sumcheck rejects. */
 START_TEST(test_changed_advice)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_advice");
     const char *targets[] = {"c", "k"};
     for (size_t ti = 0; ti < 2; ti++) {
-        size_t op = op_index(&f, targets[ti]);
-        ck_assert_uint_gt(f.plan.ops[op].shift, 1);
-        int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
+        size_t op = op_index(&fx, targets[ti]);
+        ck_assert_uint_gt(fx.plan.ops[op].shift, 1);
+        int64_t *rem = (int64_t *)ez_trace_aux(&fx.tr, op, EZ_AUX_REM, NULL);
         ck_assert_ptr_nonnull(rem);
         rem[3] ^= 1; /* still in range: only the reduction can tell */
         /* k is a member of DeepProve's Q/K/V group */
-        expect_caught(&f, targets[ti], ti == 1, "remainder of");
+        expect_caught(&fx, targets[ti], ti == 1, "remainder of");
         rem[3] ^= 1;
     }
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -329,11 +337,8 @@ static void forged(ez_pfx *f, ez_strategy s, forge *F, const char *want, bool no
  * value by that head's sumcheck. */
 START_TEST(test_perhead_messages)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_perhead_msgs");
     forge F = {.e = {{"perhead/heads", 0, 1, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_PER_HEAD, &F, "op 'c' (einsum): the per-head values do not add up", false);
-    ez_pfx_free(&f);
+    forged(&fx, EZ_STRATEGY_PER_HEAD, &F, "op 'c' (einsum): the per-head values do not add up", false);
 
     const unsigned H = 3; /* head 0, round 1, g(0) */
     bumped_rejected(EZ_STRATEGY_PER_HEAD, "c", 16 * H + 16 * 2, "op 'c' (einsum): a per-head sumcheck failed",
@@ -348,19 +353,16 @@ END_TEST
  * zeroified value breaks the zeroifier sumcheck. */
 START_TEST(test_deepprove_messages)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_deepprove_msgs");
     forge F1 = {.e = {{"deepprove/round", 0, 0, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F1, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F1, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
     forge F2 = {.e = {{"deepprove/heads-a", 0, 1, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F2, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F2, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
     ez_fe2 t = ez_fe2_make(7, 2);
     forge F3 = {.e = {{"deepprove/heads-a", 0, 1, true, t}, {"deepprove/heads-b", 0, 1, true, ez_fe2_inv(t)}},
                 .ne = 2};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F3, "op 'c'", true);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F3, "op 'c'", true);
     forge F4 = {.e = {{"deepprove/zeroified", 0, 0, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F4, "op 'a' (einsum): the zeroifier sumcheck failed", false);
-    ez_pfx_free(&f);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F4, "op 'a' (einsum): the zeroifier sumcheck failed", false);
 }
 END_TEST
 
@@ -378,31 +380,28 @@ END_TEST
 /* A changed claimed output, a proof relabelled with another strategy, an unknown one. */
 START_TEST(test_output_and_label)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_label");
     for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
         ez_proof pf;
         ez_diag why = {{0}};
-        prove_with(&f, (ez_strategy)s, false, &pf, NULL);
+        prove_with(&fx, (ez_strategy)s, false, &pf, NULL);
         ez_stmt_tensor *out = &pf.stmt.t[pf.stmt.n - 1];
         out->v[out->n / 2] += 1;
-        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%s: changed output accepted", ez_strategy_name((ez_strategy)s));
+        ck_assert_msg(!ez_pfx_verify(&fx, &pf, &why), "%s: changed output accepted", ez_strategy_name((ez_strategy)s));
         out->v[out->n / 2] -= 1;
-        ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s: %s", ez_strategy_name((ez_strategy)s), why.msg);
+        ck_assert_msg(ez_pfx_verify(&fx, &pf, &why), "%s: %s", ez_strategy_name((ez_strategy)s), why.msg);
         pf.strategy = (uint8_t)((s + 1) % EZ_STRATEGY_COUNT);
-        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%s proof relabelled accepted", ez_strategy_name((ez_strategy)s));
+        ck_assert_msg(!ez_pfx_verify(&fx, &pf, &why), "%s proof relabelled accepted", ez_strategy_name((ez_strategy)s));
         pf.strategy = EZ_STRATEGY_COUNT;
-        ez_pfx_expect_rejected(&f, &pf, "unknown proving strategy");
+        ez_pfx_expect_rejected(&fx, &pf, "unknown proving strategy");
         ez_proof_clear(&pf);
     }
     /* the default is the einsum strategy */
     ez_proof pf;
     ez_diag d = {{0}};
     ez_proof_init(&pf);
-    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_OK);
+    ck_assert_int_eq(ez_prove(&fx.plan, &fx.tr, fx.w, NULL, &pf, NULL, &d), EZ_OK);
     ck_assert_uint_eq(pf.strategy, EZ_STRATEGY_EINSUM);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -475,8 +474,12 @@ END_TEST
 
 Suite *ez_suite_strategies(void)
 {
-    const TTest *tests[] = {test_deepprove_forged_matrices, test_honest_and_described, test_changed_witness,
-        test_changed_advice, test_perhead_messages, test_deepprove_messages, test_deepprove_padding,
-        test_output_and_label, test_einsum_no_padding};
-    return ez_test_suite("strategies", "core", 120, tests, sizeof tests / sizeof tests[0]);
+    const TTest *tests[] = {test_deepprove_forged_matrices, test_honest_and_described, test_deepprove_padding,
+        test_einsum_no_padding};
+    Suite *s = ez_test_suite("strategies", "core", 120, tests, sizeof tests / sizeof tests[0]);
+    const TTest *attention[] = {test_changed_witness, test_changed_advice, test_perhead_messages,
+        test_deepprove_messages, test_output_and_label};
+    ez_tcase_add_fixture(s, "attention", 120, attention_setup, attention_teardown, attention,
+                         sizeof attention / sizeof attention[0]);
+    return s;
 }
