@@ -1033,13 +1033,9 @@ END_TEST
 static ez_status verify_bytes_mode(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
                                    const uint8_t *data, size_t len, unsigned flags)
 {
-    ez_transcript t;
-    ez_transcript_init(&t, "check_pcs");
-    ez_pcs_commitment_absorb(&t, com);
-    ez_reader rd;
-    ez_reader_init(&rd, data, len);
-    ez_status st = ez_pcs_verify_ex(com, &t, cl, n, flags, &rd);
-    return st == EZ_OK && !ez_reader_done(&rd) ? EZ_ERR_REJECT : st;
+    bool done = false;
+    ez_status st = ez_test_pcs_verify("check_pcs", com, cl, n, flags, data, len, &done);
+    return st == EZ_OK && !done ? EZ_ERR_REJECT : st;
 }
 
 /* The verifier's status on ligero_open_raw's opening of m's matrix claiming `claimed`

@@ -427,10 +427,10 @@ START_TEST(test_reference_larger)
 {
     ez_rng r = ez_rng_for("reference_larger");
     for (int k = 0; k < 8; k++) {
-        inst I;
         /* n = 16: the in-place bind of round 2 runs in parallel blocks too */
         unsigned n = k == 1 || k == 5 ? 16 : 14;
         bool two = k >= 5;
+        inst I;
         inst_init(&I, n, two ? 4 : 2);
         if (two) {
             I.d.nterms = 2;

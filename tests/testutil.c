@@ -200,6 +200,20 @@ void ez_test_committed_free(ez_test_committed *c)
     ez_test_polys_free(&c->ps);
 }
 
+ez_status ez_test_pcs_verify(const char *domain, const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
+                             unsigned flags, const uint8_t *data, size_t len, bool *done)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, domain);
+    ez_pcs_commitment_absorb(&t, com);
+    ez_reader rd;
+    ez_reader_init(&rd, data, len);
+    ez_status st = ez_pcs_verify_ex(com, &t, cl, n, flags, &rd);
+    if (done)
+        *done = ez_reader_done(&rd);
+    return st;
+}
+
 void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,
                         const size_t *which, size_t n)
 {

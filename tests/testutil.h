@@ -123,6 +123,11 @@ typedef struct {
 } ez_test_committed;
 
 void ez_test_commit(ez_test_committed *c, ez_rng *r, const uint64_t *lens, size_t n, unsigned scheme);
+/* Verify an opening of claims cl[0..n) of com (ez_pcs_verify_ex with flags) read from
+ * data[0..len), on a fresh transcript of the given domain that has absorbed com; the
+ * verifier's status, and in *done (if not NULL) whether it read the bytes exactly. */
+ez_status ez_test_pcs_verify(const char *domain, const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
+                             unsigned flags, const uint8_t *data, size_t len, bool *done);
 void ez_test_committed_free(ez_test_committed *c);
 
 /* For k < n: cl[k] claims poly which[k] of ps at a random point (drawn from r, stored in
