@@ -88,8 +88,9 @@ static void smx_run(smx *f, const char *seed, int64_t lim)
 #define SRC_PLAIN(R, T)                                                                                                \
     "model sm\nparam R = " #R ", T = " #T "\nscale 12\ninput x[R, T]\np[r, t] = softmax[t](x[r, t])\noutput p\n"
 
-/* The "masked" case's checked fixture: SRC_MASKED(5, 5) run (scores up to 2^12) before
- * each test, which may change its trace; freed after it. */
+/* The checked fixture of the "masked" and "plain" cases: SRC_MASKED(5, 5) or
+ * SRC_PLAIN(4, 6) run (scores up to 2^12) before each test, which may change its trace;
+ * freed after it. */
 static smx fx;
 
 static void masked_setup(void)
@@ -98,7 +99,13 @@ static void masked_setup(void)
     smx_run(&fx, "masked55", 1 << 12);
 }
 
-static void masked_teardown(void)
+static void plain_setup(void)
+{
+    smx_compile(&fx, SRC_PLAIN(4, 6));
+    smx_run(&fx, "plain46", 1 << 12);
+}
+
+static void smx_teardown(void)
 {
     ez_pfx_free(&fx.f);
 }
@@ -346,14 +353,10 @@ END_TEST
  * agree, nothing else changed): the division relation fails. */
 START_TEST(test_changed_output_value)
 {
-    smx f;
     ez_diag why = {{0}};
-    smx_compile(&f, SRC_PLAIN(4, 6));
-    smx_run(&f, "changed_output", 1 << 12);
-    f.f.tr.t[f.f.plan.ops[f.op].out][7] += 1;
-    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+    fx.f.tr.t[fx.f.plan.ops[fx.op].out][7] += 1;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
     ck_assert_msg(strstr(why.msg, "softmax") != NULL || strstr(why.msg, "lookups") != NULL, "%s", why.msg);
-    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -622,30 +625,27 @@ END_TEST
  * (only the claim on the committed z tells). */
 START_TEST(test_forged_factors)
 {
-    ez_pfx f;
     ez_diag why = {{0}};
-    ez_pfx_compile(&f, SRC_PLAIN(4, 6));
-    ez_pfx_run(&f, "sm_forged", 1 << 12);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 8, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 0, 8, 1, &why));
     ck_assert_msg(strstr(why.msg, "the zero-check's final evaluations do not match the committed values") != NULL, "%s",
                   why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 2, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 1, 2, 1, &why));
     ck_assert_msg(strstr(why.msg, "the attainment zero-check's distance does not match its limbs") != NULL, "%s",
                   why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 2, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 1, 2, 0, &why));
     ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
-    ez_pfx_free(&f);
 }
 END_TEST
 
 Suite *ez_suite_prove_softmax(void)
 {
-    const TTest *tests[] = {test_forged_factors, test_live_mle_bruteforce, test_honest_masked, test_honest_plain,
-        test_honest_axis_first, test_honest_scales, test_division_off_by_one, test_changed_output_value,
-        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged};
+    const TTest *tests[] = {test_live_mle_bruteforce, test_honest_masked, test_honest_plain, test_honest_axis_first,
+        test_honest_scales, test_division_off_by_one, test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged};
     Suite *s = ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
     const TTest *masked[] = {test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
         test_changed_round_message_and_output};
-    ez_tcase_add_fixture(s, "masked", 60, masked_setup, masked_teardown, masked, sizeof masked / sizeof masked[0]);
+    ez_tcase_add_fixture(s, "masked", 60, masked_setup, smx_teardown, masked, sizeof masked / sizeof masked[0]);
+    const TTest *plain[] = {test_forged_factors, test_changed_output_value};
+    ez_tcase_add_fixture(s, "plain", 60, plain_setup, smx_teardown, plain, sizeof plain / sizeof plain[0]);
     return s;
 }
