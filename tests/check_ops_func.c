@@ -98,13 +98,8 @@ static char *func_src(char *buf, size_t cap, const char *fn, unsigned in_scale, 
 
 static void honest_src(const char *src, const char *seed, unsigned k, int64_t hi)
 {
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, src);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s: %s", seed, d.msg);
-    run_inputs(&f, seed, k, hi);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
-    ez_pfx_free(&f);
+    table_cases c = {k, hi};
+    ez_pfx_honest(src, seed, table_case_value, &c);
 }
 
 /* ---- honest provers ------------------------------------------------------------------------ */
@@ -218,13 +213,8 @@ START_TEST(test_honest_swiglu)
                       "input x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
                       "a[s, f] = x[s, d] * wg[d, f]\nb[s, f] = x[s, d] * wu[d, f]\n"
                       "h[s, f] = silu(a[s, f]) * b[s, f]\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n";
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, src);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_run(&f, "swiglu", 1 << 9);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
-    ez_pfx_free(&f);
+    int64_t lim = 1 << 9;
+    ez_pfx_honest(src, "swiglu", NULL, &lim);
 }
 END_TEST
 
@@ -281,15 +271,34 @@ static int64_t gelu16_row(int64_t q)
     return gelu_row(q, 16, 12);
 }
 
+/* The checked fixture of the "gelu16" and "rope" cases: SRC_GELU16 (gelu16_run) or
+ * SRC_ROPE run before each test, its op's input values x and output values y, which the
+ * test edits; freed after it. */
+static struct {
+    ez_pfx f;
+    const int64_t *x;
+    int64_t *y;
+} fx;
+
+static void gelu16_setup(void)
+{
+    gelu16_run(&fx.f, "gelu16");
+    fx.x = fx.f.tr.t[fx.f.plan.ops[0].in[0]];
+    fx.y = fx.f.tr.t[fx.f.plan.ops[0].out];
+}
+
+static void fx_teardown(void)
+{
+    ez_pfx_free(&fx.f);
+}
+
 /* A value off by one inside the rows: (A, TV) is no row of the table. */
 START_TEST(test_value_off_by_one)
 {
-    ez_pfx f;
-    gelu16_run(&f, "off_by_one");
-    f.tr.t[f.plan.ops[0].out][pick(&f, 0, false)] += 1;
-    ez_pfx_expect_refused(&f, "not the table's row", "gelu table lookup failed");
-    ez_pfx_free(&f);
+    fx.y[pick(&fx.f, 0, false)] += 1;
+    ez_pfx_expect_refused(&fx.f, "not the table's row", "gelu table lookup failed");
     /* the same in the lookup-only shape (x itself is the lookup's input column) */
+    ez_pfx f;
     char src[512];
     ez_pfx_compile(&f, func_src(src, sizeof src, "silu", 12, 16, "y[s, d]", "x[s, d]"));
     run_inputs(&f, "off_by_one_lookup", 0, INT64_MAX);
@@ -314,10 +323,7 @@ static void tail_for_row(ez_pfx *f, unsigned k, unsigned j)
 
 START_TEST(test_tail_for_row)
 {
-    ez_pfx f;
-    gelu16_run(&f, "tail_for_row");
-    tail_for_row(&f, 4, 4);
-    ez_pfx_free(&f);
+    tail_for_row(&fx.f, 4, 4);
 }
 END_TEST
 
@@ -337,10 +343,7 @@ static void row_for_tail(ez_pfx *f, unsigned k, unsigned in, unsigned out)
 
 START_TEST(test_row_for_tail)
 {
-    ez_pfx f;
-    gelu16_run(&f, "row_for_tail");
-    row_for_tail(&f, 4, 16, 12);
-    ez_pfx_free(&f);
+    row_for_tail(&fx.f, 4, 16, 12);
 }
 END_TEST
 
@@ -373,22 +376,21 @@ static uint64_t committed_entry(const ez_advice_layout *L, size_t q, const ez_pl
 START_TEST(test_virtual_a_forged_case)
 {
     const size_t op = 0;
-    ez_pfx f;
-    gelu16_run(&f, "virtual_a");
-    const ez_plan_op *o = &f.plan.ops[op];
-    uint64_t e = pick(&f, op, false);
-    f.tr.t[o->out][e] = f.tr.t[o->in[0]][e] >> 4; /* the identity tail */
+    ez_pfx *f = &fx.f;
+    const ez_plan_op *o = &f->plan.ops[op];
+    uint64_t e = pick(f, op, false);
+    fx.y[e] = fx.x[e] >> 4; /* the identity tail */
     ez_advice_layout L;
-    ez_fe **polys = ez_pfx_advice(&L, &f.plan, &f.tr, op);
+    ez_fe **polys = ez_pfx_advice(&L, &f->plan, &f->tr, op);
     size_t first = ez_pfx_first_op_poly(&L, op);
-    ck_assert_uint_eq(op_polys(&f.plan, op), 5); /* TV, H, C, R, R2: no A */
+    ck_assert_uint_eq(op_polys(&f->plan, op), 5); /* TV, H, C, R, R2: no A */
     const size_t pH = first + 1, pC = first + 2;
-    uint64_t i = committed_entry(&L, pH, &f.plan.tensors[o->out], e);
+    uint64_t i = committed_entry(&L, pH, &f->plan.tensors[o->out], e);
     ck_assert_uint_eq(polys[pH][i], 0);
     ck_assert_uint_eq(polys[pC][i], 1);
-    ck_assert(!ez_pfx_lookups_hold(&L, polys, &f.plan, &f.tr, op)); /* (0, 1): no sign row */
+    ck_assert(!ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, op)); /* (0, 1): no sign row */
     polys[pH][i] = 1;
-    ck_assert(!ez_pfx_lookups_hold(&L, polys, &f.plan, &f.tr, op));
+    ck_assert(!ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, op));
     /* every lookup but the function table's holds */
     unsigned tb = UINT32_MAX;
     for (size_t t = 0; t < L.ntables; t++)
@@ -398,22 +400,21 @@ START_TEST(test_virtual_a_forged_case)
     for (size_t j = 0; j < L.ntuples; j++)
         if (L.tuples[j].table == tb)
             L.tuples[j].op = UINT32_MAX;
-    ck_assert(ez_pfx_lookups_hold(&L, polys, &f.plan, &f.tr, op));
+    ck_assert(ez_pfx_lookups_hold(&L, polys, &f->plan, &f->tr, op));
     for (size_t j = 0; j < L.ntuples; j++)
         if (L.tuples[j].table == tb)
             L.tuples[j].op = (unsigned)op;
     /* the walk alone accepts, and the claims it leaves are true */
     ez_rng rng = ez_rng_for("virtual_a");
     ez_claim out;
-    ez_pfx_random_claim(&out, &f.plan.tensors[o->out], f.tr.t[o->out], &rng);
+    ez_pfx_random_claim(&out, &f->plan.tensors[o->out], f->tr.t[o->out], &rng);
     ez_pfx_alone alone = {.label = "func-test"};
     bool claims_ok = false;
     ez_diag why = {{0}};
-    ck_assert_msg(ez_pfx_op_alone(&f.plan, &f.tr, &L, polys, op, &out, &alone, &claims_ok, NULL, &why), "%s", why.msg);
+    ck_assert_msg(ez_pfx_op_alone(&f->plan, &f->tr, &L, polys, op, &out, &alone, &claims_ok, NULL, &why), "%s", why.msg);
     ck_assert(claims_ok);
     ez_claim_clear(&out);
     ez_pfx_advice_free(&L, polys);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -434,18 +435,16 @@ static void shift_tuple_atoms(void *ctx, const char *label, ez_fe2 *v, size_t n)
 
 START_TEST(test_tuple_atoms_sent_false)
 {
-    ez_pfx f;
+    ez_pfx *f = &fx.f;
     ez_diag why = {{0}};
-    gelu16_run(&f, "tuple_atoms");
     int done = 0;
     ez_prove_opts o = {.msg_hook = shift_tuple_atoms, .msg_hook_ctx = &done};
     ez_proof pf;
     ez_proof_init(&pf);
-    ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
     ck_assert(done);
-    ez_pfx_expect_rejected(&f, &pf, "advice opening");
+    ez_pfx_expect_rejected(f, &pf, "advice opening");
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -453,27 +452,20 @@ END_TEST
  * row of x' - 1): only R's range fails. */
 START_TEST(test_wrong_remainder)
 {
-    ez_pfx f;
-    gelu16_run(&f, "wrong_rem");
-    uint64_t e = pick(&f, 0, false);
-    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    uint64_t e = pick(&fx.f, 0, false);
+    int64_t *rem = fx.f.tr.ops[0].aux[EZ_AUX_REM];
     ck_assert_ptr_nonnull(rem);
     rem[e] += 16;
-    y[e] = gelu16_row((x[e] >> 4) - 1);
-    ez_pfx_expect_refused(&f, "its remainder is not x mod 2^k", "range-check argument failed");
-    ez_pfx_free(&f);
+    fx.y[e] = gelu16_row((fx.x[e] >> 4) - 1);
+    ez_pfx_expect_refused(&fx.f, "its remainder is not x mod 2^k", "range-check argument failed");
 }
 END_TEST
 
 /* The identity tail one too high: x = 2^j y + R2 forces R2 = x mod 2^j - 2^j < 0. */
 START_TEST(test_identity_tail_off_by_one)
 {
-    ez_pfx f;
-    gelu16_run(&f, "identity_off");
-    f.tr.t[f.plan.ops[0].out][pick(&f, 0, true)] += 1;
-    ez_pfx_expect_refused(&f, "not the function's tail", "range-check argument failed");
-    ez_pfx_free(&f);
+    fx.y[pick(&fx.f, 0, true)] += 1;
+    ez_pfx_expect_refused(&fx.f, "not the function's tail", "range-check argument failed");
 }
 END_TEST
 
@@ -553,27 +545,27 @@ END_TEST
 
 START_TEST(test_honest_llama_block)
 {
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, SRC_LLAMA);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_run(&f, "llama", 1 << 9);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
-    ez_pfx_free(&f);
+    int64_t lim = 1 << 9;
+    ez_pfx_honest(SRC_LLAMA, "llama", NULL, &lim);
 }
 END_TEST
 
 #define SRC_ROPE "model r\nparam S = 6, H = 2, E = 8\nscale 12\ninput q[S, H, E] @bits(20)\ny[s, h, e] = rope[s, e](q[s, h, e])\noutput y\n"
 
+static void rope_setup(void)
+{
+    ez_pfx_compile(&fx.f, SRC_ROPE);
+    run_inputs(&fx.f, "rope", 0, INT64_C(1) << 13);
+    fx.x = fx.f.tr.t[fx.f.plan.ops[0].in[0]];
+    fx.y = fx.f.tr.t[fx.f.plan.ops[0].out];
+}
+
 /* The rotation computed with other constants (base 500000, Llama 3's), remainders in range
  * and outputs in width: only the rotation's sumcheck (the public coefficients) fails. */
 START_TEST(test_rope_other_constants)
 {
-    ez_pfx f;
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_base", 0, INT64_C(1) << 13);
-    const int64_t *q = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    const int64_t *q = fx.x;
+    int64_t *y = fx.y, *rem = fx.f.tr.ops[0].aux[EZ_AUX_REM];
     for (int s = 0; s < 6; s++)
         for (int h = 0; h < 2; h++)
             for (int e = 0; e < 8; e++) {
@@ -584,45 +576,41 @@ START_TEST(test_rope_other_constants)
                 y[base + e] = acc >> 16;
                 rem[base + e] = acc - y[base + e] * 65536;
             }
-    ez_pfx_expect_prove_rejected(&f, false, "rotation's sumcheck failed");
-    ez_pfx_free(&f);
+    ez_pfx_expect_prove_rejected(&fx.f, false, "rotation's sumcheck failed");
 }
 END_TEST
 
-/* One rotated value off by one: with the compensating remainder (r - 2^16 < 0) the range
- * lookup rejects; without it the rotation's sumcheck. */
+/* One rotated value off by one: the rotation's sumcheck rejects. */
 START_TEST(test_rope_value_off_by_one)
 {
-    for (int comp = 0; comp < 2; comp++) {
-        ez_pfx f;
-        ez_diag why = {{0}};
-        ez_pfx_compile(&f, SRC_ROPE);
-        run_inputs(&f, comp ? "rope_off_comp" : "rope_off", 0, INT64_C(1) << 13);
-        f.tr.t[f.plan.ops[0].out][17] += 1;
-        if (comp)
-            f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
-        ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-        ck_assert_msg(strstr(why.msg, comp ? "range-check argument failed" : "rotation's sumcheck failed") != NULL,
-                      "%s", why.msg);
-        ez_pfx_free(&f);
-    }
+    ez_diag why = {{0}};
+    fx.y[17] += 1;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
+    ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);
+}
+END_TEST
+
+/* The same with the compensating remainder (r - 2^16 < 0): the range lookup rejects. */
+START_TEST(test_rope_value_off_by_one_compensated)
+{
+    ez_diag why = {{0}};
+    fx.y[17] += 1;
+    fx.f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
+    ck_assert_msg(strstr(why.msg, "range-check argument failed") != NULL, "%s", why.msg);
 }
 END_TEST
 
 /* Every walk byte of the rotation flipped in turn, then the claimed output changed. */
 START_TEST(test_rope_changed_message_and_output)
 {
-    ez_pfx f;
     ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_msg", 0, INT64_C(1) << 13);
     ez_proof pf;
-    ck_assert_int_eq(ez_pfx_prove_status(&f, false, &pf, &d), EZ_OK);
-    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
-    ez_pfx_flip_section(&f, &pf, EZ_PF_SEC_WALK, 3, 16);
-    ez_pfx_changed_stmt(&f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
+    ck_assert_int_eq(ez_pfx_prove_status(&fx.f, false, &pf, &d), EZ_OK);
+    ck_assert_msg(ez_pfx_verify(&fx.f, &pf, &why), "%s", why.msg);
+    ez_pfx_flip_section(&fx.f, &pf, EZ_PF_SEC_WALK, 3, 16);
+    ez_pfx_changed_stmt(&fx.f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -783,23 +771,24 @@ END_TEST
  * ez_pfx_prove_forged): only the verifier's own K at the final point tells. */
 START_TEST(test_rope_forged_rotation)
 {
-    ez_pfx f;
     ez_diag why = {{0}};
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_forged", 0, INT64_C(1) << 13);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 2, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 0, 2, 0, &why));
     ck_assert_msg(strstr(why.msg, "the rotation's sumcheck failed") != NULL, "%s", why.msg);
-    ez_pfx_free(&f);
 }
 END_TEST
 
 Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
-        test_honest_swiglu, test_forged_linear_factors, test_rope_forged_rotation, test_value_off_by_one,
-        test_tail_for_row, test_row_for_tail, test_virtual_a_forged_case, test_tuple_atoms_sent_false, test_wrong_remainder, test_identity_tail_off_by_one, test_relu_forged,
-        test_changed_message_and_output, test_boundary_width, test_full_width_unchecked_output, test_honest_rope,
-        test_honest_llama_block, test_rope_other_constants, test_rope_value_off_by_one,
-        test_rope_changed_message_and_output, test_rope_boundary_width};
-    return ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
+        test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
+        test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
+        test_rope_boundary_width};
+    Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
+    const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
+        test_identity_tail_off_by_one, test_virtual_a_forged_case, test_tuple_atoms_sent_false};
+    ez_tcase_add_fixture(s, "gelu16", 300, gelu16_setup, fx_teardown, gelu16, sizeof gelu16 / sizeof gelu16[0]);
+    const TTest *rope[] = {test_rope_other_constants, test_rope_value_off_by_one, test_rope_value_off_by_one_compensated,
+        test_rope_changed_message_and_output, test_rope_forged_rotation};
+    ez_tcase_add_fixture(s, "rope", 300, rope_setup, fx_teardown, rope, sizeof rope / sizeof rope[0]);
+    return s;
 }
