@@ -834,3 +834,152 @@ void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, c
         for (size_t l = 0; l < 8; l++)
             acc[j * stride + l] = ez_fe_add(acc[j * stride + l], ez_fe_mul(e[j], v[8 * pos[j] + l]));
 }
+
+/* ---- interleaved encodings (lanes) ------------------------------------------------ */
+
+/* Entries of a cache block (512 KiB: a block's stages run in L2), and of a group of
+ * vectors whose stages run together (16 KiB: in L1). */
+#define EZ_NTT_LANES_BLOCK_LOG 16u
+#define EZ_NTT_LANES_GROUP_LOG 11u
+
+unsigned ez_ntt_lanes_block_log(unsigned logn, unsigned lw)
+{
+    unsigned b = lw < EZ_NTT_LANES_BLOCK_LOG ? EZ_NTT_LANES_BLOCK_LOG - lw : 0;
+    return b < logn ? b : logn;
+}
+
+/* Stages per group: at least one, so wide vectors still make progress. */
+static unsigned lanes_group_log(unsigned lw)
+{
+    return lw + 1 < EZ_NTT_LANES_GROUP_LOG ? EZ_NTT_LANES_GROUP_LOG - lw : 1;
+}
+
+/* y -= x on W lanes. */
+static inline void lanes_sub(ez_fe *y, const ez_fe *x, size_t W)
+{
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    for (; r + 8 <= W; r += 8)
+        v_store(y + r, v_sub(v_load(y + r), v_load(x + r)));
+#endif
+    for (; r < W; r++)
+        y[r] = ez_fe_sub(y[r], x[r]);
+}
+
+/* dst = c src on W lanes (c = 1: a copy; dst may equal src). */
+static inline void lanes_scale(ez_fe *dst, const ez_fe *src, size_t W, ez_fe c)
+{
+    if (c == 1) {
+        if (dst != src)
+            memcpy(dst, src, W * sizeof *dst);
+        return;
+    }
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    __m512i cv = _mm512_set1_epi64((long long)c);
+    for (; r + 8 <= W; r += 8)
+        v_store(dst + r, v_mul(v_load(src + r), cv));
+#endif
+    for (; r < W; r++)
+        dst[r] = ez_fe_mul(src[r], c);
+}
+
+/* The DIF butterfly (x, y) -> (x + y, (x - y) w) on W lanes (w = 1: no product). */
+static inline void lanes_dif(ez_fe *x, ez_fe *y, size_t W, ez_fe w)
+{
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    __m512i wv = _mm512_set1_epi64((long long)w);
+    for (; r + 8 <= W; r += 8) {
+        __m512i a = v_load(x + r), b = v_load(y + r), d = v_sub(a, b);
+        v_store(x + r, v_add(a, b));
+        v_store(y + r, w == 1 ? d : v_mul(d, wv));
+    }
+#endif
+    for (; r < W; r++) {
+        ez_fe a = x[r], b = y[r];
+        x[r] = ez_fe_add(a, b);
+        y[r] = ez_fe_mul(ez_fe_sub(a, b), w);
+    }
+}
+
+/* Möbius bits t0 .. t1-1 of the vector index on the group base + i 2^t0, i < 2^(t1-t0)
+ * (base has those bits clear). */
+static void lanes_mobius_group(ez_fe *a, size_t W, size_t base, unsigned t0, unsigned t1)
+{
+    size_t G = (size_t)1 << (t1 - t0);
+    for (size_t hs = 1; hs < G; hs <<= 1)
+        for (size_t i0 = 0; i0 < G; i0 += 2 * hs)
+            for (size_t i = i0; i < i0 + hs; i++) {
+                size_t u = base + (i << t0), v = u + (hs << t0);
+                lanes_sub(a + v * W, a + u * W, W);
+            }
+}
+
+/* DIF stages h = 2^(t1-1) .. 2^t0 on the group base + i 2^t0 (as lanes_mobius_group);
+ * tw as struct ez_ntt's (tw[h + j] = w_{2h}^j). */
+static void lanes_dif_group(ez_fe *a, size_t W, const ez_fe *tw, size_t base, unsigned t0, unsigned t1)
+{
+    size_t G = (size_t)1 << (t1 - t0);
+    for (size_t hs = G / 2; hs >= 1; hs >>= 1) {
+        size_t h = hs << t0;
+        for (size_t i0 = 0; i0 < G; i0 += 2 * hs)
+            for (size_t i = i0; i < i0 + hs; i++) {
+                size_t u = base + (i << t0);
+                lanes_dif(a + u * W, a + (u + h) * W, W, tw[h + (u & (h - 1))]);
+            }
+    }
+}
+
+/* Bits (or stages) B-1 .. 0 of block b, in passes of at most lanes_group_log bits, each
+ * pass group by group (a group's vectors stay in L1 across its stages). */
+static void lanes_block(ez_fe *a, unsigned lw, unsigned B, size_t b, const ez_fe *tw)
+{
+    size_t W = (size_t)1 << lw, v0 = b << B;
+    unsigned g = lanes_group_log(lw);
+    for (unsigned t1 = B; t1 > 0;) {
+        unsigned t0 = t1 > g ? t1 - g : 0;
+        for (size_t hi = 0; hi < ((size_t)1 << (B - t1)); hi++)
+            for (size_t lo = 0; lo < ((size_t)1 << t0); lo++) {
+                size_t base = v0 + (hi << t1) + lo;
+                if (tw)
+                    lanes_dif_group(a, W, tw, base, t0, t1);
+                else
+                    lanes_mobius_group(a, W, base, t0, t1);
+            }
+        t1 = t0;
+    }
+}
+
+void ez_ntt_lanes_mobius_block(ez_fe *dst, const ez_fe *src, unsigned lw, unsigned B, size_t b)
+{
+    size_t len = (size_t)1 << (B + lw);
+    if (dst != src)
+        memcpy(dst + b * len, src + b * len, len * sizeof *dst);
+    lanes_block(dst, lw, B, b, NULL);
+}
+
+void ez_ntt_lanes_mobius_column(ez_fe *a, unsigned lw, unsigned logn, unsigned B, size_t q)
+{
+    lanes_mobius_group(a, (size_t)1 << lw, q, B, logn);
+}
+
+void ez_ntt_rs_lanes_column(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k, unsigned lw, unsigned B,
+                            size_t q)
+{
+    unsigned logn = p->c.logn;
+    size_t W = (size_t)1 << lw, G = (size_t)1 << (logn - B);
+    EZ_VERIFY_CHECK(k < (1u << p->c.logb) && B <= logn);
+    /* coefficients of P(w^k X): a_u w^(k u), the same factor on every lane */
+    const ez_fe *sc = k > 0 ? p->c.scale + (size_t)(k - 1) * ((size_t)1 << logn) : NULL;
+    for (size_t i = 0; i < G; i++) {
+        size_t u = q + (i << B);
+        lanes_scale(out + u * W, a + u * W, W, sc ? sc[u] : 1);
+    }
+    lanes_dif_group(out, W, p->c.ntt->tw, q, B, logn);
+}
+
+void ez_ntt_rs_lanes_block(const ez_ntt_rs *p, ez_fe *out, unsigned lw, unsigned B, size_t b)
+{
+    lanes_block(out, lw, B, b, p->c.ntt->tw);
+}
