@@ -657,29 +657,33 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     if (!keep)
         ez_populate(coef, w * n * sizeof *coef);
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
+    /* kept: every coset's columns in one pass over the coefficients (the coset 0 .. nb-2
+     * from them, the last in place), then every coset's blocks; else coset by coset */
+    size_t ncos = keep ? nb : 1, npass = keep ? 1 : nb;
 #pragma omp parallel if (n * w >= (1u << 14))
     {
         /* the rows' Möbius coefficients ([WHIR] §2: bit j of u <-> X^(2^j)): the bits
-         * below B here, the rest with coset 0's columns */
+         * below B here, the rest with the first pass's columns */
 #pragma omp for schedule(static)
         for (size_t blk = 0; blk < nblk; blk++)
             ez_ntt_lanes_mobius_block(coef, a, k, B, blk);
-        for (size_t kk = 0; kk < nb; kk++) {
-            ez_fe *vk = keep ? val + kk * n * w : val; /* this coset's leaves */
+        for (size_t pass = 0; pass < npass; pass++) {
 #pragma omp for schedule(static)
             for (size_t q = 0; q < ncol; q++) {
-                if (kk == 0)
+                if (pass == 0)
                     ez_ntt_lanes_mobius_column(coef, k, logn, B, q);
-                ez_ntt_rs_lanes_column(rs, vk, coef, (unsigned)kk, k, B, q);
+                for (size_t i = 0; i < ncos; i++)
+                    ez_ntt_rs_lanes_column(rs, val + i * n * w, coef, (unsigned)(pass + i), k, B, q);
             }
             /* the master's blocks are about every TEAM()-th */
 #pragma omp for schedule(dynamic, 1)
-            for (size_t blk = 0; blk < nblk; blk++) {
+            for (size_t x = 0; x < ncos * nblk; x++) {
+                size_t i = x / nblk, blk = x % nblk, kk = pass + i;
+                ez_fe *vk = val + i * n * w; /* coset kk's leaves: leaf kk n + j holds row r at vk[j w + r] */
                 ez_ntt_rs_lanes_block(rs, vk, k, B, blk);
-                /* leaf kk n + j holds row r at vk[j w + r] */
                 ez_merkle_hash_leaves(lv + kk * n + blk * ncol, vk + blk * bw, w, w, ncol);
                 if (REPORTER())
-                    ez_progress_report(((double)kk + (double)blk * TEAM() / (double)nblk) / (double)nb);
+                    ez_progress_report(((double)pass + (double)x * TEAM() / (double)(ncos * nblk)) / (double)npass);
             }
         }
     }
