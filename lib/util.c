@@ -143,22 +143,48 @@ static int spill_file(void)
     return fd;
 }
 
+/* write(2) all of b[0 .. bytes), retrying short writes and EINTR: false on any failure
+ * (a full disk gives ENOSPC here, never a SIGBUS later) */
+static bool write_all(int fd, const void *b, size_t bytes)
+{
+    const uint8_t *c = b;
+    while (bytes > 0) {
+        ssize_t w = write(fd, c, bytes);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        c += w;
+        bytes -= (size_t)w;
+    }
+    return true;
+}
+
+/* Give fd's file `bytes` of allocated blocks, so that no store through a mapping of it can
+ * meet a full disk (SIGBUS): posix_fallocate, or, on a file system without it, zeros
+ * written block by block. */
+static bool reserve_blocks(int fd, size_t bytes)
+{
+    int e = posix_fallocate(fd, 0, (off_t)bytes);
+    if (e == 0)
+        return true;
+    if (e != EOPNOTSUPP && e != EINVAL)
+        return false;
+    static const uint8_t zeros[1 << 16];
+    for (size_t done = 0; done < bytes; done += sizeof zeros)
+        if (!write_all(fd, zeros, bytes - done < sizeof zeros ? bytes - done : sizeof zeros))
+            return false;
+    return true;
+}
+
 void *ez_spill_copy(const void *p, size_t bytes)
 {
     int fd = p == NULL || bytes == 0 ? -1 : spill_file();
     if (fd < 0)
         return NULL;
-    const uint8_t *b = p;
-    size_t done = 0;
-    while (done < bytes) {
-        ssize_t w = write(fd, b + done, bytes - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            close(fd);
-            return NULL;
-        }
-        done += (size_t)w;
+    if (!write_all(fd, p, bytes)) {
+        close(fd);
+        return NULL;
     }
     /* shared: a write to it stays through ez_spill_release */
     void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -171,14 +197,8 @@ void *ez_spill_alloc(size_t bytes)
     int fd = bytes == 0 ? -1 : spill_file();
     if (fd < 0)
         return NULL;
-    /* reserve the blocks now (a full disk fails here, not as SIGBUS on a later store);
-     * a file system without fallocate falls back to a sparse file */
-    int e = posix_fallocate(fd, 0, (off_t)bytes);
-    if (e != 0 && (e != EOPNOTSUPP && e != EINVAL)) {
-        close(fd);
-        return NULL;
-    }
-    if (e != 0 && ftruncate(fd, (off_t)bytes) != 0) {
+    /* the blocks reserved now: a full disk fails here, not as a SIGBUS on a later store */
+    if (!reserve_blocks(fd, bytes)) {
         close(fd);
         return NULL;
     }

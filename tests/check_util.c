@@ -1,6 +1,9 @@
 /* util: the strict reader never reads past its end; the writer round-trips. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "lib/util.h"
 #include "tests/testutil.h"
@@ -92,8 +95,46 @@ START_TEST(test_alloc_huge)
 }
 END_TEST
 
+/* A spill that does not fit on the disk fails cleanly (NULL: the caller keeps the data in
+ * memory), before anything is mapped: a store through a mapping of a sparse file would
+ * raise SIGBUS instead. The full disk is a file-size limit (RLIMIT_FSIZE, its signal
+ * ignored), which write(2) and posix_fallocate both honour with EFBIG. */
+START_TEST(test_spill_full_disk)
+{
+    char dir[] = "/tmp/ez-spill-full.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
+    struct rlimit old, lim;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)1 << 20;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    size_t big = (size_t)4 << 20, small = (size_t)256 << 10;
+    uint8_t *src = calloc(big, 1);
+    ck_assert_ptr_nonnull(src);
+    void *a = ez_spill_alloc(big), *c = ez_spill_copy(src, big);
+    uint8_t *ok = ez_spill_alloc(small), *okc = ez_spill_copy(src, small);
+    (void)setrlimit(RLIMIT_FSIZE, &old);
+    (void)signal(SIGXFSZ, was);
+    unsetenv("EZ_SPILL_DIR");
+    ck_assert_ptr_null(a);
+    ck_assert_ptr_null(c);
+    /* within the limit both work, and the array is writable end to end */
+    ck_assert_ptr_nonnull(ok);
+    ck_assert_ptr_nonnull(okc);
+    memset(ok, 0x5A, small);
+    ck_assert_uint_eq(ok[small - 1], 0x5A);
+    ez_spill_free(ok, small);
+    ez_spill_free(okc, small);
+    free(src);
+    ck_assert_int_eq(rmdir(dir), 0); /* the spill files were unlinked from the start */
+}
+END_TEST
+
 Suite *ez_suite_util(void)
 {
-    const TTest *tests[] = {test_roundtrip, test_truncation, test_overflowing_alloc, test_alloc_huge};
+    const TTest *tests[] = {test_roundtrip, test_truncation, test_overflowing_alloc, test_alloc_huge,
+                             test_spill_full_disk};
     return ez_test_suite("util", "bytes", 0, tests, sizeof tests / sizeof tests[0]);
 }
