@@ -1014,17 +1014,18 @@ static void lanes_dif_group(ez_fe *a, size_t W, const ez_fe *tw, const unsigned 
     }
 }
 
-/* Bits (or stages) B-1 .. 0 of block b, in passes of at most lanes_group_log bits, each
- * pass group by group (a group's vectors stay in L1 across its stages). */
-static void lanes_block(ez_fe *a, unsigned lw, unsigned B, size_t b, const ez_ntt_rs *rs)
+/* Bits (or DIF stages) hi-1 .. lo of the vectors base0 + i 2^lo, i < 2^(hi - lo) (base0
+ * has those bits clear), in passes of at most lanes_group_log bits from the top, each
+ * pass group by group (a group's vectors stay in L1 across its stages); rs NULL: Möbius. */
+static void lanes_bits(ez_fe *a, unsigned lw, const ez_ntt_rs *rs, size_t base0, unsigned lo, unsigned hi)
 {
-    size_t W = (size_t)1 << lw, v0 = b << B;
+    size_t W = (size_t)1 << lw;
     unsigned g = lanes_group_log(lw);
-    for (unsigned t1 = B; t1 > 0;) {
-        unsigned t0 = t1 > g ? t1 - g : 0;
-        for (size_t hi = 0; hi < ((size_t)1 << (B - t1)); hi++)
-            for (size_t lo = 0; lo < ((size_t)1 << t0); lo++) {
-                size_t base = v0 + (hi << t1) + lo;
+    for (unsigned t1 = hi; t1 > lo;) {
+        unsigned t0 = t1 > lo + g ? t1 - g : lo;
+        for (size_t outer = 0; outer < ((size_t)1 << (hi - t1)); outer++)
+            for (size_t inner = 0; inner < ((size_t)1 << (t0 - lo)); inner++) {
+                size_t base = base0 + (outer << t1) + (inner << lo);
                 if (rs)
                     lanes_dif_group(a, W, rs->c.ntt->tw, rs->pow2, base, t0, t1);
                 else
@@ -1039,12 +1040,12 @@ void ez_ntt_lanes_mobius_block(ez_fe *dst, const ez_fe *src, unsigned lw, unsign
     size_t len = (size_t)1 << (B + lw);
     if (dst != src)
         memcpy(dst + b * len, src + b * len, len * sizeof *dst);
-    lanes_block(dst, lw, B, b, NULL);
+    lanes_bits(dst, lw, NULL, b << B, 0, B);
 }
 
 void ez_ntt_lanes_mobius_column(ez_fe *a, unsigned lw, unsigned logn, unsigned B, size_t q)
 {
-    lanes_mobius_group(a, (size_t)1 << lw, q, B, logn);
+    lanes_bits(a, lw, NULL, q, B, logn);
 }
 
 void ez_ntt_rs_lanes_column(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k, unsigned lw, unsigned B,
@@ -1059,10 +1060,10 @@ void ez_ntt_rs_lanes_column(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsi
         size_t u = q + (i << B);
         lanes_scale(out + u * W, a + u * W, W, sc ? sc[u] : 1);
     }
-    lanes_dif_group(out, W, p->c.ntt->tw, p->pow2, q, B, logn);
+    lanes_bits(out, lw, p, q, B, logn);
 }
 
 void ez_ntt_rs_lanes_block(const ez_ntt_rs *p, ez_fe *out, unsigned lw, unsigned B, size_t b)
 {
-    lanes_block(out, lw, B, b, p);
+    lanes_bits(out, lw, p, b << B, 0, B);
 }
