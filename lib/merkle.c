@@ -481,7 +481,7 @@ void ez_merkle_hash_leaves(ez_digest *out, const ez_fe *cols, size_t m, size_t s
 {
     size_t i = 0;
 #if EZ_MERKLE_SHA16
-    if (stride * sizeof *cols * 16 <= INT32_MAX) /* the gathers' offsets */
+    if ((15 * stride + m) * sizeof *cols < INT32_MAX) /* the gathers' 32-bit offsets */
         for (; i + 16 <= n; i += 16)
             sha16_tagged(out + i, EZ_MERKLE_LEAF_TAG, (const uint8_t *)(cols + i * stride), stride * sizeof *cols,
                          m * sizeof *cols);
