@@ -927,21 +927,205 @@ ez_status ez_logup_proof_bytes(const ez_logup_table *t, const uint64_t *col_lens
 }
 
 
+/* ---- the instances' transcripts (§4b) -------------------------------------------------
+ * After alpha and gamma every instance (tree) runs on a transcript of its own: the
+ * caller's state at that point (the fork) with the instance's index absorbed. Its
+ * root, GKR and leaf values depend on nothing another instance sends, so the prover may
+ * prove the instances in any order or at once; at the end each instance's final state
+ * is absorbed into the caller's transcript in instance order, which binds every message
+ * of every instance before any later challenge. */
+static ez_transcript inst_transcript(const ez_transcript *fork, size_t k)
+{
+    ez_transcript u = *fork;
+    ez_transcript_absorb_u64(&u, "logup/instance", (uint64_t)k);
+    return u;
+}
+
+static void join_transcript(ez_transcript *tr, const ez_transcript *u)
+{
+    ez_transcript_absorb_bytes(tr, "logup/joined", u->state, sizeof u->state);
+}
+
+/* One instance's proof as it is made: its transcript, its bytes, whether it is done. */
+typedef struct {
+    ez_transcript tr;
+    ez_writer w;
+    bool done;
+} lu_run;
+
+struct ez_logup_prover {
+    ez_logup_table t; /* a copy: an explicit table's rows are the caller's */
+    uint64_t *lens;
+    unsigned *tags;
+    size_t nc;
+    unsigned width;
+    lu_layout L;
+    ez_logup_claims cl; /* each instance fills its own segments' claims */
+    ez_fe2 alpha, gamma, t0, gpow[EZ_LOGUP_MAX_WIDTH];
+    ez_transcript fork;
+    lu_run *run; /* L.ninst */
+};
+
+void ez_logup_prover_free(ez_logup_prover *p)
+{
+    if (!p)
+        return;
+    if (p->run)
+        for (size_t k = 0; k < p->L.ninst; k++)
+            ez_writer_clear(&p->run[k].w);
+    free(p->run);
+    ez_logup_claims_clear(&p->cl);
+    layout_clear(&p->L);
+    free(p->lens);
+    free(p->tags);
+    free(p);
+}
+
+ez_status ez_logup_prove_begin(ez_logup_prover **out, ez_transcript *tr, const ez_logup_table *t,
+                               const uint64_t *col_lens, const unsigned *col_tags, size_t nc)
+{
+    ez_status st = EZ_OK;
+    ez_fe2 *vals = NULL;
+    *out = NULL;
+    if (!lu_table_ok(t) || !col_lens || nc == 0 || (t->kind == EZ_TABLE_RANGES && !col_tags))
+        return EZ_ERR_INVALID;
+    for (size_t i = 0; i < nc; i++)
+        if (col_lens[i] < 1 || col_lens[i] > EZ_LOGUP_MAX_LEN ||
+            (t->kind == EZ_TABLE_RANGES && ranges_region(t, col_tags[i]) < 0))
+            return EZ_ERR_INVALID;
+    ez_logup_prover *p = calloc(1, sizeof *p);
+    if (!p)
+        return EZ_ERR_NOMEM;
+    p->t = *t;
+    p->nc = nc;
+    p->width = ez_logup_table_width(t);
+    p->lens = ez_alloc_array(nc, sizeof *p->lens);
+    p->tags = ez_alloc_array(nc, sizeof *p->tags);
+    if (!p->lens || !p->tags) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    memcpy(p->lens, col_lens, nc * sizeof *p->lens);
+    for (size_t i = 0; i < nc; i++)
+        p->tags[i] = col_tags ? col_tags[i] : 0;
+    if ((st = session_setup(&p->L, &p->cl, &vals, t, p->lens, p->tags, nc)) != EZ_OK)
+        goto out;
+    if (!(p->run = ez_alloc_array(p->L.ninst, sizeof *p->run))) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t k = 0; k < p->L.ninst; k++) {
+        ez_writer_init(&p->run[k].w);
+        p->run[k].done = false;
+    }
+    begin_transcript(tr, t, p->lens, p->tags, nc, &p->alpha, &p->gamma);
+    p->gpow[0] = ez_fe2_one();
+    for (unsigned w = 1; w < EZ_LOGUP_MAX_WIDTH; w++)
+        p->gpow[w] = ez_fe2_mul(p->gpow[w - 1], p->gamma);
+    p->t0 = table_row0(t, p->gamma);
+    p->fork = *tr;
+out:
+    free(vals);
+    if (st != EZ_OK)
+        ez_logup_prover_free(p);
+    else
+        *out = p;
+    return st;
+}
+
+size_t ez_logup_prover_ninstances(const ez_logup_prover *p)
+{
+    return p->L.ninst;
+}
+
+unsigned ez_logup_prover_instance_vars(const ez_logup_prover *p, size_t k)
+{
+    return k < p->L.ninst ? p->L.inst[k].b : 0;
+}
+
+const ez_logup_table *ez_logup_prover_table(const ez_logup_prover *p)
+{
+    return &p->t;
+}
+
+ez_status ez_logup_prove_instance(ez_logup_prover *p, size_t k, const ez_logup_column *c, const ez_fe *m)
+{
+    ez_status st = EZ_OK;
+    ez_fe *pleaf = NULL;
+    ez_fe2 *qleaf = NULL, *vals = NULL;
+    ez_gkr_frac_tree *tree = NULL;
+    if (k >= p->L.ninst || p->run[k].done || !m || !lu_columns_ok(&p->t, c, p->nc, p->width))
+        return EZ_ERR_INVALID;
+    for (size_t i = 0; i < p->nc; i++)
+        if (c[i].len != p->lens[i] || (p->t.kind == EZ_TABLE_RANGES && c[i].tag != p->tags[i]))
+            return EZ_ERR_INVALID;
+    const lu_inst *in = &p->L.inst[k];
+    lu_run *run = &p->run[k];
+    ez_fe2 r[EZ_GKR_MAX_VARS], P, Q, root[2];
+    run->tr = inst_transcript(&p->fork, k);
+    lu_leaves lx = {.seg = p->L.seg + in->first, .nseg = in->nseg, .t = &p->t, .c = c, .m = m,
+                    .npad = p->L.npad, .width = p->width, .alpha = p->alpha, .t0 = p->t0, .gpow = p->gpow};
+    if ((st = inst_tree(&lx, in, &pleaf, &qleaf, &tree)) != EZ_OK)
+        goto out;
+    /* the root is absorbed right before the tree's GKR proof: bound before any of its
+     * challenges; the verifier checks that the roots add up to zero after the last tree */
+    ez_gkr_frac_tree_root(tree, &root[0], &root[1]);
+    ez_writer_fe2(&run->w, root, 2);
+    ez_transcript_absorb_fe2(&run->tr, "logup/root", root, 2);
+    if ((st = ez_gkr_frac_prove(&run->tr, tree, &run->w, r, &P, &Q)) != EZ_OK)
+        goto out;
+    /* the tree is no longer needed: free it before the leaf values */
+    ez_gkr_frac_tree_free(tree);
+    tree = NULL;
+    size_t v = 0;
+    if (!(vals = ez_alloc_array(inst_nvalues(&p->L, in, p->width), sizeof *vals))) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    if ((st = inst_values(vals, &v, &p->L, in, &p->t, c, p->width, r, P, Q, p->alpha, p->gamma, p->t0)) != EZ_OK)
+        goto out;
+    ez_writer_fe2(&run->w, vals, v);
+    ez_transcript_absorb_fe2(&run->tr, "logup/leaf", vals, v);
+    ez_fe2 cpair = inst_has_pair(&p->L, in) ? ez_transcript_challenge_fe2(&run->tr, "logup/pair") : ez_fe2_zero();
+    claims_fill(&p->cl, &p->L, in, p->width, r, vals, cpair);
+    if (run->w.failed)
+        st = EZ_ERR_NOMEM;
+    run->done = st == EZ_OK;
+out:
+    ez_gkr_frac_tree_free(tree);
+    free(pleaf);
+    free(qleaf);
+    free(vals);
+    return st;
+}
+
+ez_status ez_logup_prove_end(ez_logup_prover *p, ez_transcript *tr, ez_writer *proof, ez_logup_claims *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < p->L.ninst; k++)
+        if (!p->run[k].done)
+            return EZ_ERR_INVALID;
+    for (size_t k = 0; k < p->L.ninst; k++) {
+        ez_writer_bytes(proof, p->run[k].w.data, p->run[k].w.len);
+        join_transcript(tr, &p->run[k].tr);
+    }
+    if (proof->failed)
+        return EZ_ERR_NOMEM;
+    *out = p->cl;
+    memset(&p->cl, 0, sizeof p->cl);
+    return EZ_OK;
+}
+
 ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out)
 {
     ez_status st = EZ_OK;
-    lu_layout L = {0};
+    ez_logup_prover *p = NULL;
     uint64_t *lens = NULL;
     unsigned *tags = NULL;
-    ez_fe *pleaf = NULL;
-    ez_fe2 *qleaf = NULL;
-    ez_gkr_frac_tree *tree = NULL;
-    ez_fe2 *vals = NULL;
     memset(out, 0, sizeof *out);
     if (!lu_table_ok(t) || !m || !proof || !lu_columns_ok(t, c, nc, ez_logup_table_width(t)))
         return EZ_ERR_INVALID;
-    unsigned width = ez_logup_table_width(t);
     lens = ez_alloc_array(nc, sizeof *lens);
     tags = ez_alloc_array(nc, sizeof *tags);
     if (!lens || !tags) {
@@ -952,59 +1136,17 @@ ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_lo
         lens[i] = c[i].len;
         tags[i] = c[i].tag;
     }
-    if ((st = session_setup(&L, out, &vals, t, lens, tags, nc)) != EZ_OK)
+    if ((st = ez_logup_prove_begin(&p, tr, t, lens, tags, nc)) != EZ_OK)
         goto out;
-
-    ez_fe2 alpha, gamma;
-    begin_transcript(tr, t, lens, tags, nc, &alpha, &gamma);
-    ez_fe2 gpow[EZ_LOGUP_MAX_WIDTH];
-    gpow[0] = ez_fe2_one();
-    for (unsigned w = 1; w < EZ_LOGUP_MAX_WIDTH; w++)
-        gpow[w] = ez_fe2_mul(gpow[w - 1], gamma);
-    ez_fe2 t0 = table_row0(t, gamma);
-
-    /* One tree at a time (only one is ever in memory): its root is sent and absorbed
-     * right before its GKR proof, which binds it before any of that proof's challenges;
-     * the verifier checks that the roots add up to zero after the last tree (§4). */
-    for (size_t k = 0; k < L.ninst; k++) {
-        const lu_inst *in = &L.inst[k];
-        ez_fe2 r[EZ_GKR_MAX_VARS], P, Q, root[2];
-        lu_leaves lx = {.seg = L.seg + in->first, .nseg = in->nseg, .t = t, .c = c, .m = m, .npad = L.npad,
-                        .width = width, .alpha = alpha, .t0 = t0, .gpow = gpow};
-        if ((st = inst_tree(&lx, in, &pleaf, &qleaf, &tree)) != EZ_OK)
-            goto out;
-        ez_gkr_frac_tree_root(tree, &root[0], &root[1]);
-        ez_writer_fe2(proof, root, 2);
-        ez_transcript_absorb_fe2(tr, "logup/root", root, 2);
-        if ((st = ez_gkr_frac_prove(tr, tree, proof, r, &P, &Q)) != EZ_OK)
-            goto out;
-        /* The tree is no longer needed: free it before the next one grows the peak. */
-        ez_gkr_frac_tree_free(tree);
-        tree = NULL;
-        size_t v = 0;
-        if ((st = inst_values(vals, &v, &L, in, t, c, width, r, P, Q, alpha, gamma, t0)) != EZ_OK)
-            goto out;
-        ez_writer_fe2(proof, vals, v);
-        ez_transcript_absorb_fe2(tr, "logup/leaf", vals, v);
-        ez_fe2 cpair = inst_has_pair(&L, in) ? ez_transcript_challenge_fe2(tr, "logup/pair") : ez_fe2_zero();
-        claims_fill(out, &L, in, width, r, vals, cpair);
-        free(pleaf);
-        free(qleaf);
-        pleaf = NULL;
-        qleaf = NULL;
-    }
-    if (proof->failed)
-        st = EZ_ERR_NOMEM;
+    /* one tree at a time (only one is ever in memory), each with parallel loops */
+    for (size_t k = 0; k < p->L.ninst && st == EZ_OK; k++)
+        st = ez_logup_prove_instance(p, k, c, m);
+    if (st == EZ_OK)
+        st = ez_logup_prove_end(p, tr, proof, out);
 out:
-    ez_gkr_frac_tree_free(tree);
-    free(pleaf);
-    free(qleaf);
-    if (st != EZ_OK)
-        ez_logup_claims_clear(out);
-    layout_clear(&L);
+    ez_logup_prover_free(p);
     free(lens);
     free(tags);
-    free(vals);
     return st;
 }
 
@@ -1016,14 +1158,37 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
     return ez_logup_verify_tagged(tr, t, col_lens, NULL, nc, proof, out);
 }
 
-ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
-                                 const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out)
+struct ez_logup_verifier {
+    ez_logup_table t; /* a copy: an explicit table's rows are the caller's */
+    uint64_t *lens;
+    unsigned *tags; /* NULL unless a RANGES table */
+    size_t nc;
+    unsigned width;
+    lu_layout L;
+    ez_logup_claims cl;
+    ez_fe2 *vals; /* the largest instance's leaf values */
+    ez_fe2 alpha, gamma;
+    ez_transcript fork;
+};
+
+void ez_logup_verifier_free(ez_logup_verifier *v)
+{
+    if (!v)
+        return;
+    ez_logup_claims_clear(&v->cl);
+    layout_clear(&v->L);
+    free(v->vals);
+    free(v->lens);
+    free(v->tags);
+    free(v);
+}
+
+ez_status ez_logup_verify_begin(ez_logup_verifier **out, ez_transcript *tr, const ez_logup_table *t,
+                                const uint64_t *col_lens, const unsigned *col_tags, size_t nc)
 {
     ez_status st = EZ_OK;
-    lu_layout L = {0};
-    ez_fe2 *vals = NULL;
-    memset(out, 0, sizeof *out);
-    if (!lu_table_ok(t) || !proof || !col_lens || nc == 0)
+    *out = NULL;
+    if (!lu_table_ok(t) || !col_lens || nc == 0)
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < nc; i++)
         if (col_lens[i] < 1 || col_lens[i] > EZ_LOGUP_MAX_LEN)
@@ -1035,54 +1200,89 @@ ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, con
             if (ranges_region(t, col_tags[i]) < 0)
                 return EZ_ERR_INVALID;
     }
-    unsigned width = ez_logup_table_width(t);
-    if ((st = session_setup(&L, out, &vals, t, col_lens, col_tags, nc)) != EZ_OK)
+    ez_logup_verifier *v = calloc(1, sizeof *v);
+    if (!v)
+        return EZ_ERR_NOMEM;
+    v->t = *t;
+    v->nc = nc;
+    v->width = ez_logup_table_width(t);
+    v->lens = ez_alloc_array(nc, sizeof *v->lens);
+    if (t->kind == EZ_TABLE_RANGES)
+        v->tags = ez_alloc_array(nc, sizeof *v->tags);
+    if (!v->lens || (t->kind == EZ_TABLE_RANGES && !v->tags)) {
+        st = EZ_ERR_NOMEM;
         goto out;
+    }
+    memcpy(v->lens, col_lens, nc * sizeof *v->lens);
+    if (v->tags)
+        memcpy(v->tags, col_tags, nc * sizeof *v->tags);
+    if ((st = session_setup(&v->L, &v->cl, &v->vals, t, v->lens, v->tags, nc)) != EZ_OK)
+        goto out;
+    begin_transcript(tr, t, v->lens, v->tags, nc, &v->alpha, &v->gamma);
+    v->fork = *tr;
+out:
+    if (st != EZ_OK)
+        ez_logup_verifier_free(v);
+    else
+        *out = v;
+    return st;
+}
 
-    ez_fe2 alpha, gamma;
-    begin_transcript(tr, t, col_lens, col_tags, nc, &alpha, &gamma);
-
-    /* Tree by tree: its root (every denominator nonzero; absorbed before the tree's
-     * GKR), the GKR down to the leaves, the leaf check. After the last tree the roots
-     * must add up to zero: sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp,
-     * eprint 2022/1530), checked projectively. */
+ez_status ez_logup_verify_end(ez_logup_verifier *v, ez_transcript *tr, ez_reader *proof, ez_logup_claims *out)
+{
+    const lu_layout *L = &v->L;
+    memset(out, 0, sizeof *out);
+    if (!proof)
+        return EZ_ERR_INVALID;
+    /* Tree by tree, each on its own transcript (§4b): its root (every denominator
+     * nonzero; absorbed before the tree's GKR), the GKR down to the leaves, the leaf
+     * check; its final state joins tr. After the last tree the roots must add up to
+     * zero: sum_i 1/(alpha - f_i) = sum_j m_j/(alpha - t_j) (LogUp, eprint 2022/1530),
+     * checked projectively. */
     ez_fe2 sp = ez_fe2_zero(), sq = ez_fe2_one();
-    for (size_t k = 0; k < L.ninst; k++) {
-        const lu_inst *in = &L.inst[k];
+    for (size_t k = 0; k < L->ninst; k++) {
+        const lu_inst *in = &L->inst[k];
         ez_fe2 r[EZ_GKR_MAX_VARS], P, Q, root[2];
-        if (!ez_reader_fe2(proof, root, 2) || ez_fe2_is_zero(root[1])) {
-            st = EZ_ERR_REJECT;
-            goto out;
-        }
+        ez_transcript u = inst_transcript(&v->fork, k);
+        if (!ez_reader_fe2(proof, root, 2) || ez_fe2_is_zero(root[1]))
+            return EZ_ERR_REJECT;
         sp = ez_fe2_add(ez_fe2_mul(sp, root[1]), ez_fe2_mul(root[0], sq));
         sq = ez_fe2_mul(sq, root[1]);
-        ez_transcript_absorb_fe2(tr, "logup/root", root, 2);
-        st = ez_gkr_frac_verify(tr, in->b, in->unit, root[0], root[1], proof, r, &P, &Q);
+        ez_transcript_absorb_fe2(&u, "logup/root", root, 2);
+        ez_status st = ez_gkr_frac_verify(&u, in->b, in->unit, root[0], root[1], proof, r, &P, &Q);
         if (st != EZ_OK)
-            goto out;
-        size_t nv = inst_nvalues(&L, in, width);
-        if (!ez_reader_fe2(proof, vals, nv)) {
-            st = EZ_ERR_REJECT;
-            goto out;
-        }
+            return st;
+        size_t nv = inst_nvalues(L, in, v->width);
+        if (!ez_reader_fe2(proof, v->vals, nv))
+            return EZ_ERR_REJECT;
         /* The GKR's last claim must match the leaves: our own table MLE and selectors,
          * the prover's column and multiplicity values (returned as claims below). */
         ez_fe2 eP, eQ;
-        leaf_mle(&L, in, t, col_tags, width, r, vals, alpha, gamma, &eP, &eQ);
-        if (!ez_fe2_eq(eP, P) || !ez_fe2_eq(eQ, Q)) {
-            st = EZ_ERR_REJECT;
-            goto out;
-        }
-        ez_transcript_absorb_fe2(tr, "logup/leaf", vals, nv);
-        ez_fe2 cpair = inst_has_pair(&L, in) ? ez_transcript_challenge_fe2(tr, "logup/pair") : ez_fe2_zero();
-        claims_fill(out, &L, in, width, r, vals, cpair);
+        leaf_mle(L, in, &v->t, v->tags, v->width, r, v->vals, v->alpha, v->gamma, &eP, &eQ);
+        if (!ez_fe2_eq(eP, P) || !ez_fe2_eq(eQ, Q))
+            return EZ_ERR_REJECT;
+        ez_transcript_absorb_fe2(&u, "logup/leaf", v->vals, nv);
+        ez_fe2 cpair = inst_has_pair(L, in) ? ez_transcript_challenge_fe2(&u, "logup/pair") : ez_fe2_zero();
+        claims_fill(&v->cl, L, in, v->width, r, v->vals, cpair);
+        join_transcript(tr, &u);
     }
     if (!ez_fe2_is_zero(sp))
-        st = EZ_ERR_REJECT;
-out:
-    if (st != EZ_OK)
-        ez_logup_claims_clear(out);
-    layout_clear(&L);
-    free(vals);
+        return EZ_ERR_REJECT;
+    *out = v->cl;
+    memset(&v->cl, 0, sizeof v->cl);
+    return EZ_OK;
+}
+
+ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
+                                 const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out)
+{
+    ez_logup_verifier *v = NULL;
+    memset(out, 0, sizeof *out);
+    if (!proof)
+        return EZ_ERR_INVALID;
+    ez_status st = ez_logup_verify_begin(&v, tr, t, col_lens, col_tags, nc);
+    if (st == EZ_OK)
+        st = ez_logup_verify_end(v, tr, proof, out);
+    ez_logup_verifier_free(v);
     return st;
 }

@@ -137,6 +137,32 @@ void ez_logup_claims_clear(ez_logup_claims *c);
 ez_status ez_logup_prove(ez_transcript *tr, const ez_logup_table *t, const ez_logup_column *c, size_t nc,
                          const ez_fe *m, ez_writer *proof, ez_logup_claims *out);
 
+/* The same proof in three steps, for a caller that proves several LogUps' instances at
+ * once (docs/protocol-kernel-logup.md §4b: every instance, one fraction tree, runs on a
+ * transcript of its own, forked after alpha and gamma and joined at the end):
+ * ez_logup_prove = begin, every instance k < ninstances in any order (or concurrently:
+ * distinct k touch disjoint state), end.
+ * begin: the statement (lengths col_lens, tags col_tags: required for a RANGES table,
+ *   else may be NULL) absorbed into tr and alpha, gamma drawn; t is copied, an explicit
+ *   table's rows are borrowed until end. *out on EZ_OK (free with ez_logup_prover_free).
+ * instance: tree k from the columns c[0..nc-1] (the lengths and tags given to begin)
+ *   and m, its GKR on its own transcript, its leaf values: held in the prover. Each
+ *   uses OpenMP inside (nested in a caller's parallel region: one thread).
+ * end: every instance's bytes appended to proof in instance order, each instance's
+ *   final transcript state absorbed into tr in that order; *out the claims (moved out of
+ *   the prover). EZ_ERR_INVALID if an instance was not proven.
+ * Errors: EZ_ERR_INVALID (malformed table, lengths, tags or columns), EZ_ERR_NOMEM. */
+typedef struct ez_logup_prover ez_logup_prover;
+ez_status ez_logup_prove_begin(ez_logup_prover **out, ez_transcript *tr, const ez_logup_table *t,
+                               const uint64_t *col_lens, const unsigned *col_tags, size_t nc);
+size_t ez_logup_prover_ninstances(const ez_logup_prover *p);
+/* Instance k's tree has 2^vars leaves (0 for k out of range): a scheduling weight. */
+unsigned ez_logup_prover_instance_vars(const ez_logup_prover *p, size_t k);
+const ez_logup_table *ez_logup_prover_table(const ez_logup_prover *p);
+ez_status ez_logup_prove_instance(ez_logup_prover *p, size_t k, const ez_logup_column *c, const ez_fe *m);
+ez_status ez_logup_prove_end(ez_logup_prover *p, ez_transcript *tr, ez_writer *proof, ez_logup_claims *out);
+void ez_logup_prover_free(ez_logup_prover *p);
+
 /* Bytes ez_logup_prove appends for table t and columns of lengths col_lens[0..nc-1]
  * and tags col_tags (required when t has pairs, else may be NULL) (per instance: its
  * root, its GKR proof and its leaf values), into *bytes. Returns EZ_OK, EZ_ERR_INVALID
@@ -159,5 +185,15 @@ ez_status ez_logup_verify(ez_transcript *tr, const ez_logup_table *t, const uint
  * table, ignored — may be NULL — otherwise). */
 ez_status ez_logup_verify_tagged(ez_transcript *tr, const ez_logup_table *t, const uint64_t *col_lens,
                                  const unsigned *col_tags, size_t nc, ez_reader *proof, ez_logup_claims *out);
+
+/* The verifier in two steps, to match ez_logup_prove_begin / _end: begin absorbs the
+ * statement and draws alpha, gamma (t copied, an explicit table's rows borrowed until
+ * end; errors as ez_logup_verify); end reads and checks every instance on its own
+ * transcript, joins them into tr and returns the claims (as ez_logup_verify). */
+typedef struct ez_logup_verifier ez_logup_verifier;
+ez_status ez_logup_verify_begin(ez_logup_verifier **out, ez_transcript *tr, const ez_logup_table *t,
+                                const uint64_t *col_lens, const unsigned *col_tags, size_t nc);
+ez_status ez_logup_verify_end(ez_logup_verifier *v, ez_transcript *tr, ez_reader *proof, ez_logup_claims *out);
+void ez_logup_verifier_free(ez_logup_verifier *v);
 
 #endif

@@ -512,9 +512,14 @@ static void ref_softmax_row(const ez_table *t, const int64_t *x, const bool *liv
         }
         sigma += e[j];
     }
+    /* the row reciprocal r = floor(2^(s_out+16) / sigma), then p = floor(e r / 2^16) */
+    int64_t r = sigma ? (INT64_C(1) << (s_out + 16)) / sigma : 0;
     for (int j = 0; j < n; j++) {
-        p[j] = sigma ? (e[j] << s_out) / sigma : 0;
-        rem[j] = (e[j] << s_out) - p[j] * sigma;
+        p[j] = (e[j] * r) >> 16;
+        rem[j] = e[j] * r - (p[j] << 16);
+        /* within one unit below the exact quotient floor(e 2^s_out / sigma) */
+        int64_t exact = sigma ? (e[j] << s_out) / sigma : 0;
+        ck_assert(p[j] == exact || p[j] == exact - 1);
     }
     *m_out = any ? m : 0;
     *sig_out = sigma;
@@ -559,6 +564,7 @@ START_TEST(test_softmax_exact)
     const int64_t *asum = ez_trace_aux(&tr, 0, EZ_AUX_ROW_SUM, NULL);
     const int64_t *aexp = ez_trace_aux(&tr, 0, EZ_AUX_EXP, NULL);
     const int64_t *arem = ez_trace_aux(&tr, 0, EZ_AUX_DIV_REM, NULL);
+    const int64_t *arec = ez_trace_aux(&tr, 0, EZ_AUX_ROW_RECIP, NULL);
     for (int h = 0; h < H; h++)
         for (int s = 0; s < S; s++) {
             int row = h * S + s;
@@ -569,17 +575,18 @@ START_TEST(test_softmax_exact)
             ref_softmax_row(t, x + row * S, live, S, 12, pp, e, rem, &m, &sig);
             ck_assert_int_eq(amax[row], m);
             ck_assert_int_eq(asum[row], sig);
+            ck_assert_int_eq(arec[row], (INT64_C(1) << (12 + 16)) / sig);
             int64_t total = 0;
             for (int j = 0; j < S; j++) {
                 ck_assert_int_eq(tr.t[y][row * S + j], pp[j]);
                 ck_assert_int_eq(aexp[row * S + j], e[j]);
                 ck_assert_int_eq(arem[row * S + j], rem[j]);
-                ck_assert(rem[j] >= 0 && rem[j] < sig);
+                ck_assert(rem[j] >= 0 && rem[j] < 65536);
                 if (j > s)
                     ck_assert_int_eq(tr.t[y][row * S + j], 0); /* masked: exactly 0 */
                 total += pp[j];
             }
-            ck_assert(total <= 4096 && total > 4096 - S);
+            ck_assert(total <= 4096 && total > 4096 - 2 * S); /* each p at most 2 units low */
         }
     /* all-masked-but-one row: the single live entry gets all the weight */
     ck_assert_int_eq(tr.t[y][0], 4096);

@@ -1155,12 +1155,134 @@ START_TEST(test_mult_consecutive_keys)
 }
 END_TEST
 
+/* Every tree on a transcript of its own (docs/protocol-kernel-logup.md §4b). A range
+ * table of 2^8 rows and two columns of 64 and 16 rows: three trees, the table's, then
+ * the columns' (one per set bit of 64 + 16), each [root][GKR][one value]. */
+static void split_prove(const ez_logup_table *t, const ez_logup_column *c, size_t nc, const ez_fe *m, bool reverse,
+                        ez_writer *w, ez_logup_claims *pc, ez_transcript *tr)
+{
+    uint64_t lens[8];
+    unsigned tags[8];
+    ck_assert(nc <= 8);
+    for (size_t i = 0; i < nc; i++) {
+        lens[i] = c[i].len;
+        tags[i] = c[i].tag;
+    }
+    ez_logup_prover *p = NULL;
+    start(tr, m, ez_logup_table_size(t));
+    ck_assert_int_eq(ez_logup_prove_begin(&p, tr, t, lens, tags, nc), EZ_OK);
+    const int64_t n = (int64_t)ez_logup_prover_ninstances(p);
+    ez_writer_init(w);
+    /* before every tree is proven, end refuses */
+    ck_assert_int_eq(ez_logup_prove_end(p, tr, w, pc), EZ_ERR_INVALID);
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : bad)
+    for (int64_t i = 0; i < n; i++)
+        bad += ez_logup_prove_instance(p, (size_t)(reverse ? n - 1 - i : i), c, m) != EZ_OK;
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(ez_logup_prove_instance(p, 0, c, m), EZ_ERR_INVALID); /* proven once */
+    ck_assert_int_eq(ez_logup_prove_end(p, tr, w, pc), EZ_OK);
+    ez_logup_prover_free(p);
+}
+
+/* The verifier's transcript state after the proof (st: its status). */
+static ez_status verify_state(const ez_logup_table *t, const ez_logup_column *c, size_t nc, const ez_fe *m,
+                              const ez_writer *w, ez_transcript *tr, ez_logup_claims *vc)
+{
+    uint64_t lens[8];
+    for (size_t i = 0; i < nc; i++)
+        lens[i] = c[i].len;
+    start(tr, m, ez_logup_table_size(t));
+    ez_reader r;
+    ez_reader_init(&r, w->data, w->len);
+    ez_status st = ez_logup_verify(tr, t, lens, nc, &r, vc);
+    return st == EZ_OK && !ez_reader_done(&r) ? EZ_ERR_REJECT : st;
+}
+
+START_TEST(test_tree_transcripts_forked)
+{
+    ez_rng rng = ez_rng_for("tree_transcripts");
+    ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 8};
+    ez_fe *a = range_values(&rng, 64, 8), *z = range_values(&rng, 16, 8), *a2 = malloc(64 * sizeof *a2);
+    for (int i = 0; i < 64; i++)
+        a2[i] = a[63 - i]; /* a permutation of a: the same multiplicities */
+    ck_assert(memcmp(a, a2, 64 * sizeof *a) != 0);
+    ez_logup_column c[2] = {{.len = 64, .cols = {a}}, {.len = 16, .cols = {z}}};
+    ez_logup_column c2[2] = {{.len = 64, .cols = {a2}}, {.len = 16, .cols = {z}}};
+    ez_fe m[256];
+    ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_OK);
+    const size_t t0 = 32 + (size_t)ez_gkr_frac_proof_bytes(8, false) + 16;
+    const size_t t1 = t0 + 32 + (size_t)ez_gkr_frac_proof_bytes(6, true) + 16;
+    const size_t t2 = t1 + 32 + (size_t)ez_gkr_frac_proof_bytes(4, true) + 16;
+
+    /* the trees in any order, on two threads or one: the same bytes, claims and state */
+    ez_writer w, ws;
+    ez_logup_claims pc, ps;
+    ez_transcript tr, ts;
+    start(&tr, m, 256);
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_logup_prove(&tr, &t, c, 2, m, &w, &pc), EZ_OK);
+    ck_assert_uint_eq(w.len, t2);
+    for (int reverse = 0; reverse < 2; reverse++) {
+        split_prove(&t, c, 2, m, reverse, &ws, &ps, &ts);
+        ck_assert(ws.len == w.len && memcmp(ws.data, w.data, w.len) == 0);
+        ck_assert(claims_equal(&pc, &ps) && memcmp(ts.state, tr.state, sizeof tr.state) == 0);
+        ez_writer_clear(&ws);
+        ez_logup_claims_clear(&ps);
+    }
+
+    /* Another valid witness for the 64-row column changes that tree's messages only: the
+     * 16-row tree after it has the same bytes (its challenges do not depend on the other
+     * trees), and the verifier's transcript after the proof differs (the join binds every
+     * tree's messages before the caller's next challenge). */
+    ez_writer w2;
+    ez_logup_claims pc2;
+    prove(&t, c2, 2, m, &w2, &pc2);
+    ck_assert_uint_eq(w2.len, t2);
+    ck_assert(memcmp(w.data, w2.data, t0) == 0);
+    ck_assert(memcmp(w.data + t0, w2.data + t0, t1 - t0) != 0);
+    ck_assert(memcmp(w.data + t1, w2.data + t1, t2 - t1) == 0);
+    ez_transcript v1, v2;
+    ez_logup_claims vc;
+    ck_assert_int_eq(verify_state(&t, c, 2, m, &w, &v1, &vc), EZ_OK);
+    ez_logup_claims_clear(&vc);
+    ck_assert_int_eq(verify_state(&t, c2, 2, m, &w2, &v2, &vc), EZ_OK);
+    ez_logup_claims_clear(&vc);
+    ck_assert(memcmp(v1.state, v2.state, sizeof v1.state) != 0);
+
+    /* A malicious prover splices the other witness's tree into the proof of c: each
+     * tree is valid on its own transcript, so LogUp accepts, but the claim it returns on
+     * the 64-row column is a2's, false for a: the caller rejects. */
+    uint8_t *buf = malloc(w.len);
+    memcpy(buf, w.data, w.len);
+    memcpy(buf + t0, w2.data + t0, t1 - t0);
+    ez_status st;
+    ck_assert(!accepts(&t, c, 2, m, buf, w.len, &st));
+    ck_assert_int_eq(st, EZ_OK);
+    ck_assert(accepts(&t, c2, 2, m, buf, w.len, NULL));
+    /* and one round message of the 16-row tree changed: that tree rejects */
+    memcpy(buf, w.data, w.len);
+    ez_tamper_fe2(buf + t1 + 32 + 64 + 16);
+    ck_assert(!accepts(&t, c, 2, m, buf, w.len, &st));
+    ck_assert_int_eq(st, EZ_ERR_REJECT);
+    free(buf);
+    ez_writer_clear(&w);
+    ez_writer_clear(&w2);
+    ez_logup_claims_clear(&pc);
+    ez_logup_claims_clear(&pc2);
+    free(a);
+    free(a2);
+    free(z);
+}
+END_TEST
+
 Suite *ez_suite_logup(void)
 {
     const TTest *tests[] = {test_gkr_tree, test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
         test_explicit_4col_dups, test_many_columns, test_ranges_honest, test_leaf_values_large, test_ranges_outside,
         test_value_outside_table, test_outside_explicit, test_wrong_multiplicity, test_tamper_messages,
         test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments,
-        test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces, test_mult_consecutive_keys};
+        test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces, test_mult_consecutive_keys,
+        test_tree_transcripts_forked};
     return ez_test_suite("logup", "logup", 60, tests, sizeof tests / sizeof tests[0]);
 }

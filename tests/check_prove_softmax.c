@@ -7,9 +7,12 @@
  *     max, the softmax axis first, an input scale above 12 (d's low limb), other output
  *     scales;
  *   - malicious provers are rejected: a max below some entry, a max that is attained
- *     nowhere (everything else recomputed consistently from it), a wrong exp value, a
- *     remainder >= sigma, p off by one with the compensating remainder, a changed round
- *     message, a changed claimed output;
+ *     nowhere (everything else recomputed consistently from it), a wrong exp value, p off
+ *     by one with the compensating remainder q -/+ 2^16, a row reciprocal off by one with
+ *     p and q recomputed from it (rows of the smallest and largest sigma), one
+ *     reciprocal, q or p changed alone, a changed round message, a changed claimed output;
+ *   - boundary widths: the widest row sums (every live score equal), the output scale at
+ *     the division's limit (accepted) and one above it (refused by the layout);
  *   - the checked prover refuses inconsistent traces with a message. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,7 @@
 typedef struct {
     ez_pfx f;  /* no weights: nothing committed, an empty weight range proof */
     size_t op; /* the softmax */
+    int64_t rr, g; /* the row values a tamper of the reciprocal's remainder writes */
 } smx;
 
 static void smx_compile(smx *f, const char *src)
@@ -181,10 +185,52 @@ START_TEST(test_honest_scales)
     honest("model sm\nparam S = 5\nscale 20\nbits 32\ninput x[S, S] @scale(12) @bits(24)\n"
            "p[s, t] = softmax[t](x[s, t])\noutput p\n",
            "out20", 1 << 13);
+    /* all scores equal on the random rows: the widest row sums (sigma = T 2^16) */
+    honest(SRC_MASKED(5, 5), "widest_sigma", 0);
+    honest(SRC_PLAIN(3, 6), "widest_sigma_plain", 0);
+    /* the output scale at its limit for the row length: bitlen(T 2^16 - 1) + s + 1 = 62
+     * (T = 5: 19 + 42 + 1; T = 2: 17 + 44 + 1, the largest output scale) */
+    honest("model sm\nparam S = 5\nscale 42\nbits 62\ninput x[S, S] @scale(12) @bits(24)\n"
+           "p[s, t] = softmax[t](causal[s, t](x[s, t]))\noutput p\n",
+           "out42", 1 << 13);
+    honest("model sm\nparam S = 2\nscale 44\nbits 62\ninput x[S, S] @scale(12) @bits(24)\n"
+           "p[s, t] = softmax[t](x[s, t])\noutput p\n",
+           "out44", 1 << 13);
+    /* one above the limit (T = 5, s = 43: 19 + 44 = 63 bits): refused by the layout */
+    smx f;
+    ez_diag d = {{0}};
+    smx_compile(&f, "model sm\nparam S = 5\nscale 43\nbits 62\ninput x[S, S] @scale(12) @bits(24)\n"
+                    "p[s, t] = softmax[t](x[s, t])\noutput p\n");
+    smx_run(&f, "out43", 1 << 13);
+    ez_proof pf;
+    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(d.msg, "too large for an exact division") != NULL, "%s", d.msg);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f.f);
 }
 END_TEST
 
 /* ---- malicious provers ------------------------------------------------------------------- */
+
+/* The division of row r (axis last, T entries) by a chosen reciprocal rc, from its exp
+ * values: p = floor(e rc / 2^16) and its remainder q, as the semantics do. */
+static void divide_row(smx *f, uint64_t r, uint64_t T, int64_t rc)
+{
+    const ez_plan_op *o = &f->f.plan.ops[f->op];
+    const int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T;
+    int64_t *q = f->f.tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T, *p = f->f.tr.t[o->out] + r * T;
+    for (uint64_t j = 0; j < T; j++) {
+        p[j] = (e[j] * rc) >> EZ_SOFTMAX_RECIP_BITS;
+        q[j] = e[j] * rc - (p[j] << EZ_SOFTMAX_RECIP_BITS);
+    }
+    f->f.tr.ops[f->op].aux[EZ_AUX_ROW_RECIP][r] = rc;
+}
+
+/* The honest reciprocal of a row sum. */
+static int64_t recip_of(const smx *f, int64_t sigma)
+{
+    return (INT64_C(1) << (f->f.plan.ops[f->op].out_scale + EZ_SOFTMAX_RECIP_BITS)) / sigma;
+}
 
 /* Recompute one row of the softmax (axis last, row r) from a chosen max m, exactly as the
  * semantics do, so the only false statement is about m. */
@@ -197,8 +243,7 @@ static void recompute_row(smx *f, uint64_t r, int64_t m)
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
     const int64_t *x = f->f.tr.t[o->in[0]] + r * T;
-    int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->f.tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
-    int64_t *p = f->f.tr.t[o->out] + r * T;
+    int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T;
     uint64_t i = r % S; /* the mask row coordinate (masked models: s is the axis before t) */
     int64_t sigma = 0;
     for (uint64_t j = 0; j < T; j++) {
@@ -206,11 +251,7 @@ static void recompute_row(smx *f, uint64_t r, int64_t m)
         e[j] = live ? ez_table_softmax_exp(&t, m - x[j]) : 0;
         sigma += e[j];
     }
-    for (uint64_t j = 0; j < T; j++) {
-        int64_t num = e[j] << o->out_scale;
-        p[j] = num / sigma;
-        rem[j] = num % sigma;
-    }
+    divide_row(f, r, T, recip_of(f, sigma));
     f->f.tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
     f->f.tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
     ez_table_clear(&t);
@@ -262,7 +303,7 @@ START_TEST(test_max_not_attained)
 }
 END_TEST
 
-/* One exp value changed (and the row sum, p and remainders kept). */
+/* One exp value changed (and the row sum, reciprocal, p and remainders kept). */
 START_TEST(test_wrong_exp)
 {
     smx f;
@@ -271,29 +312,25 @@ START_TEST(test_wrong_exp)
     smx_run(&f, "wrong_exp", 1 << 12);
     f.f.tr.ops[f.op].aux[EZ_AUX_EXP][4 * 5 + 2] += 1;
     ez_pfx_expect_prove_rejected(&f.f, false, "softmax");
-    /* and a wrong exp value carried consistently into sigma, p and the remainders */
+    /* and a wrong exp value carried consistently into sigma, r, p and the remainders */
     ez_pfx_free(&f.f);
     smx_compile(&f, SRC_PLAIN(3, 5));
     smx_run(&f, "wrong_exp2", 1 << 12);
     {
-        const ez_plan_op *o = &f.f.plan.ops[f.op];
-        int64_t *e = f.f.tr.ops[f.op].aux[EZ_AUX_EXP], *rem = f.f.tr.ops[f.op].aux[EZ_AUX_DIV_REM];
-        int64_t *p = f.f.tr.t[o->out], sigma = 0;
+        int64_t *e = f.f.tr.ops[f.op].aux[EZ_AUX_EXP], sigma = 0;
         e[1] -= 5;
         for (int j = 0; j < 5; j++)
             sigma += e[j];
-        for (int j = 0; j < 5; j++) {
-            p[j] = (e[j] << o->out_scale) / sigma;
-            rem[j] = (e[j] << o->out_scale) % sigma;
-        }
+        f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][0] = sigma;
+        divide_row(&f, 0, 5, recip_of(&f, sigma));
     }
     ck_assert(!ez_pfx_prove_verify(&f.f, false, &why));
     ez_pfx_free(&f.f);
 }
 END_TEST
 
-/* p - 1 with rem + sigma (rem >= sigma), and p + 1 with rem - sigma (rem < 0): the
- * division equation still holds in the field. */
+/* p - 1 with q + 2^16 (q >= 2^16), and p + 1 with q - 2^16 (q < 0): e r = 2^16 p + q
+ * still holds in the field; q's range check refuses it. */
 START_TEST(test_division_off_by_one)
 {
     for (int dir = -1; dir <= 1; dir += 2) {
@@ -303,16 +340,72 @@ START_TEST(test_division_off_by_one)
         smx_run(&f, dir < 0 ? "div_minus" : "div_plus", 1 << 12);
         const ez_plan_op *o = &f.f.plan.ops[f.op];
         uint64_t r = 4, j = 1;
-        int64_t sigma = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][r];
-        int64_t *p = f.f.tr.t[o->out] + r * 5, *rem = f.f.tr.ops[f.op].aux[EZ_AUX_DIV_REM] + r * 5;
+        int64_t *p = f.f.tr.t[o->out] + r * 5, *q = f.f.tr.ops[f.op].aux[EZ_AUX_DIV_REM] + r * 5;
         if (dir < 0 && p[j] == 0)
             j = 0; /* the row max's entry has p > 0 */
         p[j] += dir;
-        rem[j] -= dir * sigma;
+        q[j] -= dir * (INT64_C(1) << EZ_SOFTMAX_RECIP_BITS);
         ez_proof pf;
         ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
+        ck_assert_msg(strstr(d.msg, "remainder of e r") != NULL, "%s", d.msg);
         ez_proof_clear(&pf);
         ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+        ez_pfx_free(&f.f);
+    }
+}
+END_TEST
+
+/* A row's reciprocal off by one (r + 1: its remainder 2^(s+16) - r sigma < 0; r - 1: the
+ * remainder >= sigma), p and q recomputed from it so that e r = 2^16 p + q holds on every
+ * entry: the row's remainder range (rr, or g = sigma - 1 - rr) refuses it. Scores 0 on
+ * the random rows, so row (0, 4) is the widest row sum (sigma = 5 2^16, five live entries
+ * tied), row (0, 0) the narrowest (sigma = 2^16, one live entry); row (1, 2) mixes huge
+ * and tiny scores. */
+START_TEST(test_recip_off_by_one)
+{
+    const uint64_t rows[] = {4, 0, 7};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            smx f;
+            ez_diag why = {{0}}, d = {{0}};
+            smx_compile(&f, SRC_MASKED(5, 5));
+            smx_run(&f, "recip_off", 0);
+            uint64_t r = rows[k];
+            int64_t rc = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_RECIP][r];
+            ck_assert_int_eq(rc, recip_of(&f, f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][r]));
+            if (k == 0)
+                ck_assert_int_eq(f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][r], 5 << 16);
+            divide_row(&f, r, 5, rc + dir);
+            ez_proof pf;
+            ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
+            ck_assert_msg(strstr(d.msg, "row reciprocal's remainder") != NULL, "%s", d.msg);
+            ez_proof_clear(&pf);
+            ck_assert_msg(!ez_pfx_prove_verify(&f.f, true, &why), "row %llu, r %+d accepted", (unsigned long long)r,
+                          dir);
+            ez_pfx_free(&f.f);
+        }
+}
+END_TEST
+
+/* One value changed alone, its remainders kept: a reciprocal (r + 1), an element's
+ * remainder q (+1, still in range), an output p (+1) — each rejected by the unchecked
+ * prover's verifier. */
+START_TEST(test_one_value_changed)
+{
+    for (int k = 0; k < 3; k++) {
+        smx f;
+        ez_diag why = {{0}};
+        smx_compile(&f, SRC_MASKED(5, 5));
+        smx_run(&f, "one_value", 1 << 12);
+        const ez_plan_op *o = &f.f.plan.ops[f.op];
+        int64_t *q = f.f.tr.ops[f.op].aux[EZ_AUX_DIV_REM];
+        if (k == 0)
+            f.f.tr.ops[f.op].aux[EZ_AUX_ROW_RECIP][3] += 1;
+        else if (k == 1)
+            q[3 * 5 + 1] = q[3 * 5 + 1] < 65535 ? q[3 * 5 + 1] + 1 : q[3 * 5 + 1] - 1;
+        else
+            f.f.tr.t[o->out][3 * 5 + 1] += 1;
+        ck_assert_msg(!ez_pfx_prove_verify(&f.f, true, &why), "change %d accepted", k);
         ez_pfx_free(&f.f);
     }
 }
@@ -367,16 +460,12 @@ static void unmask_row(smx *f, uint64_t r)
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_table_build_softmax_exp(&t, o->in_scale, &d), EZ_OK);
     const int64_t *x = f->f.tr.t[o->in[0]] + r * T;
-    int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, *rem = f->f.tr.ops[f->op].aux[EZ_AUX_DIV_REM] + r * T;
-    int64_t *p = f->f.tr.t[o->out] + r * T, m = x[0], sigma = 0;
+    int64_t *e = f->f.tr.ops[f->op].aux[EZ_AUX_EXP] + r * T, m = x[0], sigma = 0;
     for (uint64_t j = 1; j < T; j++)
         m = x[j] > m ? x[j] : m;
     for (uint64_t j = 0; j < T; j++)
         sigma += e[j] = ez_table_softmax_exp(&t, m - x[j]);
-    for (uint64_t j = 0; j < T; j++) {
-        p[j] = (e[j] << o->out_scale) / sigma;
-        rem[j] = (e[j] << o->out_scale) % sigma;
-    }
+    divide_row(f, r, T, recip_of(f, sigma));
     f->f.tr.ops[f->op].aux[EZ_AUX_ROW_MAX][r] = m;
     f->f.tr.ops[f->op].aux[EZ_AUX_ROW_SUM][r] = sigma;
     ez_table_clear(&t);
@@ -474,8 +563,9 @@ static ez_fe *smx_at_live(const ez_advice_layout *L, ez_fe **P, size_t q, uint64
 #define AT(q, x) (*smx_at_live(L, P, first + (q), (x)))
 
 /* The local poly order of docs/protocol-softmax.md §2 for the model SRC_MASKED(5, 5):
- * l, e_lo, w, z, e, h (1 limb), rem (2), g (2), p (1), then per row m, count-1 (1), mult. */
-enum { Q_L, Q_EL, Q_W, Q_Z, Q_E, Q_H, Q_RM0, Q_RM1, Q_G0, Q_G1, Q_P, Q_M, Q_C };
+ * l, e_lo, w, z, e, h (1 limb), q (1), p (1), then per row m, count-1 (1), r (1), rr (2),
+ * g (2). */
+enum { Q_L, Q_EL, Q_W, Q_Z, Q_E, Q_H, Q_Q, Q_P, Q_M, Q_C, Q_R, Q_RR0, Q_RR1, Q_G0, Q_G1 };
 
 /* Element (h, s, t) of x[2, 5, 5] in the padded layout [2, 8, 8]; row (h, s) in [2, 8]. */
 #define PE(h, s, t) ((uint64_t)(h) * 64 + (uint64_t)(s) * 8 + (uint64_t)(t))
@@ -595,6 +685,44 @@ static void forge_masked_weight(smx *f, const ez_advice_layout *L, size_t first,
     AT(Q_E, i) = AT(Q_EL, i);
 }
 
+/* Row (0, 0)'s remainder rr and g = sigma - 1 - rr set to f->rr, f->g (both in range). */
+static void set_row_rem(smx *f, const ez_advice_layout *L, size_t first, ez_fe **P)
+{
+    (void)L;
+    P[first + Q_RR0][PR(0, 0)] = (ez_fe)(f->rr & 0xffff);
+    P[first + Q_RR1][PR(0, 0)] = (ez_fe)(f->rr >> 16);
+    P[first + Q_G0][PR(0, 0)] = (ez_fe)(f->g & 0xffff);
+    P[first + Q_G1][PR(0, 0)] = (ez_fe)(f->g >> 16);
+}
+
+/* The reciprocal's two row identities, each alone: row (0, 0) (one live entry, sigma =
+ * 2^16, r = 2^12) with r + 1 and p, q recomputed (e r = 2^16 p + q everywhere), its rr and
+ * g kept honest (rr + g + 1 = sigma holds, rr + r sigma = 2^28 + sigma does not); then r -
+ * 1, rr = 2^16 (= 2^28 - r sigma, in range) and g = 0 (rr + r sigma = 2^28 holds, rr + g + 1
+ * = sigma + 1 does not). Every range holds; only the row identities reject. */
+START_TEST(test_op_alone_recip_forged)
+{
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        smx f;
+        ez_diag why = {{0}};
+        bool claims_ok, ranges_ok;
+        smx_compile(&f, SRC_MASKED(5, 5));
+        smx_run(&f, "op_alone_recip", 1 << 12);
+        ck_assert_int_eq(f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][0], 1 << 16);
+        int64_t rc = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_RECIP][0];
+        ck_assert_int_eq(rc, 1 << 12);
+        divide_row(&f, 0, 5, rc + dir);
+        f.rr = dir > 0 ? 0 : 1 << 16;
+        f.g = dir > 0 ? (1 << 16) - 1 : 0;
+        bool ok = smx_op_alone(&f, set_row_rem, &claims_ok, &ranges_ok, &why);
+        ck_assert_msg(ranges_ok && claims_ok, "r %+d: the forgery should pass the ranges and the claims", dir);
+        ck_assert_msg(!ok, "r %+d accepted", dir);
+        ck_assert_msg(strstr(why.msg, dir > 0 ? "2^(s+16)" : "below the row's sum") != NULL, "%s", why.msg);
+        ez_pfx_free(&f.f);
+    }
+}
+END_TEST
+
 START_TEST(test_op_alone_exp_forged)
 {
     const smx_tamper tampers[] = {forge_elo, forge_clamp, forge_masked_weight};
@@ -642,7 +770,7 @@ Suite *ez_suite_prove_softmax(void)
 {
     const TTest *tests[] = {test_forged_factors, test_live_mle_bruteforce, test_honest_masked, test_honest_plain,
         test_honest_axis_first, test_honest_scales, test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
-        test_division_off_by_one, test_changed_round_message_and_output, test_changed_output_value,
-        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged};
+        test_division_off_by_one, test_recip_off_by_one, test_one_value_changed, test_changed_round_message_and_output, test_changed_output_value,
+        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged, test_op_alone_recip_forged};
     return ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -22,6 +22,7 @@ const char *ez_aux_kind_name(ez_aux_kind k)
     case EZ_AUX_EXP: return "exp";
     case EZ_AUX_ROW_SUM: return "row_sum";
     case EZ_AUX_DIV_REM: return "div_rem";
+    case EZ_AUX_ROW_RECIP: return "row_recip";
     case EZ_AUX_MEAN: return "mean";
     case EZ_AUX_MEAN_REM: return "mean_rem";
     case EZ_AUX_SUMSQ: return "sumsq";

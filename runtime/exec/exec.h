@@ -42,7 +42,7 @@ typedef enum {
     EZ_AUX_ROW_ARG,   /* per row: lowest index attaining the max (MAX) */
     EZ_AUX_EXP,       /* per element: softmax e = E(m - x), 0 where masked */
     EZ_AUX_ROW_SUM,   /* per row: softmax sigma = sum e; norms: sum of the inputs */
-    EZ_AUX_DIV_REM,   /* per element: softmax e*2^out_scale - p*sigma, in [0, sigma) */
+    EZ_AUX_DIV_REM,   /* per element: softmax e*r - p*2^16, in [0, 2^16) */
     EZ_AUX_MEAN,      /* per row: floor(sum / N) (LAYERNORM) */
     EZ_AUX_MEAN_REM,  /* per row: sum - mean*N, in [0, N) */
     EZ_AUX_SUMSQ,     /* per row: Q = sum of squared centred values */
@@ -52,6 +52,7 @@ typedef enum {
     EZ_AUX_MANTISSA,  /* same shape: M */
     EZ_AUX_MANT_REM,  /* same shape: rem in [0, 4^k) */
     EZ_AUX_RSQRT,     /* same shape: r = T_rsqrt[M] */
+    EZ_AUX_ROW_RECIP, /* per row: softmax r = floor(2^(out_scale+16) / sigma), 0 when sigma = 0 */
     EZ_AUX_COUNT
 } ez_aux_kind;
 

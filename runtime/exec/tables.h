@@ -42,6 +42,7 @@
 #define EZ_TABLE_BITS 16          /* at most 2^16 rows per table (docs/protocol.md) */
 #define EZ_TABLE_RES_SCALE 12     /* finest input resolution a table resolves: 2^-12 */
 #define EZ_SOFTMAX_EXP_SCALE 16   /* fraction bits of the softmax exp values e */
+#define EZ_SOFTMAX_RECIP_BITS 16  /* B: p = floor(e r / 2^B), r = floor(2^(out+B) / sigma) */
 #define EZ_RSQRT_TABLE_SCALE 23   /* fraction bits of the rsqrt table entries */
 #define EZ_NORM_EPS 1e-5          /* epsilon of layernorm / rmsnorm (GPT-2's value) */
 

@@ -59,10 +59,16 @@
  * again). 1.8: WHIR at m = 22 folds into an oracle 1 at rate 1/4 (was 1/8,
  * docs/protocol-kernel-pcs.md §9): openings of 2^22-entry instances and batched chains
  * whose later oracles come from that row change (a vk's range proof may be one); vks
- * and pks before 1.8 are refused (run setup again). */
-#define EZ_PROOF_MINOR 8
+ * and pks before 1.8 are refused (run setup again). 1.9: SOFTMAX divides by a per-row
+ * reciprocal (docs/protocol-softmax.md): its committed polys and walk messages change; and
+ * every LogUp tree runs on a transcript of its own, forked after the table's alpha and
+ * gamma and joined at the end, with every table's statement and challenges before any
+ * tree (docs/protocol-kernel-logup.md §4b): every lookup proof changes, the vk's weight
+ * range proof among them; the version string is einzk-protocol-6; vks and pks before 1.9
+ * are refused (run setup again). */
+#define EZ_PROOF_MINOR 9
 /* The oldest minor version of a vk or pk this build reads. */
-#define EZ_KEY_MIN_MINOR 8
+#define EZ_KEY_MIN_MINOR 9
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,

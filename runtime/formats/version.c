@@ -3,5 +3,5 @@
 
 const char *ez_protocol_version(void)
 {
-    return "einzk-protocol-5";
+    return "einzk-protocol-6";
 }

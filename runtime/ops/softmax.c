@@ -2,18 +2,21 @@
  * semantics define it (docs/protocol-softmax.md; docs/semantics.md "Softmax").
  * The protocol and its soundness argument are docs/protocol-softmax.md, cited below as
  * "§n". Summary: over the input's padded cube the op commits per element l, e_lo, w, z,
- * e and the limbs of h, d_r (only when in_scale > 12), rem, g = sigma-1-rem, p; per row
- * the max m and the limbs of count-1; and the exp table's multiplicities. It proves
- * (a) (l, e_lo) in the exp table (one LogUp-GKR), (b) the limbs in their ranges (the
- * framework's range lookups), (c) one batched zero-check of eight pointwise relations,
- * (d) one zero-check z * d = 0, plus a row identity count-1 + [row real] = sum_t z at a
- * random row point; the claim on p becomes a claim on the committed p.
+ * e and the limbs of h, d_r (only when in_scale > 12), q, p; per row the max m, the limbs
+ * of count-1, of the reciprocal r and of its remainder rr and g = sigma-1-rr; and the exp
+ * table's multiplicities. It proves (a) (l, e_lo) in the exp table (one LogUp-GKR), (b)
+ * the limbs in their ranges (the framework's range lookups), (c) one batched zero-check
+ * of six pointwise relations, (d) one zero-check z * d = 0, plus three row identities at
+ * a random row point (count-1 + [row real] = sum_t z; rr + 2^16 sum_t p + sum_t q =
+ * 2^(s+16) [row real]; rr + g + [row real] = sum_t e); the claim on p becomes a claim on
+ * the committed p.
  *
  * Notation (per row of the input x over the softmax axis t; S = the public live selector,
  * 1 on real entries that the mask keeps, 0 elsewhere on the padded cube):
  *     d = m - x = d_r + 2^k (l + 2^16 h)      d_r in [0, 2^k), l in [0, 2^16), h in [0, 2^hb)
  *     e = e_lo (1 - h w),  (l, e_lo) in the exp table
- *     sigma = sum_t e,  e 2^s = p sigma + rem,  rem in [0, sigma),  p in [0, 2^(s+1))
+ *     sigma = sum_t e,  2^(s+16) = r sigma + rr,  rr in [0, sigma)   (the row reciprocal)
+ *     e r = 2^16 p + q,  q in [0, 2^16),  p in [0, 2^(s+1))          (one power-of-two division)
  * The per-element polys live on the op's live support (ez_rowaxis_live_support: the real
  * entries the mask keeps, in dyadic blocks; zero by construction elsewhere, §2
  * "Supports"), the per-row ones in the padded layout of the row shape; the exp
@@ -35,6 +38,10 @@
 #include "runtime/prove/rangecheck.h"
 
 #define SM_LIMB EZ_ADV_LIMB_BITS
+/* B of docs/semantics.md "Softmax": p = floor(e r / 2^B), r = floor(2^(s+B) / sigma).
+ * With e <= 2^16, B = 16 keeps p within one unit below floor(e 2^s / sigma) and its
+ * remainder q in one 16-bit limb (§4.6). */
+#define SM_RECIP_B EZ_SOFTMAX_RECIP_BITS
 #define SM_TABLE_ROWS (UINT64_C(1) << EZ_TABLE_BITS)
 
 /* ---- shape ------------------------------------------------------------------------------- */
@@ -47,10 +54,10 @@ typedef struct {
     bool masked;
     unsigned out_pos[EZ_MAX_RANK]; /* output axis b is input axis out_pos[b] */
     uint64_t T;                  /* extent of t */
-    unsigned k, hb, bsig, bp, bc; /* in_shift and the widths of h, rem/g, p, count-1 */
-    unsigned nh, ndr, nrm, np, nc; /* their limbs (ndr = 0 when k = 0) */
-    /* local poly ids (§2): element polys, then row polys, then the multiplicities */
-    unsigned pL, pEL, pW, pZ, pE, pH, pDR, pRM, pG, pP, nelem, pM, pC, npolys;
+    unsigned k, hb, bsig, bp, bc; /* in_shift and the widths of h, rr/g, p and r, count-1 */
+    unsigned nh, ndr, nq, np, nc, nr, nrr; /* limbs of h, d_r (0 when k = 0), q, p, count-1, r, rr/g */
+    /* local poly ids (§2): element polys, then row polys */
+    unsigned pL, pEL, pW, pZ, pE, pH, pDR, pQ, pP, nelem, pM, pC, pR, pRR, pG, npolys;
 } sm_shape;
 
 /* The shape of op `op` past its base (op.h: ops.c fills the base first). */
@@ -98,16 +105,19 @@ static ez_status sm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     if (s->T > (UINT64_C(1) << 40))
         return ez_op_unsupported(d, o, "softmax", "the softmax axis is too long");
     s->bsig = ez_bitlen((s->T << SM_LIMB) - 1);
-    s->bp = o->out_scale + 1;
+    s->bp = o->out_scale + 1; /* p <= 2^s and r <= 2^(s+16) / 2^16 = 2^s */
     s->bc = s->T > 1 ? ez_bitlen(s->T - 1) : 1;
-    /* e 2^s = p sigma + rem must hold over the integers: (2^bp - 1) 2^bsig + 2^bsig < p */
+    /* 2^(s+16) = r sigma + rr must hold over the integers: (2^bp - 1) 2^bsig + 2^bsig < p;
+     * e r = 2^16 p + q needs 2^16 2^bp < p, implied (s <= 44) */
     if (s->bp + s->bsig > 62)
         return ez_op_unsupported(d, o, "softmax", "output scale and row length too large for an exact division");
     s->nh = ez_rc_nlimbs(s->hb);
     s->ndr = s->k ? ez_rc_nlimbs(s->k) : 0;
-    s->nrm = ez_rc_nlimbs(s->bsig);
+    s->nq = ez_rc_nlimbs(SM_RECIP_B);
     s->np = ez_rc_nlimbs(s->bp);
     s->nc = ez_rc_nlimbs(s->bc);
+    s->nr = s->np;
+    s->nrr = ez_rc_nlimbs(s->bsig);
     unsigned q = 0;
     s->pL = q++;
     s->pEL = q++;
@@ -116,12 +126,14 @@ static ez_status sm_shape_init(ez_op_shape *base, const ez_plan *p, size_t op, e
     s->pE = q++;
     s->pH = q, q += s->nh;
     s->pDR = q, q += s->ndr;
-    s->pRM = q, q += s->nrm;
-    s->pG = q, q += s->nrm;
+    s->pQ = q, q += s->nq;
     s->pP = q, q += s->np;
     s->nelem = q;
     s->pM = q++;
     s->pC = q, q += s->nc;
+    s->pR = q, q += s->nr;
+    s->pRR = q, q += s->nrr;
+    s->pG = q, q += s->nrr;
     s->npolys = q;
     return EZ_OK;
 }
@@ -170,8 +182,9 @@ static ez_status softmax_layout(ez_advice_layout *L, const ez_plan *p, size_t op
     const struct {
         unsigned first, nl, bits;
         bool row;
-    } v[] = {{s->pH, s->nh, s->hb, false},    {s->pDR, s->ndr, s->k, false},   {s->pRM, s->nrm, s->bsig, false},
-             {s->pG, s->nrm, s->bsig, false}, {s->pP, s->np, s->bp, false},    {s->pC, s->nc, s->bc, true}};
+    } v[] = {{s->pH, s->nh, s->hb, false}, {s->pDR, s->ndr, s->k, false},   {s->pQ, s->nq, SM_RECIP_B, false},
+             {s->pP, s->np, s->bp, false}, {s->pC, s->nc, s->bc, true},     {s->pR, s->nr, s->bp, true},
+             {s->pRR, s->nrr, s->bsig, true}, {s->pG, s->nrr, s->bsig, true}};
     for (size_t i = 0; i < sizeof v / sizeof v[0] && st == EZ_OK; i++)
         if (v[i].nl > 0)
             st = ez_rc_limb_cols(L, (unsigned)op, first + v[i].first, v[i].nl, v[i].bits, v[i].row ? s->g.lenR : s->g.lenE);
@@ -272,8 +285,8 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
 {
     const sm_shape *s = (const sm_shape *)sh;
     ez_status st = EZ_OK;
-    ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *rv = NULL, *gv = NULL, *pv = NULL, *cv = NULL;
-    ez_fe *sig = NULL, *cnt = NULL;
+    ez_fe *c0 = NULL, *c1 = NULL, *hv = NULL, *dv = NULL, *qv = NULL, *pv = NULL, *cv = NULL, *rcv = NULL;
+    ez_fe *rrv = NULL, *gv = NULL, *sig = NULL, *cnt = NULL;
     uint64_t *pos = NULL;
     uint8_t *realrow = NULL;
     const ez_plan_op *o = s->base.o;
@@ -284,12 +297,14 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         st = EZ_ERR_INTERNAL;
         goto out;
     }
-    uint64_t numel = ez_plan_tensor_numel(s->base.to), nrows = numel / s->T, na[3];
+    uint64_t numel = ez_plan_tensor_numel(s->base.to), nrows = numel / s->T, na[4];
     const int64_t *aexp = ez_trace_aux(tr, op, EZ_AUX_EXP, &na[0]);
     const int64_t *arem = ez_trace_aux(tr, op, EZ_AUX_DIV_REM, &na[1]);
     const int64_t *amax = ez_trace_aux(tr, op, EZ_AUX_ROW_MAX, &na[2]);
+    const int64_t *arec = ez_trace_aux(tr, op, EZ_AUX_ROW_RECIP, &na[3]);
     const int64_t *px = s->base.v.data[0], *pout = tr->t[o->out];
-    if (!aexp || !arem || !amax || na[0] != numel || na[1] != numel || na[2] != nrows || !px || !pout) {
+    if (!aexp || !arem || !amax || !arec || na[0] != numel || na[1] != numel || na[2] != nrows || na[3] != nrows ||
+        !px || !pout) {
         ez_diag_set(d, "op '%s': the trace lacks the softmax aux arrays", o->label);
         st = EZ_ERR_INVALID;
         goto out;
@@ -315,17 +330,19 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     ez_fe *const *P = polys + first;
     hv = ez_alloc_aligned(lenC, sizeof *hv);
     dv = ez_alloc_aligned(lenC, sizeof *dv);
-    rv = ez_alloc_aligned(lenC, sizeof *rv);
-    gv = ez_alloc_aligned(lenC, sizeof *gv);
+    qv = ez_alloc_aligned(lenC, sizeof *qv);
     pv = ez_alloc_aligned(lenC, sizeof *pv);
     cv = ez_alloc_aligned(s->g.lenR, sizeof *cv);
+    rcv = ez_alloc_aligned(s->g.lenR, sizeof *rcv);
+    rrv = ez_alloc_aligned(s->g.lenR, sizeof *rrv);
+    gv = ez_alloc_aligned(s->g.lenR, sizeof *gv);
     /* row sums over the whole row cube: with t the first axis, interior padding of the
      * next axis gives rows beyond the row layout (their sums are 0) */
     uint64_t NR = UINT64_C(1) << s->g.nR;
     sig = ez_alloc_array(NR, sizeof *sig);
     cnt = ez_alloc_array(NR, sizeof *cnt);
     realrow = ez_alloc_array(NR, 1);
-    if (!hv || !dv || !rv || !gv || !pv || !cv || !sig || !cnt || !realrow) {
+    if (!hv || !dv || !qv || !pv || !cv || !rcv || !rrv || !gv || !sig || !cnt || !realrow) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -339,10 +356,10 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         P[s->pZ][i] = 0;
         P[s->pE][i] = 0;
         hv[i] = 1;
-        dv[i] = rv[i] = gv[i] = pv[i] = 0;
+        dv[i] = qv[i] = pv[i] = 0;
     }
     for (uint64_t i = 0; i < s->g.lenR; i++)
-        P[s->pM][i] = cv[i] = 0;
+        P[s->pM][i] = cv[i] = rcv[i] = rrv[i] = gv[i] = 0;
     uint64_t pstride[EZ_MAX_RANK], rstride_t[EZ_MAX_RANK], rstride[EZ_MAX_RANK], xstride[EZ_MAX_RANK],
         estride[EZ_MAX_RANK];
     ez_advice_strides(s->base.ti, pstride);
@@ -371,11 +388,12 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         if (w.ct == 0) { /* one writer per row: t = 0 is live in every row */
             realrow[w.pr] = 1;
             P[s->pM][w.pr] = m;
+            rcv[w.pr] = ez_fe_from_i64(arec[w.rr]);
         }
         if (i == EZ_ADV_NOT_COMMITTED)
             continue; /* masked, outside the support: 0 by construction */
         P[s->pE][i] = ez_fe_from_i64(aexp[f]);
-        rv[i] = ez_fe_from_i64(arem[f]);
+        qv[i] = ez_fe_from_i64(arem[f]);
         pv[i] = ez_fe_from_i64(pout[f]);
         if (!w.live)
             continue;
@@ -415,15 +433,15 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         sig[r] = ez_fe_add(sig[r], P[s->pE][j]);
         cnt[r] = ez_fe_add(cnt[r], P[s->pZ][j]);
     }
-    for (uint64_t r = 0; r < s->g.lenR; r++)
-        cv[r] = realrow[r] ? ez_fe_sub(cnt[r], 1) : 0;
-#pragma omp parallel for schedule(static) if (numel > 16384)
-    for (uint64_t f = 0; f < numel; f++) {
-        sm_where w;
-        sm_locate(s, pstride, xstride, rstride, estride, f, &w);
-        uint64_t j = SM_AT(w.pe);
-        if (w.live && j != EZ_ADV_NOT_COMMITTED)
-            gv[j] = ez_fe_sub(ez_fe_sub(sig[w.pr], 1), rv[j]);
+    /* per real row: count - 1, and the reciprocal's remainder rr = 2^(s+16) - r sigma
+     * and g = sigma - 1 - rr (§2); 0 on the other rows */
+    const ez_fe two_sb = ez_fe_pow(2, o->out_scale + SM_RECIP_B);
+    for (uint64_t r = 0; r < s->g.lenR; r++) {
+        if (!realrow[r])
+            continue;
+        cv[r] = ez_fe_sub(cnt[r], 1);
+        rrv[r] = ez_fe_sub(two_sb, ez_fe_mul(rcv[r], sig[r]));
+        gv[r] = ez_fe_sub(ez_fe_sub(sig[r], 1), rrv[r]);
     }
     /* limbs, with the range of every value checked (§2) */
     const struct {
@@ -433,10 +451,12 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
         const char *what;
     } vals[] = {{hv, s->pH, s->nh, s->hb, false, "the high part of a distance to the row max"},
                 {dv, s->pDR, s->ndr, s->k, false, "the low part of a distance to the row max"},
-                {rv, s->pRM, s->nrm, s->bsig, false, "a division remainder"},
-                {gv, s->pG, s->nrm, s->bsig, false, "sigma - 1 - remainder"},
+                {qv, s->pQ, s->nq, SM_RECIP_B, false, "a remainder of e r / 2^16"},
                 {pv, s->pP, s->np, s->bp, false, "an output"},
-                {cv, s->pC, s->nc, s->bc, true, "the count of row maxima minus one"}};
+                {cv, s->pC, s->nc, s->bc, true, "the count of row maxima minus one"},
+                {rcv, s->pR, s->nr, s->bp, true, "a row reciprocal"},
+                {rrv, s->pRR, s->nrr, s->bsig, true, "a row reciprocal's remainder"},
+                {gv, s->pG, s->nrr, s->bsig, true, "sigma - 1 - a row reciprocal's remainder"}};
     for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
         if (vals[k].nl == 0)
             continue;
@@ -461,10 +481,12 @@ out:
     free(c1);
     free(hv);
     free(dv);
-    free(rv);
-    free(gv);
+    free(qv);
     free(pv);
     free(cv);
+    free(rcv);
+    free(rrv);
+    free(gv);
     free(sig);
     free(cnt);
     free(realrow);
@@ -474,34 +496,29 @@ out:
 /* ---- the reduction (both sides) ------------------------------------------------------------ */
 
 /* The batching coefficients of the zero-check (§3). */
-enum { B_A, B_B, B_C, B_CS, B_D1, B_EP, B_E, B_F, B_N };
+enum { B_A, B_B, B_C, B_CS, B_D1, B_E, B_N };
 
-/* Values of one point's atoms (§3): recombined limb values included. */
+/* Values of one point's atoms (§3): recombined limb values included (rb: the row
+ * reciprocal at the point's row part). */
 typedef struct {
-    ez_fe2 x, m, esum, e, el, l, w, z, h, dr, rm, g, p;
+    ez_fe2 x, m, rb, e, el, l, w, z, h, dr, q, p;
 } sm_atoms;
 
 /* The factor values of the big zero-check from atoms (verifier's check, prover's tables). */
 static void sm_factors(const sm_shape *s, const ez_fe2 *beta, const sm_atoms *a, ez_fe2 sv, ez_fe2 f[8])
 {
-    ez_fe two_s = ez_fe_pow(2, s->base.o->out_scale);
-    ez_fe2 sigma = ez_fe2_mul_fe(a->esum, ez_fe_pow(2, s->g.nt));
     ez_fe2 dval = ez_fe2_add(a->dr, ez_fe2_mul_fe(ez_fe2_add(a->l, ez_fe2_mul_fe(a->h, 1u << SM_LIMB)),
                                                   ez_fe_pow(2, s->k)));
-    ez_fe2 one = ez_fe2_one();
-    /* Lin1 = bA (M - X - D) - bD1 Z - bCs E - bE' P + bF (Sigma - 1 - RM - G) */
+    /* Lin1 = bA (M - X - D) - bD1 Z - bCs E */
     ez_fe2 l1 = ez_fe2_mul(beta[B_A], ez_fe2_sub(ez_fe2_sub(a->m, a->x), dval));
     l1 = ez_fe2_sub(l1, ez_fe2_mul(beta[B_D1], a->z));
     l1 = ez_fe2_sub(l1, ez_fe2_mul(beta[B_CS], a->e));
-    l1 = ez_fe2_sub(l1, ez_fe2_mul(beta[B_EP], a->p));
-    l1 = ez_fe2_add(l1, ez_fe2_mul(beta[B_F], ez_fe2_sub(ez_fe2_sub(ez_fe2_sub(sigma, one), a->rm), a->g)));
-    /* Lin2 = bB H + bC (E - EL) + bD1 Z + bCs E + bE' P + bE (2^s E - RM) */
+    /* Lin2 = bB H + bC (E - EL) + bD1 Z + bCs E - bE (2^16 P + Q) */
     ez_fe2 l2 = ez_fe2_mul(beta[B_B], a->h);
     l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_C], ez_fe2_sub(a->e, a->el)));
     l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_D1], a->z));
     l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_CS], a->e));
-    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_EP], a->p));
-    l2 = ez_fe2_add(l2, ez_fe2_mul(beta[B_E], ez_fe2_sub(ez_fe2_mul_fe(a->e, two_s), a->rm)));
+    l2 = ez_fe2_sub(l2, ez_fe2_mul(beta[B_E], ez_fe2_add(ez_fe2_mul_fe(a->p, 1u << SM_RECIP_B), a->q)));
     /* Lin4 = bC EL - bB H */
     ez_fe2 l4 = ez_fe2_sub(ez_fe2_mul(beta[B_C], a->el), ez_fe2_mul(beta[B_B], a->h));
     f[0] = sv;
@@ -510,12 +527,12 @@ static void sm_factors(const sm_shape *s, const ez_fe2 *beta, const sm_atoms *a,
     f[3] = a->h;
     f[4] = a->w;
     f[5] = l4;
-    f[6] = a->p;
-    f[7] = sigma;
+    f[6] = a->e;
+    f[7] = a->rb;
 }
 
-/* The big zero-check's shape: factors S, Lin1, Lin2, H, W, Lin4, P, Sigma; terms
- * S Lin1 + Lin2 + H W Lin4 - bE P Sigma, eq on every variable (§3). */
+/* The big zero-check's shape: factors S, Lin1, Lin2, H, W, Lin4, E, Rb; terms
+ * S Lin1 + Lin2 + H W Lin4 + bE E Rb, eq on every variable (§3). */
 static void sm_desc_a(ez_sumcheck_desc *d, unsigned n)
 {
     ez_sumcheck_desc_init(d, n, 1);
@@ -535,12 +552,6 @@ static void sm_desc_b(ez_sumcheck_desc *d, unsigned n)
     d->eq_vars = n == 0 ? 0 : n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 }
 
-/* Prover: the MLE of local element/row poly q at pt (its cube MLE when on a support). */
-static ez_fe2 sm_eval_poly(const ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt)
-{
-    (void)s;
-    return ez_advice_poly_eval(c->adv, first + q, c->advice[first + q], pt);
-}
 
 /* Add the claim "local poly q at pt = v". */
 static ez_status sm_claim(ez_pctx *c, size_t first, const sm_shape *s, unsigned q, const ez_fe2 *pt, ez_fe2 v)
@@ -559,7 +570,7 @@ static inline ez_fe sm_val(ez_fe *const *P, unsigned firstq, unsigned nl, uint64
 
 /* Prover: the factor tables of both zero-checks over the whole cube. */
 typedef struct {
-    ez_fe *S, *H, *W, *P, *Sig, *Z, *D;
+    ez_fe *S, *H, *W, *E, *Rb, *Z, *D;
     ez_fe2 *l1, *l2, *l4;
 } sm_tables;
 
@@ -568,8 +579,8 @@ static void sm_tables_clear(sm_tables *t)
     free(t->S);
     free(t->H);
     free(t->W);
-    free(t->P);
-    free(t->Sig);
+    free(t->E);
+    free(t->Rb);
     free(t->Z);
     free(t->D);
     free(t->l1);
@@ -581,23 +592,22 @@ static void sm_tables_clear(sm_tables *t)
 static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, const sm_shape *s, const ez_fe2 *beta)
 {
     memset(t, 0, sizeof *t);
-    uint64_t N = UINT64_C(1) << s->g.n, NR = UINT64_C(1) << s->g.nR;
+    uint64_t N = UINT64_C(1) << s->g.n;
     ez_fe *const *P = c->advice + first;
-    ez_fe *X = ez_alloc_aligned(N, sizeof *X), *sig = ez_alloc_array(NR, sizeof *sig);
+    ez_fe *X = ez_alloc_aligned(N, sizeof *X);
     uint64_t *pos = NULL;
     t->S = ez_alloc_aligned(N, sizeof(ez_fe));
     t->H = ez_alloc_aligned(N, sizeof(ez_fe));
     t->W = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->P = ez_alloc_aligned(N, sizeof(ez_fe));
-    t->Sig = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->E = ez_alloc_aligned(N, sizeof(ez_fe));
+    t->Rb = ez_alloc_aligned(N, sizeof(ez_fe));
     t->Z = ez_alloc_aligned(N, sizeof(ez_fe));
     t->D = ez_alloc_aligned(N, sizeof(ez_fe));
     t->l1 = ez_alloc_aligned(N, sizeof(ez_fe2));
     t->l2 = ez_alloc_aligned(N, sizeof(ez_fe2));
     t->l4 = ez_alloc_aligned(N, sizeof(ez_fe2));
-    if (!X || !sig || !t->S || !t->H || !t->W || !t->P || !t->Sig || !t->Z || !t->D || !t->l1 || !t->l2 || !t->l4) {
+    if (!X || !t->S || !t->H || !t->W || !t->E || !t->Rb || !t->Z || !t->D || !t->l1 || !t->l2 || !t->l4) {
         free(X);
-        free(sig);
         sm_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
@@ -608,54 +618,42 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
     const long sup = c->adv->polys[first + s->pL].support;
     if (sup >= 0 && (pos = ez_advice_support_pos(&c->adv->supports[sup], s->g.lenE)) == NULL) {
         free(X);
-        free(sig);
         sm_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
     const uint64_t lenE = s->g.lenE, lenR = s->g.lenR;
-    for (uint64_t i = 0; i < lenE; i++) {
-        uint64_t j = pos ? pos[i] : i;
-        if (j != SM_NONE) {
-            uint64_t r = ez_rowaxis_row_of(&s->g, i);
-            sig[r] = ez_fe_add(sig[r], P[s->pE][j]);
-        }
-    }
-    const ez_fe two_s = ez_fe_pow(2, s->base.o->out_scale), two_k = ez_fe_pow(2, s->k);
+    const ez_fe two_k = ez_fe_pow(2, s->k);
 #pragma omp parallel for schedule(static) if (N >= 4096) /* dozens of field operations per entry */
     for (uint64_t i = 0; i < N; i++) {
         uint64_t r = ez_rowaxis_row_of(&s->g, i), j = i < lenE ? (pos ? pos[i] : i) : SM_NONE;
         bool in = j != SM_NONE;
-        ez_fe S = sm_live(s, i), m = r < lenR ? P[s->pM][r] : 0, sg = sig[r];
+        ez_fe S = sm_live(s, i), m = r < lenR ? P[s->pM][r] : 0;
+        ez_fe rb = r < lenR ? ez_op_limbs_at(P + s->pR, s->nr, r) : 0;
         ez_fe e = in ? P[s->pE][j] : 0, el = in ? P[s->pEL][j] : 0, l = in ? P[s->pL][j] : 0;
         ez_fe z = in ? P[s->pZ][j] : 0, w = in ? P[s->pW][j] : 0;
         ez_fe h = sm_val(P, s->pH, s->nh, j), dr = s->ndr ? sm_val(P, s->pDR, s->ndr, j) : 0;
-        ez_fe rm = sm_val(P, s->pRM, s->nrm, j), g = sm_val(P, s->pG, s->nrm, j);
-        ez_fe p = sm_val(P, s->pP, s->np, j);
+        ez_fe q = sm_val(P, s->pQ, s->nq, j), p = sm_val(P, s->pP, s->np, j);
         ez_fe dval = ez_fe_add(dr, ez_fe_mul(ez_fe_add(l, ez_fe_mul(h, 1u << SM_LIMB)), two_k));
         t->S[i] = S;
         t->H[i] = h;
         t->W[i] = w;
-        t->P[i] = p;
-        t->Sig[i] = sg;
+        t->E[i] = e;
+        t->Rb[i] = rb;
         t->Z[i] = z;
         t->D[i] = dval;
         /* the same linear forms as sm_factors, on base-field entries */
-        ez_fe a1 = ez_fe_sub(ez_fe_sub(m, X[i]), dval), f1 = ez_fe_sub(ez_fe_sub(ez_fe_sub(sg, 1), rm), g);
+        ez_fe a1 = ez_fe_sub(ez_fe_sub(m, X[i]), dval);
         ez_fe2 l1 = ez_fe2_mul_fe(beta[B_A], a1);
         l1 = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_D1], z));
-        l1 = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_CS], e));
-        l1 = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_EP], p));
-        t->l1[i] = ez_fe2_add(l1, ez_fe2_mul_fe(beta[B_F], f1));
+        t->l1[i] = ez_fe2_sub(l1, ez_fe2_mul_fe(beta[B_CS], e));
         ez_fe2 l2 = ez_fe2_mul_fe(beta[B_B], h);
         l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_C], ez_fe_sub(e, el)));
         l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_D1], z));
         l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_CS], e));
-        l2 = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_EP], p));
-        t->l2[i] = ez_fe2_add(l2, ez_fe2_mul_fe(beta[B_E], ez_fe_sub(ez_fe_mul(e, two_s), rm)));
+        t->l2[i] = ez_fe2_sub(l2, ez_fe2_mul_fe(beta[B_E], ez_fe_add(ez_fe_mul(p, 1u << SM_RECIP_B), q)));
         t->l4[i] = ez_fe2_sub(ez_fe2_mul_fe(beta[B_C], el), ez_fe2_mul_fe(beta[B_B], h));
     }
     free(X);
-    free(sig);
     free(pos);
     return EZ_OK;
 }
@@ -711,8 +709,8 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_sumcheck_desc da, db;
     sm_desc_a(&da, n);
     sm_desc_b(&db, n);
-    ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_one(), ez_fe2_neg(beta[B_E])};
-    ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], pth[EZ_PROVE_MAX_VARS], ev[8];
+    ez_fe2 coeffs[4] = {ez_fe2_one(), ez_fe2_one(), ez_fe2_one(), beta[B_E]};
+    ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], ev[8];
     ez_sumcheck_factor fa[8], fb[2];
     if (c->prover) {
         if ((st = sm_tables_build(&tb, c, first, s, beta)) != EZ_OK)
@@ -723,8 +721,8 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         fa[3] = (ez_sumcheck_factor){tb.H, NULL};
         fa[4] = (ez_sumcheck_factor){tb.W, NULL};
         fa[5] = (ez_sumcheck_factor){NULL, tb.l4};
-        fa[6] = (ez_sumcheck_factor){tb.P, NULL};
-        fa[7] = (ez_sumcheck_factor){tb.Sig, NULL};
+        fa[6] = (ez_sumcheck_factor){tb.E, NULL};
+        fa[7] = (ez_sumcheck_factor){tb.Rb, NULL};
         fb[0] = (ez_sumcheck_factor){tb.Z, NULL};
         fb[1] = (ez_sumcheck_factor){tb.D, NULL};
     }
@@ -734,41 +732,38 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         goto out;
     }
     ez_rowaxis_point_row(&s->g, ptr, pt);
-    ez_rowaxis_point_join(&s->g, pth, ptr, half);
     {
-        /* atoms at pt (§3.3): x, m (row point), e at (row point, 1/2..) — the row sum —,
-         * then the element polys */
+        /* atoms at pt (§3.3): x, then m and r's limbs at the row point, then the element
+         * polys */
         sm_atoms a;
-        ez_fe2 v3[3];
-        if (c->prover) {
-            if ((st = ez_advice_tensor_eval(&v3[0], s->base.v.data[0], s->base.ti, pt)) != EZ_OK)
-                goto out;
-            v3[1] = sm_eval_poly(c, first, s, s->pM, ptr);
-            v3[2] = sm_eval_poly(c, first, s, s->pE, pth);
-        }
-        if ((st = ez_pctx_msg(c, "softmax/x-m-esum", v3, 3)) != EZ_OK)
+        ez_fe2 xv;
+        if (c->prover && (st = ez_advice_tensor_eval(&xv, s->base.v.data[0], s->base.ti, pt)) != EZ_OK)
             goto out;
-        if ((st = ez_claim_set(&kc, pt, n, v3[0])) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
+        if ((st = ez_pctx_msg(c, "softmax/x", &xv, 1)) != EZ_OK)
+            goto out;
+        if ((st = ez_claim_set(&kc, pt, n, xv)) != EZ_OK || (st = ez_opview_claim(c, &s->base.v, op, 0, &kc)) != EZ_OK)
             goto out;
         ez_claim_clear(&kc);
-        if ((st = sm_claim(c, first, s, s->pM, ptr, v3[1])) != EZ_OK ||
-            (st = sm_claim(c, first, s, s->pE, pth, v3[2])) != EZ_OK)
-            goto out;
         unsigned qs[EZ_SC_MAX_FACTORS + 5 * EZ_ADV_MAX_LIMBS];
         ez_fe2 vals[EZ_SC_MAX_FACTORS + 5 * EZ_ADV_MAX_LIMBS];
         size_t nq = 0;
+        qs[nq++] = s->pM;
+        for (unsigned l = 0; l < s->nr; l++)
+            qs[nq++] = s->pR + l;
+        if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-row", qs, nq, ptr, vals)) != EZ_OK)
+            goto out;
+        a.x = xv, a.m = vals[0], a.rb = ez_op_limbs_combine(vals + 1, s->nr);
+        nq = 0;
         qs[nq++] = s->pE, qs[nq++] = s->pEL, qs[nq++] = s->pL, qs[nq++] = s->pW, qs[nq++] = s->pZ;
-        for (unsigned q = s->pH; q < s->nelem; q++) /* H, DR, RM, G, P limbs (contiguous) */
+        for (unsigned q = s->pH; q < s->nelem; q++) /* H, DR, Q, P limbs (contiguous) */
             qs[nq++] = q;
         if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-a", qs, nq, pt, vals)) != EZ_OK)
             goto out;
-        a.x = v3[0], a.m = v3[1], a.esum = v3[2];
         a.e = vals[0], a.el = vals[1], a.l = vals[2], a.w = vals[3], a.z = vals[4];
         const ez_fe2 *lv = vals + 5;
         a.h = ez_op_limbs_combine(lv + (s->pH - s->pH), s->nh);
         a.dr = s->ndr ? ez_op_limbs_combine(lv + (s->pDR - s->pH), s->ndr) : ez_fe2_zero();
-        a.rm = ez_op_limbs_combine(lv + (s->pRM - s->pH), s->nrm);
-        a.g = ez_op_limbs_combine(lv + (s->pG - s->pH), s->nrm);
+        a.q = ez_op_limbs_combine(lv + (s->pQ - s->pH), s->nq);
         a.p = ez_op_limbs_combine(lv + (s->pP - s->pH), s->np);
         if (!c->prover) {
             ez_fe2 f[8];
@@ -790,7 +785,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         ez_fe2 vals[1 + 2 * EZ_ADV_MAX_LIMBS];
         size_t nq = 0;
         qs[nq++] = s->pL;
-        for (unsigned q = s->pH; q < s->pRM; q++) /* H, DR limbs */
+        for (unsigned q = s->pH; q < s->pQ; q++) /* H, DR limbs */
             qs[nq++] = q;
         if ((st = ez_op_atoms_msg(c, first, "softmax/atoms-b", qs, nq, pt, vals)) != EZ_OK)
             goto out;
@@ -805,23 +800,46 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         }
     }
 
-    /* 6. rows: count - 1 + [row real] = sum_t z at a random row point (§3.5) */
+    /* 6. rows, at a random row point zeta (§3.5): count - 1 + R = sum_t z (attainment),
+     * rr + 2^16 sum_t p + sum_t q = 2^(s+16) R (the reciprocal: with e r = 2^16 p + q on
+     * every entry, sum_t p and q are r sigma / 2^16's), rr + g + R = sum_t e (rr < sigma) */
     {
         ez_fe2 zeta[EZ_PROVE_MAX_VARS], zt[EZ_PROVE_MAX_VARS];
         ez_transcript_challenges_fe2(c->t, "softmax/zeta", zeta, nR);
         ez_rowaxis_point_join(&s->g, zt, zeta, half);
-        unsigned qs[EZ_ADV_MAX_LIMBS];
-        ez_fe2 vals[EZ_ADV_MAX_LIMBS], zs;
-        for (unsigned l = 0; l < s->nc; l++)
-            qs[l] = s->pC + l;
-        if ((st = ez_op_atoms_msg(c, first, "softmax/count", qs, s->nc, zeta, vals)) != EZ_OK)
+        unsigned qs[1 + 4 * EZ_ADV_MAX_LIMBS];
+        ez_fe2 vals[1 + 4 * EZ_ADV_MAX_LIMBS], sums[1 + 2 * EZ_ADV_MAX_LIMBS + 1];
+        size_t nq = 0;
+        for (unsigned q = s->pC; q < s->npolys; q++) /* C, R (unused here), RR, G limbs */
+            if (q < s->pR || q >= s->pRR)
+                qs[nq++] = q;
+        if ((st = ez_op_atoms_msg(c, first, "softmax/rows", qs, nq, zeta, vals)) != EZ_OK)
             goto out;
-        unsigned qz = s->pZ;
-        if ((st = ez_op_atoms_msg(c, first, "softmax/zsum", &qz, 1, zt, &zs)) != EZ_OK)
+        size_t ns = 0;
+        qs[ns++] = s->pZ, qs[ns++] = s->pE;
+        for (unsigned q = s->pQ; q < s->nelem; q++) /* Q, P limbs */
+            qs[ns++] = q;
+        if ((st = ez_op_atoms_msg(c, first, "softmax/row-sums", qs, ns, zt, sums)) != EZ_OK)
             goto out;
-        ez_fe2 lhs = ez_fe2_add(ez_op_limbs_combine(vals, s->nc), ez_rowaxis_rowreal_eval(&s->g, zeta));
-        if (!c->prover && !ez_fe2_eq(lhs, ez_fe2_mul_fe(zs, ez_fe_pow(2, s->g.nt)))) {
+        const ez_fe two_t = ez_fe_pow(2, s->g.nt);
+        ez_fe2 real = ez_rowaxis_rowreal_eval(&s->g, zeta);
+        ez_fe2 cnt = ez_op_limbs_combine(vals, s->nc), rr = ez_op_limbs_combine(vals + s->nc, s->nrr),
+               g = ez_op_limbs_combine(vals + s->nc + s->nrr, s->nrr);
+        ez_fe2 zsum = ez_fe2_mul_fe(sums[0], two_t), esum = ez_fe2_mul_fe(sums[1], two_t);
+        ez_fe2 qsum = ez_fe2_mul_fe(ez_op_limbs_combine(sums + 2, s->nq), two_t);
+        ez_fe2 psum = ez_fe2_mul_fe(ez_op_limbs_combine(sums + 2 + s->nq, s->np), two_t);
+        ez_fe2 rsum = ez_fe2_add(ez_fe2_add(rr, ez_fe2_mul_fe(psum, 1u << SM_RECIP_B)), qsum);
+        ez_fe2 rwant = ez_fe2_mul_fe(real, ez_fe_pow(2, s->base.o->out_scale + SM_RECIP_B));
+        if (!c->prover && !ez_fe2_eq(ez_fe2_add(cnt, real), zsum)) {
             st = ez_op_reject(c, "a row's maximum is not attained");
+            goto out;
+        }
+        if (!c->prover && !ez_fe2_eq(rsum, rwant)) {
+            st = ez_op_reject(c, "a row's reciprocal times its sum plus its remainder is not 2^(s+16)");
+            goto out;
+        }
+        if (!c->prover && !ez_fe2_eq(ez_fe2_add(ez_fe2_add(rr, g), real), esum)) {
+            st = ez_op_reject(c, "a row reciprocal's remainder is not below the row's sum");
             goto out;
         }
     }
@@ -850,7 +868,8 @@ static ez_status softmax_exec(ez_exec_ctx *c)
     int64_t *asum = ez_exec_aux(c, EZ_AUX_ROW_SUM, rows.nrows);
     int64_t *aexp = ez_exec_aux(c, EZ_AUX_EXP, n);
     int64_t *arem = ez_exec_aux(c, EZ_AUX_DIV_REM, n);
-    if (!amax || !asum || !aexp || !arem) {
+    int64_t *arec = ez_exec_aux(c, EZ_AUX_ROW_RECIP, rows.nrows);
+    if (!amax || !asum || !aexp || !arem || !arec) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -886,19 +905,14 @@ static ez_status softmax_exec(ez_exec_ctx *c)
         }
         amax[r] = any ? m : 0;
         asum[r] = sigma;
-        /* p = floor(e * 2^s_out / sigma), remainder in [0, sigma). A double reciprocal
-         * gives the quotient to within one (num < 2^61, q <= 2^44), corrected exactly
-         * with integer arithmetic: an integer division per entry would dominate. */
-        const double inv = sigma ? 1.0 / (double)sigma : 0.0;
+        /* r = floor(2^(s_out+B) / sigma): one integer division per row; then per entry
+         * p = floor(e r / 2^B), q = e r mod 2^B (e r <= 2^16 2^s_out <= 2^60) */
+        const int64_t rc = sigma ? (int64_t)((UINT64_C(1) << (s_out + SM_RECIP_B)) / (uint64_t)sigma) : 0;
+        arec[r] = rc;
         for (uint64_t j = 0; j < rows.len; j++) {
-            int64_t num = ye[(int64_t)j * os] << s_out;
-            int64_t q = (int64_t)((double)num * inv);
-            while (q > 0 && q * sigma > num)
-                q--;
-            while (sigma && (q + 1) * sigma <= num)
-                q++;
-            y[(int64_t)j * os] = q;
-            yr[(int64_t)j * os] = num - q * sigma;
+            int64_t prod = ye[(int64_t)j * os] * rc;
+            y[(int64_t)j * os] = prod >> SM_RECIP_B;
+            yr[(int64_t)j * os] = prod & ((INT64_C(1) << SM_RECIP_B) - 1);
         }
     }
 out:
@@ -936,7 +950,8 @@ static uint64_t softmax_walk_bytes(const ez_plan *p, const ez_advice_layout *L, 
     ez_sumcheck_desc da, db;
     sm_desc_a(&da, s->g.n);
     sm_desc_b(&db, s->g.n);
-    uint64_t nfe = (s->np - 1) + 3 + 5 + (s->nelem - s->pH) + (1 + s->nh + s->ndr) + s->nc + 1;
+    uint64_t nfe = (s->np - 1) + 1 + (1 + s->nr) + 5 + (s->nelem - s->pH) + (1 + s->nh + s->ndr) +
+                   (s->nc + 2 * s->nrr) + (2 + s->nq + s->np);
     uint64_t b = ez_sumcheck_proof_bytes(&da) + ez_sumcheck_proof_bytes(&db) + nfe * EZ_OP_FE2_BYTES;
     return b;
 }
@@ -963,20 +978,36 @@ static void softmax_relations(ez_margins *m, const ez_plan *p, size_t op, const 
     ez_rel_term(m, "sum_t e", 1, 0, 0, sig_max);
     ez_rel_term(m, "sigma", -1, 0, 0, sig_max);
     ez_rel_end(m);
-    /* E: e 2^s = p sigma + rem */
-    ez_rel_begin(m, op, "e 2^s = p sigma + rem");
-    ez_rel_term(m, "e", 1, p->ops[op].out_scale, 0, e_max);
-    ez_rel_unsigned(s->bp, &lo, &hi);
-    ez_rel_term(m, "p sigma", -1, 0, 0, hi * sig_max);
-    ez_rel_unsigned(s->bsig, &lo, &hi);
-    ez_rel_term(m, "rem", -1, 0, lo, hi);
+    /* the row reciprocal: 2^(s+16) = r sigma + rr, r of bp bits (§4.6) */
+    const unsigned sb = p->ops[op].out_scale + SM_RECIP_B;
+    ez_i128 rlo, rhi, glo, ghi;
+    ez_rel_unsigned(s->bp, &rlo, &rhi);
+    ez_rel_unsigned(s->bsig, &glo, &ghi);
+    ez_rel_begin(m, op, "2^(s+16) = r sigma + rr");
+    ez_rel_term(m, "2^(s+16)", 1, sb, 1, 1);
+    ez_rel_term(m, "r sigma", -1, 0, 0, rhi * sig_max);
+    ez_rel_term(m, "rr", -1, 0, glo, ghi);
     ez_rel_end(m);
-    /* F: sigma - 1 - rem - g = 0 */
-    ez_rel_begin(m, op, "sigma - 1 = rem + g");
+    /* summed over t, the element relation below: rr + 2^16 sum_t p + sum_t q = 2^(s+16) */
+    ez_rel_begin(m, op, "rr + 2^16 sum_t p + sum_t q = 2^(s+16)");
+    ez_rel_term(m, "rr", 1, 0, glo, ghi);
+    ez_rel_term(m, "sum_t p", 1, SM_RECIP_B, 0, rhi * T);
+    ez_rel_term(m, "sum_t q", 1, 0, 0, (((ez_i128)1 << SM_RECIP_B) - 1) * T);
+    ez_rel_term(m, "2^(s+16)", -1, sb, 1, 1);
+    ez_rel_end(m);
+    /* rr <= sigma - 1: sigma - 1 = rr + g */
+    ez_rel_begin(m, op, "sigma - 1 = rr + g");
     ez_rel_term(m, "sigma", 1, 0, 0, sig_max);
-    ez_rel_term(m, "rem", -1, 0, lo, hi);
-    ez_rel_term(m, "g", -1, 0, lo, hi);
+    ez_rel_term(m, "rr", -1, 0, glo, ghi);
+    ez_rel_term(m, "g", -1, 0, glo, ghi);
     ez_rel_term(m, "1", -1, 0, 1, 1);
+    ez_rel_end(m);
+    /* the division by 2^16: e r = 2^16 p + q */
+    ez_rel_begin(m, op, "e r = 2^16 p + q");
+    ez_rel_term(m, "e r", 1, 0, 0, e_max * rhi);
+    ez_rel_term(m, "p", -1, SM_RECIP_B, rlo, rhi);
+    ez_rel_unsigned(SM_RECIP_B, &lo, &hi);
+    ez_rel_term(m, "q", -1, 0, lo, hi);
     ez_rel_end(m);
     /* the row identity: count - 1 + [row real] = sum_t z, count - 1 of bc bits */
     ez_rel_begin(m, op, "count - 1 + 1 = sum_t z");

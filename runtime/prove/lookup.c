@@ -104,45 +104,6 @@ ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, unsi
     return st;
 }
 
-ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
-                          const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
-                          ez_lookup_claims *out)
-{
-    ez_logup_column *lc = NULL;
-    ez_logup_claims cl;
-    ez_logup_table tab;
-    memset(&cl, 0, sizeof cl);
-    memset(out, 0, sizeof *out);
-    ez_status st = table_of(&tab, rbits, nranges, pairs);
-    if (st != EZ_OK || (st = columns(&lc, cols, lens, tags, nc)) != EZ_OK)
-        return st;
-    st = ez_logup_prove(t, &tab, lc, nc, m, w, &cl);
-    if (st == EZ_OK)
-        st = convert(out, &cl);
-    ez_logup_claims_clear(&cl);
-    free(lc);
-    return st;
-}
-
-ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const uint64_t *lens,
-                           const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out)
-{
-    ez_logup_claims cl;
-    ez_logup_table tab;
-    memset(&cl, 0, sizeof cl);
-    memset(out, 0, sizeof *out);
-    ez_status st = table_of(&tab, rbits, nranges, pairs);
-    if (st != EZ_OK)
-        return st;
-    st = ez_logup_verify_tagged(t, &tab, lens, tags, nc, r, &cl);
-    if (st == EZ_OK)
-        st = convert(out, &cl);
-    else if (st == EZ_ERR_INVALID)
-        st = EZ_ERR_REJECT;
-    ez_logup_claims_clear(&cl);
-    return st;
-}
-
 /* ---- function tables ------------------------------------------------------------------ */
 
 ez_status ez_lookup_table_rows(const ez_table *tab, ez_fe **in, ez_fe **out)
@@ -243,38 +204,107 @@ ez_status ez_lookup_func_mult(ez_fe *m, const ez_fe *tin, const ez_fe *tout, con
     return st;
 }
 
-ez_status ez_lookup_func_prove(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
-                               const uint64_t *lens, size_t nc, const ez_fe *m, ez_writer *w, ez_lookup_claims *out)
+/* ---- a table's proof in steps (lib/logup.h, docs/protocol-kernel-logup.md §4b) ------ */
+
+static ez_status convert_any(ez_lookup_claims *out, const ez_logup_table *t, const ez_logup_claims *in)
 {
-    ez_logup_column *lc = NULL;
-    ez_logup_claims cl;
-    ez_logup_table lt;
-    memset(&cl, 0, sizeof cl);
-    memset(out, 0, sizeof *out);
-    func_table(&lt, tin, tout);
-    ez_status st = func_columns(&lc, cols, lens, nc);
+    return t->kind == EZ_TABLE_EXPLICIT ? convert_func(out, in) : convert(out, in);
+}
+
+ez_status ez_lookup_prove_begin(ez_lookup_prover *p, ez_transcript *t, const unsigned *rbits, unsigned nranges,
+                                unsigned pairs, const uint64_t *lens, const unsigned *tags, size_t nc)
+{
+    ez_logup_table tab;
+    memset(p, 0, sizeof *p);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
     if (st == EZ_OK)
-        st = ez_logup_prove(t, &lt, lc, nc, m, w, &cl);
-    if (st == EZ_OK)
-        st = convert_func(out, &cl);
-    ez_logup_claims_clear(&cl);
-    free(lc);
+        st = ez_logup_prove_begin(&p->lp, t, &tab, lens, tags, nc);
     return st;
 }
 
-ez_status ez_lookup_func_verify(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const uint64_t *lens,
-                                size_t nc, ez_reader *r, ez_lookup_claims *out)
+ez_status ez_lookup_func_prove_begin(ez_lookup_prover *p, ez_transcript *t, const ez_fe *tin, const ez_fe *tout,
+                                     const uint64_t *lens, size_t nc)
+{
+    ez_logup_table lt;
+    memset(p, 0, sizeof *p);
+    func_table(&lt, tin, tout);
+    return ez_logup_prove_begin(&p->lp, t, &lt, lens, NULL, nc);
+}
+
+ez_status ez_lookup_prover_columns(ez_lookup_prover *p, const ez_fe *const *cols, const uint64_t *lens,
+                                   const unsigned *tags, size_t nc, const ez_fe *m)
+{
+    free(p->lc);
+    p->lc = NULL;
+    p->m = m;
+    p->nc = nc;
+    if (ez_logup_prover_table(p->lp)->kind == EZ_TABLE_EXPLICIT)
+        return func_columns(&p->lc, cols, lens, nc);
+    return columns(&p->lc, cols, lens, tags, nc);
+}
+
+ez_status ez_lookup_prove_tree(ez_lookup_prover *p, size_t k)
+{
+    if (p->lc == NULL)
+        return EZ_ERR_INVALID;
+    return ez_logup_prove_instance(p->lp, k, p->lc, p->m);
+}
+
+ez_status ez_lookup_prove_end(ez_lookup_prover *p, ez_transcript *t, ez_writer *w, ez_lookup_claims *out)
 {
     ez_logup_claims cl;
-    ez_logup_table lt;
-    memset(&cl, 0, sizeof cl);
     memset(out, 0, sizeof *out);
-    func_table(&lt, tin, tout);
-    ez_status st = ez_logup_verify(t, &lt, lens, nc, r, &cl);
+    ez_status st = ez_logup_prove_end(p->lp, t, w, &cl);
     if (st == EZ_OK)
-        st = convert_func(out, &cl);
+        st = convert_any(out, ez_logup_prover_table(p->lp), &cl);
+    ez_logup_claims_clear(&cl);
+    return st;
+}
+
+void ez_lookup_prover_clear(ez_lookup_prover *p)
+{
+    ez_logup_prover_free(p->lp);
+    free(p->lc);
+    memset(p, 0, sizeof *p);
+}
+
+ez_status ez_lookup_verify_begin(ez_lookup_verifier *v, ez_transcript *t, const unsigned *rbits, unsigned nranges,
+                                 unsigned pairs, const uint64_t *lens, const unsigned *tags, size_t nc)
+{
+    ez_logup_table tab;
+    memset(v, 0, sizeof *v);
+    ez_status st = table_of(&tab, rbits, nranges, pairs);
+    if (st == EZ_OK)
+        st = ez_logup_verify_begin(&v->lv, t, &tab, lens, tags, nc);
+    return st;
+}
+
+ez_status ez_lookup_func_verify_begin(ez_lookup_verifier *v, ez_transcript *t, const ez_fe *tin, const ez_fe *tout,
+                                      const uint64_t *lens, size_t nc)
+{
+    ez_logup_table lt;
+    memset(v, 0, sizeof *v);
+    func_table(&lt, tin, tout);
+    v->func = true;
+    return ez_logup_verify_begin(&v->lv, t, &lt, lens, NULL, nc);
+}
+
+ez_status ez_lookup_verify_end(ez_lookup_verifier *v, ez_transcript *t, ez_reader *r, ez_lookup_claims *out)
+{
+    ez_logup_claims cl;
+    ez_logup_table kind = {.kind = v->func ? EZ_TABLE_EXPLICIT : EZ_TABLE_RANGES};
+    memset(out, 0, sizeof *out);
+    ez_status st = ez_logup_verify_end(v->lv, t, r, &cl);
+    if (st == EZ_OK)
+        st = convert_any(out, &kind, &cl);
     else if (st == EZ_ERR_INVALID)
         st = EZ_ERR_REJECT;
     ez_logup_claims_clear(&cl);
     return st;
+}
+
+void ez_lookup_verifier_clear(ez_lookup_verifier *v)
+{
+    ez_logup_verifier_free(v->lv);
+    memset(v, 0, sizeof *v);
 }

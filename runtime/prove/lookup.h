@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "lib/field.h"
+#include "lib/logup.h"
 #include "lib/transcript.h"
 #include "lib/util.h"
 #include "runtime/exec/tables.h"
@@ -44,15 +45,6 @@ void ez_lookup_claims_clear(ez_lookup_claims *c);
 ez_status ez_lookup_mult(ez_fe *m, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
                          const uint64_t *lens, const unsigned *tags, size_t nc, ez_diag *d);
 
-/* ez_logup_prove / ez_logup_verify_tagged for that range table: the caller has absorbed
- * the commitment to m. Out: *out (clear with ez_lookup_claims_clear; zeroed on
- * failure). Verify returns EZ_ERR_REJECT for any failed check or malformed bytes. */
-ez_status ez_lookup_prove(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const ez_fe *const *cols,
-                          const uint64_t *lens, const unsigned *tags, size_t nc, const ez_fe *m, ez_writer *w,
-                          ez_lookup_claims *out);
-ez_status ez_lookup_verify(ez_transcript *t, const unsigned *rbits, unsigned nranges, unsigned pairs, const uint64_t *lens,
-                           const unsigned *tags, size_t nc, ez_reader *r, ez_lookup_claims *out);
-
 /* ---- function tables ------------------------------------------------------------------ */
 
 #define EZ_LOOKUP_FUNC_WIDTH 2u /* a function table's row: (input, output) */
@@ -66,15 +58,53 @@ ez_status ez_lookup_func_rows(ez_fn_table_kind fkind, ez_func func, unsigned in_
 /* The same rows of a table already built (tab->n must be 2^16, else EZ_ERR_INVALID). */
 ez_status ez_lookup_table_rows(const ez_table *tab, ez_fe **in, ez_fe **out);
 
-/* Multiplicities, proof and verification of tuples (cols[2 j], cols[2 j + 1]) of length
- * lens[j], j < nc, in a function table whose rows are (tin, tout). Claims: out->col[2 j + w]
- * is the claim on column w of tuple j (one point per tuple); out->first[j] = 2 j.
- * Errors as ez_lookup_mult / ez_lookup_prove / ez_lookup_verify. */
+/* Multiplicities of tuples (cols[2 j], cols[2 j + 1]) of length lens[j], j < nc, in a
+ * function table whose rows are (tin, tout); errors as ez_lookup_mult. */
 ez_status ez_lookup_func_mult(ez_fe *m, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
                               const uint64_t *lens, size_t nc, ez_diag *d);
-ez_status ez_lookup_func_prove(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const ez_fe *const *cols,
-                               const uint64_t *lens, size_t nc, const ez_fe *m, ez_writer *w, ez_lookup_claims *out);
-ez_status ez_lookup_func_verify(ez_transcript *t, const ez_fe *tin, const ez_fe *tout, const uint64_t *lens,
-                                size_t nc, ez_reader *r, ez_lookup_claims *out);
+
+/* ---- a table's proof in steps ----------------------------------------------------------
+ * lib/logup.h's ez_logup_prove_begin / _instance / _end for the range table (regions
+ * rbits[0..nranges), pairs, columns of lengths lens and widths tags) or a function table
+ * (rows tin, tout: borrowed until end; tuples of lengths lens): every tree of the table
+ * on its own transcript (docs/protocol-kernel-logup.md §4b), so that a proof begins its
+ * tables in order, proves all their trees at once and ends them in order. The caller has
+ * absorbed the commitment to m before begin.
+ * columns: the columns the trees read (the range table: cols[0..nc); a function table:
+ *   tuple j is (cols[2 j], cols[2 j + 1])), their lengths and tags as given to begin,
+ *   and m; borrowed until the last tree. tree: tree k < ez_logup_prover_ninstances(lp);
+ *   distinct trees may be proven concurrently. end: the proof bytes to w, the trees'
+ *   transcripts joined into t, *out the claims (a function table's: out->col[2 j + w] on
+ *   column w of tuple j, out->first[j] = 2 j; clear with ez_lookup_claims_clear).
+ * The verifier's begin and end are the same steps; end returns EZ_ERR_REJECT for any
+ * failed check or malformed bytes. Errors otherwise EZ_ERR_INVALID, EZ_ERR_NOMEM. */
+typedef struct {
+    ez_logup_prover *lp;
+    ez_logup_column *lc; /* from ez_lookup_prover_columns */
+    size_t nc;
+    const ez_fe *m;
+} ez_lookup_prover;
+
+ez_status ez_lookup_prove_begin(ez_lookup_prover *p, ez_transcript *t, const unsigned *rbits, unsigned nranges,
+                                unsigned pairs, const uint64_t *lens, const unsigned *tags, size_t nc);
+ez_status ez_lookup_func_prove_begin(ez_lookup_prover *p, ez_transcript *t, const ez_fe *tin, const ez_fe *tout,
+                                     const uint64_t *lens, size_t nc);
+ez_status ez_lookup_prover_columns(ez_lookup_prover *p, const ez_fe *const *cols, const uint64_t *lens,
+                                   const unsigned *tags, size_t nc, const ez_fe *m);
+ez_status ez_lookup_prove_tree(ez_lookup_prover *p, size_t k);
+ez_status ez_lookup_prove_end(ez_lookup_prover *p, ez_transcript *t, ez_writer *w, ez_lookup_claims *out);
+void ez_lookup_prover_clear(ez_lookup_prover *p);
+
+typedef struct {
+    ez_logup_verifier *lv;
+    bool func;
+} ez_lookup_verifier;
+
+ez_status ez_lookup_verify_begin(ez_lookup_verifier *v, ez_transcript *t, const unsigned *rbits, unsigned nranges,
+                                 unsigned pairs, const uint64_t *lens, const unsigned *tags, size_t nc);
+ez_status ez_lookup_func_verify_begin(ez_lookup_verifier *v, ez_transcript *t, const ez_fe *tin, const ez_fe *tout,
+                                      const uint64_t *lens, size_t nc);
+ez_status ez_lookup_verify_end(ez_lookup_verifier *v, ez_transcript *t, ez_reader *r, ez_lookup_claims *out);
+void ez_lookup_verifier_clear(ez_lookup_verifier *v);
 
 #endif

@@ -309,32 +309,122 @@ ez_status ez_psess_commit(ez_psess *s, ez_transcript *t, ez_writer *w, unsigned 
 }
 
 /* Phase 3: one LogUp-GKR per table, then its claims resolved (c->w is the section). */
+/* The lookups' trees are proven together, each on one thread, largest first, when they
+ * have at most this many leaves in all: then two trees and every table's columns are
+ * held at once (nanoGPT: 2^21 leaves, tens of MB). Above it, table by table and one tree
+ * in memory at a time, each tree's loops parallel (GPT-2). The proof is the same. */
+#define PSESS_TOGETHER_LEAVES (UINT64_C(1) << 22)
+
+typedef struct {
+    unsigned tb, vars;
+    size_t k;
+} sess_tree;
+
+/* Largest first (the longest task starts first), then in table and tree order. */
+static int sess_tree_cmp(const void *pa, const void *pb)
+{
+    const sess_tree *a = pa, *b = pb;
+    if (a->vars != b->vars)
+        return a->vars > b->vars ? -1 : 1;
+    if (a->tb != b->tb)
+        return a->tb < b->tb ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* Table tb's columns and multiplicities to its prover (built again unless kept). */
+static ez_status sess_lookup_columns(ez_psess *s, ez_pctx *c, ez_lookup_prover *lp, size_t tb)
+{
+    ez_sess_cols *tc = &s->tcs[tb];
+    const ez_fe *m = s->polys[ez_advice_table_poly(&s->L, (unsigned)tb)];
+    ez_status st = s->keep_cols ? EZ_OK : sess_cols_build(s, c->plan, c->tr, tb, c->d);
+    if (st == EZ_OK)
+        st = ez_lookup_prover_columns(lp, tc->cols, tc->lens, tc->tags, tc->nc, m);
+    return st;
+}
+
+/* Every tree of every table at once (distinct trees touch disjoint state); the first
+ * failing tree's status in the list's order. */
+static ez_status sess_trees_together(ez_psess *s, ez_pctx *c, ez_lookup_prover *lp, size_t ntrees)
+{
+    sess_tree *tr = ez_alloc_array(ntrees ? ntrees : 1, sizeof *tr);
+    if (tr == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = EZ_OK;
+    size_t n = 0;
+    for (size_t tb = 0; tb < s->L.ntables && st == EZ_OK; tb++) {
+        st = sess_lookup_columns(s, c, &lp[tb], tb);
+        for (size_t k = 0; k < ez_logup_prover_ninstances(lp[tb].lp); k++)
+            tr[n++] = (sess_tree){.tb = (unsigned)tb, .k = k, .vars = ez_logup_prover_instance_vars(lp[tb].lp, k)};
+    }
+    if (st != EZ_OK) {
+        free(tr);
+        return st;
+    }
+    qsort(tr, n, sizeof *tr, sess_tree_cmp);
+    size_t bad = n;
+    int err = EZ_OK;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (size_t i = 0; i < n; i++) {
+        ez_status sti = ez_lookup_prove_tree(&lp[tr[i].tb], tr[i].k);
+        if (sti != EZ_OK) {
+#pragma omp critical(ez_psess_trees)
+            if (i < bad) {
+                bad = i;
+                err = (int)sti;
+            }
+        }
+    }
+    free(tr);
+    return (ez_status)err;
+}
+
 ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c)
 {
-    for (size_t tb = 0; tb < s->L.ntables; tb++) {
-        ez_sess_cols *tc = &s->tcs[tb];
+    ez_status st = EZ_OK;
+    ez_lookup_prover lp[EZ_ADV_MAX_TABLES];
+    size_t ntrees = 0;
+    uint64_t leaves = 0;
+    memset(lp, 0, sizeof lp);
+    /* every table's statement and challenges, in table order (§4b) */
+    for (size_t tb = 0; tb < s->L.ntables && st == EZ_OK; tb++) {
+        const ez_sess_cols *tc = &s->tcs[tb];
         const ez_lookup_table_desc *td = &s->L.tables[tb];
-        const ez_fe *m = s->polys[ez_advice_table_poly(&s->L, (unsigned)tb)];
+        st = td->kind == EZ_LOOKUP_RANGES
+                 ? ez_lookup_prove_begin(&lp[tb], c->t, td->rbits, td->nranges, td->pairs, tc->lens, tc->tags, tc->nc)
+                 : ez_lookup_func_prove_begin(&lp[tb], c->t, tc->tin, tc->tout, tc->lens, tc->nc);
+        for (size_t k = 0; st == EZ_OK && k < ez_logup_prover_ninstances(lp[tb].lp); k++, ntrees++)
+            leaves += UINT64_C(1) << ez_logup_prover_instance_vars(lp[tb].lp, k);
+    }
+    const bool together = leaves <= PSESS_TOGETHER_LEAVES;
+    if (st == EZ_OK && together)
+        st = sess_trees_together(s, c, lp, ntrees);
+    /* then per table in order: its trees (unless proven together), its bytes and joined
+     * transcripts, its claims resolved */
+    for (size_t tb = 0; tb < s->L.ntables && st == EZ_OK; tb++) {
+        ez_sess_cols *tc = &s->tcs[tb];
         ez_lookup_claims lcl;
-        ez_status st = s->keep_cols ? EZ_OK : sess_cols_build(s, c->plan, c->tr, tb, c->d);
-        if (st != EZ_OK)
-            return st;
-        if (td->kind == EZ_LOOKUP_RANGES) {
-            st = ez_lookup_prove(c->t, td->rbits, td->nranges, td->pairs, tc->cols, tc->lens, tc->tags, tc->nc, m, c->w, &lcl);
-            if (st == EZ_OK)
-                st = ez_rc_resolve(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
-        } else {
-            st = ez_lookup_func_prove(c->t, tc->tin, tc->tout, tc->cols, tc->lens, tc->nc, m, c->w, &lcl);
-            if (st == EZ_OK)
-                st = ez_rc_resolve_tuples(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
+        memset(&lcl, 0, sizeof lcl);
+        if (!together) {
+            st = sess_lookup_columns(s, c, &lp[tb], tb);
+            for (size_t k = 0; st == EZ_OK && k < ez_logup_prover_ninstances(lp[tb].lp); k++)
+                st = ez_lookup_prove_tree(&lp[tb], k);
         }
+        if (st == EZ_OK)
+            st = ez_lookup_prove_end(&lp[tb], c->t, c->w, &lcl);
+        if (st == EZ_OK)
+            st = s->L.tables[tb].kind == EZ_LOOKUP_RANGES ? ez_rc_resolve(c, (unsigned)tb, tc->idx, tc->nc, &lcl)
+                                                          : ez_rc_resolve_tuples(c, (unsigned)tb, tc->idx, tc->nc, &lcl);
         ez_lookup_claims_clear(&lcl);
         sess_cols_release(tc);
-        if (st != EZ_OK)
-            return st;
-        progress(s, "lookups", tb + 1, s->L.ntables);
+        ez_lookup_prover_clear(&lp[tb]);
+        if (st == EZ_OK)
+            progress(s, "lookups", tb + 1, s->L.ntables);
     }
-    return EZ_OK;
+    for (size_t tb = 0; tb < s->L.ntables; tb++) {
+        sess_cols_release(&s->tcs[tb]);
+        ez_lookup_prover_clear(&lp[tb]);
+    }
+    return st;
 }
 
 /* Phase 6: weights (one opening, with the PCS flags wflags) into ww, advice (one
@@ -445,55 +535,65 @@ ez_status ez_vsess_lookups(ez_pctx *c)
     const ez_advice_layout *L = c->adv;
     ez_status st = EZ_OK;
     size_t n = L->ncols + L->ntuples + 1;
-    size_t *idx = ez_alloc_array(n, sizeof *idx);
+    size_t *idx[EZ_ADV_MAX_TABLES] = {0}, nc[EZ_ADV_MAX_TABLES] = {0};
     uint64_t *lens = ez_alloc_array(n, sizeof *lens);
     unsigned *tags = ez_alloc_array(n, sizeof *tags);
-    if (idx == NULL || lens == NULL || tags == NULL) {
+    ez_fe *tin[EZ_ADV_MAX_TABLES] = {0}, *tout[EZ_ADV_MAX_TABLES] = {0};
+    ez_lookup_verifier lv[EZ_ADV_MAX_TABLES];
+    memset(lv, 0, sizeof lv);
+    if (lens == NULL || tags == NULL)
         st = EZ_ERR_NOMEM;
-        goto out;
-    }
+    /* every table's statement and challenges in table order, then per table its trees
+     * (each on its own transcript, joined in order) and its claims (§4b) */
     for (unsigned tb = 0; tb < L->ntables && st == EZ_OK; tb++) {
         const ez_lookup_table_desc *td = &L->tables[tb];
-        size_t nc = 0;
-        ez_lookup_claims lcl;
-        memset(&lcl, 0, sizeof lcl);
+        if ((idx[tb] = ez_alloc_array(n, sizeof *idx[tb])) == NULL) {
+            st = EZ_ERR_NOMEM;
+            break;
+        }
         if (td->kind == EZ_LOOKUP_RANGES) {
             for (size_t j = 0; j < L->ncols; j++)
                 if (L->cols[j].table == tb) {
-                    idx[nc] = j;
-                    tags[nc] = L->cols[j].bits;
-                    lens[nc++] = L->cols[j].len;
+                    idx[tb][nc[tb]] = j;
+                    tags[nc[tb]] = L->cols[j].bits;
+                    lens[nc[tb]++] = L->cols[j].len;
                 }
-            st = ez_lookup_verify(c->t, td->rbits, td->nranges, td->pairs, lens, tags, nc, c->r, &lcl);
-            if (st == EZ_ERR_REJECT)
-                ez_diag_set(c->d, "lookups: the range-check argument failed");
-            else if (st == EZ_OK)
-                st = ez_rc_resolve(c, tb, idx, nc, &lcl);
+            st = ez_lookup_verify_begin(&lv[tb], c->t, td->rbits, td->nranges, td->pairs, lens, tags, nc[tb]);
         } else {
-            ez_fe *tin = NULL, *tout = NULL;
             for (size_t j = 0; j < L->ntuples; j++)
                 if (L->tuples[j].table == tb) {
-                    idx[nc] = j;
-                    lens[nc++] = L->tuples[j].len;
+                    idx[tb][nc[tb]] = j;
+                    lens[nc[tb]++] = L->tuples[j].len;
                 }
             const ez_table *T;
             st = ez_pctx_table(c, td->fkind, td->func, td->in_scale, td->out_scale, &T);
             if (st == EZ_OK)
-                st = ez_lookup_table_rows(T, &tin, &tout);
+                st = ez_lookup_table_rows(T, &tin[tb], &tout[tb]);
             if (st == EZ_OK)
-                st = ez_lookup_func_verify(c->t, tin, tout, lens, nc, c->r, &lcl);
-            if (st == EZ_ERR_REJECT)
-                ez_diag_set(c->d, "lookups: the %s table lookup failed",
-                            td->fkind == EZ_TABLE_SIGN ? "sign" : ez_func_name(td->func));
-            else if (st == EZ_OK)
-                st = ez_rc_resolve_tuples(c, tb, idx, nc, &lcl);
-            free(tin);
-            free(tout);
+                st = ez_lookup_func_verify_begin(&lv[tb], c->t, tin[tb], tout[tb], lens, nc[tb]);
         }
+    }
+    for (unsigned tb = 0; tb < L->ntables && st == EZ_OK; tb++) {
+        const ez_lookup_table_desc *td = &L->tables[tb];
+        ez_lookup_claims lcl;
+        st = ez_lookup_verify_end(&lv[tb], c->t, c->r, &lcl);
+        if (st == EZ_ERR_REJECT && td->kind == EZ_LOOKUP_RANGES)
+            ez_diag_set(c->d, "lookups: the range-check argument failed");
+        else if (st == EZ_ERR_REJECT)
+            ez_diag_set(c->d, "lookups: the %s table lookup failed",
+                        td->fkind == EZ_TABLE_SIGN ? "sign" : ez_func_name(td->func));
+        else if (st == EZ_OK && td->kind == EZ_LOOKUP_RANGES)
+            st = ez_rc_resolve(c, tb, idx[tb], nc[tb], &lcl);
+        else if (st == EZ_OK)
+            st = ez_rc_resolve_tuples(c, tb, idx[tb], nc[tb], &lcl);
         ez_lookup_claims_clear(&lcl);
     }
-out:
-    free(idx);
+    for (unsigned tb = 0; tb < EZ_ADV_MAX_TABLES; tb++) {
+        ez_lookup_verifier_clear(&lv[tb]);
+        free(idx[tb]);
+        free(tin[tb]);
+        free(tout[tb]);
+    }
     free(lens);
     free(tags);
     return st == EZ_ERR_INVALID ? EZ_ERR_REJECT : st;
