@@ -37,22 +37,18 @@
 # 2-core VM a spinning thread waits a whole time slice at every barrier another job holds.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/.." && pwd)
 einzk=${1:-./einzk}
 reps=${2:-3}
 [ $# -ge 2 ] && shift 2 || shift $#
 rows=${*:-nanogpt}
 [ "$rows" = all ] && rows="nanogpt nanogpt-1t nanogpt-ligero nanogpt-gelu16 block tinylm"
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
+. "$(dirname "$0")/common.sh"
 : "${OMP_WAIT_POLICY:=passive}"
 export OMP_WAIT_POLICY
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ezbench-models.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-now() { "$py" -c 'import time; print("%.6f" % time.time())'; }
 load() { uptime | sed 's/.*load average: *//'; }
 
 echo "# $(uname -n) $(nproc) cpus, OMP_WAIT_POLICY=$OMP_WAIT_POLICY; load at start: $(load)"
@@ -62,15 +58,9 @@ printf '%-30s %8s %7s %7s %7s %7s %7s %7s %7s %8s %7s %6s %6s\n' model proof pro
 # prepare NAME MODEL [-D ...]: compile, gen, setup (with $pcs) into $work/NAME.*
 prepare() {
     name=$1
-    model=$2
-    shift 2
-    "$einzk" compile "$src/examples/$model.ein" "$@" -o "$work/$name.einc" >/dev/null
-    "$einzk" gen "$work/$name.einc" --seed 1 --weights "$work/$name.safetensors" --input "$work/$name.json" 2>/dev/null
-    t0=$(now)
-    "$einzk" setup "$work/$name.einc" --weights "$work/$name.safetensors" --vk "$work/$name.vk" --pk "$work/$name.pk" \
-        --pcs "$pcs" >/dev/null
-    t1=$(now)
-    setup_s=$("$py" -c "print(round($t1 - $t0, 3))")
+    shift
+    setup_args="--pcs $pcs"
+    bench_prepare "$work/$name" "$@" || { cat "$work/$name.err" >&2; exit 1; }
 }
 
 # row LABEL NAME THREADS: run once, prove and verify REPS times each (the fastest kept)

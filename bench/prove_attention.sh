@@ -23,19 +23,14 @@
 # Not part of `make check` (the GPT-2 row takes tens of seconds on a loaded machine).
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/.." && pwd)
 einzk=${1:-./einzk}
 threads=${2:-}
 rows=${3:-}
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
+. "$(dirname "$0")/common.sh"
 [ -n "$threads" ] && export OMP_NUM_THREADS="$threads"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ezbench-prove.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-
-now() { "$py" -c 'import time; print("%.6f" % time.time())'; }
 
 echo "# $(uname -n) $(nproc) cpus, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}; load at start:$(uptime | sed 's/.*load average://')"
 printf '%-32s %7s %9s %7s %7s %7s %7s %7s %7s %7s %8s %7s %7s %6s\n' model setup_s proof prove_s cpu_s witness \
@@ -45,18 +40,13 @@ one() {
     label=$1
     model=$2
     shift 2
-    "$einzk" compile "$src/examples/$model.ein" "$@" -o "$work/m.einc" >/dev/null
-    "$einzk" gen "$work/m.einc" --seed 1 --weights "$work/w.safetensors" --input "$work/in.json" 2>/dev/null
-    t0=$(now)
-    if ! "$einzk" setup "$work/m.einc" --weights "$work/w.safetensors" --vk "$work/m.vk" --pk "$work/m.pk" \
-        >/dev/null 2>"$work/err.txt"; then
-        printf '%-32s skipped: %s\n' "$label" "$(sed 's/^einzk setup: error: //' "$work/err.txt")"
+    if ! bench_prepare "$work/m" "$model" "$@"; then
+        printf '%-32s skipped: %s\n' "$label" "$(sed 's/^einzk setup: error: //' "$work/m.err")"
         return 0
     fi
-    t1=$(now)
-    "$einzk" run "$work/m.einc" --weights "$work/w.safetensors" --input "$work/in.json" -o "$work/out.json"
+    "$einzk" run "$work/m.einc" --weights "$work/m.safetensors" --input "$work/m.json" -o "$work/out.json"
     t2=$(now)
-    "$einzk" prove "$work/m.einc" --pk "$work/m.pk" --input "$work/in.json" -o "$work/m.proof" --json >"$work/p.json"
+    "$einzk" prove "$work/m.einc" --pk "$work/m.pk" --input "$work/m.json" -o "$work/m.proof" --json >"$work/p.json"
     t3=$(now)
     "$einzk" verify --vk "$work/m.vk" "$work/m.proof" --json >"$work/v.json"
     "$py" - "$label" "$work/p.json" "$work/v.json" "$t0" "$t1" "$t2" "$t3" "$(wc -c <"$work/m.vk")" \

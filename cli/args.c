@@ -47,6 +47,14 @@ static void opt_word(FILE *f, size_t *col, size_t indent, const ez_cli_opt *o)
         word(f, col, indent, "%s%s%s%s", open, o->name, close, more);
 }
 
+size_t ez_cli_nopts(const ez_cli_cmd *cmd)
+{
+    size_t n = 0;
+    while (cmd->opts[n].name)
+        n++;
+    return n;
+}
+
 void ez_cli_print_usage(FILE *f, const ez_cli_cmd *cmd)
 {
     size_t col = (size_t)fprintf(f, "usage: einzk %s", cmd->name);
@@ -54,7 +62,7 @@ void ez_cli_print_usage(FILE *f, const ez_cli_cmd *cmd)
     word(f, &col, indent, "%s", cmd->operand);
     /* required options first, then the others, each group in table order */
     for (int pass = 0; pass < 2; pass++)
-        for (size_t k = 0; k < cmd->nopts; k++)
+        for (size_t k = 0; cmd->opts[k].name; k++)
             if (((cmd->opts[k].flags & EZ_CLI_REQUIRED) == 0) == (pass == 1))
                 opt_word(f, &col, indent, &cmd->opts[k]);
     fputc('\n', f);
@@ -65,12 +73,12 @@ void ez_cli_print_help(FILE *f, const ez_cli_cmd *cmd)
     ez_cli_print_usage(f, cmd);
     fprintf(f, "\n%s\n\noptions:\n", cmd->summary);
     size_t width = strlen("-h, --help");
-    for (size_t k = 0; k < cmd->nopts; k++) {
+    for (size_t k = 0; cmd->opts[k].name; k++) {
         const ez_cli_opt *o = &cmd->opts[k];
         size_t w = strlen(o->name) + (o->value ? 1 + strlen(o->value) : 0);
         width = w > width ? w : width;
     }
-    for (size_t k = 0; k < cmd->nopts; k++) {
+    for (size_t k = 0; cmd->opts[k].name; k++) {
         const ez_cli_opt *o = &cmd->opts[k];
         char left[96];
         snprintf(left, sizeof left, "%s%s%s", o->name, o->value ? " " : "", o->value ? o->value : "");
@@ -105,7 +113,7 @@ int ez_cli_usage_error(const ez_cli_cmd *cmd, const char *fmt, ...)
 static int find_opt(const ez_cli_cmd *cmd, const char *arg, const char **attached)
 {
     *attached = NULL;
-    for (size_t k = 0; k < cmd->nopts; k++) {
+    for (size_t k = 0; cmd->opts[k].name; k++) {
         const char *name = cmd->opts[k].name;
         size_t n = strlen(name);
         if (strncmp(arg, name, n) != 0)
@@ -131,7 +139,7 @@ static int unknown_option(const ez_cli_cmd *cmd, const char *arg)
     snprintf(want, sizeof want, "%.*s", (int)strcspn(arg, "="), arg);
     ez_suggest s;
     ez_suggest_init(&s, want);
-    for (size_t k = 0; k < cmd->nopts; k++)
+    for (size_t k = 0; cmd->opts[k].name; k++)
         ez_suggest_try(&s, cmd->opts[k].name);
     ez_suggest_try(&s, "--help");
     if (s.best)
@@ -144,7 +152,7 @@ int ez_cli_parse(ez_cli_args *a, const ez_cli_cmd *cmd, int argc, char **argv)
     memset(a, 0, sizeof *a);
     a->cmd = cmd;
     ez_cli_report_begin(cmd, argc, argv);
-    EZ_VERIFY_CHECK(cmd->nopts <= EZ_CLI_MAX_OPTS);
+    EZ_VERIFY_CHECK(ez_cli_nopts(cmd) <= EZ_CLI_MAX_OPTS);
     bool operands_only = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -188,7 +196,7 @@ int ez_cli_parse(ez_cli_args *a, const ez_cli_cmd *cmd, int argc, char **argv)
     }
     if (a->operand == NULL)
         return ez_cli_usage_error(cmd, "missing %s", cmd->operand);
-    for (size_t k = 0; k < cmd->nopts; k++)
+    for (size_t k = 0; cmd->opts[k].name; k++)
         if ((cmd->opts[k].flags & EZ_CLI_REQUIRED) && a->n[k] == 0)
             return ez_cli_usage_error(cmd, "missing %s %s", cmd->opts[k].name,
                                       cmd->opts[k].value ? cmd->opts[k].value : "");

@@ -1,9 +1,9 @@
 /* args — the one command-line parser of every subcommand, driven by a table.
  *
  * Each cli/cmd_<name>.c declares its options as rows of an ez_cli_opt table (name,
- * value placeholder or none, repeatable, required, one-line description) inside an
- * ez_cli_cmd; main.c parses the command line against it (ez_cli_parse) and runs the
- * subcommand on what it found. The same table produces the usage
+ * value placeholder or none, repeatable, required, one-line description); main.c's
+ * table of subcommands gives each an ez_cli_cmd row naming it; main.c parses the command
+ * line against it (ez_cli_parse) and runs the subcommand on what it found. The same table produces the usage
  * line, `einzk CMD --help` and `einzk help CMD`, so help cannot drift from what the
  * parser accepts; docs/cli.md lists the same rows.
  *
@@ -21,17 +21,18 @@
  * Usage in a subcommand:
  *
  *     enum { O_WEIGHTS, O_JSON, O_N };
- *     static const ez_cli_opt opts[O_N] = {
+ *     const ez_cli_opt ez_cli_opts_x[O_N + 1] = { // the last row empty: the end
  *         [O_WEIGHTS] = {"--weights", "FILE", EZ_CLI_REQUIRED, "the model's weights"},
  *         [O_JSON] = {"--json", NULL, 0, "print JSON"},
  *     };
- *     static int cmd_x(const ez_cli_args *a);
- *     const ez_cli_cmd ez_cli_cmd_x = {"x", cmd_x, "MODEL.einc", "model file", "...", opts, O_N, NULL};
- *
- *     static int cmd_x(const ez_cli_args *a)  // run by main.c after a valid command line
+ *     int ez_cli_run_x(const ez_cli_args *a)  // run by main.c after a valid command line
  *     {
  *         ... a->operand, a->value[O_WEIGHTS], a->n[O_JSON] ...
- *     } */
+ *     }
+ *
+ * and in main.c's table (cli.h declares both names with EZ_CLI_SUBCOMMAND(x)):
+ *
+ *     {"x", ez_cli_run_x, "MODEL.einc", "model file", "...", ez_cli_opts_x, NULL}, */
 #ifndef EZ_CLI_ARGS_H
 #define EZ_CLI_ARGS_H
 
@@ -64,8 +65,7 @@ typedef struct {
     const char *operand;                /* the one operand's placeholder ("MODEL.einc"), required */
     const char *operand_noun;           /* it in messages: "model file" */
     const char *summary;                /* one line: what the subcommand does */
-    const ez_cli_opt *opts;             /* the table, nopts rows (at most EZ_CLI_MAX_OPTS) */
-    size_t nopts;
+    const ez_cli_opt *opts;             /* the table: rows up to the first with no name (at most EZ_CLI_MAX_OPTS) */
     const char *notes;                  /* lines after the options in --help (rules between options), or NULL */
 } ez_cli_cmd;
 
@@ -83,6 +83,9 @@ typedef struct {
 #define EZ_CLI_OPT_WEIGHTS {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "the model's weights (safetensors)"}
 #define EZ_CLI_OPT_THREADS {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default: OpenMP's, OMP_NUM_THREADS)"}
 #define EZ_CLI_MAX_VALUES 128 /* option occurrences on one command line */
+
+/* The number of cmd's option rows (those before the empty row that ends its table). */
+size_t ez_cli_nopts(const ez_cli_cmd *cmd);
 
 /* ---- parsing ----------------------------------------------------------------------- */
 

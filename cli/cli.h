@@ -1,7 +1,8 @@
 /* cli — the only code that prints or exits. One file per subcommand (cli/cmd_<name>.c),
- * exporting only its command-line table `ez_cli_cmd_<name>` (cli/args.h), which main.c
- * lists; the table's `run` is the subcommand, which main.c calls on a command line parsed
- * against the table and which returns an exit code. */
+ * exporting its option table `ez_cli_opts_<name>` and its function `ez_cli_run_<name>`;
+ * main.c's one table of subcommands (ez_cli_cmd rows, cli/args.h) names them with the
+ * subcommand's operand, summary and notes. main.c calls the function on a command line
+ * parsed against the options; it returns an exit code. */
 #ifndef EZ_CLI_H
 #define EZ_CLI_H
 
@@ -29,8 +30,8 @@ int ez_exit_for_status(ez_status st);
  * Returns that exit code, the subcommand's. */
 int ez_cli_error(const char *cmd, ez_status st, const ez_diag *d);
 
-/* Every subcommand's table, in the order `einzk --help` lists them (n set). */
-const ez_cli_cmd *const *ez_cli_commands(size_t *n);
+/* Every subcommand's row, in the order `einzk --help` lists them (n set). */
+const ez_cli_cmd *ez_cli_commands(size_t *n);
 
 /* Generated from the tables (cli/man.c): the manual page (troff), the subcommand names,
  * one per line, and a subcommand's options, "NAME VALUE" per line ("-" for a flag);
@@ -39,10 +40,24 @@ void ez_cli_print_man(FILE *f);
 void ez_cli_list_commands(FILE *f);
 bool ez_cli_list_options(FILE *f, const char *name);
 
-/* The subcommands, one file each (cli/cmd_<name>.c): their command-line tables (name,
- * the subcommand's function, options, help). */
-extern const ez_cli_cmd ez_cli_cmd_check, ez_cli_cmd_compile, ez_cli_cmd_info, ez_cli_cmd_gen, ez_cli_cmd_run,
-    ez_cli_cmd_setup, ez_cli_cmd_prove, ez_cli_cmd_verify, ez_cli_cmd_generate, ez_cli_cmd_certify,
-    ez_cli_cmd_inspect, ez_cli_cmd_calibrate;
+/* The subcommands, one file each (cli/cmd_<name>.c): the option table (its rows indexed
+ * by the file's own enum, one empty row at the end) and the function main.c runs on a
+ * command line parsed against it (a->cmd is the subcommand's row). */
+#define EZ_CLI_SUBCOMMAND(name)                                                                                        \
+    extern const ez_cli_opt ez_cli_opts_##name[];                                                                      \
+    int ez_cli_run_##name(const ez_cli_args *a);
+EZ_CLI_SUBCOMMAND(check)
+EZ_CLI_SUBCOMMAND(compile)
+EZ_CLI_SUBCOMMAND(info)
+EZ_CLI_SUBCOMMAND(gen)
+EZ_CLI_SUBCOMMAND(run)
+EZ_CLI_SUBCOMMAND(setup)
+EZ_CLI_SUBCOMMAND(prove)
+EZ_CLI_SUBCOMMAND(verify)
+EZ_CLI_SUBCOMMAND(generate)
+EZ_CLI_SUBCOMMAND(certify)
+EZ_CLI_SUBCOMMAND(inspect)
+EZ_CLI_SUBCOMMAND(calibrate)
+#undef EZ_CLI_SUBCOMMAND
 
 #endif

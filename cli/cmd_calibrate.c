@@ -25,7 +25,7 @@
 
 enum { O_WEIGHTS, O_INPUT, O_DEFINE, O_SCALES, O_TOL, O_OUT, O_JSON, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_calibrate[O_N + 1] = { /* the last row empty: the end */
     [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
     [O_INPUT] = {"--input", "SAMPLE.json", EZ_CLI_REQUIRED | EZ_CLI_REPEAT, "a sample input (JSON); give several"},
     [O_DEFINE] = EZ_CLI_OPT_DEFINE,
@@ -33,14 +33,6 @@ static const ez_cli_opt opts[O_N] = {
     [O_TOL] = {"--tolerance", "REL", 0, "the worst relative error accepted (default 0.01)"},
     [O_OUT] = {"-o", "ANNOTATED.ein", 0, "write the source with the recommended scale, bits and @bits here"},
     [O_JSON] = {"--json", NULL, 0, "print every scale's cost and fidelity and the recommendation as JSON"},
-};
-
-static int cmd_calibrate(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_calibrate = {
-    "calibrate", cmd_calibrate, "MODEL.ein", "model file",
-    "Choose scale and widths from sample data; report each scale's fidelity and cost.", opts, O_N,
-    "Widths hold the samples' largest values (one bit of margin for inputs and computed tensors).",
 };
 
 #define MAX_SCALES 61
@@ -225,7 +217,7 @@ static void print_text(const char *model, size_t nsamples, double tol, const row
     printf("(tolerance %g)%s%s\n", tol, out ? "; annotated source -> " : "", out ? out : "");
 }
 
-static int cmd_calibrate(const ez_cli_args *a)
+int ez_cli_run_calibrate(const ez_cli_args *a)
 {
     int rc = EZ_CLI_RUN;
     ez_cli_defines defs;

@@ -25,7 +25,7 @@
 
 enum { O_PK, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_PERSTEP, O_JSON, O_THREADS, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_certify[O_N + 1] = { /* the last row empty: the end */
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "the proving key from `einzk setup`"},
     EZ_CLI_OPTS_GENERATION(O_TOKENS),
     [O_OUT] = {"-o", "CERT", EZ_CLI_REQUIRED, "write the certificate (the text and its proof) here"},
@@ -34,20 +34,12 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
-static int cmd_certify(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_certify = {
-    "certify", cmd_certify, "MODEL.einc", "model file",
-    "Generate greedily and prove the whole text with one forward pass.", opts, O_N,
-    EZ_CLI_NOTE_GENERATION,
-};
-
-static int cmd_certify(const ez_cli_args *a)
+int ez_cli_run_certify(const ez_cli_args *a)
 {
     int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(&ez_cli_cmd_certify, a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_generation_options(a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
         return rc;
     if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;

@@ -11,19 +11,12 @@
 
 enum { O_DEFINE, O_SCALE, O_BITS, O_JSON, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_check[O_N + 1] = { /* the last row empty: the end */
     EZ_CLI_OPTS_OVERRIDES(O_DEFINE),
     [O_JSON] = {"--json", NULL, 0, "print {\"valid\": true, \"warnings\": [...]} or the error as JSON on stdout"},
 };
 
-static int cmd_check(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_check = {
-    "check", cmd_check, "MODEL.ein", "model file",
-    "Parse and check a model; print nothing when it is valid (warnings on stderr).", opts, O_N, NULL,
-};
-
-static int cmd_check(const ez_cli_args *args)
+int ez_cli_run_check(const ez_cli_args *args)
 {
     ez_cli_defines defs;
     ez_program *prog = NULL;

@@ -13,20 +13,13 @@
 
 enum { O_DEFINE, O_SCALE, O_BITS, O_OUT, O_JSON, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_compile[O_N + 1] = { /* the last row empty: the end */
     EZ_CLI_OPTS_OVERRIDES(O_DEFINE),
     [O_OUT] = {"-o", "MODEL.einc", EZ_CLI_REQUIRED, "write the compiled model (the proving plan) to this file"},
     [O_JSON] = {"--json", NULL, 0, "print the model, its sizes, digest and warnings (or the error) as JSON"},
 };
 
-static int cmd_compile(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_compile = {
-    "compile", cmd_compile, "MODEL.ein", "model file",
-    "Check a model and write its proving plan (a .einc file).", opts, O_N, NULL,
-};
-
-static int cmd_compile(const ez_cli_args *args)
+int ez_cli_run_compile(const ez_cli_args *args)
 {
     ez_cli_defines defs;
     int rc = EZ_CLI_RUN;

@@ -26,17 +26,10 @@
 
 enum { O_SEED, O_WEIGHTS, O_INPUT, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_gen[O_N + 1] = { /* the last row empty: the end */
     [O_SEED] = {"--seed", "N", EZ_CLI_REQUIRED, "the generator's seed, a non-negative integer (0x.. hex, 0.. octal)"},
     [O_WEIGHTS] = {"--weights", "W.safetensors", EZ_CLI_REQUIRED, "write the random weights here (F32 safetensors)"},
     [O_INPUT] = {"--input", "IN.json", EZ_CLI_REQUIRED, "write the random inputs here (JSON)"},
-};
-
-static int cmd_gen(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_gen = {
-    "gen", cmd_gen, "MODEL.einc", "model file",
-    "Write deterministic random weights and inputs for a compiled model.", opts, O_N, NULL,
 };
 
 typedef struct {
@@ -130,7 +123,7 @@ static float draw(gen_rng *r, double mean, double sd, double lim)
     return (float)v;
 }
 
-static int cmd_gen(const ez_cli_args *args)
+int ez_cli_run_gen(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];

@@ -19,7 +19,7 @@
 
 enum { O_WEIGHTS, O_TOKENS, O_PROMPT, O_VOCAB, O_MAXNEW, O_EOS, O_OUT, O_JSON, O_THREADS, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_generate[O_N + 1] = { /* the last row empty: the end */
     [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
     EZ_CLI_OPTS_GENERATION(O_TOKENS),
     [O_OUT] = {"-o", "OUT.json", 0, "write {\"prompt_tokens\", \"output_tokens\", \"stop\"[, \"text\"]} here"},
@@ -27,20 +27,12 @@ static const ez_cli_opt opts[O_N] = {
     [O_THREADS] = EZ_CLI_OPT_THREADS,
 };
 
-static int cmd_generate(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_generate = {
-    "generate", cmd_generate, "MODEL.einc", "model file",
-    "Generate text greedily in the integer runtime (KV cache).", opts, O_N,
-    EZ_CLI_NOTE_GENERATION,
-};
-
-static int cmd_generate(const ez_cli_args *a)
+int ez_cli_run_generate(const ez_cli_args *a)
 {
     int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(&ez_cli_cmd_generate, a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_generation_options(a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
         return rc;
     if (!ez_cli_threads(a, O_THREADS, 0))
         return EZ_EXIT_USAGE;

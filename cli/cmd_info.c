@@ -19,17 +19,10 @@
 
 enum { O_JSON, O_STRATEGY, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_info[O_N + 1] = { /* the last row empty: the end */
     [O_JSON] = {"--json", NULL, 0, "print the plan and the per-op proof sizes as one JSON object"},
     [O_STRATEGY] = {"--strategy", "NAME", 0,
                     "also show how einsum, deepprove, per-head or all of them reduce the contractions"},
-};
-
-static int cmd_info(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_info = {
-    "info", cmd_info, "MODEL.einc", "file",
-    "Print a compiled model's per-op plan and what a proof of it holds.", opts, O_N, NULL,
 };
 
 /* Human-readable byte count: "12345 B", "12.1 KiB", "3.4 MiB", "1.2 GiB". */
@@ -199,7 +192,7 @@ static ez_status show_strategy(const ez_plan *p, ez_strategy s, json_t *j, ez_di
     return EZ_OK;
 }
 
-static int cmd_info(const ez_cli_args *args)
+int ez_cli_run_info(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *in = args->operand;
@@ -207,7 +200,7 @@ static int cmd_info(const ez_cli_args *args)
     const char *sname = args->value[O_STRATEGY];
     ez_strategy only = EZ_STRATEGY_EINSUM;
     if (sname && strcmp(sname, "all") != 0 && ez_strategy_parse(sname, &only) != EZ_OK)
-        return ez_cli_usage_error(&ez_cli_cmd_info, "--strategy must be einsum, deepprove, per-head or all, not '%s'",
+        return ez_cli_usage_error(args->cmd, "--strategy must be einsum, deepprove, per-head or all, not '%s'",
                                   sname);
     ez_plan p;
     ez_diag d = {{0}};

@@ -32,16 +32,9 @@
 
 enum { O_VK, O_JSON, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_inspect[O_N + 1] = { /* the last row empty: the end */
     [O_VK] = {"--vk", "MODEL.vk", 0, "a proof: name its statement's tensors from its model's verifying key"},
     [O_JSON] = {"--json", NULL, 0, "print the description as one JSON object"},
-};
-
-static int cmd_inspect(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_inspect = {
-    "inspect", cmd_inspect, "FILE", "file",
-    "Show what an .einc, vk, pk, proof or certificate holds.", opts, O_N, NULL,
 };
 
 /* ---- pieces --------------------------------------------------------------------------- */
@@ -337,7 +330,7 @@ static ez_status load_vk_plan(const char *path, ez_vk *vk, ez_diag *d)
     return st;
 }
 
-static int cmd_inspect(const ez_cli_args *args)
+int ez_cli_run_inspect(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *path = args->operand;
@@ -360,7 +353,7 @@ static int cmd_inspect(const ez_cli_args *args)
         goto fail;
     }
     if (args->value[O_VK] && strcmp(kind, EZ_KIND_PROOF) != 0) {
-        rc = ez_cli_usage_error(&ez_cli_cmd_inspect, "--vk goes with a proof; %s is a %s", path, kind);
+        rc = ez_cli_usage_error(args->cmd, "--vk goes with a proof; %s is a %s", path, kind);
         goto out;
     }
     json_object_set_new(o, "file", json_string(path));

@@ -34,7 +34,7 @@
 
 enum { O_PK, O_WEIGHTS, O_PCS, O_INPUT, O_OUT, O_STRATEGY, O_JSON, O_THREADS, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_prove[O_N + 1] = { /* the last row empty: the end */
     [O_PK] = {"--pk", "MODEL.pk", 0, "the proving key from `einzk setup` (weights already quantized and committed)"},
     [O_WEIGHTS] = {"--weights", "W.safetensors", 0, "the weights instead of a proving key (committed here)"},
     [O_PCS] = {"--pcs", "SCHEME", 0, "with --weights: the commitment scheme, whir (default) or ligero"},
@@ -44,14 +44,6 @@ static const ez_cli_opt opts[O_N] = {
     [O_STRATEGY] = {"--strategy", "NAME", 0,
                     "how contractions are reduced: einsum (default), deepprove or per-head (docs/comparison.md)"},
     [O_THREADS] = EZ_CLI_OPT_THREADS,
-};
-
-static int cmd_prove(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_prove = {
-    "prove", cmd_prove, "MODEL.einc", "model file",
-    "Run a model in exact integer arithmetic and prove the run.", opts, O_N,
-    "Give exactly one of --pk and --weights.",
 };
 
 /* {"witness", "commit", "lookups", "sumchecks", "openings"}: seconds per prover phase. */
@@ -106,14 +98,14 @@ static int print_json(const ez_plan *p, const ez_prove_stats *s, double seconds,
     return r;
 }
 
-static int cmd_prove(const ez_cli_args *args)
+int ez_cli_run_prove(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *pkpath = args->value[O_PK];
     const char *ipath = args->value[O_INPUT], *opath = args->value[O_OUT];
     bool json = args->n[O_JSON] > 0;
     if ((wpath == NULL) == (pkpath == NULL))
-        return ez_cli_usage_error(&ez_cli_cmd_prove, "give exactly one of --pk and --weights");
+        return ez_cli_usage_error(args->cmd, "give exactly one of --pk and --weights");
     if (!ez_cli_threads(args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     unsigned scheme;
@@ -121,10 +113,10 @@ static int cmd_prove(const ez_cli_args *args)
         return EZ_EXIT_USAGE;
     ez_strategy strategy = EZ_STRATEGY_EINSUM;
     if (args->value[O_STRATEGY] && ez_strategy_parse(args->value[O_STRATEGY], &strategy) != EZ_OK)
-        return ez_cli_usage_error(&ez_cli_cmd_prove, "--strategy must be einsum, deepprove or per-head, not '%s'",
+        return ez_cli_usage_error(args->cmd, "--strategy must be einsum, deepprove or per-head, not '%s'",
                                   args->value[O_STRATEGY]);
     if (args->value[O_PCS] && pkpath)
-        return ez_cli_usage_error(&ez_cli_cmd_prove, "--pcs goes with --weights (a proving key fixes its scheme)");
+        return ez_cli_usage_error(args->cmd, "--pcs goes with --weights (a proving key fixes its scheme)");
     ez_cli_tune_malloc();
     if (!ez_cli_spill_dir_ok("prove"))
         return EZ_EXIT_INPUT;

@@ -36,7 +36,7 @@
 
 enum { O_WEIGHTS, O_INPUT, O_OUT, O_COMPARE, O_PROFILE, O_REPEAT, O_THREADS, O_DUMP, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_run[O_N + 1] = { /* the last row empty: the end */
     [O_WEIGHTS] = {"--weights", "W.safetensors", 0, "the model's weights (safetensors)"},
     [O_INPUT] = {"--input", "IN.json", 0, "the input (JSON)"},
     [O_OUT] = {"-o", "OUT.json", 0, "write the outputs here instead of stdout"},
@@ -45,14 +45,6 @@ static const ez_cli_opt opts[O_N] = {
     [O_REPEAT] = {"--repeat", "N", 0, "run the inference N times (1 to 1000000); --profile shows the fastest"},
     [O_THREADS] = EZ_CLI_OPT_THREADS,
     [O_DUMP] = {"--dump-plan", NULL, 0, "print the plan as JSON on stdout and exit (no weights or input needed)"},
-};
-
-static int cmd_run(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_run = {
-    "run", cmd_run, "MODEL.einc", "model file",
-    "Run a model in exact integer arithmetic; write its outputs as JSON.", opts, O_N,
-    "--weights and --input are required unless --dump-plan is given.",
 };
 
 /* ---- --dump-plan ---------------------------------------------------------------------- */
@@ -209,7 +201,7 @@ static ez_status run_ops(const ez_plan *p, ez_trace *tr, ez_cli_progress *pg, ez
     return EZ_OK;
 }
 
-static int cmd_run(const ez_cli_args *args)
+int ez_cli_run_run(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *model = args->operand, *wpath = args->value[O_WEIGHTS], *ipath = args->value[O_INPUT];
@@ -219,7 +211,7 @@ static int cmd_run(const ez_cli_args *args)
     if (!ez_cli_uint(args, O_REPEAT, 10, 1, 1000000, &repeat) || !ez_cli_threads(args, O_THREADS, 0))
         return EZ_EXIT_USAGE;
     if (!dump && (wpath == NULL || ipath == NULL))
-        return ez_cli_usage_error(&ez_cli_cmd_run, "missing %s (needed unless --dump-plan)",
+        return ez_cli_usage_error(args->cmd, "missing %s (needed unless --dump-plan)",
                                   wpath == NULL ? "--weights W.safetensors" : "--input IN.json");
 
     ez_diag d = {{0}};

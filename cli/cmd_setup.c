@@ -24,18 +24,11 @@
 
 enum { O_WEIGHTS, O_VK, O_PK, O_PCS, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_setup[O_N + 1] = { /* the last row empty: the end */
     [O_WEIGHTS] = EZ_CLI_OPT_WEIGHTS,
     [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "write the verifying key here (plan, weight commitment)"},
     [O_PK] = {"--pk", "MODEL.pk", EZ_CLI_REQUIRED, "write the proving key here (quantized weights)"},
     [O_PCS] = {"--pcs", "SCHEME", 0, "the commitment scheme: whir (default: small proofs) or ligero"},
-};
-
-static int cmd_setup(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_setup = {
-    "setup", cmd_setup, "MODEL.einc", "model file",
-    "Commit the weights once; write the verifying and proving keys.", opts, O_N, NULL,
 };
 
 /* The weight commitment's own progress (lib/util.h's thread sink) as the "commit" step. */
@@ -44,7 +37,7 @@ static void commit_progress(void *ctx, double frac)
     ez_cli_progress_fn(ctx, "commit", frac);
 }
 
-static int cmd_setup(const ez_cli_args *args)
+int ez_cli_run_setup(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     ez_cli_tune_malloc();
@@ -56,7 +49,7 @@ static int cmd_setup(const ez_cli_args *args)
     if (!ez_cli_pcs_scheme(args, O_PCS, &scheme))
         return EZ_EXIT_USAGE;
     if (!strcmp(vkpath, pkpath))
-        return ez_cli_usage_error(&ez_cli_cmd_setup, "--vk and --pk name the same file: %s", vkpath);
+        return ez_cli_usage_error(args->cmd, "--vk and --pk name the same file: %s", vkpath);
     ez_diag d = {{0}};
     ez_plan plan;
     ez_trace tr = {0};

@@ -39,7 +39,7 @@
 
 enum { O_VK, O_INPUT, O_OUT, O_MODEL, O_DEFINE, O_SCALE, O_BITS, O_PROMPT, O_TOKENS, O_VOCAB, O_JSON, O_THREADS, O_N };
 
-static const ez_cli_opt opts[O_N] = {
+const ez_cli_opt ez_cli_opts_verify[O_N + 1] = { /* the last row empty: the end */
     [O_VK] = {"--vk", "MODEL.vk", EZ_CLI_REQUIRED, "the verifying key from `einzk setup` (no weights are needed)"},
     [O_INPUT] = {"--input", "IN.json", 0, "also require the proof's public input to be IN.json, quantized"},
     [O_OUT] = {"-o", "OUT.json", 0, "write the proven outputs, dequantized, here when the proof is accepted"},
@@ -52,14 +52,6 @@ static const ez_cli_opt opts[O_N] = {
     [O_VOCAB] = {"--vocab", "V.json", 0, "a certificate: show the prompt and the certified text as text"},
     [O_JSON] = {"--json", NULL, 0, "print {\"accepted\", \"verify_seconds\"[, \"reason\"], ...} on stdout"},
     [O_THREADS] = {"--threads", "N", 0, "OpenMP threads, 1 to 1024 (default 1: the verifier's loops are short)"},
-};
-
-static int cmd_verify(const ez_cli_args *a);
-
-const ez_cli_cmd ez_cli_cmd_verify = {
-    "verify", cmd_verify, "FILE", "proof or certificate",
-    "Verify a proof or a certificate with the verifying key alone (exit 0 accepted, 1 rejected).", opts, O_N,
-    "FILE is a proof (`einzk prove`) or a certificate (`einzk certify`).",
 };
 
 
@@ -178,18 +170,18 @@ static int check_model(const ez_cli_args *a, const ez_vk *vk, bool *same, ez_dia
     return EZ_CLI_RUN;
 }
 
-static int cmd_verify(const ez_cli_args *args)
+int ez_cli_run_verify(const ez_cli_args *args)
 {
     int rc = EZ_CLI_RUN;
     const char *vkpath = args->value[O_VK], *ppath = args->operand;
     const char *ipath = args->value[O_INPUT], *opath = args->value[O_OUT];
     bool json = args->n[O_JSON] > 0;
     if (args->value[O_PROMPT] && args->value[O_TOKENS])
-        return ez_cli_usage_error(&ez_cli_cmd_verify, "give at most one of --prompt and --prompt-tokens");
+        return ez_cli_usage_error(args->cmd, "give at most one of --prompt and --prompt-tokens");
     if (args->value[O_PROMPT] && !args->value[O_VOCAB])
-        return ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt needs --vocab V.json to turn the text into tokens");
+        return ez_cli_usage_error(args->cmd, "--prompt needs --vocab V.json to turn the text into tokens");
     if ((args->n[O_DEFINE] || args->value[O_SCALE] || args->value[O_BITS]) && !args->value[O_MODEL])
-        return ez_cli_usage_error(&ez_cli_cmd_verify, "-D, --scale and --bits go with --model MODEL.ein");
+        return ez_cli_usage_error(args->cmd, "-D, --scale and --bits go with --model MODEL.ein");
     if (!ez_cli_threads(args, O_THREADS, 1))
         return EZ_EXIT_USAGE;
     ez_diag d = {{0}}, why = {{0}};
@@ -235,11 +227,11 @@ static int cmd_verify(const ez_cli_args *args)
     }
     is_cert = pkind && !strcmp(pkind, "certificate");
     if (is_cert && (ipath || opath)) {
-        rc = ez_cli_usage_error(&ez_cli_cmd_verify, "--input and -o are for proofs; %s is a certificate", ppath);
+        rc = ez_cli_usage_error(args->cmd, "--input and -o are for proofs; %s is a certificate", ppath);
         goto out;
     }
     if (!is_cert && (prompt || vp)) {
-        rc = ez_cli_usage_error(&ez_cli_cmd_verify, "--prompt, --prompt-tokens and --vocab are for certificates");
+        rc = ez_cli_usage_error(args->cmd, "--prompt, --prompt-tokens and --vocab are for certificates");
         goto out;
     }
     /* a malformed key or proof is a rejection (exit 1), not an I/O error */

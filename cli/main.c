@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/prompt.h"
 #include "config.h"
 
 int ez_exit_for_status(ez_status st)
@@ -23,15 +24,43 @@ int ez_exit_for_status(ez_status st)
     return EZ_EXIT_INTERNAL;
 }
 
-/* Every subcommand, in the order the overview lists them. */
-static const ez_cli_cmd *const commands[] = {
-    &ez_cli_cmd_check, &ez_cli_cmd_compile, &ez_cli_cmd_info, &ez_cli_cmd_gen,
-    &ez_cli_cmd_run,   &ez_cli_cmd_setup,   &ez_cli_cmd_prove, &ez_cli_cmd_verify,
-    &ez_cli_cmd_generate, &ez_cli_cmd_certify, &ez_cli_cmd_inspect, &ez_cli_cmd_calibrate,
+/* Every subcommand, in the order the overview lists them: its name, function, operand,
+ * summary, option table (cli/cmd_<name>.c) and notes. Adding one is a file and a row. */
+static const ez_cli_cmd commands[] = {
+    {"check", ez_cli_run_check, "MODEL.ein", "model file",
+     "Parse and check a model; print nothing when it is valid (warnings on stderr).", ez_cli_opts_check, NULL},
+    {"compile", ez_cli_run_compile, "MODEL.ein", "model file",
+     "Check a model and write its proving plan (a .einc file).", ez_cli_opts_compile, NULL},
+    {"info", ez_cli_run_info, "MODEL.einc", "file",
+     "Print a compiled model's per-op plan and what a proof of it holds.", ez_cli_opts_info, NULL},
+    {"gen", ez_cli_run_gen, "MODEL.einc", "model file",
+     "Write deterministic random weights and inputs for a compiled model.", ez_cli_opts_gen, NULL},
+    {"run", ez_cli_run_run, "MODEL.einc", "model file",
+     "Run a model in exact integer arithmetic; write its outputs as JSON.", ez_cli_opts_run,
+     "--weights and --input are required unless --dump-plan is given."},
+    {"setup", ez_cli_run_setup, "MODEL.einc", "model file",
+     "Commit the weights once; write the verifying and proving keys.", ez_cli_opts_setup, NULL},
+    {"prove", ez_cli_run_prove, "MODEL.einc", "model file",
+     "Run a model in exact integer arithmetic and prove the run.", ez_cli_opts_prove,
+     "Give exactly one of --pk and --weights."},
+    {"verify", ez_cli_run_verify, "FILE", "proof or certificate",
+     "Verify a proof or a certificate with the verifying key alone (exit 0 accepted, 1 rejected).", ez_cli_opts_verify,
+     "FILE is a proof (`einzk prove`) or a certificate (`einzk certify`)."},
+    {"generate", ez_cli_run_generate, "MODEL.einc", "model file",
+     "Generate text greedily in the integer runtime (KV cache).", ez_cli_opts_generate,
+     EZ_CLI_NOTE_GENERATION},
+    {"certify", ez_cli_run_certify, "MODEL.einc", "model file",
+     "Generate greedily and prove the whole text with one forward pass.", ez_cli_opts_certify,
+     EZ_CLI_NOTE_GENERATION},
+    {"inspect", ez_cli_run_inspect, "FILE", "file",
+     "Show what an .einc, vk, pk, proof or certificate holds.", ez_cli_opts_inspect, NULL},
+    {"calibrate", ez_cli_run_calibrate, "MODEL.ein", "model file",
+     "Choose scale and widths from sample data; report each scale's fidelity and cost.", ez_cli_opts_calibrate,
+     "Widths hold the samples' largest values (one bit of margin for inputs and computed tensors)."},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-const ez_cli_cmd *const *ez_cli_commands(size_t *n)
+const ez_cli_cmd *ez_cli_commands(size_t *n)
 {
     *n = NCOMMANDS;
     return commands;
@@ -43,7 +72,7 @@ static void usage(FILE *f)
                "einzk proves neural-network inference written as Einstein-summation statements.\n\n"
                "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n  einzk help COMMAND, einzk COMMAND --help   that command's options\n"
                "  einzk --version | --help\n\n"
                "exit codes: 0 success (proof accepted), 1 proof rejected, 2 bad command line,\n"
@@ -53,8 +82,8 @@ static void usage(FILE *f)
 static const ez_cli_cmd *find_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (!strcmp(name, commands[i]->name))
-            return commands[i];
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
     return NULL;
 }
 
@@ -64,7 +93,7 @@ static int unknown_command(const char *name)
     ez_suggest s;
     ez_suggest_init(&s, name);
     for (size_t i = 0; i < NCOMMANDS; i++)
-        ez_suggest_try(&s, commands[i]->name);
+        ez_suggest_try(&s, commands[i].name);
     ez_suggest_try(&s, "help");
     if (s.best)
         fprintf(stderr, "einzk: unknown command '%s'; did you mean '%s'? (see einzk --help)\n", name, s.best);

@@ -115,9 +115,9 @@ void ez_cli_print_generation(FILE *f, const ez_generation *g, const ez_vocab *vo
     fprintf(f, "\n              (%llu tokens, stopped at %s)\n", (unsigned long long)g->ngen, ez_stop_rule_name(g->stop));
 }
 
-int ez_cli_generation_options(const ez_cli_cmd *cmd, const ez_cli_args *a, unsigned first, uint64_t *max_new,
-                              int64_t *eos)
+int ez_cli_generation_options(const ez_cli_args *a, unsigned first, uint64_t *max_new, int64_t *eos)
 {
+    const ez_cli_cmd *cmd = a->cmd;
     const unsigned o_tokens = first, o_prompt = first + 1, o_vocab = first + 2, o_maxnew = first + 3, o_eos = first + 4;
     if ((a->value[o_tokens] == NULL) == (a->value[o_prompt] == NULL))
         return ez_cli_usage_error(cmd, "give exactly one of --prompt-tokens and --prompt");

@@ -22,7 +22,7 @@ void ez_cli_report_begin(const ez_cli_cmd *cmd, int argc, char **argv)
     bool has = false;
     mode.argc = argc;
     mode.argv = argv;
-    for (size_t k = 0; k < cmd->nopts; k++)
+    for (size_t k = 0; cmd->opts[k].name; k++)
         has = has || !strcmp(cmd->opts[k].name, "--json");
     for (int i = 1; has && i < argc && strcmp(argv[i], "--") != 0; i++)
         if (!strcmp(argv[i], "--json"))

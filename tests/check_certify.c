@@ -112,181 +112,178 @@ static bool lm_verify(lm *m, const ez_certificate *c, ez_diag *why)
 
 static const int64_t prompt[] = {3, 11, 5};
 
+/* The "lm" case's checked fixture: the char-LM with its weights and pk, opened before
+ * each test and closed after it (a test may change its weights or generation), and the
+ * certificate the test makes. */
+static struct {
+    lm m;
+    ez_certificate c; /* the test's certificate */
+} fx;
+
+static void lm_setup(void)
+{
+    lm_open(&fx.m, "certify");
+    ez_certificate_init(&fx.c);
+}
+
+static void lm_teardown(void)
+{
+    ez_certificate_clear(&fx.c);
+    lm_close(&fx.m);
+}
+
 START_TEST(test_certify_honest_one_pass_and_per_step)
 {
-    lm m;
-    lm_open(&m, "certify-honest");
-    lm_generate(&m, prompt, 3, 6, -1);
-    ck_assert_uint_eq(m.gen.ngen, 6);
-    ck_assert_int_eq(m.gen.stop, EZ_STOP_MAX_NEW);
-    ez_certificate c;
-    lm_certify(&m, false, &c);
-    ck_assert_uint_eq(c.pass[0].length, 8); /* positions 0..7: a pass of 8, not the context's 16 */
-    EXPECT_ACCEPT(&m, &c, "one pass");
-    ez_certificate_clear(&c);
-    lm_certify(&m, true, &c);
-    EXPECT_ACCEPT(&m, &c, "per step");
-    ez_certificate_clear(&c);
+    lm_generate(&fx.m, prompt, 3, 6, -1);
+    ck_assert_uint_eq(fx.m.gen.ngen, 6);
+    ck_assert_int_eq(fx.m.gen.stop, EZ_STOP_MAX_NEW);
+    lm_certify(&fx.m, false, &fx.c);
+    ck_assert_uint_eq(fx.c.pass[0].length, 8); /* positions 0..7: a pass of 8, not the context's 16 */
+    EXPECT_ACCEPT(&fx.m, &fx.c, "one pass");
+    ez_certificate_clear(&fx.c);
+    lm_certify(&fx.m, true, &fx.c);
+    EXPECT_ACCEPT(&fx.m, &fx.c, "per step");
+    ez_certificate_clear(&fx.c);
     /* a text that fills the context: 3 + 14 tokens, the last pass over all 16 positions */
-    lm_generate(&m, prompt, 3, 100, -1);
-    ck_assert_int_eq(m.gen.stop, EZ_STOP_CONTEXT);
-    ck_assert_uint_eq(m.gen.nprompt + m.gen.ngen, 17);
-    lm_certify(&m, false, &c);
-    ck_assert_uint_eq(c.pass[0].length, 16);
-    EXPECT_ACCEPT(&m, &c, "full context");
-    ez_certificate_clear(&c);
+    lm_generate(&fx.m, prompt, 3, 100, -1);
+    ck_assert_int_eq(fx.m.gen.stop, EZ_STOP_CONTEXT);
+    ck_assert_uint_eq(fx.m.gen.nprompt + fx.m.gen.ngen, 17);
+    lm_certify(&fx.m, false, &fx.c);
+    ck_assert_uint_eq(fx.c.pass[0].length, 16);
+    EXPECT_ACCEPT(&fx.m, &fx.c, "full context");
+    ez_certificate_clear(&fx.c);
     /* a one-token prompt and a single generated token: a pass of one position */
-    lm_generate(&m, prompt, 1, 1, -1);
-    lm_certify(&m, false, &c);
-    ck_assert_uint_eq(c.pass[0].length, 1);
-    EXPECT_ACCEPT(&m, &c, "one token");
-    ez_certificate_clear(&c);
-    lm_close(&m);
+    lm_generate(&fx.m, prompt, 1, 1, -1);
+    lm_certify(&fx.m, false, &fx.c);
+    ck_assert_uint_eq(fx.c.pass[0].length, 1);
+    EXPECT_ACCEPT(&fx.m, &fx.c, "one token");
 }
 END_TEST
 
 START_TEST(test_certify_rejects_text_and_prompt_changes)
 {
-    lm m;
-    lm_open(&m, "certify-text");
-    lm_generate(&m, prompt, 3, 6, -1);
-    ez_certificate c;
-    lm_certify(&m, false, &c);
-    int64_t *tok = c.gen.tokens;
-    const uint64_t P = c.gen.nprompt, n = P + c.gen.ngen;
+    lm_generate(&fx.m, prompt, 3, 6, -1);
+    lm_certify(&fx.m, false, &fx.c);
+    int64_t *tok = fx.c.gen.tokens;
+    const uint64_t P = fx.c.gen.nprompt, n = P + fx.c.gen.ngen;
     for (uint64_t i = 0; i < n; i++) {
         int64_t keep = tok[i];
         tok[i] = (tok[i] + 1) % 13;
         char what[64];
         snprintf(what, sizeof what, "token %llu changed", (unsigned long long)i);
-        EXPECT_REJECT(&m, &c, what);
+        EXPECT_REJECT(&fx.m, &fx.c, what);
         tok[i] = keep;
     }
     /* the first prompt token dropped: the text shifts left */
     memmove(tok, tok + 1, (n - 1) * sizeof *tok);
-    c.gen.nprompt--;
-    EXPECT_REJECT(&m, &c, "prompt token dropped");
+    fx.c.gen.nprompt--;
+    EXPECT_REJECT(&fx.m, &fx.c, "prompt token dropped");
     memmove(tok + 1, tok, (n - 1) * sizeof *tok);
     tok[0] = prompt[0];
-    c.gen.nprompt++;
+    fx.c.gen.nprompt++;
     /* a prompt one token longer (the first generated token moved into the prompt) */
-    c.gen.nprompt++;
-    c.gen.ngen--;
-    c.gen.max_new--;
-    EXPECT_REJECT(&m, &c, "prompt extended by a generated token");
-    c.gen.nprompt--;
-    c.gen.ngen++;
-    c.gen.max_new++;
-    EXPECT_ACCEPT(&m, &c, "restored certificate");
-    ez_certificate_clear(&c);
-    lm_close(&m);
+    fx.c.gen.nprompt++;
+    fx.c.gen.ngen--;
+    fx.c.gen.max_new--;
+    EXPECT_REJECT(&fx.m, &fx.c, "prompt extended by a generated token");
+    fx.c.gen.nprompt--;
+    fx.c.gen.ngen++;
+    fx.c.gen.max_new++;
+    EXPECT_ACCEPT(&fx.m, &fx.c, "restored certificate");
 }
 END_TEST
 
 START_TEST(test_certify_rejects_stop_rule_lies)
 {
-    lm m;
-    lm_open(&m, "certify-stop");
-    lm_generate(&m, prompt, 3, 8, -1);
-    const uint64_t P = m.gen.nprompt;
+    lm_generate(&fx.m, prompt, 3, 8, -1);
+    const uint64_t P = fx.m.gen.nprompt;
     /* an honest EOS stop: EOS = the fourth generated token, generation stops there */
-    int64_t eos = m.gen.tokens[P + 3];
+    int64_t eos = fx.m.gen.tokens[P + 3];
     uint64_t first_eos = 0;
-    while (m.gen.tokens[P + first_eos] != eos)
+    while (fx.m.gen.tokens[P + first_eos] != eos)
         first_eos++;
-    lm_generate(&m, prompt, 3, 8, eos);
-    ck_assert_int_eq(m.gen.stop, EZ_STOP_EOS);
-    ck_assert_uint_eq(m.gen.ngen, first_eos + 1);
-    ez_certificate c;
-    lm_certify(&m, false, &c);
-    EXPECT_ACCEPT(&m, &c, "EOS stop");
+    lm_generate(&fx.m, prompt, 3, 8, eos);
+    ck_assert_int_eq(fx.m.gen.stop, EZ_STOP_EOS);
+    ck_assert_uint_eq(fx.m.gen.ngen, first_eos + 1);
+    lm_certify(&fx.m, false, &fx.c);
+    EXPECT_ACCEPT(&fx.m, &fx.c, "EOS stop");
     /* stopped before EOS: the last token dropped, still claiming an EOS stop */
-    if (c.gen.ngen > 1) {
-        c.gen.ngen--;
-        c.pass[0].last--;
-        EXPECT_REJECT(&m, &c, "EOS stop without EOS");
-        c.gen.stop = EZ_STOP_MAX_NEW;
-        EXPECT_REJECT(&m, &c, "max-new stop before max-new");
-        c.gen.stop = EZ_STOP_EOS;
-        c.gen.ngen++;
-        c.pass[0].last++;
+    if (fx.c.gen.ngen > 1) {
+        fx.c.gen.ngen--;
+        fx.c.pass[0].last--;
+        EXPECT_REJECT(&fx.m, &fx.c, "EOS stop without EOS");
+        fx.c.gen.stop = EZ_STOP_MAX_NEW;
+        EXPECT_REJECT(&fx.m, &fx.c, "max-new stop before max-new");
+        fx.c.gen.stop = EZ_STOP_EOS;
+        fx.c.gen.ngen++;
+        fx.c.pass[0].last++;
     }
     /* claiming another EOS: the honest text then continued past it or stopped without it */
-    c.gen.eos = (eos + 1) % 13;
-    EXPECT_REJECT(&m, &c, "EOS stop at a token that is not EOS");
-    c.gen.eos = eos;
-    c.gen.stop = EZ_STOP_MAX_NEW;
-    EXPECT_REJECT(&m, &c, "max-new stop on an EOS token");
-    c.gen.stop = EZ_STOP_CONTEXT;
-    EXPECT_REJECT(&m, &c, "context stop with room left");
-    ez_certificate_clear(&c);
+    fx.c.gen.eos = (eos + 1) % 13;
+    EXPECT_REJECT(&fx.m, &fx.c, "EOS stop at a token that is not EOS");
+    fx.c.gen.eos = eos;
+    fx.c.gen.stop = EZ_STOP_MAX_NEW;
+    EXPECT_REJECT(&fx.m, &fx.c, "max-new stop on an EOS token");
+    fx.c.gen.stop = EZ_STOP_CONTEXT;
+    EXPECT_REJECT(&fx.m, &fx.c, "context stop with room left");
+    ez_certificate_clear(&fx.c);
     /* continued past EOS: the 8-token text claimed under an EOS it contains */
-    lm_generate(&m, prompt, 3, 8, -1);
-    lm_certify(&m, false, &c);
-    c.gen.eos = eos; /* occurs at first_eos < 7 (or is the last token: then a wrong stop) */
-    EXPECT_REJECT(&m, &c, "generation continued past EOS");
-    ez_certificate_clear(&c);
-    lm_close(&m);
+    lm_generate(&fx.m, prompt, 3, 8, -1);
+    lm_certify(&fx.m, false, &fx.c);
+    fx.c.gen.eos = eos; /* occurs at first_eos < 7 (or is the last token: then a wrong stop) */
+    EXPECT_REJECT(&fx.m, &fx.c, "generation continued past EOS");
 }
 END_TEST
 
 START_TEST(test_certify_rejects_pass_changes)
 {
-    lm m;
-    lm_open(&m, "certify-pass");
-    lm_generate(&m, prompt, 3, 6, -1);
-    ez_certificate c, other;
-    lm_certify(&m, true, &c);
-    ck_assert_uint_ge(c.npass, 3);
-    ez_cert_pass keep = c.pass[1];
+    lm_generate(&fx.m, prompt, 3, 6, -1);
+    ez_certificate other;
+    lm_certify(&fx.m, true, &fx.c);
+    ck_assert_uint_ge(fx.c.npass, 3);
+    ez_cert_pass keep = fx.c.pass[1];
     /* a pass left out */
-    c.pass[1] = c.pass[2];
-    c.pass[2] = keep;
-    EXPECT_REJECT(&m, &c, "passes out of order");
-    c.pass[2] = c.pass[1];
-    c.pass[1] = keep;
-    c.npass--;
-    EXPECT_REJECT(&m, &c, "last pass left out");
-    c.npass++;
+    fx.c.pass[1] = fx.c.pass[2];
+    fx.c.pass[2] = keep;
+    EXPECT_REJECT(&fx.m, &fx.c, "passes out of order");
+    fx.c.pass[2] = fx.c.pass[1];
+    fx.c.pass[1] = keep;
+    fx.c.npass--;
+    EXPECT_REJECT(&fx.m, &fx.c, "last pass left out");
+    fx.c.npass++;
     /* a pass's length or range changed */
-    c.pass[1].length *= 2;
-    EXPECT_REJECT(&m, &c, "pass length doubled");
-    c.pass[1].length = 5;
-    EXPECT_REJECT(&m, &c, "pass length not a power of two");
-    c.pass[1].length = keep.length;
-    c.pass[1].last++;
-    c.pass[2].first++;
-    EXPECT_REJECT(&m, &c, "pass ranges shifted");
-    c.pass[1] = keep;
-    c.pass[2].first = keep.last + 1;
+    fx.c.pass[1].length *= 2;
+    EXPECT_REJECT(&fx.m, &fx.c, "pass length doubled");
+    fx.c.pass[1].length = 5;
+    EXPECT_REJECT(&fx.m, &fx.c, "pass length not a power of two");
+    fx.c.pass[1].length = keep.length;
+    fx.c.pass[1].last++;
+    fx.c.pass[2].first++;
+    EXPECT_REJECT(&fx.m, &fx.c, "pass ranges shifted");
+    fx.c.pass[1] = keep;
+    fx.c.pass[2].first = keep.last + 1;
     /* one proof byte flipped */
-    c.pass[1].proof[c.pass[1].proof_len / 2] ^= 1;
-    EXPECT_REJECT(&m, &c, "proof byte flipped");
-    c.pass[1].proof[c.pass[1].proof_len / 2] ^= 1;
-    EXPECT_ACCEPT(&m, &c, "restored certificate");
+    fx.c.pass[1].proof[fx.c.pass[1].proof_len / 2] ^= 1;
+    EXPECT_REJECT(&fx.m, &fx.c, "proof byte flipped");
+    fx.c.pass[1].proof[fx.c.pass[1].proof_len / 2] ^= 1;
+    EXPECT_ACCEPT(&fx.m, &fx.c, "restored certificate");
     /* the one-pass certificate's proof under a per-step certificate's header */
-    lm_certify(&m, false, &other);
-    c.pass[c.npass - 1].first = other.pass[0].first;
-    c.pass[c.npass - 1].length = other.pass[0].length;
-    EXPECT_REJECT(&m, &c, "a pass covering positions already covered");
+    lm_certify(&fx.m, false, &other);
+    fx.c.pass[fx.c.npass - 1].first = other.pass[0].first;
+    fx.c.pass[fx.c.npass - 1].length = other.pass[0].length;
+    EXPECT_REJECT(&fx.m, &fx.c, "a pass covering positions already covered");
     ez_certificate_clear(&other);
-    ez_certificate_clear(&c);
-    lm_close(&m);
 }
 END_TEST
 
 START_TEST(test_certify_rejects_another_model)
 {
-    lm a, b;
-    lm_open(&a, "certify-model-a");
+    lm b;
     lm_open(&b, "certify-model-b"); /* the same plan, other weights */
-    lm_generate(&a, prompt, 3, 5, -1);
-    ez_certificate c;
-    lm_certify(&a, false, &c);
-    EXPECT_ACCEPT(&a, &c, "an honest certificate");
-    EXPECT_REJECT(&b, &c, "the vk of another model");
-    ez_certificate_clear(&c);
-    lm_close(&a);
+    lm_generate(&fx.m, prompt, 3, 5, -1);
+    lm_certify(&fx.m, false, &fx.c);
+    EXPECT_ACCEPT(&fx.m, &fx.c, "an honest certificate");
+    EXPECT_REJECT(&b, &fx.c, "the vk of another model");
     lm_close(&b);
 }
 END_TEST
@@ -295,20 +292,18 @@ END_TEST
  * that the model chose 1 (a later tied index) must fail in the argmax relation. */
 START_TEST(test_certify_rejects_later_tied_index)
 {
-    lm m;
     ez_diag d = {{0}};
-    lm_open(&m, "certify-tie");
-    const ez_plan *p = &m.f.plan;
+    const ez_plan *p = &fx.m.f.plan;
     int wu = ez_plan_find_tensor(p, "wu");
     ck_assert_int_ge(wu, 0);
-    memset(m.f.tr.t[wu], 0, ez_plan_tensor_numel(&p->tensors[wu]) * sizeof(int64_t));
-    ck_assert_msg(ez_exec_run(p, &m.f.tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_commit(&m.f);
-    ez_pk_clear(&m.pk);
-    ez_pfx_pk(&m.f, &m.pk);
-    lm_generate(&m, prompt, 3, 4, -1);
-    for (uint64_t i = 0; i < m.gen.ngen; i++)
-        ck_assert_int_eq(m.gen.tokens[m.gen.nprompt + i], 0);
+    memset(fx.m.f.tr.t[wu], 0, ez_plan_tensor_numel(&p->tensors[wu]) * sizeof(int64_t));
+    ck_assert_msg(ez_exec_run(p, &fx.m.f.tr, &d) == EZ_OK, "%s", d.msg);
+    ez_pfx_commit(&fx.m.f);
+    ez_pk_clear(&fx.m.pk);
+    ez_pfx_pk(&fx.m.f, &fx.m.pk);
+    lm_generate(&fx.m, prompt, 3, 4, -1);
+    for (uint64_t i = 0; i < fx.m.gen.ngen; i++)
+        ck_assert_int_eq(fx.m.gen.tokens[fx.m.gen.nprompt + i], 0);
     /* the pass by hand, so the trace can be altered: positions 0..5, a pass of 8 */
     ez_positions ps;
     ck_assert_int_eq(ez_positions_analyze(&ps, p, &d), EZ_OK);
@@ -318,7 +313,7 @@ START_TEST(test_certify_rejects_later_tied_index)
         ez_trace tr;
         ck_assert_int_eq(ez_trace_init(&tr, &rp, &d), EZ_OK);
         int64_t tok[8] = {0};
-        memcpy(tok, m.gen.tokens, (m.gen.nprompt + m.gen.ngen) * sizeof *tok);
+        memcpy(tok, fx.m.gen.tokens, (fx.m.gen.nprompt + fx.m.gen.ngen) * sizeof *tok);
         ez_certificate c;
         ez_certificate_init(&c);
         ck_assert_int_eq(ez_trace_set(&tr, ps.tokens, tok, 8, &d), EZ_OK);
@@ -326,34 +321,34 @@ START_TEST(test_certify_rejects_later_tied_index)
             if (p->tensors[t].kind == EZ_TENSOR_WEIGHT) {
                 uint64_t nw = ez_plan_tensor_numel(&rp.tensors[t]);
                 int64_t *w = malloc(nw * sizeof *w);
-                ez_exec_copy_box(w, &rp.tensors[t], m.pk.weights[k++].v, &p->tensors[t], NULL);
+                ez_exec_copy_box(w, &rp.tensors[t], fx.m.pk.weights[k++].v, &p->tensors[t], NULL);
                 ck_assert_int_eq(ez_trace_set(&tr, t, w, nw, &d), EZ_OK);
                 free(w);
             }
         ck_assert_msg(ez_exec_run(&rp, &tr, &d) == EZ_OK, "%s", d.msg);
-        c.gen.nprompt = m.gen.nprompt;
-        c.gen.ngen = m.gen.ngen;
+        c.gen.nprompt = fx.m.gen.nprompt;
+        c.gen.ngen = fx.m.gen.ngen;
         c.gen.eos = -1;
-        c.gen.max_new = m.gen.ngen;
+        c.gen.max_new = fx.m.gen.ngen;
         c.gen.stop = EZ_STOP_MAX_NEW;
         c.gen.tokens = malloc(8 * sizeof(int64_t));
         memcpy(c.gen.tokens, tok, 8 * sizeof(int64_t));
         if (lie) { /* the model "chose" 1 at the end of the prompt: a later tied index */
-            tr.t[ps.next][m.gen.nprompt - 1] = 1;
-            c.gen.tokens[m.gen.nprompt] = 1;
+            tr.t[ps.next][fx.m.gen.nprompt - 1] = 1;
+            c.gen.tokens[fx.m.gen.nprompt] = 1;
         }
         ez_prove_opts po = {.unchecked = true, .wplan = p};
         ez_proof pf;
         ez_writer w;
         ez_proof_init(&pf);
         ez_writer_init(&w);
-        ez_status pst = ez_prove(&rp, &tr, m.pk.pcs, &po, &pf, NULL, &d);
+        ez_status pst = ez_prove(&rp, &tr, fx.m.pk.pcs, &po, &pf, NULL, &d);
         ck_assert_msg(pst == EZ_OK, "lie %d: status %d: %s", lie, (int)pst, d.msg);
         ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
-        ck_assert_int_eq(ez_certificate_add_pass(&c, 8, m.gen.nprompt - 1, m.gen.nprompt + m.gen.ngen - 2, w.data, w.len),
+        ck_assert_int_eq(ez_certificate_add_pass(&c, 8, fx.m.gen.nprompt - 1, fx.m.gen.nprompt + fx.m.gen.ngen - 2, w.data, w.len),
                          EZ_OK);
         ez_diag why = {{0}};
-        bool ok = lm_verify(&m, &c, &why);
+        bool ok = lm_verify(&fx.m, &c, &why);
         if (lie)
             ck_assert_msg(!ok, "a later tied index was accepted");
         else
@@ -365,7 +360,6 @@ START_TEST(test_certify_rejects_later_tied_index)
         ez_plan_clear(&rp);
     }
     ez_positions_clear(&ps);
-    lm_close(&m);
 }
 END_TEST
 
@@ -505,8 +499,11 @@ END_TEST
 Suite *ez_suite_certify(void)
 {
     const TTest *tests[] = {test_certificate_decode_exact, test_certify_verify_cover_and_eos,
-        test_certify_honest_one_pass_and_per_step, test_certify_rejects_text_and_prompt_changes,
+        test_certify_cost_follows_length};
+    Suite *s = ez_test_suite("certify", "core", 120, tests, sizeof tests / sizeof tests[0]);
+    const TTest *lm_tests[] = {test_certify_honest_one_pass_and_per_step, test_certify_rejects_text_and_prompt_changes,
         test_certify_rejects_stop_rule_lies, test_certify_rejects_pass_changes, test_certify_rejects_another_model,
-        test_certify_rejects_later_tied_index, test_certify_cost_follows_length};
-    return ez_test_suite("certify", "core", 120, tests, sizeof tests / sizeof tests[0]);
+        test_certify_rejects_later_tied_index};
+    ez_tcase_add_fixture(s, "lm", 120, lm_setup, lm_teardown, lm_tests, sizeof lm_tests / sizeof lm_tests[0]);
+    return s;
 }

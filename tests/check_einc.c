@@ -32,17 +32,12 @@ static void build(ez_plan *p)
     unsigned a = ez_fx_op(p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,e] * k[t,h,e]", sz);
     p->ops[a].shift = 13;
     p->ops[a].mul = 3;
-    unsigned sm = ez_fx_op(p, EZ_OP_SOFTMAX, "pr[h,s,t] = a[h,s,t]", sz);
-    ez_plan_op *op = &p->ops[sm];
-    op->axis = ez_fx_idx(op, "t");
-    op->masked = true;
-    op->mask_row = ez_fx_idx(op, "s");
-    op->mask_col = op->axis;
+    ez_fx_masked_softmax(p, "pr[h,s,t] = a[h,s,t]", sz);
     ez_fx_op(p, EZ_OP_EINSUM, "c[s,h,e] = pr[h,s,t] * k[t,h,e]", sz);
     p->ops[p->nops - 1].shift = 12;
     /* y[s,n] = c[s,h,e] * wo[l=1,h,e,n] : a fixed layer axis */
     unsigned y = ez_fx_op(p, EZ_OP_EINSUM, "y[s,n] = c[s,h,e] * wo[l,h,e,n]", sz);
-    op = &p->ops[y];
+    ez_plan_op *op = &p->ops[y];
     op->in_fixed[1] = 1;
     op->in_pos[1][0] = 1;
     op->in_axes[1][0] = 0;

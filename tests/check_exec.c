@@ -199,6 +199,25 @@ static void check_einsum_op(const ez_plan *p, const ez_trace *tr, size_t oi)
     free(wrem);
 }
 
+/* The "plan" case's checked fixture: an empty plan the test adds tensors and ops to, and
+ * the trace it runs (trace_ok), both cleared after each test. */
+static struct {
+    ez_plan p;
+    ez_trace tr;
+} fx;
+
+static void plan_setup(void)
+{
+    ez_plan_init(&fx.p);
+    memset(&fx.tr, 0, sizeof fx.tr);
+}
+
+static void plan_teardown(void)
+{
+    ez_trace_clear(&fx.tr);
+    ez_plan_clear(&fx.p);
+}
+
 /* ---- einsum tests -------------------------------------------------------------------- */
 
 static void matmul_case(ez_rng *r, uint64_t m, uint64_t k, uint64_t n, int64_t lo, int64_t hi,
@@ -238,26 +257,21 @@ END_TEST
 START_TEST(test_rescale_negative_floor)
 {
     /* a 1-operand einsum (copy) with shift: floor for negatives, remainder in [0, 2^s) */
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned a = tens(&p, "a", EZ_TENSOR_INPUT, 1, (uint64_t[]){6}, 0, 16);
-    unsigned c = tens(&p, "c", EZ_TENSOR_ACT, 1, (uint64_t[]){6}, 0, 16);
-    ez_plan_op *op = mkop(&p, EZ_OP_EINSUM, "i->i", (unsigned[]){a}, 1, c);
+    unsigned a = tens(&fx.p, "a", EZ_TENSOR_INPUT, 1, (uint64_t[]){6}, 0, 16);
+    unsigned c = tens(&fx.p, "c", EZ_TENSOR_ACT, 1, (uint64_t[]){6}, 0, 16);
+    ez_plan_op *op = mkop(&fx.p, EZ_OP_EINSUM, "i->i", (unsigned[]){a}, 1, c);
     op->shift = 2;
-    ez_trace tr;
     ez_diag d = {{0}};
-    trace_ok(&tr, &p);
+    trace_ok(&fx.tr, &fx.p);
     int64_t x[6] = {-1, -4, -5, 7, 0, -8};
     int64_t want[6] = {-1, -1, -2, 1, 0, -2}, wrem[6] = {3, 0, 3, 3, 0, 0};
-    ck_assert_int_eq(ez_trace_set(&tr, a, x, 6, &d), EZ_OK);
-    run_ok(&p, &tr);
-    const int64_t *rem = ez_trace_aux(&tr, 0, EZ_AUX_REM, NULL);
+    ck_assert_int_eq(ez_trace_set(&fx.tr, a, x, 6, &d), EZ_OK);
+    run_ok(&fx.p, &fx.tr);
+    const int64_t *rem = ez_trace_aux(&fx.tr, 0, EZ_AUX_REM, NULL);
     for (int i = 0; i < 6; i++) {
-        ck_assert_int_eq(tr.t[c][i], want[i]);
+        ck_assert_int_eq(fx.tr.t[c][i], want[i]);
         ck_assert_int_eq(rem[i], wrem[i]);
     }
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
 }
 END_TEST
 
@@ -350,35 +364,30 @@ START_TEST(test_einsum_batched_attention)
      * y[s,n] = c[s,h,e] * wo[h,e,n] (two contracted indices); also a summed-A index and a
      * broadcast index through the packed path. */
     ez_rng r = ez_rng_for("einsum_batched");
-    ez_plan p;
-    ez_plan_init(&p);
     const uint64_t S = 33, H = 3, E = 20, D = 26;
-    unsigned q = tens(&p, "q", EZ_TENSOR_INPUT, 3, (uint64_t[]){S, H, E}, 6, 16);
-    unsigned k = tens(&p, "k", EZ_TENSOR_INPUT, 3, (uint64_t[]){S, H, E}, 6, 16);
-    unsigned wo = tens(&p, "wo", EZ_TENSOR_WEIGHT, 3, (uint64_t[]){H, E, D}, 6, 16);
-    unsigned x4 = tens(&p, "x4", EZ_TENSOR_INPUT, 3, (uint64_t[]){S, 5, E}, 0, 16);
-    unsigned a = tens(&p, "a", EZ_TENSOR_ACT, 3, (uint64_t[]){H, S, S}, 9, 63);
-    unsigned y = tens(&p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 6, 63);
-    unsigned z = tens(&p, "z", EZ_TENSOR_ACT, 3, (uint64_t[]){S, 4, D}, 0, 63);
-    mkop(&p, EZ_OP_EINSUM, "she,the->hst", (unsigned[]){q, k}, 2, a)->shift = 3;
-    mkop(&p, EZ_OP_EINSUM, "she,hen->sn", (unsigned[]){q, wo}, 2, y)->shift = 6;
+    unsigned q = tens(&fx.p, "q", EZ_TENSOR_INPUT, 3, (uint64_t[]){S, H, E}, 6, 16);
+    unsigned k = tens(&fx.p, "k", EZ_TENSOR_INPUT, 3, (uint64_t[]){S, H, E}, 6, 16);
+    unsigned wo = tens(&fx.p, "wo", EZ_TENSOR_WEIGHT, 3, (uint64_t[]){H, E, D}, 6, 16);
+    unsigned x4 = tens(&fx.p, "x4", EZ_TENSOR_INPUT, 3, (uint64_t[]){S, 5, E}, 0, 16);
+    unsigned a = tens(&fx.p, "a", EZ_TENSOR_ACT, 3, (uint64_t[]){H, S, S}, 9, 63);
+    unsigned y = tens(&fx.p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 6, 63);
+    unsigned z = tens(&fx.p, "z", EZ_TENSOR_ACT, 3, (uint64_t[]){S, 4, D}, 0, 63);
+    mkop(&fx.p, EZ_OP_EINSUM, "she,the->hst", (unsigned[]){q, k}, 2, a)->shift = 3;
+    mkop(&fx.p, EZ_OP_EINSUM, "she,hen->sn", (unsigned[]){q, wo}, 2, y)->shift = 6;
     /* z[s,b,n] = sum_{u,e} x4[s,u,e] * w2[e,n]: u summed in A, b broadcast */
-    unsigned w2 = tens(&p, "w2", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){E, D}, 0, 16);
-    mkop(&p, EZ_OP_EINSUM, "sue,en->sbn", (unsigned[]){x4, w2}, 2, z);
-    ez_trace tr;
-    trace_ok(&tr, &p);
-    fill(&tr, q, &r, -3000, 3000);
-    fill(&tr, k, &r, -3000, 3000);
-    fill(&tr, wo, &r, -3000, 3000);
-    fill(&tr, x4, &r, -100, 100);
-    fill(&tr, w2, &r, -100, 100);
-    run_ok(&p, &tr);
-    for (size_t oi = 0; oi < p.nops; oi++) {
-        check_einsum_op(&p, &tr, oi);
-        ck_assert(tr.ops[oi].exact_f64); /* all went through the packed kernel */
+    unsigned w2 = tens(&fx.p, "w2", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){E, D}, 0, 16);
+    mkop(&fx.p, EZ_OP_EINSUM, "sue,en->sbn", (unsigned[]){x4, w2}, 2, z);
+    trace_ok(&fx.tr, &fx.p);
+    fill(&fx.tr, q, &r, -3000, 3000);
+    fill(&fx.tr, k, &r, -3000, 3000);
+    fill(&fx.tr, wo, &r, -3000, 3000);
+    fill(&fx.tr, x4, &r, -100, 100);
+    fill(&fx.tr, w2, &r, -100, 100);
+    run_ok(&fx.p, &fx.tr);
+    for (size_t oi = 0; oi < fx.p.nops; oi++) {
+        check_einsum_op(&fx.p, &fx.tr, oi);
+        ck_assert(fx.tr.ops[oi].exact_f64); /* all went through the packed kernel */
     }
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
 }
 END_TEST
 
@@ -386,38 +395,33 @@ START_TEST(test_layer_slice)
 {
     /* y[s,n] = x[s,d] * w[l=2, d, n]: axis 0 of w fixed at 2 (an unrolled layer) */
     ez_rng r = ez_rng_for("layer_slice");
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned x = tens(&p, "x", EZ_TENSOR_INPUT, 2, (uint64_t[]){9, 16}, 0, 12);
-    unsigned w = tens(&p, "w", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){16, 10}, 0, 12);
-    unsigned y = tens(&p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){9, 10}, 0, 63);
-    ez_plan_op *op = mkop(&p, EZ_OP_EINSUM, "sd,dn->sn", (unsigned[]){x, w}, 2, y);
+    unsigned x = tens(&fx.p, "x", EZ_TENSOR_INPUT, 2, (uint64_t[]){9, 16}, 0, 12);
+    unsigned w = tens(&fx.p, "w", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){16, 10}, 0, 12);
+    unsigned y = tens(&fx.p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){9, 10}, 0, 63);
+    ez_plan_op *op = mkop(&fx.p, EZ_OP_EINSUM, "sd,dn->sn", (unsigned[]){x, w}, 2, y);
     /* rewrite operand 1 as w[2, d, n] of a [3, 16, 10] weight */
-    p.tensors[w].rank = 3;
-    p.tensors[w].dims[0] = 3, p.tensors[w].dims[1] = 16, p.tensors[w].dims[2] = 10;
+    fx.p.tensors[w].rank = 3;
+    fx.p.tensors[w].dims[0] = 3, fx.p.tensors[w].dims[1] = 16, fx.p.tensors[w].dims[2] = 10;
     op->in_axes[1][2] = op->in_axes[1][1];
     op->in_axes[1][1] = op->in_axes[1][0];
     op->in_axes[1][0] = 0;
     op->in_fixed[1] = 1;
     op->in_pos[1][0] = 2;
-    ez_trace tr;
     ez_diag d = {{0}};
-    trace_ok(&tr, &p);
-    fill(&tr, x, &r, -100, 100);
-    fill(&tr, w, &r, -100, 100);
-    run_ok(&p, &tr);
+    trace_ok(&fx.tr, &fx.p);
+    fill(&fx.tr, x, &r, -100, 100);
+    fill(&fx.tr, w, &r, -100, 100);
+    run_ok(&fx.p, &fx.tr);
     for (int s = 0; s < 9; s++)
         for (int n = 0; n < 10; n++) {
             int64_t acc = 0;
             for (int k = 0; k < 16; k++)
-                acc += tr.t[x][s * 16 + k] * tr.t[w][(2 * 16 + k) * 10 + n];
-            ck_assert_int_eq(tr.t[y][s * 10 + n], acc);
+                acc += fx.tr.t[x][s * 16 + k] * fx.tr.t[w][(2 * 16 + k) * 10 + n];
+            ck_assert_int_eq(fx.tr.t[y][s * 10 + n], acc);
         }
-    op = &p.ops[0];
+    op = &fx.p.ops[0];
     op->in_pos[1][0] = 3; /* outside the axis: refused */
-    ck_assert_int_eq(ez_exec_run(&p, &tr, &d), EZ_ERR_INVALID);
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
+    ck_assert_int_eq(ez_exec_run(&fx.p, &fx.tr, &d), EZ_ERR_INVALID);
 }
 END_TEST
 
@@ -426,68 +430,58 @@ END_TEST
 START_TEST(test_add_broadcast)
 {
     ez_rng r = ez_rng_for("add_broadcast");
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned x = tens(&p, "x", EZ_TENSOR_INPUT, 2, (uint64_t[]){5, 7}, 4, 16);
-    unsigned b = tens(&p, "b", EZ_TENSOR_WEIGHT, 1, (uint64_t[]){7}, 2, 16);
-    unsigned c = tens(&p, "c", EZ_TENSOR_INPUT, 1, (uint64_t[]){5}, 4, 16);
-    unsigned y = tens(&p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){5, 7}, 3, 63);
-    ez_plan_op *op = mkop(&p, EZ_OP_ADD, "ij,j,i->ij", (unsigned[]){x, b, c}, 3, y);
+    unsigned x = tens(&fx.p, "x", EZ_TENSOR_INPUT, 2, (uint64_t[]){5, 7}, 4, 16);
+    unsigned b = tens(&fx.p, "b", EZ_TENSOR_WEIGHT, 1, (uint64_t[]){7}, 2, 16);
+    unsigned c = tens(&fx.p, "c", EZ_TENSOR_INPUT, 1, (uint64_t[]){5}, 4, 16);
+    unsigned y = tens(&fx.p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){5, 7}, 3, 63);
+    ez_plan_op *op = mkop(&fx.p, EZ_OP_ADD, "ij,j,i->ij", (unsigned[]){x, b, c}, 3, y);
     op->coef[0] = 1, op->coef[1] = 4, op->coef[2] = -1, op->shift = 1;
-    ez_trace tr;
-    trace_ok(&tr, &p);
-    fill(&tr, x, &r, -500, 500);
-    fill(&tr, b, &r, -500, 500);
-    fill(&tr, c, &r, -500, 500);
-    run_ok(&p, &tr);
-    const int64_t *rem = ez_trace_aux(&tr, 0, EZ_AUX_REM, NULL);
+    trace_ok(&fx.tr, &fx.p);
+    fill(&fx.tr, x, &r, -500, 500);
+    fill(&fx.tr, b, &r, -500, 500);
+    fill(&fx.tr, c, &r, -500, 500);
+    run_ok(&fx.p, &fx.tr);
+    const int64_t *rem = ez_trace_aux(&fx.tr, 0, EZ_AUX_REM, NULL);
     for (int i = 0; i < 5; i++)
         for (int j = 0; j < 7; j++) {
-            int64_t acc = tr.t[x][i * 7 + j] + 4 * tr.t[b][j] - tr.t[c][i], rr;
-            ck_assert_int_eq(tr.t[y][i * 7 + j], floordiv_pow2(acc, 1, &rr));
+            int64_t acc = fx.tr.t[x][i * 7 + j] + 4 * fx.tr.t[b][j] - fx.tr.t[c][i], rr;
+            ck_assert_int_eq(fx.tr.t[y][i * 7 + j], floordiv_pow2(acc, 1, &rr));
             ck_assert_int_eq(rem[i * 7 + j], rr);
         }
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
 }
 END_TEST
 
 START_TEST(test_causal_and_gather)
 {
     ez_rng r = ez_rng_for("causal_gather");
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned a = tens(&p, "a", EZ_TENSOR_INPUT, 3, (uint64_t[]){2, 6, 6}, 8, 20);
-    unsigned m = tens(&p, "m", EZ_TENSOR_ACT, 3, (uint64_t[]){2, 6, 6}, 8, 20);
-    ez_plan_op *op = mkop(&p, EZ_OP_CAUSAL, "hst->hst", (unsigned[]){a}, 1, m);
+    unsigned a = tens(&fx.p, "a", EZ_TENSOR_INPUT, 3, (uint64_t[]){2, 6, 6}, 8, 20);
+    unsigned m = tens(&fx.p, "m", EZ_TENSOR_ACT, 3, (uint64_t[]){2, 6, 6}, 8, 20);
+    ez_plan_op *op = mkop(&fx.p, EZ_OP_CAUSAL, "hst->hst", (unsigned[]){a}, 1, m);
     op->mask_row = idx_of(op, 's'), op->mask_col = idx_of(op, 't');
-    unsigned wte = tens(&p, "wte", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){10, 4}, 8, 16);
-    unsigned tok = tens(&p, "tok", EZ_TENSOR_TOKENS, 1, (uint64_t[]){5}, 0, 32);
-    p.tensors[tok].token_limit = 10;
-    unsigned g = tens(&p, "g", EZ_TENSOR_ACT, 2, (uint64_t[]){5, 4}, 8, 16);
-    mkop(&p, EZ_OP_GATHER, "vd,s->sd", (unsigned[]){wte, tok}, 2, g);
-    ez_trace tr;
+    unsigned wte = tens(&fx.p, "wte", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){10, 4}, 8, 16);
+    unsigned tok = tens(&fx.p, "tok", EZ_TENSOR_TOKENS, 1, (uint64_t[]){5}, 0, 32);
+    fx.p.tensors[tok].token_limit = 10;
+    unsigned g = tens(&fx.p, "g", EZ_TENSOR_ACT, 2, (uint64_t[]){5, 4}, 8, 16);
+    mkop(&fx.p, EZ_OP_GATHER, "vd,s->sd", (unsigned[]){wte, tok}, 2, g);
     ez_diag d = {{0}};
-    trace_ok(&tr, &p);
-    fill(&tr, a, &r, -1000, 1000);
-    fill(&tr, wte, &r, -1000, 1000);
-    fill(&tr, tok, &r, 0, 9);
-    run_ok(&p, &tr);
+    trace_ok(&fx.tr, &fx.p);
+    fill(&fx.tr, a, &r, -1000, 1000);
+    fill(&fx.tr, wte, &r, -1000, 1000);
+    fill(&fx.tr, tok, &r, 0, 9);
+    run_ok(&fx.p, &fx.tr);
     for (int h = 0; h < 2; h++)
         for (int s = 0; s < 6; s++)
             for (int t = 0; t < 6; t++) {
                 int o = (h * 6 + s) * 6 + t;
-                ck_assert_int_eq(tr.t[m][o], t > s ? 0 : tr.t[a][o]);
+                ck_assert_int_eq(fx.tr.t[m][o], t > s ? 0 : fx.tr.t[a][o]);
             }
     for (int s = 0; s < 5; s++)
         for (int j = 0; j < 4; j++)
-            ck_assert_int_eq(tr.t[g][s * 4 + j], tr.t[wte][tr.t[tok][s] * 4 + j]);
+            ck_assert_int_eq(fx.tr.t[g][s * 4 + j], fx.tr.t[wte][fx.tr.t[tok][s] * 4 + j]);
     /* a token outside [0, token_limit) is refused when set */
     int64_t badtok[5] = {0, 1, 10, 2, 3};
-    ck_assert_int_eq(ez_trace_set(&tr, tok, badtok, 5, &d), EZ_ERR_NUMERIC);
+    ck_assert_int_eq(ez_trace_set(&fx.tr, tok, badtok, 5, &d), EZ_ERR_NUMERIC);
     ck_assert_ptr_nonnull(strstr(d.msg, "tok[2]"));
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
 }
 END_TEST
 
@@ -529,17 +523,14 @@ START_TEST(test_softmax_exact)
 {
     ez_rng r = ez_rng_for("softmax_exact");
     const int H = 2, S = 9;
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned a = tens(&p, "a", EZ_TENSOR_INPUT, 3, (uint64_t[]){H, S, S}, 12, 40);
-    unsigned y = tens(&p, "p", EZ_TENSOR_ACT, 3, (uint64_t[]){H, S, S}, 12, 24);
-    ez_plan_op *op = mkop(&p, EZ_OP_SOFTMAX, "hst->hst", (unsigned[]){a}, 1, y);
+    unsigned a = tens(&fx.p, "a", EZ_TENSOR_INPUT, 3, (uint64_t[]){H, S, S}, 12, 40);
+    unsigned y = tens(&fx.p, "p", EZ_TENSOR_ACT, 3, (uint64_t[]){H, S, S}, 12, 24);
+    ez_plan_op *op = mkop(&fx.p, EZ_OP_SOFTMAX, "hst->hst", (unsigned[]){a}, 1, y);
     op->axis = idx_of(op, 't');
     op->masked = true;
     op->mask_row = idx_of(op, 's'), op->mask_col = idx_of(op, 't');
-    ez_trace tr;
     ez_diag d = {{0}};
-    trace_ok(&tr, &p);
+    trace_ok(&fx.tr, &fx.p);
     int64_t *x = malloc(H * S * S * sizeof *x);
     for (int i = 0; i < H * S * S; i++)
         x[i] = rnd(&r, -40000, 40000);
@@ -555,16 +546,16 @@ START_TEST(test_softmax_exact)
         x[(0 * S + 4) * S + t] = t % 2 ? 777 : -100000;
     for (int t = 0; t <= 8; t++)
         x[(1 * S + 8) * S + t] = t == 5 ? 200000 : -200000;
-    ck_assert_int_eq(ez_trace_set(&tr, a, x, H * S * S, &d), EZ_OK);
-    run_ok(&p, &tr);
-    const ez_table *t = ez_trace_table(&tr, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, 12, 0);
+    ck_assert_int_eq(ez_trace_set(&fx.tr, a, x, H * S * S, &d), EZ_OK);
+    run_ok(&fx.p, &fx.tr);
+    const ez_table *t = ez_trace_table(&fx.tr, EZ_TABLE_SOFTMAX_EXP, EZ_FN_EXP, 12, 0);
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(t->out[0], 1 << EZ_SOFTMAX_EXP_SCALE);
-    const int64_t *amax = ez_trace_aux(&tr, 0, EZ_AUX_ROW_MAX, NULL);
-    const int64_t *asum = ez_trace_aux(&tr, 0, EZ_AUX_ROW_SUM, NULL);
-    const int64_t *aexp = ez_trace_aux(&tr, 0, EZ_AUX_EXP, NULL);
-    const int64_t *arem = ez_trace_aux(&tr, 0, EZ_AUX_DIV_REM, NULL);
-    const int64_t *arec = ez_trace_aux(&tr, 0, EZ_AUX_ROW_RECIP, NULL);
+    const int64_t *amax = ez_trace_aux(&fx.tr, 0, EZ_AUX_ROW_MAX, NULL);
+    const int64_t *asum = ez_trace_aux(&fx.tr, 0, EZ_AUX_ROW_SUM, NULL);
+    const int64_t *aexp = ez_trace_aux(&fx.tr, 0, EZ_AUX_EXP, NULL);
+    const int64_t *arem = ez_trace_aux(&fx.tr, 0, EZ_AUX_DIV_REM, NULL);
+    const int64_t *arec = ez_trace_aux(&fx.tr, 0, EZ_AUX_ROW_RECIP, NULL);
     for (int h = 0; h < H; h++)
         for (int s = 0; s < S; s++) {
             int row = h * S + s;
@@ -578,28 +569,26 @@ START_TEST(test_softmax_exact)
             ck_assert_int_eq(arec[row], (INT64_C(1) << (12 + 16)) / sig);
             int64_t total = 0;
             for (int j = 0; j < S; j++) {
-                ck_assert_int_eq(tr.t[y][row * S + j], pp[j]);
+                ck_assert_int_eq(fx.tr.t[y][row * S + j], pp[j]);
                 ck_assert_int_eq(aexp[row * S + j], e[j]);
                 ck_assert_int_eq(arem[row * S + j], rem[j]);
                 ck_assert(rem[j] >= 0 && rem[j] < 65536);
                 if (j > s)
-                    ck_assert_int_eq(tr.t[y][row * S + j], 0); /* masked: exactly 0 */
+                    ck_assert_int_eq(fx.tr.t[y][row * S + j], 0); /* masked: exactly 0 */
                 total += pp[j];
             }
             ck_assert(total <= 4096 && total > 4096 - 2 * S); /* each p at most 2 units low */
         }
     /* all-masked-but-one row: the single live entry gets all the weight */
-    ck_assert_int_eq(tr.t[y][0], 4096);
+    ck_assert_int_eq(fx.tr.t[y][0], 4096);
     /* very negative scores still give a proper distribution (no sentinel) */
-    ck_assert(tr.t[y][(0 * S + 3) * S + 3] > tr.t[y][(0 * S + 3) * S + 0]);
+    ck_assert(fx.tr.t[y][(0 * S + 3) * S + 3] > fx.tr.t[y][(0 * S + 3) * S + 0]);
     /* ties get identical weights */
-    ck_assert_int_eq(tr.t[y][(0 * S + 4) * S + 1], tr.t[y][(0 * S + 4) * S + 3]);
-    ck_assert_int_eq(tr.t[y][(0 * S + 4) * S + 1], 2048);
+    ck_assert_int_eq(fx.tr.t[y][(0 * S + 4) * S + 1], fx.tr.t[y][(0 * S + 4) * S + 3]);
+    ck_assert_int_eq(fx.tr.t[y][(0 * S + 4) * S + 1], 2048);
     /* one dominant entry */
-    ck_assert_int_eq(tr.t[y][(1 * S + 8) * S + 5], 4096);
+    ck_assert_int_eq(fx.tr.t[y][(1 * S + 8) * S + 5], 4096);
     free(x);
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
 }
 END_TEST
 
@@ -609,30 +598,25 @@ START_TEST(test_softmax_vs_float)
      * shift 2): close to the real softmax */
     ez_rng r = ez_rng_for("softmax_float");
     const int N = 50, R = 7;
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned a = tens(&p, "a", EZ_TENSOR_INPUT, 2, (uint64_t[]){N, R}, 14, 24);
-    unsigned y = tens(&p, "p", EZ_TENSOR_ACT, 2, (uint64_t[]){N, R}, 16, 24);
-    ez_plan_op *op = mkop(&p, EZ_OP_SOFTMAX, "tr->tr", (unsigned[]){a}, 1, y);
+    unsigned a = tens(&fx.p, "a", EZ_TENSOR_INPUT, 2, (uint64_t[]){N, R}, 14, 24);
+    unsigned y = tens(&fx.p, "p", EZ_TENSOR_ACT, 2, (uint64_t[]){N, R}, 16, 24);
+    ez_plan_op *op = mkop(&fx.p, EZ_OP_SOFTMAX, "tr->tr", (unsigned[]){a}, 1, y);
     op->axis = idx_of(op, 't');
-    ez_trace tr;
-    trace_ok(&tr, &p);
-    fill(&tr, a, &r, -(3 << 14), 3 << 14);
-    run_ok(&p, &tr);
+    trace_ok(&fx.tr, &fx.p);
+    fill(&fx.tr, a, &r, -(3 << 14), 3 << 14);
+    run_ok(&fx.p, &fx.tr);
     for (int c = 0; c < R; c++) {
         double m = -1e300, s = 0;
         for (int t = 0; t < N; t++)
-            m = fmax(m, ldexp((double)tr.t[a][t * R + c], -14));
+            m = fmax(m, ldexp((double)fx.tr.t[a][t * R + c], -14));
         for (int t = 0; t < N; t++)
-            s += exp(ldexp((double)tr.t[a][t * R + c], -14) - m);
+            s += exp(ldexp((double)fx.tr.t[a][t * R + c], -14) - m);
         for (int t = 0; t < N; t++) {
-            double want = exp(ldexp((double)tr.t[a][t * R + c], -14) - m) / s;
-            double got = ldexp((double)tr.t[y][t * R + c], -16);
+            double want = exp(ldexp((double)fx.tr.t[a][t * R + c], -14) - m) / s;
+            double got = ldexp((double)fx.tr.t[y][t * R + c], -16);
             ck_assert_msg(fabs(got - want) < 2e-4, "softmax %g vs %g", got, want);
         }
     }
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
 }
 END_TEST
 
@@ -640,35 +624,30 @@ END_TEST
 
 START_TEST(test_max_argmax_ties)
 {
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned x = tens(&p, "x", EZ_TENSOR_INPUT, 2, (uint64_t[]){3, 5}, 4, 16);
-    unsigned mx = tens(&p, "mx", EZ_TENSOR_ACT, 1, (uint64_t[]){3}, 4, 16);
-    unsigned am = tens(&p, "am", EZ_TENSOR_ACT, 1, (uint64_t[]){3}, 0, 16);
-    unsigned amc = tens(&p, "amc", EZ_TENSOR_ACT, 1, (uint64_t[]){5}, 0, 16);
-    mkop(&p, EZ_OP_MAX, "sv->s", (unsigned[]){x}, 1, mx)->axis = 1;
-    mkop(&p, EZ_OP_ARGMAX, "sv->s", (unsigned[]){x}, 1, am)->axis = 1;
-    mkop(&p, EZ_OP_ARGMAX, "sv->v", (unsigned[]){x}, 1, amc)->axis = 0;
-    ez_trace tr;
+    unsigned x = tens(&fx.p, "x", EZ_TENSOR_INPUT, 2, (uint64_t[]){3, 5}, 4, 16);
+    unsigned mx = tens(&fx.p, "mx", EZ_TENSOR_ACT, 1, (uint64_t[]){3}, 4, 16);
+    unsigned am = tens(&fx.p, "am", EZ_TENSOR_ACT, 1, (uint64_t[]){3}, 0, 16);
+    unsigned amc = tens(&fx.p, "amc", EZ_TENSOR_ACT, 1, (uint64_t[]){5}, 0, 16);
+    mkop(&fx.p, EZ_OP_MAX, "sv->s", (unsigned[]){x}, 1, mx)->axis = 1;
+    mkop(&fx.p, EZ_OP_ARGMAX, "sv->s", (unsigned[]){x}, 1, am)->axis = 1;
+    mkop(&fx.p, EZ_OP_ARGMAX, "sv->v", (unsigned[]){x}, 1, amc)->axis = 0;
     ez_diag d = {{0}};
-    trace_ok(&tr, &p);
+    trace_ok(&fx.tr, &fx.p);
     int64_t v[15] = {3, 9, 9, 1, 9, -5, -5, -5, -5, -5, 0, -1, 7, 7, -9};
-    ck_assert_int_eq(ez_trace_set(&tr, x, v, 15, &d), EZ_OK);
-    run_ok(&p, &tr);
-    ck_assert_int_eq(tr.t[mx][0], 9);
-    ck_assert_int_eq(tr.t[mx][1], -5);
-    ck_assert_int_eq(tr.t[mx][2], 7);
-    ck_assert_int_eq(tr.t[am][0], 1); /* ties -> lowest index */
-    ck_assert_int_eq(tr.t[am][1], 0);
-    ck_assert_int_eq(tr.t[am][2], 2);
-    ck_assert_int_eq(ez_trace_aux(&tr, 0, EZ_AUX_ROW_ARG, NULL)[0], 1);
-    ck_assert_int_eq(ez_trace_aux(&tr, 1, EZ_AUX_ROW_MAX, NULL)[2], 7);
+    ck_assert_int_eq(ez_trace_set(&fx.tr, x, v, 15, &d), EZ_OK);
+    run_ok(&fx.p, &fx.tr);
+    ck_assert_int_eq(fx.tr.t[mx][0], 9);
+    ck_assert_int_eq(fx.tr.t[mx][1], -5);
+    ck_assert_int_eq(fx.tr.t[mx][2], 7);
+    ck_assert_int_eq(fx.tr.t[am][0], 1); /* ties -> lowest index */
+    ck_assert_int_eq(fx.tr.t[am][1], 0);
+    ck_assert_int_eq(fx.tr.t[am][2], 2);
+    ck_assert_int_eq(ez_trace_aux(&fx.tr, 0, EZ_AUX_ROW_ARG, NULL)[0], 1);
+    ck_assert_int_eq(ez_trace_aux(&fx.tr, 1, EZ_AUX_ROW_MAX, NULL)[2], 7);
     /* column argmax: columns (3,-5,0) (9,-5,-1) (9,-5,7) (1,-5,7) (9,-5,-9) */
     int64_t want[5] = {0, 0, 0, 2, 0};
     for (int i = 0; i < 5; i++)
-        ck_assert_int_eq(tr.t[amc][i], want[i]);
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
+        ck_assert_int_eq(fx.tr.t[amc][i], want[i]);
 }
 END_TEST
 
@@ -920,27 +899,30 @@ END_TEST
 
 static void build_block(ez_plan *p, unsigned *ids)
 {
-    const uint64_t S = 24, D = 48, H = 3, E = 16, V = 50;
+    enum { S = 24, D = 48, H = 3, E = 16, V = 50 };
+    /* the tensors in plan order (ez_plan_init, then tens: a tensor's id is its enum value) */
+    enum { tok, wte, wq, wk, wv, wo, x, xn, q, k, v, a, pr, c, y, g, r2, am, NT };
+    static const struct {
+        const char *name;
+        ez_tensor_kind kind;
+        unsigned rank;
+        uint64_t dims[3];
+        unsigned scale, bits;
+    } ts[NT] = {
+        {"tok", EZ_TENSOR_TOKENS, 1, {S}, 0, 32}, {"wte", EZ_TENSOR_WEIGHT, 2, {V, D}, 12, 16},
+        {"wq", EZ_TENSOR_WEIGHT, 3, {D, H, E}, 12, 16}, {"wk", EZ_TENSOR_WEIGHT, 3, {D, H, E}, 12, 16},
+        {"wv", EZ_TENSOR_WEIGHT, 3, {D, H, E}, 12, 16}, {"wo", EZ_TENSOR_WEIGHT, 3, {H, E, D}, 12, 16},
+        {"x", EZ_TENSOR_ACT, 2, {S, D}, 12, 24}, {"xn", EZ_TENSOR_ACT, 2, {S, D}, 12, 24},
+        {"q", EZ_TENSOR_ACT, 3, {S, H, E}, 12, 24}, {"k", EZ_TENSOR_ACT, 3, {S, H, E}, 12, 24},
+        {"v", EZ_TENSOR_ACT, 3, {S, H, E}, 12, 24}, {"a", EZ_TENSOR_ACT, 3, {H, S, S}, 12, 24},
+        {"p", EZ_TENSOR_ACT, 3, {H, S, S}, 12, 24}, {"c", EZ_TENSOR_ACT, 3, {S, H, E}, 12, 24},
+        {"y", EZ_TENSOR_ACT, 2, {S, D}, 12, 24}, {"g", EZ_TENSOR_ACT, 2, {S, D}, 12, 24},
+        {"r", EZ_TENSOR_ACT, 2, {S, D}, 12, 24}, {"am", EZ_TENSOR_ACT, 1, {S}, 0, 24},
+    };
     ez_plan_init(p);
-    unsigned tok = tens(p, "tok", EZ_TENSOR_TOKENS, 1, (uint64_t[]){S}, 0, 32);
+    for (unsigned i = 0; i < NT; i++)
+        ck_assert_uint_eq(tens(p, ts[i].name, ts[i].kind, ts[i].rank, ts[i].dims, ts[i].scale, ts[i].bits), i);
     p->tensors[tok].token_limit = V;
-    unsigned wte = tens(p, "wte", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){V, D}, 12, 16);
-    unsigned wq = tens(p, "wq", EZ_TENSOR_WEIGHT, 3, (uint64_t[]){D, H, E}, 12, 16);
-    unsigned wk = tens(p, "wk", EZ_TENSOR_WEIGHT, 3, (uint64_t[]){D, H, E}, 12, 16);
-    unsigned wv = tens(p, "wv", EZ_TENSOR_WEIGHT, 3, (uint64_t[]){D, H, E}, 12, 16);
-    unsigned wo = tens(p, "wo", EZ_TENSOR_WEIGHT, 3, (uint64_t[]){H, E, D}, 12, 16);
-    unsigned x = tens(p, "x", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 12, 24);
-    unsigned xn = tens(p, "xn", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 12, 24);
-    unsigned q = tens(p, "q", EZ_TENSOR_ACT, 3, (uint64_t[]){S, H, E}, 12, 24);
-    unsigned k = tens(p, "k", EZ_TENSOR_ACT, 3, (uint64_t[]){S, H, E}, 12, 24);
-    unsigned v = tens(p, "v", EZ_TENSOR_ACT, 3, (uint64_t[]){S, H, E}, 12, 24);
-    unsigned a = tens(p, "a", EZ_TENSOR_ACT, 3, (uint64_t[]){H, S, S}, 12, 24);
-    unsigned pr = tens(p, "p", EZ_TENSOR_ACT, 3, (uint64_t[]){H, S, S}, 12, 24);
-    unsigned c = tens(p, "c", EZ_TENSOR_ACT, 3, (uint64_t[]){S, H, E}, 12, 24);
-    unsigned y = tens(p, "y", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 12, 24);
-    unsigned g = tens(p, "g", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 12, 24);
-    unsigned r2 = tens(p, "r", EZ_TENSOR_ACT, 2, (uint64_t[]){S, D}, 12, 24);
-    unsigned am = tens(p, "am", EZ_TENSOR_ACT, 1, (uint64_t[]){S}, 0, 24);
     mkop(p, EZ_OP_GATHER, "vd,s->sd", (unsigned[]){wte, tok}, 2, x);
     mkop(p, EZ_OP_LAYERNORM, "sd->sd", (unsigned[]){x}, 1, xn)->axis = 1;
     mkop(p, EZ_OP_EINSUM, "sd,dhe->she", (unsigned[]){xn, wq}, 2, q)->shift = 12;
@@ -1083,42 +1065,40 @@ END_TEST
 
 START_TEST(test_range_errors)
 {
-    ez_plan p;
-    ez_plan_init(&p);
-    unsigned a = tens(&p, "a", EZ_TENSOR_INPUT, 2, (uint64_t[]){4, 8}, 8, 16);
-    unsigned b = tens(&p, "b", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){8, 4}, 8, 16);
-    unsigned c = tens(&p, "c", EZ_TENSOR_ACT, 2, (uint64_t[]){4, 4}, 8, 12);
-    mkop(&p, EZ_OP_EINSUM, "ij,jk->ik", (unsigned[]){a, b}, 2, c)->shift = 8;
-    ez_trace tr;
+    unsigned a = tens(&fx.p, "a", EZ_TENSOR_INPUT, 2, (uint64_t[]){4, 8}, 8, 16);
+    unsigned b = tens(&fx.p, "b", EZ_TENSOR_WEIGHT, 2, (uint64_t[]){8, 4}, 8, 16);
+    unsigned c = tens(&fx.p, "c", EZ_TENSOR_ACT, 2, (uint64_t[]){4, 4}, 8, 12);
+    mkop(&fx.p, EZ_OP_EINSUM, "ij,jk->ik", (unsigned[]){a, b}, 2, c)->shift = 8;
     ez_diag d = {{0}};
-    trace_ok(&tr, &p);
+    trace_ok(&fx.tr, &fx.p);
     int64_t big[32];
     for (int i = 0; i < 32; i++)
         big[i] = 32767;
     big[5] = 32768; /* outside 16 bits */
-    ck_assert_int_eq(ez_trace_set(&tr, a, big, 32, &d), EZ_ERR_NUMERIC);
+    ck_assert_int_eq(ez_trace_set(&fx.tr, a, big, 32, &d), EZ_ERR_NUMERIC);
     ck_assert_ptr_nonnull(strstr(d.msg, "a[0, 5]"));
     big[5] = 32767;
-    ck_assert_int_eq(ez_trace_set(&tr, a, big, 32, &d), EZ_OK);
-    ck_assert_int_eq(ez_exec_run(&p, &tr, &d), EZ_ERR_INVALID); /* b not set */
-    ck_assert_int_eq(ez_trace_set(&tr, b, big, 32, &d), EZ_OK);
+    ck_assert_int_eq(ez_trace_set(&fx.tr, a, big, 32, &d), EZ_OK);
+    ck_assert_int_eq(ez_exec_run(&fx.p, &fx.tr, &d), EZ_ERR_INVALID); /* b not set */
+    ck_assert_int_eq(ez_trace_set(&fx.tr, b, big, 32, &d), EZ_OK);
     /* 8 * 32767^2 / 2^8 = 3.4e7 does not fit 12 bits */
-    ck_assert_int_eq(ez_exec_run(&p, &tr, &d), EZ_ERR_NUMERIC);
+    ck_assert_int_eq(ez_exec_run(&fx.p, &fx.tr, &d), EZ_ERR_NUMERIC);
     ck_assert_ptr_nonnull(strstr(d.msg, "c[0, 0]"));
     ck_assert_ptr_nonnull(strstr(d.msg, "12-bit"));
     /* a malformed plan is refused before anything runs */
-    p.ops[0].in_axes[0][1] = 7;
-    ck_assert_int_eq(ez_exec_run(&p, &tr, &d), EZ_ERR_INVALID);
-    ez_trace_clear(&tr);
-    ez_plan_clear(&p);
+    fx.p.ops[0].in_axes[0][1] = 7;
+    ck_assert_int_eq(ez_exec_run(&fx.p, &fx.tr, &d), EZ_ERR_INVALID);
 }
 END_TEST
 
 Suite *ez_suite_exec(void)
 {
-    const TTest *tests[] = {test_matmul_packed, test_rescale_negative_floor, test_einsum_random,
-        test_einsum_batched_attention, test_layer_slice, test_add_broadcast, test_causal_and_gather, test_softmax_exact,
-        test_softmax_vs_float, test_max_argmax_ties, test_norms, test_unary_tables, test_rsqrt_table_exact, test_sign_table,
-        test_table_tails, test_determinism_threads, test_floatref_block, test_range_errors};
-    return ez_test_suite("exec", "core", 60, tests, sizeof tests / sizeof tests[0]);
+    const TTest *tests[] = {test_matmul_packed, test_einsum_random, test_norms, test_unary_tables,
+        test_rsqrt_table_exact, test_sign_table, test_table_tails, test_determinism_threads, test_floatref_block};
+    Suite *s = ez_test_suite("exec", "core", 60, tests, sizeof tests / sizeof tests[0]);
+    const TTest *plan[] = {test_rescale_negative_floor, test_einsum_batched_attention, test_layer_slice,
+        test_add_broadcast, test_causal_and_gather, test_softmax_exact, test_softmax_vs_float, test_max_argmax_ties,
+        test_range_errors};
+    ez_tcase_add_fixture(s, "plan", 60, plan_setup, plan_teardown, plan, sizeof plan / sizeof plan[0]);
+    return s;
 }

@@ -116,24 +116,26 @@ static uint64_t sink_at(sink *s, uint64_t b, uint64_t row, uint64_t col)
     return at;
 }
 
-static void sink_i64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc,
-                     const int64_t *c, size_t ldc)
+/* One delivered block, of integers ci or (ci NULL) doubles cf, stored as integers. */
+static void sink_put(sink *s, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc, const int64_t *ci,
+                     const double *cf, size_t ldc)
 {
-    sink *s = ctx;
     sink_check(s, m0, mr, n0, nc, ldc);
     for (unsigned i = 0; i < mr; i++)
         for (unsigned j = 0; j < nc; j++)
-            s->c[sink_at(s, b, m0 + i, n0 + j)] = c[i * ldc + j];
+            s->c[sink_at(s, b, m0 + i, n0 + j)] = ci ? ci[i * ldc + j] : (int64_t)cf[i * ldc + j];
+}
+
+static void sink_i64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc,
+                     const int64_t *c, size_t ldc)
+{
+    sink_put(ctx, b, m0, mr, n0, nc, c, NULL, ldc);
 }
 
 static void sink_f64(void *ctx, uint64_t b, uint64_t m0, unsigned mr, uint64_t n0, unsigned nc,
                      const double *c, size_t ldc)
 {
-    sink *s = ctx;
-    sink_check(s, m0, mr, n0, nc, ldc);
-    for (unsigned i = 0; i < mr; i++)
-        for (unsigned j = 0; j < nc; j++)
-            s->c[sink_at(s, b, m0 + i, n0 + j)] = (int64_t)c[i * ldc + j];
+    sink_put(ctx, b, m0, mr, n0, nc, NULL, c, ldc);
 }
 
 static uint64_t maxabs_operand(const operand *o, uint64_t nb, uint64_t rows, uint64_t k)

@@ -129,6 +129,16 @@ static bool proof_accepted(const ez_logup_table *t, const ez_logup_column *c, si
     return ok;
 }
 
+/* The honest multiplicities m of the one column c (asserted in the table), its proof
+ * into *w and claims into *pc (caller clears), accepted. */
+static void honest_one_column(const ez_logup_table *t, const ez_logup_column *c, ez_fe *m, ez_writer *w,
+                              ez_logup_claims *pc)
+{
+    ck_assert_int_eq(ez_logup_multiplicities(m, t, c, 1, NULL), EZ_OK);
+    prove(t, c, 1, m, w, pc);
+    ck_assert(accepts(t, c, 1, m, w->data, w->len, NULL));
+}
+
 /* Full honest round trip: multiplicities, prove, verify, claims agree and hold. */
 static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, size_t nc)
 {
@@ -182,13 +192,64 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
     free(m);
 }
 
+/* honest_roundtrip with t's trees capped at 2^cap leaves (lib/logup.h max_tree_log), for
+ * cap = lo, lo + step, ... up to hi. */
+static void honest_capped(const ez_logup_table *t, const ez_logup_column *c, size_t nc, unsigned lo, unsigned hi,
+                          unsigned step)
+{
+    for (unsigned cap = lo; cap <= hi; cap += step) {
+        ez_logup_table tc = *t;
+        tc.max_tree_log = cap;
+        honest_roundtrip(&tc, c, nc);
+    }
+}
+
+/* The checked fixture: the test's generator and the arrays it makes (fx_alloc: range
+ * values, tables, columns, multiplicities), freed after the test. */
+static struct {
+    ez_rng rng;
+    void *keep[64];
+    size_t nkeep;
+} fx;
+
+static void fx_setup(void)
+{
+    fx.rng = ez_rng_for("logup");
+    fx.nkeep = 0;
+}
+
+static void fx_teardown(void)
+{
+    for (size_t i = 0; i < fx.nkeep; i++)
+        free(fx.keep[i]);
+    fx.nkeep = 0;
+}
+
+/* n zeroed field elements, freed after the test. */
+static ez_fe *fx_alloc(uint64_t n)
+{
+    ck_assert_uint_lt(fx.nkeep, sizeof fx.keep / sizeof fx.keep[0]);
+    ez_fe *v = calloc((size_t)(n ? n : 1), sizeof *v);
+    ck_assert_ptr_nonnull(v);
+    return fx.keep[fx.nkeep++] = v;
+}
+
 static ez_fe *range_values(ez_rng *rng, uint64_t len, unsigned bits)
 {
-    ez_fe *v = malloc((size_t)len * sizeof *v);
-    ck_assert_ptr_nonnull(v);
+    ez_fe *v = fx_alloc(len);
     for (uint64_t i = 0; i < len; i++)
         v[i] = ez_rng_next(rng) & ((UINT64_C(1) << bits) - 1);
     return v;
+}
+
+/* n columns c[i] of lens[i] random values below 2^tags[i], tagged tags[i] (a RANGES
+ * table's regions); their values in v[i]. */
+static void range_columns(ez_logup_column *c, ez_fe **v, size_t n, const uint64_t *lens, const unsigned *tags)
+{
+    for (size_t i = 0; i < n; i++) {
+        v[i] = range_values(&fx.rng, lens[i], tags[i]);
+        c[i] = (ez_logup_column){.len = lens[i], .cols = {v[i]}, .tag = tags[i]};
+    }
 }
 
 /* ---- the fraction tree on its own ----------------------------------------------------- */
@@ -317,13 +378,12 @@ END_TEST
 
 START_TEST(test_range_honest)
 {
-    ez_rng rng = ez_rng_for("range_honest");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 8};
     const uint64_t lens[] = {1000, 3, 1, 256, 100, 257};
     ez_logup_column c[6];
     ez_fe *vals[6];
     for (int i = 0; i < 6; i++) {
-        vals[i] = range_values(&rng, lens[i], 8);
+        vals[i] = range_values(&fx.rng, lens[i], 8);
         c[i] = (ez_logup_column){.len = lens[i], .cols = {vals[i]}};
     }
     honest_roundtrip(&t, c, 6);
@@ -331,8 +391,6 @@ START_TEST(test_range_honest)
     for (uint64_t i = 0; i < lens[0]; i++)
         vals[0][i] = (i & 1) ? 255 : 0;
     honest_roundtrip(&t, c, 1);
-    for (int i = 0; i < 6; i++)
-        free(vals[i]);
 }
 END_TEST
 
@@ -340,9 +398,8 @@ START_TEST(test_range16)
 {
     /* The production table size: one column of exactly 2^12 rows (no padding at all),
      * one of 20000 rows (large enough for the threaded loops); and a bits = 0 table. */
-    ez_rng rng = ez_rng_for("range16");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 16};
-    ez_fe *v = range_values(&rng, 20000, 16);
+    ez_fe *v = range_values(&fx.rng, 20000, 16);
     ez_logup_column c = {.len = 4096, .cols = {v}};
     honest_roundtrip(&t, &c, 1);
     c.len = 20000;
@@ -351,7 +408,6 @@ START_TEST(test_range16)
     memset(v, 0, 5 * sizeof *v);
     ez_logup_column c0 = {.len = 5, .cols = {v}};
     honest_roundtrip(&t0, &c0, 1);
-    free(v);
 }
 END_TEST
 
@@ -363,8 +419,7 @@ static void random_table(ez_rng *rng, ez_logup_table *t, ez_fe **cols, unsigned 
     t->ncols = width;
     t->nrows = nrows;
     for (unsigned w = 0; w < width; w++) {
-        cols[w] = malloc((size_t)nrows * sizeof(ez_fe));
-        ck_assert_ptr_nonnull(cols[w]);
+        cols[w] = fx_alloc(nrows);
         for (uint64_t j = 0; j < nrows; j++)
             cols[w][j] = w == 0 ? (ez_fe)j * 3 + 1 : ez_rng_fe(rng); /* column 0 distinct */
         t->cols[w] = cols[w];
@@ -375,8 +430,7 @@ static void random_table(ez_rng *rng, ez_logup_table *t, ez_fe **cols, unsigned 
 static void sample_rows(ez_rng *rng, ez_fe **out, const ez_logup_table *t, uint64_t len)
 {
     for (unsigned w = 0; w < t->ncols; w++) {
-        out[w] = malloc((size_t)len * sizeof(ez_fe));
-        ck_assert_ptr_nonnull(out[w]);
+        out[w] = fx_alloc(len);
     }
     for (uint64_t i = 0; i < len; i++) {
         uint64_t j = ez_rng_next(rng) % t->nrows;
@@ -386,40 +440,35 @@ static void sample_rows(ez_rng *rng, ez_fe **out, const ez_logup_table *t, uint6
 }
 
 /* An explicit table of nrows random rows of the given width and n columns of lens[i]
- * rows sampled from it: the honest proof verifies (honest_roundtrip). */
-static void explicit_honest(const char *seed, unsigned width, uint64_t nrows, const uint64_t *lens, size_t n)
+ * rows sampled from it (fx's generator and arrays): the honest proof verifies
+ * (honest_roundtrip). */
+static void explicit_honest(unsigned width, uint64_t nrows, const uint64_t *lens, size_t n)
 {
-    ez_rng rng = ez_rng_for(seed);
     ez_logup_table t;
     ez_fe *tc[4], *cv[4][4];
     ez_logup_column c[4] = {{0}};
     ck_assert_uint_le(n, 4);
-    random_table(&rng, &t, tc, width, nrows);
+    random_table(&fx.rng, &t, tc, width, nrows);
     for (size_t i = 0; i < n; i++) {
-        sample_rows(&rng, cv[i], &t, lens[i]);
+        sample_rows(&fx.rng, cv[i], &t, lens[i]);
         c[i].len = lens[i];
         for (unsigned w = 0; w < width; w++)
             c[i].cols[w] = cv[i][w];
     }
     honest_roundtrip(&t, c, n);
-    for (unsigned w = 0; w < width; w++) {
-        for (size_t i = 0; i < n; i++)
-            free(cv[i][w]);
-        free(tc[w]);
-    }
 }
 
 START_TEST(test_explicit_1col)
 {
     const uint64_t lens[] = {17, 512, 1};
-    explicit_honest("explicit_1col", 1, 300, lens, 3);
+    explicit_honest(1, 300, lens, 3);
 }
 END_TEST
 
 START_TEST(test_explicit_2col)
 {
     const uint64_t lens[] = {5, 77, 513, 1024};
-    explicit_honest("explicit_2col", 2, 1000, lens, 4);
+    explicit_honest(2, 1000, lens, 4);
 }
 END_TEST
 
@@ -427,16 +476,15 @@ START_TEST(test_explicit_4col_dups)
 {
     /* Width 4, a table with repeated rows (counted at the first occurrence) and a
      * one-row table (a tree of zero variables). */
-    ez_rng rng = ez_rng_for("explicit_4col");
     ez_logup_table t;
     ez_fe *tc[4];
-    random_table(&rng, &t, tc, 4, 40);
+    random_table(&fx.rng, &t, tc, 4, 40);
     for (unsigned w = 0; w < 4; w++)
         tc[w][39] = tc[w][7];
     ez_fe *cv[2][4];
     ez_logup_column c[2];
-    sample_rows(&rng, cv[0], &t, 90);
-    sample_rows(&rng, cv[1], &t, 33);
+    sample_rows(&fx.rng, cv[0], &t, 90);
+    sample_rows(&fx.rng, cv[1], &t, 33);
     for (int i = 0; i < 2; i++)
         c[i] = (ez_logup_column){.len = i ? 33 : 90, .cols = {cv[i][0], cv[i][1], cv[i][2], cv[i][3]}};
     honest_roundtrip(&t, c, 2);
@@ -453,11 +501,6 @@ START_TEST(test_explicit_4col_dups)
     c[0].len = 3;
     c[1].len = 1;
     honest_roundtrip(&t1, c, 2);
-    for (int i = 0; i < 2; i++)
-        for (int w = 0; w < 4; w++)
-            free(cv[i][w]);
-    for (int w = 0; w < 4; w++)
-        free(tc[w]);
 }
 END_TEST
 
@@ -465,19 +508,16 @@ START_TEST(test_many_columns)
 {
     /* Many columns of mixed sizes: several trees (one per set bit of the total), some
      * of zero variables, columns of length 1. */
-    ez_rng rng = ez_rng_for("many_columns");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 5};
     enum { NC = 23 };
     ez_logup_column c[NC];
     ez_fe *v[NC];
     for (int i = 0; i < NC; i++) {
-        uint64_t len = 1 + ez_rng_next(&rng) % (i < 5 ? 2 : 70);
-        v[i] = range_values(&rng, len, 5);
+        uint64_t len = 1 + ez_rng_next(&fx.rng) % (i < 5 ? 2 : 70);
+        v[i] = range_values(&fx.rng, len, 5);
         c[i] = (ez_logup_column){.len = len, .cols = {v[i]}};
     }
     honest_roundtrip(&t, c, NC);
-    for (int i = 0; i < NC; i++)
-        free(v[i]);
 }
 END_TEST
 
@@ -485,7 +525,6 @@ START_TEST(test_ranges_honest)
 {
     /* One RANGES table with regions 16, 12, 8, 3, 1 bits; columns of every width and of
      * mixed lengths (several trees, padding rows, a column of length 1). */
-    ez_rng rng = ez_rng_for("ranges_honest");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 5, .rbits = {16, 12, 8, 3, 1}};
     ck_assert_uint_eq(ez_logup_table_size(&t), 65536 + 4096 + 256 + 8 + 2);
     ck_assert_uint_eq(ez_logup_table_width(&t), 1);
@@ -493,25 +532,16 @@ START_TEST(test_ranges_honest)
     const unsigned tags[] = {16, 12, 8, 3, 1, 12, 16};
     ez_logup_column c[7];
     ez_fe *v[7];
-    for (int i = 0; i < 7; i++) {
-        v[i] = range_values(&rng, lens[i], tags[i]);
-        c[i] = (ez_logup_column){.len = lens[i], .cols = {v[i]}, .tag = tags[i]};
-    }
+    range_columns(c, v, 7, lens, tags);
     v[2][0] = 255; /* the edges of a region */
     v[2][1] = 0;
     honest_roundtrip(&t, c, 7);
-    /* trees capped at 2^6 and 2^10 leaves (lib/logup.h max_tree_log): many trees, the
-     * table a tree of its own, column pieces above the cap cut to its size */
-    for (unsigned cap = 6; cap <= 10; cap += 4) {
-        ez_logup_table tc = t;
-        tc.max_tree_log = cap;
-        honest_roundtrip(&tc, c, 7);
-    }
+    /* trees capped at 2^6 and 2^10 leaves: many trees, the table a tree of its own,
+     * column pieces above the cap cut to its size */
+    honest_capped(&t, c, 7, 6, 10, 4);
     /* a single region is a plain range check with a tag */
     ez_logup_table t1 = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {8}};
     honest_roundtrip(&t1, &c[2], 1);
-    for (int i = 0; i < 7; i++)
-        free(v[i]);
 }
 END_TEST
 
@@ -521,15 +551,14 @@ END_TEST
  * its claims still hold. */
 START_TEST(test_leaf_values_large)
 {
-    ez_rng rng = ez_rng_for("leaf_values_large");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {16, 8}};
     uint64_t tsize = ez_logup_table_size(&t);
-    ez_fe *a = range_values(&rng, 3000, 16), *b = range_values(&rng, 1500, 8);
+    ez_fe *a = range_values(&fx.rng, 3000, 16), *b = range_values(&fx.rng, 1500, 8);
     a[7] = EZ_P - 1;
     a[2500] = UINT64_C(1) << 40;
     b[1400] = UINT64_C(1) << 32;
     ez_logup_column c[2] = {{.len = 3000, .cols = {a}, .tag = 16}, {.len = 1500, .cols = {b}, .tag = 8}};
-    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ez_fe *m = fx_alloc(tsize);
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_ERR_NUMERIC);
     ez_writer w;
     ez_logup_claims pc;
@@ -538,9 +567,6 @@ START_TEST(test_leaf_values_large)
     ck_assert(!accepts(&t, c, 2, m, w.data, w.len, NULL));
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    free(m);
-    free(a);
-    free(b);
 }
 END_TEST
 
@@ -550,13 +576,12 @@ START_TEST(test_ranges_outside)
 {
     /* A value inside the table but outside its column's region (300 in an 8-bit column:
      * a row of the 12- and 16-bit regions) is not in the table. */
-    ez_rng rng = ez_rng_for("ranges_outside");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 3, .rbits = {16, 12, 8}};
     uint64_t tsize = ez_logup_table_size(&t);
-    ez_fe *a = range_values(&rng, 200, 16), *b = range_values(&rng, 64, 8);
+    ez_fe *a = range_values(&fx.rng, 200, 16), *b = range_values(&fx.rng, 64, 8);
     b[7] = 300;
     ez_logup_column c[2] = {{.len = 200, .cols = {a}, .tag = 16}, {.len = 64, .cols = {b}, .tag = 8}};
-    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ez_fe *m = fx_alloc(tsize);
     ez_diag d = {{0}};
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_NUMERIC);
     ck_assert_str_eq(d.msg, "lookup column 1, row 7: value 300 is outside the range [0, 2^8)");
@@ -605,17 +630,13 @@ START_TEST(test_ranges_outside)
     ck_assert_uint_eq(ez_logup_table_size(&bad3), 0);
     c[1].tag = 5; /* not a region */
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_INVALID);
-    free(a);
-    free(b);
-    free(m);
 }
 END_TEST
 
 START_TEST(test_value_outside_table)
 {
-    ez_rng rng = ez_rng_for("outside_table");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 8};
-    ez_fe *a = range_values(&rng, 100, 8), *b = range_values(&rng, 50, 8);
+    ez_fe *a = range_values(&fx.rng, 100, 8), *b = range_values(&fx.rng, 50, 8);
     b[5] = 256; /* just outside */
     ez_logup_column c[2] = {{.len = 100, .cols = {a}}, {.len = 50, .cols = {b}}};
     ez_fe m[256];
@@ -644,19 +665,16 @@ START_TEST(test_value_outside_table)
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, &d), EZ_ERR_NUMERIC);
     ck_assert_str_eq(d.msg, "lookup column 1, row 5: value -1 is outside the range [0, 2^8)");
     ck_assert(!proof_accepted(&t, c, 2, m, NULL));
-    free(a);
-    free(b);
 }
 END_TEST
 
 START_TEST(test_outside_explicit)
 {
-    ez_rng rng = ez_rng_for("outside_explicit");
     ez_logup_table t;
     ez_fe *tc[4];
-    random_table(&rng, &t, tc, 2, 64);
+    random_table(&fx.rng, &t, tc, 2, 64);
     ez_fe *cv[4];
-    sample_rows(&rng, cv, &t, 20);
+    sample_rows(&fx.rng, cv, &t, 20);
     cv[1][12] = ez_fe_add(cv[1][12], 1); /* right key, wrong value: not a row */
     ez_logup_column c = {.len = 20, .cols = {cv[0], cv[1]}};
     ez_fe m[64];
@@ -665,18 +683,13 @@ START_TEST(test_outside_explicit)
     ck_assert_ptr_nonnull(strstr(d.msg, "lookup column 0, row 12: ("));
     ck_assert_ptr_nonnull(strstr(d.msg, "is not a row of the table"));
     ck_assert(!proof_accepted(&t, &c, 1, m, NULL));
-    for (int k = 0; k < 2; k++) {
-        free(cv[k]);
-        free(tc[k]);
-    }
 }
 END_TEST
 
 START_TEST(test_wrong_multiplicity)
 {
-    ez_rng rng = ez_rng_for("wrong_mult");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 6};
-    ez_fe *a = range_values(&rng, 200, 6);
+    ez_fe *a = range_values(&fx.rng, 200, 6);
     ez_logup_column c = {.len = 200, .cols = {a}};
     ez_fe m[64];
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, NULL), EZ_OK);
@@ -709,7 +722,6 @@ START_TEST(test_wrong_multiplicity)
         ez_writer_clear(&w);
         ez_logup_claims_clear(&pc);
     }
-    free(a);
 }
 END_TEST
 
@@ -726,14 +738,23 @@ static bool one_column_accepts(void *ctx, const uint8_t *p, size_t len, ez_statu
     return accepts(oc->t, oc->c, 1, oc->m, p, len, st);
 }
 
+/* Every single-byte change of w, a proof of the one column c with multiplicities m, is
+ * rejected; what names it in failure messages. */
+static void one_column_flips_rejected(const ez_logup_table *t, const ez_logup_column *c, const ez_fe *m,
+                                      const ez_writer *w, const char *what)
+{
+    one_column cc = {t, c, m};
+    ez_tamper_opts flips = {0};
+    ez_tamper_bytes(w->data, w->len, &flips, one_column_accepts, &cc, what);
+}
+
 /* Offsets into the proof of a single-column range lookup with a 2^kT table and a
  * 2^kc column, kc > kT: the table's tree first, then the column's, each as [its root:
  * 32][its GKR proof][its 1 leaf value]. */
 START_TEST(test_tamper_messages)
 {
-    ez_rng rng = ez_rng_for("tamper_messages");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 4};
-    ez_fe *a = range_values(&rng, 100, 4); /* kc = 7 */
+    ez_fe *a = range_values(&fx.rng, 100, 4); /* kc = 7 */
     ez_logup_column c = {.len = 100, .cols = {a}};
     ez_fe m[16];
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, NULL), EZ_OK);
@@ -762,12 +783,9 @@ START_TEST(test_tamper_messages)
     }
     free(buf);
     /* Every single-byte change anywhere is rejected. */
-    one_column cc = {&t, &c, m};
-    ez_tamper_opts flips = {0};
-    ez_tamper_bytes(w.data, w.len, &flips, one_column_accepts, &cc, "logup proof");
+    one_column_flips_rejected(&t, &c, m, &w, "logup proof");
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    free(a);
 }
 END_TEST
 
@@ -776,9 +794,8 @@ START_TEST(test_substituted_column)
     /* A prover that runs the protocol on a different column b (also in the table, same
      * multiplicities) than the column a the caller holds: every check inside logup
      * passes, but the returned claim on a's MLE is false and the caller rejects. */
-    ez_rng rng = ez_rng_for("substituted");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 4};
-    ez_fe *a = range_values(&rng, 40, 4), *b = malloc(40 * sizeof *b);
+    ez_fe *a = range_values(&fx.rng, 40, 4), *b = fx_alloc(40);
     for (int i = 0; i < 40; i++)
         b[i] = a[39 - i]; /* a permutation: identical multiplicities */
     ez_logup_column ca = {.len = 40, .cols = {a}}, cb = {.len = 40, .cols = {b}};
@@ -793,8 +810,6 @@ START_TEST(test_substituted_column)
     ck_assert(accepts(&t, &cb, 1, m, w.data, w.len, NULL));
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    free(a);
-    free(b);
 }
 END_TEST
 
@@ -807,19 +822,16 @@ END_TEST
  * column's, last, ends the proof with its leaf value a' at the point. */
 START_TEST(test_leaf_denominator_substituted)
 {
-    ez_rng rng = ez_rng_for("leaf_denominator");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 4};
     for (int trial = 0; trial < 3; trial++) {
-        ez_fe *ap = range_values(&rng, 16, 4), *a = malloc(16 * sizeof *a);
+        ez_fe *ap = range_values(&fx.rng, 16, 4), *a = fx_alloc(16);
         memcpy(a, ap, 16 * sizeof *a);
-        a[ez_rng_next(&rng) % 16] = trial == 0 ? 16 : trial == 1 ? EZ_P - 1 : 1000; /* outside [0, 16) */
+        a[ez_rng_next(&fx.rng) % 16] = trial == 0 ? 16 : trial == 1 ? EZ_P - 1 : 1000; /* outside [0, 16) */
         ez_logup_column ca = {.len = 16, .cols = {a}}, cp = {.len = 16, .cols = {ap}};
         ez_fe m[16];
-        ck_assert_int_eq(ez_logup_multiplicities(m, &t, &cp, 1, NULL), EZ_OK);
         ez_writer w;
         ez_logup_claims pc;
-        prove(&t, &cp, 1, m, &w, &pc);
-        ck_assert(accepts(&t, &cp, 1, m, w.data, w.len, NULL));
+        honest_one_column(&t, &cp, m, &w, &pc);
         ck_assert_uint_eq(pc.nclaims, 1);
         ez_fe2 v = ez_mle_eval_fe(a, 16, pc.col[0].point, pc.col[0].nvars);
         ck_assert_uint_ge(w.len, 16);
@@ -829,21 +841,18 @@ START_TEST(test_leaf_denominator_substituted)
         ck_assert_int_eq(st, EZ_ERR_REJECT); /* logup itself rejects: the claims would hold */
         ez_writer_clear(&w);
         ez_logup_claims_clear(&pc);
-        free(a);
-        free(ap);
     }
 }
 END_TEST
 
 START_TEST(test_truncated_and_garbage)
 {
-    ez_rng rng = ez_rng_for("truncated");
     ez_logup_table t;
     ez_fe *tc[4];
-    random_table(&rng, &t, tc, 2, 20);
+    random_table(&fx.rng, &t, tc, 2, 20);
     ez_fe *cv[2][4];
-    sample_rows(&rng, cv[0], &t, 30);
-    sample_rows(&rng, cv[1], &t, 3);
+    sample_rows(&fx.rng, cv[0], &t, 30);
+    sample_rows(&fx.rng, cv[1], &t, 3);
     ez_logup_column c[2] = {{.len = 30, .cols = {cv[0][0], cv[0][1]}}, {.len = 3, .cols = {cv[1][0], cv[1][1]}}};
     ez_fe m[20];
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 2, NULL), EZ_OK);
@@ -859,17 +868,12 @@ START_TEST(test_truncated_and_garbage)
     uint8_t *g = malloc(w.len);
     for (int k = 0; k < 20; k++) {
         for (size_t i = 0; i < w.len; i++)
-            g[i] = (uint8_t)ez_rng_next(&rng);
+            g[i] = (uint8_t)ez_rng_next(&fx.rng);
         ck_assert(!accepts(&t, c, 2, m, g, w.len, NULL));
     }
     free(g);
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    for (int i = 0; i < 2; i++)
-        for (int k = 0; k < 2; k++)
-            free(cv[i][k]);
-    free(tc[0]);
-    free(tc[1]);
 }
 END_TEST
 
@@ -881,7 +885,6 @@ START_TEST(test_pairs_honest)
      * 1, 2, 3 (a one-row piece left single), 64 and odd lengths, both halves of a piece
      * at a region's edges; trees capped at 2^4 and 2^6 leaves too (pieces cut at the cap,
      * each paired on its own). */
-    ez_rng rng = ez_rng_for("pairs_honest");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 4, .rbits = {16, 8, 3, 1},
                         .pairs = (1u << 8) | (1u << 3) | (1u << 1)};
     ck_assert_uint_eq(ez_logup_table_size(&t), 65536 + 256 + 8 + 2 + 65536 + 64 + 4);
@@ -889,20 +892,13 @@ START_TEST(test_pairs_honest)
     const unsigned tags[] = {8, 8, 8, 8, 8, 1, 3, 16, 1};
     ez_logup_column c[9];
     ez_fe *v[9];
-    for (int i = 0; i < 9; i++) {
-        v[i] = range_values(&rng, lens[i], tags[i]);
-        c[i] = (ez_logup_column){.len = lens[i], .cols = {v[i]}, .tag = tags[i]};
-    }
+    range_columns(c, v, 9, lens, tags);
     v[3][0] = 255; /* (255, 0) and (0, 255): a pair region's corners */
     v[3][2048] = 0;
     v[3][1] = 0;
     v[3][2049] = 255;
     honest_roundtrip(&t, c, 9);
-    for (unsigned cap = 4; cap <= 6; cap += 2) {
-        ez_logup_table tc = t;
-        tc.max_tree_log = cap;
-        honest_roundtrip(&tc, c, 9);
-    }
+    honest_capped(&t, c, 9, 4, 6, 2);
     /* fewer leaves than unpaired: the same columns' proof is shorter (fewer GKR layers) */
     uint64_t with, without;
     ez_logup_table t0 = t;
@@ -918,8 +914,6 @@ START_TEST(test_pairs_honest)
     ck_assert_uint_eq(ez_logup_table_size(&bad1), 0);
     ck_assert_uint_eq(ez_logup_table_size(&bad2), 0);
     ck_assert_uint_eq(ez_logup_table_size(&bad3), 0);
-    for (int i = 0; i < 9; i++)
-        free(v[i]);
 }
 END_TEST
 
@@ -930,17 +924,16 @@ END_TEST
  * (k = 1: the counts add up), or 300 in the 9-bit region (k = 2). All rejected. */
 START_TEST(test_pairs_outside)
 {
-    ez_rng rng = ez_rng_for("pairs_outside");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 2, .rbits = {9, 8}, .pairs = 1u << 8};
     const uint64_t tsize = ez_logup_table_size(&t), pair0 = 0, r9 = 65536; /* widest first */
     ck_assert_uint_eq(tsize, 65536 + 512 + 256);
     for (int half = 0; half < 2; half++) {
-        ez_fe *a = range_values(&rng, 64, 8);
+        ez_fe *a = range_values(&fx.rng, 64, 8);
         const uint64_t i0 = 5 + (uint64_t)half * 32, i1 = half ? i0 - 32 : i0 + 32; /* the bad row, its partner */
         a[i0] = 7;
         a[i1] = 9;
         ez_logup_column c = {.len = 64, .cols = {a}, .tag = 8};
-        ez_fe *m = calloc((size_t)tsize, sizeof *m);
+        ez_fe *m = fx_alloc(tsize);
         ck_assert_int_eq(ez_logup_multiplicities(m, &t, &c, 1, NULL), EZ_OK);
         /* the row of a pair (x at i0, y at i1) in piece order (first half first) */
 #define PAIR_ROW(x, y) (half ? pair0 + (y) + 256 * (x) : pair0 + (x) + 256 * (y))
@@ -953,9 +946,8 @@ START_TEST(test_pairs_outside)
                 mf[PAIR_ROW(7, 9)] = ez_fe_sub(mf[PAIR_ROW(7, 9)], 1), mf[PAIR_ROW(7, 8)] = ez_fe_add(mf[PAIR_ROW(7, 8)], 1);
             if (k == 2)
                 mf[PAIR_ROW(7, 9)] = ez_fe_sub(mf[PAIR_ROW(7, 9)], 1), mf[r9 + 300] = ez_fe_add(mf[r9 + 300], 1);
-            ez_fe *mm = calloc((size_t)tsize, sizeof *mm);
+            ez_fe *mm = fx_alloc(tsize);
             ck_assert_int_eq(ez_logup_multiplicities(mm, &t, &c, 1, NULL), EZ_ERR_NUMERIC);
-            free(mm);
             ez_writer w;
             ez_logup_claims pc;
             prove(&t, &c, 1, mf, &w, &pc);
@@ -967,8 +959,6 @@ START_TEST(test_pairs_outside)
             free(mf);
         }
 #undef PAIR_ROW
-        free(m);
-        free(a);
     }
 }
 END_TEST
@@ -979,19 +969,16 @@ END_TEST
  * it. Then every single-byte change of a small paired proof. */
 START_TEST(test_pairs_leaf_values)
 {
-    ez_rng rng = ez_rng_for("pairs_leaf_values");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 1, .rbits = {3}, .pairs = 1u << 3};
     ck_assert_uint_eq(ez_logup_table_size(&t), 64 + 8);
-    ez_fe *ap = range_values(&rng, 64, 3), *a = malloc(64 * sizeof *a);
+    ez_fe *ap = range_values(&fx.rng, 64, 3), *a = fx_alloc(64);
     memcpy(a, ap, 64 * sizeof *a);
     a[40] = 8; /* outside [0, 8), in the second half */
     ez_logup_column cp = {.len = 64, .cols = {ap}, .tag = 3}, ca = {.len = 64, .cols = {a}, .tag = 3};
     ez_fe m[72];
-    ck_assert_int_eq(ez_logup_multiplicities(m, &t, &cp, 1, NULL), EZ_OK);
     ez_writer w;
     ez_logup_claims pc;
-    prove(&t, &cp, 1, m, &w, &pc);
-    ck_assert(accepts(&t, &cp, 1, m, w.data, w.len, NULL));
+    honest_one_column(&t, &cp, m, &w, &pc);
     /* one piece of 64 rows: one claim at (c, r_lo), the proof ends with V0, V1 */
     ck_assert_uint_eq(pc.nclaims, 1);
     ck_assert_uint_eq(pc.col[0].nvars, 6);
@@ -1012,13 +999,9 @@ START_TEST(test_pairs_leaf_values)
     ck_assert(!accepts(&t, &ca, 1, m, buf, w.len, &st));
     ck_assert_int_eq(st, EZ_ERR_REJECT);
     free(buf);
-    one_column cc = {&t, &cp, m};
-    ez_tamper_opts flips = {0};
-    ez_tamper_bytes(w.data, w.len, &flips, one_column_accepts, &cc, "paired logup proof");
+    one_column_flips_rejected(&t, &cp, m, &w, "paired logup proof");
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    free(a);
-    free(ap);
 }
 END_TEST
 
@@ -1029,15 +1012,14 @@ END_TEST
  * changed in the proof. */
 START_TEST(test_table_pieces)
 {
-    ez_rng rng = ez_rng_for("table_pieces");
     ez_logup_table t = {.kind = EZ_TABLE_RANGES, .nranges = 4, .rbits = {16, 14, 8, 1}};
     const uint64_t tsize = ez_logup_table_size(&t);
     ck_assert_uint_eq(tsize, 65536 + 16384 + 256 + 2);
-    ez_fe *a = range_values(&rng, 100, 16), *y = range_values(&rng, 30, 14), *b = range_values(&rng, 50, 8),
-          *z = range_values(&rng, 10, 1);
+    ez_fe *a = range_values(&fx.rng, 100, 16), *y = range_values(&fx.rng, 30, 14), *b = range_values(&fx.rng, 50, 8),
+          *z = range_values(&fx.rng, 10, 1);
     ez_logup_column c[4] = {{.len = 100, .cols = {a}, .tag = 16}, {.len = 30, .cols = {y}, .tag = 14},
                             {.len = 50, .cols = {b}, .tag = 8}, {.len = 10, .cols = {z}, .tag = 1}};
-    ez_fe *m = calloc((size_t)tsize, sizeof *m);
+    ez_fe *m = fx_alloc(tsize);
     ck_assert_int_eq(ez_logup_multiplicities(m, &t, c, 4, NULL), EZ_OK);
     ez_writer w;
     ez_logup_claims pc;
@@ -1060,7 +1042,7 @@ START_TEST(test_table_pieces)
     free(buf);
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    ez_fe *mf = malloc((size_t)tsize * sizeof *mf);
+    ez_fe *mf = fx_alloc(tsize);
     memcpy(mf, m, (size_t)tsize * sizeof *mf);
     const uint64_t r8 = 65536 + 16384; /* the 8-bit region's first row */
     mf[r8 + b[0]] = ez_fe_sub(mf[r8 + b[0]], 1);
@@ -1071,12 +1053,6 @@ START_TEST(test_table_pieces)
     ck_assert_int_eq(st, EZ_ERR_REJECT);
     ez_writer_clear(&w);
     ez_logup_claims_clear(&pc);
-    free(mf);
-    free(m);
-    free(a);
-    free(y);
-    free(b);
-    free(z);
 }
 END_TEST
 
@@ -1121,17 +1097,16 @@ END_TEST
  * the right key with a wrong value, is not a row (its column and row named). */
 START_TEST(test_mult_consecutive_keys)
 {
-    ez_rng rng = ez_rng_for("mult_consecutive");
     enum { N = 50, LEN = 300 };
     ez_fe tin[N], tout[N], ci[LEN], co[LEN], m[N];
     for (uint64_t j = 0; j < N; j++) {
         tin[j] = ez_fe_from_i64((int64_t)j - 7); /* crosses zero: p - 7, ..., p - 1, 0, 1, ... */
-        tout[j] = ez_rng_fe(&rng);
+        tout[j] = ez_rng_fe(&fx.rng);
     }
     ez_logup_table t = {.kind = EZ_TABLE_EXPLICIT, .ncols = 2, .nrows = N, .cols = {tin, tout}};
     uint64_t want[N] = {0};
     for (uint64_t i = 0; i < LEN; i++) {
-        uint64_t j = i == 0 ? 0 : i == 1 ? N - 1 : ez_rng_next(&rng) % N;
+        uint64_t j = i == 0 ? 0 : i == 1 ? N - 1 : ez_rng_next(&fx.rng) % N;
         ci[i] = tin[j];
         co[i] = tout[j];
         want[j]++;
@@ -1201,9 +1176,8 @@ static ez_status verify_state(const ez_logup_table *t, const ez_logup_column *c,
 
 START_TEST(test_tree_transcripts_forked)
 {
-    ez_rng rng = ez_rng_for("tree_transcripts");
     ez_logup_table t = {.kind = EZ_TABLE_RANGE, .bits = 8};
-    ez_fe *a = range_values(&rng, 64, 8), *z = range_values(&rng, 16, 8), *a2 = malloc(64 * sizeof *a2);
+    ez_fe *a = range_values(&fx.rng, 64, 8), *z = range_values(&fx.rng, 16, 8), *a2 = fx_alloc(64);
     for (int i = 0; i < 64; i++)
         a2[i] = a[63 - i]; /* a permutation of a: the same multiplicities */
     ck_assert(memcmp(a, a2, 64 * sizeof *a) != 0);
@@ -1270,19 +1244,20 @@ START_TEST(test_tree_transcripts_forked)
     ez_writer_clear(&w2);
     ez_logup_claims_clear(&pc);
     ez_logup_claims_clear(&pc2);
-    free(a);
-    free(a2);
-    free(z);
 }
 END_TEST
 
 Suite *ez_suite_logup(void)
 {
-    const TTest *tests[] = {test_gkr_tree, test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
+    const TTest *tests[] = {test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
         test_explicit_4col_dups, test_many_columns, test_ranges_honest, test_leaf_values_large, test_ranges_outside,
         test_value_outside_table, test_outside_explicit, test_wrong_multiplicity, test_tamper_messages,
         test_substituted_column, test_leaf_denominator_substituted, test_truncated_and_garbage, test_invalid_arguments,
         test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces, test_mult_consecutive_keys,
         test_tree_transcripts_forked};
-    return ez_test_suite("logup", "logup", 60, tests, sizeof tests / sizeof tests[0]);
+    Suite *s = suite_create("logup");
+    const TTest *gkr[] = {test_gkr_tree};
+    ez_tcase_add(s, "gkr", 60, gkr, 1);
+    ez_tcase_add_fixture(s, "logup", 60, fx_setup, fx_teardown, tests, sizeof tests / sizeof tests[0]);
+    return s;
 }

@@ -98,13 +98,8 @@ static char *func_src(char *buf, size_t cap, const char *fn, unsigned in_scale, 
 
 static void honest_src(const char *src, const char *seed, unsigned k, int64_t hi)
 {
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, src);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s: %s", seed, d.msg);
-    run_inputs(&f, seed, k, hi);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
-    ez_pfx_free(&f);
+    table_cases c = {k, hi};
+    ez_pfx_honest(src, seed, table_case_value, &c);
 }
 
 /* ---- honest provers ------------------------------------------------------------------------ */
@@ -211,13 +206,8 @@ START_TEST(test_honest_swiglu)
                       "input x[S, D]\nweight wg[D, F], wu[D, F], wd[F, D]\n"
                       "a[s, f] = x[s, d] * wg[d, f]\nb[s, f] = x[s, d] * wu[d, f]\n"
                       "h[s, f] = silu(a[s, f]) * b[s, f]\ny[s, n] = h[s, f] * wd[f, n]\noutput y\n";
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, src);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_run(&f, "swiglu", 1 << 9);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
-    ez_pfx_free(&f);
+    int64_t lim = 1 << 9;
+    ez_pfx_honest(src, "swiglu", NULL, &lim);
 }
 END_TEST
 
@@ -262,15 +252,34 @@ static int64_t gelu16_row(int64_t q)
     return y;
 }
 
+/* The checked fixture of the "gelu16" and "rope" cases: SRC_GELU16 (gelu16_run) or
+ * SRC_ROPE run before each test, its op's input values x and output values y, which the
+ * test edits; freed after it. */
+static struct {
+    ez_pfx f;
+    const int64_t *x;
+    int64_t *y;
+} fx;
+
+static void gelu16_setup(void)
+{
+    gelu16_run(&fx.f, "gelu16");
+    fx.x = fx.f.tr.t[fx.f.plan.ops[0].in[0]];
+    fx.y = fx.f.tr.t[fx.f.plan.ops[0].out];
+}
+
+static void fx_teardown(void)
+{
+    ez_pfx_free(&fx.f);
+}
+
 /* A value off by one inside the rows: (A, TV) is no row of the table. */
 START_TEST(test_value_off_by_one)
 {
-    ez_pfx f;
-    gelu16_run(&f, "off_by_one");
-    f.tr.t[f.plan.ops[0].out][pick(&f, 0, false)] += 1;
-    ez_pfx_expect_refused(&f, "not the table's row", "gelu table lookup failed");
-    ez_pfx_free(&f);
+    fx.y[pick(&fx.f, 0, false)] += 1;
+    ez_pfx_expect_refused(&fx.f, "not the table's row", "gelu table lookup failed");
     /* the same in the lookup-only shape (x itself is the lookup's input column) */
+    ez_pfx f;
     char src[512];
     ez_pfx_compile(&f, func_src(src, sizeof src, "silu", 12, 16, "y[s, d]", "x[s, d]"));
     run_inputs(&f, "off_by_one_lookup", 0, INT64_MAX);
@@ -284,16 +293,11 @@ END_TEST
  * E5 and the ranges hold; (H, C) is no row of the sign table). */
 START_TEST(test_tail_for_row)
 {
-    ez_pfx f;
-    gelu16_run(&f, "tail_for_row");
-    uint64_t e = pick(&f, 0, false);
-    int64_t *y = f.tr.t[f.plan.ops[0].out];
-    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t tail = x[e] >> 4; /* the identity tail at output scale 12 */
-    ck_assert_int_ne(y[e], tail);
-    y[e] = tail;
-    ez_pfx_expect_refused(&f, "a tail value is given", "sign table lookup failed");
-    ez_pfx_free(&f);
+    uint64_t e = pick(&fx.f, 0, false);
+    int64_t tail = fx.x[e] >> 4; /* the identity tail at output scale 12 */
+    ck_assert_int_ne(fx.y[e], tail);
+    fx.y[e] = tail;
+    ez_pfx_expect_refused(&fx.f, "a tail value is given", "sign table lookup failed");
 }
 END_TEST
 
@@ -301,16 +305,11 @@ END_TEST
  * table's lookup and E5 hold; (H, C) is no row of the sign table). */
 START_TEST(test_row_for_tail)
 {
-    ez_pfx f;
-    gelu16_run(&f, "row_for_tail");
-    uint64_t e = pick(&f, 0, true);
-    int64_t *y = f.tr.t[f.plan.ops[0].out];
-    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t q = x[e] >> 4, h = (q + (1 << 15)) >> 16, a = q - h * 65536;
+    uint64_t e = pick(&fx.f, 0, true);
+    int64_t q = fx.x[e] >> 4, h = (q + (1 << 15)) >> 16, a = q - h * 65536;
     ck_assert_int_ne(h, 0);
-    y[e] = gelu16_row(a);
-    ez_pfx_expect_refused(&f, "a table row is given", "sign table lookup failed");
-    ez_pfx_free(&f);
+    fx.y[e] = gelu16_row(a);
+    ez_pfx_expect_refused(&fx.f, "a table row is given", "sign table lookup failed");
 }
 END_TEST
 
@@ -318,27 +317,20 @@ END_TEST
  * row of x' - 1): only R's range fails. */
 START_TEST(test_wrong_remainder)
 {
-    ez_pfx f;
-    gelu16_run(&f, "wrong_rem");
-    uint64_t e = pick(&f, 0, false);
-    const int64_t *x = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    uint64_t e = pick(&fx.f, 0, false);
+    int64_t *rem = fx.f.tr.ops[0].aux[EZ_AUX_REM];
     ck_assert_ptr_nonnull(rem);
     rem[e] += 16;
-    y[e] = gelu16_row((x[e] >> 4) - 1);
-    ez_pfx_expect_refused(&f, "its remainder is not x mod 2^k", "range-check argument failed");
-    ez_pfx_free(&f);
+    fx.y[e] = gelu16_row((fx.x[e] >> 4) - 1);
+    ez_pfx_expect_refused(&fx.f, "its remainder is not x mod 2^k", "range-check argument failed");
 }
 END_TEST
 
 /* The identity tail one too high: x = 2^j y + R2 forces R2 = x mod 2^j - 2^j < 0. */
 START_TEST(test_identity_tail_off_by_one)
 {
-    ez_pfx f;
-    gelu16_run(&f, "identity_off");
-    f.tr.t[f.plan.ops[0].out][pick(&f, 0, true)] += 1;
-    ez_pfx_expect_refused(&f, "not the function's tail", "range-check argument failed");
-    ez_pfx_free(&f);
+    fx.y[pick(&fx.f, 0, true)] += 1;
+    ez_pfx_expect_refused(&fx.f, "not the function's tail", "range-check argument failed");
 }
 END_TEST
 
@@ -418,27 +410,27 @@ END_TEST
 
 START_TEST(test_honest_llama_block)
 {
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, SRC_LLAMA);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_run(&f, "llama", 1 << 9);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
-    ez_pfx_free(&f);
+    int64_t lim = 1 << 9;
+    ez_pfx_honest(SRC_LLAMA, "llama", NULL, &lim);
 }
 END_TEST
 
 #define SRC_ROPE "model r\nparam S = 6, H = 2, E = 8\nscale 12\ninput q[S, H, E] @bits(20)\ny[s, h, e] = rope[s, e](q[s, h, e])\noutput y\n"
 
+static void rope_setup(void)
+{
+    ez_pfx_compile(&fx.f, SRC_ROPE);
+    run_inputs(&fx.f, "rope", 0, INT64_C(1) << 13);
+    fx.x = fx.f.tr.t[fx.f.plan.ops[0].in[0]];
+    fx.y = fx.f.tr.t[fx.f.plan.ops[0].out];
+}
+
 /* The rotation computed with other constants (base 500000, Llama 3's), remainders in range
  * and outputs in width: only the rotation's sumcheck (the public coefficients) fails. */
 START_TEST(test_rope_other_constants)
 {
-    ez_pfx f;
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_base", 0, INT64_C(1) << 13);
-    const int64_t *q = f.tr.t[f.plan.ops[0].in[0]];
-    int64_t *y = f.tr.t[f.plan.ops[0].out], *rem = f.tr.ops[0].aux[EZ_AUX_REM];
+    const int64_t *q = fx.x;
+    int64_t *y = fx.y, *rem = fx.f.tr.ops[0].aux[EZ_AUX_REM];
     for (int s = 0; s < 6; s++)
         for (int h = 0; h < 2; h++)
             for (int e = 0; e < 8; e++) {
@@ -449,45 +441,41 @@ START_TEST(test_rope_other_constants)
                 y[base + e] = acc >> 16;
                 rem[base + e] = acc - y[base + e] * 65536;
             }
-    ez_pfx_expect_prove_rejected(&f, false, "rotation's sumcheck failed");
-    ez_pfx_free(&f);
+    ez_pfx_expect_prove_rejected(&fx.f, false, "rotation's sumcheck failed");
 }
 END_TEST
 
-/* One rotated value off by one: with the compensating remainder (r - 2^16 < 0) the range
- * lookup rejects; without it the rotation's sumcheck. */
+/* One rotated value off by one: the rotation's sumcheck rejects. */
 START_TEST(test_rope_value_off_by_one)
 {
-    for (int comp = 0; comp < 2; comp++) {
-        ez_pfx f;
-        ez_diag why = {{0}};
-        ez_pfx_compile(&f, SRC_ROPE);
-        run_inputs(&f, comp ? "rope_off_comp" : "rope_off", 0, INT64_C(1) << 13);
-        f.tr.t[f.plan.ops[0].out][17] += 1;
-        if (comp)
-            f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
-        ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-        ck_assert_msg(strstr(why.msg, comp ? "range-check argument failed" : "rotation's sumcheck failed") != NULL,
-                      "%s", why.msg);
-        ez_pfx_free(&f);
-    }
+    ez_diag why = {{0}};
+    fx.y[17] += 1;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
+    ck_assert_msg(strstr(why.msg, "rotation's sumcheck failed") != NULL, "%s", why.msg);
+}
+END_TEST
+
+/* The same with the compensating remainder (r - 2^16 < 0): the range lookup rejects. */
+START_TEST(test_rope_value_off_by_one_compensated)
+{
+    ez_diag why = {{0}};
+    fx.y[17] += 1;
+    fx.f.tr.ops[0].aux[EZ_AUX_REM][17] -= 65536;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
+    ck_assert_msg(strstr(why.msg, "range-check argument failed") != NULL, "%s", why.msg);
 }
 END_TEST
 
 /* Every walk byte of the rotation flipped in turn, then the claimed output changed. */
 START_TEST(test_rope_changed_message_and_output)
 {
-    ez_pfx f;
     ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_msg", 0, INT64_C(1) << 13);
     ez_proof pf;
-    ck_assert_int_eq(ez_pfx_prove_status(&f, false, &pf, &d), EZ_OK);
-    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
-    ez_pfx_flip_section(&f, &pf, EZ_PF_SEC_WALK, 3, 16);
-    ez_pfx_changed_stmt(&f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
+    ck_assert_int_eq(ez_pfx_prove_status(&fx.f, false, &pf, &d), EZ_OK);
+    ck_assert_msg(ez_pfx_verify(&fx.f, &pf, &why), "%s", why.msg);
+    ez_pfx_flip_section(&fx.f, &pf, EZ_PF_SEC_WALK, 3, 16);
+    ez_pfx_changed_stmt(&fx.f, &pf, &pf.stmt.t[pf.stmt.n - 1], 5);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -639,23 +627,24 @@ END_TEST
  * ez_pfx_prove_forged): only the verifier's own K at the final point tells. */
 START_TEST(test_rope_forged_rotation)
 {
-    ez_pfx f;
     ez_diag why = {{0}};
-    ez_pfx_compile(&f, SRC_ROPE);
-    run_inputs(&f, "rope_forged", 0, INT64_C(1) << 13);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 2, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 0, 2, 0, &why));
     ck_assert_msg(strstr(why.msg, "the rotation's sumcheck failed") != NULL, "%s", why.msg);
-    ez_pfx_free(&f);
 }
 END_TEST
 
 Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
-        test_honest_swiglu, test_forged_linear_factors, test_rope_forged_rotation, test_value_off_by_one,
-        test_tail_for_row, test_row_for_tail, test_wrong_remainder, test_identity_tail_off_by_one, test_relu_forged,
-        test_changed_message_and_output, test_boundary_width, test_full_width_unchecked_output, test_honest_rope,
-        test_honest_llama_block, test_rope_other_constants, test_rope_value_off_by_one,
-        test_rope_changed_message_and_output, test_rope_boundary_width};
-    return ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
+        test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
+        test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
+        test_rope_boundary_width};
+    Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
+    const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
+        test_identity_tail_off_by_one};
+    ez_tcase_add_fixture(s, "gelu16", 300, gelu16_setup, fx_teardown, gelu16, sizeof gelu16 / sizeof gelu16[0]);
+    const TTest *rope[] = {test_rope_other_constants, test_rope_value_off_by_one, test_rope_value_off_by_one_compensated,
+        test_rope_changed_message_and_output, test_rope_forged_rotation};
+    ez_tcase_add_fixture(s, "rope", 300, rope_setup, fx_teardown, rope, sizeof rope / sizeof rope[0]);
+    return s;
 }

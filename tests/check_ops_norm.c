@@ -79,13 +79,8 @@ static void nx_run(ez_pfx *f, const char *seed, int64_t lim)
 /* Compile, check the plan is sound, run, prove (checked) and verify. */
 static void honest(const char *src, const char *seed, int64_t lim)
 {
-    ez_pfx f;
-    ez_diag why = {{0}}, d = {{0}};
-    ez_pfx_compile(&f, src);
-    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s: %s", seed, d.msg);
-    nx_run(&f, seed, lim);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
-    ez_pfx_free(&f);
+    row_cases c = {lim, 0};
+    ez_pfx_honest(src, seed, row_case_value, &c);
 }
 
 

@@ -407,28 +407,49 @@ START_TEST(test_pcs_layout)
 }
 END_TEST
 
+/* The "committed" case's checked fixture: a random source and the Ligero commitment to
+ * random polys the test asks for (ligero_commit), freed after each test. */
+static struct {
+    ez_rng r;
+    ez_test_committed cm;
+} fx;
+
+static void committed_setup(void)
+{
+    fx.r = ez_rng_for("pcs_committed");
+    memset(&fx.cm, 0, sizeof fx.cm);
+}
+
+static void committed_teardown(void)
+{
+    ez_test_committed_free(&fx.cm);
+}
+
+/* Commit fx.cm to n random polys of lengths lens[0..n) (with fx.r). */
+static void ligero_commit(const uint64_t *lens, size_t n)
+{
+    ez_test_commit(&fx.cm, &fx.r, lens, n, EZ_PCS_SCHEME_LIGERO);
+}
+
 START_TEST(test_pcs_commitment_io)
 {
-    ez_rng r = ez_rng_for("pcs_commitment_io");
-    uint64_t lens[3] = {300, 17, 64};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 3, EZ_PCS_SCHEME_LIGERO);
-    ck_assert_mem_eq(cm.com.root, ez_pcs_prover_commitment(cm.p)->root, 32);
+    ligero_commit((const uint64_t[]){300, 17, 64}, 3);
+    ck_assert_mem_eq(fx.cm.com.root, ez_pcs_prover_commitment(fx.cm.p)->root, 32);
     ez_writer w;
     ez_writer_init(&w);
-    ez_pcs_commitment_write(&w, &cm.com);
+    ez_pcs_commitment_write(&w, &fx.cm.com);
     ck_assert(!w.failed);
     ez_reader rd;
     ez_pcs_commitment c2;
     ez_reader_init(&rd, w.data, w.len);
     ck_assert_int_eq(ez_pcs_commitment_read(&rd, &c2), EZ_OK);
     ck_assert(ez_reader_done(&rd));
-    ck_assert_mem_eq(c2.root, cm.com.root, 32);
+    ck_assert_mem_eq(c2.root, fx.cm.com.root, 32);
     ck_assert_uint_eq(c2.npolys, 3);
-    ck_assert_uint_eq(c2.rows, cm.com.rows);
-    ck_assert_uint_eq(c2.log_cols, cm.com.log_cols);
+    ck_assert_uint_eq(c2.rows, fx.cm.com.rows);
+    ck_assert_uint_eq(c2.log_cols, fx.cm.com.log_cols);
     for (size_t i = 0; i < 3; i++)
-        ck_assert_uint_eq(c2.offsets[i], cm.com.offsets[i]);
+        ck_assert_uint_eq(c2.offsets[i], fx.cm.com.offsets[i]);
     ez_pcs_commitment_clear(&c2);
     /* every truncation fails */
     for (size_t cut = 0; cut < w.len; cut++) {
@@ -450,7 +471,6 @@ START_TEST(test_pcs_commitment_io)
     }
     free(b);
     ez_writer_clear(&w);
-    ez_test_committed_free(&cm);
 }
 END_TEST
 
@@ -471,25 +491,17 @@ static void open_claims_tampered(ez_test_committed *cm, ez_rng *r, const size_t 
 START_TEST(test_pcs_single_claim)
 {
     /* One polynomial, one claim: the direct opening (no sumcheck). */
-    ez_rng r = ez_rng_for("pcs_single_claim");
-    uint64_t lens[1] = {(uint64_t)1 << 14};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 1, EZ_PCS_SCHEME_LIGERO);
-    open_claims_tampered(&cm, &r, (const size_t[]){0}, 1, false);
-    ez_test_committed_free(&cm);
+    ligero_commit((const uint64_t[]){(uint64_t)1 << 14}, 1);
+    open_claims_tampered(&fx.cm, &fx.r, (const size_t[]){0}, 1, false);
 }
 END_TEST
 
 START_TEST(test_pcs_single_slot_in_stack)
 {
     /* One claim on a full power-of-two polynomial that is not first in the stack. */
-    ez_rng r = ez_rng_for("pcs_single_slot_in_stack");
-    uint64_t lens[3] = {1000, 256, 2048};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 3, EZ_PCS_SCHEME_LIGERO);
-    ck_assert_uint_ne(cm.com.offsets[1], 0);
-    open_claims_tampered(&cm, &r, (const size_t[]){1}, 1, false);
-    ez_test_committed_free(&cm);
+    ligero_commit((const uint64_t[]){1000, 256, 2048}, 3);
+    ck_assert_uint_ne(fx.cm.com.offsets[1], 0);
+    open_claims_tampered(&fx.cm, &fx.r, (const size_t[]){1}, 1, false);
 }
 END_TEST
 
@@ -497,14 +509,10 @@ START_TEST(test_pcs_batched_claims)
 {
     /* Several polynomials of different sizes (non-powers of two included), several
      * claims at different points, two on the same polynomial. */
-    ez_rng r = ez_rng_for("pcs_batched_claims");
-    uint64_t lens[5] = {1000, 4096, 37, 1, 300};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 5, EZ_PCS_SCHEME_LIGERO);
-    open_claims_tampered(&cm, &r, (const size_t[]){0, 1, 2, 3, 4, 0}, 6, true);
+    ligero_commit((const uint64_t[]){1000, 4096, 37, 1, 300}, 5);
+    open_claims_tampered(&fx.cm, &fx.r, (const size_t[]){0, 1, 2, 3, 4, 0}, 6, true);
     /* one claim on a padded polynomial goes through the sumcheck too */
-    open_claims_tampered(&cm, &r, (const size_t[]){2}, 1, true);
-    ez_test_committed_free(&cm);
+    open_claims_tampered(&fx.cm, &fx.r, (const size_t[]){2}, 1, true);
 }
 END_TEST
 
@@ -531,33 +539,29 @@ static const ez_sumcheck_factor *lg_forge_hook(void *ctx, const ez_sumcheck_desc
 
 START_TEST(test_pcs_batched_forged_factors)
 {
-    ez_rng r = ez_rng_for("pcs_batched_forged");
-    uint64_t lens[3] = {1000, 37, 300};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 3, EZ_PCS_SCHEME_LIGERO);
+    ligero_commit((const uint64_t[]){1000, 37, 300}, 3);
     ez_pcs_claim cl[4];
     ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[4] = {0, 1, 2, 0};
-    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 4);
+    ez_test_pcs_claims(cl, pts, &fx.r, &fx.cm.ps, which, 4);
     ez_writer w;
-    open_to(cm.p, &cm.com, cl, 4, &w);
-    ck_assert_int_eq(verify_bytes(&cm.com, cl, 4, w.data, w.len, NULL), EZ_OK);
+    open_to(fx.cm.p, &fx.cm.com, cl, 4, &w);
+    ck_assert_int_eq(verify_bytes(&fx.cm.com, cl, 4, w.data, w.len, NULL), EZ_OK);
     ez_writer_clear(&w);
     /* (sumcheck, factor): (0, 0) B, (0, 1) V, (1, 0) A */
     static const unsigned cases[3][2] = {{0, 0}, {0, 1}, {1, 0}};
     for (int k = 0; k < 3; k++) {
         lg_forge g = {.call = cases[k][0], .factor = cases[k][1]};
-        cm.p->test_sumcheck_hook = lg_forge_hook;
-        cm.p->test_sumcheck_ctx = &g;
-        open_to(cm.p, &cm.com, cl, 4, &w);
+        fx.cm.p->test_sumcheck_hook = lg_forge_hook;
+        fx.cm.p->test_sumcheck_ctx = &g;
+        open_to(fx.cm.p, &fx.cm.com, cl, 4, &w);
         ck_assert_ptr_nonnull(g.table);
-        ck_assert_msg(verify_bytes(&cm.com, cl, 4, w.data, w.len, NULL) == EZ_ERR_REJECT, "forged (%u, %u) accepted",
+        ck_assert_msg(verify_bytes(&fx.cm.com, cl, 4, w.data, w.len, NULL) == EZ_ERR_REJECT, "forged (%u, %u) accepted",
                       cases[k][0], cases[k][1]);
         ez_writer_clear(&w);
         free(g.table);
     }
-    cm.p->test_sumcheck_hook = NULL;
-    ez_test_committed_free(&cm);
+    fx.cm.p->test_sumcheck_hook = NULL;
 }
 END_TEST
 
@@ -575,14 +579,11 @@ static uint64_t stacked_total(const ez_pcs_commitment *c)
 
 START_TEST(test_pcs_no_proximity)
 {
-    ez_rng r = ez_rng_for("pcs_no_proximity");
-    uint64_t lens[4] = {3000, 4096, 37, 300};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 4, EZ_PCS_SCHEME_LIGERO);
+    ligero_commit((const uint64_t[]){3000, 4096, 37, 300}, 4);
     ez_pcs_claim cl[5];
     ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[5] = {0, 1, 2, 3, 0};
-    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 5);
+    ez_test_pcs_claims(cl, pts, &fx.r, &fx.cm.ps, which, 5);
     for (int direct = 0; direct < 2; direct++) {
         /* batched (5 claims), then the direct path (one claim on the full 4096 poly) */
         const ez_pcs_claim *c = direct ? cl + 1 : cl;
@@ -590,49 +591,49 @@ START_TEST(test_pcs_no_proximity)
         ez_writer w, wf;
         ez_transcript t;
         ez_transcript_init(&t, "check_pcs");
-        ez_pcs_commitment_absorb(&t, &cm.com);
+        ez_pcs_commitment_absorb(&t, &fx.cm.com);
         ez_writer_init(&w);
-        ck_assert_int_eq(ez_pcs_open_ex(cm.p, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &w), EZ_OK);
-        open_to(cm.p, &cm.com, c, n, &wf);
+        ck_assert_int_eq(ez_pcs_open_ex(fx.cm.p, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &w), EZ_OK);
+        open_to(fx.cm.p, &fx.cm.com, c, n, &wf);
         ck_assert_uint_lt(w.len, wf.len); /* no w row (the queries differ: another transcript) */
         ez_reader rd;
         for (int mode = 0; mode < 2; mode++) {
             ez_transcript_init(&t, "check_pcs");
-            ez_pcs_commitment_absorb(&t, &cm.com);
+            ez_pcs_commitment_absorb(&t, &fx.cm.com);
             ez_reader_init(&rd, w.data, w.len);
-            ez_status st = ez_pcs_verify_ex(&cm.com, &t, c, n, mode ? EZ_PCS_OPEN_NO_PROXIMITY : 0, &rd);
+            ez_status st = ez_pcs_verify_ex(&fx.cm.com, &t, c, n, mode ? EZ_PCS_OPEN_NO_PROXIMITY : 0, &rd);
             ck_assert_int_eq(st, mode ? EZ_OK : EZ_ERR_REJECT);
             if (mode)
                 ck_assert(ez_reader_done(&rd));
         }
         /* a full opening does not verify in the no-proximity mode */
         ez_transcript_init(&t, "check_pcs");
-        ez_pcs_commitment_absorb(&t, &cm.com);
+        ez_pcs_commitment_absorb(&t, &fx.cm.com);
         ez_reader_init(&rd, wf.data, wf.len);
-        ck_assert_int_ne(ez_pcs_verify_ex(&cm.com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_OK);
+        ck_assert_int_ne(ez_pcs_verify_ex(&fx.cm.com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_OK);
         /* wrong values, flipped bytes anywhere, truncations */
         ez_pcs_claim bad[5];
         memcpy(bad, c, n * sizeof *c);
         bad[0].value = ez_fe2_add(bad[0].value, ez_fe2_one());
         ez_transcript_init(&t, "check_pcs");
-        ez_pcs_commitment_absorb(&t, &cm.com);
+        ez_pcs_commitment_absorb(&t, &fx.cm.com);
         ez_reader_init(&rd, w.data, w.len);
-        ck_assert_int_eq(ez_pcs_verify_ex(&cm.com, &t, bad, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
+        ck_assert_int_eq(ez_pcs_verify_ex(&fx.cm.com, &t, bad, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
         uint8_t *buf = malloc(w.len);
         for (int f = 0; f < 40; f++) {
             memcpy(buf, w.data, w.len);
-            size_t at = (size_t)(ez_rng_next(&r) % w.len);
-            buf[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
+            size_t at = (size_t)(ez_rng_next(&fx.r) % w.len);
+            buf[at] ^= (uint8_t)(1u << (ez_rng_next(&fx.r) % 8));
             ez_transcript_init(&t, "check_pcs");
-            ez_pcs_commitment_absorb(&t, &cm.com);
+            ez_pcs_commitment_absorb(&t, &fx.cm.com);
             ez_reader_init(&rd, buf, w.len);
-            ck_assert_int_eq(ez_pcs_verify_ex(&cm.com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
+            ck_assert_int_eq(ez_pcs_verify_ex(&fx.cm.com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
         }
         for (size_t cut = 0; cut < w.len; cut += w.len / 11 + 1) {
             ez_transcript_init(&t, "check_pcs");
-            ez_pcs_commitment_absorb(&t, &cm.com);
+            ez_pcs_commitment_absorb(&t, &fx.cm.com);
             ez_reader_init(&rd, w.data, cut);
-            ck_assert_int_eq(ez_pcs_verify_ex(&cm.com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
+            ck_assert_int_eq(ez_pcs_verify_ex(&fx.cm.com, &t, c, n, EZ_PCS_OPEN_NO_PROXIMITY, &rd), EZ_ERR_REJECT);
         }
         free(buf);
         ez_writer_clear(&w);
@@ -642,15 +643,15 @@ START_TEST(test_pcs_no_proximity)
     ez_transcript_init(&t, "check_pcs");
     ez_writer w;
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pcs_open_ex(cm.p, &t, cl, 5, 2, &w), EZ_ERR_INVALID); /* unknown flag */
+    ck_assert_int_eq(ez_pcs_open_ex(fx.cm.p, &t, cl, 5, 2, &w), EZ_ERR_INVALID); /* unknown flag */
     ez_writer_clear(&w);
     /* scheme 2 ("proximity tested once"): its own row-length rule, read back as written,
      * and a stored log_cols of the other scheme's rule is malformed */
     ez_pcs_prover *p2 = NULL;
     ez_pcs_commitment c2, c3;
-    const ez_fe *const *polys = (const ez_fe *const *)cm.ps.polys;
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p2, &c2, polys, cm.ps.lens, 4, 9), EZ_ERR_INVALID);
-    ck_assert_int_eq(ez_pcs_commit_scheme(&p2, &c2, polys, cm.ps.lens, 4, EZ_PCS_SCHEME_LIGERO_P1), EZ_OK);
+    const ez_fe *const *polys = (const ez_fe *const *)fx.cm.ps.polys;
+    ck_assert_int_eq(ez_pcs_commit_scheme(&p2, &c2, polys, fx.cm.ps.lens, 4, 9), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_pcs_commit_scheme(&p2, &c2, polys, fx.cm.ps.lens, 4, EZ_PCS_SCHEME_LIGERO_P1), EZ_OK);
     ck_assert_uint_eq(c2.scheme, EZ_PCS_SCHEME_LIGERO_P1);
     ck_assert_uint_eq(c2.log_cols, ez_pcs_log_cols_rule_scheme(3000 + 4096 + 37 + 300, EZ_PCS_SCHEME_LIGERO_P1));
     /* 3 x 2^20 entries (the GPT-2-small attention weights): 2^13 columns, or 2^14 when
@@ -672,7 +673,6 @@ START_TEST(test_pcs_no_proximity)
     ez_writer_clear(&w);
     ez_pcs_commitment_clear(&c2);
     ez_pcs_prover_free(p2);
-    ez_test_committed_free(&cm);
 }
 END_TEST
 
@@ -713,31 +713,28 @@ END_TEST
 
 START_TEST(test_pcs_prover_io)
 {
-    ez_rng r = ez_rng_for("pcs_prover_io");
-    uint64_t lens[2] = {700, 1 << 12};
-    ez_test_committed cm;
-    ez_test_commit(&cm, &r, lens, 2, EZ_PCS_SCHEME_LIGERO);
+    ligero_commit((const uint64_t[]){700, 1 << 12}, 2);
     ez_pcs_prover *q = NULL;
     ez_writer w;
     ez_writer_init(&w);
-    ez_pcs_prover_write(&w, cm.p);
+    ez_pcs_prover_write(&w, fx.cm.p);
     ck_assert(!w.failed);
     ez_reader rd;
     ez_reader_init(&rd, w.data, w.len);
     ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_OK);
     ck_assert(ez_reader_done(&rd));
-    ck_assert_mem_eq(ez_pcs_prover_commitment(q)->root, cm.com.root, 32);
+    ck_assert_mem_eq(ez_pcs_prover_commitment(q)->root, fx.cm.com.root, 32);
     /* the loaded prover opens identically (direct path: one claim on the 2^12 poly) */
     ez_pcs_claim cl[1];
     ez_fe2 pts[8][EZ_TEST_MAXVARS];
     size_t which[1] = {1};
-    ez_test_pcs_claims(cl, pts, &r, &cm.ps, which, 1);
+    ez_test_pcs_claims(cl, pts, &fx.r, &fx.cm.ps, which, 1);
     ez_writer w1, w2;
-    open_to(cm.p, &cm.com, cl, 1, &w1);
-    open_to(q, &cm.com, cl, 1, &w2);
+    open_to(fx.cm.p, &fx.cm.com, cl, 1, &w1);
+    open_to(q, &fx.cm.com, cl, 1, &w2);
     ck_assert_uint_eq(w1.len, w2.len);
     ck_assert_mem_eq(w1.data, w2.data, w1.len);
-    ck_assert_int_eq(verify_bytes(&cm.com, cl, 1, w2.data, w2.len, NULL), EZ_OK);
+    ck_assert_int_eq(verify_bytes(&fx.cm.com, cl, 1, w2.data, w2.len, NULL), EZ_OK);
     ez_writer_clear(&w1);
     ez_writer_clear(&w2);
     ez_pcs_prover_free(q);
@@ -752,7 +749,7 @@ START_TEST(test_pcs_prover_io)
     uint8_t *b = malloc(w.len);
     ez_writer cw;
     ez_writer_init(&cw);
-    ez_pcs_commitment_write(&cw, &cm.com);
+    ez_pcs_commitment_write(&cw, &fx.cm.com);
     size_t enc_off = cw.len + 8;
     ez_writer_clear(&cw);
     memcpy(b, w.data, w.len);
@@ -765,7 +762,6 @@ START_TEST(test_pcs_prover_io)
     ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_ERR_FORMAT);
     free(b);
     ez_writer_clear(&w);
-    ez_test_committed_free(&cm);
 }
 END_TEST
 
@@ -1037,13 +1033,9 @@ END_TEST
 static ez_status verify_bytes_mode(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
                                    const uint8_t *data, size_t len, unsigned flags)
 {
-    ez_transcript t;
-    ez_transcript_init(&t, "check_pcs");
-    ez_pcs_commitment_absorb(&t, com);
-    ez_reader rd;
-    ez_reader_init(&rd, data, len);
-    ez_status st = ez_pcs_verify_ex(com, &t, cl, n, flags, &rd);
-    return st == EZ_OK && !ez_reader_done(&rd) ? EZ_ERR_REJECT : st;
+    bool done = false;
+    ez_status st = ez_test_pcs_verify("check_pcs", com, cl, n, flags, data, len, &done);
+    return st == EZ_OK && !done ? EZ_ERR_REJECT : st;
 }
 
 /* The verifier's status on ligero_open_raw's opening of m's matrix claiming `claimed`
@@ -1492,11 +1484,13 @@ Suite *ez_suite_pcs(void)
     Suite *s = suite_create("pcs");
     const TTest *merkle[] = {test_merkle_paths, test_merkle_domain_separation, test_merkle_batch};
     ez_tcase_add(s, "merkle", 0, merkle, sizeof merkle / sizeof merkle[0]);
-    const TTest *ligero[] = {test_pcs_layout, test_pcs_commitment_io, test_pcs_single_claim,
-        test_pcs_single_slot_in_stack, test_pcs_batched_claims, test_pcs_batched_forged_factors, test_pcs_no_proximity,
-        test_pcs_padding_not_trusted, test_pcs_prover_io, test_pcs_reimplemented_prover, test_pcs_evaluation_equation,
-        test_pcs_proximity_far_matrix, test_pcs_commitment_bound, test_pcs_invalid_args, test_pcs_supports,
-        test_pcs_whir_spill, test_pcs_commitment_runs};
+    const TTest *ligero[] = {test_pcs_layout, test_pcs_padding_not_trusted, test_pcs_reimplemented_prover,
+        test_pcs_evaluation_equation, test_pcs_proximity_far_matrix, test_pcs_commitment_bound, test_pcs_invalid_args,
+        test_pcs_supports, test_pcs_whir_spill, test_pcs_commitment_runs};
     ez_tcase_add(s, "ligero", 60, ligero, sizeof ligero / sizeof ligero[0]);
+    const TTest *committed[] = {test_pcs_commitment_io, test_pcs_single_claim, test_pcs_single_slot_in_stack,
+        test_pcs_batched_claims, test_pcs_batched_forged_factors, test_pcs_no_proximity, test_pcs_prover_io};
+    ez_tcase_add_fixture(s, "committed", 60, committed_setup, committed_teardown, committed,
+                         sizeof committed / sizeof committed[0]);
     return s;
 }

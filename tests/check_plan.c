@@ -91,6 +91,23 @@ static void check_case(const sched_case *c)
     ez_plan_clear(&p);
 }
 
+/* The "schedule" case's checked fixture: an empty plan the test adds its ops to, and a
+ * diagnostic; the plan is cleared after each test. */
+static struct {
+    ez_plan p;
+    ez_diag d;
+} fx;
+
+static void plan_setup(void)
+{
+    ez_fx_plan(&fx.p, "t");
+}
+
+static void plan_teardown(void)
+{
+    ez_plan_clear(&fx.p);
+}
+
 START_TEST(test_einsum_classes)
 {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -102,103 +119,93 @@ END_TEST
  * the 4 head variables, bound h then e (q's layout [s, h, e]). */
 START_TEST(test_attention_12x80)
 {
-    ez_plan p;
-    ez_diag d;
-    ez_fx_plan(&p, "att");
-    unsigned i = ez_fx_op(&p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,e] * k[t,h,e]", "h=12 s=64 t=64 e=80");
-    p.ops[i].shift = 12; /* fused rescale */
-    ck_assert_int_eq(ez_plan_schedule(&p, &d), EZ_OK);
-    const ez_plan_op *op = &p.ops[i];
+    ez_plan *p = &fx.p;
+    ez_diag *d = &fx.d;
+    unsigned i = ez_fx_op(p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,e] * k[t,h,e]", "h=12 s=64 t=64 e=80");
+    p->ops[i].shift = 12; /* fused rescale */
+    ck_assert_int_eq(ez_plan_schedule(p, d), EZ_OK);
+    const ez_plan_op *op = &p->ops[i];
     ck_assert_uint_eq(op->sched.nvars, 11);
     ck_assert_uint_eq(op->sched.degree, 3);
     ck_assert_uint_eq(op->sched.eq_vars, 4);
     ck_assert_uint_eq(op->sched.nbind, 2);
     ck_assert_str_eq(op->idx_name[op->sched.bind_order[0]], "h");
     ck_assert_str_eq(op->idx_name[op->sched.bind_order[1]], "e");
-    ez_plan_clear(&p);
 }
 END_TEST
 
 START_TEST(test_softmax_and_friends)
 {
-    ez_plan p;
-    ez_diag d;
-    ez_fx_plan(&p, "sm");
+    ez_plan *p = &fx.p;
+    ez_diag *d = &fx.d;
     const char *sz = "h=2 s=8 t=8 n=4";
-    unsigned a = ez_fx_op(&p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,n] * k[t,h,n]", sz);
-    p.ops[a].shift = 12;
-    unsigned sm = ez_fx_op(&p, EZ_OP_SOFTMAX, "p[h,s,t] = a[h,s,t]", sz);
-    ez_plan_op *op = &p.ops[sm];
-    op->axis = ez_fx_idx(op, "t");
-    op->masked = true;
-    op->mask_row = ez_fx_idx(op, "s");
-    op->mask_col = ez_fx_idx(op, "t");
+    unsigned a = ez_fx_op(p, EZ_OP_EINSUM, "a[h,s,t] = q[s,h,n] * k[t,h,n]", sz);
+    p->ops[a].shift = 12;
+    unsigned sm = ez_fx_masked_softmax(p, "p[h,s,t] = a[h,s,t]", sz);
+    ez_plan_op *op = &p->ops[sm];
     op->out_scale = 16;
-    p.tensors[op->out].scale = 16;
-    unsigned mx = ez_fx_op(&p, EZ_OP_MAX, "m[h,s] = p[h,s,t]", sz);
-    p.tensors[p.ops[mx].out].scale = p.ops[mx].out_scale = 16; /* max keeps its operand's scale */
-    p.ops[mx].axis = ez_fx_idx(&p.ops[mx], "t");
-    unsigned cz = ez_fx_op(&p, EZ_OP_CAUSAL, "c[h,s,t] = a[h,s,t]", sz);
-    p.ops[cz].mask_row = ez_fx_idx(&p.ops[cz], "s");
-    p.ops[cz].mask_col = ez_fx_idx(&p.ops[cz], "t");
-    unsigned ge = ez_fx_op(&p, EZ_OP_FUNC, "g[h,s,t] = a[h,s,t]", sz);
-    p.ops[ge].func = EZ_FN_GELU;
-    ck_assert_msg(ez_plan_schedule(&p, &d) == EZ_OK, "%s", d.msg);
+    p->tensors[op->out].scale = 16;
+    unsigned mx = ez_fx_op(p, EZ_OP_MAX, "m[h,s] = p[h,s,t]", sz);
+    p->tensors[p->ops[mx].out].scale = p->ops[mx].out_scale = 16; /* max keeps its operand's scale */
+    p->ops[mx].axis = ez_fx_idx(&p->ops[mx], "t");
+    unsigned cz = ez_fx_op(p, EZ_OP_CAUSAL, "c[h,s,t] = a[h,s,t]", sz);
+    p->ops[cz].mask_row = ez_fx_idx(&p->ops[cz], "s");
+    p->ops[cz].mask_col = ez_fx_idx(&p->ops[cz], "t");
+    unsigned ge = ez_fx_op(p, EZ_OP_FUNC, "g[h,s,t] = a[h,s,t]", sz);
+    p->ops[ge].func = EZ_FN_GELU;
+    ck_assert_msg(ez_plan_schedule(p, d) == EZ_OK, "%s", d->msg);
 
-    op = &p.ops[sm];
+    op = &p->ops[sm];
     /* softmax: all 7 variables carry eq, degree 4 (the clamp's is-zero gadget d * d * w) */
     ck_assert_uint_eq(op->sched.nvars, 1 + 3 + 3);
     ck_assert_uint_eq(op->sched.eq_vars, 7);
     ck_assert_uint_eq(op->sched.degree, 4);
 
-    op = &p.ops[mx];
+    op = &p->ops[mx];
     /* max: eq * (S * A1 + beta Z * L2), degree 3 (docs/protocol-argmax.md §3.2) */
     ck_assert_uint_eq(op->sched.degree, 3);
     ck_assert_uint_eq(op->sched.nvars, 7);
-    op = &p.ops[cz];
+    op = &p->ops[cz];
     ck_assert_uint_eq(op->sched.degree, 3);
     ck_assert_uint_eq(op->sched.eq_vars, 7);
-    op = &p.ops[ge];
+    op = &p->ops[ge];
     /* table function: no sumcheck */
     ck_assert_uint_eq(op->sched.nvars, 0);
     ck_assert_uint_eq(op->sched.degree, 0);
-    ez_plan_clear(&p);
 }
 END_TEST
 
 START_TEST(test_validate_rejects)
 {
-    ez_plan p;
-    ez_diag d;
-    ez_fx_plan(&p, "v");
-    ez_fx_op(&p, EZ_OP_EINSUM, "y[s,n] = x[s,d] * w[d,n]", "s=4 d=8 n=2");
-    ez_fx_op(&p, EZ_OP_EINSUM, "z[s] = y[s,n]", "s=4 n=2");
-    ck_assert_int_eq(ez_plan_schedule(&p, &d), EZ_OK);
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_OK);
+    ez_plan *p = &fx.p;
+    ez_diag *d = &fx.d;
+    ez_fx_op(p, EZ_OP_EINSUM, "y[s,n] = x[s,d] * w[d,n]", "s=4 d=8 n=2");
+    ez_fx_op(p, EZ_OP_EINSUM, "z[s] = y[s,n]", "s=4 n=2");
+    ck_assert_int_eq(ez_plan_schedule(p, d), EZ_OK);
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_OK);
 
-    ez_plan_op save = p.ops[1];
-    p.ops[1].in_axes[0][1] = 7; /* index id out of range */
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
-    p.ops[1] = save;
-    p.ops[0].idx_size[0] = 5; /* size differs from the axis */
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
-    p.ops[0].idx_size[0] = 4;
+    ez_plan_op save = p->ops[1];
+    p->ops[1].in_axes[0][1] = 7; /* index id out of range */
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_ERR_FORMAT);
+    p->ops[1] = save;
+    p->ops[0].idx_size[0] = 5; /* size differs from the axis */
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_ERR_FORMAT);
+    p->ops[0].idx_size[0] = 4;
     /* consumer before producer */
-    ez_plan_op t = p.ops[0];
-    p.ops[0] = p.ops[1];
-    p.ops[1] = t;
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
-    t = p.ops[0];
-    p.ops[0] = p.ops[1];
-    p.ops[1] = t;
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_OK);
-    p.ops[0].sched.eq_vars = 1; /* schedule inconsistent with the equation */
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
-    p.ops[0].sched.eq_vars = 0;
-    strcpy(p.tensors[1].name, "y"); /* duplicate name (tensor 1 is x) */
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
-    ck_assert_ptr_nonnull(strstr(d.msg, "'y'"));
-    ez_plan_clear(&p);
+    ez_plan_op t = p->ops[0];
+    p->ops[0] = p->ops[1];
+    p->ops[1] = t;
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_ERR_FORMAT);
+    t = p->ops[0];
+    p->ops[0] = p->ops[1];
+    p->ops[1] = t;
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_OK);
+    p->ops[0].sched.eq_vars = 1; /* schedule inconsistent with the equation */
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_ERR_FORMAT);
+    p->ops[0].sched.eq_vars = 0;
+    strcpy(p->tensors[1].name, "y"); /* duplicate name (tensor 1 is x) */
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(d->msg, "'y'"));
 }
 END_TEST
 
@@ -245,11 +252,10 @@ END_TEST
 /* Fixed axes (layer slices) take no index and no sumcheck variable. */
 START_TEST(test_fixed_axis)
 {
-    ez_plan p;
-    ez_diag d;
-    ez_fx_plan(&p, "f");
-    unsigned i = ez_fx_op(&p, EZ_OP_EINSUM, "y[s,n] = x[s,d] * wq[l,d,n]", "s=4 d=8 n=2 l=3");
-    ez_plan_op *op = &p.ops[i];
+    ez_plan *p = &fx.p;
+    ez_diag *d = &fx.d;
+    unsigned i = ez_fx_op(p, EZ_OP_EINSUM, "y[s,n] = x[s,d] * wq[l,d,n]", "s=4 d=8 n=2 l=3");
+    ez_plan_op *op = &p->ops[i];
     unsigned l = ez_fx_idx(op, "l");
     ck_assert_uint_eq(l, op->nidx - 1);
     /* turn axis 0 of the weight into a fixed position and drop index l */
@@ -257,12 +263,11 @@ START_TEST(test_fixed_axis)
     op->in_pos[1][0] = 2;
     op->in_axes[1][0] = 0;
     op->nidx--;
-    ck_assert_msg(ez_plan_schedule(&p, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_plan_schedule(p, d) == EZ_OK, "%s", d->msg);
     ck_assert_uint_eq(op->sched.nvars, 3);
     ck_assert_uint_eq(op->sched.degree, 2);
     op->in_pos[1][0] = 3; /* outside the layer axis */
-    ck_assert_int_eq(ez_plan_validate(&p, &d), EZ_ERR_FORMAT);
-    ez_plan_clear(&p);
+    ck_assert_int_eq(ez_plan_validate(p, d), EZ_ERR_FORMAT);
 }
 END_TEST
 
@@ -472,9 +477,11 @@ END_TEST
 Suite *ez_suite_plan(void)
 {
     Suite *s = suite_create("plan");
-    const TTest *schedule[] = {test_einsum_classes, test_attention_12x80, test_softmax_and_friends,
-        test_validate_rejects, test_validate_row_rules, test_fixed_axis};
-    ez_tcase_add(s, "schedule", 0, schedule, sizeof schedule / sizeof schedule[0]);
+    const TTest *schedule[] = {test_attention_12x80, test_softmax_and_friends, test_validate_rejects,
+        test_fixed_axis};
+    ez_tcase_add_fixture(s, "schedule", 0, plan_setup, plan_teardown, schedule, sizeof schedule / sizeof schedule[0]);
+    const TTest *compiled[] = {test_einsum_classes, test_validate_row_rules};
+    ez_tcase_add(s, "compiled", 0, compiled, sizeof compiled / sizeof compiled[0]);
     const TTest *split[] = {test_split_order, test_split_greedy};
     ez_tcase_add(s, "split", 0, split, sizeof split / sizeof split[0]);
     const TTest *lower[] = {test_lower_chain, test_lower_features};

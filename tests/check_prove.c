@@ -71,6 +71,23 @@ static void fx_expect_rejected(fx *f, ez_proof *pf, const char *needle)
     ez_proof_clear(pf);
 }
 
+/* The index of f's tensor `name` (asserted present). */
+static int fx_tensor(const fx *f, const char *name)
+{
+    int t = ez_plan_find_tensor(&f->plan, name);
+    ck_assert_msg(t >= 0, "no tensor %s", name);
+    return t;
+}
+
+/* Run again every op after the one computing tensor t (the test changed t's values): the
+ * trace is consistent except for t's producer. */
+static void fx_rerun_after(fx *f, int t)
+{
+    ez_diag d = {{0}};
+    for (size_t i = (size_t)f->plan.tensors[t].producer + 1; i < f->plan.nops; i++)
+        ck_assert_msg(ez_exec_op(&f->plan, i, &f->tr, &d) == EZ_OK, "%s", d.msg);
+}
+
 /* An honest proof into *pf, which must verify (the baseline of a malicious prover). */
 static void fx_prove_honest(fx *f, ez_proof *pf, ez_diag *why)
 {
@@ -155,6 +172,37 @@ static const char *layers_src = "model layers\n"
                                 "}\n"
                                 "output x\n";
 
+/* ---- the model fixture ------------------------------------------------------------------ */
+
+/* The checked fixture of the "masked", "linear", "gather" and "proj" cases: that model compiled and
+ * run (fx_setup) before each test, which may change its trace; freed after it. */
+static fx mf;
+
+static void masked_setup(void)
+{
+    fx_setup(&mf, masked_src, "masked");
+}
+
+static void linear_setup(void)
+{
+    fx_setup(&mf, linear_src, "linear");
+}
+
+static void gather_setup(void)
+{
+    fx_setup(&mf, gather_src, "gather");
+}
+
+static void proj_setup(void)
+{
+    fx_setup(&mf, proj_src, "proj");
+}
+
+static void mf_teardown(void)
+{
+    ez_pfx_free(&mf);
+}
+
 /* ---- structured MLE ------------------------------------------------------------------- */
 
 START_TEST(test_mle_causal_bruteforce)
@@ -193,11 +241,7 @@ END_TEST
 
 static void honest(const char *src, const char *seed)
 {
-    fx f;
-    ez_diag why = {{0}};
-    fx_setup(&f, src, seed);
-    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
-    ez_pfx_free(&f);
+    ez_pfx_honest(src, seed, fx_value, NULL);
 }
 
 START_TEST(test_honest_linear)
@@ -215,14 +259,16 @@ END_TEST
 START_TEST(test_honest_gather)
 {
     honest(gather_src, "honest_gather");
-    /* a prover claiming another public token than the one its embedding used: the
-     * verifier's own one-hot evaluation rejects */
-    fx f;
-    fx_setup(&f, gather_src, "gather_token");
-    int tok = ez_plan_find_tensor(&f.plan, "tok");
-    f.tr.t[tok][2] = (f.tr.t[tok][2] + 1) % f.plan.tensors[tok].token_limit;
-    ez_pfx_expect_prove_rejected(&f, true, "(gather)");
-    ez_pfx_free(&f);
+}
+END_TEST
+
+/* A prover claiming another public token than the one its embedding used: the verifier's
+ * own one-hot evaluation rejects. */
+START_TEST(test_gather_token)
+{
+    int tok = ez_plan_find_tensor(&mf.plan, "tok");
+    mf.tr.t[tok][2] = (mf.tr.t[tok][2] + 1) % mf.plan.tensors[tok].token_limit;
+    ez_pfx_expect_prove_rejected(&mf, true, "(gather)");
 }
 END_TEST
 
@@ -230,18 +276,12 @@ END_TEST
  * causal reduction rejects. */
 START_TEST(test_changed_masked_entry)
 {
-    fx f;
-    ez_diag d = {{0}};
-    fx_setup(&f, masked_src, "changed_masked");
-    int m = ez_plan_find_tensor(&f.plan, "m");
-    ck_assert_int_ge(m, 0);
-    uint64_t S = f.plan.tensors[m].dims[1];
-    ck_assert_int_eq(f.tr.t[m][0 * S + 3], 0); /* row s = 0, column t = 3: masked */
-    f.tr.t[m][0 * S + 3] = 77;
-    for (size_t i = (size_t)f.plan.tensors[m].producer + 1; i < f.plan.nops; i++)
-        ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_expect_prove_rejected(&f, true, "op 'm' (causal)");
-    ez_pfx_free(&f);
+    int m = fx_tensor(&mf, "m");
+    uint64_t S = mf.plan.tensors[m].dims[1];
+    ck_assert_int_eq(mf.tr.t[m][0 * S + 3], 0); /* row s = 0, column t = 3: masked */
+    mf.tr.t[m][0 * S + 3] = 77;
+    fx_rerun_after(&mf, m);
+    ez_pfx_expect_prove_rejected(&mf, true, "op 'm' (causal)");
 }
 END_TEST
 
@@ -257,29 +297,52 @@ START_TEST(test_honest_proj16)
 }
 END_TEST
 
+/* A hand-made plan (plan_fixture.h) made provable: scheduled, its bounds derived as a
+ * compiler derives them, its digest; then run. */
+static void fx_hand_finish(fx *f, const char *seed)
+{
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_plan_rederive(&f->plan, &d) == EZ_OK, "%s", d.msg); /* bounds as a compiler derives them */
+    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
+    fx_run(f, seed);
+}
+
+/* A new hand-made plan whose first op is the output y = (x - 2 b + 4 c) / 2^3, its
+ * indices of the given sizes; returns the op's index. */
+static unsigned fx_hand_add_op(fx *f, const char *sizes)
+{
+    memset(f, 0, sizeof *f);
+    ez_plan_init(&f->plan);
+    snprintf(f->plan.model, sizeof f->plan.model, "hand");
+    unsigned a = ez_fx_op(&f->plan, EZ_OP_ADD, "y[s,n] = x[s,n] + b[n] + c[s]", sizes);
+    f->plan.ops[a].coef[1] = -2;
+    f->plan.ops[a].coef[2] = 4;
+    f->plan.ops[a].shift = 3;
+    f->plan.tensors[f->plan.ops[a].out].is_output = true;
+    return a;
+}
+
+/* That ADD alone (s = 5, n = 6), provable and run. */
+static size_t fx_hand_add(fx *f, const char *seed)
+{
+    unsigned a = fx_hand_add_op(f, "s=5 n=6");
+    fx_hand_finish(f, seed);
+    return a;
+}
+
 /* ADD with broadcasting, negative and power-of-two coefficients and a shift; CAUSAL —
  * built by hand. */
 START_TEST(test_honest_add_shift_hand)
 {
     fx f;
-    memset(&f, 0, sizeof f);
-    ez_plan_init(&f.plan);
-    snprintf(f.plan.model, sizeof f.plan.model, "hand");
     const char *sz = "s=5 t=5 n=6";
-    unsigned a = ez_fx_op(&f.plan, EZ_OP_ADD, "y[s,n] = x[s,n] + b[n] + c[s]", sz);
-    f.plan.ops[a].coef[1] = -2;
-    f.plan.ops[a].coef[2] = 4;
-    f.plan.ops[a].shift = 3;
+    fx_hand_add_op(&f, sz);
     unsigned c = ez_fx_op(&f.plan, EZ_OP_CAUSAL, "z[s,t] = g[s,t]", sz);
     f.plan.ops[c].mask_row = ez_fx_idx(&f.plan.ops[c], "s");
     f.plan.ops[c].mask_col = ez_fx_idx(&f.plan.ops[c], "t");
-    f.plan.tensors[f.plan.ops[a].out].is_output = true;
     f.plan.tensors[f.plan.ops[c].out].is_output = true;
-    ez_diag d = {{0}};
-    ck_assert_msg(ez_plan_schedule(&f.plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_msg(ez_plan_rederive(&f.plan, &d) == EZ_OK, "%s", d.msg); /* bounds as a compiler derives them */
-    ck_assert_int_eq(ez_plan_compute_digest(&f.plan, &d), EZ_OK);
-    fx_run(&f, "add_shift_hand");
+    fx_hand_finish(&f, "add_shift_hand");
     ez_diag why = {{0}};
     ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "rejected: %s", why.msg);
     ez_pfx_free(&f);
@@ -292,19 +355,8 @@ END_TEST
 START_TEST(test_message_non_canonical)
 {
     fx f;
-    memset(&f, 0, sizeof f);
-    ez_plan_init(&f.plan);
-    snprintf(f.plan.model, sizeof f.plan.model, "hand");
-    unsigned a = ez_fx_op(&f.plan, EZ_OP_ADD, "y[s,n] = x[s,n] + b[n] + c[s]", "s=5 n=6");
-    f.plan.ops[a].coef[1] = -2;
-    f.plan.ops[a].coef[2] = 4;
-    f.plan.ops[a].shift = 3;
-    f.plan.tensors[f.plan.ops[a].out].is_output = true;
     ez_diag d = {{0}};
-    ck_assert_msg(ez_plan_schedule(&f.plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_msg(ez_plan_rederive(&f.plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f.plan, &d), EZ_OK);
-    fx_run(&f, "message_non_canonical");
+    size_t a = fx_hand_add(&f, "message_non_canonical");
     const ez_plan_op *op = &f.plan.ops[a];
     int64_t *x = f.tr.t[op->in[0]];
     const int64_t *b = f.tr.t[op->in[1]], *c = f.tr.t[op->in[2]];
@@ -367,41 +419,38 @@ static void claim_on(fx *f, size_t op, const int64_t *vals, ez_rng *rng, ez_clai
  * table is true; only the verifier's own H~(pt) rejects. */
 START_TEST(test_gather_other_tokens)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, gather_src, "gather_other_tokens");
-    size_t op = fx_find_op(&f, EZ_OP_GATHER);
-    int tok = ez_plan_find_tensor(&f.plan, "tok");
+    size_t op = fx_find_op(&mf, EZ_OP_GATHER);
+    int tok = ez_plan_find_tensor(&mf.plan, "tok");
     ez_trace t2;
     ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(&t2, &f.plan, &d), EZ_OK);
-    for (size_t i = 0; i < f.plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f.plan.tensors[i];
+    ck_assert_int_eq(ez_trace_init(&t2, &mf.plan, &d), EZ_OK);
+    for (size_t i = 0; i < mf.plan.ntensors; i++) {
+        const ez_plan_tensor *t = &mf.plan.tensors[i];
         if (t->kind == EZ_TENSOR_ACT)
             continue;
         uint64_t n = ez_plan_tensor_numel(t);
         int64_t *v = malloc(n * sizeof *v);
-        memcpy(v, f.tr.t[i], n * sizeof *v);
+        memcpy(v, mf.tr.t[i], n * sizeof *v);
         if ((int)i == tok)
             v[2] = (v[2] + 1) % t->token_limit;
         ck_assert_int_eq(ez_trace_set(&t2, i, v, n, &d), EZ_OK);
         free(v);
     }
-    ck_assert_int_eq(ez_exec_run(&f.plan, &t2, &d), EZ_OK);
+    ck_assert_int_eq(ez_exec_run(&mf.plan, &t2, &d), EZ_OK);
     ez_statement sp, sv;
-    ck_assert_int_eq(ez_statement_from_trace(&sp, &f.plan, t2.t), EZ_OK);
-    ck_assert_int_eq(ez_statement_from_trace(&sv, &f.plan, f.tr.t), EZ_OK);
+    ck_assert_int_eq(ez_statement_from_trace(&sp, &mf.plan, t2.t), EZ_OK);
+    ck_assert_int_eq(ez_statement_from_trace(&sv, &mf.plan, mf.tr.t), EZ_OK);
     ez_rng rng = ez_rng_for("gather_other_tokens");
     ez_claim out;
-    claim_on(&f, op, t2.t[f.plan.ops[op].out], &rng, &out);
-    ck_assert(op_alone(&f, op, &out, &t2, &sp, &sp, NULL, NULL, &why)); /* consistent */
-    ck_assert(!op_alone(&f, op, &out, &t2, &sp, &sv, NULL, NULL, &why));
+    claim_on(&mf, op, t2.t[mf.plan.ops[op].out], &rng, &out);
+    ck_assert(op_alone(&mf, op, &out, &t2, &sp, &sp, NULL, NULL, &why)); /* consistent */
+    ck_assert(!op_alone(&mf, op, &out, &t2, &sp, &sv, NULL, NULL, &why));
     ck_assert_msg(strstr(why.msg, "one-hot") != NULL, "%s", why.msg);
     ez_claim_clear(&out);
     ez_statement_clear(&sp);
     ez_statement_clear(&sv);
     ez_trace_clear(&t2);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -478,8 +527,7 @@ START_TEST(test_stated_output_not_proven)
         fx f;
         ez_diag why = {{0}};
         fx_setup(&f, last_op_srcs[k], "stated_output");
-        int y = ez_plan_find_tensor(&f.plan, "y");
-        ck_assert_int_ge(y, 0);
+        int y = fx_tensor(&f, "y");
         const ez_plan_tensor *ty = &f.plan.tensors[y];
         uint64_t n = ez_plan_tensor_numel(ty);
         int64_t *v = malloc(n * sizeof *v);
@@ -510,30 +558,20 @@ END_TEST
  * relation is violated. */
 START_TEST(test_changed_activation)
 {
-    fx f;
-    ez_diag d = {{0}};
-    fx_setup(&f, linear_src, "changed_activation");
-    int h = ez_plan_find_tensor(&f.plan, "h");
-    ck_assert_int_ge(h, 0);
-    f.tr.t[h][5] += 1;
-    for (size_t i = (size_t)f.plan.tensors[h].producer + 1; i < f.plan.nops; i++)
-        ck_assert_msg(ez_exec_op(&f.plan, i, &f.tr, &d) == EZ_OK, "%s", d.msg);
-    ez_pfx_expect_prove_rejected(&f, true, "op 'h' (add)");
-    ez_pfx_free(&f);
+    int h = fx_tensor(&mf, "h");
+    mf.tr.t[h][5] += 1;
+    fx_rerun_after(&mf, h);
+    ez_pfx_expect_prove_rejected(&mf, true, "op 'h' (add)");
 }
 END_TEST
 
 /* The einsum's output value changed in the trace without recomputing anything. */
 START_TEST(test_changed_einsum_output)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, masked_src, "changed_einsum_out");
-    int q = ez_plan_find_tensor(&f.plan, "q");
-    ck_assert_int_ge(q, 0);
-    f.tr.t[q][3] -= 7;
-    ck_assert(!ez_pfx_prove_verify(&f, true, &why));
-    ez_pfx_free(&f);
+    int q = fx_tensor(&mf, "q");
+    mf.tr.t[q][3] -= 7;
+    ck_assert(!ez_pfx_prove_verify(&mf, true, &why));
 }
 END_TEST
 
@@ -687,31 +725,6 @@ static void edit_rem_up(fx *f, ez_trace *t, size_t op, uint64_t e)
  * committed and looked up. Every range check holds (C' is in its width); only the claims
  * tying the walk's R'~(r) to the committed limbs reject. Without them any in-range output
  * would prove. */
-/* A hand-made plan of one op (plan_fixture.h) made provable: scheduled, its bounds
- * derived as a compiler derives them, its digest; then run. */
-static void fx_hand_finish(fx *f, const char *seed)
-{
-    ez_diag d = {{0}};
-    ck_assert_msg(ez_plan_schedule(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_msg(ez_plan_rederive(&f->plan, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_int_eq(ez_plan_compute_digest(&f->plan, &d), EZ_OK);
-    fx_run(f, seed);
-}
-
-/* y = (x - 2 b + 4 c) / 2^3 */
-static size_t fx_hand_add(fx *f, const char *seed)
-{
-    memset(f, 0, sizeof *f);
-    ez_plan_init(&f->plan);
-    snprintf(f->plan.model, sizeof f->plan.model, "hand");
-    unsigned a = ez_fx_op(&f->plan, EZ_OP_ADD, "y[s,n] = x[s,n] + b[n] + c[s]", "s=5 n=6");
-    f->plan.ops[a].coef[1] = -2;
-    f->plan.ops[a].coef[2] = 4;
-    f->plan.ops[a].shift = 3;
-    f->plan.tensors[f->plan.ops[a].out].is_output = true;
-    fx_hand_finish(f, seed);
-    return a;
-}
 
 START_TEST(test_remainder_not_committed)
 {
@@ -1229,19 +1242,16 @@ END_TEST
 /* The checked prover refuses such a witness with a numeric error instead. */
 START_TEST(test_checked_prover_refuses)
 {
-    fx f;
     ez_diag d = {{0}};
-    fx_setup(&f, proj_src, "checked_refuses");
-    size_t op = f.plan.nops - 1;
-    uint64_t e = find_rem(&f, op, 0, (INT64_C(1) << 12) - 1);
-    int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
+    size_t op = mf.plan.nops - 1;
+    uint64_t e = find_rem(&mf, op, 0, (INT64_C(1) << 12) - 1);
+    int64_t *rem = (int64_t *)ez_trace_aux(&mf.tr, op, EZ_AUX_REM, NULL);
     rem[e] += INT64_C(1) << 12;
     ez_proof pf;
     ez_proof_init(&pf);
-    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_ERR_NUMERIC);
+    ck_assert_int_eq(ez_prove(&mf.plan, &mf.tr, mf.w, NULL, &pf, NULL, &d), EZ_ERR_NUMERIC);
     ck_assert_msg(strstr(d.msg, "outside") != NULL, "%s", d.msg);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1281,21 +1291,19 @@ static void bump(ez_writer *w, size_t off)
 
 START_TEST(test_changed_round_message)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, masked_src, "changed_round");
     ez_proof pf;
-    fx_prove_honest(&f, &pf, &why);
+    fx_prove_honest(&mf, &pf, &why);
     /* the last op y is a rescaled contraction: rho (16 B), then its first round value */
     bump(&pf.sec[EZ_PF_SEC_WALK], 16);
-    ez_pfx_expect_rejected(&f, &pf, "op 'y' (einsum)");
+    ez_pfx_expect_rejected(&mf, &pf, "op 'y' (einsum)");
     bump(&pf.sec[EZ_PF_SEC_WALK], 16 * 0); /* rho too: still rejected */
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&mf, &pf, &why));
     ez_proof_clear(&pf);
     /* a message of every other section */
     const int secs[] = {EZ_PF_SEC_LOOKUPS, EZ_PF_SEC_OPEN_W, EZ_PF_SEC_OPEN_A};
     for (size_t s = 0; s < 3; s++) {
-        ez_pfx_prove(&f, false, &pf);
+        ez_pfx_prove(&mf, false, &pf);
         if (pf.sec[secs[s]].len == 0) { /* WHIR: the advice opening is batched into the weights' */
             ez_proof_clear(&pf);
             continue;
@@ -1307,10 +1315,9 @@ START_TEST(test_changed_round_message)
             bump(&pf.sec[secs[s]], off);
         else
             pf.sec[secs[s]].data[off] ^= 1;
-        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "section %d", secs[s]);
+        ck_assert_msg(!ez_pfx_verify(&mf, &pf, &why), "section %d", secs[s]);
         ez_proof_clear(&pf);
     }
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1320,11 +1327,9 @@ END_TEST
  * section: the last such message) is caught — by the advice opening or by the walk. */
 START_TEST(test_virtual_column_value)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, masked_src, "virtual_column");
     ez_advice_layout L;
-    ck_assert_int_eq(ez_advice_layout_build(&L, &f.plan, &why), EZ_OK);
+    ck_assert_int_eq(ez_advice_layout_build(&L, &mf.plan, &why), EZ_OK);
     size_t nvirt = 0;
     for (size_t j = 0; j < L.ncols; j++)
         nvirt += L.cols[j].nx > 0;
@@ -1332,37 +1337,33 @@ START_TEST(test_virtual_column_value)
                                     message of the section is a virtual column's */
     ez_advice_layout_clear(&L);
     ez_proof pf;
-    fx_prove_honest(&f, &pf, &why);
+    fx_prove_honest(&mf, &pf, &why);
     bump(&pf.sec[EZ_PF_SEC_LOOKUPS], pf.sec[EZ_PF_SEC_LOOKUPS].len - 16);
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&mf, &pf, &why));
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
 START_TEST(test_changed_claimed_output)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, linear_src, "changed_output");
     ez_proof pf;
-    ez_pfx_prove(&f, false, &pf);
+    ez_pfx_prove(&mf, false, &pf);
     ez_stmt_tensor *out = &pf.stmt.t[pf.stmt.n - 1];
     out->v[out->n / 2] += 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&mf, &pf, &why));
     out->v[out->n / 2] -= 1;
-    ck_assert(ez_pfx_verify(&f, &pf, &why));
+    ck_assert(ez_pfx_verify(&mf, &pf, &why));
     /* a changed public input */
     pf.stmt.t[0].v[0] ^= 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&mf, &pf, &why));
     pf.stmt.t[0].v[0] ^= 1;
     /* an input outside its width is refused by the statement check */
     int64_t keep = pf.stmt.t[0].v[1];
     pf.stmt.t[0].v[1] = INT64_C(1) << 40;
-    ez_pfx_expect_rejected(&f, &pf, "outside its range");
+    ez_pfx_expect_rejected(&mf, &pf, "outside its range");
     pf.stmt.t[0].v[1] = keep;
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1426,25 +1427,22 @@ END_TEST
  * trace honestly. Only the statement check rejects. */
 START_TEST(test_input_outside_width)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, proj_src, "input_outside_width");
-    int x = ez_plan_find_tensor(&f.plan, "x");
-    const ez_plan_tensor *tx = &f.plan.tensors[x];
+    int x = ez_plan_find_tensor(&mf.plan, "x");
+    const ez_plan_tensor *tx = &mf.plan.tensors[x];
     ez_trace t2;
-    ck_assert_int_eq(ez_trace_init(&t2, &f.plan, &why), EZ_OK);
-    for (size_t i = 0; i < f.plan.ntensors; i++)
-        if (f.plan.tensors[i].kind != EZ_TENSOR_ACT)
-            ck_assert_int_eq(ez_trace_set(&t2, i, f.tr.t[i], ez_plan_tensor_numel(&f.plan.tensors[i]), &why), EZ_OK);
+    ck_assert_int_eq(ez_trace_init(&t2, &mf.plan, &why), EZ_OK);
+    for (size_t i = 0; i < mf.plan.ntensors; i++)
+        if (mf.plan.tensors[i].kind != EZ_TENSOR_ACT)
+            ck_assert_int_eq(ez_trace_set(&t2, i, mf.tr.t[i], ez_plan_tensor_numel(&mf.plan.tensors[i]), &why), EZ_OK);
     t2.t[x][0] = INT64_C(1) << (tx->bits - 1);
-    ck_assert_msg(ez_exec_run(&f.plan, &t2, &why) == EZ_OK, "%s", why.msg);
+    ck_assert_msg(ez_exec_run(&mf.plan, &t2, &why) == EZ_OK, "%s", why.msg);
     ez_prove_opts o = {.unchecked = true};
     ez_proof pf;
     ez_proof_init(&pf);
-    ck_assert_msg(ez_prove(&f.plan, &t2, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
-    fx_expect_rejected(&f, &pf, "is outside its range");
+    ck_assert_msg(ez_prove(&mf.plan, &t2, mf.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    fx_expect_rejected(&mf, &pf, "is outside its range");
     ez_trace_clear(&t2);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1539,9 +1537,7 @@ static bool same_state(const ez_transcript *a, const ez_transcript *b)
 
 START_TEST(test_transcript_start_documented)
 {
-    fx f;
-    fx_setup(&f, proj_src, "transcript_start");
-    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(f.w);
+    const ez_pcs_commitment *wcom = ez_pcs_prover_commitment(mf.w);
     ez_rng rng = ez_rng_for("transcript_start");
     int64_t v0[3] = {1, -2, 3}, *v1 = malloc(9000 * sizeof *v1);
     for (int i = 0; i < 9000; i++)
@@ -1552,57 +1548,56 @@ START_TEST(test_transcript_start_documented)
     for (unsigned k = 0; k < 2 * EZ_STRATEGY_COUNT; k++) {
         const ez_pcs_commitment *wc = k % 2 ? wcom : NULL;
         const ez_strategy strat = (ez_strategy)(k / 2);
-        ez_proof_transcript_start(&a, &f.plan, wc, &s, strat);
-        spec_proof_start(&b, f.plan.digest, wc, &s, strat);
+        ez_proof_transcript_start(&a, &mf.plan, wc, &s, strat);
+        spec_proof_start(&b, mf.plan.digest, wc, &s, strat);
         ck_assert_msg(same_state(&a, &b), "the proof's transcript start is not the documented one");
     }
     /* each part alone: the strategy, the digest, the commitment, the statement's ids,
      * lengths, values (in the first and in the last chunk) and its size */
     ez_transcript base;
-    ez_proof_transcript_start(&base, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s, (ez_strategy)1);
+    ez_proof_transcript_start(&base, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &mf.plan, wcom, &s, (ez_strategy)1);
     ck_assert(!same_state(&a, &base));
-    f.plan.digest[31] ^= 1;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    mf.plan.digest[31] ^= 1;
+    ez_proof_transcript_start(&a, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
-    f.plan.digest[31] ^= 1;
+    mf.plan.digest[31] ^= 1;
     ez_pcs_commitment wc2;
     ck_assert_int_eq(ez_pcs_commitment_copy(&wc2, wcom), EZ_OK);
     wc2.root[0] ^= 1;
-    ez_proof_transcript_start(&a, &f.plan, &wc2, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &mf.plan, &wc2, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     ez_pcs_commitment_clear(&wc2);
     int64_t *cells[] = {&v0[1], &v1[0], &v1[4096], &v1[8999]};
     for (size_t k = 0; k < 4; k++) {
         *cells[k] += 1;
-        ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+        ez_proof_transcript_start(&a, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
         ck_assert_msg(!same_state(&a, &base), "statement value %zu not bound", k);
         *cells[k] -= 1;
     }
     st[1].tensor = 6;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     st[1].tensor = 5;
     st[0].n = 2; /* the same values, one fewer in the first entry */
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     st[0].n = 3;
     s.n = 1;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(!same_state(&a, &base));
     s.n = 2;
-    ez_proof_transcript_start(&a, &f.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    ez_proof_transcript_start(&a, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
     ck_assert(same_state(&a, &base));
     /* the vk's weight range proof: domain, version, digest, commitment */
     const char *ver = ez_protocol_version();
-    ez_weight_range_transcript_start(&a, &f.plan, wcom);
+    ez_weight_range_transcript_start(&a, &mf.plan, wcom);
     ez_transcript_init(&b, EZ_WRANGE_DOMAIN);
     ez_transcript_absorb_bytes(&b, "version", ver, strlen(ver));
-    ez_transcript_absorb_bytes(&b, "plan/digest", f.plan.digest, 32);
+    ez_transcript_absorb_bytes(&b, "plan/digest", mf.plan.digest, 32);
     ez_pcs_commitment_absorb(&b, wcom);
     ck_assert_msg(same_state(&a, &b), "the weight range proof's transcript start is not the documented one");
     free(v1);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1612,50 +1607,45 @@ END_TEST
  * would be accepted). A statement of the wrong shape names the expected shapes. */
 START_TEST(test_binding_first)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, linear_src, "binding");
     ez_proof pf;
-    ez_pfx_prove(&f, false, &pf);
-    ck_assert(ez_pfx_verify(&f, &pf, &why));
+    ez_pfx_prove(&mf, false, &pf);
+    ck_assert(ez_pfx_verify(&mf, &pf, &why));
     pf.bind.digest[0] ^= 1;
-    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert(!ez_pfx_verify(&mf, &pf, &why));
     ck_assert_msg(strstr(why.msg, "the proof is for another model: its plan digest is ") != NULL, "%s", why.msg);
     char hex[65];
-    ez_plan_digest_hex(&f.plan, hex);
+    ez_plan_digest_hex(&mf.plan, hex);
     hex[16] = 0;
     ck_assert_msg(strstr(why.msg, hex) != NULL, "%s lacks %s", why.msg, hex);
     pf.bind.digest[0] ^= 1;
     pf.bind.wroot[31] ^= 1;
-    ez_pfx_expect_rejected(&f, &pf, "the proof was made with other weights: weight commitment ");
+    ez_pfx_expect_rejected(&mf, &pf, "the proof was made with other weights: weight commitment ");
     pf.bind.has_weights = false;
-    ez_pfx_expect_rejected(&f, &pf, "weight commitment none, the verifying key's ");
+    ez_pfx_expect_rejected(&mf, &pf, "weight commitment none, the verifying key's ");
     pf.bind.has_weights = true;
     pf.bind.wroot[31] ^= 1;
-    ck_assert(ez_pfx_verify(&f, &pf, &why));
+    ck_assert(ez_pfx_verify(&mf, &pf, &why));
     /* the statement's shape: one tensor missing, then one value missing */
     pf.stmt.n--;
-    ez_pfx_expect_rejected(&f, &pf, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]");
+    ez_pfx_expect_rejected(&mf, &pf, "the proof has 1 tensors, the model's statement has 2: x[8,32], y[8,32]");
     pf.stmt.n++;
     pf.stmt.t[1].n--;
-    ez_pfx_expect_rejected(&f, &pf, "statement: y[8,32] has 256 values, the proof has 255");
+    ez_pfx_expect_rejected(&mf, &pf, "statement: y[8,32] has 256 values, the proof has 255");
     pf.stmt.t[1].n++;
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
 START_TEST(test_truncated_and_trailing)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, proj_src, "truncated");
     ez_proof pf;
-    ez_pfx_prove(&f, false, &pf);
+    ez_pfx_prove(&mf, false, &pf);
     ez_writer w;
     ez_writer_init(&w);
     ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
-    ez_vk vk = ez_pfx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&mf);
     bool ok = true;
     for (size_t cut = 0; cut < w.len; cut += w.len / 23 + 1) {
         ck_assert_int_eq(ez_verify_bytes(&vk, w.data, cut, &ok, NULL, &why), EZ_OK);
@@ -1677,16 +1667,16 @@ START_TEST(test_truncated_and_trailing)
                  {EZ_PF_SEC_OPEN_A, "advice opening"}};
     for (size_t k = 0; k < sizeof trail / sizeof trail[0]; k++) {
         ez_writer_u8(&pf.sec[trail[k].sec], 0);
-        ck_assert(!ez_pfx_verify(&f, &pf, &why));
+        ck_assert(!ez_pfx_verify(&mf, &pf, &why));
         ck_assert_msg(strstr(why.msg, trail[k].why) != NULL, "%s: %s", trail[k].why, why.msg);
         pf.sec[trail[k].sec].len--;
-        ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s", why.msg);
+        ck_assert_msg(ez_pfx_verify(&mf, &pf, &why), "%s", why.msg);
     }
     /* ... and in the vk's weight range proof: u8 kind, then (u64 length, bytes) chunks: 4
      * for a full range proof (Ligero), 1 for a deferred one (WHIR, the default) */
-    ez_writer keep = f.wrange;
+    ez_writer keep = mf.wrange;
     const int nch = keep.data[0] == EZ_WRANGE_DEFERRED ? 1 : 4;
-    ck_assert_uint_eq(keep.data[0], ez_weights_deferred(&f.plan, &f.wcom) ? EZ_WRANGE_DEFERRED : EZ_WRANGE_FULL);
+    ck_assert_uint_eq(keep.data[0], ez_weights_deferred(&mf.plan, &mf.wcom) ? EZ_WRANGE_DEFERRED : EZ_WRANGE_FULL);
     static const char *chunk_why[4] = {"advice commitment", "lookups", "weight opening", "advice opening"};
     for (int k = 0; k <= nch; k++) {
         ez_reader rd;
@@ -1705,41 +1695,38 @@ START_TEST(test_truncated_and_trailing)
         ck_assert(ez_reader_done(&rd));
         if (k == nch)
             ez_writer_u8(&nw, 0); /* after the chunks */
-        f.wrange = nw;
-        ck_assert(!ez_pfx_verify(&f, &pf, &why));
+        mf.wrange = nw;
+        ck_assert(!ez_pfx_verify(&mf, &pf, &why));
         const char *want = k == nch ? "trailing bytes" : nch == 1 ? "lookups" : chunk_why[k];
         ck_assert_msg(strstr(why.msg, want) != NULL, "chunk %d: %s", k, why.msg);
         ez_writer_clear(&nw);
     }
-    f.wrange = keep;
-    ck_assert(ez_pfx_verify(&f, &pf, &why));
+    mf.wrange = keep;
+    ck_assert(ez_pfx_verify(&mf, &pf, &why));
     ez_writer_clear(&w);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
 /* vk and pk formats round-trip; a vk whose commitment does not match the plan is refused. */
 START_TEST(test_keys_roundtrip)
 {
-    fx f;
     ez_diag d = {{0}};
-    fx_setup(&f, masked_src, "keys");
     ez_writer vkw, pkw;
     ez_writer_init(&vkw);
     ez_writer_init(&pkw);
-    ck_assert_int_eq(ez_vk_encode(&vkw, &f.plan, ez_pcs_prover_commitment(f.w), f.wrange.data, f.wrange.len, &d),
+    ck_assert_int_eq(ez_vk_encode(&vkw, &mf.plan, ez_pcs_prover_commitment(mf.w), mf.wrange.data, mf.wrange.len, &d),
                      EZ_OK);
-    ck_assert_int_eq(ez_pk_encode(&pkw, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    ck_assert_int_eq(ez_pk_encode(&pkw, &mf.plan, mf.tr.t, mf.w, mf.wrange.data, mf.wrange.len), EZ_OK);
     ez_vk vk;
     ck_assert_msg(ez_vk_decode(&vk, vkw.data, vkw.len, &d) == EZ_OK, "%s", d.msg);
-    ck_assert(memcmp(vk.plan.digest, f.plan.digest, 32) == 0);
+    ck_assert(memcmp(vk.plan.digest, mf.plan.digest, 32) == 0);
     ez_pk pk;
-    ck_assert_msg(ez_pk_decode(&pk, &f.plan, pkw.data, pkw.len, &d) == EZ_OK, "%s", d.msg);
+    ck_assert_msg(ez_pk_decode(&pk, &mf.plan, pkw.data, pkw.len, &d) == EZ_OK, "%s", d.msg);
     /* prove with the pk's prover data, verify with the decoded vk */
     ez_proof pf;
     ez_proof_init(&pf);
-    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, pk.pcs, NULL, &pf, NULL, &d), EZ_OK);
+    ck_assert_int_eq(ez_prove(&mf.plan, &mf.tr, pk.pcs, NULL, &pf, NULL, &d), EZ_OK);
     bool ok = false;
     ez_diag why = {{0}};
     ck_assert_int_eq(ez_verify(&vk, &pf, &ok, NULL, &why), EZ_OK);
@@ -1752,7 +1739,6 @@ START_TEST(test_keys_roundtrip)
         ck_assert_int_ne(ez_vk_decode(&vk, vkw.data, cut, &d), EZ_OK);
     ez_writer_clear(&vkw);
     ez_writer_clear(&pkw);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1764,8 +1750,7 @@ static void bad_weight(const char *src, const char *wname, int64_t value, const 
     fx f;
     ez_diag d = {{0}}, why = {{0}};
     fx_setup(&f, src, seed);
-    int w = ez_plan_find_tensor(&f.plan, wname);
-    ck_assert_int_ge(w, 0);
+    int w = fx_tensor(&f, wname);
     f.tr.t[w][1] = value; /* activations are left stale: only the weights matter here */
     ez_pcs_prover_free(f.w);
     ez_pcs_commitment_clear(&f.wcom);
@@ -1798,14 +1783,12 @@ END_TEST
  * proof. */
 START_TEST(test_weight_range_strict)
 {
-    fx f;
     ez_diag why = {{0}};
-    fx_setup(&f, masked_src, "weight_range_strict");
-    ez_vk vk = ez_pfx_vk(&f);
+    ez_vk vk = ez_pfx_vk(&mf);
     bool ok = false;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    for (size_t cut = 0; cut < f.wrange.len; cut += f.wrange.len / 13 + 1) {
+    for (size_t cut = 0; cut < mf.wrange.len; cut += mf.wrange.len / 13 + 1) {
         vk.wrange_len = cut;
         ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
         ck_assert(!ok);
@@ -1816,32 +1799,31 @@ START_TEST(test_weight_range_strict)
     vk.wrange_len = 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
-    vk.wrange = f.wrange.data;
-    vk.wrange_len = f.wrange.len;
+    vk.wrange = mf.wrange.data;
+    vk.wrange_len = mf.wrange.len;
     /* WR-present: the kind byte says "full" for a deferred commitment */
-    ck_assert_uint_eq(f.wrange.data[0], EZ_WRANGE_DEFERRED);
-    f.wrange.data[0] = EZ_WRANGE_FULL;
+    ck_assert_uint_eq(mf.wrange.data[0], EZ_WRANGE_DEFERRED);
+    mf.wrange.data[0] = EZ_WRANGE_FULL;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
     ck_assert_str_eq(why.msg, "the verifying key's weight range proof is malformed");
-    f.wrange.data[0] = EZ_WRANGE_DEFERRED;
-    f.wrange.data[f.wrange.len / 2] ^= 1;
+    mf.wrange.data[0] = EZ_WRANGE_DEFERRED;
+    mf.wrange.data[mf.wrange.len / 2] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert(!ok);
-    f.wrange.data[f.wrange.len / 2] ^= 1;
+    mf.wrange.data[mf.wrange.len / 2] ^= 1;
     /* the last value of the transcript changed (the top byte of its c0: still canonical):
      * with WHIR a final claim's value, which only an opening can check — the vk alone
      * passes (deferred), every proof against it fails at its opening */
-    ck_assert(ez_weights_deferred(&f.plan, &f.wcom));
-    f.wrange.data[f.wrange.len - 9] ^= 1;
+    ck_assert(ez_weights_deferred(&mf.plan, &mf.wcom));
+    mf.wrange.data[mf.wrange.len - 9] ^= 1;
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    ez_pfx_expect_prove_rejected(&f, false, "weight and advice opening");
-    f.wrange.data[f.wrange.len - 9] ^= 1;
-    vk = ez_pfx_vk(&f); /* proving re-set the commitment's supports: borrow it again */
+    ez_pfx_expect_prove_rejected(&mf, false, "weight and advice opening");
+    mf.wrange.data[mf.wrange.len - 9] ^= 1;
+    vk = ez_pfx_vk(&mf); /* proving re-set the commitment's supports: borrow it again */
     ck_assert_int_eq(ez_verify_weight_range(&vk, &ok, &why), EZ_OK);
     ck_assert_msg(ok, "%s", why.msg);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -1927,8 +1909,7 @@ START_TEST(test_weight_range_deferred_false_claim)
     fx f;
     ez_diag d = {{0}}, why = {{0}};
     fx_setup(&f, proj_src, "weight_range_false_claim");
-    int w = ez_plan_find_tensor(&f.plan, "w");
-    ck_assert_int_ge(w, 0);
+    int w = fx_tensor(&f, "w");
     const int64_t keep = f.tr.t[w][3];
     f.tr.t[w][3] = keep == 5 ? 6 : 5; /* another value in range */
     ez_writer_clear(&f.wrange);
@@ -1991,21 +1972,19 @@ END_TEST
  * committed data, is rejected for that claim and accepted for the true one. */
 START_TEST(test_weight_padding_junk)
 {
-    fx f;
     ez_diag d = {{0}};
-    fx_setup(&f, masked_src, "weight_padding_junk");
     uint64_t *lens = NULL;
     size_t nw = 0, k = 0, ki = SIZE_MAX, wi = 0;
-    ck_assert_int_eq(ez_weights_lens(&f.plan, &lens, &nw), EZ_OK);
+    ck_assert_int_eq(ez_weights_lens(&mf.plan, &lens, &nw), EZ_OK);
     ez_fe **polys = calloc(nw, sizeof *polys);
     uint64_t *plens = calloc(nw, sizeof *plens);
-    for (size_t i = 0; i < f.plan.ntensors; i++) {
-        const ez_plan_tensor *t = &f.plan.tensors[i];
+    for (size_t i = 0; i < mf.plan.ntensors; i++) {
+        const ez_plan_tensor *t = &mf.plan.tensors[i];
         if (t->kind != EZ_TENSOR_WEIGHT)
             continue;
         plens[k] = ez_advice_padlen(t);
         polys[k] = calloc(plens[k], sizeof(ez_fe));
-        ez_advice_pad_i64(polys[k], f.tr.t[i], t, 0);
+        ez_advice_pad_i64(polys[k], mf.tr.t[i], t, 0);
         if (ez_advice_interior_padding(t)) {
             ck_assert(ez_advice_tensor_supported(t));
             ck_assert_uint_eq(lens[k], ez_plan_tensor_numel(t)); /* no padding committed */
@@ -2019,13 +1998,13 @@ START_TEST(test_weight_padding_junk)
     ez_pcs_prover *bad = NULL;
     ez_pcs_commitment bcom;
     ck_assert_int_eq(ez_pcs_commit(&bad, &bcom, (const ez_fe *const *)polys, plens, nw), EZ_OK);
-    ck_assert_int_eq(ez_weights_check(&f.plan, bad, &d), EZ_ERR_INVALID);
-    ck_assert_int_eq(ez_weights_set_supports(&f.plan, &bcom, &d), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_weights_check(&mf.plan, bad, &d), EZ_ERR_INVALID);
+    ck_assert_int_eq(ez_weights_set_supports(&mf.plan, &bcom, &d), EZ_ERR_INVALID);
     ez_pcs_commitment_clear(&bcom);
     ez_pcs_prover_free(bad);
     /* (2) a claim with the junk entry on the honest commitment */
-    const ez_pcs_commitment *com = ez_pcs_prover_commitment(f.w);
-    const ez_plan_tensor *t = &f.plan.tensors[wi];
+    const ez_pcs_commitment *com = ez_pcs_prover_commitment(mf.w);
+    const ez_plan_tensor *t = &mf.plan.tensors[wi];
     unsigned nv = ez_log2_ceil(plens[ki]);
     ck_assert_uint_eq(com->nvars[ki], nv);
     ez_rng rng = ez_rng_for("weight_padding_junk");
@@ -2033,7 +2012,7 @@ START_TEST(test_weight_padding_junk)
     for (unsigned v = 0; v < nv; v++)
         z[v] = ez_rng_fe2(&rng);
     ez_pcs_claim cl = {.poly = ki, .point = z};
-    ck_assert_int_eq(ez_advice_tensor_eval(&cl.value, f.tr.t[wi], t, z), EZ_OK);
+    ck_assert_int_eq(ez_advice_tensor_eval(&cl.value, mf.tr.t[wi], t, z), EZ_OK);
     ez_pcs_claim junk = cl;
     junk.value = ez_mle_eval_fe(polys[ki], (size_t)plens[ki], z, nv); /* the junk cube's MLE */
     ck_assert(!ez_fe2_eq(junk.value, cl.value));
@@ -2042,7 +2021,7 @@ START_TEST(test_weight_padding_junk)
     ez_pcs_commitment_absorb(&tp, com);
     ez_writer w;
     ez_writer_init(&w);
-    ck_assert_int_eq(ez_pcs_open(f.w, &tp, &cl, 1, &w), EZ_OK);
+    ck_assert_int_eq(ez_pcs_open(mf.w, &tp, &cl, 1, &w), EZ_OK);
     for (int bad_claim = 0; bad_claim < 2; bad_claim++) {
         ez_transcript tv;
         ez_transcript_init(&tv, "weight_padding_junk");
@@ -2057,7 +2036,6 @@ START_TEST(test_weight_padding_junk)
     free(polys);
     free(plens);
     free(lens);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -2254,17 +2232,24 @@ END_TEST
 Suite *ez_suite_prove(void)
 {
     const TTest *tests[] = {test_pctx_msg_absorbed, test_sections_container, test_mle_causal_bruteforce,
-        test_honest_linear, test_honest_masked, test_honest_gather, test_honest_layer_slices, test_honest_proj16,
-        test_honest_add_shift_hand, test_message_non_canonical, test_gather_other_tokens, test_causal_unmasked,
-        test_stated_output_not_proven, test_changed_activation, test_changed_einsum_output, test_changed_masked_entry,
-        test_remainder_out_of_range, test_quotient_out_of_width, test_public_ops, test_checked_prover_refuses,
-        test_residual_out_of_width, test_changed_round_message, test_virtual_column_value, test_changed_claimed_output,
-        test_public_input_claim, test_transcript_start_documented, test_remainder_not_committed,
-        test_output_quotient_out_of_width, test_lookup_column_not_the_tensor, test_multiplicities_after_alpha,
-        test_tuple_columns_not_committed, test_func_multiplicities_not_committed, test_extra_atoms_sent_false,
-        test_input_outside_width, test_advice_commitment_shape, test_weight_padding_forged_factor,
-        test_weight_padding_claim_not_committed, test_binding_first, test_truncated_and_trailing, test_keys_roundtrip,
-        test_weight_out_of_width, test_weight_range_strict, test_weight_range_deferred,
-        test_weight_range_deferred_false_claim, test_weight_real_mle_bruteforce, test_weight_padding_junk};
-    return ez_test_suite("prove", "prove", 120, tests, sizeof tests / sizeof tests[0]);
+        test_honest_linear, test_honest_masked, test_honest_gather, test_honest_layer_slices,
+        test_honest_proj16, test_honest_add_shift_hand, test_message_non_canonical, test_causal_unmasked, test_stated_output_not_proven, test_remainder_out_of_range,
+        test_quotient_out_of_width, test_public_ops, test_residual_out_of_width, test_public_input_claim,
+        test_remainder_not_committed, test_output_quotient_out_of_width, test_lookup_column_not_the_tensor,
+        test_multiplicities_after_alpha, test_tuple_columns_not_committed,
+        test_func_multiplicities_not_committed, test_extra_atoms_sent_false, test_advice_commitment_shape,
+        test_weight_padding_forged_factor, test_weight_padding_claim_not_committed, test_weight_out_of_width,
+        test_weight_range_deferred, test_weight_range_deferred_false_claim, test_weight_real_mle_bruteforce};
+    Suite *s = ez_test_suite("prove", "prove", 120, tests, sizeof tests / sizeof tests[0]);
+    const TTest *masked[] = {test_changed_einsum_output, test_changed_masked_entry, test_changed_round_message,
+        test_virtual_column_value, test_keys_roundtrip, test_weight_range_strict, test_weight_padding_junk};
+    ez_tcase_add_fixture(s, "masked", 120, masked_setup, mf_teardown, masked, sizeof masked / sizeof masked[0]);
+    const TTest *linear[] = {test_changed_activation, test_changed_claimed_output, test_binding_first};
+    ez_tcase_add_fixture(s, "linear", 120, linear_setup, mf_teardown, linear, sizeof linear / sizeof linear[0]);
+    const TTest *gather[] = {test_gather_token, test_gather_other_tokens};
+    ez_tcase_add_fixture(s, "gather", 120, gather_setup, mf_teardown, gather, sizeof gather / sizeof gather[0]);
+    const TTest *proj[] = {test_checked_prover_refuses, test_transcript_start_documented,
+        test_input_outside_width, test_truncated_and_trailing};
+    ez_tcase_add_fixture(s, "proj", 120, proj_setup, mf_teardown, proj, sizeof proj / sizeof proj[0]);
+    return s;
 }

@@ -357,36 +357,29 @@ static void proven_clear(const fixture *f, proven *P)
 
 /* ---- honest ------------------------------------------------------------------------------ */
 
-START_TEST(test_honest_table)
+static void case_honest_table(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_honest");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        for (int rep = 0; rep < 3; rep++) {
-            proven P;
-            ez_claim vin[2], vrem = {0};
-            proven_make(&P, &f, f.out, f.data, f.rem, &rng);
-            ez_status est;
-            ck_assert_uint_eq(P.w.len, ez_einsum_proof_size(&f.op, f.tn, &est));
-            ck_assert_int_eq(est, EZ_OK);
-            size_t used = 0;
-            ck_assert_msg(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, &used) == EZ_OK, "%s rejected", f.c->name);
-            ck_assert_uint_eq(used, P.w.len);
-            ck_assert_msg(claims_true(&f, vin, &vrem), "%s: false claims", f.c->name);
-            for (unsigned k = 0; k < f.op.nin; k++)
-                ck_assert(claim_equal(&P.in[k], &vin[k]));
-            if (f.op.shift > 0) {
-                ck_assert(claim_equal(&P.rem, &vrem));
-                ck_assert_uint_eq(vrem.nvars, P.oc.nvars);
-            }
-            clear3(&f, vin, &vrem);
-            proven_clear(&f, &P);
+    for (int rep = 0; rep < 3; rep++) {
+        proven P;
+        ez_claim vin[2], vrem = {0};
+        proven_make(&P, f, f->out, f->data, f->rem, rng);
+        ez_status est;
+        ck_assert_uint_eq(P.w.len, ez_einsum_proof_size(&f->op, f->tn, &est));
+        ck_assert_int_eq(est, EZ_OK);
+        size_t used = 0;
+        ck_assert_msg(verify(f, &P.oc, P.w.data, P.w.len, vin, &vrem, &used) == EZ_OK, "%s rejected", f->c->name);
+        ck_assert_uint_eq(used, P.w.len);
+        ck_assert_msg(claims_true(f, vin, &vrem), "%s: false claims", f->c->name);
+        for (unsigned k = 0; k < f->op.nin; k++)
+            ck_assert(claim_equal(&P.in[k], &vin[k]));
+        if (f->op.shift > 0) {
+            ck_assert(claim_equal(&P.rem, &vrem));
+            ck_assert_uint_eq(vrem.nvars, P.oc.nvars);
         }
-        fixture_free(&f);
+        clear3(f, vin, &vrem);
+        proven_clear(f, &P);
     }
 }
-END_TEST
 
 /* The plan's bind order, when filled, is the one used (here: reversed A order). */
 START_TEST(test_sched_bind_order)
@@ -428,150 +421,120 @@ END_TEST
  * same claims; the compact one reads exactly the real entries (folds over real extents,
  * the sumcheck's non-zero support), the dense one more whenever an extent is not a power
  * of two. */
-START_TEST(test_compact_equals_dense)
+static void case_compact_equals_dense(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_compact_dense");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        if (f.op.nin == 1) {
-            fixture_free(&f);
-            continue;
-        }
-        ez_claim oc, in[2][2], rem[2] = {{0}};
-        output_claim(&f, f.out, &rng, &oc);
-        ez_writer w[2];
-        ez_work work[2] = {{0}};
-        for (int dense = 0; dense < 2; dense++) {
-            ez_transcript t;
-            start(&t);
-            ez_writer_init(&w[dense]);
-            const int64_t *d[2] = {f.data[0], f.data[1]};
-            ez_einsum_opts o = {.dense = dense, .work = &work[dense]};
-            ck_assert_int_eq(ez_einsum_prove_ex(&t, &f.op, f.tn, d, f.op.shift ? f.rem : NULL, &oc, &o, &w[dense],
-                                                in[dense], &rem[dense]),
-                             EZ_OK);
-        }
-        ck_assert_uint_eq(w[0].len, w[1].len);
-        ck_assert_msg(memcmp(w[0].data, w[1].data, w[0].len) == 0, "%s: compact and dense proofs differ", f.c->name);
-        for (unsigned k = 0; k < 2; k++)
-            ck_assert(claim_equal(&in[0][k], &in[1][k]));
-        ck_assert_uint_eq(work[0].sumchecks, 1);
-        ck_assert_uint_eq(work[0].real, work[1].real);
-        ck_assert_msg(work[0].touched == work[0].real, "%s: compact read %llu, real %llu", f.c->name,
-                      (unsigned long long)work[0].touched, (unsigned long long)work[0].real);
-        ck_assert_uint_ge(work[1].touched, work[1].real);
-        clear3(&f, in[0], &rem[0]);
-        clear3(&f, in[1], &rem[1]);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w[0]);
-        ez_writer_clear(&w[1]);
-        fixture_free(&f);
+    if (f->op.nin == 1)
+        return;
+    ez_claim oc, in[2][2], rem[2] = {{0}};
+    output_claim(f, f->out, rng, &oc);
+    ez_writer w[2];
+    ez_work work[2] = {{0}};
+    for (int dense = 0; dense < 2; dense++) {
+        ez_transcript t;
+        start(&t);
+        ez_writer_init(&w[dense]);
+        const int64_t *d[2] = {f->data[0], f->data[1]};
+        ez_einsum_opts o = {.dense = dense, .work = &work[dense]};
+        ck_assert_int_eq(ez_einsum_prove_ex(&t, &f->op, f->tn, d, f->op.shift ? f->rem : NULL, &oc, &o, &w[dense],
+                                            in[dense], &rem[dense]),
+                         EZ_OK);
     }
+    ck_assert_uint_eq(w[0].len, w[1].len);
+    ck_assert_msg(memcmp(w[0].data, w[1].data, w[0].len) == 0, "%s: compact and dense proofs differ", f->c->name);
+    for (unsigned k = 0; k < 2; k++)
+        ck_assert(claim_equal(&in[0][k], &in[1][k]));
+    ck_assert_uint_eq(work[0].sumchecks, 1);
+    ck_assert_uint_eq(work[0].real, work[1].real);
+    ck_assert_msg(work[0].touched == work[0].real, "%s: compact read %llu, real %llu", f->c->name,
+                  (unsigned long long)work[0].touched, (unsigned long long)work[0].real);
+    ck_assert_uint_ge(work[1].touched, work[1].real);
+    clear3(f, in[0], &rem[0]);
+    clear3(f, in[1], &rem[1]);
+    ez_claim_clear(&oc);
+    ez_writer_clear(&w[0]);
+    ez_writer_clear(&w[1]);
 }
-END_TEST
 
 /* ---- malicious ---------------------------------------------------------------------------- */
 
 /* The prover changes one operand value and proves its own output consistently: the
  * proof verifies, but the claim on that operand is false (caught downstream), while the
  * other operand's claim stays true. */
-START_TEST(test_changed_operand_consistent)
+static void case_changed_operand_consistent(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_operand_consistent");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        for (unsigned k = 0; k < f.op.nin; k++) {
-            int64_t *mod[2];
-            operands_changed(&f, k, 1, &rng, mod);
-            int64_t *out2 = malloc(f.numel[2] * sizeof(int64_t)), *rem2 = malloc(f.numel[2] * sizeof(int64_t));
-            reference(&f, mod, out2, rem2);
-            proven P;
-            ez_claim vin[2], vrem = {0};
-            proven_make(&P, &f, out2, mod, rem2, &rng);
-            ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_OK);
-            ck_assert_msg(!ez_fe2_eq(vin[k].value, mle_i64(f.data[k], &f.tn[k], vin[k].point)),
-                          "%s: changed operand %u not caught", f.c->name, k);
-            ck_assert(!claims_true(&f, vin, &vrem));
-            if (f.op.nin == 2)
-                ck_assert(ez_fe2_eq(vin[1 - k].value, mle_i64(f.data[1 - k], &f.tn[1 - k], vin[1 - k].point)));
-            clear3(&f, vin, &vrem);
-            proven_clear(&f, &P);
-            free(mod[k]);
-            free(out2);
-            free(rem2);
-        }
-        fixture_free(&f);
+    for (unsigned k = 0; k < f->op.nin; k++) {
+        int64_t *mod[2];
+        operands_changed(f, k, 1, rng, mod);
+        int64_t *out2 = malloc(f->numel[2] * sizeof(int64_t)), *rem2 = malloc(f->numel[2] * sizeof(int64_t));
+        reference(f, mod, out2, rem2);
+        proven P;
+        ez_claim vin[2], vrem = {0};
+        proven_make(&P, f, out2, mod, rem2, rng);
+        ck_assert_int_eq(verify(f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_OK);
+        ck_assert_msg(!ez_fe2_eq(vin[k].value, mle_i64(f->data[k], &f->tn[k], vin[k].point)),
+                      "%s: changed operand %u not caught", f->c->name, k);
+        ck_assert(!claims_true(f, vin, &vrem));
+        if (f->op.nin == 2)
+            ck_assert(ez_fe2_eq(vin[1 - k].value, mle_i64(f->data[1 - k], &f->tn[1 - k], vin[1 - k].point)));
+        clear3(f, vin, &vrem);
+        proven_clear(f, &P);
+        free(mod[k]);
+        free(out2);
+        free(rem2);
     }
 }
-END_TEST
 
 /* The prover changes one operand value but the output claim is the honest one: reject
  * (a two-operand sumcheck fails) or a false input claim. A one-operand proof does not
  * depend on the operand at all (the claim is a linear map of the output claim), so
  * there it must stay the honest proof and be accepted. */
-START_TEST(test_changed_operand_inconsistent)
+static void case_changed_operand_inconsistent(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_operand_inconsistent");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        for (unsigned k = 0; k < f.op.nin; k++) {
-            int64_t *mod[2];
-            operands_changed(&f, k, -1, &rng, mod);
-            proven P;
-            proven_make(&P, &f, f.out, mod, f.rem, &rng);
-            bool ok = accepts(&f, &P.oc, P.w.data, P.w.len, NULL);
-            ck_assert_msg(ok == (f.op.nin == 1), "%s: operand %u", f.c->name, k);
-            proven_clear(&f, &P);
-            free(mod[k]);
-        }
-        fixture_free(&f);
+    for (unsigned k = 0; k < f->op.nin; k++) {
+        int64_t *mod[2];
+        operands_changed(f, k, -1, rng, mod);
+        proven P;
+        proven_make(&P, f, f->out, mod, f->rem, rng);
+        bool ok = accepts(f, &P.oc, P.w.data, P.w.len, NULL);
+        ck_assert_msg(ok == (f->op.nin == 1), "%s: operand %u", f->c->name, k);
+        proven_clear(f, &P);
+        free(mod[k]);
     }
 }
-END_TEST
 
 /* One remainder value changed. (a) alone: reject or false claims. (b) with the output
  * adjusted so that acc = 2^k C' + R' still holds (R' = R + 2^k, C' = C - 1, which only
  * the range check on R excludes): verifies, and the rem claim is false for the honest R
  * — it is exactly R'~(r), the value the advice opening and range check see. */
-START_TEST(test_changed_remainder)
+static void case_changed_remainder(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_remainder");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        if (cases[ci].shift == 0)
-            continue;
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        size_t j = ez_rng_next(&rng) % f.numel[2];
-        int64_t *rem2 = malloc(f.numel[2] * sizeof(int64_t)), *out2 = malloc(f.numel[2] * sizeof(int64_t));
-        memcpy(rem2, f.rem, f.numel[2] * sizeof(int64_t));
-        memcpy(out2, f.out, f.numel[2] * sizeof(int64_t));
-        /* (a) */
-        rem2[j] ^= 1;
-        proven P;
-        proven_make(&P, &f, f.out, f.data, rem2, &rng);
-        ck_assert_msg(!accepts(&f, &P.oc, P.w.data, P.w.len, NULL), "%s (a)", f.c->name);
-        proven_clear(&f, &P);
-        /* (b) */
-        rem2[j] = f.rem[j] + ((int64_t)1 << f.op.shift);
-        out2[j] = f.out[j] - 1;
-        proven_make(&P, &f, out2, f.data, rem2, &rng);
-        ez_claim vin[2], vrem = {0};
-        ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_OK);
-        ck_assert(!ez_fe2_eq(vrem.value, mle_i64(f.rem, &f.tn[2], vrem.point)));
-        ck_assert(ez_fe2_eq(vrem.value, mle_i64(rem2, &f.tn[2], vrem.point)));
-        for (unsigned k = 0; k < f.op.nin; k++) /* the operands are honest */
-            ck_assert(ez_fe2_eq(vin[k].value, mle_i64(f.data[k], &f.tn[k], vin[k].point)));
-        clear3(&f, vin, &vrem);
-        proven_clear(&f, &P);
-        free(rem2);
-        free(out2);
-        fixture_free(&f);
-    }
+    if (f->op.shift == 0)
+        return;
+    size_t j = ez_rng_next(rng) % f->numel[2];
+    int64_t *rem2 = malloc(f->numel[2] * sizeof(int64_t)), *out2 = malloc(f->numel[2] * sizeof(int64_t));
+    memcpy(rem2, f->rem, f->numel[2] * sizeof(int64_t));
+    memcpy(out2, f->out, f->numel[2] * sizeof(int64_t));
+    /* (a) */
+    rem2[j] ^= 1;
+    proven P;
+    proven_make(&P, f, f->out, f->data, rem2, rng);
+    ck_assert_msg(!accepts(f, &P.oc, P.w.data, P.w.len, NULL), "%s (a)", f->c->name);
+    proven_clear(f, &P);
+    /* (b) */
+    rem2[j] = f->rem[j] + ((int64_t)1 << f->op.shift);
+    out2[j] = f->out[j] - 1;
+    proven_make(&P, f, out2, f->data, rem2, rng);
+    ez_claim vin[2], vrem = {0};
+    ck_assert_int_eq(verify(f, &P.oc, P.w.data, P.w.len, vin, &vrem, NULL), EZ_OK);
+    ck_assert(!ez_fe2_eq(vrem.value, mle_i64(f->rem, &f->tn[2], vrem.point)));
+    ck_assert(ez_fe2_eq(vrem.value, mle_i64(rem2, &f->tn[2], vrem.point)));
+    for (unsigned k = 0; k < f->op.nin; k++) /* the operands are honest */
+        ck_assert(ez_fe2_eq(vin[k].value, mle_i64(f->data[k], &f->tn[k], vin[k].point)));
+    clear3(f, vin, &vrem);
+    proven_clear(f, &P);
+    free(rem2);
+    free(out2);
 }
-END_TEST
 
 /* accepts() for the tamper helpers: the einsum proof of fixture f for output claim oc. */
 typedef struct {
@@ -587,56 +550,42 @@ static bool fixture_accepts(void *ctx, const uint8_t *p, size_t len, ez_status *
 
 /* Every single-byte change of an honest proof: two-operand proofs are rejected outright
  * (unless an operand is all zero); one-operand proofs (only rho) give REJECT or false claims. */
-START_TEST(test_tampered_bytes)
+static void case_tampered_bytes(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_tamper");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        proven P;
-        proven_make(&P, &f, f.out, f.data, f.rem, &rng);
-        fixture_claim fc = {&f, &P.oc};
-        /* an all-zero operand (scalar_b's B is 0 for ~1 seed in 100) makes the final check
-         * coef * A(r) * 0 = 0 hold for any claimed A(r): that false claim is then only
-         * caught downstream (accepts() checks it), not by the sumcheck itself */
-        bool zero_operand = false;
-        for (unsigned k = 0; k < f.op.nin; k++) {
-            bool all0 = true;
-            for (size_t j = 0; j < f.numel[k] && all0; j++)
-                all0 = f.data[k][j] == 0;
-            zero_operand |= all0;
-        }
-        ez_tamper_opts flips = {.rng = &rng, .must_reject = f.op.nin == 2 && !zero_operand};
-        ez_tamper_bytes(P.w.data, P.w.len, &flips, fixture_accepts, &fc, f.c->name);
-        proven_clear(&f, &P);
-        fixture_free(&f);
+    proven P;
+    proven_make(&P, f, f->out, f->data, f->rem, rng);
+    fixture_claim fc = {f, &P.oc};
+    /* an all-zero operand (scalar_b's B is 0 for ~1 seed in 100) makes the final check
+     * coef * A(r) * 0 = 0 hold for any claimed A(r): that false claim is then only
+     * caught downstream (accepts() checks it), not by the sumcheck itself */
+    bool zero_operand = false;
+    for (unsigned k = 0; k < f->op.nin; k++) {
+        bool all0 = true;
+        for (size_t j = 0; j < f->numel[k] && all0; j++)
+            all0 = f->data[k][j] == 0;
+        zero_operand |= all0;
     }
+    ez_tamper_opts flips = {.rng = rng, .must_reject = f->op.nin == 2 && !zero_operand};
+    ez_tamper_bytes(P.w.data, P.w.len, &flips, fixture_accepts, &fc, f->c->name);
+    proven_clear(f, &P);
 }
-END_TEST
 
 /* A wrong claimed output value: reject, or (one operand: a linear map) false claims. */
-START_TEST(test_wrong_output)
+static void case_wrong_output(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_wrong_output");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        ez_claim oc, pin[2], prem = {0};
-        output_claim(&f, f.out, &rng, &oc);
-        oc.value = ez_fe2_add(oc.value, ez_fe2_one());
-        ez_writer w;
-        prove(&f, f.data, f.rem, &oc, &w, pin, &prem);
-        ez_status st;
-        ck_assert_msg(!accepts(&f, &oc, w.data, w.len, &st), "%s", f.c->name);
-        if (f.op.nin == 2)
-            ck_assert_int_eq(st, EZ_ERR_REJECT);
-        clear3(&f, pin, &prem);
-        ez_claim_clear(&oc);
-        ez_writer_clear(&w);
-        fixture_free(&f);
-    }
+    ez_claim oc, pin[2], prem = {0};
+    output_claim(f, f->out, rng, &oc);
+    oc.value = ez_fe2_add(oc.value, ez_fe2_one());
+    ez_writer w;
+    prove(f, f->data, f->rem, &oc, &w, pin, &prem);
+    ez_status st;
+    ck_assert_msg(!accepts(f, &oc, w.data, w.len, &st), "%s", f->c->name);
+    if (f->op.nin == 2)
+        ck_assert_int_eq(st, EZ_ERR_REJECT);
+    clear3(f, pin, &prem);
+    ez_claim_clear(&oc);
+    ez_writer_clear(&w);
 }
-END_TEST
 
 /* A claim at a point where a broadcast index's factor vanishes (reduce_claim's beta:
  * the prefix MLE of m, 1 - r0 r1 for an extent 3, is 0 at (2, 1/2)) says nothing about
@@ -695,27 +644,20 @@ END_TEST
 
 /* Every truncation is rejected (no crash; ASan build checks bounds); trailing bytes are
  * left unread for the caller. */
-START_TEST(test_truncated)
+static void case_truncated(fixture *f, ez_rng *rng)
 {
-    ez_rng rng = ez_rng_for("einsum_truncated");
-    for (size_t ci = 0; ci < NCASES; ci++) {
-        fixture f;
-        fixture_build(&f, &cases[ci], &rng);
-        proven P;
-        ez_claim vin[2], vrem = {0};
-        proven_make(&P, &f, f.out, f.data, f.rem, &rng);
-        fixture_claim fc = {&f, &P.oc};
-        ez_tamper_truncations(P.w.data, P.w.len, true, fixture_accepts, &fc, f.c->name);
-        ez_writer_bytes(&P.w, "\0\0\0", 3);
-        size_t used = 0;
-        ck_assert_int_eq(verify(&f, &P.oc, P.w.data, P.w.len, vin, &vrem, &used), EZ_OK);
-        ck_assert_uint_eq(used, P.w.len - 3);
-        clear3(&f, vin, &vrem);
-        proven_clear(&f, &P);
-        fixture_free(&f);
-    }
+    proven P;
+    ez_claim vin[2], vrem = {0};
+    proven_make(&P, f, f->out, f->data, f->rem, rng);
+    fixture_claim fc = {f, &P.oc};
+    ez_tamper_truncations(P.w.data, P.w.len, true, fixture_accepts, &fc, f->c->name);
+    ez_writer_bytes(&P.w, "\0\0\0", 3);
+    size_t used = 0;
+    ck_assert_int_eq(verify(f, &P.oc, P.w.data, P.w.len, vin, &vrem, &used), EZ_OK);
+    ck_assert_uint_eq(used, P.w.len - 3);
+    clear3(f, vin, &vrem);
+    proven_clear(f, &P);
 }
-END_TEST
 
 START_TEST(test_invalid_ops)
 {
@@ -1169,12 +1111,45 @@ START_TEST(test_larger)
 }
 END_TEST
 
+/* ---- every check on every case ----------------------------------------------------------- */
+
+/* The checks above, each run on every case of the table (one loop iteration each, _i the
+ * check): its fixture built from one generator seeded by the check's name, freed after. */
+static const struct {
+    const char *seed;
+    void (*check)(fixture *f, ez_rng *rng);
+} case_checks[] = {
+    {"einsum_honest", case_honest_table},
+    {"einsum_compact_dense", case_compact_equals_dense},
+    {"einsum_operand_consistent", case_changed_operand_consistent},
+    {"einsum_operand_inconsistent", case_changed_operand_inconsistent},
+    {"einsum_remainder", case_changed_remainder},
+    {"einsum_tamper", case_tampered_bytes},
+    {"einsum_wrong_output", case_wrong_output},
+    {"einsum_truncated", case_truncated},
+};
+
+START_TEST(test_each_case)
+{
+    ez_rng rng = ez_rng_for(case_checks[_i].seed);
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        fixture f;
+        fixture_build(&f, &cases[ci], &rng);
+        case_checks[_i].check(&f, &rng);
+        fixture_free(&f);
+    }
+}
+END_TEST
+
 Suite *ez_suite_prove_einsum(void)
 {
-    const TTest *tests[] = {test_honest_table, test_sched_bind_order, test_compact_equals_dense,
-        test_changed_operand_consistent, test_changed_operand_inconsistent, test_changed_remainder, test_tampered_bytes,
-        test_wrong_output, test_truncated, test_invalid_ops, test_claim_list, test_merge, test_merge_forged_w,
-        test_broadcast_factor_vanishes, test_remainder_non_canonical, test_merge_claims_after_lambdas,
-        test_merge_after_einsum, test_larger};
-    return ez_test_suite("prove_einsum", "prove_einsum", 60, tests, sizeof tests / sizeof tests[0]);
+    const TTest *tests[] = {test_sched_bind_order, test_invalid_ops, test_claim_list, test_merge,
+        test_merge_forged_w, test_broadcast_factor_vanishes, test_remainder_non_canonical,
+        test_merge_claims_after_lambdas, test_merge_after_einsum, test_larger};
+    Suite *s = ez_test_suite("prove_einsum", "prove_einsum", 60, tests, sizeof tests / sizeof tests[0]);
+    TCase *tc = tcase_create("cases");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_each_case, 0, (int)(sizeof case_checks / sizeof case_checks[0]));
+    suite_add_tcase(s, tc);
+    return s;
 }

@@ -92,6 +92,28 @@ static void smx_run(smx *f, const char *seed, int64_t lim)
 #define SRC_PLAIN(R, T)                                                                                                \
     "model sm\nparam R = " #R ", T = " #T "\nscale 12\ninput x[R, T]\np[r, t] = softmax[t](x[r, t])\noutput p\n"
 
+/* The checked fixture of the "masked" and "plain" cases: SRC_MASKED(5, 5) or
+ * SRC_PLAIN(4, 6) run (scores up to 2^12) before each test, which may change its trace;
+ * freed after it. */
+static smx fx;
+
+static void masked_setup(void)
+{
+    smx_compile(&fx, SRC_MASKED(5, 5));
+    smx_run(&fx, "masked55", 1 << 12);
+}
+
+static void plain_setup(void)
+{
+    smx_compile(&fx, SRC_PLAIN(4, 6));
+    smx_run(&fx, "plain46", 1 << 12);
+}
+
+static void smx_teardown(void)
+{
+    ez_pfx_free(&fx.f);
+}
+
 /* ---- the live selector's MLE ------------------------------------------------------------- */
 
 START_TEST(test_live_mle_bruteforce)
@@ -257,75 +279,64 @@ static void recompute_row(smx *f, uint64_t r, int64_t m)
     ez_table_clear(&t);
 }
 
+/* Row r of the fixture recomputed from its max plus dm: the checked prover refuses it
+ * (`refusal` in its message), the unchecked one's proof is rejected (the reason in why). */
+static void max_changed_refused(uint64_t r, int64_t dm, const char *refusal, ez_diag *why)
+{
+    ez_diag d = {{0}};
+    recompute_row(&fx, r, fx.f.tr.ops[fx.op].aux[EZ_AUX_ROW_MAX][r] + dm);
+    ez_proof pf;
+    ck_assert_int_eq(ez_pfx_prove_status(&fx.f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
+    ck_assert_msg(strstr(d.msg, refusal) != NULL, "%s", d.msg);
+    ez_proof_clear(&pf);
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, why));
+}
+
 /* A row max below one live entry (x > m): the distance is negative, its limbs are not
  * in range. */
 START_TEST(test_max_below_an_entry)
 {
-    smx f;
-    ez_diag why = {{0}}, d = {{0}};
-    smx_compile(&f, SRC_MASKED(5, 5));
-    smx_run(&f, "max_below", 1 << 12);
-    uint64_t r = 4; /* h = 0, s = 4: five live entries */
-    int64_t m = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
-    recompute_row(&f, r, m - 3);
-    ez_proof pf;
-    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC); /* checked: refused */
-    ck_assert_msg(strstr(d.msg, "above its row's max") != NULL, "%s", d.msg);
-    ez_proof_clear(&pf);
-    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
-    ez_pfx_free(&f.f);
+    ez_diag why = {{0}};
+    max_changed_refused(4, -3, "above its row's max", &why); /* h = 0, s = 4: five live entries */
 }
 END_TEST
 
 /* A row max above every entry: every d >= 0 holds, only attainment fails. */
 START_TEST(test_max_not_attained)
 {
-    smx f;
-    ez_diag why = {{0}}, d = {{0}};
-    smx_compile(&f, SRC_MASKED(5, 5));
-    smx_run(&f, "max_not_attained", 1 << 12);
-    uint64_t r = 3;
-    int64_t m = f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][r];
-    recompute_row(&f, r, m + 1);
-    ez_proof pf;
-    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_ERR_NUMERIC);
-    ck_assert_msg(strstr(d.msg, "count of row maxima") != NULL, "%s", d.msg);
-    ez_proof_clear(&pf);
-    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+    ez_diag why = {{0}};
+    max_changed_refused(3, 1, "count of row maxima", &why);
     ck_assert_msg(strstr(why.msg, "lookups") != NULL || strstr(why.msg, "softmax") != NULL, "%s", why.msg);
     /* same with the max raised by more than one table step and unmasked rows */
-    ez_pfx_free(&f.f);
-    smx_compile(&f, SRC_PLAIN(4, 6));
-    smx_run(&f, "max_not_attained2", 1 << 12);
-    recompute_row(&f, 0, f.f.tr.ops[f.op].aux[EZ_AUX_ROW_MAX][0] + 100);
-    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
-    ez_pfx_free(&f.f);
+    smx g;
+    smx_compile(&g, SRC_PLAIN(4, 6));
+    smx_run(&g, "max_not_attained2", 1 << 12);
+    recompute_row(&g, 0, g.f.tr.ops[g.op].aux[EZ_AUX_ROW_MAX][0] + 100);
+    ck_assert(!ez_pfx_prove_verify(&g.f, true, &why));
+    ez_pfx_free(&g.f);
 }
 END_TEST
 
 /* One exp value changed (and the row sum, reciprocal, p and remainders kept). */
 START_TEST(test_wrong_exp)
 {
-    smx f;
     ez_diag why = {{0}};
-    smx_compile(&f, SRC_MASKED(5, 5));
-    smx_run(&f, "wrong_exp", 1 << 12);
-    f.f.tr.ops[f.op].aux[EZ_AUX_EXP][4 * 5 + 2] += 1;
-    ez_pfx_expect_prove_rejected(&f.f, false, "softmax");
+    fx.f.tr.ops[fx.op].aux[EZ_AUX_EXP][4 * 5 + 2] += 1;
+    ez_pfx_expect_prove_rejected(&fx.f, false, "softmax");
     /* and a wrong exp value carried consistently into sigma, r, p and the remainders */
-    ez_pfx_free(&f.f);
-    smx_compile(&f, SRC_PLAIN(3, 5));
-    smx_run(&f, "wrong_exp2", 1 << 12);
+    smx g;
+    smx_compile(&g, SRC_PLAIN(3, 5));
+    smx_run(&g, "wrong_exp2", 1 << 12);
     {
-        int64_t *e = f.f.tr.ops[f.op].aux[EZ_AUX_EXP], sigma = 0;
+        int64_t *e = g.f.tr.ops[g.op].aux[EZ_AUX_EXP], sigma = 0;
         e[1] -= 5;
         for (int j = 0; j < 5; j++)
             sigma += e[j];
-        f.f.tr.ops[f.op].aux[EZ_AUX_ROW_SUM][0] = sigma;
-        divide_row(&f, 0, 5, recip_of(&f, sigma));
+        g.f.tr.ops[g.op].aux[EZ_AUX_ROW_SUM][0] = sigma;
+        divide_row(&g, 0, 5, recip_of(&g, sigma));
     }
-    ck_assert(!ez_pfx_prove_verify(&f.f, false, &why));
-    ez_pfx_free(&f.f);
+    ck_assert(!ez_pfx_prove_verify(&g.f, false, &why));
+    ez_pfx_free(&g.f);
 }
 END_TEST
 
@@ -417,21 +428,17 @@ END_TEST
  * LogUp) are flipped one at a time. */
 START_TEST(test_changed_round_message_and_output)
 {
-    smx f;
     ez_diag why = {{0}}, d = {{0}};
-    smx_compile(&f, SRC_MASKED(5, 5));
-    smx_run(&f, "changed_msg", 1 << 12);
     ez_proof pf;
-    ck_assert_int_eq(ez_pfx_prove_status(&f.f, false, &pf, &d), EZ_OK);
-    ck_assert(ez_pfx_verify(&f.f, &pf, &why));
+    ck_assert_int_eq(ez_pfx_prove_status(&fx.f, false, &pf, &d), EZ_OK);
+    ck_assert(ez_pfx_verify(&fx.f, &pf, &why));
     /* the walk section is the softmax's alone */
     ck_assert_uint_gt(pf.sec[EZ_PF_SEC_WALK].len, 1024);
-    ck_assert_uint_gt(ez_pfx_flip_section(&f.f, &pf, EZ_PF_SEC_WALK, 3, 16), 64);
-    ez_pfx_flip_section(&f.f, &pf, EZ_PF_SEC_LOOKUPS, 5, pf.sec[EZ_PF_SEC_LOOKUPS].len / 40 + 1);
+    ck_assert_uint_gt(ez_pfx_flip_section(&fx.f, &pf, EZ_PF_SEC_WALK, 3, 16), 64);
+    ez_pfx_flip_section(&fx.f, &pf, EZ_PF_SEC_LOOKUPS, 5, pf.sec[EZ_PF_SEC_LOOKUPS].len / 40 + 1);
     /* the claimed output in the statement: p[0, 2, 1] + 1 */
-    ez_pfx_changed_stmt(&f.f, &pf, ez_pfx_stmt_tensor(&pf, f.f.plan.ops[f.op].out), 2 * 5 + 1);
+    ez_pfx_changed_stmt(&fx.f, &pf, ez_pfx_stmt_tensor(&pf, fx.f.plan.ops[fx.op].out), 2 * 5 + 1);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -439,14 +446,10 @@ END_TEST
  * agree, nothing else changed): the division relation fails. */
 START_TEST(test_changed_output_value)
 {
-    smx f;
     ez_diag why = {{0}};
-    smx_compile(&f, SRC_PLAIN(4, 6));
-    smx_run(&f, "changed_output", 1 << 12);
-    f.f.tr.t[f.f.plan.ops[f.op].out][7] += 1;
-    ck_assert(!ez_pfx_prove_verify(&f.f, true, &why));
+    fx.f.tr.t[fx.f.plan.ops[fx.op].out][7] += 1;
+    ck_assert(!ez_pfx_prove_verify(&fx.f, true, &why));
     ck_assert_msg(strstr(why.msg, "softmax") != NULL || strstr(why.msg, "lookups") != NULL, "%s", why.msg);
-    ez_pfx_free(&f.f);
 }
 END_TEST
 
@@ -750,27 +753,29 @@ END_TEST
  * (only the claim on the committed z tells). */
 START_TEST(test_forged_factors)
 {
-    ez_pfx f;
     ez_diag why = {{0}};
-    ez_pfx_compile(&f, SRC_PLAIN(4, 6));
-    ez_pfx_run(&f, "sm_forged", 1 << 12);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 0, 8, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 0, 8, 1, &why));
     ck_assert_msg(strstr(why.msg, "the zero-check's final evaluations do not match the committed values") != NULL, "%s",
                   why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 2, 1, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 1, 2, 1, &why));
     ck_assert_msg(strstr(why.msg, "the attainment zero-check's distance does not match its limbs") != NULL, "%s",
                   why.msg);
-    ck_assert(!ez_pfx_prove_forged(&f, NULL, 1, 2, 0, &why));
+    ck_assert(!ez_pfx_prove_forged(&fx.f, NULL, 1, 2, 0, &why));
     ck_assert_str_eq(why.msg, "advice opening: the commitment does not open to the claimed values");
-    ez_pfx_free(&f);
 }
 END_TEST
 
 Suite *ez_suite_prove_softmax(void)
 {
-    const TTest *tests[] = {test_forged_factors, test_live_mle_bruteforce, test_honest_masked, test_honest_plain,
-        test_honest_axis_first, test_honest_scales, test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
-        test_division_off_by_one, test_recip_off_by_one, test_one_value_changed, test_changed_round_message_and_output, test_changed_output_value,
-        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged, test_op_alone_recip_forged};
-    return ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
+    const TTest *tests[] = {test_live_mle_bruteforce, test_honest_masked, test_honest_plain, test_honest_axis_first,
+        test_honest_scales, test_division_off_by_one, test_recip_off_by_one, test_one_value_changed,
+        test_masked_support_tampered, test_op_alone_honest, test_op_alone_attainment_forged, test_op_alone_exp_forged,
+        test_op_alone_recip_forged};
+    Suite *s = ez_test_suite("prove_softmax", "core", 60, tests, sizeof tests / sizeof tests[0]);
+    const TTest *masked[] = {test_max_below_an_entry, test_max_not_attained, test_wrong_exp,
+        test_changed_round_message_and_output};
+    ez_tcase_add_fixture(s, "masked", 60, masked_setup, smx_teardown, masked, sizeof masked / sizeof masked[0]);
+    const TTest *plain[] = {test_forged_factors, test_changed_output_value};
+    ez_tcase_add_fixture(s, "plain", 60, plain_setup, smx_teardown, plain, sizeof plain / sizeof plain[0]);
+    return s;
 }

@@ -183,28 +183,39 @@ static void expect_caught(ez_pfx *f, const char *tensor, bool only_deepprove, co
     }
 }
 
+/* The "attention" case's checked fixture: attention_fx's layer of 3 heads, run and
+ * committed before each test (which may change its trace), freed after it. */
+static ez_pfx fx;
+
+static void attention_setup(void)
+{
+    attention_fx(&fx, 3, "strategies");
+}
+
+static void attention_teardown(void)
+{
+    ez_pfx_free(&fx);
+}
+
 /* One activation changed, everything downstream recomputed from it: the proof is
  * consistent except for the producer's relation, which each strategy's own reduction of
  * that op must catch (the per-head split or sumchecks, the stacked heads, the zeroifier,
  * the QKV group). */
 START_TEST(test_changed_witness)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_witness");
     const char *targets[] = {"c", "a", "q"};
     for (size_t ti = 0; ti < 3; ti++) {
-        int t = ez_plan_find_tensor(&f.plan, targets[ti]);
-        size_t op = op_index(&f, targets[ti]);
-        f.tr.t[t][7] += 1;
-        rerun_after(&f, op);
+        int t = ez_plan_find_tensor(&fx.plan, targets[ti]);
+        size_t op = op_index(&fx, targets[ti]);
+        fx.tr.t[t][7] += 1;
+        rerun_after(&fx, op);
         /* the projections differ only under DeepProve */
-        expect_caught(&f, targets[ti], ti == 2, "changed");
-        f.tr.t[t][7] -= 1;
-        rerun_after(&f, op);
+        expect_caught(&fx, targets[ti], ti == 2, "changed");
+        fx.tr.t[t][7] -= 1;
+        rerun_after(&fx, op);
     }
     ez_diag why = {{0}};
-    ck_assert_msg(prove_verify(&f, EZ_STRATEGY_DEEPPROVE, &why), "restored: %s", why.msg);
-    ez_pfx_free(&f);
+    ck_assert_msg(prove_verify(&fx, EZ_STRATEGY_DEEPPROVE, &why), "restored: %s", why.msg);
 }
 END_TEST
 
@@ -212,20 +223,17 @@ END_TEST
  * the changed R, so the accumulator's claim is false and the strategy's sumcheck rejects. */
 START_TEST(test_changed_advice)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_advice");
     const char *targets[] = {"c", "k"};
     for (size_t ti = 0; ti < 2; ti++) {
-        size_t op = op_index(&f, targets[ti]);
-        ck_assert_uint_gt(f.plan.ops[op].shift, 1);
-        int64_t *rem = (int64_t *)ez_trace_aux(&f.tr, op, EZ_AUX_REM, NULL);
+        size_t op = op_index(&fx, targets[ti]);
+        ck_assert_uint_gt(fx.plan.ops[op].shift, 1);
+        int64_t *rem = (int64_t *)ez_trace_aux(&fx.tr, op, EZ_AUX_REM, NULL);
         ck_assert_ptr_nonnull(rem);
         rem[3] ^= 1; /* still in range: only the reduction can tell */
         /* k is a member of DeepProve's Q/K/V group */
-        expect_caught(&f, targets[ti], ti == 1, "remainder of");
+        expect_caught(&fx, targets[ti], ti == 1, "remainder of");
         rem[3] ^= 1;
     }
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -255,46 +263,30 @@ static size_t rem_bytes(const ez_plan_op *op)
     return op->shift ? 16 * (size_t)ez_rc_nlimbs(op->shift) : 0;
 }
 
-typedef struct {
+/* An honest proof of attention_fx's layer (3 heads) by strategy s with the field element
+ * `off` bytes into the strategy's own messages for the op computing `tensor` (after the
+ * fan-out merge of its output and its rescale) changed: the verifier rejects it, with
+ * `want` in the reason. */
+static void bumped_rejected(ez_strategy s, const char *tensor, size_t off, const char *want, const char *what)
+{
     ez_pfx f;
     ez_proof pf;
     ez_prove_stats S;
-    size_t op;    /* the op tampered with */
-    size_t start; /* where its reduction starts (after the fan-out merge of its output) */
-    size_t at;    /* where its strategy's own messages start (after the rescale) */
-} tamper;
-
-/* An honest proof of attention_fx's layer (3 heads) by strategy s, and where the
- * messages of the op computing `tensor` stand in it. */
-static void tamper_start(tamper *T, ez_strategy s, const char *tensor)
-{
     ez_strategy_plan sp;
-    ez_diag d = {{0}};
-    attention_fx(&T->f, 3, "strategies_tamper");
-    prove_with(&T->f, s, false, &T->pf, &T->S);
-    T->op = op_index(&T->f, tensor);
-    ck_assert_int_eq(ez_strategy_describe(&sp, &T->f.plan, s, &d), EZ_OK);
-    const ez_plan_tensor *to = &T->f.plan.tensors[T->f.plan.ops[T->op].out];
-    size_t merge = sp.ops[T->op].out_claims > 1 ? 16 * (2 * (size_t)ez_claim_tensor_nvars(to->dims, to->rank) + 2) : 0;
+    ez_diag d = {{0}}, why = {{0}};
+    attention_fx(&f, 3, "strategies_tamper");
+    prove_with(&f, s, false, &pf, &S);
+    size_t op = op_index(&f, tensor);
+    ck_assert_int_eq(ez_strategy_describe(&sp, &f.plan, s, &d), EZ_OK);
+    const ez_plan_tensor *to = &f.plan.tensors[f.plan.ops[op].out];
+    size_t merge = sp.ops[op].out_claims > 1 ? 16 * (2 * (size_t)ez_claim_tensor_nvars(to->dims, to->rank) + 2) : 0;
     ez_strategy_plan_clear(&sp);
-    T->start = op_offset(&T->S, T->f.plan.nops, T->op) + merge;
-    T->at = T->start + rem_bytes(&T->f.plan.ops[T->op]);
-}
-
-static void tamper_end(tamper *T)
-{
-    ez_prove_stats_clear(&T->S);
-    ez_proof_clear(&T->pf);
-    ez_pfx_free(&T->f);
-}
-
-/* Verify a tampered proof: rejected, with `want` in the reason; then undo nothing (the
- * caller re-proves or restores). */
-static void expect_reject(tamper *T, const char *want, const char *what)
-{
-    ez_diag why = {{0}};
-    ck_assert_msg(!ez_pfx_verify(&T->f, &T->pf, &why), "%s accepted", what);
+    bump(&pf, op_offset(&S, f.plan.nops, op) + merge + rem_bytes(&f.plan.ops[op]) + off);
+    ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%s accepted", what);
     ck_assert_msg(strstr(why.msg, want) != NULL, "%s: %s", what, why.msg);
+    ez_prove_stats_clear(&S);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
 }
 
 /* A malicious prover through ez_prove_opts.msg_hook: it changes chosen messages (by
@@ -345,18 +337,12 @@ static void forged(ez_pfx *f, ez_strategy s, forge *F, const char *want, bool no
  * value by that head's sumcheck. */
 START_TEST(test_perhead_messages)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_perhead_msgs");
     forge F = {.e = {{"perhead/heads", 0, 1, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_PER_HEAD, &F, "op 'c' (einsum): the per-head values do not add up", false);
-    ez_pfx_free(&f);
+    forged(&fx, EZ_STRATEGY_PER_HEAD, &F, "op 'c' (einsum): the per-head values do not add up", false);
 
-    tamper T;
-    tamper_start(&T, EZ_STRATEGY_PER_HEAD, "c");
-    const unsigned H = 3;
-    bump(&T.pf, T.at + 16 * H + 16 * 2); /* head 0, round 1, g(0) */
-    expect_reject(&T, "op 'c' (einsum): a per-head sumcheck failed", "a per-head round value");
-    tamper_end(&T);
+    const unsigned H = 3; /* head 0, round 1, g(0) */
+    bumped_rejected(EZ_STRATEGY_PER_HEAD, "c", 16 * H + 16 * 2, "op 'c' (einsum): a per-head sumcheck failed",
+                    "a per-head round value");
 }
 END_TEST
 
@@ -367,19 +353,16 @@ END_TEST
  * zeroified value breaks the zeroifier sumcheck. */
 START_TEST(test_deepprove_messages)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_deepprove_msgs");
     forge F1 = {.e = {{"deepprove/round", 0, 0, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F1, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F1, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
     forge F2 = {.e = {{"deepprove/heads-a", 0, 1, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F2, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F2, "op 'c' (einsum): the stacked-heads sumcheck failed", false);
     ez_fe2 t = ez_fe2_make(7, 2);
     forge F3 = {.e = {{"deepprove/heads-a", 0, 1, true, t}, {"deepprove/heads-b", 0, 1, true, ez_fe2_inv(t)}},
                 .ne = 2};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F3, "op 'c'", true);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F3, "op 'c'", true);
     forge F4 = {.e = {{"deepprove/zeroified", 0, 0, false, {0, 0}}}, .ne = 1};
-    forged(&f, EZ_STRATEGY_DEEPPROVE, &F4, "op 'a' (einsum): the zeroifier sumcheck failed", false);
-    ez_pfx_free(&f);
+    forged(&fx, EZ_STRATEGY_DEEPPROVE, &F4, "op 'a' (einsum): the zeroifier sumcheck failed", false);
 }
 END_TEST
 
@@ -387,44 +370,38 @@ END_TEST
  * the sumcheck's point is rejected (U~ is the verifier's). */
 START_TEST(test_deepprove_padding)
 {
-    tamper T;
-    tamper_start(&T, EZ_STRATEGY_DEEPPROVE, "y");
     /* y: [rescale][flat sumcheck: fv rounds of 2, 2 values][unpadding: sv rounds of 2, U, c^, w^] */
     const unsigned fv = 8, sv = 2 + 7; /* 3 x 80 = 240 -> 8 variables; split 2 + 7 */
-    bump(&T.pf, T.at + 16 * (2 * fv + 2) + 16 * 2 * sv);
-    expect_reject(&T, "op 'y' (einsum): the unpadding", "U's value");
-    tamper_end(&T);
+    bumped_rejected(EZ_STRATEGY_DEEPPROVE, "y", 16 * (2 * fv + 2) + 16 * 2 * sv, "op 'y' (einsum): the unpadding",
+                    "U's value");
 }
 END_TEST
 
 /* A changed claimed output, a proof relabelled with another strategy, an unknown one. */
 START_TEST(test_output_and_label)
 {
-    ez_pfx f;
-    attention_fx(&f, 3, "strategies_label");
     for (unsigned s = 0; s < EZ_STRATEGY_COUNT; s++) {
         ez_proof pf;
         ez_diag why = {{0}};
-        prove_with(&f, (ez_strategy)s, false, &pf, NULL);
+        prove_with(&fx, (ez_strategy)s, false, &pf, NULL);
         ez_stmt_tensor *out = &pf.stmt.t[pf.stmt.n - 1];
         out->v[out->n / 2] += 1;
-        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%s: changed output accepted", ez_strategy_name((ez_strategy)s));
+        ck_assert_msg(!ez_pfx_verify(&fx, &pf, &why), "%s: changed output accepted", ez_strategy_name((ez_strategy)s));
         out->v[out->n / 2] -= 1;
-        ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "%s: %s", ez_strategy_name((ez_strategy)s), why.msg);
+        ck_assert_msg(ez_pfx_verify(&fx, &pf, &why), "%s: %s", ez_strategy_name((ez_strategy)s), why.msg);
         pf.strategy = (uint8_t)((s + 1) % EZ_STRATEGY_COUNT);
-        ck_assert_msg(!ez_pfx_verify(&f, &pf, &why), "%s proof relabelled accepted", ez_strategy_name((ez_strategy)s));
+        ck_assert_msg(!ez_pfx_verify(&fx, &pf, &why), "%s proof relabelled accepted", ez_strategy_name((ez_strategy)s));
         pf.strategy = EZ_STRATEGY_COUNT;
-        ez_pfx_expect_rejected(&f, &pf, "unknown proving strategy");
+        ez_pfx_expect_rejected(&fx, &pf, "unknown proving strategy");
         ez_proof_clear(&pf);
     }
     /* the default is the einsum strategy */
     ez_proof pf;
     ez_diag d = {{0}};
     ez_proof_init(&pf);
-    ck_assert_int_eq(ez_prove(&f.plan, &f.tr, f.w, NULL, &pf, NULL, &d), EZ_OK);
+    ck_assert_int_eq(ez_prove(&fx.plan, &fx.tr, fx.w, NULL, &pf, NULL, &d), EZ_OK);
     ck_assert_uint_eq(pf.strategy, EZ_STRATEGY_EINSUM);
     ez_proof_clear(&pf);
-    ez_pfx_free(&f);
 }
 END_TEST
 
@@ -497,8 +474,12 @@ END_TEST
 
 Suite *ez_suite_strategies(void)
 {
-    const TTest *tests[] = {test_deepprove_forged_matrices, test_honest_and_described, test_changed_witness,
-        test_changed_advice, test_perhead_messages, test_deepprove_messages, test_deepprove_padding,
-        test_output_and_label, test_einsum_no_padding};
-    return ez_test_suite("strategies", "core", 120, tests, sizeof tests / sizeof tests[0]);
+    const TTest *tests[] = {test_deepprove_forged_matrices, test_honest_and_described, test_deepprove_padding,
+        test_einsum_no_padding};
+    Suite *s = ez_test_suite("strategies", "core", 120, tests, sizeof tests / sizeof tests[0]);
+    const TTest *attention[] = {test_changed_witness, test_changed_advice, test_perhead_messages,
+        test_deepprove_messages, test_output_and_label};
+    ez_tcase_add_fixture(s, "attention", 120, attention_setup, attention_teardown, attention,
+                         sizeof attention / sizeof attention[0]);
+    return s;
 }

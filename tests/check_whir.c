@@ -1017,15 +1017,7 @@ END_TEST
 static ez_status pcs_verify(const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n, unsigned flags,
                             const uint8_t *data, size_t len, bool *done)
 {
-    ez_transcript t;
-    ez_transcript_init(&t, "check_whir_pcs");
-    ez_pcs_commitment_absorb(&t, com);
-    ez_reader rd;
-    ez_reader_init(&rd, data, len);
-    ez_status st = ez_pcs_verify_ex(com, &t, cl, n, flags, &rd);
-    if (done)
-        *done = ez_reader_done(&rd);
-    return st;
+    return ez_test_pcs_verify("check_whir_pcs", com, cl, n, flags, data, len, done);
 }
 
 static void pcs_open(ez_pcs_prover *p, const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n, unsigned flags,

@@ -151,4 +151,17 @@ static inline unsigned ez_fx_idx(const ez_plan_op *op, const char *name)
     return 999;
 }
 
+/* Append a softmax "out[h,s,t] = in[h,s,t]" over t, masked causally on (s, t) (the
+ * attention's scores); returns the op index. */
+static inline unsigned ez_fx_masked_softmax(ez_plan *p, const char *eq, const char *sizes)
+{
+    unsigned i = ez_fx_op(p, EZ_OP_SOFTMAX, eq, sizes);
+    ez_plan_op *op = &p->ops[i];
+    op->axis = ez_fx_idx(op, "t");
+    op->masked = true;
+    op->mask_row = ez_fx_idx(op, "s");
+    op->mask_col = op->axis;
+    return i;
+}
+
 #endif

@@ -11,6 +11,7 @@
 #include "runtime/prove/keys.h"
 #include "runtime/prove/layout.h"
 #include "runtime/prove/lookup.h"
+#include "runtime/prove/margins.h"
 #include "runtime/prove/prove.h"
 #include "runtime/prove/verify.h"
 #include "runtime/prove/weights.h"
@@ -168,6 +169,17 @@ bool ez_pfx_lookups_hold(const ez_advice_layout *L, ez_fe *const *polys, const e
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim)
 {
     ez_pfx_run_values(f, seed, uniform_value, &lim);
+}
+
+void ez_pfx_honest(const char *src, const char *seed, ez_pfx_value_fn value, void *ctx)
+{
+    ez_pfx f;
+    ez_diag why = {{0}}, d = {{0}};
+    ez_pfx_compile(&f, src);
+    ck_assert_msg(ez_plan_soundness(&f.plan, NULL, &d) == EZ_OK, "%s: %s", seed, d.msg);
+    ez_pfx_run_values(&f, seed, value ? value : uniform_value, ctx);
+    ck_assert_msg(ez_pfx_prove_verify(&f, false, &why), "%s: rejected: %s", seed, why.msg);
+    ez_pfx_free(&f);
 }
 
 ez_vk ez_pfx_vk(ez_pfx *f)

@@ -42,6 +42,10 @@ void ez_pfx_run_values(ez_pfx *f, const char *seed, ez_pfx_value_fn value, void 
 /* Random inputs and weights in [-lim, lim] (clamped to each tensor's bound; tokens
  * uniform), run the model, commit the weights and prove their range. */
 void ez_pfx_run(ez_pfx *f, const char *seed, int64_t lim);
+/* An honest prover end to end: compile src, check the plan's soundness, fill and run it
+ * with value (NULL: ez_pfx_run's uniform values in [-*(int64_t *)ctx, ...]), prove
+ * (checked) and verify; a failure fails the test, naming seed. */
+void ez_pfx_honest(const char *src, const char *seed, ez_pfx_value_fn value, void *ctx);
 /* Commit the trace's weights again (after a test changed them or the plan). */
 void ez_pfx_commit(ez_pfx *f);
 /* A vk borrowing f's plan and commitment (not to be cleared). */

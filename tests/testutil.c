@@ -14,9 +14,17 @@
 
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n)
 {
+    ez_tcase_add_fixture(s, name, timeout, NULL, NULL, tests, n);
+}
+
+void ez_tcase_add_fixture(Suite *s, const char *name, double timeout, void (*setup)(void), void (*teardown)(void),
+                          const TTest *const *tests, size_t n)
+{
     TCase *tc = tcase_create(name);
     if (timeout > 0)
         tcase_set_timeout(tc, timeout);
+    if (setup || teardown)
+        tcase_add_checked_fixture(tc, setup, teardown);
     for (size_t i = 0; i < n; i++)
         tcase_add_test(tc, tests[i]);
     suite_add_tcase(s, tc);
@@ -190,6 +198,20 @@ void ez_test_committed_free(ez_test_committed *c)
     ez_pcs_commitment_clear(&c->com);
     ez_pcs_prover_free(c->p);
     ez_test_polys_free(&c->ps);
+}
+
+ez_status ez_test_pcs_verify(const char *domain, const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
+                             unsigned flags, const uint8_t *data, size_t len, bool *done)
+{
+    ez_transcript t;
+    ez_transcript_init(&t, domain);
+    ez_pcs_commitment_absorb(&t, com);
+    ez_reader rd;
+    ez_reader_init(&rd, data, len);
+    ez_status st = ez_pcs_verify_ex(com, &t, cl, n, flags, &rd);
+    if (done)
+        *done = ez_reader_done(&rd);
+    return st;
 }
 
 void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,

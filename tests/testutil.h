@@ -24,6 +24,12 @@
  * timeout set to `timeout` seconds (0: Check's default, or CK_DEFAULT_TIMEOUT). */
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n);
 
+/* ez_tcase_add with a Check checked fixture: setup runs before and teardown after each
+ * test, in the test's own process (forked or not), so a test reads as its check alone.
+ * The fixture a setup fills lives in a file-static variable of the suite. */
+void ez_tcase_add_fixture(Suite *s, const char *name, double timeout, void (*setup)(void), void (*teardown)(void),
+                          const TTest *const *tests, size_t n);
+
 /* A new suite `name` of one test case, `tcase` (its tests and timeout as ez_tcase_add). */
 Suite *ez_test_suite(const char *name, const char *tcase, double timeout, const TTest *const *tests, size_t n);
 
@@ -117,6 +123,11 @@ typedef struct {
 } ez_test_committed;
 
 void ez_test_commit(ez_test_committed *c, ez_rng *r, const uint64_t *lens, size_t n, unsigned scheme);
+/* Verify an opening of claims cl[0..n) of com (ez_pcs_verify_ex with flags) read from
+ * data[0..len), on a fresh transcript of the given domain that has absorbed com; the
+ * verifier's status, and in *done (if not NULL) whether it read the bytes exactly. */
+ez_status ez_test_pcs_verify(const char *domain, const ez_pcs_commitment *com, const ez_pcs_claim *cl, size_t n,
+                             unsigned flags, const uint8_t *data, size_t len, bool *done);
 void ez_test_committed_free(ez_test_committed *c);
 
 /* For k < n: cl[k] claims poly which[k] of ps at a random point (drawn from r, stored in
