@@ -52,6 +52,9 @@ typedef struct {
 
 struct ez_ntt_rs {
     cosets c; /* scale[(k-1) n + u] = w_{Bn}^(k u) */
+    /* pow2[i] = e when twiddle c.ntt->tw[i] = 2^e with e < 64, else 255 (i < 64: the
+     * stages h <= 32, whose twiddles are 64th roots of unity, powers of 2) */
+    unsigned char pow2[64];
 };
 
 struct ez_ntt_lde {
@@ -592,11 +595,20 @@ ez_status ez_ntt_rs_new(ez_ntt_rs **out, unsigned logn, unsigned log_blowup)
         return EZ_ERR_INVALID;
     ez_ntt_rs *p = calloc(1, sizeof *p);
     ez_status st = p ? cosets_init(&p->c, logn, log_blowup, 1, false) : EZ_ERR_NOMEM;
-    if (st == EZ_OK)
-        *out = p;
-    else
+    if (st != EZ_OK) {
         ez_ntt_rs_free(p);
-    return st;
+        return st;
+    }
+    size_t ntw = (size_t)1 << logn;
+    for (size_t i = 0; i < 64; i++) {
+        p->pow2[i] = 255;
+        ez_fe t = 1;
+        for (unsigned e = 0; e < 64 && i > 0 && i < ntw; e++, t = ez_fe_add(t, t))
+            if (p->c.ntt->tw[i] == t)
+                p->pow2[i] = (unsigned char)e;
+    }
+    *out = p;
+    return EZ_OK;
 }
 
 void ez_ntt_rs_free(ez_ntt_rs *p)
@@ -833,4 +845,232 @@ void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, c
     for (; j < np; j++)
         for (size_t l = 0; l < 8; l++)
             acc[j * stride + l] = ez_fe_add(acc[j * stride + l], ez_fe_mul(e[j], v[8 * pos[j] + l]));
+}
+
+/* ---- interleaved encodings (lanes) ------------------------------------------------ */
+
+/* Entries of a cache block: 512 KiB (a block's stages run in L2), up to 2 MiB when a
+ * column would otherwise hold more than 2^6 vectors (its strided vectors are each on
+ * their own page: at 2^26 entries, 2 MiB blocks made the commitment ~20 % faster); and
+ * of a group of vectors whose stages run together (16 KiB: in L1). */
+#define EZ_NTT_LANES_BLOCK_LOG 16u
+#define EZ_NTT_LANES_BLOCK_MAX_LOG 18u
+#define EZ_NTT_LANES_COLUMN_LOG 6u
+#define EZ_NTT_LANES_GROUP_LOG 11u
+
+unsigned ez_ntt_lanes_block_log(unsigned logn, unsigned lw)
+{
+    unsigned lo = lw < EZ_NTT_LANES_BLOCK_LOG ? EZ_NTT_LANES_BLOCK_LOG - lw : 0;
+    unsigned hi = lw < EZ_NTT_LANES_BLOCK_MAX_LOG ? EZ_NTT_LANES_BLOCK_MAX_LOG - lw : 0;
+    unsigned want = logn > EZ_NTT_LANES_COLUMN_LOG ? logn - EZ_NTT_LANES_COLUMN_LOG : 0;
+    unsigned b = want < lo ? lo : want < hi ? want : hi;
+    return b < logn ? b : logn;
+}
+
+/* Stages per group: at least one, so wide vectors still make progress. */
+static unsigned lanes_group_log(unsigned lw)
+{
+    return lw + 1 < EZ_NTT_LANES_GROUP_LOG ? EZ_NTT_LANES_GROUP_LOG - lw : 1;
+}
+
+/* y -= x on W lanes. */
+static inline void lanes_sub(ez_fe *y, const ez_fe *x, size_t W)
+{
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    for (; r + 8 <= W; r += 8)
+        v_store(y + r, v_sub(v_load(y + r), v_load(x + r)));
+#endif
+    for (; r < W; r++)
+        y[r] = ez_fe_sub(y[r], x[r]);
+}
+
+/* dst = c src on W lanes (c = 1: a copy; dst may equal src). */
+static inline void lanes_scale(ez_fe *dst, const ez_fe *src, size_t W, ez_fe c)
+{
+    if (c == 1) {
+        if (dst != src)
+            memcpy(dst, src, W * sizeof *dst);
+        return;
+    }
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    __m512i cv = _mm512_set1_epi64((long long)c);
+    for (; r + 8 <= W; r += 8)
+        v_store(dst + r, v_mul(v_load(src + r), cv));
+#endif
+    for (; r < W; r++)
+        dst[r] = ez_fe_mul(src[r], c);
+}
+
+/* The DIF butterfly (x, y) -> (x + y, (x - y) w) on W lanes; e: w = 2^e if e < 64
+ * (e = 0: no product, else a shift), 255 for a general w. */
+static inline void lanes_dif(ez_fe *x, ez_fe *y, size_t W, ez_fe w, unsigned e)
+{
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    __m512i wv = _mm512_set1_epi64((long long)w);
+    for (; r + 8 <= W; r += 8) {
+        __m512i a = v_load(x + r), b = v_load(y + r), d = v_sub(a, b);
+        v_store(x + r, v_add(a, b));
+        v_store(y + r, e == 0 ? d : e <= 32 ? v_mul_pow2_small(d, e) : e < 64 ? v_mul_pow2(d, e, 0) : v_mul(d, wv));
+    }
+#else
+    (void)e;
+#endif
+    for (; r < W; r++) {
+        ez_fe a = x[r], b = y[r];
+        x[r] = ez_fe_add(a, b);
+        y[r] = ez_fe_mul(ez_fe_sub(a, b), w);
+    }
+}
+
+/* Möbius bits t0 .. t1-1 of the vector index on the group base + i 2^t0, i < 2^(t1-t0)
+ * (base has those bits clear). */
+static void lanes_mobius_group(ez_fe *a, size_t W, size_t base, unsigned t0, unsigned t1)
+{
+    size_t G = (size_t)1 << (t1 - t0);
+    for (size_t hs = 1; hs < G; hs <<= 1)
+        for (size_t i0 = 0; i0 < G; i0 += 2 * hs)
+            for (size_t i = i0; i < i0 + hs; i++) {
+                size_t u = base + (i << t0), v = u + (hs << t0);
+                lanes_sub(a + v * W, a + u * W, W);
+            }
+}
+
+/* The code lanes_dif takes for twiddle tw[x] (pow2 as struct ez_ntt_rs's). */
+static inline unsigned tw_code(const ez_fe *tw, const unsigned char *pow2, size_t x)
+{
+    return x < 64 ? pow2[x] : tw[x] == 1 ? 0 : 255;
+}
+
+#if EZ_NTT_AVX512
+/* d w, w = 2^e for a code e < 64 (as lanes_dif's). */
+static inline __m512i v_mul_code(__m512i d, __m512i w, unsigned e)
+{
+    return e == 0 ? d : e <= 32 ? v_mul_pow2_small(d, e) : e < 64 ? v_mul_pow2(d, e, 0) : v_mul(d, w);
+}
+#endif
+
+/* Two DIF stages (half-widths 2q and q) on the four vectors x0..x3 at u, u + q, u + 2q,
+ * u + 3q, u mod 2q = j < q: with w = w_{4q}^j and i = w_{4q}^q (a 4th root of unity),
+ * a = x0 + x2, b = x0 - x2, c = x1 + x3, d = (x1 - x3) i give (a + c, (a - c) w^2,
+ * (b + d) w, (b - d) w^3) — the radix-2 stages' values with three products instead of
+ * four. ti: codes and twiddles {i, w, w^2, w^3}; neg3: w^3 is -t[3]. */
+static inline void lanes_dif4(ez_fe *x0, ez_fe *x1, ez_fe *x2, ez_fe *x3, size_t W, const ez_fe t[4],
+                              const unsigned e[4], int neg3)
+{
+    size_t r = 0;
+#if EZ_NTT_AVX512
+    __m512i w0 = _mm512_set1_epi64((long long)t[0]), w1 = _mm512_set1_epi64((long long)t[1]);
+    __m512i w2 = _mm512_set1_epi64((long long)t[2]), w3 = _mm512_set1_epi64((long long)t[3]);
+    for (; r + 8 <= W; r += 8) {
+        __m512i y0 = v_load(x0 + r), y1 = v_load(x1 + r), y2 = v_load(x2 + r), y3 = v_load(x3 + r);
+        __m512i a = v_add(y0, y2), b = v_sub(y0, y2), c = v_add(y1, y3), d = v_mul_code(v_sub(y1, y3), w0, e[0]);
+        v_store(x0 + r, v_add(a, c));
+        v_store(x1 + r, v_mul_code(v_sub(a, c), w2, e[2]));
+        v_store(x2 + r, v_mul_code(v_add(b, d), w1, e[1]));
+        v_store(x3 + r, v_mul_code(neg3 ? v_sub(d, b) : v_sub(b, d), w3, e[3]));
+    }
+#else
+    (void)e;
+#endif
+    for (; r < W; r++) {
+        ez_fe a = ez_fe_add(x0[r], x2[r]), b = ez_fe_sub(x0[r], x2[r]), c = ez_fe_add(x1[r], x3[r]);
+        ez_fe d = ez_fe_mul(ez_fe_sub(x1[r], x3[r]), t[0]);
+        x0[r] = ez_fe_add(a, c);
+        x1[r] = ez_fe_mul(ez_fe_sub(a, c), t[2]);
+        x2[r] = ez_fe_mul(ez_fe_add(b, d), t[1]);
+        x3[r] = ez_fe_mul(neg3 ? ez_fe_sub(d, b) : ez_fe_sub(b, d), t[3]);
+    }
+}
+
+/* DIF stages h = 2^(t1-1) .. 2^t0 on the group base + i 2^t0 (as lanes_mobius_group),
+ * two at a time where it can; tw as struct ez_ntt's (tw[h + j] = w_{2h}^j), pow2 as
+ * struct ez_ntt_rs's. */
+static void lanes_dif_group(ez_fe *a, size_t W, const ez_fe *tw, const unsigned char *pow2, size_t base,
+                            unsigned t0, unsigned t1)
+{
+    size_t G = (size_t)1 << (t1 - t0);
+    size_t hs = G / 2;
+    for (; hs >= 2; hs >>= 2) { /* stages 2q and q, 2q = hs 2^t0 */
+        size_t h = hs << t0, q = h / 2;
+        ez_fe t[4];
+        unsigned e[4];
+        t[0] = tw[3]; /* w_4 */
+        e[0] = tw_code(tw, pow2, 3);
+        for (size_t i0 = 0; i0 < G; i0 += 2 * hs)
+            for (size_t i = i0; i < i0 + hs / 2; i++) {
+                size_t u = base + (i << t0), j = u & (h - 1); /* j < q */
+                size_t x3 = 3 * j < h ? h + 3 * j : 3 * j; /* w^3j = -w_{2h}^(3j - h) past h */
+                t[1] = tw[h + j];
+                t[2] = tw[q + j];
+                t[3] = tw[x3];
+                e[1] = tw_code(tw, pow2, h + j);
+                e[2] = tw_code(tw, pow2, q + j);
+                e[3] = tw_code(tw, pow2, x3);
+                lanes_dif4(a + u * W, a + (u + q) * W, a + (u + h) * W, a + (u + h + q) * W, W, t, e, 3 * j >= h);
+            }
+    }
+    if (hs == 1) { /* an odd stage count: the last (h = 2^t0) alone */
+        size_t h = (size_t)1 << t0;
+        for (size_t i = 0; i < G; i += 2) {
+            size_t u = base + (i << t0), x = h + (u & (h - 1));
+            lanes_dif(a + u * W, a + (u + h) * W, W, tw[x], tw_code(tw, pow2, x));
+        }
+    }
+}
+
+/* Bits (or DIF stages) hi-1 .. lo of the vectors base0 + i 2^lo, i < 2^(hi - lo) (base0
+ * has those bits clear), in passes of at most lanes_group_log bits from the top, each
+ * pass group by group (a group's vectors stay in L1 across its stages); rs NULL: Möbius. */
+static void lanes_bits(ez_fe *a, unsigned lw, const ez_ntt_rs *rs, size_t base0, unsigned lo, unsigned hi)
+{
+    size_t W = (size_t)1 << lw;
+    unsigned g = lanes_group_log(lw);
+    for (unsigned t1 = hi; t1 > lo;) {
+        unsigned t0 = t1 > lo + g ? t1 - g : lo;
+        for (size_t outer = 0; outer < ((size_t)1 << (hi - t1)); outer++)
+            for (size_t inner = 0; inner < ((size_t)1 << (t0 - lo)); inner++) {
+                size_t base = base0 + (outer << t1) + (inner << lo);
+                if (rs)
+                    lanes_dif_group(a, W, rs->c.ntt->tw, rs->pow2, base, t0, t1);
+                else
+                    lanes_mobius_group(a, W, base, t0, t1);
+            }
+        t1 = t0;
+    }
+}
+
+void ez_ntt_lanes_mobius_block(ez_fe *dst, const ez_fe *src, unsigned lw, unsigned B, size_t b)
+{
+    size_t len = (size_t)1 << (B + lw);
+    if (dst != src)
+        memcpy(dst + b * len, src + b * len, len * sizeof *dst);
+    lanes_bits(dst, lw, NULL, b << B, 0, B);
+}
+
+void ez_ntt_lanes_mobius_column(ez_fe *a, unsigned lw, unsigned logn, unsigned B, size_t q)
+{
+    lanes_bits(a, lw, NULL, q, B, logn);
+}
+
+void ez_ntt_rs_lanes_column(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k, unsigned lw, unsigned B,
+                            size_t q)
+{
+    unsigned logn = p->c.logn;
+    size_t W = (size_t)1 << lw, G = (size_t)1 << (logn - B);
+    EZ_VERIFY_CHECK(k < (1u << p->c.logb) && B <= logn);
+    /* coefficients of P(w^k X): a_u w^(k u), the same factor on every lane */
+    const ez_fe *sc = k > 0 ? p->c.scale + (size_t)(k - 1) * ((size_t)1 << logn) : NULL;
+    for (size_t i = 0; i < G; i++) {
+        size_t u = q + (i << B);
+        lanes_scale(out + u * W, a + u * W, W, sc ? sc[u] : 1);
+    }
+    lanes_bits(out, lw, p, q, B, logn);
+}
+
+void ez_ntt_rs_lanes_block(const ez_ntt_rs *p, ez_fe *out, unsigned lw, unsigned B, size_t b)
+{
+    lanes_bits(out, lw, p, b << B, 0, B);
 }

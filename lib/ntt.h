@@ -128,4 +128,36 @@ size_t ez_ntt_small_plan(uint16_t *plan, const uint8_t *need, unsigned logM);
  * multiplies on 8 lanes (AVX-512 when available). */
 void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, const ez_fe *e, size_t np);
 
+/* ---- Reed–Solomon encodings of interleaved polynomials (lanes; lib/whir.c's oracle 0) --
+ * W = 2^lw polynomials of n = 2^logn coefficients side by side: a[u W + r] is entry u of
+ * polynomial r, so a vector (W entries) is one index u of every polynomial. Each step
+ * works on whole vectors, which keeps the layout of a WHIR leaf (the W values at one
+ * point) from the input through the output. The work is split into cache blocks of
+ * 2^B vectors (B = ez_ntt_lanes_block_log(logn, lw): 512 KiB, up to 2 MiB for long
+ * columns; any B <= logn gives the same result) and columns (the 2^(logn - B) vectors
+ * q + i 2^B for one q < 2^B): the index bits from B up are done on columns, the bits
+ * below B on blocks; the calls for different columns (or blocks) are independent, so
+ * callers split them over threads, and a caller may use each block as soon as its call
+ * returns. No allocation, no threads.
+ *
+ * Möbius (as ez_ntt_mobius, per polynomial): first ez_ntt_lanes_mobius_block for every
+ * block b < 2^(logn - B) (copies block b of src to dst, unless they are equal, then its
+ * bits below B), then ez_ntt_lanes_mobius_column for every column q < 2^B (bits from B
+ * up of dst). */
+unsigned ez_ntt_lanes_block_log(unsigned logn, unsigned lw);
+void ez_ntt_lanes_mobius_block(ez_fe *dst, const ez_fe *src, unsigned lw, unsigned B, size_t b);
+void ez_ntt_lanes_mobius_column(ez_fe *a, unsigned lw, unsigned logn, unsigned B, size_t q);
+
+/* Coset k of every polynomial (as ez_ntt_rs_coset: out[j W + r] = P_r(w_{Bn}^k
+ * w_n^brev(j)), bit-reversed): ez_ntt_rs_lanes_column for every column q (column q of
+ * a, scaled, into out; out may equal a, else they must not overlap; then the stages
+ * with h >= 2^B), then ez_ntt_rs_lanes_block for every block (the stages below, in
+ * place). logn is the plan's (ez_ntt_rs_new). Cost: the butterflies of W calls of
+ * ez_ntt_rs_coset with 3/4 of their products (two stages at a time), one twiddle load
+ * per butterfly of W lanes, and three passes over out (column, block and the caller's
+ * use of the block while it is in cache). */
+void ez_ntt_rs_lanes_column(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k, unsigned lw, unsigned B,
+                            size_t q);
+void ez_ntt_rs_lanes_block(const ez_ntt_rs *p, ez_fe *out, unsigned lw, unsigned B, size_t b);
+
 #endif

@@ -628,7 +628,11 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
  * coset's leaves (2^m) suffice: the same tree as ez_whir_oracle_commit's, without its
  * 4 x 2^m codeword (half the memory of a commitment, and half its fresh pages). Up to
  * EZ_WHIR_KEEP_LOG the cosets are written side by side instead and the codeword is kept
- * (o->enc), else o->enc is NULL. Returns EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
+ * (o->enc; the coefficients then sit in the last coset's place, encoded last and in
+ * place), else o->enc is NULL. s is already in the leaves' layout (entry u of row r at
+ * u 2^k + r), and so is every step (ez_ntt's lanes): no transposition, and each cache
+ * block of a coset is hashed as soon as it is encoded. Returns EZ_OK, EZ_ERR_INVALID,
+ * EZ_ERR_NOMEM. */
 static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
                                   unsigned c, bool spilled)
 {
@@ -637,78 +641,52 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     if (st != EZ_OK)
         return st;
     size_t n = (size_t)1 << logn, nb = (size_t)1 << c, w = o->width;
-    size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
+    unsigned B = ez_ntt_lanes_block_log(logn, k);
+    size_t nblk = n >> B, ncol = (size_t)1 << B, bw = ncol * w;
     if ((st = ez_ntt_rs_new(&rs, logn, c)) != EZ_OK)
         return st;
     st = EZ_ERR_NOMEM;
     bool keep = logn + c + o->k <= EZ_WHIR_KEEP_LOG;
-    ez_fe *coef = ez_alloc_huge(w * n, sizeof *coef), *val = ez_alloc_huge((keep ? nb : 1) * n * w, sizeof *val);
+    ez_fe *val = ez_alloc_huge((keep ? nb : 1) * n * w, sizeof *val);
+    ez_fe *coef = keep ? (val ? val + (nb - 1) * n * w : NULL) : ez_alloc_huge(w * n, sizeof *coef);
     if (coef == NULL || val == NULL ||
         (spilled ? ez_merkle_alloc_spilled(&o->tree, logn + c) : ez_merkle_alloc(&o->tree, logn + c)) != EZ_OK)
         goto out;
-    /* both are written in full below: their pages in one call each */
-    ez_populate(coef, w * n * sizeof *coef);
+    /* written in full below: their pages in one call each */
     ez_populate(val, (keep ? nb : 1) * n * w * sizeof *val);
+    if (!keep)
+        ez_populate(coef, w * n * sizeof *coef);
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
-    int failed = 0;
-    /* the rows' Möbius coefficients, row-major ([WHIR] §2: bit j of u <-> X^(2^j)) */
-#pragma omp parallel for schedule(dynamic, 1) if (n * w >= (1u << 14))
-    for (size_t blk = 0; blk < nrb; blk++) {
-        size_t r0 = blk * rb;
-        if (rb == 8) {
-            gather8(coef + r0 * n, a + r0, w, n);
-        } else {
-            for (size_t u = 0; u < n; u++)
-                for (size_t rr = 0; rr < rb; rr++)
-                    coef[(r0 + rr) * n + u] = a[r0 + rr + w * u];
-        }
-        for (size_t rr = 0; rr < rb; rr++)
-            ez_ntt_mobius(coef + (r0 + rr) * n, 0, logn);
-    }
-    /* one team for every coset: each thread's row buffer is allocated once, not per coset */
+    /* kept: every coset's columns in one pass over the coefficients (the coset 0 .. nb-2
+     * from them, the last in place), then every coset's blocks; else coset by coset */
+    size_t ncos = keep ? nb : 1, npass = keep ? 1 : nb;
 #pragma omp parallel if (n * w >= (1u << 14))
     {
-        ez_fe *tmp = ez_alloc_aligned(rb * n, sizeof *tmp);
-        if (tmp == NULL) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp barrier
-        int stop;
-#pragma omp atomic read
-        stop = failed; /* fixed after the barrier: every thread takes the same path */
-        for (size_t kk = 0; kk < nb && !stop; kk++) {
-            ez_fe *vk = keep ? val + kk * n * w : val; /* this coset's leaves */
-#pragma omp for schedule(dynamic, 1)
-            for (size_t blk = 0; blk < nrb; blk++) {
-                size_t r0 = blk * rb;
-                if (REPORTER())
-                    ez_progress_report(((double)kk + 0.75 * (double)blk * TEAM() / (double)nrb) / (double)nb);
-                for (size_t rr = 0; rr < rb; rr++)
-                    ez_ntt_rs_coset(rs, tmp + rr * n, coef + (r0 + rr) * n, (unsigned)kk);
-                /* leaf kk n + j holds row r at vk[j w + r] */
-                if (rb == 8) {
-                    scatter8(vk + r0, w, tmp, n);
-                } else {
-                    for (size_t j = 0; j < n; j++)
-                        for (size_t rr = 0; rr < rb; rr++)
-                            vk[j * w + r0 + rr] = tmp[rr * n + j];
-                }
-            }
-            const size_t chunk = 256;
-            size_t nch = (n + chunk - 1) / chunk;
+        /* the rows' Möbius coefficients ([WHIR] §2: bit j of u <-> X^(2^j)): the bits
+         * below B here, the rest with the first pass's columns */
 #pragma omp for schedule(static)
-            for (size_t ch = 0; ch < nch; ch++) {
-                size_t q0 = ch * chunk, nq = n - q0 < chunk ? n - q0 : chunk;
-                ez_merkle_hash_leaves(lv + kk * n + q0, vk + q0 * w, w, w, nq);
+        for (size_t blk = 0; blk < nblk; blk++)
+            ez_ntt_lanes_mobius_block(coef, a, k, B, blk);
+        for (size_t pass = 0; pass < npass; pass++) {
+#pragma omp for schedule(static)
+            for (size_t q = 0; q < ncol; q++) {
+                if (pass == 0)
+                    ez_ntt_lanes_mobius_column(coef, k, logn, B, q);
+                for (size_t i = 0; i < ncos; i++)
+                    ez_ntt_rs_lanes_column(rs, val + i * n * w, coef, (unsigned)(pass + i), k, B, q);
             }
-#pragma omp master
-            ez_progress_report((double)(kk + 1) / (double)nb); /* the master's thread */
+            /* the master's blocks are about every TEAM()-th */
+#pragma omp for schedule(dynamic, 1)
+            for (size_t x = 0; x < ncos * nblk; x++) {
+                size_t i = x / nblk, blk = x % nblk, kk = pass + i;
+                ez_fe *vk = val + i * n * w; /* coset kk's leaves: leaf kk n + j holds row r at vk[j w + r] */
+                ez_ntt_rs_lanes_block(rs, vk, k, B, blk);
+                ez_merkle_hash_leaves(lv + kk * n + blk * ncol, vk + blk * bw, w, w, ncol);
+                if (REPORTER())
+                    ez_progress_report(((double)pass + (double)x * TEAM() / (double)(ncos * nblk)) / (double)npass);
+            }
         }
-        free(tmp);
     }
-    if (failed)
-        goto out;
     ez_merkle_build(o->tree);
     *root = *ez_merkle_root(o->tree);
     if (keep) {
@@ -717,7 +695,8 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     }
     st = EZ_OK;
 out:
-    free(coef);
+    if (!keep)
+        free(coef);
     free(val);
     ez_ntt_rs_free(rs);
     if (st != EZ_OK)

@@ -1,6 +1,7 @@
 /* ntt: forward/inverse against a naive O(n^2) DFT on small sizes, round trips and
  * Horner spot checks on large sizes, coset evaluation, and the systematic RS
- * low-degree extension (message preserved, codeword of degree < n, coset layout). */
+ * low-degree extension (message preserved, codeword of degree < n, coset layout), and
+ * the interleaved (lanes) encoding against the per-row one. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,6 +238,65 @@ START_TEST(test_ntt_small_plan)
 }
 END_TEST
 
+/* The lanes steps (W = 2^lw interleaved polynomials) against ez_ntt_mobius on the same
+ * layout and ez_ntt_rs_coset row by row, at the default block size and at smaller
+ * ones (more columns), out of place and in place. */
+static void check_lanes(ez_rng *r, unsigned logn, unsigned lw, unsigned c, unsigned B)
+{
+    size_t n = (size_t)1 << logn, W = (size_t)1 << lw, nb = (size_t)1 << c, N = n * W;
+    ez_ntt_rs *rs = NULL;
+    ck_assert_int_eq(ez_ntt_rs_new(&rs, logn, c), EZ_OK);
+    ez_fe *a = rand_vec(r, N), *ref = malloc(N * sizeof *ref), *coef = malloc(N * sizeof *coef);
+    ez_fe *out = malloc(N * sizeof *out), *row = malloc(n * sizeof *row), *enc = malloc(n * sizeof *enc);
+    memcpy(ref, a, N * sizeof *ref);
+    ez_ntt_mobius(ref, lw, logn);
+    for (size_t b = 0; b < (n >> B); b++)
+        ez_ntt_lanes_mobius_block(coef, a, lw, B, b);
+    for (size_t q = 0; q < ((size_t)1 << B); q++)
+        ez_ntt_lanes_mobius_column(coef, lw, logn, B, q);
+    ck_assert_mem_eq(coef, ref, N * sizeof *ref);
+    for (size_t k = 0; k < nb; k++) {
+        bool inplace = k == nb - 1; /* the last coset over the coefficients themselves */
+        ez_fe *dst = inplace ? coef : out;
+        for (size_t q = 0; q < ((size_t)1 << B); q++)
+            ez_ntt_rs_lanes_column(rs, dst, coef, (unsigned)k, lw, B, q);
+        for (size_t b = 0; b < (n >> B); b++)
+            ez_ntt_rs_lanes_block(rs, dst, lw, B, b);
+        for (size_t l = 0; l < W; l++) {
+            for (size_t u = 0; u < n; u++)
+                row[u] = ref[u * W + l];
+            ez_ntt_rs_coset(rs, enc, row, (unsigned)k);
+            for (size_t j = 0; j < n; j++)
+                ck_assert_uint_eq(dst[j * W + l], enc[j]);
+        }
+    }
+    free(a);
+    free(ref);
+    free(coef);
+    free(out);
+    free(row);
+    free(enc);
+    ez_ntt_rs_free(rs);
+}
+
+START_TEST(test_ntt_lanes)
+{
+    ez_rng r = ez_rng_for("ntt_lanes");
+    const unsigned lws[] = {0, 1, 3, 5, 8}, logns[] = {0, 1, 2, 3, 6, 9, 12};
+    for (size_t i = 0; i < sizeof lws / sizeof *lws; i++)
+        for (size_t j = 0; j < sizeof logns / sizeof *logns; j++) {
+            unsigned lw = lws[i], logn = logns[j], B = ez_ntt_lanes_block_log(logn, lw);
+            if (logn + lw > 15)
+                continue;
+            ck_assert_uint_le(B, logn);
+            check_lanes(&r, logn, lw, 1 + (unsigned)(j % 3), B);
+            if (logn >= 3) /* columns of 2^(logn - B) vectors: odd and even stage counts */
+                for (unsigned b = 0; b < logn; b += 3)
+                    check_lanes(&r, logn, lw, 2, b);
+        }
+}
+END_TEST
+
 START_TEST(test_ntt_invalid)
 {
     ez_ntt *t = (ez_ntt *)1;
@@ -255,6 +315,6 @@ END_TEST
 Suite *ez_suite_ntt(void)
 {
     const TTest *tests[] = {test_ntt_vs_naive, test_ntt_special_values, test_ntt_large_roundtrip, test_ntt_coset,
-        test_ntt_lde, test_ntt_small_plan, test_ntt_invalid};
+        test_ntt_lde, test_ntt_small_plan, test_ntt_lanes, test_ntt_invalid};
     return ez_test_suite("ntt", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -666,22 +666,27 @@ END_TEST
 
 START_TEST(test_whir_merkle_batch_hash)
 {
-    /* the two-lane hasher gives exactly ez_merkle_hash_leaf's digests, every length
-     * class (tail in one or two padding blocks, multiple full blocks), odd counts */
+    /* the sixteen- and two-lane hashers give exactly ez_merkle_hash_leaf's digests, every
+     * length class (tail in one or two padding blocks, multiple full blocks), counts
+     * with and without a remainder */
     ez_rng r = ez_rng_for("whir_merkle_batch_hash");
-    ez_fe data[80 * 7];
-    for (size_t i = 0; i < 80 * 7; i++)
+    const size_t counts[] = {0, 3, 6, 16, 19, 37};
+    ez_fe *data = malloc(80 * 37 * sizeof *data);
+    ck_assert_ptr_nonnull(data);
+    for (size_t i = 0; i < 80 * 37; i++)
         data[i] = ez_rng_fe(&r);
     for (size_t m = 0; m <= 70; m++)
-        for (size_t n = 0; n <= 7; n += 3) {
-            ez_digest a[8], b;
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+            size_t n = counts[c];
+            ez_digest a[37], b;
             ez_merkle_hash_leaves(a, data, m, 80, n);
             for (size_t i = 0; i < n; i++) {
                 ez_merkle_hash_leaf(&b, data + 80 * i, m);
                 ck_assert_mem_eq(a[i].h, b.h, 32);
             }
         }
-    /* a tree built level by level (two nodes at a time) against single node hashes */
+    /* a tree built level by level (sixteen and two nodes at a time) against single node
+     * hashes */
     ez_digest lv[64];
     for (size_t i = 0; i < 64; i++)
         ez_merkle_hash_leaf(&lv[i], data + i, 3);
@@ -692,6 +697,7 @@ START_TEST(test_whir_merkle_batch_hash)
             ez_merkle_hash_node(&lv[k], &lv[2 * k], &lv[2 * k + 1]);
     ck_assert_mem_eq(lv[0].h, ez_merkle_root(tr)->h, 32);
     ez_merkle_free(tr);
+    free(data);
 }
 END_TEST
 
