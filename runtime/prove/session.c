@@ -137,7 +137,7 @@ void ez_psess_clear(ez_psess *s)
     free(s->polys);
     free(s->alens);
     for (size_t tb = 0; tb < EZ_ADV_MAX_TABLES; tb++) {
-        for (size_t j = 0; j < s->tcs[tb].nc; j++)
+        for (size_t j = 0; j < s->tcs[tb].nslots; j++)
             free(s->tcs[tb].owned[j]);
         free(s->tcs[tb].cols);
         free(s->tcs[tb].owned);
@@ -169,7 +169,7 @@ void ez_psess_release_advice(ez_psess *s)
  * polys) are pointers only. */
 static void sess_cols_release(ez_sess_cols *tc)
 {
-    for (size_t j = 0; j < tc->nc; j++) {
+    for (size_t j = 0; j < tc->nslots; j++) {
         if (tc->owned[j])
             tc->cols[j] = NULL;
         free(tc->owned[j]);
@@ -240,6 +240,7 @@ ez_status ez_psess_witness(ez_psess *s, const ez_plan *p, const ez_trace *tr, bo
         size_t q = ez_advice_table_poly(L, (unsigned)tb), n = L->ncols + 2 * L->ntuples + 1;
         tc->cols = ez_alloc_array(n, sizeof *tc->cols);
         tc->owned = ez_alloc_array(n, sizeof *tc->owned);
+        tc->nslots = tc->owned ? n : 0;
         tc->idx = ez_alloc_array(n, sizeof *tc->idx);
         tc->lens = ez_alloc_array(n, sizeof *tc->lens);
         tc->tags = ez_alloc_array(n, sizeof *tc->tags);

@@ -18,7 +18,8 @@
 /* The concrete columns of one table: built for its multiplicities (witness phase) and
  * again for its LogUp (lookups phase); the materialised ones are freed in between. */
 typedef struct {
-    size_t nc;
+    size_t nc;            /* columns, or tuples of a function table */
+    size_t nslots;        /* entries of cols and owned (a tuple fills two per column) */
     const ez_fe **cols;
     ez_fe **owned;
     size_t *idx;
