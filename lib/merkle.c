@@ -25,6 +25,20 @@ enum { EZ_MERKLE_LEAF_TAG = 0x00, EZ_MERKLE_NODE_TAG = 0x01, EZ_MERKLE_JOIN_TAG 
  * (target "no-avx") and written with GCC's vector extensions and __builtin_ia32_*
  * builtins: the <immintrin.h> wrappers, compiled for the file's AVX target, cannot be
  * inlined into them. */
+/* SHA-256's round constants and initial state (FIPS 180-4 §4.2.2, §5.3.3), for the SHA-NI
+ * and the sixteen-lane paths below (unused when neither is built) */
+static const uint32_t sha_k[64] __attribute__((aligned(16), unused)) = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+static const uint32_t sha_h0[8] __attribute__((aligned(16), unused)) = {
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 #if defined(__SHA__) && defined(__SSE4_1__) && defined(__GNUC__) && !defined(__clang__)
 #define EZ_MERKLE_SHANI 1
 #define EZ_SHA_FN __attribute__((target("no-avx,sse4.1,sha")))
@@ -35,18 +49,6 @@ typedef long long sha_v2 __attribute__((vector_size(16)));
 typedef char sha_v16 __attribute__((vector_size(16)));
 typedef short sha_v8 __attribute__((vector_size(16)));
 
-static const uint32_t sha_k[64] __attribute__((aligned(16))) = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-static const uint32_t sha_h0[8] __attribute__((aligned(16))) = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 /* pshufb mask reversing the bytes of each 32-bit word */
 static const unsigned char sha_bswap[16] __attribute__((aligned(16))) = {3, 2, 1, 0, 7, 6, 5, 4,
                                                                           11, 10, 9, 8, 15, 14, 13, 12};
@@ -182,19 +184,6 @@ EZ_SHA_FN __attribute__((noinline)) static void sha_tagged2(uint8_t oa[32], uint
 #include <immintrin.h>
 #define EZ_MERKLE_SHA16 1
 
-static const uint32_t sha16_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-static const uint32_t sha16_h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-
 #define SHA16_XOR3(a, b, c) _mm512_ternarylogic_epi32((a), (b), (c), 0x96)
 
 /* One block into each of the 16 states st[0..7] (a..h); w: the block's 16 big-endian
@@ -216,7 +205,7 @@ static inline void sha16_compress(__m512i st[8], const __m512i win[16])
         __m512i S1 = SHA16_XOR3(_mm512_ror_epi32(e, 6), _mm512_ror_epi32(e, 11), _mm512_ror_epi32(e, 25));
         __m512i ch = _mm512_ternarylogic_epi32(e, f, g, 0xCA);
         __m512i t1 = _mm512_add_epi32(_mm512_add_epi32(h, S1),
-                                      _mm512_add_epi32(ch, _mm512_add_epi32(w[t & 15], _mm512_set1_epi32((int)sha16_k[t]))));
+                                      _mm512_add_epi32(ch, _mm512_add_epi32(w[t & 15], _mm512_set1_epi32((int)sha_k[t]))));
         __m512i S0 = SHA16_XOR3(_mm512_ror_epi32(a, 2), _mm512_ror_epi32(a, 13), _mm512_ror_epi32(a, 22));
         __m512i mj = _mm512_ternarylogic_epi32(a, b, c, 0xE8);
         h = g;
@@ -241,7 +230,7 @@ static inline void sha16_compress(__m512i st[8], const __m512i win[16])
 static inline void sha16_init(__m512i st[8])
 {
     for (int j = 0; j < 8; j++)
-        st[j] = _mm512_set1_epi32((int)sha16_h0[j]);
+        st[j] = _mm512_set1_epi32((int)sha_h0[j]);
 }
 
 /* The 32-bit words at byte offsets idx + off (lanes) of base, read big-endian. */
