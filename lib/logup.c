@@ -1,4 +1,6 @@
-/* logup — see logup.h; protocol, layout and soundness in docs/protocol-kernel-logup.md. */
+/* logup — see logup.h; protocol, layout and soundness in docs/protocol-kernel-logup.md. The
+ * tables' rows and the columns they accept are lib/logup_rows.c, the multiplicities
+ * lib/logup_mult.c. */
 #include "lib/logup.h"
 
 #include <inttypes.h>
@@ -15,147 +17,6 @@
 
 /* A RANGES table's pieces below 2^(kT - LU_TABLE_CUT) rows share one tree (§2). */
 #define LU_TABLE_CUT 4u
-
-/* ---- tables and columns ------------------------------------------------------------ */
-
-bool lu_table_ok(const ez_logup_table *t)
-{
-    if (!t || (t->max_tree_log != 0 && (t->max_tree_log < 4 || t->max_tree_log > 40)))
-        return false;
-    if (t->kind != EZ_TABLE_RANGES && t->pairs != 0)
-        return false;
-    if (t->kind == EZ_TABLE_RANGE)
-        return t->bits <= EZ_LOGUP_MAX_TABLE_BITS;
-    if (t->kind == EZ_TABLE_RANGES) {
-        if (t->nranges < 1 || t->nranges > EZ_LOGUP_MAX_RANGES)
-            return false;
-        unsigned widths = 0;
-        for (unsigned k = 0; k < t->nranges; k++) {
-            if (t->rbits[k] < 1 || t->rbits[k] > EZ_LOGUP_MAX_TABLE_BITS ||
-                (k > 0 && t->rbits[k] >= t->rbits[k - 1]))
-                return false;
-            widths |= 1u << t->rbits[k];
-        }
-        /* a pair region only for a width of a single region, at most 8 bits */
-        return (t->pairs & ~widths) == 0 && (t->pairs >> (EZ_LOGUP_PAIR_MAX_BITS + 1)) == 0;
-    }
-    if (t->kind != EZ_TABLE_EXPLICIT || t->ncols < 1 || t->ncols > EZ_LOGUP_MAX_WIDTH || t->nrows < 1 ||
-        t->nrows > (UINT64_C(1) << EZ_LOGUP_MAX_TABLE_BITS))
-        return false;
-    for (unsigned w = 0; w < t->ncols; w++)
-        if (!t->cols[w])
-            return false;
-    return true;
-}
-
-/* RANGES: one region of the table. A single region of width w holds (v, w), combined as
- * v + gamma w (tag = w, pw = 0); the pair region of width w holds (a, b) at row
- * a + 2^w b, combined as a + gamma (16 + w) + gamma^2 b (tag = 16 + w, pw = w), b = 2w
- * bits. */
-typedef struct {
-    unsigned b, tag, pw;
-} lu_region;
-#define LU_MAX_REGIONS (EZ_LOGUP_MAX_RANGES + EZ_LOGUP_PAIR_MAX_BITS)
-
-/* RANGES: the regions in table order, widest first (a single region before a pair
- * region of the same size), so each starts at a multiple of its size. Returns their
- * number. */
-static unsigned ranges_regions(const ez_logup_table *t, lu_region *R)
-{
-    unsigned n = 0;
-    for (unsigned k = 0; k < t->nranges; k++)
-        R[n++] = (lu_region){.b = t->rbits[k], .tag = t->rbits[k], .pw = 0};
-    for (unsigned w = 1; w <= EZ_LOGUP_PAIR_MAX_BITS; w++)
-        if ((t->pairs >> w) & 1)
-            R[n++] = (lu_region){.b = 2 * w, .tag = LU_PAIR_TAG0 + w, .pw = w};
-    for (unsigned i = 1; i < n; i++) /* stable: singles (listed first) win ties */
-        for (unsigned j = i; j > 0 && R[j].b > R[j - 1].b; j--) {
-            lu_region x = R[j];
-            R[j] = R[j - 1];
-            R[j - 1] = x;
-        }
-    return n;
-}
-
-uint64_t ez_logup_table_size(const ez_logup_table *t)
-{
-    if (!lu_table_ok(t))
-        return 0;
-    if (t->kind == EZ_TABLE_RANGES) {
-        lu_region R[LU_MAX_REGIONS];
-        unsigned nr = ranges_regions(t, R);
-        uint64_t n = 0;
-        for (unsigned k = 0; k < nr; k++)
-            n += UINT64_C(1) << R[k].b;
-        return n;
-    }
-    return t->kind == EZ_TABLE_RANGE ? UINT64_C(1) << t->bits : t->nrows;
-}
-
-/* RANGES: the single region of width `tag` (its index in rbits), or -1. */
-static int ranges_region(const ez_logup_table *t, unsigned tag)
-{
-    for (unsigned k = 0; k < t->nranges; k++)
-        if (t->rbits[k] == tag)
-            return (int)k;
-    return -1;
-}
-
-/* RANGES: the first row of the region with this tag (16 + w: the pair region of w). */
-uint64_t lu_ranges_offset(const ez_logup_table *t, unsigned tag)
-{
-    lu_region R[LU_MAX_REGIONS];
-    unsigned nr = ranges_regions(t, R);
-    uint64_t o = 0;
-    for (unsigned k = 0; k < nr && R[k].tag != tag; k++)
-        o += UINT64_C(1) << R[k].b;
-    return o;
-}
-
-/* RANGES: whether the columns of this tag are looked up in pairs. */
-bool lu_tag_paired(const ez_logup_table *t, unsigned tag)
-{
-    return t->kind == EZ_TABLE_RANGES && tag <= EZ_LOGUP_PAIR_MAX_BITS && ((t->pairs >> tag) & 1);
-}
-
-unsigned ez_logup_table_width(const ez_logup_table *t)
-{
-    if (!lu_table_ok(t))
-        return 0;
-    return t->kind == EZ_TABLE_EXPLICIT ? t->ncols : 1;
-}
-
-bool lu_columns_ok(const ez_logup_table *t, const ez_logup_column *c, size_t nc, unsigned width)
-{
-    if (!c || nc == 0)
-        return false;
-    for (size_t i = 0; i < nc; i++) {
-        if (c[i].len < 1 || c[i].len > EZ_LOGUP_MAX_LEN)
-            return false;
-        if (t->kind == EZ_TABLE_RANGES && ranges_region(t, c[i].tag) < 0)
-            return false;
-        for (unsigned w = 0; w < width; w++)
-            if (!c[i].cols[w])
-                return false;
-    }
-    return true;
-}
-
-void ez_logup_claims_clear(ez_logup_claims *c)
-{
-    if (!c)
-        return;
-    if (c->col)
-        for (size_t i = 0; i < c->nclaims * c->width; i++)
-            free(c->col[i].point);
-    free(c->col);
-    free(c->first);
-    if (c->mult)
-        for (size_t i = 0; i < c->nmult; i++)
-            free(c->mult[i].point);
-    free(c->mult);
-    memset(c, 0, sizeof *c);
-}
 
 /* ---- the leaf layout ------------------------------------------------------------------
  * Segments: the table (2^kT leaves), a tree ("instance") of its own, the first; then
@@ -428,7 +289,7 @@ static ez_fe2 table_mle(const ez_logup_table *t, const ez_fe2 *r, unsigned kT, e
          * a pair region of width w (b = 2w) eq(r_top, o_k / 2^b) * (a~ + gamma (16 + w)
          * + gamma^2 b~), b~ over its first w coordinates, a~ over its last w */
         lu_region R[LU_MAX_REGIONS];
-        unsigned nr = ranges_regions(t, R);
+        unsigned nr = lu_ranges_regions(t, R);
         ez_fe2 acc = ez_fe2_zero();
         uint64_t off = 0;
         for (unsigned k = 0; k < nr; k++) {
@@ -461,7 +322,7 @@ static ez_fe2 table_row0(const ez_logup_table *t, ez_fe2 gamma)
         return ez_fe2_zero();
     if (t->kind == EZ_TABLE_RANGES) {
         lu_region R[LU_MAX_REGIONS];
-        ranges_regions(t, R);
+        lu_ranges_regions(t, R);
         return ez_fe2_mul_fe(gamma, (ez_fe)R[0].tag); /* (0, tag) or (0, tag, 0) */
     }
     ez_fe2 acc = ez_fe2_zero(), g = ez_fe2_one();
@@ -655,7 +516,7 @@ static void leaves_fill(ez_fe *p, ez_fe2 *q, const lu_seg *sg, uint64_t j0, uint
     if (sg->col < 0) {
         lu_region R[LU_MAX_REGIONS];
         if (t->kind == EZ_TABLE_RANGES)
-            ranges_regions(t, R);
+            lu_ranges_regions(t, R);
         for (uint64_t jj = j0; jj < j1; jj++) {
             if (jj >= len) {
                 p[jj - j0] = 0;
@@ -991,7 +852,7 @@ ez_status ez_logup_prove_begin(ez_logup_prover **out, ez_transcript *tr, const e
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < nc; i++)
         if (col_lens[i] < 1 || col_lens[i] > EZ_LOGUP_MAX_LEN ||
-            (t->kind == EZ_TABLE_RANGES && ranges_region(t, col_tags[i]) < 0))
+            (t->kind == EZ_TABLE_RANGES && lu_ranges_region(t, col_tags[i]) < 0))
             return EZ_ERR_INVALID;
     ez_logup_prover *p = calloc(1, sizeof *p);
     if (!p)
@@ -1197,7 +1058,7 @@ ez_status ez_logup_verify_begin(ez_logup_verifier **out, ez_transcript *tr, cons
         if (!col_tags)
             return EZ_ERR_INVALID;
         for (size_t i = 0; i < nc; i++)
-            if (ranges_region(t, col_tags[i]) < 0)
+            if (lu_ranges_region(t, col_tags[i]) < 0)
                 return EZ_ERR_INVALID;
     }
     ez_logup_verifier *v = calloc(1, sizeof *v);

@@ -14,6 +14,19 @@
 /* A pair region's tag is LU_PAIR_TAG0 + w (the single regions' tags are 1..16; §2a). */
 #define LU_PAIR_TAG0 16u
 
+/* RANGES: one region of the table. A single region of width w holds (v, w), combined as
+ * v + gamma w (tag = w, pw = 0); the pair region of width w holds (a, b) at row
+ * a + 2^w b, combined as a + gamma (16 + w) + gamma^2 b (tag = 16 + w, pw = w), b = 2w
+ * bits. */
+typedef struct {
+    unsigned b, tag, pw;
+} lu_region;
+#define LU_MAX_REGIONS (EZ_LOGUP_MAX_RANGES + EZ_LOGUP_PAIR_MAX_BITS)
+/* RANGES: the regions in table order, widest first (a single region before a pair region
+ * of the same size), so each starts at a multiple of its size; returns their number. */
+unsigned lu_ranges_regions(const ez_logup_table *t, lu_region *R);
+/* RANGES: the single region of width `tag` (its index in rbits), or -1. */
+int lu_ranges_region(const ez_logup_table *t, unsigned tag);
 /* A table the kernel accepts (kind, widths, pairs). */
 bool lu_table_ok(const ez_logup_table *t);
 /* The first row of a RANGES table's region of tag `tag` (1..16 single, 16 + w paired). */
