@@ -486,6 +486,7 @@ ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, 
      * X^(2^j)), encode every coset, write the values into their leaves. */
     size_t rb = w < EZ_WHIR_ROW_BLOCK ? w : EZ_WHIR_ROW_BLOCK, nrb = w / rb;
     int failed = 0;
+    size_t units_done = 0;
 #pragma omp parallel if (N * w >= (1u << 14))
     {
         ez_fe *buf = ez_alloc_aligned(2 * rb * n, sizeof *buf);
@@ -509,10 +510,13 @@ ez_status ez_whir_oracle_encode(ez_whir_oracle *o, const ez_fe *a, unsigned lw, 
             for (size_t rr = 0; rr < rb; rr++)
                 ez_ntt_mobius(coef + rr * n, 0, logn);
             for (size_t kk = 0; kk < nb; kk++) {
-                /* the encoding is 3/4 of a commitment's work (the hashing the rest); the
-                 * master's blocks are about every TEAM()-th, its share 1 / TEAM() */
+                /* the encoding is 3/4 of a commitment's work (the hashing the rest),
+                 * counted in cosets of row blocks across the team */
+                size_t d;
+#pragma omp atomic capture
+                d = ++units_done;
                 if (REPORTER())
-                    ez_progress_report(0.75 * ((double)blk + (double)kk / (double)nb) * TEAM() / (double)nrb);
+                    ez_progress_report(0.75 * (double)d / (double)(nrb * nb));
                 for (size_t rr = 0; rr < rb; rr++)
                     ez_ntt_rs_coset(rs, val + rr * n, coef + rr * n, (unsigned)kk);
                 /* leaf q = kk n + j holds row r at q * w + r */
@@ -659,7 +663,7 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
     ez_digest *lv = ez_merkle_leaves_mut(o->tree);
     /* kept: every coset's columns in one pass over the coefficients (the coset 0 .. nb-2
      * from them, the last in place), then every coset's blocks; else coset by coset */
-    size_t ncos = keep ? nb : 1, npass = keep ? 1 : nb;
+    size_t ncos = keep ? nb : 1, npass = keep ? 1 : nb, blocks_done = 0;
 #pragma omp parallel if (n * w >= (1u << 14))
     {
         /* the rows' Möbius coefficients ([WHIR] §2: bit j of u <-> X^(2^j)): the bits
@@ -675,15 +679,22 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
                 for (size_t i = 0; i < ncos; i++)
                     ez_ntt_rs_lanes_column(rs, val + i * n * w, coef, (unsigned)(pass + i), k, B, q);
             }
-            /* the master's blocks are about every TEAM()-th */
+            /* progress: the columns are about 2/5 of a pass (reported once all are done,
+             * whoever ran them), the blocks the rest, counted across the team */
+            if (REPORTER())
+                ez_progress_report(((double)pass + 0.4) / (double)npass);
 #pragma omp for schedule(dynamic, 1)
             for (size_t x = 0; x < ncos * nblk; x++) {
                 size_t i = x / nblk, blk = x % nblk, kk = pass + i;
                 ez_fe *vk = val + i * n * w; /* coset kk's leaves: leaf kk n + j holds row r at vk[j w + r] */
                 ez_ntt_rs_lanes_block(rs, vk, k, B, blk);
                 ez_merkle_hash_leaves(lv + kk * n + blk * ncol, vk + blk * bw, w, w, ncol);
+                size_t d;
+#pragma omp atomic capture
+                d = ++blocks_done;
                 if (REPORTER())
-                    ez_progress_report(((double)pass + (double)x * TEAM() / (double)(ncos * nblk)) / (double)npass);
+                    ez_progress_report(((double)pass + 0.4 + 0.6 * (double)(d - pass * ncos * nblk) /
+                                                             (double)(ncos * nblk)) / (double)npass);
             }
         }
     }
