@@ -777,12 +777,53 @@ START_TEST(test_rope_forged_rotation)
 }
 END_TEST
 
+/* A stated input the trace does not have, in the lookup-only shape: the function table's
+ * lookup is the only relation on x, through the virtual input column 2^-k (x - R) (A
+ * virtual, §2.2), and nothing else claims x. A prover proves the true trace and states x
+ * one unit off at one element (absorbing what it states: every challenge is the
+ * verifier's); the claim the virtual column derives on x (runtime/prove/rangecheck.c) is
+ * the trace's MLE, not the statement's, and only the public input's check rejects. At the
+ * shape's boundary width (x' = x / 2^4 fills the rows: 20 bits at scale 16) and at k = 2
+ * (R of 2 bits, 18 bits at scale 14). */
+START_TEST(test_stated_input_virtual_column)
+{
+    const struct {
+        unsigned scale, bits, k;
+    } cfg[] = {{16, 20, 4}, {14, 18, 2}};
+    for (size_t c = 0; c < 2; c++) {
+        char src[512], seed[64];
+        ez_pfx f;
+        ez_diag why = {{0}};
+        snprintf(seed, sizeof seed, "stated_input_%u", cfg[c].k);
+        ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", cfg[c].scale, cfg[c].bits, "y[s, d]", "x[s, d]"));
+        ck_assert_uint_eq(op_polys(&f.plan, 0), 2); /* TV, R: A virtual, no sumcheck */
+        run_inputs(&f, seed, cfg[c].k, INT64_MAX);
+        const size_t x = f.plan.ops[0].in[0];
+        const uint64_t n = ez_plan_tensor_numel(&f.plan.tensors[x]);
+        int64_t *v = malloc(n * sizeof *v), **from = malloc(f.plan.ntensors * sizeof *from);
+        memcpy(v, f.tr.t[x], n * sizeof *v);
+        v[3] = v[3] > 0 ? v[3] - 1 : v[3] + 1;
+        for (size_t i = 0; i < f.plan.ntensors; i++)
+            from[i] = i == x ? v : f.tr.t[i];
+        ez_prove_opts o = {.stmt_from = from};
+        ez_proof pf;
+        ez_proof_init(&pf);
+        ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+        ez_pfx_expect_rejected(&f, &pf, "a claim on the public input 'x' is false");
+        ez_proof_clear(&pf);
+        free(from);
+        free(v);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
 Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
         test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
         test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
-        test_rope_boundary_width};
+        test_rope_boundary_width, test_stated_input_virtual_column};
     Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
     const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
         test_identity_tail_off_by_one, test_virtual_a_forged_case, test_tuple_atoms_sent_false};
