@@ -766,6 +766,59 @@ START_TEST(test_forged_linear_factors)
 }
 END_TEST
 
+/* FN-c: C enters the sumcheck squared (TVm + C C G2 + C G1), so the forged factor's
+ * two-entry shift does not apply; instead C at one entry x0 (with G2 != 0) becomes the
+ * other root of C^2 G2 + C G1 = c0 (C' = -C - G1/G2): every term's sum, so every round,
+ * is unchanged, and C's value at the final point is no longer the committed C's. The
+ * linear factors stay honest; only the claim on the committed C rejects. */
+typedef struct {
+    bool done;
+    ez_fe *c;
+    ez_sumcheck_factor f[4];
+} c_other_root;
+
+static const ez_sumcheck_factor *c_other_root_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                                   const ez_fe2 *eqp, const ez_sumcheck_factor *f)
+{
+    c_other_root *g = ctx;
+    (void)coeffs, (void)eqp;
+    if (g->done || d->nfactors != 4)
+        return NULL;
+    const size_t n = (size_t)1 << d->nvars;
+    ck_assert(f[1].base && f[2].base && f[3].base);
+    g->c = malloc(n * sizeof *g->c);
+    memcpy(g->c, f[1].base, n * sizeof *g->c);
+    for (size_t x = 0; x < n && !g->done; x++) {
+        if (f[2].base[x] == 0)
+            continue;
+        ez_fe c2 = ez_fe_neg(ez_fe_add(g->c[x], ez_fe_mul(f[3].base[x], ez_fe_inv(f[2].base[x]))));
+        if (c2 != g->c[x])
+            g->c[x] = c2, g->done = true;
+    }
+    ck_assert(g->done);
+    memcpy(g->f, f, sizeof g->f);
+    g->f[1].base = g->c;
+    return g->f;
+}
+
+START_TEST(test_forged_case_factor)
+{
+    ez_pfx f;
+    ez_diag why = {{0}};
+    gelu16_run(&f, "forged_case");
+    c_other_root g = {0};
+    ez_prove_opts o = {.sumcheck_hook = c_other_root_hook, .sumcheck_hook_ctx = &g};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ck_assert(g.done);
+    ez_pfx_expect_rejected(&f, &pf, "advice opening");
+    ez_proof_clear(&pf);
+    free(g.c);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 /* RP-k: ROPE's sumcheck run over another rotation factor K (the public cos/sin MLE),
  * changed at two entries so that the sum and every round still hold (prove_fixture.h
  * ez_pfx_prove_forged): only the verifier's own K at the final point tells. */
@@ -778,25 +831,28 @@ START_TEST(test_rope_forged_rotation)
 END_TEST
 
 /* A stated input the trace does not have, in the lookup-only shape: the function table's
- * lookup is the only relation on x, through the virtual input column 2^-k (x - R) (A
- * virtual, §2.2), and nothing else claims x. A prover proves the true trace and states x
- * one unit off at one element (absorbing what it states: every challenge is the
- * verifier's); the claim the virtual column derives on x (runtime/prove/rangecheck.c) is
- * the trace's MLE, not the statement's, and only the public input's check rejects. At the
- * shape's boundary width (x' = x / 2^4 fills the rows: 20 bits at scale 16) and at k = 2
- * (R of 2 bits, 18 bits at scale 14). */
-START_TEST(test_stated_input_virtual_column)
+ * lookup is the only relation on x — through the virtual input column 2^-k (x - R) (A
+ * virtual, §2.2: x in the output's layout), or through the claim x = 2^k A + R at the
+ * output point (A committed: a permuted output). A prover proves the true trace and
+ * states x one unit off at one element (absorbing what it states: every challenge is the
+ * verifier's); the claim derived on x (runtime/prove/rangecheck.c's tuple claims, or
+ * func.c's link) is the trace's MLE, not the statement's, and only the public input's
+ * check rejects. At the shape's boundary width (x' = x / 2^4 fills the rows: 20 bits at
+ * scale 16), at k = 2, and at k = 0 (x' = x, A committed alone). */
+START_TEST(test_stated_input_lookup_only)
 {
     const struct {
-        unsigned scale, bits, k;
-    } cfg[] = {{16, 20, 4}, {14, 18, 2}};
-    for (size_t c = 0; c < 2; c++) {
+        unsigned scale, bits, k, polys;
+        const char *lhs;
+    } cfg[] = {{16, 20, 4, 2, "y[s, d]"}, {14, 18, 2, 2, "y[s, d]"}, {16, 20, 4, 3, "y[d, s]"}, {12, 16, 0, 2, "y[d, s]"}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         char src[512], seed[64];
         ez_pfx f;
         ez_diag why = {{0}};
-        snprintf(seed, sizeof seed, "stated_input_%u", cfg[c].k);
-        ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", cfg[c].scale, cfg[c].bits, "y[s, d]", "x[s, d]"));
-        ck_assert_uint_eq(op_polys(&f.plan, 0), 2); /* TV, R: A virtual, no sumcheck */
+        snprintf(seed, sizeof seed, "stated_input_%zu", c);
+        ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", cfg[c].scale, cfg[c].bits, cfg[c].lhs, "x[s, d]"));
+        /* TV and R (A virtual), or A, TV and R's limbs: no sumcheck's H, C */
+        ck_assert_uint_eq(op_polys(&f.plan, 0), cfg[c].polys);
         run_inputs(&f, seed, cfg[c].k, INT64_MAX);
         const size_t x = f.plan.ops[0].in[0];
         const uint64_t n = ez_plan_tensor_numel(&f.plan.tensors[x]);
@@ -818,12 +874,48 @@ START_TEST(test_stated_input_virtual_column)
 }
 END_TEST
 
+/* FN-atoms: the sumcheck shape with A committed (a permuted output) ends in the atoms TV,
+ * A, H, R's and R2's limbs, which are claims on their polys. A prover sends A + 2^16 and
+ * H - 1 at the final point (ez_prove_opts.msg_hook): x = 2^k (A + 2^16 H) + R, every linear
+ * factor and the claim on x are unchanged, the transcript consistent; only the openings of
+ * A and H reject. */
+static void shift_func_atoms(void *ctx, const char *label, ez_fe2 *v, size_t n)
+{
+    int *done = ctx;
+    if (*done || n < 3 || strcmp(label, "func/atoms") != 0)
+        return;
+    v[1] = ez_fe2_add(v[1], ez_fe2_from_fe(UINT64_C(1) << 16));
+    v[2] = ez_fe2_sub(v[2], ez_fe2_one());
+    *done = 1;
+}
+
+START_TEST(test_func_atoms_sent_false)
+{
+    char src[512];
+    ez_pfx f;
+    ez_diag why = {{0}};
+    ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", 16, 24, "y[d, s]", "x[s, d]"));
+    ck_assert_uint_eq(op_polys(&f.plan, 0), 6); /* A, TV, H, C, R, R2 */
+    run_inputs(&f, "func_atoms", 4, INT64_MAX);
+    int done = 0;
+    ez_prove_opts o = {.msg_hook = shift_func_atoms, .msg_hook_ctx = &done};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f.plan, &f.tr, f.w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ck_assert(done);
+    ez_pfx_expect_rejected(&f, &pf, "advice opening");
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
         test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
         test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
-        test_rope_boundary_width, test_stated_input_virtual_column};
+        test_rope_boundary_width, test_stated_input_lookup_only, test_forged_case_factor,
+        test_func_atoms_sent_false};
     Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
     const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
         test_identity_tail_off_by_one, test_virtual_a_forged_case, test_tuple_atoms_sent_false};
