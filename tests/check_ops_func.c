@@ -830,7 +830,7 @@ START_TEST(test_rope_forged_rotation)
 }
 END_TEST
 
-/* A stated input the trace does not have, in the lookup-only shape: the function table's
+/* A stated input the trace does not have. In the lookup-only shape the function table's
  * lookup is the only relation on x — through the virtual input column 2^-k (x - R) (A
  * virtual, §2.2: x in the output's layout), or through the claim x = 2^k A + R at the
  * output point (A committed: a permuted output). A prover proves the true trace and
@@ -838,20 +838,25 @@ END_TEST
  * verifier's); the claim derived on x (runtime/prove/rangecheck.c's tuple claims, or
  * func.c's link) is the trace's MLE, not the statement's, and only the public input's
  * check rejects. At the shape's boundary width (x' = x / 2^4 fills the rows: 20 bits at
- * scale 16), at k = 2, and at k = 0 (x' = x, A committed alone). */
-START_TEST(test_stated_input_lookup_only)
+ * scale 16), at k = 2, and at k = 0 (x' = x, A committed alone); then the same in the
+ * sumcheck shape with A committed (24 bits: both tails), where the claim on x is the
+ * sumcheck's (FN-x). */
+START_TEST(test_stated_input)
 {
     const struct {
         unsigned scale, bits, k, polys;
         const char *lhs;
-    } cfg[] = {{16, 20, 4, 2, "y[s, d]"}, {14, 18, 2, 2, "y[s, d]"}, {16, 20, 4, 3, "y[d, s]"}, {12, 16, 0, 2, "y[d, s]"}};
+    } cfg[] = {{16, 20, 4, 2, "y[s, d]"}, {14, 18, 2, 2, "y[s, d]"}, {16, 20, 4, 3, "y[d, s]"}, {12, 16, 0, 2, "y[d, s]"},
+               {16, 24, 4, 6, "y[d, s]"}};
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
         char src[512], seed[64];
         ez_pfx f;
         ez_diag why = {{0}};
         snprintf(seed, sizeof seed, "stated_input_%zu", c);
         ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", cfg[c].scale, cfg[c].bits, cfg[c].lhs, "x[s, d]"));
-        /* TV and R (A virtual), or A, TV and R's limbs: no sumcheck's H, C */
+        /* TV and R (A virtual), or A, TV and R's limbs; the last: the sumcheck shape (A,
+         * TV, H, C, R, R2), x tied to the committed A only by the claim x = 2^k (A + 2^16 H)
+         * + R at the sumcheck's point */
         ck_assert_uint_eq(op_polys(&f.plan, 0), cfg[c].polys);
         run_inputs(&f, seed, cfg[c].k, INT64_MAX);
         const size_t x = f.plan.ops[0].in[0];
@@ -914,7 +919,7 @@ Suite *ez_suite_ops_func(void)
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
         test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
         test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
-        test_rope_boundary_width, test_stated_input_lookup_only, test_forged_case_factor,
+        test_rope_boundary_width, test_stated_input, test_forged_case_factor,
         test_func_atoms_sent_false};
     Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
     const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
