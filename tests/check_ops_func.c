@@ -12,7 +12,10 @@
  *     shift remainder with the compensating x' (the remainder's range), an identity tail
  *     off by one (its remainder's range), relu returning x for a negative x (y's range),
  *     0 for a positive x (d's range) and x + 5 for a positive x (the zero-check y d = 0),
- *     a changed round message, a changed claimed output;
+ *     a changed round message, a changed claimed output; an input stated one unit off
+ *     (the claim each shape derives on x: the virtual column's, the link's, the
+ *     sumcheck's), the sent atoms shifted with x unchanged, C at one entry the other root
+ *     of its quadratic term (only the claim on C);
  *     the checked prover refuses each tampered trace with a message;
  *   - RoPE (runtime/ops/rope.c): honest proofs with permuted axes, extents that are not
  *     powers of two, a layer slice, and a Llama-style block (rotary attention, SwiGLU);
