@@ -12,7 +12,10 @@
  *     shift remainder with the compensating x' (the remainder's range), an identity tail
  *     off by one (its remainder's range), relu returning x for a negative x (y's range),
  *     0 for a positive x (d's range) and x + 5 for a positive x (the zero-check y d = 0),
- *     a changed round message, a changed claimed output;
+ *     a changed round message, a changed claimed output; an input stated one unit off
+ *     (the claim each shape derives on x: the virtual column's, the link's, the
+ *     sumcheck's), the sent atoms shifted with x unchanged, C at one entry the other root
+ *     of its quadratic term (only the claim on C);
  *     the checked prover refuses each tampered trace with a message;
  *   - RoPE (runtime/ops/rope.c): honest proofs with permuted axes, extents that are not
  *     powers of two, a layer slice, and a Llama-style block (rotary attention, SwiGLU);
@@ -366,6 +369,18 @@ static uint64_t committed_entry(const ez_advice_layout *L, size_t q, const ez_pl
     return i;
 }
 
+/* Prove f's trace with the options o (a cheating hook, another statement) and expect the
+ * verifier to reject with a message containing needle. */
+static void prove_expect_rejected(ez_pfx *f, const ez_prove_opts *o, const char *needle)
+{
+    ez_diag why = {{0}};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    ez_pfx_expect_rejected(f, &pf, needle);
+    ez_proof_clear(&pf);
+}
+
 /* A virtual A (§2.2) is bound by the function table's lookup alone. An input inside the
  * rows given the upper tail's value: the fill commits H = 0, C = 1, no row of the sign
  * table; a prover that also commits H = 1 makes (H, C) = (1, 1) a row of it, and the walk,
@@ -435,16 +450,10 @@ static void shift_tuple_atoms(void *ctx, const char *label, ez_fe2 *v, size_t n)
 
 START_TEST(test_tuple_atoms_sent_false)
 {
-    ez_pfx *f = &fx.f;
-    ez_diag why = {{0}};
     int done = 0;
     ez_prove_opts o = {.msg_hook = shift_tuple_atoms, .msg_hook_ctx = &done};
-    ez_proof pf;
-    ez_proof_init(&pf);
-    ck_assert_msg(ez_prove(&f->plan, &f->tr, f->w, &o, &pf, NULL, &why) == EZ_OK, "prove: %s", why.msg);
+    prove_expect_rejected(&fx.f, &o, "advice opening");
     ck_assert(done);
-    ez_pfx_expect_rejected(f, &pf, "advice opening");
-    ez_proof_clear(&pf);
 }
 END_TEST
 
@@ -766,6 +775,54 @@ START_TEST(test_forged_linear_factors)
 }
 END_TEST
 
+/* FN-c: C enters the sumcheck squared (TVm + C C G2 + C G1), so the forged factor's
+ * two-entry shift does not apply; instead C at one entry x0 (with G2 != 0) becomes the
+ * other root of C^2 G2 + C G1 = c0 (C' = -C - G1/G2): every term's sum, so every round,
+ * is unchanged, and C's value at the final point is no longer the committed C's. The
+ * linear factors stay honest; only the claim on the committed C rejects. */
+typedef struct {
+    bool done;
+    ez_fe *c;
+    ez_sumcheck_factor f[4];
+} c_other_root;
+
+static const ez_sumcheck_factor *c_other_root_hook(void *ctx, const ez_sumcheck_desc *d, const ez_fe2 *coeffs,
+                                                   const ez_fe2 *eqp, const ez_sumcheck_factor *f)
+{
+    c_other_root *g = ctx;
+    (void)coeffs, (void)eqp;
+    if (g->done || d->nfactors != 4)
+        return NULL;
+    const size_t n = (size_t)1 << d->nvars;
+    ck_assert(f[1].base && f[2].base && f[3].base);
+    g->c = malloc(n * sizeof *g->c);
+    memcpy(g->c, f[1].base, n * sizeof *g->c);
+    for (size_t x = 0; x < n && !g->done; x++) {
+        if (f[2].base[x] == 0)
+            continue;
+        ez_fe c2 = ez_fe_neg(ez_fe_add(g->c[x], ez_fe_mul(f[3].base[x], ez_fe_inv(f[2].base[x]))));
+        if (c2 != g->c[x])
+            g->c[x] = c2, g->done = true;
+    }
+    ck_assert(g->done);
+    memcpy(g->f, f, sizeof g->f);
+    g->f[1].base = g->c;
+    return g->f;
+}
+
+START_TEST(test_forged_case_factor)
+{
+    ez_pfx f;
+    gelu16_run(&f, "forged_case");
+    c_other_root g = {0};
+    ez_prove_opts o = {.sumcheck_hook = c_other_root_hook, .sumcheck_hook_ctx = &g};
+    prove_expect_rejected(&f, &o, "advice opening");
+    ck_assert(g.done);
+    free(g.c);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 /* RP-k: ROPE's sumcheck run over another rotation factor K (the public cos/sin MLE),
  * changed at two entries so that the sum and every round still hold (prove_fixture.h
  * ez_pfx_prove_forged): only the verifier's own K at the final point tells. */
@@ -777,12 +834,87 @@ START_TEST(test_rope_forged_rotation)
 }
 END_TEST
 
+/* A stated input the trace does not have. In the lookup-only shape the function table's
+ * lookup is the only relation on x — through the virtual input column 2^-k (x - R) (A
+ * virtual, §2.2: x in the output's layout), or through the claim x = 2^k A + R at the
+ * output point (A committed: a permuted output). A prover proves the true trace and
+ * states x one unit off at one element (absorbing what it states: every challenge is the
+ * verifier's); the claim derived on x (runtime/prove/rangecheck.c's tuple claims, or
+ * func.c's link) is the trace's MLE, not the statement's, and only the public input's
+ * check rejects. At the shape's boundary width (x' = x / 2^4 fills the rows: 20 bits at
+ * scale 16), at k = 2, and at k = 0 (x' = x, A committed alone); then the same in the
+ * sumcheck shape with A committed (24 bits: both tails), where the claim on x is the
+ * sumcheck's (FN-x). */
+START_TEST(test_stated_input)
+{
+    const struct {
+        unsigned scale, bits, k, polys;
+        const char *lhs;
+    } cfg[] = {{16, 20, 4, 2, "y[s, d]"}, {14, 18, 2, 2, "y[s, d]"}, {16, 20, 4, 3, "y[d, s]"}, {12, 16, 0, 2, "y[d, s]"},
+               {16, 24, 4, 6, "y[d, s]"}};
+    for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
+        char src[512], seed[64];
+        ez_pfx f;
+        snprintf(seed, sizeof seed, "stated_input_%zu", c);
+        ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", cfg[c].scale, cfg[c].bits, cfg[c].lhs, "x[s, d]"));
+        /* TV and R (A virtual), or A, TV and R's limbs; the last: the sumcheck shape (A,
+         * TV, H, C, R, R2), x tied to the committed A only by the claim x = 2^k (A + 2^16 H)
+         * + R at the sumcheck's point */
+        ck_assert_uint_eq(op_polys(&f.plan, 0), cfg[c].polys);
+        run_inputs(&f, seed, cfg[c].k, INT64_MAX);
+        const size_t x = f.plan.ops[0].in[0];
+        const uint64_t n = ez_plan_tensor_numel(&f.plan.tensors[x]);
+        int64_t *v = malloc(n * sizeof *v), **from = malloc(f.plan.ntensors * sizeof *from);
+        memcpy(v, f.tr.t[x], n * sizeof *v);
+        v[3] = v[3] > 0 ? v[3] - 1 : v[3] + 1;
+        for (size_t i = 0; i < f.plan.ntensors; i++)
+            from[i] = i == x ? v : f.tr.t[i];
+        ez_prove_opts o = {.stmt_from = from};
+        prove_expect_rejected(&f, &o, "a claim on the public input 'x' is false");
+        free(from);
+        free(v);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* FN-atoms: the sumcheck shape with A committed (a permuted output) ends in the atoms TV,
+ * A, H, R's and R2's limbs, which are claims on their polys. A prover sends A + 2^16 and
+ * H - 1 at the final point (ez_prove_opts.msg_hook): x = 2^k (A + 2^16 H) + R, every linear
+ * factor and the claim on x are unchanged, the transcript consistent; only the openings of
+ * A and H reject. */
+static void shift_func_atoms(void *ctx, const char *label, ez_fe2 *v, size_t n)
+{
+    int *done = ctx;
+    if (*done || n < 3 || strcmp(label, "func/atoms") != 0)
+        return;
+    v[1] = ez_fe2_add(v[1], ez_fe2_from_fe(UINT64_C(1) << 16));
+    v[2] = ez_fe2_sub(v[2], ez_fe2_one());
+    *done = 1;
+}
+
+START_TEST(test_func_atoms_sent_false)
+{
+    char src[512];
+    ez_pfx f;
+    ez_pfx_compile(&f, func_src(src, sizeof src, "gelu", 16, 24, "y[d, s]", "x[s, d]"));
+    ck_assert_uint_eq(op_polys(&f.plan, 0), 6); /* A, TV, H, C, R, R2 */
+    run_inputs(&f, "func_atoms", 4, INT64_MAX);
+    int done = 0;
+    ez_prove_opts o = {.msg_hook = shift_func_atoms, .msg_hook_ctx = &done};
+    prove_expect_rejected(&f, &o, "advice opening");
+    ck_assert(done);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_ops_func(void)
 {
     const TTest *tests[] = {test_honest_functions, test_honest_lookup_only, test_honest_shapes, test_honest_relu,
         test_honest_swiglu, test_forged_linear_factors, test_relu_forged, test_changed_message_and_output,
         test_boundary_width, test_full_width_unchecked_output, test_honest_rope, test_honest_llama_block,
-        test_rope_boundary_width};
+        test_rope_boundary_width, test_stated_input, test_forged_case_factor,
+        test_func_atoms_sent_false};
     Suite *s = ez_test_suite("ops_func", "core", 300, tests, sizeof tests / sizeof tests[0]);
     const TTest *gelu16[] = {test_value_off_by_one, test_tail_for_row, test_row_for_tail, test_wrong_remainder,
         test_identity_tail_off_by_one, test_virtual_a_forged_case, test_tuple_atoms_sent_false};

@@ -119,7 +119,8 @@ START_TEST(test_statement_output_above_bound)
 }
 END_TEST
 
-/* PF-stmt-trailing: one byte after the binding in the statement section. */
+/* PF-stmt-trailing: one byte after the binding in the statement section; BD-present: the
+ * binding's presence byte 2. */
 START_TEST(test_proof_statement_trailing_byte)
 {
     ez_pfx f;
@@ -137,6 +138,16 @@ START_TEST(test_proof_statement_trailing_byte)
     edit_section(&bad, &w, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, 1, 0, 0);
     ck_assert_int_eq(ez_proof_decode(&back, bad.data, bad.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proof: trailing bytes in the statement");
+    ez_writer_clear(&bad);
+    /* BD-present: the binding's presence byte (the section's 33rd byte from the end,
+     * before the weight root) 2 rather than 1: one encoding per binding */
+    ez_section_view sec[16];
+    ck_assert_int_eq(ez_sections_read(w.data, w.len, EZ_PROOF_MAGIC, "test", EZ_PF_NSEC, false, sec, &d), EZ_OK);
+    size_t at = sec[EZ_PF_SEC_STATEMENT].len - 33;
+    ck_assert_uint_eq(sec[EZ_PF_SEC_STATEMENT].data[at], 1);
+    edit_section(&bad, &w, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, 0, at, 2);
+    ck_assert_int_eq(ez_proof_decode(&back, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proof: malformed binding (plan digest, weight commitment)");
     ez_writer_clear(&bad);
     ez_writer_clear(&w);
     ez_proof_clear(&pf);

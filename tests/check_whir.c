@@ -1268,7 +1268,7 @@ END_TEST
  * the sum stays right), and the touched parts opened in one batched WHIR run by the
  * library's part provers (§9a). */
 static void ref_parts_open(const ez_pcs_prover *p, const ez_test_polys *ps, const ez_pcs_claim *cl, size_t n, ez_fe2 delta,
-                           ez_writer *w)
+                           bool noncanon, ez_writer *w)
 {
     const ez_pcs_commitment *com = &p->com;
     ez_transcript t;
@@ -1335,6 +1335,10 @@ static void ref_parts_open(const ez_pcs_prover *p, const ez_test_polys *ps, cons
     ck_assert_uint_ge(nsent, 2);
     sig[first] = ez_fe2_add(sig[first], delta);
     sig[last] = ez_fe2_sub(sig[last], delta);
+    if (noncanon) { /* c0 + p: another encoding of the same value (c0 < 2^64 - p, a zero vector's) */
+        ck_assert_uint_lt(sig[first].c0, 0 - EZ_P);
+        sig[first].c0 += EZ_P;
+    }
     for (size_t s_ = 0, x = 0; s_ < ninst; s_++)
         if (touched[part_of[s_]])
             sent[x++] = sig[s_];
@@ -1422,13 +1426,13 @@ START_TEST(test_whir_pcs_parts)
         ck_assert(done);
         /* the reference's honest proof is the library's, byte for byte */
         ez_writer w2;
-        ref_parts_open(p, &ps, cl, 6, ez_fe2_zero(), &w2);
+        ref_parts_open(p, &ps, cl, 6, ez_fe2_zero(), false, &w2);
         ck_assert_uint_eq(w.len, w2.len);
         ck_assert_mem_eq(w.data, w2.data, w.len);
         ez_writer_clear(&w2);
         /* a shifted split of the sums (their total still right): the parts' openings of
          * the shifted sums fail */
-        ref_parts_open(p, &ps, cl, 6, ez_fe2_one(), &w2);
+        ref_parts_open(p, &ps, cl, 6, ez_fe2_one(), false, &w2);
         ck_assert_int_eq(pcs_verify(&com, cl, 6, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT);
         ez_writer_clear(&w2);
         /* a wrong claim; a wrong part root (its hash is not the commitment's root) */
@@ -1436,11 +1440,63 @@ START_TEST(test_whir_pcs_parts)
         memcpy(bad, cl, sizeof bad);
         bad[3].value = ez_fe2_add(bad[3].value, ez_fe2_one());
         ck_assert_int_eq(pcs_verify(&com, bad, 6, 0, w.data, w.len, NULL), EZ_ERR_REJECT);
+        /* the wrong claim opened by a consistent prover: every part's sum is true (each
+         * part's opening holds), so only their total against the combined claim rejects
+         * (PW-sigma-sum) */
+        ref_parts_open(p, &ps, bad, 6, ez_fe2_zero(), false, &w2);
+        ck_assert_int_eq(pcs_verify(&com, bad, 6, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT);
+        ez_writer_clear(&w2);
         uint8_t *buf = malloc(w.len);
         memcpy(buf, w.data, w.len);
         buf[40] ^= 1;
         ck_assert_int_eq(pcs_verify(&com, cl, 6, 0, buf, w.len, NULL), EZ_ERR_REJECT);
         free(buf);
+        if (P == 6) {
+            /* not joined: the part roots are sent and must hash to the commitment's root.
+             * A prover opens other vectors of the same layout (their own part roots, true
+             * claims, a consistent transcript on com): only that hash check rejects
+             * (PW-roots) */
+            ez_rng r2 = ez_rng_for("whir_pcs_parts_other");
+            ez_test_polys ps2;
+            ez_test_polys_make(&ps2, &r2, lens, 5);
+            ez_pcs_prover *po = NULL;
+            ez_pcs_commitment co;
+            ck_assert_int_eq(ez_pcs_commit_parts(&po, &co, (const ez_fe *const *)ps2.polys, ps2.lens, 5,
+                                                 EZ_PCS_SCHEME_WHIR, P),
+                             EZ_OK);
+            ck_assert(memcmp(co.root, com.root, 32) != 0);
+            ez_pcs_claim cl2[6];
+            static ez_fe2 pts2[64][EZ_TEST_MAXVARS];
+            ez_test_pcs_claims(cl2, pts2, &r2, &ps2, which, 6);
+            pcs_open(po, &com, cl2, 6, 0, &w2);
+            ck_assert_int_eq(pcs_verify(&co, cl2, 6, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT); /* com absorbed */
+            ck_assert_int_eq(pcs_verify(&com, cl2, 6, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT);
+            ez_writer_clear(&w2);
+            pcs_open(po, &co, cl2, 6, 0, &w2);
+            ck_assert_int_eq(pcs_verify(&co, cl2, 6, 0, w2.data, w2.len, NULL), EZ_OK);
+            ez_writer_clear(&w2);
+            ez_pcs_commitment_clear(&co);
+            ez_pcs_prover_free(po);
+            /* zero vectors: every part's sum is 0, which a consistent prover sends (and
+             * absorbs, here and in its part's opening) as c0 = p; only the sums' canonical
+             * check rejects (PW-sigma-canon) */
+            for (size_t i = 0; i < ps2.n; i++)
+                memset(ps2.polys[i], 0, ps2.lens[i] * sizeof *ps2.polys[i]);
+            ck_assert_int_eq(ez_pcs_commit_parts(&po, &co, (const ez_fe *const *)ps2.polys, ps2.lens, 5,
+                                                 EZ_PCS_SCHEME_WHIR, P),
+                             EZ_OK);
+            for (size_t k = 0; k < 6; k++)
+                cl2[k].value = ez_fe2_zero();
+            ref_parts_open(po, &ps2, cl2, 6, ez_fe2_zero(), false, &w2);
+            ck_assert_int_eq(pcs_verify(&co, cl2, 6, 0, w2.data, w2.len, NULL), EZ_OK);
+            ez_writer_clear(&w2);
+            ref_parts_open(po, &ps2, cl2, 6, ez_fe2_zero(), true, &w2);
+            ck_assert_int_eq(pcs_verify(&co, cl2, 6, 0, w2.data, w2.len, NULL), EZ_ERR_REJECT);
+            ez_writer_clear(&w2);
+            ez_pcs_commitment_clear(&co);
+            ez_pcs_prover_free(po);
+            ez_test_polys_free(&ps2);
+        }
         if (P == 9) { /* joined: claims on one part only still open every part */
             ez_pcs_claim one[2];
             static ez_fe2 pts1[64][EZ_TEST_MAXVARS];

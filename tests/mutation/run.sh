@@ -85,6 +85,8 @@ run_tests() {
     if [ "$rc" != 0 ] || grep -q '^not ok' "$tap"; then
         # "not ok 3 - tests/check_pcs.c:ligero:test_x: ..." -> "pcs:test_x"
         killer=$(sed -n 's/^not ok [0-9]* - tests\/check_\([a-z0-9_]*\)\.c:[^:]*:\([^:]*\):.*/\1:\2/p' "$tap" | head -1)
+        # an assertion in a shared helper (tests/prove_fixture.c, testutil.c): "case:test"
+        killer=${killer:-$(sed -n 's/^not ok [0-9]* - tests\/[a-z0-9_]*\.c:\([^:]*\):\([^:]*\):.*/\1:\2/p' "$tap" | head -1)}
         killer=${killer:-$(sed -n 's/^failfast: suite \(.*\) failed$/\1/p' "$out" | head -1)}
         killer=${killer:-unit runner}
         return 1
@@ -102,7 +104,8 @@ report="$dir/report.txt"
 : >"$report"
 want_kind=mutant
 [ "$redundant" = 1 ] && want_kind=redundant
-while IFS=$'\t' read -r kind id hint what; do
+# the list on fd 3: a command in the loop that reads stdin cannot swallow its lines
+while IFS=$'\t' read -r -u 3 kind id hint what; do
     if [ "$kind" = redundant ] && [ "$redundant" = 0 ]; then
         nredundant=$((nredundant + 1))
         continue
@@ -132,7 +135,7 @@ while IFS=$'\t' read -r kind id hint what; do
     cp "$dir/orig" "$file"
     touch "$file"
     trap - EXIT
-done < <($py list "$list")
+done 3< <($py list "$list")
 build || true
 total=$((killed + survived))
 rate=$(awk -v k=$killed -v t=$total 'BEGIN { printf "%.1f", t ? 100 * k / t : 0 }')
