@@ -14,6 +14,9 @@
 
 #include "lib/field.h"
 
+/* Always inlined: an AVX2 ez_v8 (64 bytes) passed to a call goes through memory. */
+#define EZ_V8_FN static inline __attribute__((always_inline))
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define EZ_FE_VEC 1
@@ -21,22 +24,22 @@
 
 typedef __m512i ez_v8;
 
-static inline ez_v8 v_load(const ez_fe *p)
+EZ_V8_FN ez_v8 v_load(const ez_fe *p)
 {
     return _mm512_loadu_si512((const void *)p);
 }
 
-static inline void v_store(ez_fe *p, ez_v8 v)
+EZ_V8_FN void v_store(ez_fe *p, ez_v8 v)
 {
     _mm512_storeu_si512((void *)p, v);
 }
 
-static inline ez_v8 v_set1(ez_fe x)
+EZ_V8_FN ez_v8 v_set1(ez_fe x)
 {
     return _mm512_set1_epi64((long long)x);
 }
 
-static inline ez_v8 v_add(ez_v8 a, ez_v8 b)
+EZ_V8_FN ez_v8 v_add(ez_v8 a, ez_v8 b)
 {
     const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
     const __m512i p = _mm512_set1_epi64((long long)EZ_P);
@@ -46,7 +49,7 @@ static inline ez_v8 v_add(ez_v8 a, ez_v8 b)
     return _mm512_mask_add_epi64(s, m, s, eps);
 }
 
-static inline ez_v8 v_sub(ez_v8 a, ez_v8 b)
+EZ_V8_FN ez_v8 v_sub(ez_v8 a, ez_v8 b)
 {
     const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
     __m512i d = _mm512_sub_epi64(a, b);
@@ -56,7 +59,7 @@ static inline ez_v8 v_sub(ez_v8 a, ez_v8 b)
 
 /* lo + 2^64 hi (mod p), canonical: lo + hi_lo 2^64 + hi_hi 2^96 = lo + hi_lo (2^32 - 1)
  * - hi_hi, as in ez_fe_reduce128. */
-static inline ez_v8 v_reduce128(ez_v8 lo, ez_v8 hi)
+EZ_V8_FN ez_v8 v_reduce128(ez_v8 lo, ez_v8 hi)
 {
     const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
     const __m512i p = _mm512_set1_epi64((long long)EZ_P);
@@ -69,7 +72,7 @@ static inline ez_v8 v_reduce128(ez_v8 lo, ez_v8 hi)
     return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
 }
 
-static inline ez_v8 v_mul(ez_v8 a, ez_v8 b)
+EZ_V8_FN ez_v8 v_mul(ez_v8 a, ez_v8 b)
 {
     const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
     /* 128-bit product from four 32x32 products (vpmuludq reads the low halves). */
@@ -89,7 +92,7 @@ static inline ez_v8 v_mul(ez_v8 a, ez_v8 b)
 /* x 2^e for e < 64, negated if neg: the 128-bit shift reduced as a product (the twiddles
  * of a transform of at most 64 points are +-2^e, all 64th roots of unity being powers of
  * 8 = 2^3; 2^96 = -1). About half of v_mul's instructions, no 32x32 products but one. */
-static inline ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
+EZ_V8_FN ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
 {
     __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
     __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* a count of 64 gives 0 */
@@ -100,7 +103,7 @@ static inline ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
 /* x 2^e for 0 < e <= 32: the high half of the shift is below 2^32, so the reduction is
  * lo + hi (2^32 - 1) with hi (2^32 - 1) = (hi << 32) - hi exact (v_mul_pow2 less its
  * 2^96 term and its 32x32 product). */
-static inline ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
+EZ_V8_FN ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
 {
     const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
     const __m512i p = _mm512_set1_epi64((long long)EZ_P);
@@ -125,21 +128,21 @@ typedef struct {
 /* ---- four lanes ---- */
 
 /* a < b unsigned, as an all-ones lane */
-static inline __m256i v4_lt(__m256i a, __m256i b)
+EZ_V8_FN __m256i v4_lt(__m256i a, __m256i b)
 {
     const __m256i s = _mm256_set1_epi64x(INT64_MIN);
     return _mm256_cmpgt_epi64(_mm256_xor_si256(b, s), _mm256_xor_si256(a, s));
 }
 
 /* a >= p, as an all-ones lane: (a ^ 2^63) > (p - 1) ^ 2^63 signed */
-static inline __m256i v4_ge_p(__m256i a)
+EZ_V8_FN __m256i v4_ge_p(__m256i a)
 {
     const __m256i s = _mm256_set1_epi64x(INT64_MIN);
     const __m256i pm = _mm256_set1_epi64x((long long)((EZ_P - 1) ^ UINT64_C(0x8000000000000000)));
     return _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), pm);
 }
 
-static inline __m256i v4_add(__m256i a, __m256i b)
+EZ_V8_FN __m256i v4_add(__m256i a, __m256i b)
 {
     const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
     __m256i s = _mm256_add_epi64(a, b);
@@ -148,7 +151,7 @@ static inline __m256i v4_add(__m256i a, __m256i b)
     return _mm256_add_epi64(s, _mm256_and_si256(m, eps));
 }
 
-static inline __m256i v4_sub(__m256i a, __m256i b)
+EZ_V8_FN __m256i v4_sub(__m256i a, __m256i b)
 {
     const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
     __m256i d = _mm256_sub_epi64(a, b);
@@ -158,7 +161,7 @@ static inline __m256i v4_sub(__m256i a, __m256i b)
 
 /* r - p where r >= p, and the carry's + EPS where r < t: the two corrections of a sum
  * r = t0 + t (t0, t < 2^64) of a reduction */
-static inline __m256i v4_fix(__m256i r, __m256i t)
+EZ_V8_FN __m256i v4_fix(__m256i r, __m256i t)
 {
     const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
     const __m256i p = _mm256_set1_epi64x((long long)EZ_P);
@@ -166,7 +169,7 @@ static inline __m256i v4_fix(__m256i r, __m256i t)
     return _mm256_sub_epi64(r, _mm256_and_si256(v4_ge_p(r), p));
 }
 
-static inline __m256i v4_reduce128(__m256i lo, __m256i hi)
+EZ_V8_FN __m256i v4_reduce128(__m256i lo, __m256i hi)
 {
     const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
     __m256i hhi = _mm256_srli_epi64(hi, 32);
@@ -176,7 +179,7 @@ static inline __m256i v4_reduce128(__m256i lo, __m256i hi)
     return v4_fix(_mm256_add_epi64(t0, t1), t1);
 }
 
-static inline __m256i v4_mul(__m256i a, __m256i b)
+EZ_V8_FN __m256i v4_mul(__m256i a, __m256i b)
 {
     const __m256i m32 = _mm256_set1_epi64x((long long)0xFFFFFFFFu);
     __m256i ah = _mm256_srli_epi64(a, 32), bh = _mm256_srli_epi64(b, 32);
@@ -192,7 +195,7 @@ static inline __m256i v4_mul(__m256i a, __m256i b)
     return v4_reduce128(lo, hi);
 }
 
-static inline __m256i v4_mul_pow2(__m256i x, unsigned e, int neg)
+EZ_V8_FN __m256i v4_mul_pow2(__m256i x, unsigned e, int neg)
 {
     __m256i lo = _mm256_sll_epi64(x, _mm_cvtsi32_si128((int)e));
     __m256i hi = _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* a count of 64 gives 0 */
@@ -200,7 +203,7 @@ static inline __m256i v4_mul_pow2(__m256i x, unsigned e, int neg)
     return neg ? v4_sub(_mm256_setzero_si256(), r) : r;
 }
 
-static inline __m256i v4_mul_pow2_small(__m256i x, unsigned e)
+EZ_V8_FN __m256i v4_mul_pow2_small(__m256i x, unsigned e)
 {
     __m256i lo = _mm256_sll_epi64(x, _mm_cvtsi32_si128((int)e));
     __m256i hi = _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e)));
@@ -210,19 +213,19 @@ static inline __m256i v4_mul_pow2_small(__m256i x, unsigned e)
 
 /* ---- eight lanes: the same on both halves (two independent chains per call) ---- */
 
-static inline ez_v8 v_load(const ez_fe *p)
+EZ_V8_FN ez_v8 v_load(const ez_fe *p)
 {
     ez_v8 r = {{_mm256_loadu_si256((const __m256i *)p), _mm256_loadu_si256((const __m256i *)(p + 4))}};
     return r;
 }
 
-static inline void v_store(ez_fe *p, ez_v8 v)
+EZ_V8_FN void v_store(ez_fe *p, ez_v8 v)
 {
     _mm256_storeu_si256((__m256i *)p, v.h[0]);
     _mm256_storeu_si256((__m256i *)(p + 4), v.h[1]);
 }
 
-static inline ez_v8 v_set1(ez_fe x)
+EZ_V8_FN ez_v8 v_set1(ez_fe x)
 {
     __m256i b = _mm256_set1_epi64x((long long)x);
     ez_v8 r = {{b, b}};
@@ -233,29 +236,29 @@ static inline ez_v8 v_set1(ez_fe x)
     ez_v8 r = {{f((a).h[0], (b).h[0]), f((a).h[1], (b).h[1])}};                                                    \
     return r
 
-static inline ez_v8 v_add(ez_v8 a, ez_v8 b)
+EZ_V8_FN ez_v8 v_add(ez_v8 a, ez_v8 b)
 {
     EZ_V8_2(v4_add, a, b);
 }
 
-static inline ez_v8 v_sub(ez_v8 a, ez_v8 b)
+EZ_V8_FN ez_v8 v_sub(ez_v8 a, ez_v8 b)
 {
     EZ_V8_2(v4_sub, a, b);
 }
 
-static inline ez_v8 v_mul(ez_v8 a, ez_v8 b)
+EZ_V8_FN ez_v8 v_mul(ez_v8 a, ez_v8 b)
 {
     EZ_V8_2(v4_mul, a, b);
 }
 #undef EZ_V8_2
 
-static inline ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
+EZ_V8_FN ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
 {
     ez_v8 r = {{v4_mul_pow2(x.h[0], e, neg), v4_mul_pow2(x.h[1], e, neg)}};
     return r;
 }
 
-static inline ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
+EZ_V8_FN ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
 {
     ez_v8 r = {{v4_mul_pow2_small(x.h[0], e), v4_mul_pow2_small(x.h[1], e)}};
     return r;

@@ -857,7 +857,7 @@ static inline unsigned tw_code(const ez_fe *tw, const unsigned char *pow2, size_
 
 #if EZ_FE_VEC
 /* d w, w = 2^e for a code e < 64 (as lanes_dif's). */
-static inline ez_v8 v_mul_code(ez_v8 d, ez_v8 w, unsigned e)
+EZ_V8_FN ez_v8 v_mul_code(ez_v8 d, ez_v8 w, unsigned e)
 {
     return e == 0 ? d : e <= 32 ? v_mul_pow2_small(d, e) : e < 64 ? v_mul_pow2(d, e, 0) : v_mul(d, w);
 }
