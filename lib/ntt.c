@@ -116,6 +116,44 @@ static inline __m512i small_tw(const ez_fe *tw, int s)
     return _mm512_setr_epi64((long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3],
                              (long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3]);
 }
+#elif EZ_FE_VEC
+/* AVX2: the three smallest stages inside one ez_v8 of 8 entries. Its halves are the
+ * h = 4 pairs; for h = 2 the 128-bit halves of the two registers pair up, for h = 1 their
+ * even and odd lanes: s = 0, 1, 2 (h = 4, 2, 1) moves u and v into two registers... */
+static inline void v4_split(__m256i lo, __m256i hi, int s, __m256i *u, __m256i *v)
+{
+    *u = s == 0 ? lo : s == 1 ? _mm256_permute2x128_si256(lo, hi, 0x20) : _mm256_unpacklo_epi64(lo, hi);
+    *v = s == 0 ? hi : s == 1 ? _mm256_permute2x128_si256(lo, hi, 0x31) : _mm256_unpackhi_epi64(lo, hi);
+}
+
+/* ... and back (the same shuffles invert each other) */
+static inline void v4_merge(__m256i u, __m256i v, int s, ez_v8 *x)
+{
+    v4_split(u, v, s, &x->h[0], &x->h[1]);
+}
+
+/* Stages h = 4, 2, 1 (dif) or 1, 2, 4 (dit) of the 8 entries x; twiddles tw[4 .. 7] for
+ * h = 4, tw[2 .. 3] for h = 2, and 1 for h = 1 (no product). */
+static inline void v_small3(ez_v8 *x, const ez_fe *tw, int dif)
+{
+    const __m256i w4 = _mm256_loadu_si256((const __m256i *)(tw + 4));
+    const __m256i w2 = _mm256_setr_epi64x((long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3]);
+    for (int st = 0; st < 3; st++) {
+        int s = dif ? st : 2 - st;
+        __m256i u, v, w = s == 0 ? w4 : w2;
+        v4_split(x->h[0], x->h[1], s, &u, &v);
+        if (dif) {
+            __m256i d = v4_sub(u, v);
+            u = v4_add(u, v);
+            v = s == 2 ? d : v4_mul(d, w);
+        } else {
+            __m256i t = s == 2 ? v : v4_mul(v, w);
+            v = v4_sub(u, t);
+            u = v4_add(u, t);
+        }
+        v4_merge(u, v, s, x);
+    }
+}
 #endif
 
 /* One stage of half-width h over butterflies [q0, q1) of an array (q numbers the n/2
@@ -187,6 +225,17 @@ static void dif_block(ez_fe *a, unsigned logn, const ez_fe *tw)
         }
         return;
     }
+#elif EZ_FE_VEC
+    if (n >= 8) {
+        for (size_t h = n / 2; h >= 8; h /= 2)
+            dif_stage(a, h, tw, 0, n / 2);
+        for (size_t i = 0; i < n; i += 8) {
+            ez_v8 x = v_load(a + i);
+            v_small3(&x, tw, 1);
+            v_store(a + i, x);
+        }
+        return;
+    }
 #endif
     for (size_t h = n / 2; h >= 1; h /= 2)
         dif_stage(a, h, tw, 0, n / 2);
@@ -214,6 +263,17 @@ static void dit_block(ez_fe *a, unsigned logn, const ez_fe *tw, const ez_fe *src
             v_small_stage(&x, &y, 0, w4, 0);
             v_store(a + i, x);
             v_store(a + i + 8, y);
+        }
+        for (size_t h = 8; h < n; h *= 2)
+            dit_stage(a, h, tw, 0, n / 2);
+        return;
+    }
+#elif EZ_FE_VEC
+    if (n >= 8) {
+        for (size_t i = 0; i < n; i += 8) {
+            ez_v8 x = scale ? v_mul(v_load(src + i), v_load(scale + i)) : v_load(a + i);
+            v_small3(&x, tw, 0);
+            v_store(a + i, x);
         }
         for (size_t h = 8; h < n; h *= 2)
             dit_stage(a, h, tw, 0, n / 2);
@@ -589,13 +649,27 @@ static void mobius_low3(ez_fe *a, size_t n)
         v_store(a + i, x);
     }
 }
+#elif EZ_FE_VEC
+/* The same with AVX2: per bit, v -= u on v_small3's pairs. */
+static void mobius_low3(ez_fe *a, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        ez_v8 x = v_load(a + i);
+        for (int s = 2; s >= 0; s--) {
+            __m256i u, v;
+            v4_split(x.h[0], x.h[1], s, &u, &v);
+            v4_merge(u, v4_sub(v, u), s, &x);
+        }
+        v_store(a + i, x);
+    }
+}
 #endif
 
 /* Bits lo .. hi-1 of one block of bsz entries. */
 static void mobius_block(ez_fe *a, size_t bsz, unsigned lo, unsigned hi)
 {
     unsigned b = lo;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
     if (lo == 0 && hi >= 3 && bsz >= 8) {
         mobius_low3(a, bsz);
         b = 3;
