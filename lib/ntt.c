@@ -23,12 +23,12 @@
 #include <omp.h>
 #endif
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#define EZ_NTT_AVX512 1
-#else
-#define EZ_NTT_AVX512 0
-#endif
+#include "lib/fe_vec.h"
+
+/* EZ_FE_VEC (AVX-512 or AVX2): the lane kernels run eight elements at a time
+ * (lib/fe_vec.h); EZ_NTT_AVX512: also the in-register permutations of the three smallest
+ * stages and of the Möbius transform's low bits. */
+#define EZ_NTT_AVX512 EZ_FE_VEC_AVX512
 
 /* 2^14 entries = 128 KiB: one block stays in L2 for all its stages. */
 #define EZ_NTT_LOG_BLOCK 14u
@@ -64,95 +64,6 @@ struct ez_ntt_lde {
 /* ---- butterflies ---------------------------------------------------------------- */
 
 #if EZ_NTT_AVX512
-/* Eight Goldilocks elements per register. Same arithmetic as lib/field.h, lane-wise;
- * carries and borrows become mask registers (AVX-512 has unsigned compares). */
-static inline __m512i v_add(__m512i a, __m512i b)
-{
-    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
-    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
-    __m512i s = _mm512_add_epi64(a, b);
-    /* carry: s + 2^64 = s + EPS; s >= p: s - p = s + EPS (mod 2^64). Never both. */
-    __mmask8 m = _mm512_cmplt_epu64_mask(s, a) | _mm512_cmpge_epu64_mask(s, p);
-    return _mm512_mask_add_epi64(s, m, s, eps);
-}
-
-static inline __m512i v_sub(__m512i a, __m512i b)
-{
-    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
-    __m512i d = _mm512_sub_epi64(a, b);
-    /* borrow: d + 2^64 - EPS = a - b + p. */
-    return _mm512_mask_sub_epi64(d, _mm512_cmplt_epu64_mask(a, b), d, eps);
-}
-
-/* lo + 2^64 hi (mod p), canonical: lo + hi_lo 2^64 + hi_hi 2^96 = lo + hi_lo (2^32 - 1)
- * - hi_hi, as in ez_fe_reduce128. */
-static inline __m512i v_reduce128(__m512i lo, __m512i hi)
-{
-    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
-    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
-    __m512i hhi = _mm512_srli_epi64(hi, 32);
-    __m512i t0 = _mm512_sub_epi64(lo, hhi);
-    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, hhi), t0, eps);
-    __m512i t1 = _mm512_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
-    __m512i r = _mm512_add_epi64(t0, t1);
-    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t1), r, eps);
-    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
-}
-
-static inline __m512i v_mul(__m512i a, __m512i b)
-{
-    const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
-    /* 128-bit product from four 32x32 products (vpmuludq reads the low halves). */
-    __m512i ah = _mm512_srli_epi64(a, 32), bh = _mm512_srli_epi64(b, 32);
-    __m512i ll = _mm512_mul_epu32(a, b);
-    __m512i lh = _mm512_mul_epu32(a, bh);
-    __m512i hl = _mm512_mul_epu32(ah, b);
-    __m512i hh = _mm512_mul_epu32(ah, bh);
-    __m512i t = _mm512_add_epi64(hl, _mm512_srli_epi64(ll, 32));  /* <= 2^64 - 2^32 */
-    __m512i t2 = _mm512_add_epi64(lh, _mm512_and_si512(t, m32)); /* < 2^64 */
-    /* (t2 << 32) | (ll & m32) in one ternary-logic op: bits from ll where m32 is set. */
-    __m512i lo = _mm512_ternarylogic_epi64(m32, ll, _mm512_slli_epi64(t2, 32), 0xCA);
-    __m512i hi = _mm512_add_epi64(hh, _mm512_add_epi64(_mm512_srli_epi64(t, 32), _mm512_srli_epi64(t2, 32)));
-    return v_reduce128(lo, hi);
-}
-
-/* x 2^e for e < 64, negated if neg: the 128-bit shift reduced as a product (the twiddles
- * of a transform of at most 64 points are +-2^e, all 64th roots of unity being powers of
- * 8 = 2^3; 2^96 = -1). About half of v_mul's instructions, no 32x32 products but one. */
-static inline __m512i v_mul_pow2(__m512i x, unsigned e, int neg)
-{
-    __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
-    __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* a count of 64 gives 0 */
-    __m512i r = v_reduce128(lo, hi);
-    return neg ? v_sub(_mm512_setzero_si512(), r) : r;
-}
-
-/* x 2^e for 0 < e <= 32: the high half of the shift is below 2^32, so the reduction is
- * lo + hi (2^32 - 1) with hi (2^32 - 1) = (hi << 32) - hi exact (v_mul_pow2 less its
- * 2^96 term and its 32x32 product). */
-static inline __m512i v_mul_pow2_small(__m512i x, unsigned e)
-{
-    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
-    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
-    __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
-    __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e)));
-    __m512i t = _mm512_sub_epi64(_mm512_slli_epi64(hi, 32), hi);
-    __m512i r = _mm512_add_epi64(lo, t);
-    /* a carry: r + 2^64 = r + EPS, and r < t <= 2^64 - 2^33 leaves room for it */
-    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t), r, eps);
-    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
-}
-
-static inline __m512i v_load(const ez_fe *p)
-{
-    return _mm512_loadu_si512((const void *)p);
-}
-
-static inline void v_store(ez_fe *p, __m512i v)
-{
-    _mm512_storeu_si512((void *)p, v);
-}
-
 /* Lane permutations for the three smallest stages (h = 4, 2, 1), where a butterfly's
  * two inputs share one 8-lane register: two registers (16 entries) are split into
  * the u-halves and v-halves of their blocks, and merged back afterwards. Index 0-7
@@ -205,6 +116,44 @@ static inline __m512i small_tw(const ez_fe *tw, int s)
     return _mm512_setr_epi64((long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3],
                              (long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3]);
 }
+#elif EZ_FE_VEC
+/* AVX2: the three smallest stages inside one ez_v8 of 8 entries. Its halves are the
+ * h = 4 pairs; for h = 2 the 128-bit halves of the two registers pair up, for h = 1 their
+ * even and odd lanes: s = 0, 1, 2 (h = 4, 2, 1) moves u and v into two registers... */
+static inline void v4_split(__m256i lo, __m256i hi, int s, __m256i *u, __m256i *v)
+{
+    *u = s == 0 ? lo : s == 1 ? _mm256_permute2x128_si256(lo, hi, 0x20) : _mm256_unpacklo_epi64(lo, hi);
+    *v = s == 0 ? hi : s == 1 ? _mm256_permute2x128_si256(lo, hi, 0x31) : _mm256_unpackhi_epi64(lo, hi);
+}
+
+/* ... and back (the same shuffles invert each other) */
+static inline void v4_merge(__m256i u, __m256i v, int s, ez_v8 *x)
+{
+    v4_split(u, v, s, &x->h[0], &x->h[1]);
+}
+
+/* Stages h = 4, 2, 1 (dif) or 1, 2, 4 (dit) of the 8 entries x; twiddles tw[4 .. 7] for
+ * h = 4, tw[2 .. 3] for h = 2, and 1 for h = 1 (no product). */
+static inline void v_small3(ez_v8 *x, const ez_fe *tw, int dif)
+{
+    const __m256i w4 = _mm256_loadu_si256((const __m256i *)(tw + 4));
+    const __m256i w2 = _mm256_setr_epi64x((long long)tw[2], (long long)tw[3], (long long)tw[2], (long long)tw[3]);
+    for (int st = 0; st < 3; st++) {
+        int s = dif ? st : 2 - st;
+        __m256i u, v, w = s == 0 ? w4 : w2;
+        v4_split(x->h[0], x->h[1], s, &u, &v);
+        if (dif) {
+            __m256i d = v4_sub(u, v);
+            u = v4_add(u, v);
+            v = s == 2 ? d : v4_mul(d, w);
+        } else {
+            __m256i t = s == 2 ? v : v4_mul(v, w);
+            v = v4_sub(u, t);
+            u = v4_add(u, t);
+        }
+        v4_merge(u, v, s, x);
+    }
+}
 #endif
 
 /* One stage of half-width h over butterflies [q0, q1) of an array (q numbers the n/2
@@ -217,9 +166,9 @@ static void dif_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
         size_t j = q % h, s = (q / h) * 2 * h;
         size_t jend = h - j < q1 - q ? h : j + (q1 - q);
         ez_fe *u = a + s, *v = a + s + h;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
         for (; j + 8 <= jend; j += 8) {
-            __m512i x = v_load(u + j), y = v_load(v + j);
+            ez_v8 x = v_load(u + j), y = v_load(v + j);
             v_store(u + j, v_add(x, y));
             v_store(v + j, v_mul(v_sub(x, y), v_load(w + j)));
         }
@@ -241,9 +190,9 @@ static void dit_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
         size_t j = q % h, s = (q / h) * 2 * h;
         size_t jend = h - j < q1 - q ? h : j + (q1 - q);
         ez_fe *u = a + s, *v = a + s + h;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
         for (; j + 8 <= jend; j += 8) {
-            __m512i x = v_load(u + j), y = v_mul(v_load(v + j), v_load(w + j));
+            ez_v8 x = v_load(u + j), y = v_mul(v_load(v + j), v_load(w + j));
             v_store(u + j, v_add(x, y));
             v_store(v + j, v_sub(x, y));
         }
@@ -276,6 +225,17 @@ static void dif_block(ez_fe *a, unsigned logn, const ez_fe *tw)
         }
         return;
     }
+#elif EZ_FE_VEC
+    if (n >= 8) {
+        for (size_t h = n / 2; h >= 8; h /= 2)
+            dif_stage(a, h, tw, 0, n / 2);
+        for (size_t i = 0; i < n; i += 8) {
+            ez_v8 x = v_load(a + i);
+            v_small3(&x, tw, 1);
+            v_store(a + i, x);
+        }
+        return;
+    }
 #endif
     for (size_t h = n / 2; h >= 1; h /= 2)
         dif_stage(a, h, tw, 0, n / 2);
@@ -303,6 +263,17 @@ static void dit_block(ez_fe *a, unsigned logn, const ez_fe *tw, const ez_fe *src
             v_small_stage(&x, &y, 0, w4, 0);
             v_store(a + i, x);
             v_store(a + i + 8, y);
+        }
+        for (size_t h = 8; h < n; h *= 2)
+            dit_stage(a, h, tw, 0, n / 2);
+        return;
+    }
+#elif EZ_FE_VEC
+    if (n >= 8) {
+        for (size_t i = 0; i < n; i += 8) {
+            ez_v8 x = scale ? v_mul(v_load(src + i), v_load(scale + i)) : v_load(a + i);
+            v_small3(&x, tw, 0);
+            v_store(a + i, x);
         }
         for (size_t h = 8; h < n; h *= 2)
             dit_stage(a, h, tw, 0, n / 2);
@@ -629,7 +600,7 @@ void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k)
         /* coefficients of P(w^k X): a_u w^(k u) */
         const ez_fe *sc = p->c.scale + (size_t)(k - 1) * n;
         size_t u = 0;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
         for (; u + 8 <= n; u += 8)
             v_store(out + u, v_mul(v_load(a + u), v_load(sc + u)));
 #endif
@@ -651,7 +622,7 @@ static void mobius_pairs(ez_fe *a, size_t h, size_t q0, size_t q1)
         size_t j = q % h, s = (q / h) * 2 * h;
         size_t jend = h - j < q1 - q ? h : j + (q1 - q);
         ez_fe *x = a + s, *y = a + s + h;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
         for (; j + 8 <= jend; j += 8)
             v_store(y + j, v_sub(v_load(y + j), v_load(x + j)));
 #endif
@@ -678,13 +649,27 @@ static void mobius_low3(ez_fe *a, size_t n)
         v_store(a + i, x);
     }
 }
+#elif EZ_FE_VEC
+/* The same with AVX2: per bit, v -= u on v_small3's pairs. */
+static void mobius_low3(ez_fe *a, size_t n)
+{
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        ez_v8 x = v_load(a + i);
+        for (int s = 2; s >= 0; s--) {
+            __m256i u, v;
+            v4_split(x.h[0], x.h[1], s, &u, &v);
+            v4_merge(u, v4_sub(v, u), s, &x);
+        }
+        v_store(a + i, x);
+    }
+}
 #endif
 
 /* Bits lo .. hi-1 of one block of bsz entries. */
 static void mobius_block(ez_fe *a, size_t bsz, unsigned lo, unsigned hi)
 {
     unsigned b = lo;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
     if (lo == 0 && hi >= 3 && bsz >= 8) {
         mobius_low3(a, bsz);
         b = 3;
@@ -746,14 +731,14 @@ void ez_ntt_small_twiddles(ez_fe *tw, unsigned logM)
 static inline void small_butterfly(ez_fe *out, size_t i, size_t h, size_t k, size_t step, size_t M, const ez_fe *tw)
 {
     ez_fe *u = out + 8 * i, *v = out + 8 * (i + h);
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
     /* k = 0: w = 1, no product; w = +-2^e (2h <= 64 and some others): a shift, and
      * -2^e swaps the butterfly's sum and difference instead of negating */
     unsigned code = k == 0 ? 0 : (unsigned)tw[M / 2 + k * step], e = code & 63;
     int neg = code >= 64 && code < 128;
-    __m512i t = v_load(v), a = v_load(u);
+    ez_v8 t = v_load(v), a = v_load(u);
     if (code >= 128)
-        t = v_mul(t, _mm512_set1_epi64((long long)tw[k * step]));
+        t = v_mul(t, v_set1(tw[k * step]));
     else if (e != 0)
         t = e <= 32 ? v_mul_pow2_small(t, e) : v_mul_pow2(t, e, 0);
     v_store(u, neg ? v_sub(a, t) : v_add(a, t));
@@ -796,7 +781,7 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
     for (size_t h = 1; h < n; h <<= 1)
         for (size_t b = 0; b < n; b++)
             if (!(b & h)) {
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
                 v_store(x + 8 * (b + h), v_sub(v_load(x + 8 * (b + h)), v_load(x + 8 * b)));
 #else
                 for (size_t l = 0; l < 8; l++)
@@ -835,10 +820,10 @@ void ez_ntt_rs_small8(ez_fe *out, ez_fe *x, unsigned lb, unsigned c, const ez_fe
 void ez_ntt_mac8(ez_fe *acc, size_t stride, const ez_fe *v, const size_t *pos, const ez_fe *e, size_t np)
 {
     size_t j = 0;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
     for (; j < np; j++) {
         ez_fe *a = acc + j * stride;
-        __m512i t = v_mul(v_load(v + 8 * pos[j]), _mm512_set1_epi64((long long)e[j]));
+        ez_v8 t = v_mul(v_load(v + 8 * pos[j]), v_set1(e[j]));
         v_store(a, v_add(v_load(a), t));
     }
 #endif
@@ -877,7 +862,7 @@ static unsigned lanes_group_log(unsigned lw)
 static inline void lanes_sub(ez_fe *y, const ez_fe *x, size_t W)
 {
     size_t r = 0;
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
     for (; r + 8 <= W; r += 8)
         v_store(y + r, v_sub(v_load(y + r), v_load(x + r)));
 #endif
@@ -894,8 +879,8 @@ static inline void lanes_scale(ez_fe *dst, const ez_fe *src, size_t W, ez_fe c)
         return;
     }
     size_t r = 0;
-#if EZ_NTT_AVX512
-    __m512i cv = _mm512_set1_epi64((long long)c);
+#if EZ_FE_VEC
+    ez_v8 cv = v_set1(c);
     for (; r + 8 <= W; r += 8)
         v_store(dst + r, v_mul(v_load(src + r), cv));
 #endif
@@ -908,10 +893,10 @@ static inline void lanes_scale(ez_fe *dst, const ez_fe *src, size_t W, ez_fe c)
 static inline void lanes_dif(ez_fe *x, ez_fe *y, size_t W, ez_fe w, unsigned e)
 {
     size_t r = 0;
-#if EZ_NTT_AVX512
-    __m512i wv = _mm512_set1_epi64((long long)w);
+#if EZ_FE_VEC
+    ez_v8 wv = v_set1(w);
     for (; r + 8 <= W; r += 8) {
-        __m512i a = v_load(x + r), b = v_load(y + r), d = v_sub(a, b);
+        ez_v8 a = v_load(x + r), b = v_load(y + r), d = v_sub(a, b);
         v_store(x + r, v_add(a, b));
         v_store(y + r, e == 0 ? d : e <= 32 ? v_mul_pow2_small(d, e) : e < 64 ? v_mul_pow2(d, e, 0) : v_mul(d, wv));
     }
@@ -944,9 +929,9 @@ static inline unsigned tw_code(const ez_fe *tw, const unsigned char *pow2, size_
     return x < 64 ? pow2[x] : tw[x] == 1 ? 0 : 255;
 }
 
-#if EZ_NTT_AVX512
+#if EZ_FE_VEC
 /* d w, w = 2^e for a code e < 64 (as lanes_dif's). */
-static inline __m512i v_mul_code(__m512i d, __m512i w, unsigned e)
+EZ_V8_FN ez_v8 v_mul_code(ez_v8 d, ez_v8 w, unsigned e)
 {
     return e == 0 ? d : e <= 32 ? v_mul_pow2_small(d, e) : e < 64 ? v_mul_pow2(d, e, 0) : v_mul(d, w);
 }
@@ -961,12 +946,12 @@ static inline void lanes_dif4(ez_fe *x0, ez_fe *x1, ez_fe *x2, ez_fe *x3, size_t
                               const unsigned e[4], int neg3)
 {
     size_t r = 0;
-#if EZ_NTT_AVX512
-    __m512i w0 = _mm512_set1_epi64((long long)t[0]), w1 = _mm512_set1_epi64((long long)t[1]);
-    __m512i w2 = _mm512_set1_epi64((long long)t[2]), w3 = _mm512_set1_epi64((long long)t[3]);
+#if EZ_FE_VEC
+    ez_v8 w0 = v_set1(t[0]), w1 = v_set1(t[1]);
+    ez_v8 w2 = v_set1(t[2]), w3 = v_set1(t[3]);
     for (; r + 8 <= W; r += 8) {
-        __m512i y0 = v_load(x0 + r), y1 = v_load(x1 + r), y2 = v_load(x2 + r), y3 = v_load(x3 + r);
-        __m512i a = v_add(y0, y2), b = v_sub(y0, y2), c = v_add(y1, y3), d = v_mul_code(v_sub(y1, y3), w0, e[0]);
+        ez_v8 y0 = v_load(x0 + r), y1 = v_load(x1 + r), y2 = v_load(x2 + r), y3 = v_load(x3 + r);
+        ez_v8 a = v_add(y0, y2), b = v_sub(y0, y2), c = v_add(y1, y3), d = v_mul_code(v_sub(y1, y3), w0, e[0]);
         v_store(x0 + r, v_add(a, c));
         v_store(x1 + r, v_mul_code(v_sub(a, c), w2, e[2]));
         v_store(x2 + r, v_mul_code(v_add(b, d), w1, e[1]));

@@ -1,10 +1,12 @@
 /* ntt: forward/inverse against a naive O(n^2) DFT on small sizes, round trips and
  * Horner spot checks on large sizes, coset evaluation, and the systematic RS
  * low-degree extension (message preserved, codeword of degree < n, coset layout), and
- * the interleaved (lanes) encoding against the per-row one. */
+ * the interleaved (lanes) encoding against the per-row one; the eight-lane vector ops
+ * (lib/fe_vec.h: AVX-512 or AVX2) against lib/field.h lane by lane. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fe_vec.h"
 #include "lib/ntt.h"
 #include "tests/testutil.h"
 
@@ -297,6 +299,55 @@ START_TEST(test_ntt_lanes)
 }
 END_TEST
 
+#if EZ_FE_VEC
+/* Every op of lib/fe_vec.h on eight lanes equals lib/field.h's on each lane: the
+ * carries, borrows and the final "- p" of the reductions at their edges (0, 1, 2^32 - 1,
+ * 2^32, 2^63, p - 2^32, p - 1 and neighbours), then random values. */
+START_TEST(test_fe_vec)
+{
+    static const ez_fe edge[] = {0, 1, 2, UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000), UINT64_C(0x100000001),
+                                 UINT64_C(0x8000000000000000), UINT64_C(0x7FFFFFFFFFFFFFFF),
+                                 EZ_P - UINT64_C(0x100000000), EZ_P - UINT64_C(0xFFFFFFFF), EZ_P - 2, EZ_P - 1,
+                                 UINT64_C(0xFFFFFFFE00000000), UINT64_C(0xFFFFFFFF00000000) - 1};
+    const size_t ne = sizeof edge / sizeof *edge;
+    ez_rng r = ez_rng_for("fe_vec");
+    ez_fe a[8], b[8], out[8];
+    for (size_t it = 0; it < 4000; it++) {
+        for (size_t l = 0; l < 8; l++) { /* the first rounds: every pair of edge values */
+            size_t k = it * 8 + l;
+            a[l] = k < ne * ne ? edge[k / ne] : it % 3 == 0 ? edge[ez_rng_next(&r) % ne] : ez_rng_fe(&r);
+            b[l] = k < ne * ne ? edge[k % ne] : it % 5 == 0 ? edge[ez_rng_next(&r) % ne] : ez_rng_fe(&r);
+        }
+        ez_v8 va = v_load(a), vb = v_load(b);
+        v_store(out, v_add(va, vb));
+        for (size_t l = 0; l < 8; l++)
+            ck_assert_uint_eq(out[l], ez_fe_add(a[l], b[l]));
+        v_store(out, v_sub(va, vb));
+        for (size_t l = 0; l < 8; l++)
+            ck_assert_uint_eq(out[l], ez_fe_sub(a[l], b[l]));
+        v_store(out, v_mul(va, vb));
+        for (size_t l = 0; l < 8; l++)
+            ck_assert_uint_eq(out[l], ez_fe_mul(a[l], b[l]));
+        v_store(out, v_mul(va, v_set1(b[3])));
+        for (size_t l = 0; l < 8; l++)
+            ck_assert_uint_eq(out[l], ez_fe_mul(a[l], b[3]));
+        unsigned e = (unsigned)(it % 64);
+        ez_fe pw = ez_fe_pow(2, e);
+        v_store(out, v_mul_pow2(va, e, (int)(it & 1)));
+        for (size_t l = 0; l < 8; l++) {
+            ez_fe want = ez_fe_mul(a[l], pw);
+            ck_assert_uint_eq(out[l], it & 1 ? ez_fe_neg(want) : want);
+        }
+        if (e >= 1 && e <= 32) {
+            v_store(out, v_mul_pow2_small(va, e));
+            for (size_t l = 0; l < 8; l++)
+                ck_assert_uint_eq(out[l], ez_fe_mul(a[l], pw));
+        }
+    }
+}
+END_TEST
+#endif
+
 START_TEST(test_ntt_invalid)
 {
     ez_ntt *t = (ez_ntt *)1;
@@ -315,6 +366,10 @@ END_TEST
 Suite *ez_suite_ntt(void)
 {
     const TTest *tests[] = {test_ntt_vs_naive, test_ntt_special_values, test_ntt_large_roundtrip, test_ntt_coset,
-        test_ntt_lde, test_ntt_small_plan, test_ntt_lanes, test_ntt_invalid};
+        test_ntt_lde, test_ntt_small_plan, test_ntt_lanes, test_ntt_invalid,
+#if EZ_FE_VEC
+        test_fe_vec,
+#endif
+    };
     return ez_test_suite("ntt", "core", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -1,0 +1,272 @@
+/* fe_vec — eight Goldilocks elements side by side (lib/field.h's arithmetic, lane-wise),
+ * for the NTT's and WHIR's lane kernels (lib/ntt.c, lib/whir_prove.c).
+ *
+ * With AVX-512 an ez_v8 is one 512-bit register (carries and borrows are mask
+ * registers: AVX-512 has unsigned compares). With AVX2 only (the AMD EPYC hosts: no
+ * AVX-512) it is two 256-bit registers of four lanes; AVX2 compares only signed 64-bit
+ * integers, so an unsigned a < b is (a ^ 2^63) < (b ^ 2^63) signed, and a carry becomes
+ * an all-ones lane ANDed with the value to add. Every function returns the canonical
+ * result (< p) for canonical inputs, exactly lib/field.h's value: the vector and scalar
+ * paths give the same bytes (tests/check_ntt.c test_fe_vec compares them lane by lane).
+ * Without either, EZ_FE_VEC is 0 and nothing is defined. */
+#ifndef EZ_FE_VEC_H
+#define EZ_FE_VEC_H
+
+#include "lib/field.h"
+
+/* Always inlined: an AVX2 ez_v8 (64 bytes) passed to a call goes through memory. */
+#define EZ_V8_FN static inline __attribute__((always_inline))
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define EZ_FE_VEC 1
+#define EZ_FE_VEC_AVX512 1
+
+typedef __m512i ez_v8;
+
+EZ_V8_FN ez_v8 v_load(const ez_fe *p)
+{
+    return _mm512_loadu_si512((const void *)p);
+}
+
+EZ_V8_FN void v_store(ez_fe *p, ez_v8 v)
+{
+    _mm512_storeu_si512((void *)p, v);
+}
+
+EZ_V8_FN ez_v8 v_set1(ez_fe x)
+{
+    return _mm512_set1_epi64((long long)x);
+}
+
+EZ_V8_FN ez_v8 v_add(ez_v8 a, ez_v8 b)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    __m512i s = _mm512_add_epi64(a, b);
+    /* carry: s + 2^64 = s + EPS; s >= p: s - p = s + EPS (mod 2^64). Never both. */
+    __mmask8 m = _mm512_cmplt_epu64_mask(s, a) | _mm512_cmpge_epu64_mask(s, p);
+    return _mm512_mask_add_epi64(s, m, s, eps);
+}
+
+EZ_V8_FN ez_v8 v_sub(ez_v8 a, ez_v8 b)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    __m512i d = _mm512_sub_epi64(a, b);
+    /* borrow: d + 2^64 - EPS = a - b + p. */
+    return _mm512_mask_sub_epi64(d, _mm512_cmplt_epu64_mask(a, b), d, eps);
+}
+
+/* lo + 2^64 hi (mod p), canonical: lo + hi_lo 2^64 + hi_hi 2^96 = lo + hi_lo (2^32 - 1)
+ * - hi_hi, as in ez_fe_reduce128. */
+EZ_V8_FN ez_v8 v_reduce128(ez_v8 lo, ez_v8 hi)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    __m512i hhi = _mm512_srli_epi64(hi, 32);
+    __m512i t0 = _mm512_sub_epi64(lo, hhi);
+    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, hhi), t0, eps);
+    __m512i t1 = _mm512_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
+    __m512i r = _mm512_add_epi64(t0, t1);
+    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t1), r, eps);
+    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+}
+
+EZ_V8_FN ez_v8 v_mul(ez_v8 a, ez_v8 b)
+{
+    const __m512i m32 = _mm512_set1_epi64((long long)0xFFFFFFFFu);
+    /* 128-bit product from four 32x32 products (vpmuludq reads the low halves). */
+    __m512i ah = _mm512_srli_epi64(a, 32), bh = _mm512_srli_epi64(b, 32);
+    __m512i ll = _mm512_mul_epu32(a, b);
+    __m512i lh = _mm512_mul_epu32(a, bh);
+    __m512i hl = _mm512_mul_epu32(ah, b);
+    __m512i hh = _mm512_mul_epu32(ah, bh);
+    __m512i t = _mm512_add_epi64(hl, _mm512_srli_epi64(ll, 32));  /* <= 2^64 - 2^32 */
+    __m512i t2 = _mm512_add_epi64(lh, _mm512_and_si512(t, m32)); /* < 2^64 */
+    /* (t2 << 32) | (ll & m32) in one ternary-logic op: bits from ll where m32 is set. */
+    __m512i lo = _mm512_ternarylogic_epi64(m32, ll, _mm512_slli_epi64(t2, 32), 0xCA);
+    __m512i hi = _mm512_add_epi64(hh, _mm512_add_epi64(_mm512_srli_epi64(t, 32), _mm512_srli_epi64(t2, 32)));
+    return v_reduce128(lo, hi);
+}
+
+/* x 2^e for e < 64, negated if neg: the 128-bit shift reduced as a product (the twiddles
+ * of a transform of at most 64 points are +-2^e, all 64th roots of unity being powers of
+ * 8 = 2^3; 2^96 = -1). About half of v_mul's instructions, no 32x32 products but one. */
+EZ_V8_FN ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
+{
+    __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
+    __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* a count of 64 gives 0 */
+    __m512i r = v_reduce128(lo, hi);
+    return neg ? v_sub(_mm512_setzero_si512(), r) : r;
+}
+
+/* x 2^e for 0 < e <= 32: the high half of the shift is below 2^32, so the reduction is
+ * lo + hi (2^32 - 1) with hi (2^32 - 1) = (hi << 32) - hi exact (v_mul_pow2 less its
+ * 2^96 term and its 32x32 product). */
+EZ_V8_FN ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
+{
+    const __m512i eps = _mm512_set1_epi64((long long)EZ_EPSILON);
+    const __m512i p = _mm512_set1_epi64((long long)EZ_P);
+    __m512i lo = _mm512_sll_epi64(x, _mm_cvtsi32_si128((int)e));
+    __m512i hi = _mm512_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e)));
+    __m512i t = _mm512_sub_epi64(_mm512_slli_epi64(hi, 32), hi);
+    __m512i r = _mm512_add_epi64(lo, t);
+    /* a carry: r + 2^64 = r + EPS, and r < t <= 2^64 - 2^33 leaves room for it */
+    r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t), r, eps);
+    return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+}
+
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define EZ_FE_VEC 1
+#define EZ_FE_VEC_AVX512 0
+
+typedef struct {
+    __m256i h[2]; /* lanes 0-3, 4-7 */
+} ez_v8;
+
+/* ---- four lanes ---- */
+
+/* a < b unsigned, as an all-ones lane */
+EZ_V8_FN __m256i v4_lt(__m256i a, __m256i b)
+{
+    const __m256i s = _mm256_set1_epi64x(INT64_MIN);
+    return _mm256_cmpgt_epi64(_mm256_xor_si256(b, s), _mm256_xor_si256(a, s));
+}
+
+/* a >= p, as an all-ones lane: (a ^ 2^63) > (p - 1) ^ 2^63 signed */
+EZ_V8_FN __m256i v4_ge_p(__m256i a)
+{
+    const __m256i s = _mm256_set1_epi64x(INT64_MIN);
+    const __m256i pm = _mm256_set1_epi64x((long long)((EZ_P - 1) ^ UINT64_C(0x8000000000000000)));
+    return _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), pm);
+}
+
+EZ_V8_FN __m256i v4_add(__m256i a, __m256i b)
+{
+    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
+    __m256i s = _mm256_add_epi64(a, b);
+    /* carry: s + 2^64 = s + EPS; s >= p: s - p = s + EPS (mod 2^64). Never both. */
+    __m256i m = _mm256_or_si256(v4_lt(s, a), v4_ge_p(s));
+    return _mm256_add_epi64(s, _mm256_and_si256(m, eps));
+}
+
+EZ_V8_FN __m256i v4_sub(__m256i a, __m256i b)
+{
+    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
+    __m256i d = _mm256_sub_epi64(a, b);
+    /* borrow: d + 2^64 - EPS = a - b + p. */
+    return _mm256_sub_epi64(d, _mm256_and_si256(v4_lt(a, b), eps));
+}
+
+/* r - p where r >= p, and the carry's + EPS where r < t: the two corrections of a sum
+ * r = t0 + t (t0, t < 2^64) of a reduction */
+EZ_V8_FN __m256i v4_fix(__m256i r, __m256i t)
+{
+    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
+    const __m256i p = _mm256_set1_epi64x((long long)EZ_P);
+    r = _mm256_add_epi64(r, _mm256_and_si256(v4_lt(r, t), eps));
+    return _mm256_sub_epi64(r, _mm256_and_si256(v4_ge_p(r), p));
+}
+
+EZ_V8_FN __m256i v4_reduce128(__m256i lo, __m256i hi)
+{
+    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
+    __m256i hhi = _mm256_srli_epi64(hi, 32);
+    __m256i t0 = _mm256_sub_epi64(lo, hhi);
+    t0 = _mm256_sub_epi64(t0, _mm256_and_si256(v4_lt(lo, hhi), eps));
+    __m256i t1 = _mm256_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
+    return v4_fix(_mm256_add_epi64(t0, t1), t1);
+}
+
+EZ_V8_FN __m256i v4_mul(__m256i a, __m256i b)
+{
+    const __m256i m32 = _mm256_set1_epi64x((long long)0xFFFFFFFFu);
+    __m256i ah = _mm256_srli_epi64(a, 32), bh = _mm256_srli_epi64(b, 32);
+    __m256i ll = _mm256_mul_epu32(a, b);
+    __m256i lh = _mm256_mul_epu32(a, bh);
+    __m256i hl = _mm256_mul_epu32(ah, b);
+    __m256i hh = _mm256_mul_epu32(ah, bh);
+    __m256i t = _mm256_add_epi64(hl, _mm256_srli_epi64(ll, 32));  /* <= 2^64 - 2^32 */
+    __m256i t2 = _mm256_add_epi64(lh, _mm256_and_si256(t, m32)); /* < 2^64 */
+    /* (t2 << 32) | (ll & m32): the low dwords from ll */
+    __m256i lo = _mm256_blend_epi32(_mm256_slli_epi64(t2, 32), ll, 0x55);
+    __m256i hi = _mm256_add_epi64(hh, _mm256_add_epi64(_mm256_srli_epi64(t, 32), _mm256_srli_epi64(t2, 32)));
+    return v4_reduce128(lo, hi);
+}
+
+EZ_V8_FN __m256i v4_mul_pow2(__m256i x, unsigned e, int neg)
+{
+    __m256i lo = _mm256_sll_epi64(x, _mm_cvtsi32_si128((int)e));
+    __m256i hi = _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* a count of 64 gives 0 */
+    __m256i r = v4_reduce128(lo, hi);
+    return neg ? v4_sub(_mm256_setzero_si256(), r) : r;
+}
+
+EZ_V8_FN __m256i v4_mul_pow2_small(__m256i x, unsigned e)
+{
+    __m256i lo = _mm256_sll_epi64(x, _mm_cvtsi32_si128((int)e));
+    __m256i hi = _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e)));
+    __m256i t = _mm256_sub_epi64(_mm256_slli_epi64(hi, 32), hi);
+    return v4_fix(_mm256_add_epi64(lo, t), t);
+}
+
+/* ---- eight lanes: the same on both halves (two independent chains per call) ---- */
+
+EZ_V8_FN ez_v8 v_load(const ez_fe *p)
+{
+    ez_v8 r = {{_mm256_loadu_si256((const __m256i *)p), _mm256_loadu_si256((const __m256i *)(p + 4))}};
+    return r;
+}
+
+EZ_V8_FN void v_store(ez_fe *p, ez_v8 v)
+{
+    _mm256_storeu_si256((__m256i *)p, v.h[0]);
+    _mm256_storeu_si256((__m256i *)(p + 4), v.h[1]);
+}
+
+EZ_V8_FN ez_v8 v_set1(ez_fe x)
+{
+    __m256i b = _mm256_set1_epi64x((long long)x);
+    ez_v8 r = {{b, b}};
+    return r;
+}
+
+#define EZ_V8_2(f, a, b)                                                                                             \
+    ez_v8 r = {{f((a).h[0], (b).h[0]), f((a).h[1], (b).h[1])}};                                                    \
+    return r
+
+EZ_V8_FN ez_v8 v_add(ez_v8 a, ez_v8 b)
+{
+    EZ_V8_2(v4_add, a, b);
+}
+
+EZ_V8_FN ez_v8 v_sub(ez_v8 a, ez_v8 b)
+{
+    EZ_V8_2(v4_sub, a, b);
+}
+
+EZ_V8_FN ez_v8 v_mul(ez_v8 a, ez_v8 b)
+{
+    EZ_V8_2(v4_mul, a, b);
+}
+#undef EZ_V8_2
+
+EZ_V8_FN ez_v8 v_mul_pow2(ez_v8 x, unsigned e, int neg)
+{
+    ez_v8 r = {{v4_mul_pow2(x.h[0], e, neg), v4_mul_pow2(x.h[1], e, neg)}};
+    return r;
+}
+
+EZ_V8_FN ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
+{
+    ez_v8 r = {{v4_mul_pow2_small(x.h[0], e), v4_mul_pow2_small(x.h[1], e)}};
+    return r;
+}
+
+#else
+#define EZ_FE_VEC 0
+#define EZ_FE_VEC_AVX512 0
+#endif
+
+#endif
