@@ -130,29 +130,18 @@ START_TEST(test_live_honest_blocks_strategies)
 }
 END_TEST
 
-/* A fresh run of f's inputs and weights */
-static void copy_trace(ez_pfx *f, ez_trace *t)
-{
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(t, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++)
-        if (f->plan.tensors[i].kind != EZ_TENSOR_ACT)
-            ck_assert_int_eq(ez_trace_set(t, i, f->tr.t[i], ez_plan_tensor_numel(&f->plan.tensors[i]), &d), EZ_OK);
-    ck_assert_msg(ez_exec_run(&f->plan, t, &d) == EZ_OK, "%s", d.msg);
-}
-
 typedef enum { REM_UP, SCORE_UP, SCORE_UP_REM_DOWN } edit_kind;
 
 /* Prove with the committed witness from one run and the walk from another whose entry
  * (h, s, t) of the scores (or its remainder) is edited (edit_walk; edit_wit: the
  * committed one too), everything else recomputed; the verdict. */
-static bool split_edit(ez_pfx *f, unsigned S, uint64_t e, edit_kind k, bool edit_wit, ez_diag *why)
+static bool split_edit(ez_pfx *f, uint64_t e, edit_kind k, bool edit_wit, ez_diag *why)
 {
     size_t op = scores_op(&f->plan);
     unsigned a = f->plan.ops[op].out, sh = f->plan.ops[op].shift;
     ez_trace tw, tk;
-    copy_trace(f, &tw);
-    copy_trace(f, &tk);
+    ez_pfx_copy_trace(f, &tw);
+    ez_pfx_copy_trace(f, &tk);
     ez_trace *ts[2] = {&tk, &tw};
     for (int i = 0; i < (edit_wit ? 2 : 1); i++) {
         ez_trace *t = ts[i];
@@ -164,13 +153,7 @@ static bool split_edit(ez_pfx *f, unsigned S, uint64_t e, edit_kind k, bool edit
         for (size_t j = op + 1; j < f->plan.nops; j++)
             ck_assert_msg(ez_exec_op(&f->plan, j, t, &d) == EZ_OK, "%s", d.msg);
     }
-    (void)S;
-    ez_prove_opts o = {.unchecked = true, .walk_tr = &tk, .stmt_from = tk.t};
-    ez_proof pf;
-    ez_proof_init(&pf);
-    ck_assert_msg(ez_prove(&f->plan, &tw, f->w, &o, &pf, NULL, why) == EZ_OK, "prove: %s", why->msg);
-    bool ok = ez_pfx_verify(f, &pf, why);
-    ez_proof_clear(&pf);
+    bool ok = ez_pfx_prove_split(f, &tw, &tk, why);
     ez_trace_clear(&tw);
     ez_trace_clear(&tk);
     return ok;
@@ -196,10 +179,10 @@ START_TEST(test_live_malicious)
     live_compile(&f, S, H, 8, "live_malicious");
     ez_diag why = {{0}};
     uint64_t live = at(S, 1, 5, 2);
-    ck_assert_msg(!split_edit(&f, S, live, REM_UP, true, &why), "a wrong remainder on a live entry was accepted");
-    ck_assert_msg(!split_edit(&f, S, live, REM_UP, false, &why), "a walked remainder off its commitment was accepted");
-    ck_assert_msg(!split_edit(&f, S, live, SCORE_UP, true, &why), "a wrong score on a live entry was accepted");
-    ck_assert_msg(!split_edit(&f, S, live, SCORE_UP_REM_DOWN, true, &why), "an out-of-range remainder was accepted");
+    ck_assert_msg(!split_edit(&f, live, REM_UP, true, &why), "a wrong remainder on a live entry was accepted");
+    ck_assert_msg(!split_edit(&f, live, REM_UP, false, &why), "a walked remainder off its commitment was accepted");
+    ck_assert_msg(!split_edit(&f, live, SCORE_UP, true, &why), "a wrong score on a live entry was accepted");
+    ck_assert_msg(!split_edit(&f, live, SCORE_UP_REM_DOWN, true, &why), "an out-of-range remainder was accepted");
     /* (1, 2, 3) is masked and inside its diagonal block [2, 4) x [2, 4); (1, 1, 6) is in
      * the dropped block [0, 2) x [4, 8) */
     ez_advice_layout L;
@@ -213,11 +196,11 @@ START_TEST(test_live_malicious)
     ck_assert(pos[(1u << 6) | (1u << 3) | 6u] == EZ_ADV_NOT_COMMITTED);
     free(pos);
     ez_advice_layout_clear(&L);
-    ck_assert_msg(!split_edit(&f, S, at(S, 1, 2, 3), SCORE_UP, false, &why),
+    ck_assert_msg(!split_edit(&f, at(S, 1, 2, 3), SCORE_UP, false, &why),
                   "a changed masked entry inside the support was accepted");
     /* outside the support: a + 1 with R - 2^k (acc kept, R out of range) is never
      * committed, looked up or claimed */
-    ck_assert_msg(split_edit(&f, S, at(S, 1, 1, 6), SCORE_UP_REM_DOWN, true, &why), "outside the support: %s",
+    ck_assert_msg(split_edit(&f, at(S, 1, 1, 6), SCORE_UP_REM_DOWN, true, &why), "outside the support: %s",
                   why.msg);
     ez_pfx_free(&f);
     ez_rowaxis_testing_causal_block(0);

@@ -322,6 +322,20 @@ long ez_advice_live_support(const ez_advice_layout *L, unsigned tensor)
     return -1;
 }
 
+/* Per axis of t: its bits' shift in a cube index, its bit count and its row-major stride. */
+static void cube_strides(const ez_plan_tensor *t, unsigned *sh, unsigned *na, uint64_t *rs)
+{
+    unsigned nv = 0;
+    uint64_t r = 1;
+    for (unsigned a = t->rank; a-- > 0;) {
+        na[a] = ez_log2_ceil(t->dims[a]);
+        sh[a] = nv;
+        nv += na[a];
+        rs[a] = r;
+        r *= t->dims[a];
+    }
+}
+
 /* Row-major element of cube index x of t, or UINT64_MAX for a padding entry. */
 static inline uint64_t cube_elem(uint64_t x, unsigned rank, const unsigned *sh, const unsigned *na,
                                  const uint64_t *rs, const uint64_t *dims)
@@ -342,15 +356,9 @@ int64_t *ez_advice_restrict_i64(const int64_t *src, const ez_plan_tensor *t, con
     int64_t *dst = ez_alloc_array(n ? n : 1, sizeof *dst); /* zero-filled */
     if (dst == NULL)
         return NULL;
-    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK], nv = 0;
-    uint64_t rs[EZ_MAX_RANK], r = 1;
-    for (unsigned a = t->rank; a-- > 0;) {
-        na[a] = ez_log2_ceil(t->dims[a]);
-        sh[a] = nv;
-        nv += na[a];
-        rs[a] = r;
-        r *= t->dims[a];
-    }
+    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK];
+    uint64_t rs[EZ_MAX_RANK];
+    cube_strides(t, sh, na, rs);
     for (size_t j = 0; j < s->npieces; j++) {
         uint64_t m = UINT64_C(1) << s->bits[j];
 #pragma omp parallel for schedule(static) if (m > 65536)
@@ -366,15 +374,9 @@ int64_t *ez_advice_restrict_i64(const int64_t *src, const ez_plan_tensor *t, con
 void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s, size_t j,
                             ez_fe add)
 {
-    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK], nv = 0;
-    uint64_t rs[EZ_MAX_RANK], r = 1;
-    for (unsigned a = t->rank; a-- > 0;) {
-        na[a] = ez_log2_ceil(t->dims[a]);
-        sh[a] = nv;
-        nv += na[a];
-        rs[a] = r;
-        r *= t->dims[a];
-    }
+    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK];
+    uint64_t rs[EZ_MAX_RANK];
+    cube_strides(t, sh, na, rs);
     uint64_t n = UINT64_C(1) << s->bits[j];
     const unsigned rank = t->rank;
 #pragma omp parallel for schedule(static) if (n > 65536)
