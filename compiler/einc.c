@@ -127,6 +127,7 @@ static void encode_body(ez_writer *w, const ez_plan *p)
         ez_writer_u32(w, sc->eq_vars);
         ez_writer_u32(w, sc->degree);
         put_axes(w, sc->bind_order, sc->nbind);
+        ez_writer_u32(w, sc->live); /* since 2.1 */
     }
     sec_end(w, s);
 }
@@ -352,7 +353,7 @@ static ez_status decode_ops(ez_reader *r, ez_plan *p, ez_diag *d)
     return EZ_OK;
 }
 
-static ez_status decode_schedule(ez_reader *r, ez_plan *p, ez_diag *d)
+static ez_status decode_schedule(ez_reader *r, ez_plan *p, uint16_t minor, ez_diag *d)
 {
     uint64_t n = ez_reader_count(r, EINC_MAX_OPS, EINC_MIN_SCHED_BYTES);
     if (r->failed || n != p->nops) {
@@ -383,7 +384,10 @@ static ez_status decode_schedule(ez_reader *r, ez_plan *p, ez_diag *d)
         for (unsigned b = 0; b < nb; b++)
             if (sc->bind_order[b] >= op->nidx)
                 goto bad;
-        if (r->failed)
+        /* the live mark, since 2.1 (before: none, the whole cube); checked by
+         * ez_plan_validate against the graph */
+        sc->live = minor >= 1 ? ez_reader_u32(r) : 0;
+        if (r->failed || sc->live > p->nops)
             goto bad;
         continue;
     bad:
@@ -432,7 +436,7 @@ ez_status ez_einc_decode(ez_plan *p, const uint8_t *data, size_t len, ez_diag *d
         (st = end_section(&sub, "ops", d)) != EZ_OK)
         goto out;
     if ((st = next_section(&r, EZ_EINC_SEC_SCHEDULE, minor, &sub, d)) != EZ_OK ||
-        (st = decode_schedule(&sub, p, d)) != EZ_OK || (st = end_section(&sub, "schedule", d)) != EZ_OK)
+        (st = decode_schedule(&sub, p, minor, d)) != EZ_OK || (st = end_section(&sub, "schedule", d)) != EZ_OK)
         goto out;
 
     if ((st = next_section(&r, EZ_EINC_SEC_DIGEST, minor, &sub, d)) != EZ_OK)

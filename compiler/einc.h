@@ -26,7 +26,7 @@
 
 #define EZ_EINC_MAGIC "EINC"
 #define EZ_EINC_MAJOR 2
-#define EZ_EINC_MINOR 0
+#define EZ_EINC_MINOR 1 /* 2.1: the schedule's live mark (compiler/plan.h) */
 
 /* Section tags. A reader skips unknown tags only in files of a newer minor version. */
 enum {

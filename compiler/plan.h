@@ -122,6 +122,13 @@ typedef struct {
     unsigned nbind;               /* number of indices in bind_order */
     unsigned bind_order[EZ_MAX_IDX]; /* indices (batch + contracted), bound first to last;
                                         within an index, its variables MSB first */
+    unsigned live;                /* EINSUM with a rescale whose output's ONLY reader is a
+                                     causally masked SOFTMAX (op live - 1, reading the whole
+                                     tensor as its input): the output is proven, committed and
+                                     range-checked on that softmax's live support only
+                                     (docs/protocol-einsum.md "On the causal support"); 0:
+                                     the whole cube. Decided by ez_plan_schedule; a plan may
+                                     leave it 0 (then the whole cube, as before .einc 2.1) */
 } ez_eq_schedule;
 
 typedef struct {

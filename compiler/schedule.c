@@ -487,6 +487,27 @@ ez_status ez_plan_classify(const ez_plan *p, const ez_plan_op *op, ez_eq_schedul
     return EZ_OK;
 }
 
+unsigned ez_plan_live_mark(const ez_plan *p, size_t i)
+{
+    const ez_plan_op *op = &p->ops[i];
+    if (op->kind != EZ_OP_EINSUM || op->shift == 0 || p->tensors[op->out].is_output)
+        return 0;
+    size_t reader = SIZE_MAX;
+    for (size_t j = 0; j < p->nops; j++)
+        for (unsigned k = 0; k < p->ops[j].nin; k++)
+            if (p->ops[j].in[k] == op->out) {
+                if (reader != SIZE_MAX || k != 0)
+                    return 0; /* read twice, or not as a softmax's input */
+                reader = j;
+            }
+    if (reader == SIZE_MAX)
+        return 0;
+    const ez_plan_op *sm = &p->ops[reader];
+    if (sm->kind != EZ_OP_SOFTMAX || !sm->masked || sm->nin != 1 || sm->in_fixed[0] != 0)
+        return 0;
+    return (unsigned)reader + 1;
+}
+
 ez_status ez_plan_schedule(ez_plan *p, ez_diag *d)
 {
     ez_status st = ez_plan_validate_graph(p, d);
@@ -495,6 +516,8 @@ ez_status ez_plan_schedule(ez_plan *p, ez_diag *d)
     for (size_t i = 0; i < p->nops; i++)
         if ((st = ez_plan_classify(p, &p->ops[i], &p->ops[i].sched, d)) != EZ_OK)
             return st;
+    for (size_t i = 0; i < p->nops; i++)
+        p->ops[i].sched.live = ez_plan_live_mark(p, i);
     return EZ_OK;
 }
 
@@ -520,6 +543,8 @@ ez_status ez_plan_validate(const ez_plan *p, ez_diag *d)
             same = s->cls[x] == want.cls[x];
         for (unsigned b = 0; b < want.nbind && same; b++)
             same = s->bind_order[b] == want.bind_order[b];
+        /* the live mark may be absent (the whole cube), never wrong */
+        same = same && (s->live == 0 || s->live == ez_plan_live_mark(p, i));
         if (!same) {
             ez_diag_set(d, "op %zu ('%s'): the EqSchedule does not match its equation", i, op->label);
             return EZ_ERR_FORMAT;

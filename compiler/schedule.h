@@ -31,6 +31,12 @@
  *      an EINSUM with 3 operands, or more than 48 sumcheck variables). O(nidx). */
 ez_status ez_plan_classify(const ez_plan *p, const ez_plan_op *op, ez_eq_schedule *out, ez_diag *d);
 
+/* The live mark of op i (ez_eq_schedule.live): 1 + the index of the causally masked
+ * SOFTMAX that is the only reader of op i's output, when op i is an EINSUM with a rescale
+ * (shift > 0) whose output is not a model output and that softmax reads it whole (operand
+ * 0, no fixed axis); else 0. O(ops x operands). */
+unsigned ez_plan_live_mark(const ez_plan *p, size_t i);
+
 /* Fill the EqSchedule of every op.
  * In/out: p, a structurally valid graph (ez_plan_validate_graph). Idempotent.
  * Returns EZ_OK, or EZ_ERR_INVALID with d naming the op. O(total index count). */

@@ -375,7 +375,7 @@ START_TEST(test_pk_compact_weights)
     w.data[6] = 1;
     w.data[7] = 0;
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
-    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.9 (run setup again)");
+    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.10 (run setup again)");
     ez_writer_clear(&w);
     for (int i = 0; i < 4; i++)
         f.tr.t[wt][i] = keep[i];

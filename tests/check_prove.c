@@ -645,31 +645,15 @@ END_TEST
  * between the verifier and a false statement. */
 typedef void (*fx_edit)(fx *f, ez_trace *t, size_t op, uint64_t e);
 
-/* A fresh copy of f's trace (the same inputs and weights, run again). */
-static void fx_copy_trace(fx *f, ez_trace *t2)
-{
-    ez_diag d = {{0}};
-    ck_assert_int_eq(ez_trace_init(t2, &f->plan, &d), EZ_OK);
-    for (size_t i = 0; i < f->plan.ntensors; i++)
-        if (f->plan.tensors[i].kind != EZ_TENSOR_ACT)
-            ck_assert_int_eq(ez_trace_set(t2, i, f->tr.t[i], ez_plan_tensor_numel(&f->plan.tensors[i]), &d), EZ_OK);
-    ck_assert_msg(ez_exec_run(&f->plan, t2, &d) == EZ_OK, "%s", d.msg);
-}
-
 /* Prove with the witness edited by wit and the walk by walk (op's element e), verify. */
 static bool fx_split_witness(fx *f, size_t op, uint64_t e, fx_edit wit, fx_edit walk, ez_diag *why)
 {
     ez_trace tw, tk;
-    fx_copy_trace(f, &tw);
-    fx_copy_trace(f, &tk);
+    ez_pfx_copy_trace(f, &tw);
+    ez_pfx_copy_trace(f, &tk);
     wit(f, &tw, op, e);
     walk(f, &tk, op, e);
-    ez_prove_opts o = {.unchecked = true, .walk_tr = &tk, .stmt_from = tk.t};
-    ez_proof pf;
-    ez_proof_init(&pf);
-    ck_assert_msg(ez_prove(&f->plan, &tw, f->w, &o, &pf, NULL, why) == EZ_OK, "prove: %s", why->msg);
-    bool ok = ez_pfx_verify(f, &pf, why);
-    ez_proof_clear(&pf);
+    bool ok = ez_pfx_prove_split(f, &tw, &tk, why);
     ez_trace_clear(&tw);
     ez_trace_clear(&tk);
     return ok;
@@ -1004,7 +988,7 @@ START_TEST(test_tuple_columns_not_committed)
     h.honest.keep_cols = true; /* its columns are handed to the cheating prover */
     ck_assert_msg(ez_psess_witness(&h.honest, &f.plan, &f.tr, false, &why) == EZ_OK, "%s", why.msg);
     ez_trace t2;
-    fx_copy_trace(&f, &t2);
+    ez_pfx_copy_trace(&f, &t2);
     int y = ez_plan_find_tensor(&f.plan, "y");
     t2.t[y][1] += 1;
     fx_cheat ch = {.ctx = &h, .before_commit = honest_mult, .before_lookups = honest_columns};

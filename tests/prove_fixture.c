@@ -292,6 +292,27 @@ void ez_pfx_changed_stmt(ez_pfx *f, ez_proof *pf, ez_stmt_tensor *st, uint64_t e
     ck_assert_msg(ez_pfx_verify(f, pf, &why), "restored: %s", why.msg);
 }
 
+void ez_pfx_copy_trace(ez_pfx *f, ez_trace *t)
+{
+    ez_diag d = {{0}};
+    ck_assert_int_eq(ez_trace_init(t, &f->plan, &d), EZ_OK);
+    for (size_t i = 0; i < f->plan.ntensors; i++)
+        if (f->plan.tensors[i].kind != EZ_TENSOR_ACT)
+            ck_assert_int_eq(ez_trace_set(t, i, f->tr.t[i], ez_plan_tensor_numel(&f->plan.tensors[i]), &d), EZ_OK);
+    ck_assert_msg(ez_exec_run(&f->plan, t, &d) == EZ_OK, "%s", d.msg);
+}
+
+bool ez_pfx_prove_split(ez_pfx *f, ez_trace *wit, ez_trace *walk, ez_diag *why)
+{
+    ez_prove_opts o = {.unchecked = true, .walk_tr = walk, .stmt_from = walk->t};
+    ez_proof pf;
+    ez_proof_init(&pf);
+    ck_assert_msg(ez_prove(&f->plan, wit, f->w, &o, &pf, NULL, why) == EZ_OK, "prove: %s", why->msg);
+    bool ok = ez_pfx_verify(f, &pf, why);
+    ez_proof_clear(&pf);
+    return ok;
+}
+
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why)
 {
     ez_proof pf;

@@ -58,6 +58,12 @@ ez_status ez_pfx_prove_status(ez_pfx *f, bool unchecked, ez_proof *pf, ez_diag *
 /* Verify pf through the byte format; the verdict, reason in why. */
 bool ez_pfx_verify(ez_pfx *f, const ez_proof *pf, ez_diag *why);
 bool ez_pfx_prove_verify(ez_pfx *f, bool unchecked, ez_diag *why);
+/* A fresh run of f's inputs and weights into t (ez_trace_clear). */
+void ez_pfx_copy_trace(ez_pfx *f, ez_trace *t);
+/* A prover whose commitments are not its walk's witness: the advice and the looked-up
+ * columns from wit, the output claims, the backward walk and the statement from walk
+ * (ez_prove_opts.walk_tr), unchecked; verified through the bytes: the verdict. */
+bool ez_pfx_prove_split(ez_pfx *f, ez_trace *wit, ez_trace *walk, ez_diag *why);
 /* The proving key of f's plan, weights and commitment, through its byte format
  * (ez_pk_clear). */
 void ez_pfx_pk(ez_pfx *f, ez_pk *pk);

@@ -68,8 +68,13 @@
  * are refused (run setup again). Also in 1.9: FUNC's table input x' - 2^16 h is a virtual
  * lookup column when x is in the output's layout (docs/protocol-elementwise.md §2.2): A
  * is not committed, the lookup sends the column's extra atoms (`tuple/atoms`), the
- * function's sumcheck ends in x instead of A, H and R. */
-#define EZ_PROOF_MINOR 9
+ * function's sumcheck ends in x instead of A, H and R. 1.10: an EINSUM whose output only a
+ * causal SOFTMAX reads (the plan's live mark, .einc 2.1) commits its remainder and
+ * range-checks its output on the softmax's live support only, and proves the claim on its
+ * output restricted to that support by one more sumcheck (`live/rem`, then the live-support
+ * sumcheck; docs/protocol-einsum.md "On the causal support"); the deepprove strategy's
+ * zeroifier is not run for such an op. Vks and pks as in 1.9. */
+#define EZ_PROOF_MINOR 10
 /* The oldest minor version of a vk or pk this build reads. */
 #define EZ_KEY_MIN_MINOR 9
 

@@ -589,7 +589,26 @@ static void sm_tables_clear(sm_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, const sm_shape *s, const ez_fe2 *beta)
+/* The prover's input values: the trace's x, or, when x's producer is proven on a live
+ * support (runtime/prove/live.h: an einsum whose only reader is this softmax), x
+ * restricted to it — the tensor its claims are about. Relation A reads x only where S = 1,
+ * inside that support, so the zero-check is the same; X(pt) is then a claim on the
+ * restricted tensor (docs/protocol-softmax.md §3.3). *owned: a copy to free, or NULL. */
+static ez_status sm_input(const ez_pctx *c, const sm_shape *s, const int64_t **x, int64_t **owned)
+{
+    long ls = ez_advice_live_support(c->adv, s->base.o->in[0]);
+    *owned = NULL;
+    *x = s->base.v.data[0];
+    if (ls < 0)
+        return EZ_OK;
+    if ((*owned = ez_advice_restrict_i64(*x, s->base.ti, &c->adv->supports[ls])) == NULL)
+        return EZ_ERR_NOMEM;
+    *x = *owned;
+    return EZ_OK;
+}
+
+static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, const sm_shape *s, const ez_fe2 *beta,
+                                 const int64_t *xin)
 {
     memset(t, 0, sizeof *t);
     uint64_t N = UINT64_C(1) << s->g.n;
@@ -611,7 +630,7 @@ static ez_status sm_tables_build(sm_tables *t, const ez_pctx *c, size_t first, c
         sm_tables_clear(t);
         return EZ_ERR_NOMEM;
     }
-    ez_advice_pad_i64(X, s->base.v.data[0], s->base.ti, 0);
+    ez_advice_pad_i64(X, xin, s->base.ti, 0);
     memset(X + s->g.lenE, 0, (N - s->g.lenE) * sizeof *X);
     /* pos[i]: the committed entry of element cube index i (the element polys' support),
      * SM_NONE outside it — the entries the commitment fixes to 0 */
@@ -664,6 +683,8 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_status st = EZ_OK;
     sm_tables tb;
     ez_claim kc = {0};
+    const int64_t *xin = NULL;
+    int64_t *xown = NULL;
     memset(&tb, 0, sizeof tb);
     size_t first = ez_op_first_poly(c->adv, op);
     if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.n) {
@@ -713,7 +734,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_fe2 pt[EZ_PROVE_MAX_VARS], ptr[EZ_PROVE_MAX_VARS], ev[8];
     ez_sumcheck_factor fa[8], fb[2];
     if (c->prover) {
-        if ((st = sm_tables_build(&tb, c, first, s, beta)) != EZ_OK)
+        if ((st = sm_input(c, s, &xin, &xown)) != EZ_OK || (st = sm_tables_build(&tb, c, first, s, beta, xin)) != EZ_OK)
             goto out;
         fa[0] = (ez_sumcheck_factor){tb.S, NULL};
         fa[1] = (ez_sumcheck_factor){NULL, tb.l1};
@@ -737,7 +758,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
          * polys */
         sm_atoms a;
         ez_fe2 xv;
-        if (c->prover && (st = ez_advice_tensor_eval(&xv, s->base.v.data[0], s->base.ti, pt)) != EZ_OK)
+        if (c->prover && (st = ez_advice_tensor_eval(&xv, xin, s->base.ti, pt)) != EZ_OK)
             goto out;
         if ((st = ez_pctx_msg(c, "softmax/x", &xv, 1)) != EZ_OK)
             goto out;
@@ -846,6 +867,7 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
 out:
     ez_claim_clear(&kc);
     sm_tables_clear(&tb);
+    free(xown);
     return st;
 }
 

@@ -230,12 +230,13 @@ ez_status ez_advice_add_support(ez_advice_layout *L, unsigned nv, const ez_pcs_p
 ez_status ez_advice_support_tensor(ez_advice_layout *L, const ez_plan *p, unsigned tensor, long *idx)
 {
     const ez_plan_tensor *t = &p->tensors[tensor];
-    *idx = -1;
+    if ((*idx = ez_advice_live_support(L, tensor)) >= 0)
+        return EZ_OK;
     if (!ez_advice_tensor_supported(t))
         return EZ_OK;
     for (size_t i = 0; i < L->nsupports; i++) {
         const ez_adv_support *s = &L->supports[i];
-        if (s->tensor == EZ_ADV_NO_TENSOR)
+        if (s->tensor == EZ_ADV_NO_TENSOR || s->live)
             continue;
         const ez_plan_tensor *u = &p->tensors[s->tensor];
         if (u->rank == t->rank && memcmp(u->dims, t->dims, t->rank * sizeof *t->dims) == 0) {
@@ -313,11 +314,19 @@ ez_fe2 ez_advice_support_indicator(const ez_adv_support *s, const ez_fe2 *z)
     return sum;
 }
 
-void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s, size_t j,
-                            ez_fe add)
+long ez_advice_live_support(const ez_advice_layout *L, unsigned tensor)
 {
-    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK], nv = 0;
-    uint64_t rs[EZ_MAX_RANK], r = 1;
+    for (size_t i = 0; i < L->nsupports; i++)
+        if (L->supports[i].live && L->supports[i].tensor == tensor)
+            return (long)i;
+    return -1;
+}
+
+/* Per axis of t: its bits' shift in a cube index, its bit count and its row-major stride. */
+static void cube_strides(const ez_plan_tensor *t, unsigned *sh, unsigned *na, uint64_t *rs)
+{
+    unsigned nv = 0;
+    uint64_t r = 1;
     for (unsigned a = t->rank; a-- > 0;) {
         na[a] = ez_log2_ceil(t->dims[a]);
         sh[a] = nv;
@@ -325,14 +334,55 @@ void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor
         rs[a] = r;
         r *= t->dims[a];
     }
+}
+
+/* Row-major element of cube index x of t, or UINT64_MAX for a padding entry. */
+static inline uint64_t cube_elem(uint64_t x, unsigned rank, const unsigned *sh, const unsigned *na,
+                                 const uint64_t *rs, const uint64_t *dims)
+{
+    uint64_t e = 0;
+    for (unsigned a = 0; a < rank; a++) {
+        uint64_t c = (x >> sh[a]) & ((UINT64_C(1) << na[a]) - 1);
+        if (c >= dims[a])
+            return UINT64_MAX;
+        e += c * rs[a];
+    }
+    return e;
+}
+
+int64_t *ez_advice_restrict_i64(const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s)
+{
+    uint64_t n = ez_plan_tensor_numel(t);
+    int64_t *dst = ez_alloc_array(n ? n : 1, sizeof *dst); /* zero-filled */
+    if (dst == NULL)
+        return NULL;
+    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK];
+    uint64_t rs[EZ_MAX_RANK];
+    cube_strides(t, sh, na, rs);
+    for (size_t j = 0; j < s->npieces; j++) {
+        uint64_t m = UINT64_C(1) << s->bits[j];
+#pragma omp parallel for schedule(static) if (m > 65536)
+        for (uint64_t k = 0; k < m; k++) {
+            uint64_t e = cube_elem(ez_advice_piece_index(s, j, k), t->rank, sh, na, rs, t->dims);
+            if (e != UINT64_MAX)
+                dst[e] = src[e];
+        }
+    }
+    return dst;
+}
+
+void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s, size_t j,
+                            ez_fe add)
+{
+    unsigned sh[EZ_MAX_RANK], na[EZ_MAX_RANK];
+    uint64_t rs[EZ_MAX_RANK];
+    cube_strides(t, sh, na, rs);
     uint64_t n = UINT64_C(1) << s->bits[j];
     const unsigned rank = t->rank;
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (uint64_t k = 0; k < n; k++) {
-        uint64_t x = ez_advice_piece_index(s, j, k), e = 0;
-        for (unsigned a = 0; a < rank; a++)
-            e += ((x >> sh[a]) & ((UINT64_C(1) << na[a]) - 1)) * rs[a];
-        dst[k] = ez_fe_add(ez_fe_from_i64(src[e]), add);
+        uint64_t e = cube_elem(ez_advice_piece_index(s, j, k), rank, sh, na, rs, t->dims);
+        dst[k] = e == UINT64_MAX ? add : ez_fe_add(ez_fe_from_i64(src[e]), add);
     }
 }
 

@@ -89,6 +89,8 @@ typedef struct {
     uint64_t *off;        /* npieces + 1 */
     unsigned *bits;       /* npieces */
     unsigned tensor;      /* the tensor whose shape made it (EZ_ADV_NO_TENSOR: an op's own) */
+    bool live;            /* the LIVE support of `tensor` (an einsum's output with the plan's
+                             live mark, compiler/plan.h): found for that tensor only */
 } ez_adv_support;
 #define EZ_ADV_NO_TENSOR UINT32_MAX
 /* Most pieces a support may have (more: the tensor keeps its padded layout). */
@@ -208,13 +210,24 @@ ez_status ez_advice_tensor_eval(ez_fe2 *out, const int64_t *src, const ez_plan_t
 /* The support of tensor t's entries (the binary pieces of every axis extent, in axis
  * order, each axis' pieces largest first), added to L if new: *idx = its index, or -1
  * when t needs none (no interior padding: a plain vector of padlen entries) or would
- * need more than EZ_ADV_MAX_PIECES pieces. EZ_OK or EZ_ERR_NOMEM. */
+ * need more than EZ_ADV_MAX_PIECES pieces. A tensor with a live support in L
+ * (ez_advice_live_support) gets that one. EZ_OK or EZ_ERR_NOMEM. */
 ez_status ez_advice_support_tensor(ez_advice_layout *L, const ez_plan *p, unsigned tensor, long *idx);
 
 /* Add an op's own support (pieces copied; sizes derived): *idx its index. EZ_OK,
  * EZ_ERR_INVALID (nv > 48, a piece beyond nv bits), EZ_ERR_NOMEM. */
 ez_status ez_advice_add_support(ez_advice_layout *L, unsigned nv, const ez_pcs_piece *pieces, size_t npieces,
                                 long *idx);
+
+/* The live support of tensor t in L (an op's support marked live for t by its producer's
+ * layout, runtime/ops/einsum.c), or -1. O(supports). */
+long ez_advice_live_support(const ez_advice_layout *L, unsigned tensor);
+
+/* A copy of tensor t's values (src, row-major real entries) that is ZERO outside support
+ * s (a support over t's cube): the tensor restricted to s, whose MLE the claims on a
+ * tensor with a live support are about. Allocated (free it); NULL on EZ_ERR_NOMEM.
+ * O(numel + support), OpenMP. */
+int64_t *ez_advice_restrict_i64(const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s);
 
 /* Entries of a support (sum of its pieces' sizes). */
 uint64_t ez_advice_support_len(const ez_adv_support *s);
@@ -245,7 +258,8 @@ void ez_advice_piece_point(const ez_adv_support *s, size_t j, const ez_fe2 *pt, 
 ez_fe2 ez_advice_support_indicator(const ez_adv_support *s, const ez_fe2 *z);
 
 /* Gather tensor t's values (src, row-major real entries) at piece j of support s (a
- * tensor support of t's shape) into dst[0 .. 2^bits[j]) as field elements plus add. */
+ * support over t's cube) into dst[0 .. 2^bits[j]) as field elements plus add; a padding
+ * entry of the piece (a live support's diagonal block may hold some) reads 0 plus add. */
 void ez_advice_gather_piece(ez_fe *dst, const int64_t *src, const ez_plan_tensor *t, const ez_adv_support *s, size_t j,
                             ez_fe add);
 

@@ -243,6 +243,11 @@ static ez_status add_eq_compact(ez_fe2 *w, const uint64_t *dims, unsigned rank, 
         o += 1u << nv[a];
     }
     const uint64_t inner = dims[rank - 1], rows = layout_rows(dims, rank);
+    /* A claim at a point with boolean coordinates (a lookup column's piece: its fixed
+     * bits) has eq(r, x) = 0 off its subcube: the rows and entries whose eq factor is
+     * zero add nothing and are skipped (the same W; a GPT-2 score tensor's 31 piece
+     * claims then cost their pieces, not 31 times the tensor). */
+    const ez_fe2 *last = ta[rank - 1];
 #pragma omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)
     for (uint64_t row = 0; row < rows; row++) {
         ez_fe2 pre = lambda;
@@ -251,9 +256,12 @@ static ez_status add_eq_compact(ez_fe2 *w, const uint64_t *dims, unsigned rank, 
             pre = ez_fe2_mul(pre, ta[a][rest % dims[a]]);
             rest /= dims[a];
         }
+        if (ez_fe2_is_zero(pre))
+            continue;
         ez_fe2 *dst = w + row * inner;
         for (uint64_t j = 0; j < inner; j++)
-            dst[j] = ez_fe2_add(dst[j], ez_fe2_mul(pre, ta[rank - 1][j]));
+            if (!ez_fe2_is_zero(last[j]))
+                dst[j] = ez_fe2_add(dst[j], ez_fe2_mul(pre, last[j]));
     }
     free(tab);
     return EZ_OK;

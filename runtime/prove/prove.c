@@ -9,6 +9,7 @@
 
 #include "runtime/ops/op.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/live.h"
 #include "runtime/prove/margins.h"
 #include "runtime/prove/public.h"
 #include "runtime/prove/session.h"
@@ -169,8 +170,16 @@ ez_status ez_prove(const ez_plan *p, const ez_trace *tr, ez_pcs_prover *weights,
         } else {
             /* the padded strategies merge over padded tables too (the same bytes) */
             uint64_t touched = 0;
-            st = ez_claim_merge_prove_ex(&t, c.tr->t[op->out], to->dims, to->rank, l->items, l->n,
-                                         strategy != EZ_STRATEGY_EINSUM, c.w, &m, &touched);
+            /* a tensor on a live support (runtime/prove/live.h): its claims are on the
+             * tensor restricted to that support */
+            long ls = ez_live_support_of(c.adv, p, i);
+            int64_t *lv = ls >= 0 ? ez_advice_restrict_i64(c.tr->t[op->out], to, &c.adv->supports[ls]) : NULL;
+            if (ls >= 0 && lv == NULL)
+                st = EZ_ERR_NOMEM;
+            else
+                st = ez_claim_merge_prove_ex(&t, lv ? lv : c.tr->t[op->out], to->dims, to->rank, l->items, l->n,
+                                             strategy != EZ_STRATEGY_EINSUM, c.w, &m, &touched);
+            free(lv);
             ez_work_add(c.work, 1, touched, ez_claim_merge_work(to->dims, to->rank, l->n, false));
         }
         ez_claim_list_clear(l);

@@ -193,7 +193,7 @@ static ez_status stacked(ez_pctx *c, const ez_heads *h, const ez_fe2 *beta, ez_f
     return EZ_OK;
 }
 
-static ez_status mix_reduce(ez_pctx *c, size_t op, ez_opview *v, const ez_heads *h, const ez_claim *out)
+static ez_status mix_reduce(ez_pctx *c, size_t op, ez_opview *v, const ez_heads *h, const ez_claim *out, bool on_acc)
 {
     const ez_plan_op *o = &v->op;
     ez_status st = EZ_OK;
@@ -206,13 +206,13 @@ static ez_status mix_reduce(ez_pctx *c, size_t op, ez_opview *v, const ez_heads 
     const uint64_t nh = UINT64_C(1) << h->head_vars;
 
     ez_claim_absorb(c->t, "deepprove/out", out);
-    if (ez_heads_mask(c->plan, op, &mr, &mc)) {
+    if (!on_acc && ez_heads_mask(c->plan, op, &mr, &mc)) {
         if ((st = zeroifier(c, op, v, mr, mc, out, &zc)) != EZ_OK)
             goto out;
         cl = &zc;
     }
     ez_fe2 acc;
-    if ((st = ez_su_rescale(c, op, cl, "deepprove/rem", &acc)) != EZ_OK)
+    if ((st = ez_su_rescale(c, op, cl, on_acc, "deepprove/rem", &acc)) != EZ_OK)
         goto out;
 
     /* beta(i, r_heads) over the padded head cube (head blocks in order) */
@@ -293,7 +293,7 @@ out:
     return st;
 }
 
-ez_status ez_strategy_deepprove_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+ez_status ez_strategy_deepprove_reduce(ez_pctx *c, size_t op, const ez_claim *out, bool on_acc)
 {
     ez_opview v;
     ez_heads h;
@@ -304,7 +304,7 @@ ez_status ez_strategy_deepprove_reduce(ez_pctx *c, size_t op, const ez_claim *ou
     }
     switch (h.role) {
     case EZ_HEAD_MIX:
-        st = mix_reduce(c, op, &v, &h, out);
+        st = mix_reduce(c, op, &v, &h, out, on_acc);
         break;
     case EZ_HEAD_PROJ_IN:
         ez_opview_clear(&v);
@@ -318,7 +318,7 @@ ez_status ez_strategy_deepprove_reduce(ez_pctx *c, size_t op, const ez_claim *ou
         __attribute__((fallthrough));
     default:
         ez_opview_clear(&v);
-        return ez_strategy_plain_reduce(c, op, out, true);
+        return ez_strategy_plain_reduce(c, op, out, true, on_acc);
     }
     ez_opview_clear(&v);
     return st;

@@ -238,7 +238,7 @@ ez_status ez_deepprove_proj_out(ez_pctx *c, size_t op, ez_opview *v, const ez_he
 
     ez_claim_absorb(c->t, "deepprove/out", out);
     ez_fe2 acc;
-    if ((st = ez_su_rescale(c, op, out, "deepprove/rem", &acc)) != EZ_OK)
+    if ((st = ez_su_rescale(c, op, out, false, "deepprove/rem", &acc)) != EZ_OK)
         return st;
     /* 2. the flat matmul */
     const ez_fe2 *pa[EZ_MAX_RANK] = {NULL}, *pb[EZ_MAX_RANK] = {NULL};
@@ -565,7 +565,7 @@ ez_status ez_deepprove_proj_in(ez_pctx *c, size_t op, const ez_claim *out)
         if ((st = member_claim(c, m, m->op == op ? out : NULL)) != EZ_OK)
             goto out;
         ez_claim_absorb(c->t, "deepprove/out", &m->cl);
-        if ((st = ez_su_rescale(c, m->op, &m->cl, "deepprove/rem", &m->acc)) != EZ_OK)
+        if ((st = ez_su_rescale(c, m->op, &m->cl, false, "deepprove/rem", &m->acc)) != EZ_OK)
             goto out;
         if (c->prover)
             ez_work_add(c->work, 0, 0, ez_einsum_real_work(&m->v.op, m->v.tensors));

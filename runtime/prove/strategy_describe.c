@@ -16,6 +16,7 @@
 #include "runtime/prove/contraction.h"
 #include "runtime/prove/heads.h"
 #include "runtime/prove/layout.h"
+#include "runtime/prove/live.h"
 #include "runtime/prove/rangecheck.h"
 #include "runtime/prove/strategy_util.h"
 
@@ -212,7 +213,8 @@ out:
 }
 
 /* One EINSUM op under strategy s: its role, bytes, work, and the claims it leaves. */
-static ez_status einsum_cost(const ez_plan *p, size_t i, ez_strategy s, uint64_t *claims, ez_strategy_op *ops)
+static ez_status einsum_cost(const ez_plan *p, const ez_advice_layout *L, size_t i, ez_strategy s, uint64_t *claims,
+                             ez_strategy_op *ops)
 {
     const ez_plan_op *op = &p->ops[i];
     ez_strategy_op *o = &ops[i];
@@ -226,13 +228,23 @@ static ez_status einsum_cost(const ez_plan *p, size_t i, ez_strategy s, uint64_t
         ez_heads_classify(&v.op, v.tensors, &h);
     unsigned mr, mc;
     uint64_t each = 1;
+    /* the live step (runtime/prove/live.h) sends the rescale's messages and removes the
+     * causal mask: the strategy proves a claim on the accumulator */
+    const bool live = ez_live_support_of(L, p, i) >= 0;
+    if (live) {
+        uint64_t sc, touched;
+        o->walk_bytes += ez_live_bytes(p, i);
+        ez_live_work(p, i, &sc, &touched);
+        add_work(&o->work, sc, touched, 0);
+        v.op.shift = 0;
+    }
     if (s == EZ_STRATEGY_PER_HEAD && h.role == EZ_HEAD_MIX) {
         o->role = h.role;
         perhead_cost(&v.op, v.tensors, &h, o);
         each = h.nheads;
     } else if (s == EZ_STRATEGY_DEEPPROVE && h.role == EZ_HEAD_MIX) {
         o->role = h.role;
-        dp_mix_cost(&v.op, v.tensors, &h, ez_heads_mask(p, i, &mr, &mc), o);
+        dp_mix_cost(&v.op, v.tensors, &h, !live && ez_heads_mask(p, i, &mr, &mc), o);
     } else if (s == EZ_STRATEGY_DEEPPROVE && h.role == EZ_HEAD_PROJ_OUT && !h.flat_is_split) {
         o->role = h.role;
         dp_out_cost(&v.op, v.tensors, &h, o);
@@ -305,7 +317,7 @@ ez_status ez_strategy_describe(ez_strategy_plan *sp, const ez_plan *p, ez_strate
         merge_cost(p, i, claims[op->out], s != EZ_STRATEGY_EINSUM, o);
         claims[op->out] = 0;
         if (op->kind == EZ_OP_EINSUM) {
-            if ((st = einsum_cost(p, i, s, claims, sp->ops)) != EZ_OK)
+            if ((st = einsum_cost(p, &L, i, s, claims, sp->ops)) != EZ_OK)
                 goto out;
         } else {
             o->walk_bytes += ez_op_walk_bytes(p, &L, i);

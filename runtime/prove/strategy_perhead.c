@@ -28,14 +28,14 @@
 #include "runtime/prove/contraction.h"
 #include "runtime/prove/strategy_util.h"
 
-ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out)
+ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out, bool on_acc)
 {
     ez_opview v;
     ez_heads h;
     ez_status st = ez_su_heads_view(c, op, &v, &h);
     if (st != EZ_OK || h.role != EZ_HEAD_MIX) {
         ez_opview_clear(&v);
-        return st != EZ_OK ? st : ez_strategy_plain_reduce(c, op, out, true);
+        return st != EZ_OK ? st : ez_strategy_plain_reduce(c, op, out, true, on_acc);
     }
     const ez_plan_op *o = &v.op;
     ez_fe2 *ta = NULL, *tb = NULL, *vals = NULL;
@@ -47,7 +47,7 @@ ez_status ez_strategy_perhead_reduce(ez_pctx *c, size_t op, const ez_claim *out)
 
     ez_claim_absorb(c->t, "perhead/out", out);
     ez_fe2 acc;
-    if ((st = ez_su_rescale(c, op, out, "perhead/rem", &acc)) != EZ_OK)
+    if ((st = ez_su_rescale(c, op, out, on_acc, "perhead/rem", &acc)) != EZ_OK)
         goto out;
 
     /* the real heads, in order */

@@ -18,12 +18,12 @@ ez_status ez_su_heads_view(ez_pctx *c, size_t op, ez_opview *v, ez_heads *h)
     return st;
 }
 
-ez_status ez_su_rescale(ez_pctx *c, size_t op, const ez_claim *out, const char *label, ez_fe2 *acc)
+ez_status ez_su_rescale(ez_pctx *c, size_t op, const ez_claim *out, bool on_acc, const char *label, ez_fe2 *acc)
 {
     const ez_plan_op *o = &c->plan->ops[op];
     ez_fe2 rho;
     *acc = out->value;
-    if (o->shift == 0)
+    if (o->shift == 0 || on_acc)
         return EZ_OK;
     /* acc = 2^shift C + R entrywise, and the MLE is linear */
     ez_status st = ez_op_unrescale(c, op, &c->plan->tensors[o->out], out, (int)o->shift, label, acc, &rho);

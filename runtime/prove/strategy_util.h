@@ -22,8 +22,9 @@ ez_status ez_su_heads_view(ez_pctx *c, size_t op, ez_opview *v, ez_heads *h);
 /* Step 1 of docs/protocol-einsum.md under a strategy's own labels: given the claim
  * out~(r) = v of op `op` (view v), the prover sends rho = R~(r) (label `label`) when the
  * op rescales; *acc = 2^shift v + rho, the claim on the accumulator. The remainder's
- * claim R~(r) = rho goes to its limbs (ez_rc_value_claim). shift 0: *acc = v, no bytes. */
-ez_status ez_su_rescale(ez_pctx *c, size_t op, const ez_claim *out, const char *label, ez_fe2 *acc);
+ * claim R~(r) = rho goes to its limbs (ez_rc_value_claim). shift 0, or on_acc (`out` is
+ * already on the accumulator: runtime/prove/live.h): *acc = v, no bytes. */
+ez_status ez_su_rescale(ez_pctx *c, size_t op, const ez_claim *out, bool on_acc, const char *label, ez_fe2 *acc);
 
 /* Per index id, the coordinates of its block in some point (NULL: not set). */
 typedef struct {

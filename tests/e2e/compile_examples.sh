@@ -79,7 +79,7 @@ for f in flip trunc major trail empty text; do
     expect4 "$work/$f.einc" "$f"
 done
 "$EINZK" info "$work/major.einc" >/dev/null 2>"$work/err.txt" || true # exit 4 checked above
-grep -q "version 9.0 is not supported" "$work/err.txt" || fail "major version message"
+grep -q "version 9.1 is not supported" "$work/err.txt" || fail "major version message"
 expect4 "$work/does-not-exist.einc" "missing file"
 echo "compile_examples: corrupted .einc files exit 4 with a reason"
 

@@ -30,10 +30,10 @@ dig = sys.argv[1]
 e, v, k, p, n = (json.load(open(f + ".json")) for f in ("l.einc", "l.vk", "l.pk", "l.proof", "named"))
 stmt = [{"name": "x", "role": "input", "shape": [8, 32], "count": 256},
         {"name": "y", "role": "output", "shape": [8, 32], "count": 256}]
-assert e["kind"] == "compiled model (.einc)" and e["format"] == "2.0" and e["model"] == "linear", e
+assert e["kind"] == "compiled model (.einc)" and e["format"] == "2.1" and e["model"] == "linear", e
 assert [s["name"] for s in e["sections"]] == ["model", "tensors", "ops", "schedule", "digest"], e
 assert e["digest"].startswith(dig) and e["statement"] == stmt and e["weights"]["tensors"] == 4, e
-assert v["kind"] == "verifying key" and v["format"] == "1.9" and v["statement"] == stmt, v
+assert v["kind"] == "verifying key" and v["format"] == "1.10" and v["statement"] == stmt, v
 assert v["weight_commitment"]["scheme"] == "ligero (proximity tested once)", v
 assert v["weight_range_proof_bytes"] == v["sections"][2]["bytes"] > 0, v
 assert k["kind"] == "proving key" and k["digest"] == e["digest"], k
