@@ -174,15 +174,22 @@ void ez_claim_layout_fe2(ez_fe2 *dst, const ez_fe2 *src, const uint64_t *dims, u
 
 /* ---- fan-out merge ------------------------------------------------------------------------ */
 
-/* Checks shared by both sides; nv is the tensor's variable count. */
-static ez_status merge_check(unsigned nv, const ez_claim *claims, size_t n)
+/* Both sides' first step: out zeroed (when there is one), then the side's own argument
+ * checks (args_ok) and the claims against nv, the tensor's variable count. *done when one
+ * claim is the whole merge (out is its copy: no proof). */
+static ez_status merge_begin(ez_claim *out, bool args_ok, unsigned nv, const ez_claim *claims, size_t n, bool *done)
 {
-    if (!claims || n == 0 || nv > EZ_SC_MAX_VARS)
+    *done = false;
+    if (!out)
+        return EZ_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!args_ok || !claims || n == 0 || nv > EZ_SC_MAX_VARS)
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < n; i++)
         if (claims[i].nvars != nv || (nv > 0 && !claims[i].point))
             return EZ_ERR_INVALID;
-    return EZ_OK;
+    *done = n == 1;
+    return n == 1 ? ez_claim_copy(out, &claims[0]) : EZ_OK;
 }
 
 /* The transcript prefix both sides share: the statement, then the combination
@@ -279,19 +286,12 @@ ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const u
     ez_fe *tab = NULL;
     ez_sumcheck_proof sp;
     memset(&sp, 0, sizeof sp);
-    if (!out)
-        return EZ_ERR_INVALID;
-    memset(out, 0, sizeof *out);
-    if (!t || !data || (rank > 0 && !dims) || rank > EZ_MAX_RANK || !proof)
-        return EZ_ERR_INVALID;
-    for (unsigned a = 0; a < rank; a++)
-        if (dims[a] == 0)
-            return EZ_ERR_INVALID;
-    const unsigned nv = ez_claim_tensor_nvars(dims, rank);
-    if ((st = merge_check(nv, claims, n)) != EZ_OK)
+    bool args_ok = t && data && (rank == 0 || dims) && rank <= EZ_MAX_RANK && proof, done;
+    for (unsigned a = 0; a < rank && args_ok; a++)
+        args_ok = dims[a] != 0;
+    const unsigned nv = args_ok ? ez_claim_tensor_nvars(dims, rank) : 0;
+    if ((st = merge_begin(out, args_ok, nv, claims, n, &done)) != EZ_OK || done)
         return st;
-    if (n == 1)
-        return ez_claim_copy(out, &claims[0]);
 
     /* The tables: dense (2^nv, zero padded) or compact (the real entries, row-major) —
      * the same sums, so the same proof (lib/sumcheck_box.h). */
@@ -389,15 +389,9 @@ ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned
     ez_fe2 *lambda = NULL;
     ez_sumcheck_proof sp;
     memset(&sp, 0, sizeof sp);
-    if (!out)
-        return EZ_ERR_INVALID;
-    memset(out, 0, sizeof *out);
-    if (!t || !proof)
-        return EZ_ERR_INVALID;
-    if ((st = merge_check(nvars, claims, n)) != EZ_OK)
+    bool done;
+    if ((st = merge_begin(out, t && proof, nvars, claims, n, &done)) != EZ_OK || done)
         return st;
-    if (n == 1)
-        return ez_claim_copy(out, &claims[0]);
 
     lambda = ez_alloc_array(n, sizeof *lambda);
     if (!lambda)
