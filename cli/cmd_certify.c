@@ -39,10 +39,8 @@ int ez_cli_run_certify(const ez_cli_args *a)
     int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_generation_options(a, O_TOKENS, O_THREADS, &max_new, &eos)) != EZ_CLI_RUN)
         return rc;
-    if (!ez_cli_threads(a, O_THREADS, 0))
-        return EZ_EXIT_USAGE;
     ez_cli_tune_malloc();
     if (!ez_cli_spill_dir_ok("certify"))
         return EZ_EXIT_INPUT;

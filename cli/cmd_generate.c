@@ -32,10 +32,8 @@ int ez_cli_run_generate(const ez_cli_args *a)
     int rc = EZ_CLI_RUN;
     uint64_t max_new;
     int64_t eos;
-    if ((rc = ez_cli_generation_options(a, O_TOKENS, &max_new, &eos)) != EZ_CLI_RUN)
+    if ((rc = ez_cli_generation_options(a, O_TOKENS, O_THREADS, &max_new, &eos)) != EZ_CLI_RUN)
         return rc;
-    if (!ez_cli_threads(a, O_THREADS, 0))
-        return EZ_EXIT_USAGE;
     ez_diag d = {{0}};
     ez_plan plan;
     ez_trace tr = {0};

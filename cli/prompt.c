@@ -2,6 +2,7 @@
 #include "cli/prompt.h"
 
 #include "cli/cli.h"
+#include "cli/model.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -115,7 +116,8 @@ void ez_cli_print_generation(FILE *f, const ez_generation *g, const ez_vocab *vo
     fprintf(f, "\n              (%llu tokens, stopped at %s)\n", (unsigned long long)g->ngen, ez_stop_rule_name(g->stop));
 }
 
-int ez_cli_generation_options(const ez_cli_args *a, unsigned first, uint64_t *max_new, int64_t *eos)
+int ez_cli_generation_options(const ez_cli_args *a, unsigned first, unsigned o_threads, uint64_t *max_new,
+                              int64_t *eos)
 {
     const ez_cli_cmd *cmd = a->cmd;
     const unsigned o_tokens = first, o_prompt = first + 1, o_vocab = first + 2, o_maxnew = first + 3, o_eos = first + 4;
@@ -128,5 +130,5 @@ int ez_cli_generation_options(const ez_cli_args *a, unsigned first, uint64_t *ma
     if (!ez_cli_uint(a, o_maxnew, 10, 1, UINT64_C(1) << 32, max_new) || !ez_cli_uint(a, o_eos, 10, 0, INT64_MAX, &e))
         return EZ_EXIT_USAGE;
     *eos = a->value[o_eos] ? (int64_t)e : -1;
-    return EZ_CLI_RUN;
+    return ez_cli_threads(a, o_threads, 0) ? EZ_CLI_RUN : EZ_EXIT_USAGE;
 }

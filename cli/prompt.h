@@ -49,9 +49,11 @@ char *ez_cli_tokens_text(const int64_t *ids, size_t n, const ez_vocab *vocab);
 
 /* The prompt and generation options shared by generate and certify (ids first .. first + 4
  * of the subcommand's table, EZ_CLI_OPTS_GENERATION's order): exactly one of
- * tokens/prompt, prompt needs vocab, max-new >= 1, eos. Returns EZ_CLI_RUN, or
- * EZ_EXIT_USAGE after printing the usage error. */
-int ez_cli_generation_options(const ez_cli_args *a, unsigned first, uint64_t *max_new, int64_t *eos);
+ * tokens/prompt, prompt needs vocab, max-new >= 1, eos; then the --threads row o_threads
+ * (ez_cli_threads, OpenMP's default when absent). Returns EZ_CLI_RUN, or EZ_EXIT_USAGE
+ * after printing the usage error. */
+int ez_cli_generation_options(const ez_cli_args *a, unsigned first, unsigned o_threads, uint64_t *max_new,
+                              int64_t *eos);
 
 /* {"prompt_tokens", "output_tokens", "stop"[, "text"]} (text with a vocab). */
 json_t *ez_cli_generation_json(const ez_generation *g, const ez_vocab *vocab);

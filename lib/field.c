@@ -2,6 +2,7 @@
 #include "lib/field.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 ez_fe ez_fe_pow(ez_fe a, uint64_t e)
 {
@@ -180,6 +181,23 @@ void ez_writer_fe2(ez_writer *w, const ez_fe2 *v, size_t n)
         ez_fe2_encode(b, v[i]);
         ez_writer_bytes(w, b, sizeof b);
     }
+}
+
+bool ez_reader_fe(ez_reader *r, ez_fe *out, size_t n)
+{
+    const uint8_t *b = n > SIZE_MAX / 8 ? NULL : ez_reader_view(r, n * 8);
+    if (b == NULL) {
+        r->failed = true;
+        return false;
+    }
+    _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "ez_fe_encode's bytes are the host's");
+    memcpy(out, b, n * 8);
+    uint64_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad |= out[i] >= EZ_P;
+    if (bad)
+        r->failed = true;
+    return bad == 0;
 }
 
 bool ez_reader_fe2(ez_reader *r, ez_fe2 *out, size_t n)

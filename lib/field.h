@@ -223,5 +223,8 @@ void ez_writer_fe2(ez_writer *w, const ez_fe2 *v, size_t n);
 /* Read n elements into out. False when the bytes run out or an encoding is not
  * canonical; r->failed is set then, and out[] is partly written. O(n). */
 bool ez_reader_fe2(ez_reader *r, ez_fe2 *out, size_t n);
+/* The same for n base elements, 8 bytes each (ez_fe_encode), copied in one block: the
+ * PCS openings read columns of thousands. Also reads an ez_fe2 array as 2n elements. */
+bool ez_reader_fe(ez_reader *r, ez_fe *out, size_t n);
 
 #endif

@@ -156,54 +156,69 @@ static inline void v_small3(ez_v8 *x, const ez_fe *tw, int dif)
 }
 #endif
 
-/* One stage of half-width h over butterflies [q0, q1) of an array (q numbers the n/2
- * butterflies of the stage: block q / h, offset q % h). */
-static void dif_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
+/* The butterflies of one stage on a run u[j..jend), v[j..jend) of a block (v = u + h),
+ * twiddles w[j..jend): DIF (u, v) <- (u + v, (u - v) w), DIT (u, v) <- (u + v w, u - v w),
+ * and the Möbius transform's v <- v - u (no twiddles). */
+enum { RUN_DIF, RUN_DIT, RUN_MOBIUS };
+
+static inline __attribute__((always_inline)) void butterfly_run(ez_fe *u, ez_fe *v, const ez_fe *w, size_t j,
+                                                                size_t jend, int kind)
 {
-    const ez_fe *w = tw + h;
+#if EZ_FE_VEC
+    for (; j + 8 <= jend; j += 8) {
+        ez_v8 x = v_load(u + j), y = v_load(v + j);
+        if (kind == RUN_DIF) {
+            v_store(u + j, v_add(x, y));
+            v_store(v + j, v_mul(v_sub(x, y), v_load(w + j)));
+        } else if (kind == RUN_DIT) {
+            y = v_mul(y, v_load(w + j));
+            v_store(u + j, v_add(x, y));
+            v_store(v + j, v_sub(x, y));
+        } else {
+            v_store(v + j, v_sub(y, x));
+        }
+    }
+#endif
+    for (; j < jend; j++) {
+        ez_fe x = u[j], y = v[j];
+        if (kind == RUN_DIF) {
+            u[j] = ez_fe_add(x, y);
+            v[j] = ez_fe_mul(ez_fe_sub(x, y), w[j]);
+        } else if (kind == RUN_DIT) {
+            y = ez_fe_mul(y, w[j]);
+            u[j] = ez_fe_add(x, y);
+            v[j] = ez_fe_sub(x, y);
+        } else {
+            v[j] = ez_fe_sub(y, x);
+        }
+    }
+}
+
+/* One stage of half-width h over butterflies [q0, q1) of an array (q numbers the n/2
+ * butterflies of the stage: block q / h, offset q % h), run by run within the blocks.
+ * One walk for the three kinds; each caller passes a constant kind, so each inlined copy
+ * is its own loop. tw: the stage twiddles at tw + h (NULL for the Möbius transform). */
+static inline __attribute__((always_inline)) void stage_runs(ez_fe *a, size_t h, const ez_fe *tw, size_t q0,
+                                                             size_t q1, int kind)
+{
+    const ez_fe *w = kind == RUN_MOBIUS ? NULL : tw + h;
     size_t q = q0;
     while (q < q1) {
         size_t j = q % h, s = (q / h) * 2 * h;
         size_t jend = h - j < q1 - q ? h : j + (q1 - q);
-        ez_fe *u = a + s, *v = a + s + h;
-#if EZ_FE_VEC
-        for (; j + 8 <= jend; j += 8) {
-            ez_v8 x = v_load(u + j), y = v_load(v + j);
-            v_store(u + j, v_add(x, y));
-            v_store(v + j, v_mul(v_sub(x, y), v_load(w + j)));
-        }
-#endif
-        for (; j < jend; j++) {
-            ez_fe x = u[j], y = v[j];
-            u[j] = ez_fe_add(x, y);
-            v[j] = ez_fe_mul(ez_fe_sub(x, y), w[j]);
-        }
+        butterfly_run(a + s, a + s + h, w, j, jend, kind);
         q = s / 2 + jend;
     }
 }
 
+static void dif_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
+{
+    stage_runs(a, h, tw, q0, q1, RUN_DIF);
+}
+
 static void dit_stage(ez_fe *a, size_t h, const ez_fe *tw, size_t q0, size_t q1)
 {
-    const ez_fe *w = tw + h;
-    size_t q = q0;
-    while (q < q1) {
-        size_t j = q % h, s = (q / h) * 2 * h;
-        size_t jend = h - j < q1 - q ? h : j + (q1 - q);
-        ez_fe *u = a + s, *v = a + s + h;
-#if EZ_FE_VEC
-        for (; j + 8 <= jend; j += 8) {
-            ez_v8 x = v_load(u + j), y = v_mul(v_load(v + j), v_load(w + j));
-            v_store(u + j, v_add(x, y));
-            v_store(v + j, v_sub(x, y));
-        }
-#endif
-        for (; j < jend; j++) {
-            ez_fe x = u[j], y = ez_fe_mul(v[j], w[j]);
-            u[j] = ez_fe_add(x, y);
-            v[j] = ez_fe_sub(x, y);
-        }
-        q = s / 2 + jend;
-    }
+    stage_runs(a, h, tw, q0, q1, RUN_DIT);
 }
 
 /* All stages of a block of n = 2^logn <= EZ_NTT_BLOCK entries (h = n/2 .. 1). */
@@ -617,19 +632,7 @@ void ez_ntt_rs_coset(const ez_ntt_rs *p, ez_fe *out, const ez_fe *a, unsigned k)
  * q % h, as the NTT stages number their butterflies). */
 static void mobius_pairs(ez_fe *a, size_t h, size_t q0, size_t q1)
 {
-    size_t q = q0;
-    while (q < q1) {
-        size_t j = q % h, s = (q / h) * 2 * h;
-        size_t jend = h - j < q1 - q ? h : j + (q1 - q);
-        ez_fe *x = a + s, *y = a + s + h;
-#if EZ_FE_VEC
-        for (; j + 8 <= jend; j += 8)
-            v_store(y + j, v_sub(v_load(y + j), v_load(x + j)));
-#endif
-        for (; j < jend; j++)
-            y[j] = ez_fe_sub(y[j], x[j]);
-        q = s / 2 + jend;
-    }
+    stage_runs(a, h, NULL, q0, q1, RUN_MOBIUS);
 }
 
 #if EZ_NTT_AVX512

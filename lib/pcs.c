@@ -422,23 +422,6 @@ void ez_pcs_commitment_absorb(ez_transcript *t, const ez_pcs_commitment *c)
     ez_writer_clear(&w);
 }
 
-/* ---- field helpers ------------------------------------------------------------------ */
-
-/* Read n canonical base elements into out (REJECT-style false on short/non-canonical). */
-bool ez_pcs_read_fe_array(ez_reader *r, ez_fe *out, size_t n)
-{
-    if (n > SIZE_MAX / 8)
-        return false;
-    const uint8_t *b = ez_reader_view(r, n * 8);
-    if (b == NULL)
-        return false;
-    memcpy(out, b, n * 8);
-    uint64_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad |= out[i] >= EZ_P;
-    return bad == 0;
-}
-
 /* ---- commit and prover data ------------------------------------------------------------ */
 
 void ez_pcs_prover_free(ez_pcs_prover *p)
@@ -737,27 +720,38 @@ ez_status ez_pcs_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez
     return ez_pcs_verify_ex(com, t, claims, n, 0, proof);
 }
 
+/* One commitment's opening up to its proof, on both sides (claims already with the
+ * standing ones): check the claims and flags, then absorb the open mode and the claims
+ * (*prox, *rho, *claim). EZ_OK with nothing absorbed when there are no claims. */
+static ez_status open_begin(ez_transcript *t, const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n,
+                            unsigned flags, bool *prox, ez_fe2 *rho, ez_fe2 *claim)
+{
+    ez_status st = check_claims(c, claims, n);
+    if (st != EZ_OK || n == 0)
+        return st;
+    if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
+        return EZ_ERR_INVALID;
+    *prox = open_mode(t, flags);
+    *claim = absorb_claims(t, c, claims, n, rho);
+    return EZ_OK;
+}
+
 ez_status ez_pcs_open_ex(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, unsigned flags,
                          ez_writer *proof)
 {
     const ez_pcs_commitment *c = &p->com;
     ez_pcs_claim *owned = NULL;
+    bool prox = false;
+    ez_fe2 rho, claim;
     ez_status st = with_standing(c, claims, n, &claims, &n, &owned);
     if (st == EZ_OK)
-        st = check_claims(c, claims, n);
-    if (st != EZ_OK || n == 0)
-        goto out;
-    st = EZ_ERR_INVALID;
-    if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
-        goto out;
-    bool prox = open_mode(t, flags);
-    ez_fe2 rho;
-    ez_fe2 claim = absorb_claims(t, c, claims, n, &rho);
-    if (ez_pcs_scheme_is_ligero(c->scheme))
-        st = ez_pcs_ligero_open(p, t, claims, n, prox, rho, claim, proof);
-    else
-        st = ez_pcs_whir_open(p, t, claims, n, rho, claim, proof);
-out:
+        st = open_begin(t, c, claims, n, flags, &prox, &rho, &claim);
+    if (st == EZ_OK && n > 0) {
+        if (ez_pcs_scheme_is_ligero(c->scheme))
+            st = ez_pcs_ligero_open(p, t, claims, n, prox, rho, claim, proof);
+        else
+            st = ez_pcs_whir_open(p, t, claims, n, rho, claim, proof);
+    }
     free(owned);
     return st;
 }
@@ -765,29 +759,22 @@ out:
 ez_status ez_pcs_verify_ex(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,
                            unsigned flags, ez_reader *proof)
 {
-    ez_status st;
     ez_pcs_claim *owned = NULL;
+    bool prox = false;
+    ez_fe2 rho, claim;
     if (com == NULL || com->offsets == NULL || com->nvars == NULL || com->pfirst == NULL ||
         com->nvars_total > EZ_SC_MAX_VARS)
         return EZ_ERR_INVALID;
-    if ((st = with_standing(com, claims, n, &claims, &n, &owned)) != EZ_OK)
-        return st;
-    if ((st = check_claims(com, claims, n)) != EZ_OK || n == 0)
-        goto out;
-    st = EZ_ERR_INVALID;
-    if (flags & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY)
-        goto out;
-    bool prox = open_mode(t, flags);
-    ez_fe2 rho;
-    ez_fe2 claim = absorb_claims(t, com, claims, n, &rho);
-    if (ez_pcs_scheme_is_ligero(com->scheme)) {
+    ez_status st = with_standing(com, claims, n, &claims, &n, &owned);
+    if (st == EZ_OK)
+        st = open_begin(t, com, claims, n, flags, &prox, &rho, &claim);
+    if (st == EZ_OK && n > 0 && ez_pcs_scheme_is_ligero(com->scheme)) {
         st = ez_pcs_ligero_verify(com, t, claims, n, prox, rho, claim, proof);
-        goto out;
+    } else if (st == EZ_OK && n > 0) {
+        st = ez_pcs_whir_verify(com, t, claims, n, rho, claim, proof);
+        if (st == EZ_ERR_REJECT)
+            proof->failed = true;
     }
-    st = ez_pcs_whir_verify(com, t, claims, n, rho, claim, proof);
-    if (st == EZ_ERR_REJECT)
-        proof->failed = true;
-out:
     free(owned);
     return st;
 }
@@ -802,82 +789,101 @@ static bool all_whir(const ez_pcs_commitment *const *c, const size_t *n, size_t 
     return true;
 }
 
-/* Per commitment k: claims[k] followed by its standing claims (with_standing), into
- * cl[k], nn[k] (owned[k] to free). EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM. */
-static ez_status multi_standing(const ez_pcs_commitment *const *c, const ez_pcs_claim *const *claims,
-                                const size_t *n, size_t ncom, const ez_pcs_claim **cl, size_t *nn,
-                                ez_pcs_claim **owned)
+/* The batched opening's and verification's scratch, one shape on both sides: per
+ * commitment k its claims followed by its standing claims (cl[k], nn[k]; owned[k] to
+ * free, when any were added), and once absorbed its rho and combined claim. */
+typedef struct {
+    const ez_pcs_claim **cl;
+    size_t *nn;
+    ez_pcs_claim **owned;
+    ez_fe2 *rho, *claim;
+} multi_claims;
+
+static void multi_free(multi_claims *mc, size_t ncom)
 {
+    if (mc->owned)
+        for (size_t k = 0; k < ncom; k++)
+            free(mc->owned[k]);
+    free(mc->owned);
+    free(mc->cl);
+    free(mc->nn);
+    free(mc->rho);
+    free(mc->claim);
+}
+
+/* Fill mc for commitments c[0..ncom) (NULL entries allowed: no standing claims) and
+ * claims[k][0..n[k]) with with_standing. EZ_OK, EZ_ERR_INVALID, EZ_ERR_NOMEM; mc is
+ * freed by multi_free either way. */
+static ez_status multi_standing(multi_claims *mc, const ez_pcs_commitment *const *c,
+                                const ez_pcs_claim *const *claims, const size_t *n, size_t ncom)
+{
+    size_t m = ncom ? ncom : 1;
+    mc->rho = ez_alloc_array(m, sizeof *mc->rho);
+    mc->claim = ez_alloc_array(m, sizeof *mc->claim);
+    mc->cl = ez_alloc_array(m, sizeof *mc->cl);
+    mc->nn = ez_alloc_array(m, sizeof *mc->nn);
+    mc->owned = calloc(m, sizeof *mc->owned);
+    if (mc->rho == NULL || mc->claim == NULL || mc->cl == NULL || mc->nn == NULL || mc->owned == NULL)
+        return EZ_ERR_NOMEM;
     ez_status st = EZ_OK;
     for (size_t k = 0; k < ncom; k++) {
-        cl[k] = claims[k];
-        nn[k] = n[k];
-        owned[k] = NULL;
+        mc->cl[k] = claims[k];
+        mc->nn[k] = n[k];
         if (st == EZ_OK && c[k] != NULL)
-            st = with_standing(c[k], claims[k], n[k], &cl[k], &nn[k], &owned[k]);
+            st = with_standing(c[k], claims[k], n[k], &mc->cl[k], &mc->nn[k], &mc->owned[k]);
     }
     return st;
 }
 
-/* The batched opening's and verification's scratch: per commitment its claims with the
- * standing ones added (owned[k], when any), their count, rho and combined claim. */
-static void multi_free(size_t ncom, ez_pcs_claim **owned, const ez_pcs_claim **cl, size_t *nn, ez_fe2 *rho,
-                       ez_fe2 *claim)
+/* Both sides of a batched opening up to its proof: the claims with the standing ones
+ * (multi_standing), their checks against commitments c[k] (NULL entries allowed where
+ * n[k] == 0), and when every commitment with claims uses WHIR (*batched) the
+ * transcript prefix: per commitment with claims its open mode, then its claims
+ * (absorb_claims: rho[k], claim[k]). Otherwise nothing is absorbed: each commitment is
+ * opened on its own (ez_pcs_open_ex, which adds the standing claims itself). */
+static ez_status multi_prepare(multi_claims *mc, ez_transcript *t, const ez_pcs_commitment *const *c,
+                               const ez_pcs_claim *const *claims, const size_t *n, const unsigned *flags,
+                               size_t ncom, bool *batched)
 {
-    if (owned)
-        for (size_t k = 0; k < ncom; k++)
-            free(owned[k]);
-    free(owned);
-    free(cl);
-    free(nn);
-    free(rho);
-    free(claim);
+    *batched = false;
+    ez_status st = multi_standing(mc, c, claims, n, ncom);
+    for (size_t k = 0; k < ncom && st == EZ_OK; k++) {
+        if (mc->nn[k] == 0)
+            continue;
+        if (c[k] == NULL || c[k]->offsets == NULL || c[k]->nvars == NULL || c[k]->pfirst == NULL ||
+            c[k]->nvars_total > EZ_SC_MAX_VARS || (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0)
+            return EZ_ERR_INVALID;
+        st = check_claims(c[k], mc->cl[k], mc->nn[k]);
+    }
+    if (st != EZ_OK || !all_whir(c, mc->nn, ncom))
+        return st;
+    *batched = true;
+    for (size_t k = 0; k < ncom; k++)
+        if (mc->nn[k] > 0) {
+            (void)open_mode(t, flags[k]);
+            mc->claim[k] = absorb_claims(t, c[k], mc->cl[k], mc->nn[k], &mc->rho[k]);
+        }
+    return EZ_OK;
 }
 
 ez_status ez_pcs_open_multi(ez_pcs_prover *const *p, const ez_pcs_claim *const *claims, const size_t *n,
                             const unsigned *flags, size_t ncom, ez_transcript *t, ez_writer *proof)
 {
-    ez_status st = EZ_OK;
-    size_t m = ncom ? ncom : 1;
-    const ez_pcs_commitment **c = ez_alloc_array(m, sizeof *c);
-    ez_fe2 *rho = ez_alloc_array(m, sizeof *rho), *claim = ez_alloc_array(m, sizeof *claim);
-    const ez_pcs_claim **cl = ez_alloc_array(m, sizeof *cl);
-    size_t *nn = ez_alloc_array(m, sizeof *nn);
-    ez_pcs_claim **owned = calloc(m, sizeof *owned);
-    if (c == NULL || rho == NULL || claim == NULL || cl == NULL || nn == NULL || owned == NULL) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
+    multi_claims mc = {0};
+    bool batched;
+    const ez_pcs_commitment **c = ez_alloc_array(ncom ? ncom : 1, sizeof *c);
+    if (c == NULL)
+        return EZ_ERR_NOMEM;
     for (size_t k = 0; k < ncom; k++)
         c[k] = p[k] ? &p[k]->com : NULL;
-    if ((st = multi_standing(c, claims, n, ncom, cl, nn, owned)) != EZ_OK)
-        goto out;
-    for (size_t k = 0; k < ncom; k++) {
-        if (nn[k] == 0) {
-            c[k] = NULL;
-            continue;
-        }
-        if (c[k] == NULL || (st = check_claims(c[k], cl[k], nn[k])) != EZ_OK ||
-            (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0) {
-            st = st == EZ_OK ? EZ_ERR_INVALID : st;
-            goto out;
-        }
-    }
-    if (!all_whir(c, nn, ncom)) {
-        /* ez_pcs_open_ex adds the standing claims itself */
+    ez_status st = multi_prepare(&mc, t, c, claims, n, flags, ncom, &batched);
+    if (st == EZ_OK && batched)
+        st = ez_pcs_whir_open_multi(p, mc.cl, mc.nn, mc.rho, mc.claim, ncom, t, proof);
+    else
         for (size_t k = 0; k < ncom && st == EZ_OK; k++)
-            if (nn[k] > 0)
+            if (mc.nn[k] > 0)
                 st = ez_pcs_open_ex(p[k], t, claims[k], n[k], flags[k], proof);
-        goto out;
-    }
-    for (size_t k = 0; k < ncom; k++)
-        if (nn[k] > 0) {
-            (void)open_mode(t, flags[k]);
-            claim[k] = absorb_claims(t, c[k], cl[k], nn[k], &rho[k]);
-        }
-    st = ez_pcs_whir_open_multi(p, cl, nn, rho, claim, ncom, t, proof);
-out:
-    multi_free(ncom, owned, cl, nn, rho, claim);
+    multi_free(&mc, ncom);
     free(c);
     return st;
 }
@@ -886,45 +892,17 @@ ez_status ez_pcs_verify_multi(const ez_pcs_commitment *const *com, const ez_pcs_
                               const size_t *n, const unsigned *flags, size_t ncom, ez_transcript *t,
                               ez_reader *proof)
 {
-    ez_status st = EZ_OK;
-    size_t m = ncom ? ncom : 1;
-    ez_fe2 *rho = ez_alloc_array(m, sizeof *rho), *claim = ez_alloc_array(m, sizeof *claim);
-    const ez_pcs_claim **cl = ez_alloc_array(m, sizeof *cl);
-    size_t *nn = ez_alloc_array(m, sizeof *nn);
-    ez_pcs_claim **owned = calloc(m, sizeof *owned);
-    if (rho == NULL || claim == NULL || cl == NULL || nn == NULL || owned == NULL) {
-        st = EZ_ERR_NOMEM;
-        goto out;
-    }
-    if ((st = multi_standing(com, claims, n, ncom, cl, nn, owned)) != EZ_OK)
-        goto out;
-    for (size_t k = 0; k < ncom; k++) {
-        if (nn[k] == 0)
-            continue;
-        const ez_pcs_commitment *c = com[k];
-        if (c == NULL || c->offsets == NULL || c->nvars == NULL || c->pfirst == NULL ||
-            c->nvars_total > EZ_SC_MAX_VARS || (flags[k] & ~(unsigned)EZ_PCS_OPEN_NO_PROXIMITY) != 0) {
-            st = EZ_ERR_INVALID;
-            goto out;
-        }
-        if ((st = check_claims(c, cl[k], nn[k])) != EZ_OK)
-            goto out;
-    }
-    if (!all_whir(com, nn, ncom)) {
+    multi_claims mc = {0};
+    bool batched;
+    ez_status st = multi_prepare(&mc, t, com, claims, n, flags, ncom, &batched);
+    if (st == EZ_OK && batched)
+        st = ez_pcs_whir_verify_multi(com, mc.cl, mc.nn, mc.rho, mc.claim, ncom, t, proof);
+    else
         for (size_t k = 0; k < ncom && st == EZ_OK; k++)
-            if (nn[k] > 0)
+            if (mc.nn[k] > 0)
                 st = ez_pcs_verify_ex(com[k], t, claims[k], n[k], flags[k], proof);
-        goto out;
-    }
-    for (size_t k = 0; k < ncom; k++)
-        if (nn[k] > 0) {
-            (void)open_mode(t, flags[k]);
-            claim[k] = absorb_claims(t, com[k], cl[k], nn[k], &rho[k]);
-        }
-    st = ez_pcs_whir_verify_multi(com, cl, nn, rho, claim, ncom, t, proof);
-out:
     if (st == EZ_ERR_REJECT)
         proof->failed = true;
-    multi_free(ncom, owned, cl, nn, rho, claim);
+    multi_free(&mc, ncom);
     return st;
 }

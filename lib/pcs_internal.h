@@ -57,10 +57,6 @@ typedef struct {
 ez_status ez_pcs_piece_terms(const ez_pcs_commitment *c, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
                              ez_pcs_pterm **out, size_t *nout, ez_fe2 **store);
 
-/* Read n canonical base elements into out. False on a short read or a non-canonical
- * element (the caller maps it to EZ_ERR_REJECT or EZ_ERR_FORMAT). */
-bool ez_pcs_read_fe_array(ez_reader *r, ez_fe *out, size_t n);
-
 /* A scheme id ez_pcs_commit_scheme and ez_pcs_commitment_read accept. */
 static inline bool ez_pcs_scheme_valid(unsigned scheme)
 {

@@ -225,7 +225,7 @@ ez_status ez_pcs_ligero_prover_read(ez_reader *r, ez_pcs_prover *p)
     if (p->enc == NULL || leaves == NULL)
         goto out;
     st = EZ_ERR_FORMAT;
-    if (!ez_pcs_read_fe_array(r, p->enc, ncode * rows))
+    if (!ez_reader_fe(r, p->enc, ncode * rows))
         goto out;
     if (!ez_reader_bytes(r, leaves, ncode * sizeof *leaves) || !ez_merkle_digests_canonical(leaves, ncode))
         goto out;
@@ -340,7 +340,7 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     if (prox)
         ez_transcript_challenges_fe2(t, "pcs/proximity", a, rows);
     st = EZ_ERR_REJECT;
-    if (!ez_pcs_read_fe_array(rd, (ez_fe *)y, 2 * cols) || (prox && !ez_pcs_read_fe_array(rd, (ez_fe *)pw, 2 * cols)))
+    if (!ez_reader_fe(rd, (ez_fe *)y, 2 * cols) || (prox && !ez_reader_fe(rd, (ez_fe *)pw, 2 * cols)))
         goto out;
     /* The evaluation equations: value = sum_x eq(zl, x) y[co + x] (for one claim at
      * (r_row, r_col): S(r) = <eq(r_col), y>). */
@@ -359,7 +359,7 @@ static ez_status ligero_verify(const ez_pcs_commitment *c, ez_transcript *t, con
     if (prox)
         ez_transcript_absorb_fe2(t, "pcs/proximity-row", pw, cols);
     size_t nq = draw_queries(t, ncode, q);
-    if (!ez_pcs_read_fe_array(rd, colv, nq * rows))
+    if (!ez_reader_fe(rd, colv, nq * rows))
         goto out;
     for (size_t k = 0; k < nq; k++)
         ez_merkle_hash_leaf(&leaves[k], colv + k * rows, rows);
@@ -813,7 +813,7 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
     if (v == NULL || gp == NULL)
         goto out;
     st = EZ_ERR_REJECT;
-    if (!ez_pcs_read_fe_array(proof, (ez_fe *)v, 2 * ng))
+    if (!ez_reader_fe(proof, (ez_fe *)v, 2 * ng))
         goto out;
     ez_transcript_absorb_fe2(t, "pcs/col-evals", v, ng);
     const ez_fe2 *rg = point;

@@ -334,20 +334,6 @@ size_t ez_whir_draw_queries(ez_transcript *t, unsigned logN, unsigned nq, uint64
     return ez_sort_unique_u64(d, nq);
 }
 
-bool ez_whir_read_fe(ez_reader *r, ez_fe *out, size_t n)
-{
-    if (n > SIZE_MAX / 8)
-        return false;
-    const uint8_t *b = ez_reader_view(r, n * 8);
-    if (b == NULL)
-        return false;
-    memcpy(out, b, n * 8);
-    uint64_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad |= out[i] >= EZ_P;
-    return bad == 0;
-}
-
 ez_fe2 ez_whir_terms_eval(const ez_whir_term *terms, size_t nterms, const ez_fe2 *r, unsigned m)
 {
     ez_fe2 acc = ez_fe2_zero();

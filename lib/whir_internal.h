@@ -127,9 +127,6 @@ ez_fe2 ez_whir_horner_base(const ez_fe2 *c, size_t n, ez_fe y);
  * draw order (q[]), and the sorted distinct ones (d[], returned count). */
 size_t ez_whir_draw_queries(ez_transcript *t, unsigned logN, unsigned nq, uint64_t *q, uint64_t *d);
 
-/* Read n canonical base elements (false on a short read or a non-canonical one). */
-bool ez_whir_read_fe(ez_reader *r, ez_fe *out, size_t n);
-
 /* Absorb the parameters (both sides, before anything else of an opening). */
 void ez_whir_absorb_params(ez_transcript *t, const ez_whir_params *p);
 

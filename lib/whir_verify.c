@@ -33,25 +33,11 @@ typedef struct {
     unsigned nb;                 /* bits bound so far */
 } verifier;
 
-static bool read_fe2(ez_reader *r, ez_fe2 *out, size_t n)
-{
-    if (n > SIZE_MAX / 16)
-        return false;
-    const uint8_t *b = ez_reader_view(r, n * 16);
-    if (b == NULL)
-        return false;
-    memcpy(out, b, n * 16);
-    uint64_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad |= (out[i].c0 >= EZ_P) | (out[i].c1 >= EZ_P);
-    return bad == 0;
-}
-
 /* One sumcheck round: g(0), g(2) from the proof, g(1) = claim - g(0). */
 static bool sumcheck_round(verifier *v)
 {
     ez_fe2 g[2];
-    if (!read_fe2(v->r, g, 2))
+    if (!ez_reader_fe2(v->r, g, 2))
         return false;
     ez_transcript_absorb_fe2(v->t, EZ_WHIR_L_ROUND, g, 2);
     ez_fe2 a = ez_transcript_challenge_fe2(v->t, EZ_WHIR_L_FOLD);
@@ -71,7 +57,7 @@ static bool read_leaves(verifier *v, unsigned logN, unsigned nq, unsigned k, boo
     size_t R = (size_t)1 << k, width = base ? R : 2 * R;
     if (draw)
         *nd = ez_whir_draw_queries(v->t, logN, nq, q, d);
-    if (!ez_whir_read_fe(v->r, leaves, *nd * width))
+    if (!ez_reader_fe(v->r, leaves, *nd * width))
         return false;
     for (size_t j = 0; j < *nd; j++)
         ez_merkle_hash_leaf(&lh[j], leaves + j * width, width);
@@ -303,7 +289,7 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
             goto out;
         ez_transcript_absorb_bytes(t, EZ_WHIR_L_ROOT, rt, 32);
         ez_fe2 z = ez_transcript_challenge_fe2(t, EZ_WHIR_L_OODPT), ans;
-        if (!read_fe2(proof, &ans, 1))
+        if (!ez_reader_fe2(proof, &ans, 1))
             goto out;
         ez_transcript_absorb_fe2(t, EZ_WHIR_L_OOD, &ans, 1);
         if (i == 1) {
@@ -353,7 +339,7 @@ static ez_status verify_impl(const ez_whir_params *const *ip, const uint8_t *con
                 goto out;
     }
     /* final polynomial, then the last oracle's folds must match it ([WHIR] §5, final round) */
-    if (!read_fe2(proof, fin, lf))
+    if (!ez_reader_fe2(proof, fin, lf))
         goto out;
     ez_transcript_absorb_fe2(t, EZ_WHIR_L_FINAL, fin, lf);
     if (M == 0) {

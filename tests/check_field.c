@@ -220,6 +220,32 @@ START_TEST(test_encoding)
 }
 END_TEST
 
+/* The proof readers of base and extension arrays (the PCS openings' columns, WHIR's
+ * leaves and messages): canonical elements read back; a short read or one entry at p
+ * or above fails the read and marks the reader failed. */
+START_TEST(test_reader_arrays)
+{
+    const uint64_t v[4] = {1, EZ_P - 1, 7, EZ_P};
+    ez_fe out[4];
+    ez_fe2 out2[2];
+    ez_reader rd;
+    ez_reader_init(&rd, v, 24);
+    ck_assert(ez_reader_fe(&rd, out, 3) && !rd.failed && ez_reader_done(&rd));
+    ck_assert(out[0] == 1 && out[1] == EZ_P - 1 && out[2] == 7);
+    ez_reader_init(&rd, v, 32);
+    ck_assert(!ez_reader_fe(&rd, out, 4) && rd.failed);
+    ez_reader_init(&rd, v, 24);
+    ck_assert(!ez_reader_fe(&rd, out, 4) && rd.failed);
+    ez_reader_init(&rd, v, 32);
+    ck_assert(ez_reader_fe(&rd, out, 0) && !rd.failed);
+    ck_assert(!ez_reader_fe(&rd, out, SIZE_MAX / 4) && rd.failed);
+    ez_reader_init(&rd, v, 16);
+    ck_assert(ez_reader_fe2(&rd, out2, 1) && ez_fe2_eq(out2[0], ez_fe2_make(1, EZ_P - 1)));
+    ez_reader_init(&rd, v, 32);
+    ck_assert(!ez_reader_fe2(&rd, out2, 2) && rd.failed);
+}
+END_TEST
+
 START_TEST(test_signed)
 {
     ck_assert_uint_eq(ez_fe_from_i64(-1), EZ_P - 1);
@@ -233,6 +259,6 @@ END_TEST
 Suite *ez_suite_field(void)
 {
     const TTest *tests[] = {test_base_vs_mpz, test_reduce128_vs_mpz, test_inverse_pow, test_batch_inv,
-        test_roots_of_unity, test_ext_vs_mpz, test_ext_identities, test_encoding, test_signed};
+        test_roots_of_unity, test_ext_vs_mpz, test_ext_identities, test_encoding, test_reader_arrays, test_signed};
     return ez_test_suite("field", "goldilocks", 60, tests, sizeof tests / sizeof tests[0]);
 }

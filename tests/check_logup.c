@@ -88,6 +88,18 @@ static void prove(const ez_logup_table *t, const ez_logup_column *c, size_t nc, 
     ck_assert(!w->failed);
 }
 
+/* What the verifier knows of columns c[0..nc): their lengths and range tags (NULL: not
+ * wanted), into arrays of cap entries. */
+static void column_shape(const ez_logup_column *c, size_t nc, size_t cap, uint64_t *lens, unsigned *tags)
+{
+    ck_assert(nc <= cap);
+    for (size_t i = 0; i < nc; i++) {
+        lens[i] = c[i].len;
+        if (tags)
+            tags[i] = c[i].tag;
+    }
+}
+
 /* Verify bytes against the columns and the committed m; true iff the verifier accepts
  * and every returned claim is true (reject otherwise, as the caller would). */
 static bool accepts(const ez_logup_table *t, const ez_logup_column *c, size_t nc, const ez_fe *m,
@@ -96,11 +108,7 @@ static bool accepts(const ez_logup_table *t, const ez_logup_column *c, size_t nc
     uint64_t tsize = ez_logup_table_size(t);
     uint64_t lens[64];
     unsigned tags[64];
-    ck_assert(nc <= 64);
-    for (size_t i = 0; i < nc; i++) {
-        lens[i] = c[i].len;
-        tags[i] = c[i].tag;
-    }
+    column_shape(c, nc, 64, lens, tags);
     ez_transcript tr;
     start(&tr, m, tsize);
     ez_reader r;
@@ -168,10 +176,7 @@ static void honest_roundtrip(const ez_logup_table *t, const ez_logup_column *c, 
 
     uint64_t lens[64];
     unsigned tags[64];
-    for (size_t i = 0; i < nc; i++) {
-        lens[i] = c[i].len;
-        tags[i] = c[i].tag;
-    }
+    column_shape(c, nc, 64, lens, tags);
     uint64_t want_bytes;
     ck_assert_int_eq(ez_logup_proof_bytes(t, lens, tags, nc, &want_bytes), EZ_OK);
     ck_assert_uint_eq(want_bytes, w.len);
@@ -1138,11 +1143,7 @@ static void split_prove(const ez_logup_table *t, const ez_logup_column *c, size_
 {
     uint64_t lens[8];
     unsigned tags[8];
-    ck_assert(nc <= 8);
-    for (size_t i = 0; i < nc; i++) {
-        lens[i] = c[i].len;
-        tags[i] = c[i].tag;
-    }
+    column_shape(c, nc, 8, lens, tags);
     ez_logup_prover *p = NULL;
     start(tr, m, ez_logup_table_size(t));
     ck_assert_int_eq(ez_logup_prove_begin(&p, tr, t, lens, tags, nc), EZ_OK);
@@ -1165,8 +1166,7 @@ static ez_status verify_state(const ez_logup_table *t, const ez_logup_column *c,
                               const ez_writer *w, ez_transcript *tr, ez_logup_claims *vc)
 {
     uint64_t lens[8];
-    for (size_t i = 0; i < nc; i++)
-        lens[i] = c[i].len;
+    column_shape(c, nc, 8, lens, NULL);
     start(tr, m, ez_logup_table_size(t));
     ez_reader r;
     ez_reader_init(&r, w->data, w->len);

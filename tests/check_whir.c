@@ -912,14 +912,6 @@ START_TEST(test_whir_final_fold_and_encodings)
         }
         instance_free(&in);
     }
-    const uint64_t v[3] = {1, EZ_P - 1, EZ_P};
-    ez_fe out[3];
-    ez_reader rd;
-    ez_reader_init(&rd, v, 16);
-    ck_assert(ez_whir_read_fe(&rd, out, 2));
-    ck_assert(out[0] == 1 && out[1] == EZ_P - 1);
-    ez_reader_init(&rd, v, 24);
-    ck_assert(!ez_whir_read_fe(&rd, out, 3));
 }
 END_TEST
 

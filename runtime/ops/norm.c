@@ -598,12 +598,9 @@ static ez_status norm_exec(ez_exec_ctx *c)
     int64_t *aq = ez_exec_aux(c, EZ_AUX_SUMSQ, nr);
     int64_t *av = ez_exec_aux(c, EZ_AUX_VAR, nr);
     int64_t *avr = ez_exec_aux(c, EZ_AUX_VAR_REM, nr);
-    int64_t *ak = ez_exec_aux(c, EZ_AUX_NORM_EXP, nr);
-    int64_t *am = ez_exec_aux(c, EZ_AUX_MANTISSA, nr);
-    int64_t *amr = ez_exec_aux(c, EZ_AUX_MANT_REM, nr);
-    int64_t *ar = ez_exec_aux(c, EZ_AUX_RSQRT, nr);
     int64_t *rem = ez_exec_aux(c, EZ_AUX_REM, n);
-    if (!aq || !av || !avr || !ak || !am || !amr || !ar || !rem) {
+    ez_rsq_cols rc;
+    if (!aq || !av || !avr || !rem || ez_rsq_cols_get(c, nr, &rc) != EZ_OK) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
@@ -643,11 +640,8 @@ static ez_status norm_exec(ez_exec_ctx *c)
         aq[r] = (int64_t)q;
         int64_t v = floor_div(q, N, &avr[r]);
         av[r] = v;
-        int64_t m, mrem;
         unsigned k;
-        ez_rsqrt_split(v + E, &m, &k, &mrem);
-        const int64_t rs = t->out[m];
-        ak[r] = k, am[r] = m, amr[r] = mrem, ar[r] = rs;
+        const int64_t rs = ez_rsq_cols_set(&rc, t, r, v + E, &k);
         /* y = floor(c r 2^(s_out - 23 - k)) */
         const int ex = s_out - EZ_RSQRT_TABLE_SCALE - (int)k;
         for (int64_t j = 0; j < N; j++) {

@@ -32,6 +32,24 @@
 
 /* ---- the shared block (rsqrt.h) ---------------------------------------------------------- */
 
+ez_status ez_rsq_cols_get(ez_exec_ctx *c, uint64_t n, ez_rsq_cols *a)
+{
+    a->k = ez_exec_aux(c, EZ_AUX_NORM_EXP, n);
+    a->m = ez_exec_aux(c, EZ_AUX_MANTISSA, n);
+    a->mrem = ez_exec_aux(c, EZ_AUX_MANT_REM, n);
+    a->r = ez_exec_aux(c, EZ_AUX_RSQRT, n);
+    return a->k && a->m && a->mrem && a->r ? EZ_OK : EZ_ERR_NOMEM;
+}
+
+int64_t ez_rsq_cols_set(const ez_rsq_cols *a, const ez_table *t, uint64_t i, int64_t V, unsigned *k)
+{
+    int64_t m, mrem;
+    ez_rsqrt_split(V, &m, k, &mrem);
+    const int64_t r = t->out[m];
+    a->k[i] = *k, a->m[i] = m, a->mrem[i] = mrem, a->r[i] = r;
+    return r;
+}
+
 unsigned ez_rsq_kmax(uint64_t vmax)
 {
     int64_t m, rem;
@@ -646,12 +664,9 @@ static ez_status unary_rsqrt(ez_exec_ctx *c, const int64_t *off, uint64_t n)
     ez_status st = ez_exec_table(c, &t, EZ_TABLE_RSQRT, EZ_FN_RSQRT, op->in_scale, op->out_scale);
     if (st != EZ_OK)
         return st;
-    int64_t *ak = ez_exec_aux(c, EZ_AUX_NORM_EXP, n);
-    int64_t *am = ez_exec_aux(c, EZ_AUX_MANTISSA, n);
-    int64_t *amr = ez_exec_aux(c, EZ_AUX_MANT_REM, n);
-    int64_t *ar = ez_exec_aux(c, EZ_AUX_RSQRT, n);
+    ez_rsq_cols rc;
     int64_t *rem = ez_exec_aux(c, EZ_AUX_REM, n);
-    if (!ak || !am || !amr || !ar || !rem)
+    if (ez_rsq_cols_get(c, n, &rc) != EZ_OK || !rem)
         return EZ_ERR_NOMEM;
     const int64_t *in = c->tr->t[op->in[0]];
     int64_t *out = c->tr->t[op->out];
@@ -664,10 +679,8 @@ static ez_status unary_rsqrt(ez_exec_ctx *c, const int64_t *off, uint64_t n)
     for (uint64_t e = 0; e < n; e++) {
         int64_t x = in[off[e]];
         int64_t xe = x > 0 ? x << (se - op->in_scale) : 0;
-        int64_t m, mrem;
         unsigned k;
-        ez_rsqrt_split(xe, &m, &k, &mrem);
-        int64_t r = t->out[m];
+        const int64_t r = ez_rsq_cols_set(&rc, t, e, xe, &k);
         int ex = base - (int)k;
         int64_t y, yr = 0;
         if (ex >= 0) {
@@ -687,7 +700,7 @@ static ez_status unary_rsqrt(ez_exec_ctx *c, const int64_t *off, uint64_t n)
         else
             yr = 0;
         out[e] = y;
-        ak[e] = k, am[e] = m, amr[e] = mrem, ar[e] = r, rem[e] = yr;
+        rem[e] = yr;
     }
     if (bad != UINT64_MAX) {
         ez_diag_set(c->d, "rsqrt '%s': result too large for the output scale %u", op->label, op->out_scale);

@@ -38,6 +38,8 @@
 
 #include "lib/field.h"
 #include "lib/sumcheck.h"
+#include "runtime/exec/exec_op.h"
+#include "runtime/exec/tables.h"
 #include "runtime/prove/advice.h"
 #include "runtime/prove/margins.h"
 #include "runtime/prove/pctx.h"
@@ -59,6 +61,18 @@ enum { EZ_RSQ_B1, EZ_RSQ_B3, EZ_RSQ_B4, EZ_RSQ_B5, EZ_RSQ_B6, EZ_RSQ_B7, EZ_RSQ_
 typedef struct {
     ez_fe2 M, R, G, g, MR, MG, W, Z, RG;
 } ez_rsq_atoms;
+
+/* The executor's side of the block: its four trace columns (aux of the op being run, n
+ * entries each: one per row for the norms, per element for rsqrt) — k, M and mrem of
+ * V = M 4^k - mrem (ez_rsqrt_split) and r = T_rsqrt[M]. */
+typedef struct {
+    int64_t *k, *m, *mrem, *r;
+} ez_rsq_cols;
+
+/* The columns from ez_exec_aux; EZ_ERR_NOMEM when one cannot be had. */
+ez_status ez_rsq_cols_get(ez_exec_ctx *c, uint64_t n, ez_rsq_cols *a);
+/* Entry i: split V, look M up in the rsqrt table t, store the four; returns r (and k). */
+int64_t ez_rsq_cols_set(const ez_rsq_cols *a, const ez_table *t, uint64_t i, int64_t V, unsigned *k);
 
 /* k of ez_rsqrt_split(vmax) (vmax clamped to 2^63 - 1): every 1 <= V <= vmax has k <= it
  * (k is non-decreasing in V). */

@@ -141,51 +141,55 @@ static uint64_t layout_rows(const uint64_t *dims, unsigned rank)
     return rows;
 }
 
+/* The layout's walk, once for both element types (C has no generics): row-major src[]
+ * element (row, j) goes to dst[row_base(row) + j * stride[rank - 1]] as ELEM(value). */
+#define LAYOUT_WALK(dst, src, dims, rank, stride, ELEM)                                                        \
+    do {                                                                                                       \
+        if ((rank) == 0) {                                                                                     \
+            (dst)[0] = ELEM((src)[0]);                                                                         \
+            break;                                                                                             \
+        }                                                                                                      \
+        const uint64_t inner = (dims)[(rank)-1], is = (stride)[(rank)-1], rows = layout_rows(dims, rank);      \
+        _Pragma("omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)")                   \
+        for (uint64_t row = 0; row < rows; row++) {                                                            \
+            uint64_t base = row_base(row, dims, rank, stride);                                                 \
+            for (uint64_t j = 0; j < inner; j++)                                                               \
+                (dst)[base + j * is] = ELEM((src)[row * inner + j]);                                           \
+        }                                                                                                      \
+    } while (0)
+
+#define AS_IS(x) (x)
+
 void ez_claim_layout_i64(ez_fe *dst, const int64_t *src, const uint64_t *dims, unsigned rank,
                          const uint64_t *stride)
 {
-    if (rank == 0) {
-        dst[0] = ez_fe_from_i64(src[0]);
-        return;
-    }
-    const uint64_t inner = dims[rank - 1], is = stride[rank - 1], rows = layout_rows(dims, rank);
-#pragma omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)
-    for (uint64_t row = 0; row < rows; row++) {
-        uint64_t base = row_base(row, dims, rank, stride);
-        const int64_t *s = src + row * inner;
-        for (uint64_t j = 0; j < inner; j++)
-            dst[base + j * is] = ez_fe_from_i64(s[j]);
-    }
+    LAYOUT_WALK(dst, src, dims, rank, stride, ez_fe_from_i64);
 }
 
 void ez_claim_layout_fe2(ez_fe2 *dst, const ez_fe2 *src, const uint64_t *dims, unsigned rank,
                          const uint64_t *stride)
 {
-    if (rank == 0) {
-        dst[0] = src[0];
-        return;
-    }
-    const uint64_t inner = dims[rank - 1], is = stride[rank - 1], rows = layout_rows(dims, rank);
-#pragma omp parallel for schedule(static) if (rows * inner >= EZ_CLAIM_PAR_MIN)
-    for (uint64_t row = 0; row < rows; row++) {
-        uint64_t base = row_base(row, dims, rank, stride);
-        const ez_fe2 *s = src + row * inner;
-        for (uint64_t j = 0; j < inner; j++)
-            dst[base + j * is] = s[j];
-    }
+    LAYOUT_WALK(dst, src, dims, rank, stride, AS_IS);
 }
 
 /* ---- fan-out merge ------------------------------------------------------------------------ */
 
-/* Checks shared by both sides; nv is the tensor's variable count. */
-static ez_status merge_check(unsigned nv, const ez_claim *claims, size_t n)
+/* Both sides' first step: out zeroed (when there is one), then the side's own argument
+ * checks (args_ok) and the claims against nv, the tensor's variable count. *done when one
+ * claim is the whole merge (out is its copy: no proof). */
+static ez_status merge_begin(ez_claim *out, bool args_ok, unsigned nv, const ez_claim *claims, size_t n, bool *done)
 {
-    if (!claims || n == 0 || nv > EZ_SC_MAX_VARS)
+    *done = false;
+    if (!out)
+        return EZ_ERR_INVALID;
+    memset(out, 0, sizeof *out);
+    if (!args_ok || !claims || n == 0 || nv > EZ_SC_MAX_VARS)
         return EZ_ERR_INVALID;
     for (size_t i = 0; i < n; i++)
         if (claims[i].nvars != nv || (nv > 0 && !claims[i].point))
             return EZ_ERR_INVALID;
-    return EZ_OK;
+    *done = n == 1;
+    return n == 1 ? ez_claim_copy(out, &claims[0]) : EZ_OK;
 }
 
 /* The transcript prefix both sides share: the statement, then the combination
@@ -208,16 +212,24 @@ static void merge_desc(ez_sumcheck_desc *d, unsigned nv)
     ez_sumcheck_desc_init(d, nv, 2);
 }
 
+/* The tensor as a sumcheck box (per axis its variables and extent); returns its entry
+ * count, zero padded per axis (padded) or the real entries. */
+static uint64_t merge_box(ez_sumcheck_box *box, const uint64_t *dims, unsigned rank, bool padded)
+{
+    uint64_t numel = 1;
+    box->nblocks = rank;
+    for (unsigned a = 0; a < rank; a++) {
+        box->bits[a] = ez_log2_ceil(dims[a]);
+        box->ext[a] = dims[a];
+        numel *= padded ? UINT64_C(1) << box->bits[a] : dims[a];
+    }
+    return numel;
+}
+
 uint64_t ez_claim_merge_work(const uint64_t *dims, unsigned rank, size_t n, bool padded)
 {
     ez_sumcheck_box box;
-    uint64_t numel = 1;
-    box.nblocks = rank;
-    for (unsigned a = 0; a < rank; a++) {
-        box.bits[a] = ez_log2_ceil(dims[a]);
-        box.ext[a] = dims[a];
-        numel *= padded ? UINT64_C(1) << box.bits[a] : dims[a];
-    }
+    const uint64_t numel = merge_box(&box, dims, rank, padded);
     uint64_t sc = rank ? ez_sumcheck_box_touched(&box, padded) : 1;
     return (uint64_t)n * numel + sc;
 }
@@ -282,30 +294,17 @@ ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const u
     ez_fe *tab = NULL;
     ez_sumcheck_proof sp;
     memset(&sp, 0, sizeof sp);
-    if (!out)
-        return EZ_ERR_INVALID;
-    memset(out, 0, sizeof *out);
-    if (!t || !data || (rank > 0 && !dims) || rank > EZ_MAX_RANK || !proof)
-        return EZ_ERR_INVALID;
-    for (unsigned a = 0; a < rank; a++)
-        if (dims[a] == 0)
-            return EZ_ERR_INVALID;
-    const unsigned nv = ez_claim_tensor_nvars(dims, rank);
-    if ((st = merge_check(nv, claims, n)) != EZ_OK)
+    bool args_ok = t && data && (rank == 0 || dims) && rank <= EZ_MAX_RANK && proof, done;
+    for (unsigned a = 0; a < rank && args_ok; a++)
+        args_ok = dims[a] != 0;
+    const unsigned nv = args_ok ? ez_claim_tensor_nvars(dims, rank) : 0;
+    if ((st = merge_begin(out, args_ok, nv, claims, n, &done)) != EZ_OK || done)
         return st;
-    if (n == 1)
-        return ez_claim_copy(out, &claims[0]);
 
     /* The tables: dense (2^nv, zero padded) or compact (the real entries, row-major) —
      * the same sums, so the same proof (lib/sumcheck_box.h). */
     ez_sumcheck_box box;
-    uint64_t numel = 1;
-    box.nblocks = rank;
-    for (unsigned a = 0; a < rank; a++) {
-        box.bits[a] = ez_log2_ceil(dims[a]);
-        box.ext[a] = dims[a];
-        numel *= dims[a];
-    }
+    const uint64_t numel = merge_box(&box, dims, rank, false);
     const bool compact = !dense && rank > 0 && numel < (UINT64_C(1) << nv);
     const size_t size = compact ? (size_t)numel : (size_t)1 << nv;
     lambda = ez_alloc_array(n, sizeof *lambda);
@@ -398,15 +397,9 @@ ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned
     ez_fe2 *lambda = NULL;
     ez_sumcheck_proof sp;
     memset(&sp, 0, sizeof sp);
-    if (!out)
-        return EZ_ERR_INVALID;
-    memset(out, 0, sizeof *out);
-    if (!t || !proof)
-        return EZ_ERR_INVALID;
-    if ((st = merge_check(nvars, claims, n)) != EZ_OK)
+    bool done;
+    if ((st = merge_begin(out, t && proof, nvars, claims, n, &done)) != EZ_OK || done)
         return st;
-    if (n == 1)
-        return ez_claim_copy(out, &claims[0]);
 
     lambda = ez_alloc_array(n, sizeof *lambda);
     if (!lambda)
@@ -433,11 +426,7 @@ ez_status ez_claim_merge_verify(ez_transcript *t, const uint64_t *dims, unsigned
         }
         wp = ez_fe2_add(wp, ez_fe2_mul(lambda[i], e));
     }
-    if (!ez_fe2_eq(wp, ev[0])) {
-        st = EZ_ERR_REJECT;
-        goto out;
-    }
-    st = ez_claim_set(out, pt, nvars, ev[1]);
+    st = ez_fe2_eq(wp, ev[0]) ? ez_claim_set(out, pt, nvars, ev[1]) : EZ_ERR_REJECT;
 out:
     ez_sumcheck_proof_clear(&sp);
     free(lambda);
