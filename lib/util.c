@@ -12,6 +12,13 @@
 #include <unistd.h>
 #include <time.h>
 
+#ifdef _OPENMP
+#include <omp.h>
+#else
+#define omp_in_parallel() 1
+#define omp_get_max_threads() 1
+#endif
+
 const char *ez_status_str(ez_status s)
 {
     switch (s) {
@@ -113,13 +120,29 @@ void *ez_alloc_huge(size_t n, size_t size)
     return p;
 }
 
+/* Buffers from this size on are faulted in by the team, a piece per thread: the kernel
+ * zeroes each page (clear_page) on the faulting CPU, so one call from the main thread
+ * left that work serial (nanoGPT's commitment: 2-11 % of a 2-thread prove's samples on
+ * the main thread, docs/performance.md). */
+#define EZ_POPULATE_PAR_MIN ((size_t)8 << 20)
+
 void ez_populate(void *p, size_t bytes)
 {
 #ifdef MADV_POPULATE_WRITE
     const uintptr_t page = 4096;
     uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
-    if (p != NULL && hi > lo)
+    if (p == NULL || hi <= lo)
+        return;
+    if (hi - lo < EZ_POPULATE_PAR_MIN || omp_in_parallel() || omp_get_max_threads() == 1) {
         (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE); /* advice only */
+        return;
+    }
+    const size_t piece = (size_t)2 << 20, npiece = (hi - lo + piece - 1) / piece;
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < npiece; i++) {
+        uintptr_t a = lo + i * piece, b = hi - a > piece ? a + piece : hi;
+        (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE); /* advice only */
+    }
 #else
     (void)p;
     (void)bytes;
