@@ -487,7 +487,7 @@ ez_status ez_plan_classify(const ez_plan *p, const ez_plan_op *op, ez_eq_schedul
     return EZ_OK;
 }
 
-unsigned ez_plan_live_mark(const ez_plan *p, size_t i)
+unsigned ez_plan_live_eligible(const ez_plan *p, size_t i)
 {
     const ez_plan_op *op = &p->ops[i];
     if (op->kind != EZ_OP_EINSUM || op->shift == 0 || p->tensors[op->out].is_output)
@@ -506,6 +506,20 @@ unsigned ez_plan_live_mark(const ez_plan *p, size_t i)
     if (sm->kind != EZ_OP_SOFTMAX || !sm->masked || sm->nin != 1 || sm->in_fixed[0] != 0)
         return 0;
     return (unsigned)reader + 1;
+}
+
+unsigned ez_plan_live_mark(const ez_plan *p, size_t i)
+{
+    unsigned mark = ez_plan_live_eligible(p, i);
+    if (mark == 0)
+        return 0;
+    /* the softmax's row length: its reduced index's extent on its input */
+    const ez_plan_op *sm = &p->ops[mark - 1];
+    const ez_plan_tensor *x = &p->tensors[sm->in[0]];
+    for (unsigned a = 0; a < x->rank; a++)
+        if (sm->in_axes[0][a] == sm->axis)
+            return x->dims[a] >= EZ_PLAN_LIVE_MIN_ROW ? mark : 0;
+    return 0;
 }
 
 ez_status ez_plan_schedule(ez_plan *p, ez_diag *d)
@@ -544,7 +558,7 @@ ez_status ez_plan_validate(const ez_plan *p, ez_diag *d)
         for (unsigned b = 0; b < want.nbind && same; b++)
             same = s->bind_order[b] == want.bind_order[b];
         /* the live mark may be absent (the whole cube), never wrong */
-        same = same && (s->live == 0 || s->live == ez_plan_live_mark(p, i));
+        same = same && (s->live == 0 || s->live == ez_plan_live_eligible(p, i));
         if (!same) {
             ez_diag_set(d, "op %zu ('%s'): the EqSchedule does not match its equation", i, op->label);
             return EZ_ERR_FORMAT;

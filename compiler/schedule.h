@@ -31,10 +31,21 @@
  *      an EINSUM with 3 operands, or more than 48 sumcheck variables). O(nidx). */
 ez_status ez_plan_classify(const ez_plan *p, const ez_plan_op *op, ez_eq_schedule *out, ez_diag *d);
 
-/* The live mark of op i (ez_eq_schedule.live): 1 + the index of the causally masked
- * SOFTMAX that is the only reader of op i's output, when op i is an EINSUM with a rescale
- * (shift > 0) whose output is not a model output and that softmax reads it whole (operand
- * 0, no fixed axis); else 0. O(ops x operands). */
+/* Where op i MAY carry the live mark (ez_eq_schedule.live; what a plan's validation
+ * accepts besides 0): 1 + the index of the causally masked SOFTMAX that is the only reader
+ * of op i's output, when op i is an EINSUM with a rescale (shift > 0) whose output is not
+ * a model output and that softmax reads it whole (operand 0, no fixed axis); else 0.
+ * O(ops x operands). */
+unsigned ez_plan_live_eligible(const ez_plan *p, size_t i);
+
+/* The softmax row length from which the compiler marks an eligible op. Below it the
+ * support's per-piece range columns (one LogUp tree each) cost more proof bytes and
+ * lookup time than the masked half saves: measured on GPT-2 at 64 tokens (+37 KB) and
+ * nanoGPT at 64 (+5 KB, lookups +0.05 s), while at 512 the advice shrinks by 5 %. */
+#define EZ_PLAN_LIVE_MIN_ROW 256u
+
+/* The live mark the compiler sets on op i: ez_plan_live_eligible when the softmax's row
+ * (its reduced axis) has at least EZ_PLAN_LIVE_MIN_ROW entries, else 0. */
 unsigned ez_plan_live_mark(const ez_plan *p, size_t i);
 
 /* Fill the EqSchedule of every op.
