@@ -41,6 +41,14 @@ static void live_src(char *buf, size_t cap, unsigned S, unsigned H, unsigned E)
              S, H, E);
 }
 
+/* The scores' op (the einsum with the live mark) */
+static size_t scores_op(const ez_plan *p)
+{
+    int a = ez_plan_find_tensor(p, "a");
+    ck_assert_int_ge(a, 0);
+    return (size_t)p->tensors[a].producer;
+}
+
 /* Compile at rows S < EZ_PLAN_LIVE_MIN_ROW, where the compiler leaves the scores
  * unmarked (asserted), then mark them as it does at longer rows (the plan's validation
  * accepts either) so that the restricted proof runs at the small widths. */
@@ -50,9 +58,7 @@ static void live_compile(ez_pfx *f, unsigned S, unsigned H, unsigned E, const ch
     live_src(src, sizeof src, S, H, E);
     ez_pfx_compile(f, src);
     ez_plan *p = &f->plan;
-    int a = ez_plan_find_tensor(p, "a");
-    ck_assert_int_ge(a, 0);
-    size_t op = (size_t)p->tensors[a].producer;
+    size_t op = scores_op(p);
     ck_assert_uint_lt(S, EZ_PLAN_LIVE_MIN_ROW);
     ck_assert_uint_eq(p->ops[op].sched.live, 0);
     p->ops[op].sched.live = ez_plan_live_eligible(p, op);
@@ -60,14 +66,6 @@ static void live_compile(ez_pfx *f, unsigned S, unsigned H, unsigned E, const ch
     ez_diag d = {{0}};
     ck_assert_msg(ez_plan_compute_digest(p, &d) == EZ_OK, "%s", d.msg);
     ez_pfx_run(f, seed, 1 << 10);
-}
-
-/* The scores' op (the einsum with the live mark) */
-static size_t scores_op(const ez_plan *p)
-{
-    int a = ez_plan_find_tensor(p, "a");
-    ck_assert_int_ge(a, 0);
-    return (size_t)p->tensors[a].producer;
 }
 
 /* The plan marks the scores, and only them; the layout puts their remainder on the
@@ -103,6 +101,13 @@ START_TEST(test_live_mark_and_layout)
     ck_assert_msg(ez_plan_validate(q, &d) == EZ_OK, "%s", d.msg);
     q->ops[op].sched.live = (unsigned)sm + 1;
     ez_pfx_free(&f);
+    /* at rows of EZ_PLAN_LIVE_MIN_ROW the compiler sets the mark itself (compiled only) */
+    char src[1024];
+    ez_pfx g;
+    live_src(src, sizeof src, EZ_PLAN_LIVE_MIN_ROW, 1, 4);
+    ez_pfx_compile(&g, src);
+    ck_assert_uint_eq(g.plan.ops[scores_op(&g.plan)].sched.live, ez_pfx_last_op(&g.plan, EZ_OP_SOFTMAX) + 1);
+    ez_pfx_free(&g);
 }
 END_TEST
 
