@@ -126,7 +126,7 @@ void ez_sumcheck_proof_write(ez_writer *w, const ez_sumcheck_proof *p)
     ez_writer_fe2(w, p->evals, p->nfactors);
 }
 
-static ez_status proof_alloc(ez_sumcheck_proof *p, unsigned nvars, unsigned degree, unsigned nfactors)
+ez_status ez_sumcheck_proof_alloc(ez_sumcheck_proof *p, unsigned nvars, unsigned degree, unsigned nfactors)
 {
     memset(p, 0, sizeof *p);
     size_t nr = (size_t)nvars * degree;
@@ -154,7 +154,7 @@ ez_status ez_sumcheck_proof_read(ez_reader *r, const ez_sumcheck_desc *d, ez_sum
         r->failed = true;
         return EZ_ERR_REJECT;
     }
-    ez_status st = proof_alloc(p, d->nvars, deg, d->nfactors);
+    ez_status st = ez_sumcheck_proof_alloc(p, d->nvars, deg, d->nfactors);
     if (st != EZ_OK)
         return st;
     if (!ez_reader_fe2(r, p->rounds, nr) || !ez_reader_fe2(r, p->evals, d->nfactors)) {
@@ -312,7 +312,7 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
     for (unsigned j = 0; j < nf; j++)
         if (!factors[j].base == !factors[j].ext)
             return EZ_ERR_INVALID;
-    st = proof_alloc(proof, n, deg, nf);
+    st = ez_sumcheck_proof_alloc(proof, n, deg, nf);
     if (st != EZ_OK)
         return st;
 
@@ -518,19 +518,13 @@ static ez_status prove(ez_transcript *t, const ez_sumcheck_desc *d, const ez_fe2
         }
     }
 finish:
-    ez_transcript_absorb_fe2(t, "sumcheck/evals", proof->evals, nf);
-    if (point)
-        memcpy(point, pt, n * sizeof *pt);
-    if (evals)
-        memcpy(evals, proof->evals, nf * sizeof *evals);
+    ez_sumcheck_prover_finish(t, proof, pt, point, evals);
 out:
     for (unsigned j = 0; j < EZ_SC_MAX_FACTORS; j++) {
         free(bufs[j][0]);
         free(bufs[j][1]);
     }
-    free(elo);
-    free(elow);
-    free(ehi);
+    EZ_FREE_ALL(elo, elow, ehi);
     if (st != EZ_OK)
         ez_sumcheck_proof_clear(proof);
     return st;
@@ -651,6 +645,16 @@ ez_fe2 ez_sc_gruen_round(ez_sc_gruen *g, ez_transcript *t, ez_fe2 *q, bool inb, 
     if (inb)
         g->scale = ez_fe2_mul(g->scale, ez_eq1(rv, rho));
     return rho;
+}
+
+void ez_sumcheck_prover_finish(ez_transcript *t, const ez_sumcheck_proof *proof, const ez_fe2 *pt, ez_fe2 *point,
+                               ez_fe2 *evals)
+{
+    ez_transcript_absorb_fe2(t, "sumcheck/evals", proof->evals, proof->nfactors);
+    if (point)
+        memcpy(point, pt, proof->nvars * sizeof *pt);
+    if (evals)
+        memcpy(evals, proof->evals, proof->nfactors * sizeof *evals);
 }
 
 ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact)

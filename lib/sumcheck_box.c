@@ -187,16 +187,8 @@ ez_status ez_sumcheck_prove_box(ez_transcript *t, const ez_sumcheck_desc *d, con
             return EZ_ERR_INVALID;
     if (n == 0) /* one entry: the dense prover is this prover */
         return ez_sumcheck_prove(t, d, coeffs, eq_point, factors, claim, proof, point, evals);
-    memset(proof, 0, sizeof *proof);
-    proof->rounds = ez_alloc_array((size_t)n * deg, sizeof(ez_fe2));
-    proof->evals = ez_alloc_array(nf, sizeof(ez_fe2));
-    if (!proof->rounds || !proof->evals) {
-        ez_sumcheck_proof_clear(proof);
-        return EZ_ERR_NOMEM;
-    }
-    proof->nvars = n;
-    proof->degree = deg;
-    proof->nfactors = nf;
+    if ((st = ez_sumcheck_proof_alloc(proof, n, deg, nf)) != EZ_OK)
+        return st;
 
     ez_sumcheck_absorb_header(t, d, deg, coeffs, eq_point, claim);
     ez_fe2 rb[EZ_SC_MAX_VARS], pt[EZ_SC_MAX_VARS];
@@ -303,19 +295,13 @@ ez_status ez_sumcheck_prove_box(ez_transcript *t, const ez_sumcheck_desc *d, con
     }
     for (unsigned j = 0; j < nf; j++)
         proof->evals[j] = R.fe[j][0];
-    ez_transcript_absorb_fe2(t, "sumcheck/evals", proof->evals, nf);
-    if (point)
-        memcpy(point, pt, n * sizeof *pt);
-    if (evals)
-        memcpy(evals, proof->evals, nf * sizeof *evals);
+    ez_sumcheck_prover_finish(t, proof, pt, point, evals);
     if (touched)
         *touched += reads;
 out:
     for (unsigned j = 0; j < EZ_SC_MAX_FACTORS; j++)
         free(own[j]);
-    free(wc);
-    free(wi);
-    free(tmp);
+    EZ_FREE_ALL(wc, wi, tmp);
     if (st != EZ_OK)
         ez_sumcheck_proof_clear(proof);
     return st;

@@ -113,6 +113,16 @@ void ez_sc_run_round(const ez_sc_round *R, ez_sc_block_fn fn, ez_fe2 *q);
 void ez_sumcheck_absorb_header(ez_transcript *t, const ez_sumcheck_desc *d, unsigned deg, const ez_fe2 *coeffs,
                                const ez_fe2 *eq_point, ez_fe2 claim);
 
+/* p zeroed, then its rounds (nvars * degree values, at least one slot) and evals
+ * (nfactors) allocated and its shape set. EZ_ERR_NOMEM leaves p cleared. */
+ez_status ez_sumcheck_proof_alloc(ez_sumcheck_proof *p, unsigned nvars, unsigned degree, unsigned nfactors);
+
+/* The prover's last step, the same in both provers: absorb the factor values
+ * ("sumcheck/evals", proof->nfactors of them) and copy the challenge point pt
+ * (proof->nvars values) to point and the values to evals (either may be NULL). */
+void ez_sumcheck_prover_finish(ez_transcript *t, const ez_sumcheck_proof *proof, const ez_fe2 *pt, ez_fe2 *point,
+                               ez_fe2 *evals);
+
 /* The polynomial of degree <= D through (k, v[k]), k = 0..D, at x; inv_dfact = 1/D!. */
 ez_fe2 ez_sumcheck_interp(const ez_fe2 *v, unsigned D, ez_fe2 x, ez_fe inv_dfact);
 

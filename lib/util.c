@@ -65,6 +65,12 @@ void *ez_alloc_array(size_t n, size_t size)
     return calloc(n, size);
 }
 
+void ez_free_all(void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(p[i]);
+}
+
 void *ez_realloc_array(void *p, size_t n, size_t size)
 {
     if (size != 0 && n > SIZE_MAX / size)

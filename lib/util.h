@@ -50,6 +50,12 @@ _Noreturn void ez_verify_fail(const char *expr, const char *file, int line);
 /* Checked allocation: n * size with overflow check; NULL on failure or overflow.
  * ez_alloc_array zero-fills. Free with free(). */
 void *ez_alloc_array(size_t n, size_t size);
+/* free() each of p[0..n) (NULL entries are no-ops, as for free): the scratch arrays or
+ * the members a function's one cleanup releases. EZ_FREE_ALL(a, b, c) passes its
+ * arguments as that array (each evaluated once). */
+void ez_free_all(void *const *p, size_t n);
+#define EZ_FREE_ALL(...) \
+    ez_free_all((void *const[]){__VA_ARGS__}, sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
 void *ez_realloc_array(void *p, size_t n, size_t size);
 /* Room for one more element in a growable array a of n elements (capacity *cap, elem
  * bytes each): when it is full, a reallocated to twice *cap (min_cap at first) and *cap

@@ -678,11 +678,7 @@ static ez_status fn_tables_build(fn_tables *t, const ez_pctx *c, size_t first, c
     }
     st = EZ_OK;
 out:
-    free(X);
-    free(PS);
-    free(pos);
-    free(spos);
-    free(off);
+    EZ_FREE_ALL(X, PS, pos, spos, off);
     if (st != EZ_OK)
         fn_tables_clear(t);
     return st;

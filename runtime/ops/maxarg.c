@@ -357,10 +357,7 @@ typedef struct {
 
 static void mx_tables_clear(mx_tables *t)
 {
-    free(t->S);
-    free(t->A1);
-    free(t->Z);
-    free(t->L2);
+    EZ_FREE_ALL(t->S, t->A1, t->Z, t->L2);
     memset(t, 0, sizeof *t);
 }
 

@@ -258,12 +258,7 @@ typedef struct {
 
 static void nm_tables_clear(nm_tables *t)
 {
-    free(t->Er);
-    free(t->Ez);
-    free(t->ez_rows);
-    free(t->D);
-    free(t->RG);
-    free(t->X);
+    EZ_FREE_ALL(t->Er, t->Ez, t->ez_rows, t->D, t->RG, t->X);
     memset(t, 0, sizeof *t);
 }
 

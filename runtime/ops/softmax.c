@@ -576,16 +576,7 @@ typedef struct {
 
 static void sm_tables_clear(sm_tables *t)
 {
-    free(t->S);
-    free(t->H);
-    free(t->W);
-    free(t->E);
-    free(t->Rb);
-    free(t->Z);
-    free(t->D);
-    free(t->l1);
-    free(t->l2);
-    free(t->l4);
+    EZ_FREE_ALL(t->S, t->H, t->W, t->E, t->Rb, t->Z, t->D, t->l1, t->l2, t->l4);
     memset(t, 0, sizeof *t);
 }
 

@@ -166,12 +166,7 @@ void ez_advice_layout_clear(ez_advice_layout *L)
         free(L->supports[i].off);
         free(L->supports[i].bits);
     }
-    free(L->supports);
-    free(L->values);
-    free(L->polys);
-    free(L->cols);
-    free(L->tuples);
-    free(L->op_rem);
+    EZ_FREE_ALL(L->supports, L->values, L->polys, L->cols, L->tuples, L->op_rem);
     memset(L, 0, sizeof *L);
 }
 

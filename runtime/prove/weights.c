@@ -101,9 +101,7 @@ ez_status ez_wshape_build(ez_wshape *w, const ez_plan *p, unsigned scheme, ez_di
             memcpy(w->sup + w->nw, asup, na * sizeof *asup);
     }
 out:
-    free(wl);
-    free(wsup);
-    free(asup);
+    EZ_FREE_ALL(wl, wsup, asup);
     if (st != EZ_OK)
         ez_wshape_clear(w);
     return st;
