@@ -396,13 +396,9 @@ static ez_status func_fill(const ez_advice_layout *L, const ez_plan *p, const ez
     int64_t *off = NULL;
     ez_fe *rv = NULL, *r2v = NULL;
     const ez_plan_op *o = s->base.o;
-    size_t first = ez_op_first_poly(L, op);
-    if (first == SIZE_MAX)
-        goto out; /* a layout without this op's polys */
-    if (first + s->npolys > L->npolys) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
+    size_t first;
+    if ((st = ez_op_polys_at(L, op, s->npolys, &first)) != EZ_OK || first == SIZE_MAX)
+        goto out; /* SIZE_MAX: a layout without this op's polys */
     fn_consts cs;
     /* the rows the executor evaluated through (the trace keeps every table it built: the
      * same function of (f, scales), so no second 2^16 libm calls per op); built here only
@@ -690,12 +686,9 @@ static ez_status func_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     ez_status st = EZ_OK;
     fn_tables tb;
     memset(&tb, 0, sizeof tb);
-    size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->n) {
-        st = EZ_ERR_INVALID;
+    size_t first;
+    if ((st = ez_op_reduce_begin(c, op, s->npolys, s->n, out, "func/out", &first)) != EZ_OK)
         goto out;
-    }
-    ez_claim_absorb(c->t, "func/out", out);
     /* the public constants (the verifier builds the same rows the lookup used) */
     fn_consts cs = {0, 0, 0};
     bool need_tab = (s->interior && !s->on_sup) || (s->general && (s->lo_tail == EZ_TAIL_CLAMP || s->hi_tail == EZ_TAIL_CLAMP));

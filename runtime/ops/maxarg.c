@@ -488,12 +488,9 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_fe *rt = NULL, *wt = NULL;
     memset(&tb, 0, sizeof tb);
     size_t first;
-    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->g.nR) {
-        st = EZ_ERR_INVALID;
+    if ((st = ez_op_reduce_begin(c, op, s->npolys, s->g.nR, out, s->arg ? "argmax/out" : "max/out", &first)) != EZ_OK)
         goto out;
-    }
     const unsigned n = s->g.n, nR = s->g.nR;
-    ez_claim_absorb(c->t, s->arg ? "argmax/out" : "max/out", out);
 
     /* 1. the claim on the output is a claim on the committed M (MAX) or A (ARGMAX) at the
      * point with its blocks in the row layout's (input) axis order (§3.1) */

@@ -311,13 +311,10 @@ static ez_status nm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_claim kc = {0};
     memset(&tb, 0, sizeof tb);
     size_t first;
-    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->g.n) {
-        st = EZ_ERR_INVALID;
+    if ((st = ez_op_reduce_begin(c, op, s->npolys, s->g.n, out, "norm/out", &first)) != EZ_OK)
         goto out;
-    }
     const unsigned n = s->g.n, nR = s->g.nR;
     const char *kind = s->layer ? "layernorm" : "rmsnorm";
-    ez_claim_absorb(c->t, "norm/out", out);
     /* the output point's blocks in the input's axis order */
     ez_fe2 rin[EZ_PROVE_MAX_VARS];
     for (unsigned b = 0, o_ = 0; b < s->g.rank; b++) {

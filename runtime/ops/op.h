@@ -109,6 +109,13 @@ size_t ez_op_first_poly(const ez_advice_layout *L, size_t op);
  * when L ends before the n-th. */
 ez_status ez_op_polys_at(const ez_advice_layout *L, size_t op, unsigned n, size_t *first);
 
+/* Shared by op provers with committed polys: the start of `reduce` on either side.
+ * *first = the op's first poly (ez_op_polys_at); EZ_ERR_INVALID (nothing absorbed) when
+ * c's layout does not hold its npolys polys or the output claim out is not over nvars
+ * variables; else out absorbed under label ("<op>/out") and EZ_OK. */
+ez_status ez_op_reduce_begin(ez_pctx *c, size_t op, unsigned npolys, unsigned nvars, const ez_claim *out,
+                             const char *label, size_t *first);
+
 /* Shared by op files' layouts: append n polys of `len` entries owned by op `op` (an op's
  * polys are contiguous: EZ_ERR_INTERNAL if another owner's poly came between). */
 ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len);

@@ -154,6 +154,15 @@ ez_status ez_op_polys_at(const ez_advice_layout *L, size_t op, unsigned n, size_
     return *first == SIZE_MAX || *first + n <= L->npolys ? EZ_OK : EZ_ERR_INTERNAL;
 }
 
+ez_status ez_op_reduce_begin(ez_pctx *c, size_t op, unsigned npolys, unsigned nvars, const ez_claim *out,
+                             const char *label, size_t *first)
+{
+    if (ez_op_polys_at(c->adv, op, npolys, first) != EZ_OK || *first == SIZE_MAX || out->nvars != nvars)
+        return EZ_ERR_INVALID;
+    ez_claim_absorb(c->t, label, out);
+    return EZ_OK;
+}
+
 ez_status ez_op_add_polys(ez_advice_layout *L, size_t op, unsigned n, uint64_t len)
 {
     ez_status st = EZ_OK;

@@ -182,11 +182,8 @@ static ez_status relu_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const
     ez_fe *Y = NULL, *D = NULL;
     ez_claim kc = {0};
     size_t first;
-    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->n) {
-        st = EZ_ERR_INVALID;
+    if ((st = ez_op_reduce_begin(c, op, s->npolys, s->n, out, "relu/out", &first)) != EZ_OK)
         goto out;
-    }
-    ez_claim_absorb(c->t, "relu/out", out);
     /* 1. the claim on y is a claim on the committed y */
     if ((st = rl_value_claims(c, s, first, "relu/y-limbs", s->pY, s->ny, out->point, out->value)) != EZ_OK)
         goto out;

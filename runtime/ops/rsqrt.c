@@ -486,12 +486,9 @@ static ez_status rq_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     ez_fe *X = NULL;
     ez_claim kc = {0};
     size_t first;
-    if (ez_op_polys_at(c->adv, op, s->npolys, &first) != EZ_OK || first == SIZE_MAX || out->nvars != s->n) {
-        st = EZ_ERR_INVALID;
+    if ((st = ez_op_reduce_begin(c, op, s->npolys, s->n, out, "rsqrt/out", &first)) != EZ_OK)
         goto out;
-    }
     const unsigned n = s->n;
-    ez_claim_absorb(c->t, "rsqrt/out", out);
 
     /* 1. the rescale (§5): rho = R'~(r), then RG~(r) = 2^sh v + rho is a claim */
     ez_fe2 rg, rho;

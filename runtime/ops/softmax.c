@@ -290,13 +290,9 @@ static ez_status softmax_fill(const ez_advice_layout *L, const ez_plan *p, const
     uint64_t *pos = NULL;
     uint8_t *realrow = NULL;
     const ez_plan_op *o = s->base.o;
-    size_t first = ez_op_first_poly(L, op);
-    if (first == SIZE_MAX)
-        goto out; /* a layout without this op's polys (e.g. the weight range proof's) */
-    if (first + s->npolys > L->npolys) {
-        st = EZ_ERR_INTERNAL;
-        goto out;
-    }
+    size_t first;
+    if ((st = ez_op_polys_at(L, op, s->npolys, &first)) != EZ_OK || first == SIZE_MAX)
+        goto out; /* SIZE_MAX: a layout without this op's polys (e.g. the weight range proof's) */
     uint64_t numel = ez_plan_tensor_numel(s->base.to), nrows = numel / s->T, na[4];
     const int64_t *aexp = ez_trace_aux(tr, op, EZ_AUX_EXP, &na[0]);
     const int64_t *arem = ez_trace_aux(tr, op, EZ_AUX_DIV_REM, &na[1]);
@@ -677,14 +673,11 @@ static ez_status sm_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
     const int64_t *xin = NULL;
     int64_t *xown = NULL;
     memset(&tb, 0, sizeof tb);
-    size_t first = ez_op_first_poly(c->adv, op);
-    if (first == SIZE_MAX || first + s->npolys > c->adv->npolys || out->nvars != s->g.n) {
-        st = EZ_ERR_INVALID;
+    size_t first;
+    if ((st = ez_op_reduce_begin(c, op, s->npolys, s->g.n, out, "softmax/out", &first)) != EZ_OK)
         goto out;
-    }
     const unsigned n = s->g.n, nR = s->g.nR;
     ez_fe2 half = ez_fe2_from_fe(ez_fe_inv(2));
-    ez_claim_absorb(c->t, "softmax/out", out);
 
     /* 1. (l, e_lo) in the exp table: the framework's LogUp over the model's shared exp
      * table (§3.1) left its claims on l and e_lo before the walk. */
