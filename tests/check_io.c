@@ -113,10 +113,7 @@ START_TEST(test_st_roundtrip)
     const ez_st_tensor *t = ez_safetensors_find(&st, "wq");
     ck_assert_ptr_nonnull(t);
     ck_assert_int_eq(t->dtype, EZ_ST_F32);
-    ck_assert_uint_eq(t->rank, 3);
-    ck_assert_uint_eq(t->dims[0], 2);
-    ck_assert_uint_eq(t->dims[1], 3);
-    ck_assert_uint_eq(t->dims[2], 4);
+    EZ_TEST_DIMS(t->rank, t->dims, 2, 3, 4);
     ck_assert_uint_eq(t->numel, 24);
     ck_assert_uint_eq(t->nbytes, 96);
     double out[24];

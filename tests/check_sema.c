@@ -108,10 +108,7 @@ START_TEST(test_attention)
     const ez_tensor *pt = &p->tensors[p->outputs[0]];
     ck_assert_str_eq(pt->name, "p");
     ck_assert(pt->is_output);
-    ck_assert_uint_eq(pt->rank, 3);
-    ck_assert_uint_eq(pt->dims[0], 2);
-    ck_assert_uint_eq(pt->dims[1], 8);
-    ck_assert_uint_eq(pt->dims[2], 8);
+    EZ_TEST_DIMS(pt->rank, pt->dims, 2, 8, 8);
     ck_assert_uint_eq(pt->scale, 12);
     ck_assert_int_eq(pt->def_stmt, 3);
     ck_assert_str_eq(p->stmts[2].text, "a[h, s, t] = q[s, h, e] * k[t, h, e] / 8");

@@ -37,6 +37,14 @@ Suite *ez_test_suite(const char *name, const char *tcase, double timeout, const 
     return s;
 }
 
+void ez_test_dims_eq(unsigned rank, const uint64_t *dims, unsigned want_rank, const uint64_t *want)
+{
+    ck_assert_uint_eq(rank, want_rank);
+    for (unsigned a = 0; a < want_rank; a++)
+        ck_assert_msg(dims[a] == want[a], "axis %u: extent %llu, expected %llu", a, (unsigned long long)dims[a],
+                      (unsigned long long)want[a]);
+}
+
 size_t ez_tamper_bytes(const uint8_t *proof, size_t len, const ez_tamper_opts *o, ez_tamper_accepts_fn accepts,
                        void *ctx, const char *what)
 {

@@ -33,6 +33,14 @@ void ez_tcase_add_fixture(Suite *s, const char *name, double timeout, void (*set
 /* A new suite `name` of one test case, `tcase` (its tests and timeout as ez_tcase_add). */
 Suite *ez_test_suite(const char *name, const char *tcase, double timeout, const TTest *const *tests, size_t n);
 
+/* A tensor's shape is (want[0], ..., want[want_rank - 1]): rank and every extent
+ * asserted, the failure message naming the axis. EZ_TEST_DIMS(rank, dims, 2, 3, 4)
+ * passes the extents as a list. */
+void ez_test_dims_eq(unsigned rank, const uint64_t *dims, unsigned want_rank, const uint64_t *want);
+#define EZ_TEST_DIMS(rank, dims, ...)                                                                \
+    ez_test_dims_eq(rank, dims, (unsigned)(sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t)), \
+                    (const uint64_t[]){__VA_ARGS__})
+
 /* The run's seed (set once by the runner before any test). */
 uint64_t ez_test_seed(void);
 
