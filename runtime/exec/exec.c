@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/exec/exec_index.h"
 #include "runtime/exec/exec_op.h"
 
 const char *ez_aux_kind_name(ez_aux_kind k)
@@ -265,12 +266,18 @@ uint64_t ez_exec_maxabs(const int64_t *v, uint64_t n)
     return m;
 }
 
-ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **rem)
+ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **off, int64_t **rem)
 {
+    *off = NULL;
     *rem = NULL;
-    if (c->op->out_scale < c->op->in_scale && (*rem = ez_exec_aux(c, EZ_AUX_REM, n)) == NULL)
-        return EZ_ERR_NOMEM;
-    return EZ_OK;
+    ez_status st = ez_exec_elem_offsets(off, c->p, c->op, 0, c->d);
+    if (st == EZ_OK && c->op->out_scale < c->op->in_scale && (*rem = ez_exec_aux(c, EZ_AUX_REM, n)) == NULL)
+        st = EZ_ERR_NOMEM;
+    if (st != EZ_OK) {
+        free(*off);
+        *off = NULL;
+    }
+    return st;
 }
 
 

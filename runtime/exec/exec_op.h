@@ -57,10 +57,12 @@ static inline int64_t ez_exec_floor_shift(int64_t v, unsigned shift, int64_t *re
     return q;
 }
 
-/* Values moving between scales without a table (causal, relu): exact when the scale
- * grows, floor with a remainder (aux REM, allocated here into *rem) when it shrinks;
- * *rem is NULL otherwise. EZ_ERR_NOMEM. */
-ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **rem);
+/* Values moving between scales without a table (causal, relu), one output element (n of
+ * them) per element of operand 0: *off = operand 0's offset per output element (new
+ * array, ez_exec_elem_offsets); exact when the scale grows, floor with a remainder (aux
+ * REM, allocated here into *rem) when it shrinks; *rem is NULL otherwise. On failure
+ * both are NULL. Errors: those of ez_exec_elem_offsets (diag in c->d), EZ_ERR_NOMEM. */
+ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **off, int64_t **rem);
 
 /* MAX and ARGMAX in one scan (runtime/exec/rows.c): the maximum along op->axis and its
  * lowest index; the result is the one the op kind asks for, the other goes to aux

@@ -159,14 +159,10 @@ static ez_status causal_exec(ez_exec_ctx *c)
     const ez_plan_op *op = c->op;
     const ez_plan_tensor *to = &p->tensors[op->out];
     const uint64_t n = ez_plan_tensor_numel(to);
-    int64_t *off = NULL, *rem = NULL;
-    ez_status st = ez_exec_elem_offsets(&off, p, op, 0, c->d);
-    if (st == EZ_OK)
-        st = ez_exec_move_scale_prepare(c, n, &rem);
-    if (st != EZ_OK) {
-        free(off);
+    int64_t *off, *rem;
+    ez_status st = ez_exec_move_scale_prepare(c, n, &off, &rem);
+    if (st != EZ_OK)
         return st;
-    }
     const int64_t *in = c->tr->t[op->in[0]];
     int64_t *out = c->tr->t[op->out];
     /* coordinates of i and j per element come from unit strides on those indices */

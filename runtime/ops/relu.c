@@ -225,10 +225,8 @@ static ez_status relu_exec(ez_exec_ctx *c)
 {
     const ez_plan_op *op = c->op;
     const uint64_t n = ez_plan_tensor_numel(&c->p->tensors[op->out]);
-    int64_t *off = NULL, *rem;
-    ez_status st = ez_exec_elem_offsets(&off, c->p, op, 0, c->d);
-    if (st == EZ_OK)
-        st = ez_exec_move_scale_prepare(c, n, &rem);
+    int64_t *off, *rem;
+    ez_status st = ez_exec_move_scale_prepare(c, n, &off, &rem);
     if (st == EZ_OK) {
         const int64_t *in = c->tr->t[op->in[0]];
         int64_t *out = c->tr->t[op->out];
