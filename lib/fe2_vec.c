@@ -102,24 +102,52 @@ void ez_fe2_frac_layer_unit_ref(ez_fe2 *op, ez_fe2 *oq, const ez_fe2 *qL, const 
 #if EZ_FE_VEC
 
 /* c + x r, lane-wise, for r = (r0, r1) and rw = 7 r1 in every lane */
-EZ_V8_FN void v2_ez_fe2_mul_add_pre(ez_v8 *o0, ez_v8 *o1, ez_v8 x0, ez_v8 x1, ez_v8 r0, ez_v8 r1, ez_v8 rw, ez_v8 c0,
+EZ_V8_FN void v2_mul_add_pre(ez_v8 *o0, ez_v8 *o1, ez_v8 x0, ez_v8 x1, ez_v8 r0, ez_v8 r1, ez_v8 rw, ez_v8 c0,
                              ez_v8 c1)
 {
     *o0 = v_add(c0, v_add(v_mul(x0, r0), v_mul(x1, rw)));
     *o1 = v_add(c1, v_add(v_mul(x0, r1), v_mul(x1, r0)));
 }
 
-void ez_fe2_bind(ez_fe2 *dst, const ez_fe2 *lo, const ez_fe2 *hi, size_t n, ez_fe2 r)
+/* r's lanes: r0, r1, 7 r1 */
+typedef struct {
+    ez_v8 c0, c1, w;
+} lanes_c;
+
+EZ_V8_FN lanes_c lanes_of(ez_fe2 r)
 {
-    const ez_v8 r0 = v_set1(r.c0), r1 = v_set1(r.c1), rw = v_set1(ez_fe_mul_w(r.c1));
+    lanes_c l = {v_set1(r.c0), v_set1(r.c1), v_set1(ez_fe_mul_w(r.c1))};
+    return l;
+}
+
+/* dst[i..i+8) = a + x r, from a's and x's lanes */
+EZ_V8_FN void store_mul_add(ez_fe2 *dst, ez_v8 a0, ez_v8 a1, ez_v8 x0, ez_v8 x1, lanes_c r)
+{
+    ez_v8 o0, o1;
+    v2_mul_add_pre(&o0, &o1, x0, x1, r.c0, r.c1, r.w, a0, a1);
+    v2_store(dst, o0, o1);
+}
+
+/* dst = a + x r over the whole lane steps of n, x = b - a (diff) or b; returns how far */
+EZ_V8_FN size_t mul_add_lanes(ez_fe2 *dst, const ez_fe2 *a, const ez_fe2 *b, size_t n, ez_fe2 r, bool diff)
+{
+    const lanes_c rc = lanes_of(r);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        ez_v8 a0, a1, b0, b1, o0, o1;
-        v2_load(lo + i, &a0, &a1);
-        v2_load(hi + i, &b0, &b1);
-        v2_ez_fe2_mul_add_pre(&o0, &o1, v_sub(b0, a0), v_sub(b1, a1), r0, r1, rw, a0, a1);
-        v2_store(dst + i, o0, o1);
+        ez_v8 a0, a1, b0, b1;
+        v2_load(a + i, &a0, &a1);
+        v2_load(b + i, &b0, &b1);
+        if (diff)
+            store_mul_add(dst + i, a0, a1, v_sub(b0, a0), v_sub(b1, a1), rc);
+        else
+            store_mul_add(dst + i, a0, a1, b0, b1, rc);
     }
+    return i;
+}
+
+void ez_fe2_bind(ez_fe2 *dst, const ez_fe2 *lo, const ez_fe2 *hi, size_t n, ez_fe2 r)
+{
+    size_t i = mul_add_lanes(dst, lo, hi, n, r, true);
     ez_fe2_bind_ref(dst + i, lo + i, hi + i, n - i, r);
 }
 
@@ -136,12 +164,13 @@ void ez_fe2_bind_base(ez_fe2 *dst, const ez_fe *lo, const ez_fe *hi, size_t n, e
 
 void ez_fe2_eq_split(ez_fe2 *x, ez_fe2 *hi, size_t n, ez_fe2 r)
 {
-    const ez_v8 r0 = v_set1(r.c0), r1 = v_set1(r.c1), rw = v_set1(ez_fe_mul_w(r.c1)), z = v_set1(0);
+    const lanes_c rc = lanes_of(r);
+    const ez_v8 z = v_set1(0);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         ez_v8 a0, a1, h0, h1;
         v2_load(x + i, &a0, &a1);
-        v2_ez_fe2_mul_add_pre(&h0, &h1, a0, a1, r0, r1, rw, z, z);
+        v2_mul_add_pre(&h0, &h1, a0, a1, rc.c0, rc.c1, rc.w, z, z);
         v2_store(hi + i, h0, h1);
         v2_store(x + i, v_sub(a0, h0), v_sub(a1, h1));
     }
@@ -150,15 +179,7 @@ void ez_fe2_eq_split(ez_fe2 *x, ez_fe2 *hi, size_t n, ez_fe2 r)
 
 void ez_fe2_axpy(ez_fe2 *dst, const ez_fe2 *a, ez_fe2 l, const ez_fe2 *b, size_t n)
 {
-    const ez_v8 l0 = v_set1(l.c0), l1 = v_set1(l.c1), lw = v_set1(ez_fe_mul_w(l.c1));
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        ez_v8 a0, a1, b0, b1, o0, o1;
-        v2_load(a + i, &a0, &a1);
-        v2_load(b + i, &b0, &b1);
-        v2_ez_fe2_mul_add_pre(&o0, &o1, b0, b1, l0, l1, lw, a0, a1);
-        v2_store(dst + i, o0, o1);
-    }
+    size_t i = mul_add_lanes(dst, a, b, n, l, false);
     ez_fe2_axpy_ref(dst + i, a + i, l, b + i, n - i);
 }
 

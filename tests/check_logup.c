@@ -1253,12 +1253,11 @@ END_TEST
  * eight-lane step. */
 START_TEST(test_fe2_vec_frac)
 {
-    static const size_t lens[] = {1, 7, 8, 9, 15, 16, 17, 67};
     ez_rng r = ez_rng_for("fe2_vec_frac");
-    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
-        const size_t n = lens[li];
+    for (size_t li = 0; li < ez_test_vec_nlen; li++) {
+        const size_t n = ez_test_vec_len[li];
         for (int it = 0; it < 40; it++) {
-            ez_fe2 pl[67], ql[67], pr[67], qr[67], op[67], oq[67], rp[67], rq[67];
+            ez_fe2 pl[EZ_TEST_VEC_MAXLEN], ql[EZ_TEST_VEC_MAXLEN], pr[EZ_TEST_VEC_MAXLEN], qr[EZ_TEST_VEC_MAXLEN], op[EZ_TEST_VEC_MAXLEN], oq[EZ_TEST_VEC_MAXLEN], rp[EZ_TEST_VEC_MAXLEN], rq[EZ_TEST_VEC_MAXLEN];
             ez_fe2 l = it == 0 ? ez_fe2_make(EZ_P - 1, EZ_P - 1) : ez_rng_fe2_edgy(&r);
             for (size_t i = 0; i < n; i++) {
                 pl[i] = ez_rng_fe2_edgy(&r);
@@ -1266,22 +1265,23 @@ START_TEST(test_fe2_vec_frac)
                 pr[i] = ez_rng_fe2_edgy(&r);
                 qr[i] = ez_rng_fe2_edgy(&r);
             }
-            ez_fe2_frac_layer(op, oq, pl, ql, pr, qr, n);
-            ez_fe2_frac_layer_ref(rp, rq, pl, ql, pr, qr, n);
-            for (size_t i = 0; i < n; i++) {
-                ez_fe2 wp = ez_fe2_add(ez_fe2_mul(pl[i], qr[i]), ez_fe2_mul(pr[i], ql[i]));
-                ez_fe2 wq = ez_fe2_mul(ql[i], qr[i]);
-                ck_assert_msg(ez_fe2_eq(op[i], wp) && ez_fe2_eq(rp[i], wp) && ez_fe2_eq(oq[i], wq) &&
-                                  ez_fe2_eq(rq[i], wq),
-                              "frac_layer n=%zu i=%zu", n, i);
-            }
-            ez_fe2_frac_layer_unit(op, oq, ql, qr, n);
-            ez_fe2_frac_layer_unit_ref(rp, rq, ql, qr, n);
-            for (size_t i = 0; i < n; i++) {
-                ez_fe2 wp = ez_fe2_add(ql[i], qr[i]), wq = ez_fe2_mul(ql[i], qr[i]);
-                ck_assert_msg(ez_fe2_eq(op[i], wp) && ez_fe2_eq(rp[i], wp) && ez_fe2_eq(oq[i], wq) &&
-                                  ez_fe2_eq(rq[i], wq),
-                              "frac_layer_unit n=%zu i=%zu", n, i);
+            /* the general layer, then the unit one (numerators 1) */
+            for (int unit = 0; unit < 2; unit++) {
+                if (unit) {
+                    ez_fe2_frac_layer_unit(op, oq, ql, qr, n);
+                    ez_fe2_frac_layer_unit_ref(rp, rq, ql, qr, n);
+                } else {
+                    ez_fe2_frac_layer(op, oq, pl, ql, pr, qr, n);
+                    ez_fe2_frac_layer_ref(rp, rq, pl, ql, pr, qr, n);
+                }
+                for (size_t i = 0; i < n; i++) {
+                    ez_fe2 wp = unit ? ez_fe2_add(ql[i], qr[i])
+                                     : ez_fe2_add(ez_fe2_mul(pl[i], qr[i]), ez_fe2_mul(pr[i], ql[i]));
+                    ez_fe2 wq = ez_fe2_mul(ql[i], qr[i]);
+                    ck_assert_msg(ez_fe2_eq(op[i], wp) && ez_fe2_eq(rp[i], wp) && ez_fe2_eq(oq[i], wq) &&
+                                      ez_fe2_eq(rq[i], wq),
+                                  "frac_layer unit=%d n=%zu i=%zu", unit, n, i);
+                }
             }
             ez_fe2_axpy(op, pl, l, ql, n);
             ez_fe2_axpy_ref(rp, pl, l, ql, n);

@@ -395,12 +395,11 @@ END_TEST
  * lib/field.h, on edge values and at lengths around the eight-lane step. */
 START_TEST(test_fe2_vec_eq_split)
 {
-    static const size_t lens[] = {1, 7, 8, 9, 15, 16, 17, 67};
     ez_rng r = ez_rng_for("fe2_vec_eq_split");
-    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++) {
-        const size_t n = lens[li];
+    for (size_t li = 0; li < ez_test_vec_nlen; li++) {
+        const size_t n = ez_test_vec_len[li];
         for (int it = 0; it < 40; it++) {
-            ez_fe2 x[67], v[67], vh[67], ref[67], rh[67];
+            ez_fe2 x[EZ_TEST_VEC_MAXLEN], v[EZ_TEST_VEC_MAXLEN], vh[EZ_TEST_VEC_MAXLEN], ref[EZ_TEST_VEC_MAXLEN], rh[EZ_TEST_VEC_MAXLEN];
             ez_fe2 c = it == 0 ? ez_fe2_make(EZ_P - 1, EZ_P - 1) : ez_rng_fe2_edgy(&r);
             for (size_t i = 0; i < n; i++)
                 x[i] = ez_rng_fe2_edgy(&r);

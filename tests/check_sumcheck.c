@@ -693,16 +693,14 @@ END_TEST
 /* The binds' lane kernels (lib/fe2_vec.c, the fused binds of every extension round)
  * against their scalar loops and against lib/field.h's arithmetic, on edge values and at
  * lengths around the eight-lane step; in place too (the MSB-first binds write over lo). */
-static const size_t vec_lens[] = {1, 7, 8, 9, 15, 16, 17, 67};
-
 START_TEST(test_fe2_vec_bind)
 {
     ez_rng r = ez_rng_for("fe2_vec_bind");
-    for (size_t li = 0; li < sizeof vec_lens / sizeof *vec_lens; li++) {
-        const size_t n = vec_lens[li];
+    for (size_t li = 0; li < ez_test_vec_nlen; li++) {
+        const size_t n = ez_test_vec_len[li];
         for (int it = 0; it < 40; it++) {
-            ez_fe2 lo[67], hi[67], v[67], ref[67], inpl[67];
-            ez_fe blo[67], bhi[67];
+            ez_fe2 lo[EZ_TEST_VEC_MAXLEN], hi[EZ_TEST_VEC_MAXLEN], v[EZ_TEST_VEC_MAXLEN], ref[EZ_TEST_VEC_MAXLEN], inpl[EZ_TEST_VEC_MAXLEN];
+            ez_fe blo[EZ_TEST_VEC_MAXLEN], bhi[EZ_TEST_VEC_MAXLEN];
             ez_fe2 c = it == 0 ? ez_fe2_make(EZ_P - 1, EZ_P - 1) : ez_rng_fe2_edgy(&r);
             for (size_t i = 0; i < n; i++) {
                 lo[i] = ez_rng_fe2_edgy(&r);

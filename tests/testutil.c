@@ -17,6 +17,8 @@ const ez_fe ez_test_fe_edge[] = {0, 1, 2, UINT64_C(0xFFFFFFFF), UINT64_C(0x10000
                                  EZ_P - UINT64_C(0x100000000), EZ_P - UINT64_C(0xFFFFFFFF), EZ_P - 2, EZ_P - 1,
                                  UINT64_C(0xFFFFFFFE00000000), UINT64_C(0xFFFFFFFF00000000) - 1};
 const size_t ez_test_fe_nedge = sizeof ez_test_fe_edge / sizeof ez_test_fe_edge[0];
+const size_t ez_test_vec_len[] = {1, 7, 8, 9, 15, 16, 17, EZ_TEST_VEC_MAXLEN};
+const size_t ez_test_vec_nlen = sizeof ez_test_vec_len / sizeof ez_test_vec_len[0];
 
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n)
 {

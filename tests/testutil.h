@@ -74,6 +74,12 @@ static inline ez_fe2 ez_rng_fe2(ez_rng *r)
 extern const ez_fe ez_test_fe_edge[];
 extern const size_t ez_test_fe_nedge;
 
+/* Lengths around an eight-lane step (1, 7, 8, 9, ...; the largest EZ_TEST_VEC_MAXLEN):
+ * a lane kernel's whole steps, its scalar tail and both together. */
+#define EZ_TEST_VEC_MAXLEN 67
+extern const size_t ez_test_vec_len[];
+extern const size_t ez_test_vec_nlen;
+
 /* An edge value or a random one, each half the time. */
 static inline ez_fe ez_rng_fe_edgy(ez_rng *r)
 {
