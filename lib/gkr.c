@@ -45,7 +45,8 @@ void *ez_gkr_alloc(size_t n, size_t size)
 #define GKR_CHUNKS(h, BODY)                                                                                  \
     do {                                                                                                     \
         const int64_t nch_ = ((int64_t)(h) + GKR_CHUNK - 1) / GKR_CHUNK;                                     \
-        _Pragma("omp parallel for schedule(static) if ((h) >= GKR_PAR_MIN)")                                  \
+        const bool par_ = (int64_t)(h) >= GKR_PAR_MIN; /* (the pragma's text sees no macro arguments) */       \
+        _Pragma("omp parallel for schedule(static) if (par_)")                                                \
         for (int64_t c_ = 0; c_ < nch_; c_++) {                                                              \
             const size_t x0 = (size_t)c_ * GKR_CHUNK;                                                        \
             const size_t len = (size_t)(h) - x0 < GKR_CHUNK ? (size_t)(h) - x0 : GKR_CHUNK;                  \
