@@ -1,5 +1,7 @@
 /* fe_vec — eight Goldilocks elements side by side (lib/field.h's arithmetic, lane-wise),
- * for the NTT's and WHIR's lane kernels (lib/ntt.c, lib/whir_prove.c).
+ * for the NTT's and WHIR's lane kernels (lib/ntt.c, lib/whir_prove.c) and the extension
+ * loops of the sumcheck and LogUp-GKR provers (lib/fe2_vec.c: an extension element's c0
+ * and c1 in two lane vectors, v2_load / v2_store).
  *
  * With AVX-512 an ez_v8 is one 512-bit register (carries and borrows are mask
  * registers: AVX-512 has unsigned compares). With AVX2 only (the AMD EPYC hosts: no
@@ -114,6 +116,28 @@ EZ_V8_FN ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
     /* a carry: r + 2^64 = r + EPS, and r < t <= 2^64 - 2^33 leaves room for it */
     r = _mm512_mask_add_epi64(r, _mm512_cmplt_epu64_mask(r, t), r, eps);
     return _mm512_mask_sub_epi64(r, _mm512_cmpge_epu64_mask(r, p), r, p);
+}
+
+/* Eight extension elements p[0..8) (c0, c1 interleaved) as their c0 lanes and c1 lanes,
+ * in the lane order 0 4 1 5 2 6 3 7 (unpack within 128-bit lanes); v2_store undoes it.
+ * Lane-wise arithmetic does not see the order, and a sum over lanes does not either. */
+EZ_V8_FN void v2_load(const ez_fe2 *p, ez_v8 *c0, ez_v8 *c1)
+{
+    __m512i x = _mm512_loadu_si512((const void *)p), y = _mm512_loadu_si512((const void *)(p + 4));
+    *c0 = _mm512_unpacklo_epi64(x, y);
+    *c1 = _mm512_unpackhi_epi64(x, y);
+}
+
+EZ_V8_FN void v2_store(ez_fe2 *p, ez_v8 c0, ez_v8 c1)
+{
+    _mm512_storeu_si512((void *)p, _mm512_unpacklo_epi64(c0, c1));
+    _mm512_storeu_si512((void *)(p + 4), _mm512_unpackhi_epi64(c0, c1));
+}
+
+/* Eight base elements p[0..8) in v2_load's lane order. */
+EZ_V8_FN ez_v8 v_load_v2(const ez_fe *p)
+{
+    return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), _mm512_loadu_si512((const void *)p));
 }
 
 #elif defined(__AVX2__)
@@ -264,9 +288,53 @@ EZ_V8_FN ez_v8 v_mul_pow2_small(ez_v8 x, unsigned e)
     return r;
 }
 
+/* Eight extension elements p[0..8) (c0, c1 interleaved) as their c0 lanes and c1 lanes,
+ * in the lane order 0 2 1 3 4 6 5 7 (unpack within 128-bit lanes); v2_store undoes it.
+ * Lane-wise arithmetic does not see the order, and a sum over lanes does not either. */
+EZ_V8_FN void v2_load(const ez_fe2 *p, ez_v8 *c0, ez_v8 *c1)
+{
+    for (int k = 0; k < 2; k++) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(p + 4 * k));
+        __m256i y = _mm256_loadu_si256((const __m256i *)(p + 4 * k + 2));
+        c0->h[k] = _mm256_unpacklo_epi64(x, y);
+        c1->h[k] = _mm256_unpackhi_epi64(x, y);
+    }
+}
+
+EZ_V8_FN void v2_store(ez_fe2 *p, ez_v8 c0, ez_v8 c1)
+{
+    for (int k = 0; k < 2; k++) {
+        _mm256_storeu_si256((__m256i *)(p + 4 * k), _mm256_unpacklo_epi64(c0.h[k], c1.h[k]));
+        _mm256_storeu_si256((__m256i *)(p + 4 * k + 2), _mm256_unpackhi_epi64(c0.h[k], c1.h[k]));
+    }
+}
+
+/* Eight base elements p[0..8) in v2_load's lane order. */
+EZ_V8_FN ez_v8 v_load_v2(const ez_fe *p)
+{
+    ez_v8 r = {{_mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)p), 0xD8),
+                _mm256_permute4x64_epi64(_mm256_loadu_si256((const __m256i *)(p + 4)), 0xD8)}};
+    return r;
+}
+
 #else
 #define EZ_FE_VEC 0
 #define EZ_FE_VEC_AVX512 0
+#endif
+
+#if EZ_FE_VEC
+/* 7 x (the extension's X^2 = 7) as 8x - x: a shift's reduction and a subtraction. */
+EZ_V8_FN ez_v8 v_mul_w(ez_v8 x)
+{
+    return v_sub(v_mul_pow2_small(x, 3), x);
+}
+
+/* (a0 + a1 X)(b0 + b1 X) = (a0 b0 + 7 a1 b1) + (a0 b1 + a1 b0) X, lane-wise. */
+EZ_V8_FN void v2_mul(ez_v8 *c0, ez_v8 *c1, ez_v8 a0, ez_v8 a1, ez_v8 b0, ez_v8 b1)
+{
+    *c0 = v_add(v_mul(a0, b0), v_mul_w(v_mul(a1, b1)));
+    *c1 = v_add(v_mul(a0, b1), v_mul(a1, b0));
+}
 #endif
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fe2_vec.h"
 #include "lib/sumcheck.h"
 
 /* Loops shorter than this run serially: thread start-up costs more. */
@@ -36,74 +37,22 @@ void *ez_gkr_alloc(size_t n, size_t size)
     return ez_alloc_huge(n, size);
 }
 
-/* ---- one node of the tree with delayed reduction ---------------------------------------
- * A sum of up to four 128-bit products is kept as (lo, carries) and reduced once:
- * 2^128 = 2^32 * 2^96 = -2^32 (mod p), so it is reduce128(lo) - carries 2^32. */
-static inline void sum128(unsigned __int128 *lo, uint64_t *carries, unsigned __int128 v)
-{
-    *lo += v;
-    *carries += *lo < v;
-}
+/* Layer loops run in chunks of this many nodes, each chunk one call of a lane kernel
+ * (lib/fe2_vec.h). */
+#define GKR_CHUNK 1024
 
-static inline ez_fe red128(unsigned __int128 lo, uint64_t carries)
-{
-    return ez_fe_sub(ez_fe_reduce128(lo), ez_fe_from_u64(carries << 32)); /* carries <= 3 */
-}
-
-/* node = (pL qR + pR qL, qL qR) over X^2 = 7: 12 products and 5 reductions (four plain
- * extension multiplies take 8 reductions for the numerator alone). */
-static inline void frac_node(ez_fe2 *op, ez_fe2 *oq, ez_fe2 pL, ez_fe2 qL, ez_fe2 pR, ez_fe2 qR)
-{
-    typedef unsigned __int128 u128;
-    uint64_t c = 0;
-    u128 x = (u128)pL.c1 * qR.c1;
-    sum128(&x, &c, (u128)pR.c1 * qL.c1);
-    ez_fe x11 = red128(x, c);
-    c = 0;
-    x = (u128)pL.c0 * qR.c0;
-    sum128(&x, &c, (u128)pR.c0 * qL.c0);
-    sum128(&x, &c, (u128)x11 * EZ_FE2_W);
-    ez_fe p0 = red128(x, c);
-    c = 0;
-    x = (u128)pL.c0 * qR.c1;
-    sum128(&x, &c, (u128)pL.c1 * qR.c0);
-    sum128(&x, &c, (u128)pR.c0 * qL.c1);
-    sum128(&x, &c, (u128)pR.c1 * qL.c0);
-    *op = ez_fe2_make(p0, red128(x, c));
-    ez_fe t = ez_fe_mul(qL.c1, qR.c1);
-    c = 0;
-    x = (u128)qL.c0 * qR.c0;
-    sum128(&x, &c, (u128)t * EZ_FE2_W);
-    ez_fe q0 = red128(x, c);
-    c = 0;
-    x = (u128)qL.c0 * qR.c1;
-    sum128(&x, &c, (u128)qL.c1 * qR.c0);
-    *oq = ez_fe2_make(q0, red128(x, c));
-}
-
-/* a + l b with l7 = 7 l.c1 precomputed: 4 products, 2 reductions (A = pL + lambda qL). */
-static inline ez_fe2 axpy_pre(ez_fe2 a, ez_fe2 l, ez_fe l7, ez_fe2 b)
-{
-    typedef unsigned __int128 u128;
-    uint64_t c0 = 0, c1 = 0;
-    u128 x0 = (u128)l.c0 * b.c0, x1 = (u128)l.c0 * b.c1;
-    sum128(&x0, &c0, (u128)l7 * b.c1);
-    sum128(&x0, &c0, a.c0);
-    sum128(&x1, &c1, (u128)l.c1 * b.c0);
-    sum128(&x1, &c1, a.c1);
-    return ez_fe2_make(red128(x0, c0), red128(x1, c1));
-}
-
-/* The first layer's denominator qL qR: 3 reductions instead of 4. */
-static inline ez_fe2 mul_lazy(ez_fe2 a, ez_fe2 b)
-{
-    typedef unsigned __int128 u128;
-    uint64_t c0 = 0, c1 = 0;
-    u128 x0 = (u128)a.c0 * b.c0, x1 = (u128)a.c0 * b.c1;
-    sum128(&x0, &c0, (u128)ez_fe_mul(a.c1, b.c1) * EZ_FE2_W);
-    sum128(&x1, &c1, (u128)a.c1 * b.c0);
-    return ez_fe2_make(red128(x0, c0), red128(x1, c1));
-}
+/* for each chunk [x0, x0 + len) of [0, h): BODY, in parallel when h is large */
+#define GKR_CHUNKS(h, BODY)                                                                                  \
+    do {                                                                                                     \
+        const int64_t nch_ = ((int64_t)(h) + GKR_CHUNK - 1) / GKR_CHUNK;                                     \
+        const bool par_ = (int64_t)(h) >= GKR_PAR_MIN; /* (the pragma's text sees no macro arguments) */       \
+        _Pragma("omp parallel for schedule(static) if (par_)")                                                \
+        for (int64_t c_ = 0; c_ < nch_; c_++) {                                                              \
+            const size_t x0 = (size_t)c_ * GKR_CHUNK;                                                        \
+            const size_t len = (size_t)(h) - x0 < GKR_CHUNK ? (size_t)(h) - x0 : GKR_CHUNK;                  \
+            BODY;                                                                                            \
+        }                                                                                                    \
+    } while (0)
 
 /* Leaf numerator i as an extension element. */
 static ez_fe2 leaf_p(const ez_gkr_frac_tree *t, uint64_t i)
@@ -200,19 +149,13 @@ static ez_status tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *p_bas
             for (int64_t x = 0; x < h; x++) {
                 ez_fe2 qL = q_ext[x], qR = q_ext[x + h];
                 pp[x] = ez_fe2_add(ez_fe2_mul_fe(qR, p_base[x]), ez_fe2_mul_fe(qL, p_base[x + h]));
-                pq[x] = mul_lazy(qL, qR);
+                pq[x] = ez_fe2_mul(qL, qR);
             }
         } else if (p_ext) {
-#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
-            for (int64_t x = 0; x < h; x++)
-                frac_node(&pp[x], &pq[x], p_ext[x], q_ext[x], p_ext[x + h], q_ext[x + h]);
+            GKR_CHUNKS(h, ez_fe2_frac_layer(pp + x0, pq + x0, p_ext + x0, q_ext + x0, p_ext + h + x0, q_ext + h + x0,
+                                            len));
         } else if (q_ext) {
-#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
-            for (int64_t x = 0; x < h; x++) {
-                ez_fe2 qL = q_ext[x], qR = q_ext[x + h];
-                pp[x] = ez_fe2_add(qL, qR);
-                pq[x] = mul_lazy(qL, qR);
-            }
+            GKR_CHUNKS(h, ez_fe2_frac_layer_unit(pp + x0, pq + x0, q_ext + x0, q_ext + h + x0, len));
         } else {
             /* leaves made chunk by chunk: both children of a chunk of nodes */
             const int64_t nch = (h + GKR_LEAF_CHUNK - 1) / GKR_LEAF_CHUNK;
@@ -223,19 +166,14 @@ static ez_status tree_new(ez_gkr_frac_tree **out, unsigned n, const ez_fe *p_bas
                 uint64_t x1 = x0 + GKR_LEAF_CHUNK < (uint64_t)h ? x0 + GKR_LEAF_CHUNK : (uint64_t)h;
                 fill(ctx, x0, x1, qa);
                 fill(ctx, x0 + (uint64_t)h, x1 + (uint64_t)h, qb);
-                for (uint64_t x = x0; x < x1; x++) {
-                    pp[x] = ez_fe2_add(qa[x - x0], qb[x - x0]);
-                    pq[x] = mul_lazy(qa[x - x0], qb[x - x0]);
-                }
+                ez_fe2_frac_layer_unit(pp + x0, pq + x0, qa, qb, x1 - x0);
             }
         }
         for (unsigned k = n - 1; k-- > 0;) {
             int64_t hk = (int64_t)(UINT64_C(1) << k);
             const ez_fe2 *cp = layer_p(t, k + 1), *cq = layer_q(t, k + 1);
             ez_fe2 *op = layer_p(t, k), *oq = layer_q(t, k);
-#pragma omp parallel for schedule(static) if (hk >= GKR_PAR_MIN)
-            for (int64_t x = 0; x < hk; x++)
-                frac_node(&op[x], &oq[x], cp[x], cq[x], cp[x + hk], cq[x + hk]);
+            GKR_CHUNKS(hk, ez_fe2_frac_layer(op + x0, oq + x0, cp + x0, cq + x0, cp + hk + x0, cq + hk + x0, len));
         }
     }
     if (n == 0) {
@@ -421,13 +359,11 @@ ez_status ez_gkr_frac_prove(ez_transcript *tr, ez_gkr_frac_tree *t, ez_writer *p
                 const ez_fe *pb = t->leaf_pb;
 #pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
                 for (int64_t x = 0; x < h; x++)
-                    A[x] = axpy_pre(ez_fe2_from_fe(pb[x]), lambda, l7, cq[x]);
+                    A[x] = ez_fe2_mul_add_pre(cq[x], lambda, l7, ez_fe2_from_fe(pb[x]));
                 f[2].base = pb + h;
             } else {
                 const ez_fe2 *cp = leaf ? t->leaf_pe : layer_p(t, k + 1);
-#pragma omp parallel for schedule(static) if (h >= GKR_PAR_MIN)
-                for (int64_t x = 0; x < h; x++)
-                    A[x] = axpy_pre(cp[x], lambda, l7, cq[x]);
+                GKR_CHUNKS(h, ez_fe2_axpy(A + x0, cp + x0, lambda, cq + x0, len));
                 f[2].ext = cp + h;
             }
             f[0].ext = A;

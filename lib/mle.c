@@ -3,6 +3,8 @@
 
 #include "lib/mle.h"
 
+#include "lib/fe2_vec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,18 +26,13 @@ void ez_eq_table(ez_fe2 *out, const ez_fe2 *r, unsigned n)
 /* The doubling build of eq(r, .) * s into out[0 .. 2^n): add variables from the least
  * significant (n-1) up to 0; each new variable becomes the top bit of the table built so
  * far, so the step out[h + i] = out[i] * r_j, out[i] -= out[h + i] is in place. One
- * multiply per new entry. Serial. */
+ * multiply per new entry (eight at a time on lanes, lib/fe2_vec.h). Serial. */
 static void eq_build(ez_fe2 *out, const ez_fe2 *r, unsigned n, ez_fe2 s)
 {
     out[0] = s;
     for (unsigned jj = n; jj-- > 0;) {
         size_t h = (size_t)1 << (n - 1 - jj);
-        ez_fe2 rj = r[jj];
-        for (size_t i = 0; i < h; i++) {
-            ez_fe2 hi = ez_fe2_mul(out[i], rj);
-            out[h + i] = hi;
-            out[i] = ez_fe2_sub(out[i], hi);
-        }
+        ez_fe2_eq_split(out, out + h, h, r[jj]);
     }
 }
 

@@ -8,6 +8,8 @@
 
 #include "lib/sumcheck_internal.h"
 
+#include "lib/fe2_vec.h"
+
 #include <string.h>
 
 #define SC_ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -287,70 +289,67 @@ SC_ALWAYS_INLINE void block_sv2(const ez_sc_round *R, size_t yh, ez_fe2 *acc, bo
  * cache: one pass over main memory per round, and few live registers per loop. */
 
 /* IDENT: the old index equals the current one (the pending variable was the top one,
- * as in MSB-first binding), so no index arithmetic per entry. */
-SC_ALWAYS_INLINE void bind_range_k(const ez_sc_round *R, unsigned j, size_t start, size_t len, bool IDENT)
+ * as in MSB-first binding), so no index arithmetic per entry. Only the two-challenge
+ * bind runs here: the one-challenge binds go to bind_run's lane kernels. */
+SC_ALWAYS_INLINE void bind2_range_k(const ez_sc_round *R, unsigned j, size_t start, size_t len, bool IDENT)
 {
+    /* EZ_SC_SRC_BIND2_BASE: sum_c w4[c] f_c = f_0 + sum_{c>0} w4[c] (f_c - f_0) */
     ez_fe2 *dst = R->dst[j];
+    const ez_fe *F = R->sb[j];
+    const size_t d1 = R->d1, d2 = R->d2;
+    const ez_fe2 w1 = R->w4[1], w2 = R->w4[2], w3 = R->w4[3];
+    for (size_t i = start; i < start + len; i++) {
+        size_t o = IDENT ? i : ez_sc_spread(ez_sc_spread(i, R->lw2), R->lw1);
+        ez_fe f0 = F[o], a = ez_fe_sub(F[o + d1], f0), b = ez_fe_sub(F[o + d2], f0), c = ez_fe_sub(F[o + d1 + d2], f0);
+        sc_acc x0 = {(sc_u128)w1.c0 * a, 0}, x1 = {(sc_u128)w1.c1 * a, 0};
+        acc_add(&x0, (sc_u128)w2.c0 * b);
+        acc_add(&x1, (sc_u128)w2.c1 * b);
+        acc_add(&x0, (sc_u128)w3.c0 * c);
+        acc_add(&x1, (sc_u128)w3.c1 * c);
+        acc_add(&x0, f0);
+        dst[i] = ez_fe2_make(acc_reduce(&x0), acc_reduce(&x1));
+    }
+}
+
+/* One challenge: current entries [start, start + len) from the old pairs (o, o + 2^lwp),
+ * o = spread(i, lwp), which run contiguously within each 2^lwp-aligned stretch of i: one
+ * lane-kernel call per stretch (lib/fe2_vec.h; a stretch of i is a stretch of o). */
+static void bind_run(const ez_sc_round *R, unsigned j, size_t start, size_t len)
+{
     const size_t wp = (size_t)1 << R->lwp;
-    switch (R->fkind[j]) {
-    case EZ_SC_SRC_BIND_BASE: {
-        const ez_fe *F = R->sb[j];
-        const ez_fe2 r = R->rp;
+    if (wp < 8) { /* stretches shorter than a lane step: entry by entry */
         for (size_t i = start; i < start + len; i++) {
-            size_t o = IDENT ? i : ez_sc_spread(i, R->lwp);
-            ez_fe a = F[o], df = ez_fe_sub(F[o + wp], a);
-            sc_acc x0 = {(sc_u128)r.c0 * df, 0};
-            acc_add(&x0, a);
-            dst[i] = ez_fe2_make(acc_reduce(&x0), ez_fe_mul(r.c1, df));
+            size_t o = ez_sc_spread(i, R->lwp);
+            R->dst[j][i] = R->fkind[j] == EZ_SC_SRC_BIND_BASE ? ez_fe2_bind1_base(R->sb[j][o], R->sb[j][o + wp], R->rp)
+                                                               : ez_fe2_bind1(R->se[j][o], R->se[j][o + wp], R->rp, R->rpw);
         }
-        break;
+        return;
     }
-    case EZ_SC_SRC_BIND_EXT: {
-        const ez_fe2 *F = R->se[j];
-        const ez_fe2 r = R->rp;
-        const ez_fe rw = R->rpw;
-        for (size_t i = start; i < start + len; i++) {
-            size_t o = IDENT ? i : ez_sc_spread(i, R->lwp);
-            /* a + r (b - a): both coefficients as one unreduced sum each */
-            ez_fe2 a = F[o], df = ez_fe2_sub(F[o + wp], a);
-            sc_acc x0 = {(sc_u128)df.c0 * r.c0, 0}, x1 = {(sc_u128)df.c0 * r.c1, 0};
-            acc_add(&x0, (sc_u128)df.c1 * rw);
-            acc_add(&x1, (sc_u128)df.c1 * r.c0);
-            acc_add(&x0, a.c0);
-            acc_add(&x1, a.c1);
-            dst[i] = ez_fe2_make(acc_reduce(&x0), acc_reduce(&x1));
-        }
-        break;
-    }
-    default: { /* EZ_SC_SRC_BIND2_BASE: sum_c w4[c] f_c = f_0 + sum_{c>0} w4[c] (f_c - f_0) */
-        const ez_fe *F = R->sb[j];
-        const size_t d1 = R->d1, d2 = R->d2;
-        const ez_fe2 w1 = R->w4[1], w2 = R->w4[2], w3 = R->w4[3];
-        for (size_t i = start; i < start + len; i++) {
-            size_t o = IDENT ? i : ez_sc_spread(ez_sc_spread(i, R->lw2), R->lw1);
-            ez_fe f0 = F[o], a = ez_fe_sub(F[o + d1], f0), b = ez_fe_sub(F[o + d2], f0),
-                  c = ez_fe_sub(F[o + d1 + d2], f0);
-            sc_acc x0 = {(sc_u128)w1.c0 * a, 0}, x1 = {(sc_u128)w1.c1 * a, 0};
-            acc_add(&x0, (sc_u128)w2.c0 * b);
-            acc_add(&x1, (sc_u128)w2.c1 * b);
-            acc_add(&x0, (sc_u128)w3.c0 * c);
-            acc_add(&x1, (sc_u128)w3.c1 * c);
-            acc_add(&x0, f0);
-            dst[i] = ez_fe2_make(acc_reduce(&x0), acc_reduce(&x1));
-        }
-        break;
-    }
+    for (size_t i = start, end = start + len; i < end;) {
+        size_t seg = wp - (i & (wp - 1));
+        if (seg > end - i)
+            seg = end - i;
+        size_t o = ez_sc_spread(i, R->lwp);
+        if (R->fkind[j] == EZ_SC_SRC_BIND_BASE)
+            ez_fe2_bind_base(R->dst[j] + i, R->sb[j] + o, R->sb[j] + o + wp, seg, R->rp);
+        else
+            ez_fe2_bind(R->dst[j] + i, R->se[j] + o, R->se[j] + o + wp, seg, R->rp);
+        i += seg;
     }
 }
 
 static void bind_range(const ez_sc_round *R, unsigned j, size_t start, size_t len)
 {
+    if (R->fkind[j] != EZ_SC_SRC_BIND2_BASE) {
+        bind_run(R, j, start, len);
+        return;
+    }
     /* spread(i, lw) == i for i < 2^lw */
-    unsigned lim = R->fkind[j] == EZ_SC_SRC_BIND2_BASE ? (R->lw1 < R->lw2 ? R->lw1 : R->lw2) : R->lwp;
+    unsigned lim = R->lw1 < R->lw2 ? R->lw1 : R->lw2;
     if (start + len <= ((size_t)1 << lim))
-        bind_range_k(R, j, start, len, true);
+        bind2_range_k(R, j, start, len, true);
     else
-        bind_range_k(R, j, start, len, false);
+        bind2_range_k(R, j, start, len, false);
 }
 
 static void bind_block(const ez_sc_round *R, size_t yh)

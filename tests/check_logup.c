@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fe2_vec.h"
 #include "lib/gkr.h"
 #include "lib/logup.h"
 #include "lib/mle.h"
@@ -1247,6 +1248,52 @@ START_TEST(test_tree_transcripts_forked)
 }
 END_TEST
 
+/* The fraction tree's layer kernels and the A table on lanes (lib/fe2_vec.c) against
+ * their scalar loops and lib/field.h, on edge values and at lengths around the
+ * eight-lane step. */
+START_TEST(test_fe2_vec_frac)
+{
+    ez_rng r = ez_rng_for("fe2_vec_frac");
+    for (size_t li = 0; li < ez_test_vec_nlen; li++) {
+        const size_t n = ez_test_vec_len[li];
+        for (int it = 0; it < 40; it++) {
+            ez_fe2 pl[EZ_TEST_VEC_MAXLEN], ql[EZ_TEST_VEC_MAXLEN], pr[EZ_TEST_VEC_MAXLEN], qr[EZ_TEST_VEC_MAXLEN], op[EZ_TEST_VEC_MAXLEN], oq[EZ_TEST_VEC_MAXLEN], rp[EZ_TEST_VEC_MAXLEN], rq[EZ_TEST_VEC_MAXLEN];
+            ez_fe2 l = it == 0 ? ez_fe2_make(EZ_P - 1, EZ_P - 1) : ez_rng_fe2_edgy(&r);
+            for (size_t i = 0; i < n; i++) {
+                pl[i] = ez_rng_fe2_edgy(&r);
+                ql[i] = ez_rng_fe2_edgy(&r);
+                pr[i] = ez_rng_fe2_edgy(&r);
+                qr[i] = ez_rng_fe2_edgy(&r);
+            }
+            /* the general layer, then the unit one (numerators 1) */
+            for (int unit = 0; unit < 2; unit++) {
+                if (unit) {
+                    ez_fe2_frac_layer_unit(op, oq, ql, qr, n);
+                    ez_fe2_frac_layer_unit_ref(rp, rq, ql, qr, n);
+                } else {
+                    ez_fe2_frac_layer(op, oq, pl, ql, pr, qr, n);
+                    ez_fe2_frac_layer_ref(rp, rq, pl, ql, pr, qr, n);
+                }
+                for (size_t i = 0; i < n; i++) {
+                    ez_fe2 wp = unit ? ez_fe2_add(ql[i], qr[i])
+                                     : ez_fe2_add(ez_fe2_mul(pl[i], qr[i]), ez_fe2_mul(pr[i], ql[i]));
+                    ez_fe2 wq = ez_fe2_mul(ql[i], qr[i]);
+                    ck_assert_msg(ez_fe2_eq(op[i], wp) && ez_fe2_eq(rp[i], wp) && ez_fe2_eq(oq[i], wq) &&
+                                      ez_fe2_eq(rq[i], wq),
+                                  "frac_layer unit=%d n=%zu i=%zu", unit, n, i);
+                }
+            }
+            ez_fe2_axpy(op, pl, l, ql, n);
+            ez_fe2_axpy_ref(rp, pl, l, ql, n);
+            for (size_t i = 0; i < n; i++) {
+                ez_fe2 w = ez_fe2_add(pl[i], ez_fe2_mul(l, ql[i]));
+                ck_assert_msg(ez_fe2_eq(op[i], w) && ez_fe2_eq(rp[i], w), "axpy n=%zu i=%zu", n, i);
+            }
+        }
+    }
+}
+END_TEST
+
 Suite *ez_suite_logup(void)
 {
     const TTest *tests[] = {test_range_honest, test_range16, test_explicit_1col, test_explicit_2col,
@@ -1256,8 +1303,8 @@ Suite *ez_suite_logup(void)
         test_pairs_honest, test_pairs_outside, test_pairs_leaf_values, test_table_pieces, test_mult_consecutive_keys,
         test_tree_transcripts_forked};
     Suite *s = suite_create("logup");
-    const TTest *gkr[] = {test_gkr_tree};
-    ez_tcase_add(s, "gkr", 60, gkr, 1);
+    const TTest *gkr[] = {test_gkr_tree, test_fe2_vec_frac};
+    ez_tcase_add(s, "gkr", 60, gkr, 2);
     ez_tcase_add_fixture(s, "logup", 60, fx_setup, fx_teardown, tests, sizeof tests / sizeof tests[0]);
     return s;
 }

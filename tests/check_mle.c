@@ -2,6 +2,9 @@
  * prefix selector, each against a direct brute-force definition. */
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "lib/fe2_vec.h"
 #include "lib/mle.h"
 #include "tests/testutil.h"
 
@@ -388,9 +391,35 @@ START_TEST(test_prefix_dot)
 }
 END_TEST
 
+/* The eq table's doubling step on lanes (lib/fe2_vec.c) against its scalar loop and
+ * lib/field.h, on edge values and at lengths around the eight-lane step. */
+START_TEST(test_fe2_vec_eq_split)
+{
+    ez_rng r = ez_rng_for("fe2_vec_eq_split");
+    for (size_t li = 0; li < ez_test_vec_nlen; li++) {
+        const size_t n = ez_test_vec_len[li];
+        for (int it = 0; it < 40; it++) {
+            ez_fe2 x[EZ_TEST_VEC_MAXLEN], v[EZ_TEST_VEC_MAXLEN], vh[EZ_TEST_VEC_MAXLEN], ref[EZ_TEST_VEC_MAXLEN], rh[EZ_TEST_VEC_MAXLEN];
+            ez_fe2 c = it == 0 ? ez_fe2_make(EZ_P - 1, EZ_P - 1) : ez_rng_fe2_edgy(&r);
+            for (size_t i = 0; i < n; i++)
+                x[i] = ez_rng_fe2_edgy(&r);
+            memcpy(v, x, n * sizeof *x);
+            memcpy(ref, x, n * sizeof *x);
+            ez_fe2_eq_split(v, vh, n, c);
+            ez_fe2_eq_split_ref(ref, rh, n, c);
+            for (size_t i = 0; i < n; i++) {
+                ez_fe2 h = ez_fe2_mul(x[i], c), l = ez_fe2_sub(x[i], h);
+                ck_assert_msg(ez_fe2_eq(vh[i], h) && ez_fe2_eq(rh[i], h) && ez_fe2_eq(v[i], l) && ez_fe2_eq(ref[i], l),
+                              "eq_split n=%zu i=%zu", n, i);
+            }
+        }
+    }
+}
+END_TEST
+
 Suite *ez_suite_mle(void)
 {
     const TTest *tests[] = {test_log2_ceil, test_eq_table, test_eval_hypercube_and_random, test_bind_agrees_with_eval,
-        test_fold_vs_brute, test_fold_large, test_prefix, test_prefix_dot};
+        test_fold_vs_brute, test_fold_large, test_prefix, test_prefix_dot, test_fe2_vec_eq_split};
     return ez_test_suite("mle", "mle", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -305,11 +305,8 @@ END_TEST
  * 2^32, 2^63, p - 2^32, p - 1 and neighbours), then random values. */
 START_TEST(test_fe_vec)
 {
-    static const ez_fe edge[] = {0, 1, 2, UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000), UINT64_C(0x100000001),
-                                 UINT64_C(0x8000000000000000), UINT64_C(0x7FFFFFFFFFFFFFFF),
-                                 EZ_P - UINT64_C(0x100000000), EZ_P - UINT64_C(0xFFFFFFFF), EZ_P - 2, EZ_P - 1,
-                                 UINT64_C(0xFFFFFFFE00000000), UINT64_C(0xFFFFFFFF00000000) - 1};
-    const size_t ne = sizeof edge / sizeof *edge;
+    const ez_fe *edge = ez_test_fe_edge;
+    const size_t ne = ez_test_fe_nedge;
     ez_rng r = ez_rng_for("fe_vec");
     ez_fe a[8], b[8], out[8];
     for (size_t it = 0; it < 4000; it++) {

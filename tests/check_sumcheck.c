@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fe2_vec.h"
 #include "lib/mle.h"
 #include "lib/sumcheck.h"
 #include "tests/testutil.h"
@@ -689,11 +690,49 @@ START_TEST(test_proof_bytes)
 }
 END_TEST
 
+/* The binds' lane kernels (lib/fe2_vec.c, the fused binds of every extension round)
+ * against their scalar loops and against lib/field.h's arithmetic, on edge values and at
+ * lengths around the eight-lane step; in place too (the MSB-first binds write over lo). */
+START_TEST(test_fe2_vec_bind)
+{
+    ez_rng r = ez_rng_for("fe2_vec_bind");
+    for (size_t li = 0; li < ez_test_vec_nlen; li++) {
+        const size_t n = ez_test_vec_len[li];
+        for (int it = 0; it < 40; it++) {
+            ez_fe2 lo[EZ_TEST_VEC_MAXLEN], hi[EZ_TEST_VEC_MAXLEN], v[EZ_TEST_VEC_MAXLEN], ref[EZ_TEST_VEC_MAXLEN], inpl[EZ_TEST_VEC_MAXLEN];
+            ez_fe blo[EZ_TEST_VEC_MAXLEN], bhi[EZ_TEST_VEC_MAXLEN];
+            ez_fe2 c = it == 0 ? ez_fe2_make(EZ_P - 1, EZ_P - 1) : ez_rng_fe2_edgy(&r);
+            for (size_t i = 0; i < n; i++) {
+                lo[i] = ez_rng_fe2_edgy(&r);
+                hi[i] = ez_rng_fe2_edgy(&r);
+                blo[i] = ez_rng_fe_edgy(&r);
+                bhi[i] = ez_rng_fe_edgy(&r);
+            }
+            ez_fe2_bind(v, lo, hi, n, c);
+            ez_fe2_bind_ref(ref, lo, hi, n, c);
+            memcpy(inpl, lo, n * sizeof *lo);
+            ez_fe2_bind(inpl, inpl, hi, n, c);
+            for (size_t i = 0; i < n; i++) {
+                ez_fe2 want = ez_fe2_add(lo[i], ez_fe2_mul(c, ez_fe2_sub(hi[i], lo[i])));
+                ck_assert_msg(ez_fe2_eq(v[i], want) && ez_fe2_eq(ref[i], want) && ez_fe2_eq(inpl[i], want),
+                              "bind n=%zu i=%zu", n, i);
+            }
+            ez_fe2_bind_base(v, blo, bhi, n, c);
+            ez_fe2_bind_base_ref(ref, blo, bhi, n, c);
+            for (size_t i = 0; i < n; i++) {
+                ez_fe2 want = ez_fe2_add(ez_fe2_from_fe(blo[i]), ez_fe2_mul_fe(c, ez_fe_sub(bhi[i], blo[i])));
+                ck_assert_msg(ez_fe2_eq(v[i], want) && ez_fe2_eq(ref[i], want), "bind_base n=%zu i=%zu", n, i);
+            }
+        }
+    }
+}
+END_TEST
+
 Suite *ez_suite_sumcheck(void)
 {
     const TTest *tests[] = {test_desc, test_shapes, test_multi_term, test_exhaustive_tiny, test_larger,
         test_degenerate_eq_point, test_reference_one_term, test_reference_two_terms, test_reference_larger,
-        test_zero_vars_and_zero_tables, test_malicious_claim_after_challenges};
+        test_zero_vars_and_zero_tables, test_malicious_claim_after_challenges, test_fe2_vec_bind};
     Suite *s = ez_test_suite("sumcheck", "sumcheck", 60, tests, sizeof tests / sizeof tests[0]);
     const TTest *fixed[] = {test_malicious_round_value, test_malicious_claim, test_malicious_final_eval,
         test_proof_bytes};

@@ -12,6 +12,14 @@
 #include "compiler/sema.h"
 #include "lib/mle.h"
 
+const ez_fe ez_test_fe_edge[] = {0, 1, 2, UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000), UINT64_C(0x100000001),
+                                 UINT64_C(0x8000000000000000), UINT64_C(0x7FFFFFFFFFFFFFFF),
+                                 EZ_P - UINT64_C(0x100000000), EZ_P - UINT64_C(0xFFFFFFFF), EZ_P - 2, EZ_P - 1,
+                                 UINT64_C(0xFFFFFFFE00000000), UINT64_C(0xFFFFFFFF00000000) - 1};
+const size_t ez_test_fe_nedge = sizeof ez_test_fe_edge / sizeof ez_test_fe_edge[0];
+const size_t ez_test_vec_len[] = {1, 7, 8, 9, 15, 16, 17, EZ_TEST_VEC_MAXLEN};
+const size_t ez_test_vec_nlen = sizeof ez_test_vec_len / sizeof ez_test_vec_len[0];
+
 void ez_tcase_add(Suite *s, const char *name, double timeout, const TTest *const *tests, size_t n)
 {
     ez_tcase_add_fixture(s, name, timeout, NULL, NULL, tests, n);

@@ -77,6 +77,29 @@ static inline ez_fe2 ez_rng_fe2(ez_rng *r)
     return ez_fe2_make(ez_rng_fe(r), ez_rng_fe(r));
 }
 
+/* Field elements at the edges of the reductions (0, 1, 2^32 - 1, 2^32, 2^63, p - 2^32,
+ * p - 1, ...): the values a lane kernel's carries and borrows go wrong on first. */
+extern const ez_fe ez_test_fe_edge[];
+extern const size_t ez_test_fe_nedge;
+
+/* Lengths around an eight-lane step (1, 7, 8, 9, ...; the largest EZ_TEST_VEC_MAXLEN):
+ * a lane kernel's whole steps, its scalar tail and both together. */
+#define EZ_TEST_VEC_MAXLEN 67
+extern const size_t ez_test_vec_len[];
+extern const size_t ez_test_vec_nlen;
+
+/* An edge value or a random one, each half the time. */
+static inline ez_fe ez_rng_fe_edgy(ez_rng *r)
+{
+    uint64_t x = ez_rng_next(r);
+    return x & 1 ? ez_test_fe_edge[(x >> 1) % ez_test_fe_nedge] : ez_rng_fe(r);
+}
+
+static inline ez_fe2 ez_rng_fe2_edgy(ez_rng *r)
+{
+    return ez_fe2_make(ez_rng_fe_edgy(r), ez_rng_fe_edgy(r));
+}
+
 /* ---- tampered proofs ------------------------------------------------------------------
  * A byte flip is caught by whatever check comes first, so these complement (never
  * replace) the targeted malicious provers of each suite: they show that no byte of a
