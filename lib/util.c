@@ -725,3 +725,37 @@ void ez_progress_report(double frac)
     if (progress_fn)
         progress_fn(progress_ctx, frac < 0 ? 0 : frac > 1 ? 1 : frac);
 }
+
+/* w constant after inlining: one unaligned 8-byte load per value while 8 bytes remain
+ * (shifted up and back down: sign extension), the last few byte by byte */
+static inline __attribute__((always_inline)) void unpack_w(int64_t *v, const uint8_t *p, size_t n, unsigned w)
+{
+    const unsigned sh = 64 - 8 * w;
+    size_t i = 0;
+    _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the values are little-endian");
+    for (; n * w >= 8 && i <= (n * w - 8) / w; i++) {
+        uint64_t u;
+        memcpy(&u, p + w * i, 8);
+        v[i] = (int64_t)(u << sh) >> sh;
+    }
+    for (; i < n; i++) {
+        uint64_t u = 0;
+        for (unsigned k = 0; k < w; k++)
+            u |= (uint64_t)p[w * i + k] << (8 * k);
+        v[i] = sh ? (int64_t)(u << sh) >> sh : (int64_t)u;
+    }
+}
+
+void ez_unpack_i64(int64_t *v, const uint8_t *p, size_t n, unsigned w)
+{
+    switch (w) {
+    case 1: unpack_w(v, p, n, 1); break;
+    case 2: unpack_w(v, p, n, 2); break;
+    case 3: unpack_w(v, p, n, 3); break;
+    case 4: unpack_w(v, p, n, 4); break;
+    case 5: unpack_w(v, p, n, 5); break;
+    case 6: unpack_w(v, p, n, 6); break;
+    case 7: unpack_w(v, p, n, 7); break;
+    default: unpack_w(v, p, n, 8); break;
+    }
+}
