@@ -158,7 +158,7 @@ START_TEST(test_unpack)
                     u |= ~UINT64_C(0) << (8 * w);
                 want[i] = (int64_t)u;
             }
-            uint8_t *tight = malloc(n * w ? n * w : 1);
+            uint8_t *tight = malloc(n > 0 ? n * w : 1);
             memcpy(tight, p, n * w);
             ez_unpack_i64(got, tight, n, w);
             for (size_t i = 0; i < n; i++)
