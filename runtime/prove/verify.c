@@ -3,6 +3,7 @@
 
 #include "runtime/prove/verify.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,22 @@
  * commitment, which this proof's opening must prove; docs/protocol.md §6.4), the
  * statement against the plan, and the public ops executed on it. *ok false with the
  * reason in d on a rejection (a malformed statement is one). */
+/* The transcript's start (ez_proof_transcript_start) as a thread's job. */
+typedef struct {
+    ez_transcript *t;
+    const ez_plan *p;
+    const ez_pcs_commitment *wcom;
+    const ez_statement *s;
+    ez_strategy strategy;
+} hash_job;
+
+static void *hash_run(void *arg)
+{
+    const hash_job *j = arg;
+    ez_proof_transcript_start(j->t, j->p, j->wcom, j->s, j->strategy);
+    return NULL;
+}
+
 static ez_status check_premises(const ez_vk *vk, const ez_plan *p, const ez_proof *pf, ez_pcs_commitment *wcom,
                                 bool *ok, ez_diag *d)
 {
@@ -74,21 +91,22 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     if (vk->has_weights && (st = ez_pcs_commitment_copy(&wcom, &vk->wcom)) != EZ_OK)
         goto out;
     /* Phase 1, the transcript's start (its hash of the statement: GPT-2's 77 MB of logits
-     * at 512 tokens), beside the premises' checks on the other core when the statement is
-     * large: neither reads what the other writes. The transcript of a proof whose premises
-     * fail is dropped unused. */
+     * at 512 tokens), on a thread of its own beside the premises' checks when the
+     * statement is large: neither reads what the other writes. A POSIX thread, not an
+     * OpenMP team: the join sleeps (an OpenMP barrier spins unless OMP_WAIT_POLICY is
+     * passive), and the checks keep their own OpenMP threads. The transcript of a proof
+     * whose premises fail is dropped unused. */
     {
-        bool good = false, beside = ez_statement_bytes(&pf->stmt) >= EZ_STMT_HASH_THREAD_MIN;
-        ez_status cst = EZ_OK;
-#pragma omp parallel sections num_threads(2) if (beside)
-        {
-#pragma omp section
-            ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt,
-                                      (ez_strategy)pf->strategy);
-#pragma omp section
-            cst = check_premises(vk, p, pf, &wcom, &good, d);
-        }
-        if ((st = cst) != EZ_OK || !good)
+        hash_job job = {&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt, (ez_strategy)pf->strategy};
+        pthread_t th;
+        bool good = false, beside = ez_statement_bytes(&pf->stmt) >= EZ_STMT_HASH_THREAD_MIN &&
+                                    pthread_create(&th, NULL, hash_run, &job) == 0;
+        if (!beside)
+            hash_run(&job);
+        st = check_premises(vk, p, pf, &wcom, &good, d);
+        if (beside)
+            pthread_join(th, NULL);
+        if (st != EZ_OK || !good)
             goto out;
     }
 
