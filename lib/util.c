@@ -746,16 +746,34 @@ static inline __attribute__((always_inline)) void unpack_w(int64_t *v, const uin
     }
 }
 
+/* w constant after inlining: the byte loop becomes one store per value */
+static inline __attribute__((always_inline)) void pack_w(uint8_t *out, const int64_t *v, size_t n, unsigned w)
+{
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < w; b++)
+            out[i * w + b] = (uint8_t)((uint64_t)v[i] >> (8 * b));
+}
+
+/* KERNEL(dst, src, n, w) with w a constant 1..8 (any other w as 8): one inlined copy per
+ * width */
+#define BY_WIDTH(KERNEL, dst, src, n, w)                                                      \
+    switch (w) {                                                                              \
+    case 1: KERNEL(dst, src, n, 1); break;                                                    \
+    case 2: KERNEL(dst, src, n, 2); break;                                                    \
+    case 3: KERNEL(dst, src, n, 3); break;                                                    \
+    case 4: KERNEL(dst, src, n, 4); break;                                                    \
+    case 5: KERNEL(dst, src, n, 5); break;                                                    \
+    case 6: KERNEL(dst, src, n, 6); break;                                                    \
+    case 7: KERNEL(dst, src, n, 7); break;                                                    \
+    default: KERNEL(dst, src, n, 8); break;                                                   \
+    }
+
 void ez_unpack_i64(int64_t *v, const uint8_t *p, size_t n, unsigned w)
 {
-    switch (w) {
-    case 1: unpack_w(v, p, n, 1); break;
-    case 2: unpack_w(v, p, n, 2); break;
-    case 3: unpack_w(v, p, n, 3); break;
-    case 4: unpack_w(v, p, n, 4); break;
-    case 5: unpack_w(v, p, n, 5); break;
-    case 6: unpack_w(v, p, n, 6); break;
-    case 7: unpack_w(v, p, n, 7); break;
-    default: unpack_w(v, p, n, 8); break;
-    }
+    BY_WIDTH(unpack_w, v, p, n, w)
+}
+
+void ez_pack_i64(uint8_t *out, const int64_t *v, size_t n, unsigned w)
+{
+    BY_WIDTH(pack_w, out, v, n, w)
 }

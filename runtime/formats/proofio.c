@@ -32,26 +32,9 @@ unsigned ez_stmt_width(const int64_t *v, uint64_t n)
     return width_of_mag(mag);
 }
 
-/* w constant after inlining: the byte loop becomes one store per value */
-static inline __attribute__((always_inline)) void put_w(uint8_t *out, const int64_t *v, size_t n, unsigned w)
-{
-    for (size_t i = 0; i < n; i++)
-        for (unsigned b = 0; b < w; b++)
-            out[i * w + b] = (uint8_t)((uint64_t)v[i] >> (8 * b));
-}
-
 void ez_stmt_put(uint8_t *out, const int64_t *v, size_t n, unsigned w)
 {
-    switch (w) {
-    case 1: put_w(out, v, n, 1); break;
-    case 2: put_w(out, v, n, 2); break;
-    case 3: put_w(out, v, n, 3); break;
-    case 4: put_w(out, v, n, 4); break;
-    case 5: put_w(out, v, n, 5); break;
-    case 6: put_w(out, v, n, 6); break;
-    case 7: put_w(out, v, n, 7); break;
-    default: put_w(out, v, n, 8); break;
-    }
+    ez_pack_i64(out, v, n, w);
 }
 
 void ez_stmt_get(const ez_stmt_tensor *x, uint64_t off, size_t n, int64_t *out)
