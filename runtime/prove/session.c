@@ -51,7 +51,8 @@ static ez_status weight_claims(const ez_pctx *c, ez_pcs_claim *pcl, size_t *n, e
                 unsigned nw = ez_log2_ceil(tw->dims[a]), np = ez_log2_ceil(tp->dims[a]);
                 for (unsigned b = 0; b < nw - np; b++)
                     pt[o++] = ez_fe2_zero();
-                memcpy(pt + o, l->items[j].point + so, np * sizeof *pt);
+                if (np) /* an axis of extent 1 has no variables (and a point may be NULL) */
+                    memcpy(pt + o, l->items[j].point + so, np * sizeof *pt);
                 o += np, so += np;
             }
             used += o;
