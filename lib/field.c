@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 ez_fe ez_fe_pow(ez_fe a, uint64_t e)
 {
@@ -159,6 +162,69 @@ ez_fe2 ez_fe2_dot_i64(const ez_fe2 *e, const int64_t *v, size_t n)
     for (size_t i = 0; i < n; i++)
         dot_add(&s, e[i], ez_fe_from_i64(v[i]));
     return dot_done(&s);
+}
+
+/* ez_fe2_dot_i24's sums per coordinate c: of lo32(e) x', hi32(e) x', lo32(e), hi32(e). */
+typedef struct {
+    unsigned __int128 pl[2], ph[2], sl[2], sh[2];
+} dot24_acc;
+
+static inline void dot24_add(dot24_acc *s, ez_fe2 e, uint64_t x)
+{
+    const ez_fe c[2] = {e.c0, e.c1};
+    for (int k = 0; k < 2; k++) {
+        s->pl[k] += (c[k] & 0xffffffffu) * x;
+        s->ph[k] += (c[k] >> 32) * x;
+        s->sl[k] += c[k] & 0xffffffffu;
+        s->sh[k] += c[k] >> 32;
+    }
+}
+
+ez_fe2 ez_fe2_dot_i24(const ez_fe2 *e, const int64_t *v, size_t n)
+{
+    const int64_t off = INT64_C(1) << 23;
+    dot24_acc s;
+    memset(&s, 0, sizeof s);
+    size_t i = 0;
+#if defined(__AVX2__)
+    /* lanes: c0 and c1 of e[i], then of e[i + 1]; x' of each broadcast to its two lanes */
+    const __m256i voff = _mm256_set1_epi64x(off), lo32 = _mm256_set1_epi64x(0xffffffff);
+    while (i + 2 <= n) {
+        size_t end = n - i > 512 ? i + 512 : n; /* 256 products per lane: below 2^64 */
+        __m256i al = _mm256_setzero_si256(), ah = al, el = al, eh = al;
+        for (; i + 2 <= end; i += 2) {
+            __m256i E = _mm256_loadu_si256((const __m256i *)(const void *)(e + i));
+            __m128i x2 = _mm_loadu_si128((const __m128i *)(const void *)(v + i));
+            __m256i X = _mm256_add_epi64(_mm256_permute4x64_epi64(_mm256_castsi128_si256(x2), 0x50), voff);
+            __m256i Eh = _mm256_srli_epi64(E, 32);
+            al = _mm256_add_epi64(al, _mm256_mul_epu32(E, X));
+            ah = _mm256_add_epi64(ah, _mm256_mul_epu32(Eh, X));
+            el = _mm256_add_epi64(el, _mm256_and_si256(E, lo32));
+            eh = _mm256_add_epi64(eh, Eh);
+        }
+        uint64_t l[4][4];
+        _mm256_storeu_si256((__m256i *)(void *)l[0], al);
+        _mm256_storeu_si256((__m256i *)(void *)l[1], ah);
+        _mm256_storeu_si256((__m256i *)(void *)l[2], el);
+        _mm256_storeu_si256((__m256i *)(void *)l[3], eh);
+        for (int k = 0; k < 2; k++) {
+            s.pl[k] += (unsigned __int128)l[0][k] + l[0][k + 2];
+            s.ph[k] += (unsigned __int128)l[1][k] + l[1][k + 2];
+            s.sl[k] += (unsigned __int128)l[2][k] + l[2][k + 2];
+            s.sh[k] += (unsigned __int128)l[3][k] + l[3][k + 2];
+        }
+    }
+#endif
+    for (; i < n; i++)
+        dot24_add(&s, e[i], (uint64_t)(v[i] + off));
+    const ez_fe two32 = (ez_fe)1 << 32;
+    ez_fe r[2];
+    for (int k = 0; k < 2; k++) {
+        ez_fe p = ez_fe_add(ez_fe_reduce128(s.pl[k]), ez_fe_mul(ez_fe_reduce128(s.ph[k]), two32));
+        ez_fe sum = ez_fe_add(ez_fe_reduce128(s.sl[k]), ez_fe_mul(ez_fe_reduce128(s.sh[k]), two32));
+        r[k] = ez_fe_sub(p, ez_fe_mul(sum, (ez_fe)off));
+    }
+    return ez_fe2_make(r[0], r[1]);
 }
 
 void ez_fe2_encode(uint8_t out[16], ez_fe2 a)

@@ -206,6 +206,12 @@ ez_fe2 ez_fe2_inv(ez_fe2 a);
 ez_fe2 ez_fe2_dot_base(const ez_fe2 *e, const ez_fe *x, size_t n);
 /* The same over integers (each taken mod p): no field copy of x needed. O(n). */
 ez_fe2 ez_fe2_dot_i64(const ez_fe2 *e, const int64_t *v, size_t n);
+/* The same for integers of at most 24 bits: every v[i] in [-2^23, 2^23) (the caller's
+ * guarantee: a statement tensor of width <= 3 bytes, GPT-2's logits), at about a third of
+ * ez_fe2_dot_i64's cost: sum e x = sum e (x + 2^23) - 2^23 sum e, and each e (x + 2^23)
+ * split at e's 32-bit halves is below 2^56, so 256 of them add in a 64-bit lane (AVX2:
+ * four lanes, one 32x32-bit multiply per coordinate half). O(n). */
+ez_fe2 ez_fe2_dot_i24(const ez_fe2 *e, const int64_t *v, size_t n);
 /* Montgomery batch inversion in the extension; zeros map to zero. out may equal a. */
 bool ez_fe2_batch_inv(ez_fe2 *out, const ez_fe2 *a, size_t n, ez_fe2 *scratch);
 

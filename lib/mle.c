@@ -287,17 +287,38 @@ ez_status ez_mle_fold_fe2(ez_fe2 *out, const ez_fe2 *in, const size_t *dims, uns
  *   T(a, base) = sum_{j < d_a} eq_a[j] * T(a + 1, base * d_a + j),
  * whose last level is a dot product with the last axis's eq table. Cost: about 2 base
  * multiplies per entry plus one extension multiply per row of each outer level. */
-/* The tensor's values: field elements or integers (exactly one non-NULL). */
+/* The tensor's values: field elements, integers, or integers packed w bytes each
+ * (ez_unpack_i64); exactly one non-NULL. */
 typedef struct {
     const ez_fe *fe;
     const int64_t *i64;
+    const uint8_t *packed;
+    unsigned w;
 } tensor_in;
+
+/* Values per block of a packed row unpacked for its dot product (32 KB: L1). */
+#define PACKED_BLOCK 4096
+
+/* The dot product of a packed row of n integers with e, unpacked block by block. */
+static ez_fe2 dot_packed(const ez_fe2 *e, const uint8_t *p, unsigned w, size_t n)
+{
+    int64_t buf[PACKED_BLOCK];
+    ez_fe2 acc = ez_fe2_zero();
+    for (size_t o = 0; o < n; o += PACKED_BLOCK) {
+        size_t m = n - o < PACKED_BLOCK ? n - o : PACKED_BLOCK;
+        ez_unpack_i64(buf, p + o * w, m, w);
+        /* w <= 3 bytes: every value in [-2^23, 2^23), the narrow kernel's precondition */
+        acc = ez_fe2_add(acc, w <= 3 ? ez_fe2_dot_i24(e + o, buf, m) : ez_fe2_dot_i64(e + o, buf, m));
+    }
+    return acc;
+}
 
 static ez_fe2 tensor_rec(tensor_in in, const size_t *dims, unsigned k, unsigned a, size_t base, ez_fe2 *const *eqs)
 {
     if (a == k - 1)
-        return in.fe ? ez_fe2_dot_base(eqs[a], in.fe + base * dims[a], dims[a])
-                     : ez_fe2_dot_i64(eqs[a], in.i64 + base * dims[a], dims[a]);
+        return in.fe       ? ez_fe2_dot_base(eqs[a], in.fe + base * dims[a], dims[a])
+               : in.packed ? dot_packed(eqs[a], in.packed + base * dims[a] * in.w, in.w, dims[a])
+                           : ez_fe2_dot_i64(eqs[a], in.i64 + base * dims[a], dims[a]);
     ez_fe2 acc = ez_fe2_zero();
     for (size_t j = 0; j < dims[a]; j++)
         acc = ez_fe2_add(acc, ez_fe2_mul(eqs[a][j], tensor_rec(in, dims, k, a + 1, base * dims[a] + j, eqs)));
@@ -346,12 +367,17 @@ out:
 
 ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point)
 {
-    return eval_tensor((tensor_in){in, NULL}, dims, k, point);
+    return eval_tensor((tensor_in){.fe = in}, dims, k, point);
 }
 
 ez_fe2 ez_mle_eval_tensor_i64(const int64_t *in, const size_t *dims, unsigned k, const ez_fe2 *point)
 {
-    return eval_tensor((tensor_in){NULL, in}, dims, k, point);
+    return eval_tensor((tensor_in){.i64 = in}, dims, k, point);
+}
+
+ez_fe2 ez_mle_eval_tensor_packed(const uint8_t *in, unsigned w, const size_t *dims, unsigned k, const ez_fe2 *point)
+{
+    return eval_tensor((tensor_in){.packed = in, .w = w}, dims, k, point);
 }
 
 ez_fe2 ez_mle_prefix(const ez_fe2 *r, unsigned n, uint64_t len)

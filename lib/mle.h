@@ -88,6 +88,9 @@ ez_status ez_mle_fold_fe2(ez_fe2 *out, const ez_fe2 *in, const size_t *dims, uns
 ez_fe2 ez_mle_eval_tensor_fe(const ez_fe *in, const size_t *dims, unsigned k, const ez_fe2 *point);
 /* The same for a tensor of integers (each taken mod p), without a field copy of it. */
 ez_fe2 ez_mle_eval_tensor_i64(const int64_t *in, const size_t *dims, unsigned k, const ez_fe2 *point);
+/* The same for integers packed w bytes each (1..8, two's complement little-endian:
+ * ez_unpack_i64), unpacked a block of a row at a time: no int64 copy of the tensor. */
+ez_fe2 ez_mle_eval_tensor_packed(const uint8_t *in, unsigned w, const size_t *dims, unsigned k, const ez_fe2 *point);
 
 /* The MLE of the prefix selector s(x) = [index(x) < len] over n variables at r, in O(n)
  * multiplies. Precondition: len <= 2^n (n <= 63). len == 0 gives 0, len == 2^n gives 1. */

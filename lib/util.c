@@ -731,3 +731,55 @@ void ez_progress_report(double frac)
     if (progress_fn)
         progress_fn(progress_ctx, frac < 0 ? 0 : frac > 1 ? 1 : frac);
 }
+
+/* w constant after inlining: one unaligned 8-byte load per value while 8 bytes remain
+ * (shifted up and back down: sign extension), the last few byte by byte */
+static inline __attribute__((always_inline)) void unpack_w(int64_t *v, const uint8_t *p, size_t n, unsigned w)
+{
+    const unsigned sh = 64 - 8 * w;
+    size_t i = 0;
+    _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the values are little-endian");
+    for (; n * w >= 8 && i <= (n * w - 8) / w; i++) {
+        uint64_t u;
+        memcpy(&u, p + w * i, 8);
+        v[i] = (int64_t)(u << sh) >> sh;
+    }
+    for (; i < n; i++) {
+        uint64_t u = 0;
+        for (unsigned k = 0; k < w; k++)
+            u |= (uint64_t)p[w * i + k] << (8 * k);
+        v[i] = sh ? (int64_t)(u << sh) >> sh : (int64_t)u;
+    }
+}
+
+/* w constant after inlining: the byte loop becomes one store per value */
+static inline __attribute__((always_inline)) void pack_w(uint8_t *out, const int64_t *v, size_t n, unsigned w)
+{
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < w; b++)
+            out[i * w + b] = (uint8_t)((uint64_t)v[i] >> (8 * b));
+}
+
+/* KERNEL(dst, src, n, w) with w a constant 1..8 (any other w as 8): one inlined copy per
+ * width */
+#define BY_WIDTH(KERNEL, dst, src, n, w)                                                      \
+    switch (w) {                                                                              \
+    case 1: KERNEL(dst, src, n, 1); break;                                                    \
+    case 2: KERNEL(dst, src, n, 2); break;                                                    \
+    case 3: KERNEL(dst, src, n, 3); break;                                                    \
+    case 4: KERNEL(dst, src, n, 4); break;                                                    \
+    case 5: KERNEL(dst, src, n, 5); break;                                                    \
+    case 6: KERNEL(dst, src, n, 6); break;                                                    \
+    case 7: KERNEL(dst, src, n, 7); break;                                                    \
+    default: KERNEL(dst, src, n, 8); break;                                                   \
+    }
+
+void ez_unpack_i64(int64_t *v, const uint8_t *p, size_t n, unsigned w)
+{
+    BY_WIDTH(unpack_w, v, p, n, w)
+}
+
+void ez_pack_i64(uint8_t *out, const int64_t *v, size_t n, unsigned w)
+{
+    BY_WIDTH(pack_w, out, v, n, w)
+}

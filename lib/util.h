@@ -170,6 +170,15 @@ size_t ez_reader_remaining(const ez_reader *r);
 /* True iff nothing failed and every byte was consumed. */
 bool ez_reader_done(const ez_reader *r);
 
+/* ---- packed integers ---- */
+
+/* n integers of w bytes each (1 <= w <= 8), two's complement little-endian, at p into v,
+ * sign-extended: the proof statement's encoding (docs/protocol.md §9). O(n), no
+ * allocation; w is dispatched once, so each value is one load and a shift pair. */
+void ez_unpack_i64(int64_t *v, const uint8_t *p, size_t n, unsigned w);
+/* The inverse: n values into out, w bytes each (their low bytes). O(n). */
+void ez_pack_i64(uint8_t *out, const int64_t *v, size_t n, unsigned w);
+
 /* ---- bit counts ---- */
 
 /* ceil(log2 n); 0 for n <= 1 (the variables of an n-entry zero-padded MLE). */

@@ -1,6 +1,7 @@
 /* field: differential tests against GMP mpz (an independent implementation), edge
  * values, extension-field identities, encodings. */
 #include <gmp.h>
+#include <stdlib.h>
 
 #include "lib/field.h"
 #include "tests/testutil.h"
@@ -256,9 +257,39 @@ START_TEST(test_signed)
 }
 END_TEST
 
+/* ez_fe2_dot_i24 against the plain sum of extension-times-base products: lengths around
+ * its 512-value lane flush (0 .. 1025, 3001), random values and the worst case for the
+ * lanes (every e coordinate p - 1, every x at 2^23 - 1 or -2^23, a whole flush of them). */
+START_TEST(test_dot_i24)
+{
+    ez_rng r = ez_rng_for("dot_i24");
+    const size_t lens[] = {0, 1, 2, 3, 511, 512, 513, 1024, 1025, 3001};
+    ez_fe2 *e = ez_alloc_array(3001, sizeof *e);
+    int64_t *x = ez_alloc_array(3001, sizeof *x);
+    const int64_t lo = -(INT64_C(1) << 23), hi = (INT64_C(1) << 23) - 1;
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            size_t n = lens[k];
+            ez_fe2 want = ez_fe2_zero();
+            for (size_t i = 0; i < n; i++) {
+                e[i] = pass == 0 ? ez_rng_fe2(&r) : ez_fe2_make(EZ_P - 1, EZ_P - 1);
+                x[i] = pass == 0 ? (int64_t)(ez_rng_next(&r) % (UINT64_C(1) << 24)) + lo : pass == 1 ? hi : lo;
+                if (pass == 0 && i % 5 == 0)
+                    x[i] = i % 2 ? hi : lo;
+                want = ez_fe2_add(want, ez_fe2_mul_fe(e[i], ez_fe_from_i64(x[i])));
+            }
+            ck_assert_msg(ez_fe2_eq(ez_fe2_dot_i24(e, x, n), want), "pass %d, n = %zu", pass, n);
+            ck_assert(ez_fe2_eq(ez_fe2_dot_i24(e, x, n), ez_fe2_dot_i64(e, x, n)));
+        }
+    free(e);
+    free(x);
+}
+END_TEST
+
 Suite *ez_suite_field(void)
 {
     const TTest *tests[] = {test_base_vs_mpz, test_reduce128_vs_mpz, test_inverse_pow, test_batch_inv,
-        test_roots_of_unity, test_ext_vs_mpz, test_ext_identities, test_encoding, test_reader_arrays, test_signed};
+        test_roots_of_unity, test_ext_vs_mpz, test_ext_identities, test_encoding, test_reader_arrays, test_signed,
+        test_dot_i24};
     return ez_test_suite("field", "goldilocks", 60, tests, sizeof tests / sizeof tests[0]);
 }

@@ -350,6 +350,50 @@ START_TEST(test_fold_large)
 }
 END_TEST
 
+/* ez_unpack_i64 (lib/util.h) is checked here too, through the evaluation: the packed form (a decoded statement's w-byte integers, runtime/prove/statement.h): the
+ * MLE of the unpacked integers, at every width, at rows longer than the 4096-value block
+ * the dot products unpack (a block boundary inside each row: 2 x 4099, 1 x 9000, the
+ * narrow kernel's width 3 at its extremes -2^23 and 2^23 - 1), a row of one value and
+ * a single value. */
+START_TEST(test_eval_packed)
+{
+    ez_rng rng = ez_rng_for("eval_packed");
+    const size_t shapes[][3] = {{2, 4099, 0}, {1, 9000, 0}, {3, 5, 7}, {5, 1, 0}, {1, 0, 0}};
+    const unsigned ranks[] = {2, 2, 3, 2, 1};
+    int64_t *iv = ez_alloc_array(9000, sizeof *iv);
+    uint8_t *pk = ez_alloc_array(9000 * 8, 1);
+    for (size_t sh = 0; sh < sizeof ranks / sizeof ranks[0]; sh++) {
+        size_t dims[3], size = 1;
+        unsigned nv = 0;
+        for (unsigned a = 0; a < ranks[sh]; a++) {
+            dims[a] = shapes[sh][a] ? shapes[sh][a] : 1;
+            size *= dims[a];
+            nv += ez_log2_ceil(dims[a]);
+        }
+        ez_fe2 pt[64];
+        for (unsigned j = 0; j < nv; j++)
+            pt[j] = ez_rng_fe2(&rng);
+        for (unsigned w = 1; w <= 8; w++) {
+            const int64_t lim = w == 8 ? INT64_MAX : (INT64_C(1) << (8 * w - 1)) - 1;
+            for (size_t i = 0; i < size; i++) {
+                uint64_t r = ez_rng_next(&rng);
+                iv[i] = i % 7 == 0 ? lim : i % 7 == 1 ? -lim - 1 : (int64_t)(r % 3) - 1;
+                if (i % 7 > 2)
+                    iv[i] = w == 8 ? (int64_t)r : (int64_t)(r % (2 * (uint64_t)lim + 2)) - lim - 1;
+            }
+            for (size_t i = 0; i < size; i++) /* little-endian two's complement, by hand */
+                for (unsigned b = 0; b < w; b++)
+                    pk[i * w + b] = (uint8_t)((uint64_t)iv[i] >> (8 * b));
+            ez_fe2 want = ez_mle_eval_tensor_i64(iv, dims, ranks[sh], pt);
+            ck_assert_msg(ez_fe2_eq(ez_mle_eval_tensor_packed(pk, w, dims, ranks[sh], pt), want),
+                          "shape %zu, width %u", sh, w);
+        }
+    }
+    free(iv);
+    free(pk);
+}
+END_TEST
+
 START_TEST(test_prefix)
 {
     ez_rng rng = ez_rng_for("prefix");
@@ -420,6 +464,6 @@ END_TEST
 Suite *ez_suite_mle(void)
 {
     const TTest *tests[] = {test_log2_ceil, test_eq_table, test_eval_hypercube_and_random, test_bind_agrees_with_eval,
-        test_fold_vs_brute, test_fold_large, test_prefix, test_prefix_dot, test_fe2_vec_eq_split};
+        test_fold_vs_brute, test_fold_large, test_eval_packed, test_prefix, test_prefix_dot, test_fe2_vec_eq_split};
     return ez_test_suite("mle", "mle", 60, tests, sizeof tests / sizeof tests[0]);
 }

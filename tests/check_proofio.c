@@ -199,9 +199,34 @@ START_TEST(test_statement_widths)
         ck_assert_msg(ez_proof_decode(&back, enc.data, enc.len, &d) == EZ_OK, "%s", d.msg);
         ck_assert_uint_eq(back.stmt.n, 1);
         ck_assert_uint_eq(back.stmt.t[0].n, 3);
-        for (int i = 0; i < 3; i++)
-            ck_assert_int_eq(back.stmt.t[0].v[i], v[i]);
+        /* decoded, the values stay the file's bytes (raw, in enc), read back through ez_stmt_get */
+        ck_assert_ptr_null(back.stmt.t[0].v);
+        ck_assert_uint_eq(back.stmt.t[0].w, w);
+        for (int i = 0; i < 3; i++) {
+            int64_t got;
+            ez_stmt_get(&back.stmt.t[0], (uint64_t)i, 1, &got);
+            ck_assert_int_eq(got, v[i]);
+        }
         ez_proof_clear(&back);
+        /* the one value that needs w bytes last (the decoder's width scan stops at the
+         * first such value): accepted at w, refused at w + 1 */
+        {
+            int64_t late[3] = {0, -1, w % 2 ? top : -top - 1};
+            ez_writer s2, f2;
+            stmt_section(&s2, late, 3, w);
+            resection(&f2, &enc, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, s2.data, s2.len);
+            ck_assert_msg(ez_proof_decode(&back, f2.data, f2.len, &d) == EZ_OK, "%s", d.msg);
+            ez_proof_clear(&back);
+            ez_writer_clear(&f2);
+            ez_writer_clear(&s2);
+            if (w < 8) {
+                stmt_section(&s2, late, 3, w + 1);
+                resection(&f2, &enc, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, s2.data, s2.len);
+                ck_assert_int_eq(ez_proof_decode(&back, f2.data, f2.len, &d), EZ_ERR_FORMAT);
+                ez_writer_clear(&f2);
+                ez_writer_clear(&s2);
+            }
+        }
         /* the hand-written section is the encoder's, byte for byte */
         stmt_section(&sec, v, 3, w);
         resection(&file, &enc, EZ_PROOF_MAGIC, EZ_PF_NSEC, EZ_PF_SEC_STATEMENT, sec.data, sec.len);

@@ -1223,6 +1223,78 @@ START_TEST(test_public_ops)
 }
 END_TEST
 
+/* The verifier reads a decoded statement where the file holds it (runtime/prove/
+ * statement.h): the head at rows longer than one block of the streamed passes (4096
+ * values: V = 5000 and 4099, a block boundary inside every row), at S = 1 and at S = 3 (not
+ * a power of two). Honest: accepted from the bytes. One logit past the boundary made its
+ * row's maximum, next and m recomputed (the public ops agree): the logits' output claim,
+ * evaluated on the bytes, rejects. A byte of that logit changed in the file: rejected. The
+ * file cut inside the logits: malformed. A next token changed: the public op, executed on
+ * the streamed rows, rejects. */
+START_TEST(test_statement_streamed)
+{
+    static const struct {
+        unsigned S, V;
+    } sizes[] = {{1, 5000}, {3, 4099}};
+    const unsigned S = sizes[_i].S, V = sizes[_i].V;
+    char src[512];
+    snprintf(src, sizeof src,
+             "model head\nparam S = %u, D = 4, V = %u\nscale 12\ninput x[S, D]\nweight w[V, D], g[S]\n"
+             "logits[s, v] = x[s, d] * w[v, d]\nnext[s] = argmax[v](logits[s, v])\nm[s] = max[v](logits[s, v])\n"
+             "y[s] = m[s] * g[s]\noutput logits, next, m, y\n",
+             S, V);
+    fx f;
+    ez_diag why = {{0}};
+    fx_setup(&f, src, "statement_streamed");
+    ez_proof pf;
+    fx_prove_honest(&f, &pf, &why);
+    ez_stmt_tensor *lg = stmt_of(&f, &pf, "logits"), *nx = stmt_of(&f, &pf, "next"), *mx = stmt_of(&f, &pf, "m");
+    const uint64_t s = S - 1, e = s * V + 4096 + 2; /* the last row, past its first block */
+    /* the public op on the streamed rows: a wrong next */
+    int64_t keep = nx->v[s];
+    nx->v[s] = (keep + 1) % (int64_t)V;
+    ez_pfx_expect_rejected(&f, &pf, "public op 'next'");
+    nx->v[s] = keep;
+    /* the logit made its row's maximum, the public results recomputed: the output claim */
+    int64_t old = lg->v[e], oldm = mx->v[s], oldn = nx->v[s];
+    lg->v[e] = mx->v[s] + 1;
+    mx->v[s] = lg->v[e];
+    nx->v[s] = 4096 + 2;
+    ck_assert(!ez_pfx_verify(&f, &pf, &why));
+    ck_assert_msg(strstr(why.msg, "public op") == NULL && strstr(why.msg, "statement") == NULL, "%s", why.msg);
+    lg->v[e] = old, mx->v[s] = oldm, nx->v[s] = oldn;
+    /* the file's bytes: the logit's low byte changed, then the file cut inside the logits */
+    ez_writer w;
+    ez_writer_init(&w);
+    ck_assert_int_eq(ez_proof_encode(&w, &pf, NULL), EZ_OK);
+    ez_vk vk = ez_pfx_vk(&f);
+    unsigned lw = ez_stmt_width(lg->v, lg->n);
+    size_t at = 0; /* the logits' first value byte: after the header, section header, n, inputs' entries */
+    for (size_t i = 0, o = 12 + 12 + 8; i < pf.stmt.n; i++) {
+        const ez_stmt_tensor *x = &pf.stmt.t[i];
+        o += 4 + 8 + 1;
+        if (x == lg)
+            at = o;
+        o += x->n * ez_stmt_width(x->v, x->n);
+    }
+    ck_assert_uint_gt(at, 0);
+    bool ok = true;
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, &why), EZ_OK);
+    ck_assert_msg(ok, "%s", why.msg);
+    w.data[at + e * lw] ^= 0x01;
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, w.len, &ok, NULL, &why), EZ_OK);
+    ck_assert(!ok);
+    w.data[at + e * lw] ^= 0x01;
+    ck_assert_int_eq(ez_verify_bytes(&vk, w.data, at + e * lw, &ok, NULL, &why), EZ_OK);
+    ck_assert(!ok);
+    ck_assert_msg(strstr(why.msg, "proof") != NULL, "%s", why.msg);
+    ez_writer_clear(&w);
+    ck_assert_msg(ez_pfx_verify(&f, &pf, &why), "restored: %s", why.msg);
+    ez_proof_clear(&pf);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 /* The checked prover refuses such a witness with a numeric error instead. */
 START_TEST(test_checked_prover_refuses)
 {
@@ -1526,7 +1598,7 @@ START_TEST(test_transcript_start_documented)
     int64_t v0[3] = {1, -2, 3}, *v1 = malloc(9000 * sizeof *v1);
     for (int i = 0; i < 9000; i++)
         v1[i] = (int64_t)(ez_rng_next(&rng) % 20001) - 10000;
-    ez_stmt_tensor st[2] = {{0, 3, v0}, {5, 9000, v1}};
+    ez_stmt_tensor st[2] = {{.tensor = 0, .n = 3, .v = v0}, {.tensor = 5, .n = 9000, .v = v1}};
     ez_statement s = {2, st};
     ez_transcript a, b;
     for (unsigned k = 0; k < 2 * EZ_STRATEGY_COUNT; k++) {
@@ -1540,6 +1612,22 @@ START_TEST(test_transcript_start_documented)
      * lengths, values (in the first and in the last chunk) and its size */
     ez_transcript base;
     ez_proof_transcript_start(&base, &mf.plan, wcom, &s, EZ_STRATEGY_EINSUM);
+    /* a decoded statement (its values the file's bytes, hashed where they lie) starts the
+     * same transcript */
+    {
+        uint8_t b0[3], b1[9000 * 2];
+        ck_assert_uint_eq(ez_stmt_width(v0, 3), 1);
+        ck_assert_uint_eq(ez_stmt_width(v1, 9000), 2);
+        ez_stmt_put(b0, v0, 3, 1);
+        ez_stmt_put(b1, v1, 9000, 2);
+        ez_stmt_tensor rt[2] = {{.tensor = 0, .n = 3, .raw = b0, .w = 1}, {.tensor = 5, .n = 9000, .raw = b1, .w = 2}};
+        ez_statement rs = {2, rt};
+        ez_proof_transcript_start(&a, &mf.plan, wcom, &rs, EZ_STRATEGY_EINSUM);
+        ck_assert_msg(same_state(&a, &base), "a decoded statement starts another transcript");
+        b1[2 * 8999] ^= 1; /* the last value's low byte */
+        ez_proof_transcript_start(&a, &mf.plan, wcom, &rs, EZ_STRATEGY_EINSUM);
+        ck_assert(!same_state(&a, &base));
+    }
     ez_proof_transcript_start(&a, &mf.plan, wcom, &s, (ez_strategy)1);
     ck_assert(!same_state(&a, &base));
     mf.plan.digest[31] ^= 1;
@@ -2235,5 +2323,9 @@ Suite *ez_suite_prove(void)
     const TTest *proj[] = {test_checked_prover_refuses, test_transcript_start_documented,
         test_input_outside_width, test_truncated_and_trailing};
     ez_tcase_add_fixture(s, "proj", 120, proj_setup, mf_teardown, proj, sizeof proj / sizeof proj[0]);
+    TCase *tc = tcase_create("statement_streamed");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_statement_streamed, 0, 2);
+    suite_add_tcase(s, tc);
     return s;
 }

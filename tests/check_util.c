@@ -132,9 +132,49 @@ START_TEST(test_spill_full_disk)
 }
 END_TEST
 
+/* ez_unpack_i64: every width 1..8, every count 0..40 (the 8-byte loads stop 8 bytes
+ * before the end, the rest go byte by byte: each count moves that seam), values at the
+ * width's edges and random, against a by-hand sign extension; the buffer ends right after
+ * the last value (ASan sees a read past it). */
+START_TEST(test_unpack)
+{
+    ez_rng r = ez_rng_for("unpack");
+    for (unsigned w = 1; w <= 8; w++)
+        for (size_t n = 0; n <= 40; n++) {
+            uint8_t *p = malloc(n * w + 1);
+            int64_t *want = malloc((n + 1) * sizeof *want), *got = malloc((n + 1) * sizeof *got);
+            for (size_t i = 0; i < n * w; i++)
+                p[i] = (uint8_t)ez_rng_next(&r);
+            for (size_t i = 0; i < n && w > 1; i++)
+                if (i % 3 == 0) { /* the edges: 0x80.. and 0x7f.. in the top byte */
+                    memset(p + i * w, i % 2 ? 0xff : 0x00, w);
+                    p[i * w + w - 1] = i % 2 ? 0x7f : 0x80;
+                }
+            for (size_t i = 0; i < n; i++) {
+                uint64_t u = 0;
+                for (unsigned b = 0; b < w; b++)
+                    u |= (uint64_t)p[i * w + b] << (8 * b);
+                if (w < 8 && (u >> (8 * w - 1)) & 1)
+                    u |= ~UINT64_C(0) << (8 * w);
+                want[i] = (int64_t)u;
+            }
+            uint8_t *tight = malloc(n > 0 ? n * w : 1);
+            memcpy(tight, p, n * w);
+            ez_unpack_i64(got, tight, n, w);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(got[i] == want[i], "w = %u, n = %zu, value %zu: %lld, want %lld", w, n, i,
+                              (long long)got[i], (long long)want[i]);
+            free(tight);
+            free(p);
+            free(want);
+            free(got);
+        }
+}
+END_TEST
+
 Suite *ez_suite_util(void)
 {
     const TTest *tests[] = {test_roundtrip, test_truncation, test_overflowing_alloc, test_alloc_huge,
-                             test_spill_full_disk};
+                             test_spill_full_disk, test_unpack};
     return ez_test_suite("util", "bytes", 0, tests, sizeof tests / sizeof tests[0]);
 }

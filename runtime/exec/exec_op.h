@@ -69,6 +69,21 @@ ez_status ez_exec_move_scale_prepare(ez_exec_ctx *c, uint64_t n, int64_t **off, 
  * (ROW_ARG for MAX, ROW_MAX for ARGMAX). */
 ez_status ez_exec_maxarg(ez_exec_ctx *c);
 
+/* One row of it: the maximum of x[0], x[step], ..., x[(len - 1) step] (len >= 1) and in
+ * *arg its lowest index. The executor and the verifier's streamed check of a public
+ * MAX/ARGMAX (runtime/prove/public.c) share it, so they share the semantics. */
+static inline int64_t ez_exec_row_maxarg(const int64_t *x, uint64_t len, int64_t step, int64_t *arg)
+{
+    int64_t m = x[0], a = 0;
+    for (uint64_t j = 1; j < len; j++) {
+        int64_t v = x[(int64_t)j * step];
+        if (v > m) /* strict: ties keep the lowest index */
+            m = v, a = (int64_t)j;
+    }
+    *arg = a;
+    return m;
+}
+
 /* E = max(1, round(EZ_NORM_EPS * 4^in_scale)), the epsilon of a normalisation at the
  * input's scale (docs/semantics.md). in_scale <= 31. */
 int64_t ez_exec_norm_eps(unsigned in_scale);

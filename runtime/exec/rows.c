@@ -29,13 +29,7 @@ ez_status ez_exec_maxarg(ez_exec_ctx *c)
     int64_t *out = c->tr->t[op->out];
 #pragma omp parallel for schedule(static) if (rows.nrows * rows.len > 16384)
     for (uint64_t r = 0; r < rows.nrows; r++) {
-        const int64_t *x = in + rows.in_off[r];
-        int64_t m = x[0], arg = 0;
-        for (uint64_t j = 1; j < rows.len; j++) {
-            int64_t v = x[(int64_t)j * rows.in_step];
-            if (v > m) /* strict: ties keep the lowest index */
-                m = v, arg = (int64_t)j;
-        }
+        int64_t arg, m = ez_exec_row_maxarg(in + rows.in_off[r], rows.len, rows.in_step, &arg);
         out[rows.out_off[r]] = is_max ? m : arg;
         aux[r] = is_max ? arg : m;
     }

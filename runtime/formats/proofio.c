@@ -12,6 +12,8 @@
 
 #define MAX_STMT_TENSORS (UINT64_C(1) << 20)
 #define MAX_ELEMS (UINT64_C(1) << 40)
+/* values per block when a statement tensor is streamed (32 KB of int64: L1) */
+#define STMT_BLOCK 4096
 
 /* ---- tensors of integers ---------------------------------------------------------------------- */
 
@@ -30,57 +32,32 @@ unsigned ez_stmt_width(const int64_t *v, uint64_t n)
     return width_of_mag(mag);
 }
 
-/* w constant after inlining: the byte loop becomes one store per value */
-static inline __attribute__((always_inline)) void put_w(uint8_t *out, const int64_t *v, size_t n, unsigned w)
-{
-    for (size_t i = 0; i < n; i++)
-        for (unsigned b = 0; b < w; b++)
-            out[i * w + b] = (uint8_t)((uint64_t)v[i] >> (8 * b));
-}
-
 void ez_stmt_put(uint8_t *out, const int64_t *v, size_t n, unsigned w)
 {
-    switch (w) {
-    case 1: put_w(out, v, n, 1); break;
-    case 2: put_w(out, v, n, 2); break;
-    case 3: put_w(out, v, n, 3); break;
-    case 4: put_w(out, v, n, 4); break;
-    case 5: put_w(out, v, n, 5); break;
-    case 6: put_w(out, v, n, 6); break;
-    case 7: put_w(out, v, n, 7); break;
-    default: put_w(out, v, n, 8); break;
-    }
+    ez_pack_i64(out, v, n, w);
 }
 
-/* The inverse of put_w: n values of w bytes, sign-extended; returns the OR of v ^ (v >> 63)
- * over them (ez_stmt_width's measure). */
-static inline __attribute__((always_inline)) uint64_t get_w(int64_t *v, const uint8_t *p, uint64_t n, unsigned w)
+void ez_stmt_get(const ez_stmt_tensor *x, uint64_t off, size_t n, int64_t *out)
 {
-    const unsigned sh = 64 - 8 * w;
-    uint64_t mag = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t u = 0;
-        for (unsigned k = 0; k < w; k++)
-            u |= (uint64_t)p[w * i + k] << (8 * k);
-        int64_t x = sh ? (int64_t)(u << sh) >> sh : (int64_t)u;
-        mag |= (uint64_t)(x ^ (x >> 63));
-        v[i] = x;
-    }
-    return mag;
+    if (x->v)
+        memcpy(out, x->v + off, n * sizeof *out);
+    else
+        ez_unpack_i64(out, x->raw + off * x->w, n, x->w);
 }
 
-static uint64_t stmt_get(int64_t *v, const uint8_t *p, uint64_t n, unsigned w)
+const int64_t *ez_stmt_values(const ez_stmt_tensor *x, int64_t **tmp)
 {
-    switch (w) {
-    case 1: return get_w(v, p, n, 1);
-    case 2: return get_w(v, p, n, 2);
-    case 3: return get_w(v, p, n, 3);
-    case 4: return get_w(v, p, n, 4);
-    case 5: return get_w(v, p, n, 5);
-    case 6: return get_w(v, p, n, 6);
-    case 7: return get_w(v, p, n, 7);
-    default: return get_w(v, p, n, 8);
-    }
+    *tmp = NULL;
+    if (x->v)
+        return x->v;
+    if ((*tmp = ez_alloc_array(x->n ? x->n : 1, sizeof **tmp)) != NULL)
+        ez_unpack_i64(*tmp, x->raw, (size_t)x->n, x->w);
+    return *tmp;
+}
+
+unsigned ez_stmt_tensor_width(const ez_stmt_tensor *x)
+{
+    return x->v ? ez_stmt_width(x->v, x->n) : x->w;
 }
 
 /* 1.3: u32 tensor, u64 count, u8 w = the fewest bytes holding every value (ez_stmt_width),
@@ -88,10 +65,14 @@ static uint64_t stmt_get(int64_t *v, const uint8_t *p, uint64_t n, unsigned w)
  * bytes each instead of 8. */
 static void write_ints(ez_writer *w, const ez_stmt_tensor *t)
 {
-    unsigned wb = ez_stmt_width(t->v, t->n);
+    unsigned wb = ez_stmt_tensor_width(t);
     ez_writer_u32(w, t->tensor);
     ez_writer_u64(w, t->n);
     ez_writer_u8(w, (uint8_t)wb);
+    if (t->v == NULL) {
+        ez_writer_bytes(w, t->raw, (size_t)t->n * wb);
+        return;
+    }
     uint8_t buf[4096];
     size_t per = sizeof buf / wb;
     for (uint64_t i = 0; i < t->n; i += per) {
@@ -101,8 +82,25 @@ static void write_ints(ez_writer *w, const ez_stmt_tensor *t)
     }
 }
 
-/* The inverse of write_ints; false on a width outside 1..8, a count beyond the bytes, or
- * a width wider than the values need (one encoding per statement). */
+/* Whether n values of w bytes need all w: some value's top byte is not the sign extension
+ * of the byte below it (a value that fits in w - 1 bytes has top byte 0x00 or 0xff, equal
+ * to the next byte's sign). Stops at the first such value: a GPT-2 logits row has one
+ * within its first few values, so this costs nothing like a pass over the 77 MB. */
+static bool width_needed(const uint8_t *p, uint64_t n, unsigned w)
+{
+    if (w == 1)
+        return true; /* one byte is the fewest */
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *b = p + i * w;
+        if (b[w - 1] != (b[w - 2] & 0x80 ? 0xff : 0x00))
+            return true;
+    }
+    return false;
+}
+
+/* The inverse of write_ints, the values left where they are (raw into the reader's
+ * bytes); false on a width outside 1..8, a count beyond the bytes, or a width wider than
+ * the values need (one encoding per statement). */
 static bool read_ints(ez_reader *r, ez_stmt_tensor *t)
 {
     t->tensor = ez_reader_u32(r);
@@ -110,12 +108,9 @@ static bool read_ints(ez_reader *r, ez_stmt_tensor *t)
     unsigned wb = ez_reader_u8(r);
     if (r->failed || wb == 0 || wb > 8 || t->n > MAX_ELEMS || t->n > ez_reader_remaining(r) / wb)
         return false;
-    t->v = ez_alloc_array(t->n ? t->n : 1, sizeof *t->v);
-    const uint8_t *p = ez_reader_view(r, (size_t)t->n * wb);
-    if (t->v == NULL || p == NULL)
-        return false;
-    /* one pass over the bytes (a GPT-2 statement holds 3.2M logits) */
-    return wb == width_of_mag(stmt_get(t->v, p, t->n, wb));
+    t->w = wb;
+    t->raw = ez_reader_view(r, (size_t)t->n * wb);
+    return t->raw != NULL && width_needed(t->raw, t->n, wb);
 }
 
 /* ---- statement -------------------------------------------------------------------------------- */
@@ -125,7 +120,7 @@ void ez_statement_clear(ez_statement *s)
     if (s == NULL)
         return;
     for (size_t i = 0; i < s->n; i++)
-        free(s->t[i].v);
+        free(s->t[i].v); /* raw is borrowed */
     free(s->t);
     memset(s, 0, sizeof *s);
 }
@@ -252,24 +247,42 @@ ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d
             continue;
         int64_t lo = t->kind == EZ_TENSOR_TOKENS ? 0 : width ? -(INT64_C(1) << (t->bits - 1)) : INT64_MIN;
         int64_t hi = t->kind == EZ_TENSOR_TOKENS ? t->token_limit - 1 : width ? (INT64_C(1) << (t->bits - 1)) - 1 : INT64_MAX;
+        /* tokens lie in [0, limit); everything else within its bound: one interval */
+        if (t->kind != EZ_TENSOR_TOKENS && t->bound <= (uint64_t)INT64_MAX) {
+            lo = lo > -(int64_t)t->bound ? lo : -(int64_t)t->bound;
+            hi = hi < (int64_t)t->bound ? hi : (int64_t)t->bound;
+        }
+        /* values held in w bytes lie in [-2^(8w-1), 2^(8w-1)) (the decoder sign-extends
+         * exactly w bytes): when that is inside the range, no value needs reading */
+        if (x->v == NULL) {
+            int64_t wl = x->w >= 8 ? INT64_MIN : -(INT64_C(1) << (8 * x->w - 1)), wh = -(wl + 1);
+            if (wl >= lo && wh <= hi)
+                continue;
+        }
         uint64_t first = UINT64_MAX;
-        const int64_t *xv = x->v;
-        const bool bounded = t->kind != EZ_TENSOR_TOKENS;
-        const uint64_t bound = t->bound;
+        /* in blocks decoded from the proof's bytes (no int64 copy of a 25.7 M-logit tensor) */
+        const uint64_t nb = (x->n + STMT_BLOCK - 1) / STMT_BLOCK;
 #pragma omp parallel for reduction(min : first) schedule(static) if (x->n > 65536)
-        for (uint64_t j = 0; j < x->n; j++) {
-            int64_t v = xv[j];
-            bool bad = v < lo || v > hi;
-            if (bounded && !bad)
-                bad = (uint64_t)(v < 0 ? -(uint64_t)v : (uint64_t)v) > bound;
-            if (bad && j < first)
-                first = j;
+        for (uint64_t b = 0; b < nb; b++) {
+            int64_t buf[STMT_BLOCK];
+            size_t m = x->n - b * STMT_BLOCK < STMT_BLOCK ? (size_t)(x->n - b * STMT_BLOCK) : STMT_BLOCK;
+            ez_stmt_get(x, b * STMT_BLOCK, m, buf);
+            bool bad = false;
+            for (size_t j = 0; j < m; j++)
+                bad |= buf[j] < lo || buf[j] > hi;
+            for (size_t j = 0; bad && j < m; j++)
+                if (buf[j] < lo || buf[j] > hi) {
+                    first = first < b * STMT_BLOCK + j ? first : b * STMT_BLOCK + j;
+                    break;
+                }
         }
         if (first != UINT64_MAX) {
             char where[256];
+            int64_t v;
+            ez_stmt_get(x, first, 1, &v);
             ez_exec_format_elem(where, sizeof where, t, first);
             ez_diag_set(d, "statement: %s %s = %lld is outside its range", in ? "input" : "output", where,
-                        (long long)x->v[first]);
+                        (long long)v);
             st = EZ_ERR_FORMAT;
             goto out;
         }

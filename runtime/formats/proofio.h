@@ -90,11 +90,20 @@ enum {
 };
 
 /* The public statement: for every INPUT and TOKENS tensor, then every output tensor, in
- * plan order, its integer values (row-major, real extents). */
+ * plan order, its integer values (row-major, real extents), held one of two ways:
+ *   v    the values as int64 (owned): a statement built by the prover (from a trace);
+ *   raw  the values as the proof file carries them, w bytes each, two's complement
+ *        little-endian (borrowed from the bytes ez_proof_decode read, v NULL): a decoded
+ *        statement. GPT-2 at 512 tokens holds 25.7 M logits: as int64 that was 206 MB of
+ *        fresh pages, decoded, checked, hashed and evaluated in five passes; as bytes it
+ *        is read where the file lies and streamed (runtime/prove/statement.h).
+ * Read the values through ez_stmt_get / ez_stmt_values, which take either. */
 typedef struct {
     unsigned tensor;
     uint64_t n;
     int64_t *v;
+    const uint8_t *raw;
+    unsigned w; /* raw's bytes per value (1..8), the fewest that hold them all */
 } ez_stmt_tensor;
 
 typedef struct {
@@ -118,6 +127,16 @@ ez_status ez_statement_check(const ez_statement *s, const ez_plan *p, ez_diag *d
 unsigned ez_stmt_width(const int64_t *v, uint64_t n);
 /* Write n values, w bytes each, little-endian two's complement, to out (n * w bytes). */
 void ez_stmt_put(uint8_t *out, const int64_t *v, size_t n, unsigned w);
+
+/* Values [off, off + n) of x into out (off + n <= x->n): copied from v or decoded from raw.
+ * O(n). */
+void ez_stmt_get(const ez_stmt_tensor *x, uint64_t off, size_t n, int64_t *out);
+/* All of x's values as int64: x->v itself, or a decoded copy in *tmp (the caller frees
+ * *tmp, NULL when nothing was allocated). NULL on allocation failure. For the small
+ * tensors (tokens, inputs, a public argmax's result) whose consumers want an array. */
+const int64_t *ez_stmt_values(const ez_stmt_tensor *x, int64_t **tmp);
+/* x's width on the wire and in the transcript: x->w (raw) or ez_stmt_width(x->v). */
+unsigned ez_stmt_tensor_width(const ez_stmt_tensor *x);
 
 /* The values of tensor `tensor` in s, or NULL. */
 const ez_stmt_tensor *ez_statement_find(const ez_statement *s, unsigned tensor);
@@ -153,7 +172,10 @@ void ez_proof_clear(ez_proof *p);
 /* Encode; *stmt_bytes (may be NULL) gets the size of the statement section incl. its
  * 12-byte header. Errors only EZ_ERR_NOMEM. */
 ez_status ez_proof_encode(ez_writer *w, const ez_proof *p, size_t *stmt_bytes);
-/* Decode untrusted bytes (copies everything it keeps). EZ_ERR_FORMAT with a reason. */
+/* Decode untrusted bytes. The statement's values are NOT copied: each tensor's raw points
+ * into data, which must outlive p (every other section is copied). Every value's encoding
+ * is checked here (width 1..8, the fewest bytes: one encoding per statement); their ranges
+ * are ez_statement_check's. EZ_ERR_FORMAT with a reason. */
 ez_status ez_proof_decode(ez_proof *p, const uint8_t *data, size_t len, ez_diag *d);
 
 /* ---- verifying key ---- */

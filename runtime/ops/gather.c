@@ -117,6 +117,7 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, cons
     ez_status st = EZ_OK;
     gather_shape s;
     ez_fe2 *h = NULL, *tw = NULL, *fold = NULL, *eqs = NULL;
+    int64_t *toktmp = NULL;
     ez_sumcheck_proof proof;
     ez_claim kc = {0};
     memset(&proof, 0, sizeof proof);
@@ -126,6 +127,11 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, cons
     const ez_stmt_tensor *toks = ez_statement_find(c->stmt, o->in[1]);
     if (toks == NULL || toks->n != ez_plan_tensor_numel(tk)) {
         st = EZ_ERR_INVALID;
+        goto out;
+    }
+    const int64_t *tok = ez_stmt_values(toks, &toktmp); /* the positions' tokens, small */
+    if (tok == NULL) {
+        st = EZ_ERR_NOMEM;
         goto out;
     }
     ez_claim_absorb(c->t, "gather/out", out);
@@ -164,7 +170,6 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, cons
         ez_advice_strides(tk, stride);
         ez_eq_table(eqs, s.rs, s.ns);
         memset(h, 0, N * sizeof *h);
-        const int64_t *tok = toks->v;
         for (uint64_t e = 0; e < toks->n; e++) {
             uint64_t rest = e, pos = 0;
             for (unsigned a = tk->rank; a-- > 0;) {
@@ -186,7 +191,7 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, cons
         if (st == EZ_OK)
             st = ez_sumcheck_verify(c->t, &desc, NULL, NULL, out->value, &proof, point, evals);
         ez_fe2 hp;
-        if (st == EZ_OK && (st = gather_h_eval(&s, tk, toks->v, point, &hp)) == EZ_OK && !ez_fe2_eq(hp, evals[0]))
+        if (st == EZ_OK && (st = gather_h_eval(&s, tk, tok, point, &hp)) == EZ_OK && !ez_fe2_eq(hp, evals[0]))
             st = EZ_ERR_REJECT;
         if (st != EZ_OK) {
             ez_diag_set(c->d, "the one-hot sumcheck failed");
@@ -202,6 +207,7 @@ static ez_status gather_reduce(ez_pctx *c, size_t i, const ez_op_shape *sh, cons
         goto out;
     st = ez_opview_claim(c, v, i, 0, &kc);
 out:
+    free(toktmp);
     ez_claim_clear(&kc);
     ez_sumcheck_proof_clear(&proof);
     free(h);

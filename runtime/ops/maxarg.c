@@ -440,17 +440,21 @@ static ez_status mx_tables_build(mx_tables *t, const ez_pctx *c, size_t first, c
     return EZ_OK;
 }
 
-/* Verifier, public ARGMAX (§3.6): the statement's result, every value checked in [0, T). */
-static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **vals)
+/* Verifier, public ARGMAX (§3.6): the statement's result (decoded into *tmp when the
+ * statement holds bytes; the caller frees it), every value checked in [0, T). */
+static ez_status mx_pub_values(ez_pctx *c, const mx_shape *s, const int64_t **vals, int64_t **tmp)
 {
     const ez_stmt_tensor *x = c->stmt ? ez_statement_find(c->stmt, s->base.o->out) : NULL;
     uint64_t nrows = ez_plan_tensor_numel(s->base.to);
     if (x == NULL || x->n != nrows)
         return ez_op_reject(c, "the argmax's public result is missing from the statement");
+    const int64_t *v = ez_stmt_values(x, tmp);
+    if (v == NULL)
+        return EZ_ERR_NOMEM;
     for (uint64_t r = 0; r < nrows; r++)
-        if (x->v[r] < 0 || (uint64_t)x->v[r] >= s->T)
+        if (v[r] < 0 || (uint64_t)v[r] >= s->T)
             return ez_op_reject(c, "a public argmax lies outside its row");
-    *vals = x->v;
+    *vals = v;
     return EZ_OK;
 }
 
@@ -502,11 +506,12 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
         o_ += s->g.nv[a];
     }
     const int64_t *pubv = NULL;
+    int64_t *pubtmp = NULL;
     if (s->pub) {
         /* public: the verifier evaluates the statement's result itself (§3.6) */
         if (!c->prover) {
             ez_fe2 v;
-            if ((st = mx_pub_values(c, s, &pubv)) != EZ_OK ||
+            if ((st = mx_pub_values(c, s, &pubv, &pubtmp)) != EZ_OK ||
                 (st = ez_advice_tensor_eval(&v, pubv, s->base.to, out->point)) != EZ_OK)
                 goto out;
             if (!ez_fe2_eq(v, out->value)) {
@@ -655,6 +660,7 @@ static ez_status mx_reduce(ez_pctx *c, size_t op, const ez_op_shape *sh, const e
             st = mx_claim(c, first, s, s->pM, pr, er[1]);
     }
 out:
+    free(pubtmp);
     free(rt);
     free(wt);
     ez_claim_clear(&kc);

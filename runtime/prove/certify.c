@@ -152,19 +152,26 @@ static bool pass_statement_matches(const ez_proof *pf, const ez_positions *ps, c
         ez_diag_set(d, "the proof's statement lacks the tokens or the next-token output");
         return false;
     }
-    for (uint64_t s = 0; s <= pass->last; s++)
-        if (tok->v[s] != g->tokens[s]) {
-            ez_diag_set(d, "the proof's token at position %" PRIu64 " is %" PRId64 ", the text has %" PRId64, s, tok->v[s],
+    int64_t *ttmp = NULL, *ntmp = NULL;
+    const int64_t *tv = ez_stmt_values(tok, &ttmp), *nv = ez_stmt_values(next, &ntmp);
+    bool ok = tv && nv;
+    if (!ok)
+        ez_diag_set(d, "out of memory reading the proof's statement");
+    for (uint64_t s = 0; ok && s <= pass->last; s++)
+        if (tv[s] != g->tokens[s]) {
+            ez_diag_set(d, "the proof's token at position %" PRIu64 " is %" PRId64 ", the text has %" PRId64, s, tv[s],
                         g->tokens[s]);
-            return false;
+            ok = false;
         }
-    for (uint64_t s = pass->first; s <= pass->last; s++)
-        if (next->v[s] != g->tokens[s + 1]) {
+    for (uint64_t s = pass->first; ok && s <= pass->last; s++)
+        if (nv[s] != g->tokens[s + 1]) {
             ez_diag_set(d, "the model's next token after position %" PRIu64 " is %" PRId64 ", the text has %" PRId64, s,
-                        next->v[s], g->tokens[s + 1]);
-            return false;
+                        nv[s], g->tokens[s + 1]);
+            ok = false;
         }
-    return true;
+    free(ttmp);
+    free(ntmp);
+    return ok;
 }
 
 /* Verify pass i; *accepted false with the reason in d on rejection. */

@@ -9,6 +9,7 @@
 #include "lib/mle.h"
 #include "runtime/formats/version.h"
 #include "runtime/prove/public.h"
+#include "runtime/prove/statement.h"
 
 ez_status ez_pctx_msg(ez_pctx *c, const char *label, ez_fe2 *v, size_t n)
 {
@@ -252,17 +253,20 @@ void ez_proof_transcript_start(ez_transcript *t, const ez_plan *p, const ez_pcs_
     ez_transcript_absorb_u64(t, "stmt/n", s->n);
     for (size_t i = 0; i < s->n; i++) {
         const ez_stmt_tensor *x = &s->t[i];
-        unsigned w = ez_stmt_width(x->v, x->n);
+        unsigned w = ez_stmt_tensor_width(x);
         ez_transcript_absorb_u64(t, "stmt/tensor", x->tensor);
         ez_transcript_absorb_u64(t, "stmt/len", x->n);
         ez_transcript_absorb_u64(t, "stmt/width", w);
         /* the values as the proof file carries them, w bytes each, in records of 4096 values
-         * (no allocation): hashing a GPT-2 statement's logits costs 3 bytes each, not 8 */
+         * (no allocation): hashing a GPT-2 statement's logits costs 3 bytes each, not 8; a
+         * decoded statement's bytes are the file's own, hashed where they lie */
         uint8_t buf[4096 * 8];
         for (uint64_t o = 0; o < x->n; o += 4096) {
             size_t m = x->n - o < 4096 ? (size_t)(x->n - o) : 4096;
-            ez_stmt_put(buf, x->v + o, m, w);
-            ez_transcript_absorb_bytes(t, "stmt/values", buf, m * w);
+            const uint8_t *b = x->raw ? x->raw + o * w : buf;
+            if (x->raw == NULL)
+                ez_stmt_put(buf, x->v + o, m, w);
+            ez_transcript_absorb_bytes(t, "stmt/values", b, m * w);
         }
     }
 }
@@ -281,7 +285,7 @@ ez_status ez_proof_output_claims(ez_pctx *c, const ez_statement *s)
         unsigned nv = ez_claim_tensor_nvars(t->dims, t->rank);
         ez_fe2 r[EZ_PROVE_MAX_VARS], val;
         ez_transcript_challenges_fe2(c->t, "out/point", r, nv);
-        ez_status st = ez_advice_tensor_eval(&val, v->v, t, r);
+        ez_status st = ez_stmt_eval(&val, v, t, r);
         if (st == EZ_OK)
             st = ez_pctx_claim_tensor(c, i, r, nv, val);
         if (st != EZ_OK)

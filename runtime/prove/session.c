@@ -12,6 +12,7 @@
 #include "runtime/ops/op.h"
 #include "runtime/prove/lookup.h"
 #include "runtime/prove/rangecheck.h"
+#include "runtime/prove/statement.h"
 
 /* ---- the claims of the two openings (both sides) ------------------------------------------ */
 
@@ -50,7 +51,8 @@ static ez_status weight_claims(const ez_pctx *c, ez_pcs_claim *pcl, size_t *n, e
                 unsigned nw = ez_log2_ceil(tw->dims[a]), np = ez_log2_ceil(tp->dims[a]);
                 for (unsigned b = 0; b < nw - np; b++)
                     pt[o++] = ez_fe2_zero();
-                memcpy(pt + o, l->items[j].point + so, np * sizeof *pt);
+                if (np) /* an axis of extent 1 has no variables (and a point may be NULL) */
+                    memcpy(pt + o, l->items[j].point + so, np * sizeof *pt);
                 o += np, so += np;
             }
             used += o;
@@ -629,7 +631,7 @@ ez_status ez_vsess_openings(ez_pctx *c, const ez_pcs_commitment *wcom, unsigned 
                 st = EZ_ERR_REJECT;
                 goto out;
             }
-            if ((st = ez_advice_tensor_eval(&v, x->v, tt, c->tclaims[i].items[j].point)) != EZ_OK)
+            if ((st = ez_stmt_eval(&v, x, tt, c->tclaims[i].items[j].point)) != EZ_OK)
                 goto out;
             if (!ez_fe2_eq(v, c->tclaims[i].items[j].value)) {
                 ez_diag_set(d, "a claim on the public input '%s' is false", tt->source_name);

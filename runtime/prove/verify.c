@@ -3,6 +3,7 @@
 
 #include "runtime/prove/verify.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,42 @@
 #include "runtime/prove/margins.h"
 #include "runtime/prove/public.h"
 #include "runtime/prove/session.h"
+#include "runtime/prove/statement.h"
 #include "runtime/prove/weights.h"
+
+/* What is checked before the argument: the vk's own proof that its weights lie in their
+ * widths (deferred with WHIR: it leaves its final claims on wcom, a copy of the weight
+ * commitment, which this proof's opening must prove; docs/protocol.md §6.4), the
+ * statement against the plan, and the public ops executed on it. *ok false with the
+ * reason in d on a rejection (a malformed statement is one). */
+/* The transcript's start (ez_proof_transcript_start) as a thread's job. */
+typedef struct {
+    ez_transcript *t;
+    const ez_plan *p;
+    const ez_pcs_commitment *wcom;
+    const ez_statement *s;
+    ez_strategy strategy;
+} hash_job;
+
+static void *hash_run(void *arg)
+{
+    const hash_job *j = arg;
+    ez_proof_transcript_start(j->t, j->p, j->wcom, j->s, j->strategy);
+    return NULL;
+}
+
+static ez_status check_premises(const ez_vk *vk, const ez_plan *p, const ez_proof *pf, ez_pcs_commitment *wcom,
+                                bool *ok, ez_diag *d)
+{
+    ez_status st = ez_weight_range_verify(&vk->plan, vk->has_weights ? wcom : NULL, vk->wrange, vk->wrange_len, ok, d);
+    if (st != EZ_OK || !*ok)
+        return st;
+    *ok = false;
+    if ((st = ez_statement_check(&pf->stmt, p, d)) != EZ_OK)
+        return st == EZ_ERR_FORMAT ? EZ_OK : st; /* a malformed statement is a rejection */
+    /* the public ops (runtime/prove/public.h): executed on the statement */
+    return ez_public_ops_check(p, &pf->stmt, ok, d);
+}
 
 ez_status ez_verify(const ez_vk *vk, const ez_proof *pf, bool *accepted, ez_verify_stats *stats, ez_diag *d)
 {
@@ -52,35 +88,33 @@ ez_status ez_verify_plan(const ez_vk *vk, const ez_plan *plan, const ez_proof *p
     }
     if ((st = ps) != EZ_OK)
         goto out;
-    /* the vk's own proof that its weights lie in their widths; deferred (WHIR), it leaves
-     * its final claims on (a copy of) the weight commitment, which this proof's opening
-     * must prove (docs/protocol.md §6.4) */
     if (vk->has_weights && (st = ez_pcs_commitment_copy(&wcom, &vk->wcom)) != EZ_OK)
         goto out;
-    if ((st = ez_weight_range_verify(&vk->plan, vk->has_weights ? &wcom : NULL, vk->wrange, vk->wrange_len, &ok,
-                                     d)) != EZ_OK ||
-        !ok) {
-        ok = false;
-        goto out;
-    }
-    ok = false;
-    if ((st = ez_statement_check(&pf->stmt, p, d)) != EZ_OK) {
-        st = st == EZ_ERR_FORMAT ? EZ_OK : st; /* a malformed statement is a rejection */
-        goto out;
-    }
-    /* the public ops (runtime/prove/public.h): executed on the statement */
+    /* Phase 1, the transcript's start (its hash of the statement: GPT-2's 77 MB of logits
+     * at 512 tokens), on a thread of its own beside the premises' checks when the
+     * statement is large: neither reads what the other writes. A POSIX thread, not an
+     * OpenMP team: the join sleeps (an OpenMP barrier spins unless OMP_WAIT_POLICY is
+     * passive), and the checks keep their own OpenMP threads. The transcript of a proof
+     * whose premises fail is dropped unused. */
     {
-        bool good = false;
-        if ((st = ez_public_ops_check(p, &pf->stmt, &good, d)) != EZ_OK || !good)
+        hash_job job = {&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt, (ez_strategy)pf->strategy};
+        pthread_t th;
+        bool good = false, beside = ez_statement_bytes(&pf->stmt) >= EZ_STMT_HASH_THREAD_MIN &&
+                                    pthread_create(&th, NULL, hash_run, &job) == 0;
+        if (!beside)
+            hash_run(&job);
+        st = check_premises(vk, p, pf, &wcom, &good, d);
+        if (beside)
+            pthread_join(th, NULL);
+        if (st != EZ_OK || !good)
             goto out;
     }
 
-    /* phase 1 and 2; the strategy is the proof's own (any of them verifies against the vk) */
+    /* phase 2; the strategy is the proof's own (any of them verifies against the vk) */
     if (pf->strategy >= EZ_STRATEGY_COUNT) {
         ez_diag_set(d, "unknown proving strategy %u", (unsigned)pf->strategy);
         goto out;
     }
-    ez_proof_transcript_start(&t, p, vk->has_weights ? &vk->wcom : NULL, &pf->stmt, (ez_strategy)pf->strategy);
     if ((st = ez_vsess_commit(&L, &t, pf->sec[EZ_PF_SEC_ADVICE].data, pf->sec[EZ_PF_SEC_ADVICE].len,
                               ez_advice_scheme(vk->has_weights ? &vk->wcom : NULL), &acom, d)) != EZ_OK)
         goto out;
