@@ -236,26 +236,16 @@ void ez_spill_free(void *m, size_t bytes)
         (void)munmap(m, bytes);
 }
 
-/* madvise over the whole pages around [m, m + bytes); advice: a failure changes nothing */
-static void spill_advise(const void *m, size_t bytes, int advice)
+void ez_spill_release(const void *m, size_t bytes)
 {
     if (m == NULL || bytes == 0)
         return;
+    /* whole pages around [m, m + bytes): a neighbour's data in a shared page is not lost,
+     * only read again from the file */
     long pg = sysconf(_SC_PAGESIZE);
     uintptr_t ps = pg > 0 ? (uintptr_t)pg : 4096u;
     uintptr_t lo = (uintptr_t)m & ~(ps - 1), hi = (uintptr_t)m + bytes;
-    (void)madvise((void *)lo, hi - lo, advice);
-}
-
-void ez_spill_release(const void *m, size_t bytes)
-{
-    /* a neighbour's data in a shared page is not lost, only read again from the file */
-    spill_advise(m, bytes, MADV_DONTNEED);
-}
-
-void ez_spill_prefetch(const void *m, size_t bytes)
-{
-    spill_advise(m, bytes, MADV_WILLNEED);
+    (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure only keeps the pages */
 }
 
 char *ez_strdup(const char *s)

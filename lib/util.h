@@ -99,11 +99,6 @@ void ez_spill_free(void *m, size_t bytes);
  * shared, so what was written to them stays as well. m may lie inside a mapping:
  * the whole pages around [m, m + bytes) are handed back (their other bytes stay too). */
 void ez_spill_release(const void *m, size_t bytes);
-/* Before a pass over a spill mapping: ask the kernel to read [m, m + bytes) into the page
- * cache now, in large asynchronous reads (madvise MADV_WILLNEED), instead of page by page
- * as the pass faults (a fault's readahead is small), so the reads of the next spilled
- * vector overlap the work on this one. Advice only; the contents are not touched. */
-void ez_spill_prefetch(const void *m, size_t bytes);
 
 /* Seconds since an arbitrary epoch (monotonic clock). */
 double ez_now(void);

@@ -603,12 +603,6 @@ void ez_whir_prover_release(const ez_whir_prover *p)
     ez_merkle_release(p->o0.tree);
 }
 
-void ez_whir_prover_prefetch(const ez_whir_prover *p)
-{
-    if (p != NULL && p->s_spilled)
-        ez_spill_prefetch(p->s, ((size_t)1 << p->par.m) * sizeof *p->s);
-}
-
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p)
 {
     return &p->par;

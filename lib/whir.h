@@ -150,9 +150,6 @@ void ez_whir_prover_spill(ez_whir_prover *p);
  * ez_merkle_release), so the openings of many spilled parts hold one part's vector at a
  * time. Nothing for data in memory. */
 void ez_whir_prover_release(const ez_whir_prover *p);
-/* Before a pass over a spilled prover's vector: its reads started now (ez_spill_prefetch);
- * nothing for a vector in memory. NULL-safe. */
-void ez_whir_prover_prefetch(const ez_whir_prover *p);
 const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 /* The committed vector's real length (entries from it on are zero). */
 uint64_t ez_whir_prover_len(const ez_whir_prover *p);

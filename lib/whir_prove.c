@@ -630,12 +630,9 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
 
     /* Round 0 of every instance: k0 sumcheck rounds on its claim terms alone, then its
      * fold and bound terms into its block of the stack. */
-    ez_whir_prover_prefetch(ps[0]);
     for (size_t j = 0; j < n; j++) {
         const ez_whir_prover *p = ps[j];
         unsigned k0 = p->par.k[0];
-        if (j + 1 < n) /* a spilled vector read from disk while this one is worked on */
-            ez_whir_prover_prefetch(ps[j + 1]);
         ez_whir_absorb_params(t, &p->par);
         ez_transcript_absorb_fe2(t, EZ_WHIR_L_SUM, &cs[j].sigma, 1);
         pv.len = 0;
@@ -729,11 +726,8 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
                 st = EZ_ERR_NOMEM;
                 goto out;
             }
-            ez_whir_prover_prefetch(ps[0]);
             for (size_t j = 0, h = 0; j < n && st == EZ_OK; j++) {
                 const ez_merkle *tr = group_of(ps, joined, tree, n, j, &h);
-                if (j + 1 < n) /* the next leaves' vector, read while these are computed */
-                    ez_whir_prover_prefetch(ps[j + 1]);
                 if (h != j) /* a group shares its first instance's queries (d, nd too) */
                     memcpy(qall + 242 * j, qall + 242 * h, 242 * sizeof *qall);
                 st = answer_queries0(&pv, swapped(ps, joined, n, j, cheat), h == j, tr, ps[j]->par.t[0],
