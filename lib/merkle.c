@@ -310,8 +310,8 @@ static void sha16_tagged(ez_digest *out, uint8_t tag, const uint8_t *base, size_
     sha16_final(out, 1, st);
 }
 
-/* node[k .. k + 15] from their children (one block each: 0x01 || l || r, padded). */
-static void sha16_nodes(ez_digest *node, size_t k)
+/* dst[k .. k + 15] from their children src[2k ..] (one block each: 0x01 || l || r, padded). */
+static void sha16_nodes(ez_digest *dst, const ez_digest *src, size_t k)
 {
     enum { LEN = 1 + 2 * EZ_MERKLE_DIGEST_BYTES };
     _Static_assert(LEN + 9 <= 64, "a node message is one block");
@@ -320,8 +320,8 @@ static void sha16_nodes(ez_digest *node, size_t k)
         uint8_t *q = buf[i];
         memset(q, 0, 64);
         q[0] = EZ_MERKLE_NODE_TAG;
-        memcpy(q + 1, node[2 * (k + i)].h, EZ_MERKLE_DIGEST_BYTES);
-        memcpy(q + 1 + EZ_MERKLE_DIGEST_BYTES, node[2 * (k + i) + 1].h, EZ_MERKLE_DIGEST_BYTES);
+        memcpy(q + 1, src[2 * (k + i)].h, EZ_MERKLE_DIGEST_BYTES);
+        memcpy(q + 1 + EZ_MERKLE_DIGEST_BYTES, src[2 * (k + i) + 1].h, EZ_MERKLE_DIGEST_BYTES);
         q[LEN] = 0x80;
         q[62] = (uint8_t)((LEN * 8) >> 8);
         q[63] = (uint8_t)(LEN * 8);
@@ -333,7 +333,7 @@ static void sha16_nodes(ez_digest *node, size_t k)
     for (int t = 0; t < 16; t++)
         w[t] = sha16_word(&buf[0][0], idx, 4 * t);
     sha16_compress(st, w);
-    sha16_final(node + k, 1, st);
+    sha16_final(dst + k, 1, st);
 }
 #else
 #define EZ_MERKLE_SHA16 0
@@ -347,6 +347,7 @@ struct ez_merkle {
     ez_digest *node; /* 2^(depth+1) entries: node[1] root, children of k at 2k, 2k+1,
                         leaf i at node[2^depth + i]; node[0] unused */
     bool spilled;    /* node is an ez_spill_copy or ez_spill_alloc mapping (freed with ez_spill_free) */
+    bool paths;      /* the inner nodes are built (ez_merkle_build), not only the root */
 };
 
 void ez_merkle_hash_leaf(ez_digest *out, const ez_fe *col, size_t m)
@@ -427,7 +428,9 @@ bool ez_merkle_digests_read(ez_reader *r, ez_digest *d, size_t n)
     return true;
 }
 
-static ez_status tree_alloc(ez_merkle **out, unsigned depth, bool spilled)
+/* leaves_only: only the leaf level and the root's page are faulted in (ez_merkle_build_root
+ * writes nothing else). */
+static ez_status tree_alloc(ez_merkle **out, unsigned depth, bool spilled, bool leaves_only)
 {
     *out = NULL;
     if (depth > EZ_MERKLE_MAX_DEPTH || depth >= 8 * sizeof(size_t) - 7)
@@ -445,20 +448,28 @@ static ez_status tree_alloc(ez_merkle **out, unsigned depth, bool spilled)
         free(t);
         return EZ_ERR_NOMEM;
     }
-    ez_populate(t->node, 2 * nl * sizeof *t->node); /* every caller fills the whole tree */
-    memset(t->node, 0, sizeof *t->node);
+    if (leaves_only) /* the root's page, then the leaves */
+        ez_populate(t->node + nl, nl * sizeof *t->node);
+    else
+        ez_populate(t->node, 2 * nl * sizeof *t->node); /* every caller fills the whole tree */
+    memset(t->node, 0, 2 * sizeof *t->node);
     *out = t;
     return EZ_OK;
 }
 
 ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth)
 {
-    return tree_alloc(out, depth, false);
+    return tree_alloc(out, depth, false, false);
 }
 
 ez_status ez_merkle_alloc_spilled(ez_merkle **out, unsigned depth)
 {
-    return tree_alloc(out, depth, true);
+    return tree_alloc(out, depth, true, false);
+}
+
+ez_status ez_merkle_alloc_leaves(ez_merkle **out, unsigned depth, bool spilled)
+{
+    return tree_alloc(out, depth, spilled, true);
 }
 
 ez_digest *ez_merkle_leaves_mut(ez_merkle *t)
@@ -484,38 +495,58 @@ void ez_merkle_hash_leaves(ez_digest *out, const ez_fe *cols, size_t m, size_t s
         ez_merkle_hash_leaf(&out[i], cols + i * stride, m);
 }
 
-/* node[k] for k in [k0, k1): the parents of [2 k0, 2 k1). */
-static void hash_nodes(ez_digest *node, size_t k0, size_t k1)
+/* dst[k] for k in [k0, k1): the parents of src[2 k0 .. 2 k1) (dst may be src). */
+static void hash_nodes(ez_digest *dst, const ez_digest *src, size_t k0, size_t k1)
 {
     size_t k = k0;
 #if EZ_MERKLE_SHA16
     for (; k + 16 <= k1; k += 16)
-        sha16_nodes(node, k);
+        sha16_nodes(dst, src, k);
 #endif
 #if EZ_MERKLE_SHANI
     for (; k + 2 <= k1; k += 2) {
         uint8_t a[NODE_LEN], b[NODE_LEN];
-        node_message(a, &node[2 * k], &node[2 * k + 1]);
-        node_message(b, &node[2 * k + 2], &node[2 * k + 3]);
-        sha_tagged2(node[k].h, node[k + 1].h, EZ_MERKLE_NODE_TAG, a + 1, b + 1, NODE_LEN);
+        node_message(a, &src[2 * k], &src[2 * k + 1]);
+        node_message(b, &src[2 * k + 2], &src[2 * k + 3]);
+        sha_tagged2(dst[k].h, dst[k + 1].h, EZ_MERKLE_NODE_TAG, a + 1, b + 1, NODE_LEN);
     }
 #endif
     for (; k < k1; k++)
-        ez_merkle_hash_node(&node[k], &node[2 * k], &node[2 * k + 1]);
+        ez_merkle_hash_node(&dst[k], &src[2 * k], &src[2 * k + 1]);
 }
 
-void ez_merkle_build(ez_merkle *t)
+/* The inner levels over t's leaves into inner[1 .. 2^depth) (t->node itself, or the
+ * caller's scratch: then only the lowest level reads t). */
+static void build_into(const ez_merkle *t, ez_digest *inner)
 {
     size_t nl = (size_t)1 << t->depth;
     const size_t chunk = 1024;
     for (size_t w = nl / 2; w >= 1; w /= 2) {
         size_t nch = (w + chunk - 1) / chunk;
+        const ez_digest *src = w == nl / 2 ? t->node : inner;
 #pragma omp parallel for schedule(static) if (w >= EZ_MERKLE_PAR_MIN)
         for (size_t c = 0; c < nch; c++) {
             size_t k0 = w + c * chunk, k1 = k0 + chunk < 2 * w ? k0 + chunk : 2 * w;
-            hash_nodes(t->node, k0, k1);
+            hash_nodes(inner, src, k0, k1);
         }
     }
+}
+
+void ez_merkle_build(ez_merkle *t)
+{
+    build_into(t, t->node);
+    t->paths = true;
+}
+
+void ez_merkle_build_root(ez_merkle *t, ez_digest *scratch)
+{
+    if (t->depth == 0) { /* the leaf is the root */
+        t->paths = true;
+        return;
+    }
+    build_into(t, scratch);
+    t->node[1] = scratch[1];
+    t->paths = false;
 }
 
 ez_status ez_merkle_new(ez_merkle **out, const ez_digest *leaves, unsigned depth)
@@ -581,6 +612,7 @@ const ez_digest *ez_merkle_leaves(const ez_merkle *t)
 void ez_merkle_path(const ez_merkle *t, uint64_t idx, ez_digest *path)
 {
     EZ_VERIFY_CHECK(idx < ((uint64_t)1 << t->depth));
+    EZ_VERIFY_CHECK(t->paths);
     size_t k = ((size_t)1 << t->depth) + (size_t)idx;
     for (unsigned l = 0; l < t->depth; l++, k /= 2)
         path[l] = t->node[k ^ 1];
@@ -645,7 +677,7 @@ size_t ez_merkle_batch_count(unsigned depth, const uint64_t *idx, size_t n)
  * replace them. */
 ez_status ez_merkle_batch_open(const ez_merkle *t, const uint64_t *idx, size_t n, ez_digest *out)
 {
-    if (!positions_ok(t->depth, idx, n))
+    if (!t->paths || !positions_ok(t->depth, idx, n))
         return EZ_ERR_INVALID;
     uint64_t *pos = ez_alloc_array(n, sizeof *pos);
     if (pos == NULL)

@@ -91,6 +91,16 @@ ez_status ez_merkle_alloc(ez_merkle **out, unsigned depth);
 ez_status ez_merkle_alloc_spilled(ez_merkle **out, unsigned depth);
 ez_digest *ez_merkle_leaves_mut(ez_merkle *t);
 void ez_merkle_build(ez_merkle *t);
+/* A tree of which only the leaves and the root are kept: joined parts (lib/whir.h
+ * ez_whir_join) need a part's leaf digests and its root, never its paths. ez_merkle_alloc_leaves
+ * reserves it (in memory, or on disk with spilled as ez_merkle_alloc_spilled) faulting in
+ * only the leaf level; after the leaves are written, ez_merkle_build_root hashes the
+ * inner levels into scratch (2^depth digests, the caller's, e.g. a buffer the commitment
+ * is done with) and keeps the root: the same root as ez_merkle_build, none of the tree's
+ * 2^depth inner nodes written (half its pages). ez_merkle_batch_open then refuses it
+ * (EZ_ERR_INVALID). */
+ez_status ez_merkle_alloc_leaves(ez_merkle **out, unsigned depth, bool spilled);
+void ez_merkle_build_root(ez_merkle *t, ez_digest *scratch);
 unsigned ez_merkle_depth(const ez_merkle *t);
 const ez_digest *ez_merkle_root(const ez_merkle *t);
 /* The leaf digests, 2^depth of them in order. */
@@ -110,7 +120,8 @@ bool ez_merkle_path_verify(const ez_digest *root, unsigned depth, uint64_t idx, 
  * Cost: O(n depth) comparisons, no allocation. */
 size_t ez_merkle_batch_count(unsigned depth, const uint64_t *idx, size_t n);
 
-/* The batch opening of positions idx[0..n-1] (strictly increasing, < 2^depth).
+/* The batch opening of positions idx[0..n-1] (strictly increasing, < 2^depth) of a tree
+ * built with ez_merkle_build or ez_merkle_new (else EZ_ERR_INVALID).
  * Out: out[0..ez_merkle_batch_count()-1]. Cost: O(n depth) copies, allocates O(n). */
 ez_status ez_merkle_batch_open(const ez_merkle *t, const uint64_t *idx, size_t n, ez_digest *out);
 

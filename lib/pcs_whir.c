@@ -159,6 +159,9 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
     size_t np;
     if (parts_alloc(p, &T, &np) != EZ_OK)
         return EZ_ERR_NOMEM;
+    /* joined parts open paths of the joined tree only: each part keeps its leaf digests
+     * (the join's input, the pk's) and its root, not its inner nodes */
+    bool paths = !parts_joined(c, T);
     for (size_t j = 0; j < np; j++) {
         ez_whir_params par;
         uint64_t lo = (uint64_t)j << PART_LOG, len = part_len(c, T, j), hi = lo + len;
@@ -182,8 +185,8 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
             }
         if (!mapped)
             memset(s + len, 0, (n - (size_t)len) * sizeof *s);
-        st = mapped ? ez_whir_commit_mapped(&p->whir[j], p->wroots[j], &par, s, len)
-                    : ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len);
+        st = mapped ? ez_whir_commit_mapped(&p->whir[j], p->wroots[j], &par, s, len, paths)
+                    : ez_whir_commit_take(&p->whir[j], p->wroots[j], &par, s, len, paths);
         if (st != EZ_OK)
             return st;
         /* to disk before the next part, when EZ_SPILL_DIR asks: the parts' vectors and

@@ -624,7 +624,7 @@ uint64_t ez_whir_prover_len(const ez_whir_prover *p)
  * block of a coset is hashed as soon as it is encoded. Returns EZ_OK, EZ_ERR_INVALID,
  * EZ_ERR_NOMEM. */
 static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_fe *a, unsigned k, unsigned logn,
-                                  unsigned c, bool spilled)
+                                  unsigned c, bool spilled, bool paths)
 {
     ez_ntt_rs *rs = NULL;
     ez_status st = oracle_shape(o, k, k, logn, c);
@@ -637,10 +637,18 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
         return st;
     st = EZ_ERR_NOMEM;
     bool keep = logn + c + o->k <= EZ_WHIR_KEEP_LOG;
+    /* no paths wanted (a joined part): only the tree's leaf level is written; its inner
+     * levels are hashed into a scratch, the coefficients' buffer once the encoding is done
+     * with it when it holds the 2^(logn+c) digests (not kept, 2^k >= 4 2^c: every part
+     * of GPT-2), else a buffer of their own */
+    bool leaves_only = !paths;
     ez_fe *val = ez_alloc_huge((keep ? nb : 1) * n * w, sizeof *val);
     ez_fe *coef = keep ? (val ? val + (nb - 1) * n * w : NULL) : ez_alloc_huge(w * n, sizeof *coef);
-    if (coef == NULL || val == NULL ||
-        (spilled ? ez_merkle_alloc_spilled(&o->tree, logn + c) : ez_merkle_alloc(&o->tree, logn + c)) != EZ_OK)
+    if (coef == NULL || val == NULL)
+        goto out;
+    if ((leaves_only ? ez_merkle_alloc_leaves(&o->tree, logn + c, spilled)
+                     : spilled ? ez_merkle_alloc_spilled(&o->tree, logn + c)
+                               : ez_merkle_alloc(&o->tree, logn + c)) != EZ_OK)
         goto out;
     /* written in full below: their pages in one call each */
     ez_populate(val, (keep ? nb : 1) * n * w * sizeof *val);
@@ -684,7 +692,17 @@ static ez_status commit0_by_coset(ez_whir_oracle *o, ez_digest *root, const ez_f
             }
         }
     }
-    ez_merkle_build(o->tree);
+    if (leaves_only) {
+        bool reuse = !keep && ((size_t)1 << k) >= ((size_t)4 << c);
+        ez_digest *scratch = reuse ? (ez_digest *)coef : ez_alloc_huge((size_t)1 << (logn + c), sizeof *scratch);
+        if (scratch == NULL)
+            goto out;
+        ez_merkle_build_root(o->tree, scratch);
+        if (!reuse)
+            free(scratch);
+    } else {
+        ez_merkle_build(o->tree);
+    }
     *root = *ez_merkle_root(o->tree);
     if (keep) {
         o->enc = val;
@@ -705,13 +723,13 @@ out:
  * The codeword itself is not kept (4 entries per entry of s): the opening computes only
  * the queried leaves (ez_whir_prover_leaves0), so a prover holds s and the tree, 16 bytes
  * per entry. */
-static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves)
+static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves, bool paths)
 {
     const ez_whir_params *par = &p->par;
     unsigned k0 = par->k[0], logn = par->m - k0;
     ez_status st;
     if (leaves == NULL)
-        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0], p->s_spilled);
+        return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0], p->s_spilled, paths);
     p->o0.logn = logn;
     p->o0.c = par->c[0];
     p->o0.k = k0;
@@ -828,7 +846,7 @@ out:
 
 /* ez_whir_commit_take (mapped false) or ez_whir_commit_mapped (true). */
 static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
-                              uint64_t len, bool mapped)
+                              uint64_t len, bool mapped, bool paths)
 {
     *out = NULL;
     ez_status bad = s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m) ? EZ_ERR_INVALID : EZ_OK;
@@ -845,7 +863,7 @@ static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_w
     p->s = s;
     p->s_spilled = mapped;
     ez_digest d;
-    ez_status st = commit_s(p, &d, NULL);
+    ez_status st = commit_s(p, &d, NULL, paths);
     if (st != EZ_OK) {
         ez_whir_prover_free(p);
         return st;
@@ -856,15 +874,15 @@ static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_w
 }
 
 ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
-                              uint64_t len)
+                              uint64_t len, bool paths)
 {
-    return commit_owned(out, root, par, s, len, false);
+    return commit_owned(out, root, par, s, len, false, paths);
 }
 
 ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
-                                uint64_t len)
+                                uint64_t len, bool paths)
 {
-    return commit_owned(out, root, par, s, len, true);
+    return commit_owned(out, root, par, s, len, true, paths);
 }
 
 ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, const ez_fe *s,
@@ -880,7 +898,7 @@ ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_p
     if (len > 0)
         memcpy(c, s, (size_t)len * sizeof *s);
     memset(c + len, 0, (n - (size_t)len) * sizeof *c);
-    return ez_whir_commit_take(out, root, par, c, len);
+    return ez_whir_commit_take(out, root, par, c, len, true);
 }
 
 void ez_whir_prover_write(ez_writer *w, const ez_whir_prover *p)
@@ -926,7 +944,7 @@ ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uin
     if (!ez_reader_bytes(r, leaves, N * sizeof *leaves) || !ez_merkle_digests_canonical(leaves, N))
         goto out;
     ez_digest d;
-    if ((st = commit_s(p, &d, leaves)) != EZ_OK)
+    if ((st = commit_s(p, &d, leaves, true)) != EZ_OK)
         goto out;
     st = EZ_ERR_FORMAT;
     if (memcmp(d.h, root, 32) != 0)

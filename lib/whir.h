@@ -126,16 +126,19 @@ ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_p
                          uint64_t len);
 /* ez_whir_commit taking ownership of s: s has 2^m entries from ez_alloc_huge (or
  * malloc), zero from len on; it is kept (no copy) and freed with the prover, or freed
- * here on failure. */
+ * here on failure. paths false: the prover's oracle-0 queries are answered by a joined
+ * tree (ez_whir_join, ez_whir_open_joined), never by its own, so above EZ_WHIR_KEEP_LOG
+ * its tree keeps only the leaf digests and the root (lib/merkle.h ez_merkle_build_root:
+ * the same root, half the tree's memory or spilled pages). */
 ez_status ez_whir_commit_take(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
-                              uint64_t len);
+                              uint64_t len, bool paths);
 /* ez_whir_commit_take for s from ez_spill_alloc (lib/util.h): the prover is on disk from
  * the start, its vector that mapping and oracle 0's tree built in another
  * (ez_merkle_alloc_spilled), so ez_whir_prover_spill has nothing to copy (it hands the
  * pages back). Freed with the prover, or here (ez_spill_free) on failure; with invalid
  * parameters its size is unknown and it stays the caller's. */
 ez_status ez_whir_commit_mapped(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *p, ez_fe *s,
-                                uint64_t len);
+                                uint64_t len, bool paths);
 void ez_whir_prover_free(ez_whir_prover *p); /* NULL-safe */
 /* Move the committed vector and oracle 0's tree to disk (EZ_SPILL_DIR, lib/util.h
  * ez_spill_copy; nothing changes when it is unset or a write fails) and drop a kept

@@ -1734,8 +1734,9 @@ START_TEST(test_whir_joined)
 }
 END_TEST
 
-/* Parts built on disk (EZ_SPILL_DIR: ez_spill_alloc, ez_whir_commit_mapped) join to the
- * same tree as parts in memory, also when the join runs over their leaves in several
+/* Parts built on disk (EZ_SPILL_DIR: ez_spill_alloc, ez_whir_commit_mapped) with no paths
+ * of their own (leaf digests and root only) join to the same tree as whole parts in
+ * memory, with the same part roots, also when the join runs over their leaves in several
  * blocks, handing each block's pages back (4 blocks of 2^16 leaves here), and their trees
  * and the joined one keep their contents after their pages are handed back. */
 START_TEST(test_whir_join_spilled)
@@ -1768,7 +1769,8 @@ START_TEST(test_whir_join_spilled)
             ez_fe *m = ez_spill_alloc(n * sizeof *m);
             ck_assert_ptr_nonnull(m);
             memcpy(m, s[j], n * sizeof *m);
-            ck_assert_int_eq(ez_whir_commit_mapped(&p[1][j], roots[1][j], &par, m, len), EZ_OK);
+            /* no paths (a joined part): the leaves and the root only, the same root */
+            ck_assert_int_eq(ez_whir_commit_mapped(&p[1][j], roots[1][j], &par, m, len, false), EZ_OK);
             ck_assert(p[1][j]->s_spilled);
             ez_whir_prover_spill(p[1][j]); /* nothing to copy: its pages handed back */
             ck_assert_mem_eq(roots[1][j], roots[0][j], 32);
@@ -1782,7 +1784,13 @@ START_TEST(test_whir_join_spilled)
     for (int j = 0; j < 3; j++) {
         ck_assert_mem_eq(ez_merkle_leaves(p[1][j]->o0.tree), ez_merkle_leaves(p[0][j]->o0.tree),
                          N * sizeof(ez_digest));
+        ck_assert_mem_eq(ez_merkle_root(p[1][j]->o0.tree)->h, roots[0][j], 32);
         ck_assert_mem_eq(p[1][j]->s, s[j], n * sizeof *s[j]);
+        /* a tree of leaves and root has no paths to open; the full one does */
+        uint64_t q[2] = {3, 70000};
+        ez_digest mp[64];
+        ck_assert_int_eq(ez_merkle_batch_open(p[1][j]->o0.tree, q, 2, mp), EZ_ERR_INVALID);
+        ck_assert_int_eq(ez_merkle_batch_open(p[0][j]->o0.tree, q, 2, mp), EZ_OK);
     }
     ck_assert_int_eq(unsetenv("EZ_SPILL_DIR"), 0);
     ck_assert_int_eq(rmdir(dir), 0); /* every spill file unlinked at once */
