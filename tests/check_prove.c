@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "compiler/diag.h"
 #include "compiler/einc.h"
@@ -1621,6 +1624,35 @@ START_TEST(test_binding_first)
 }
 END_TEST
 
+/* The proof's bytes do not depend on the thread count: on 2 threads the lookups prove a
+ * tree holding more than half the leaves with the whole team first and the rest side by
+ * side (runtime/prove/session.c sess_trees_together), on 1 thread all in order. */
+START_TEST(test_proof_same_on_threads)
+{
+    ez_writer w[2];
+#ifdef _OPENMP
+    int old = omp_get_max_threads();
+#endif
+    for (int k = 0; k < 2; k++) {
+#ifdef _OPENMP
+        omp_set_num_threads(k + 1);
+#endif
+        ez_proof pf;
+        ez_pfx_prove(&mf, false, &pf);
+        ez_writer_init(&w[k]);
+        ck_assert_int_eq(ez_proof_encode(&w[k], &pf, NULL), EZ_OK);
+        ez_proof_clear(&pf);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(old);
+#endif
+    ck_assert_uint_eq(w[0].len, w[1].len);
+    ck_assert_mem_eq(w[0].data, w[1].data, w[0].len);
+    ez_writer_clear(&w[0]);
+    ez_writer_clear(&w[1]);
+}
+END_TEST
+
 START_TEST(test_truncated_and_trailing)
 {
     ez_diag why = {{0}};
@@ -2233,7 +2265,7 @@ Suite *ez_suite_prove(void)
     const TTest *gather[] = {test_gather_token, test_gather_other_tokens};
     ez_tcase_add_fixture(s, "gather", 120, gather_setup, mf_teardown, gather, sizeof gather / sizeof gather[0]);
     const TTest *proj[] = {test_checked_prover_refuses, test_transcript_start_documented,
-        test_input_outside_width, test_truncated_and_trailing};
+        test_input_outside_width, test_truncated_and_trailing, test_proof_same_on_threads};
     ez_tcase_add_fixture(s, "proj", 120, proj_setup, mf_teardown, proj, sizeof proj / sizeof proj[0]);
     return s;
 }
