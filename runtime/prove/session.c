@@ -377,7 +377,8 @@ static ez_status sess_trees_together(ez_psess *s, ez_pctx *c, ez_lookup_prover *
     for (size_t i = 0; i < n; i++)
         rest += UINT64_C(1) << tr[i].vars;
     size_t i0 = 0;
-    for (uint64_t nt = (uint64_t)omp_get_max_threads(); i0 < n && nt > 1 && (UINT64_C(1) << tr[i0].vars) * nt > rest; i0++) {
+    const uint64_t nt = (uint64_t)omp_get_max_threads();
+    for (; i0 < n && nt > 1 && (UINT64_C(1) << tr[i0].vars) * nt > rest; i0++) {
         rest -= UINT64_C(1) << tr[i0].vars;
         ez_status sti = ez_lookup_prove_tree(&lp[tr[i0].tb], tr[i0].k);
         if (sti != EZ_OK && bad == n) {
