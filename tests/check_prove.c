@@ -8,9 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "compiler/diag.h"
 #include "compiler/einc.h"
@@ -1630,22 +1627,16 @@ END_TEST
 START_TEST(test_proof_same_on_threads)
 {
     ez_writer w[2];
-#ifdef _OPENMP
-    int old = omp_get_max_threads();
-#endif
+    int old = ez_test_set_threads(1);
     for (int k = 0; k < 2; k++) {
-#ifdef _OPENMP
-        omp_set_num_threads(k + 1);
-#endif
+        ez_test_set_threads(k + 1);
         ez_proof pf;
         ez_pfx_prove(&mf, false, &pf);
         ez_writer_init(&w[k]);
         ck_assert_int_eq(ez_proof_encode(&w[k], &pf, NULL), EZ_OK);
         ez_proof_clear(&pf);
     }
-#ifdef _OPENMP
-    omp_set_num_threads(old);
-#endif
+    ez_test_set_threads(old);
     ck_assert_uint_eq(w[0].len, w[1].len);
     ck_assert_mem_eq(w[0].data, w[1].data, w[0].len);
     ez_writer_clear(&w[0]);

@@ -12,9 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "lib/merkle.h"
 #include "lib/mle.h"
@@ -2084,21 +2081,15 @@ START_TEST(test_whir_many_terms)
     uint8_t root[32];
     ck_assert_int_eq(ez_whir_commit(&pr, root, &par, s, n), EZ_OK);
     ez_writer w[2];
-#ifdef _OPENMP
-    int old = omp_get_max_threads();
-#endif
+    int old = ez_test_set_threads(1);
     for (int k = 0; k < 2; k++) {
-#ifdef _OPENMP
-        omp_set_num_threads(k + 1);
-#endif
+        ez_test_set_threads(k + 1);
         ez_transcript t;
         ez_transcript_init(&t, "check_whir");
         ez_writer_init(&w[k]);
         ck_assert_int_eq(ez_whir_open(pr, &t, terms, nt, sigma, &w[k]), EZ_OK);
     }
-#ifdef _OPENMP
-    omp_set_num_threads(old);
-#endif
+    ez_test_set_threads(old);
     ck_assert_uint_eq(w[0].len, w[1].len);
     ck_assert_mem_eq(w[0].data, w[1].data, w[0].len);
     for (int bad = 0; bad < 2; bad++) {
