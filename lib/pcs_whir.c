@@ -152,6 +152,9 @@ static ez_status root_of_parts(ez_pcs_prover *p, uint64_t T, size_t np, uint8_t 
     return st;
 }
 
+/* A part of at least this many entries is assembled from its polys by the team. */
+#define EZ_PCS_COPY_PAR_MIN (UINT64_C(1) << 16)
+
 ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
 {
     const ez_pcs_commitment *c = &p->com;
@@ -175,7 +178,9 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
         if (!mapped && (s = ez_alloc_huge(n, sizeof *s)) == NULL)
             return EZ_ERR_NOMEM;
         ez_populate(s, n * sizeof *s); /* written in full below */
-        /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it */
+        /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it;
+         * polys side by side (nanoGPT's advice: 3 ms of copies on one thread) */
+#pragma omp parallel for schedule(dynamic, 4) if (len >= EZ_PCS_COPY_PAR_MIN && c->npolys > 1)
         for (size_t i = 0; i < c->npolys; i++)
             for (uint64_t q = c->pfirst[i]; q < c->pfirst[i + 1]; q++) {
                 uint64_t a = c->poff[q], b = a + ((uint64_t)1 << c->pbits[q]);

@@ -97,12 +97,27 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
         dense_round(pv->f, pv->W, pv->len / 2, &g0, &g2);
     sparse_part *sp = &pv->sp;
     size_t sz = sp->nt ? (size_t)1 << (sp->k - rd) : 0, stride = (size_t)1 << sp->k;
-    for (size_t j = 0; j < sp->nt; j++) {
-        const ez_fe2 *E = sp->E + j * stride, *P = sp->P + j * stride;
-        for (size_t i = 0; i < sz / 2; i++) {
-            ez_fe2 e0 = E[2 * i], e1 = E[2 * i + 1], p0 = P[2 * i], p1 = P[2 * i + 1];
-            g0 = ez_fe2_add(g0, ez_fe2_mul(e0, p0));
-            g2 = ez_fe2_add(g2, ez_fe2_mul(ez_fe2_sub(ez_fe2_add(e1, e1), e0), ez_fe2_sub(ez_fe2_add(p1, p1), p0)));
+    /* the sparse terms side by side when there are many (round 0 of nanoGPT's advice:
+     * 2,081 terms of 2^5 entries; the field sums are exact, so any order gives the same
+     * message) */
+    bool par = sp->nt * sz >= 2 * EZ_WHIR_PAR_MIN;
+#pragma omp parallel if (par)
+    {
+        ez_fe2 a0 = ez_fe2_zero(), a2 = ez_fe2_zero();
+#pragma omp for schedule(static) nowait
+        for (size_t j = 0; j < sp->nt; j++) {
+            const ez_fe2 *E = sp->E + j * stride, *P = sp->P + j * stride;
+            for (size_t i = 0; i < sz / 2; i++) {
+                ez_fe2 e0 = E[2 * i], e1 = E[2 * i + 1], p0 = P[2 * i], p1 = P[2 * i + 1];
+                a0 = ez_fe2_add(a0, ez_fe2_mul(e0, p0));
+                a2 = ez_fe2_add(a2,
+                                ez_fe2_mul(ez_fe2_sub(ez_fe2_add(e1, e1), e0), ez_fe2_sub(ez_fe2_add(p1, p1), p0)));
+            }
+        }
+#pragma omp critical
+        {
+            g0 = ez_fe2_add(g0, a0);
+            g2 = ez_fe2_add(g2, a2);
         }
     }
     ez_fe2 g[2] = {g0, g2};
@@ -121,6 +136,7 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
         pv->tmp = x;
         pv->len = half;
     }
+#pragma omp parallel for schedule(static) if (par)
     for (size_t j = 0; j < sp->nt; j++) {
         ez_fe2 *E = sp->E + j * stride, *P = sp->P + j * stride;
         /* in place is safe sequentially: entry i is written after entries 2i, 2i+1 are read */
@@ -214,11 +230,40 @@ static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t s
 
 #endif
 
+/* cs[t] = the dot product of eqlo with row t of a chunk of `chunk` rows (R entries each,
+ * row-major: entry u R + t). */
+static void chunk_dots(ez_fe2 *cs, const ez_fe *rows, const ez_fe2 *eqlo, size_t chunk, size_t R)
+{
+    for (size_t t = 0; t < R; t++)
+        cs[t] = ez_fe2_zero();
+#if defined(__AVX512F__)
+    if (R >= 8) {
+        for (size_t t0 = 0; t0 < R; t0 += 8)
+            acc8_ext_base(cs + t0, eqlo, rows + t0, R, 0, chunk);
+        return;
+    }
+#endif
+    for (size_t t = 0; t < R; t++) {
+        /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
+        unsigned __int128 a0 = 0, a1 = 0;
+        uint64_t c0 = 0, c1 = 0;
+        for (size_t u = 0; u < chunk; u++) {
+            uint64_t x = rows[u * R + t];
+            unsigned __int128 q0 = (unsigned __int128)eqlo[u].c0 * x, q1 = (unsigned __int128)eqlo[u].c1 * x;
+            a0 += q0;
+            c0 += a0 < q0;
+            a1 += q1;
+            c1 += a1 < q1;
+        }
+        /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
+        ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
+        ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
+        cs[t] = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
+    }
+}
+
 /* P += sum over the chunks ch < nch of eqmid[ch] times the chunk's dot products with eqlo
- * (claim_tables). Inside a parallel region the chunks are shared among the team; called
- * outside one, the orphaned `omp for` runs them all on this thread: a small block enters
- * no parallel region at all (an inactive one still costs a team start, and round 0 sees
- * thousands of small terms). */
+ * (claim_tables), the chunks shared among the team of the enclosing parallel region. */
 static void claim_chunks(ez_fe2 *P, const ez_fe *blk, const ez_fe2 *eqlo, const ez_fe2 *eqmid, size_t nch,
                          size_t chunk, size_t R)
 {
@@ -227,32 +272,7 @@ static void claim_chunks(ez_fe2 *P, const ez_fe *blk, const ez_fe2 *eqlo, const 
         part[t] = ez_fe2_zero();
 #pragma omp for schedule(static) nowait
     for (size_t ch = 0; ch < nch; ch++) {
-        const ez_fe *rows = blk + ch * chunk * R;
-        for (size_t t = 0; t < R; t++)
-            cs[t] = ez_fe2_zero();
-#if defined(__AVX512F__)
-        if (R >= 8) {
-            for (size_t t0 = 0; t0 < R; t0 += 8)
-                acc8_ext_base(cs + t0, eqlo, rows + t0, R, 0, chunk);
-        } else
-#endif
-            for (size_t t = 0; t < R; t++) {
-                /* 64x64-bit products summed in 192 bits per coordinate, reduced once */
-                unsigned __int128 a0 = 0, a1 = 0;
-                uint64_t c0 = 0, c1 = 0;
-                for (size_t u = 0; u < chunk; u++) {
-                    uint64_t x = rows[u * R + t];
-                    unsigned __int128 q0 = (unsigned __int128)eqlo[u].c0 * x, q1 = (unsigned __int128)eqlo[u].c1 * x;
-                    a0 += q0;
-                    c0 += a0 < q0;
-                    a1 += q1;
-                    c1 += a1 < q1;
-                }
-                /* 2^128 = -2^32 (mod p) since 2^96 = -1 */
-                ez_fe top0 = ez_fe_mul(ez_fe_from_u64(c0), (ez_fe)1 << 32);
-                ez_fe top1 = ez_fe_mul(ez_fe_from_u64(c1), (ez_fe)1 << 32);
-                cs[t] = ez_fe2_make(ez_fe_sub(ez_fe_reduce128(a0), top0), ez_fe_sub(ez_fe_reduce128(a1), top1));
-            }
+        chunk_dots(cs, blk + ch * chunk * R, eqlo, chunk, R);
         for (size_t t = 0; t < R; t++)
             part[t] = ez_fe2_add(part[t], ez_fe2_mul(eqmid[ch], cs[t]));
     }
@@ -261,7 +281,13 @@ static void claim_chunks(ez_fe2 *P, const ez_fe *blk, const ez_fe2 *eqlo, const 
         P[t] = ez_fe2_add(P[t], part[t]);
 }
 
-/* E = coef * eq over the k0 low bits of the term; P = the rows' values on its block. */
+/* A claim term whose block has at least this many entries is read by the whole team
+ * (claim_chunks); a smaller one by one thread, terms side by side (claim_tables_all). */
+#define EZ_WHIR_TERM_TEAM_LOG 16u
+
+/* E = coef * eq over the k0 low bits of the term; P = the rows' values on its block
+ * (eqmid: 2^(b - k0 - 8) entries of scratch). A term of 2^EZ_WHIR_TERM_TEAM_LOG entries
+ * or more is read by a team (called outside a parallel region), a smaller one here. */
 static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigned k0, ez_fe2 *E, ez_fe2 *P,
                          ez_fe2 *eqmid)
 {
@@ -288,17 +314,44 @@ static void claim_tables(const ez_whir_prover *p, const ez_whir_term *w, unsigne
      * registers), then one product by eq_hi: no table of 2^(b - k0) entries to build */
     unsigned nm = w->b - k0, nl = nm < 8 ? nm : 8;
     size_t chunk = (size_t)1 << nl, nch = (size_t)1 << (nm - nl);
-    ez_fe2 eqlo[256];
+    ez_fe2 eqlo[256], cs[256];
     ez_whir_eq_bits(eqlo, w->z + k0, nl);
     ez_whir_eq_bits(eqmid, w->z + k0 + nl, nm - nl);
     const ez_fe *blk = p->s + w->off;
     for (size_t t = 0; t < R; t++)
         P[t] = ez_fe2_zero();
-    if (nch * chunk * R >= (1u << 16)) {
+    if (w->b >= EZ_WHIR_TERM_TEAM_LOG) {
 #pragma omp parallel
         claim_chunks(P, blk, eqlo, eqmid, nch, chunk, R);
-    } else
-        claim_chunks(P, blk, eqlo, eqmid, nch, chunk, R);
+        return;
+    }
+    for (size_t ch = 0; ch < nch; ch++) {
+        chunk_dots(cs, blk + ch * chunk * R, eqlo, chunk, R);
+        for (size_t t = 0; t < R; t++)
+            P[t] = ez_fe2_add(P[t], ez_fe2_mul(eqmid[ch], cs[t]));
+    }
+}
+
+/* Round 0's tables of every claim term (term x at x << k0 in E and P). Thousands of small
+ * terms (nanoGPT's advice: 2,081, most of 2^6-2^12 entries) were a serial stretch of the
+ * openings: they run side by side, one term per thread at a time, each thread with its
+ * own scratch (a small term's eqmid has at most 2^(15 - k0 - 8) entries); then each
+ * large term with the whole team on its chunks. */
+static void claim_tables_all(const ez_whir_prover *p, const ez_whir_term *terms, size_t nterms, unsigned k0,
+                             ez_fe2 *E, ez_fe2 *P, ez_fe2 *eqmid)
+{
+    size_t nsmall = 0;
+    for (size_t x = 0; x < nterms; x++)
+        nsmall += terms[x].b < EZ_WHIR_TERM_TEAM_LOG;
+#pragma omp parallel for schedule(dynamic, 8) if (nsmall >= 64)
+    for (size_t x = 0; x < nterms; x++) {
+        ez_fe2 em[1u << (EZ_WHIR_TERM_TEAM_LOG - 8)];
+        if (terms[x].b < EZ_WHIR_TERM_TEAM_LOG)
+            claim_tables(p, &terms[x], k0, E + (x << k0), P + (x << k0), em);
+    }
+    for (size_t x = 0; x < nterms; x++)
+        if (terms[x].b >= EZ_WHIR_TERM_TEAM_LOG)
+            claim_tables(p, &terms[x], k0, E + (x << k0), P + (x << k0), eqmid);
 }
 
 /* After an instance's round 0: its fold sum_t eq(alpha, t) row_t into f[0..n1) (the
@@ -638,8 +691,7 @@ static ez_status open_impl(const ez_whir_prover *const *ps, const ez_whir_claims
         pv.len = 0;
         pv.sp.nt = cs[j].nterms;
         pv.sp.k = k0;
-        for (size_t x = 0; x < cs[j].nterms; x++)
-            claim_tables(p, &cs[j].terms[x], k0, pv.sp.E + (x << k0), pv.sp.P + (x << k0), eqmid);
+        claim_tables_all(p, cs[j].terms, cs[j].nterms, k0, pv.sp.E, pv.sp.P, eqmid);
         for (unsigned r = 0; r < k0; r++)
             alpha[8 * j + r] = sumcheck_round(&pv, r);
         if (n == 1) {

@@ -1709,6 +1709,29 @@ START_TEST(test_binding_first)
 }
 END_TEST
 
+/* The proof's bytes do not depend on the thread count: on 2 threads the lookups prove a
+ * tree holding more than half the leaves with the whole team first and the rest side by
+ * side (runtime/prove/session.c sess_trees_together), on 1 thread all in order. */
+START_TEST(test_proof_same_on_threads)
+{
+    ez_writer w[2];
+    int old = ez_test_set_threads(1);
+    for (int k = 0; k < 2; k++) {
+        ez_test_set_threads(k + 1);
+        ez_proof pf;
+        ez_pfx_prove(&mf, false, &pf);
+        ez_writer_init(&w[k]);
+        ck_assert_int_eq(ez_proof_encode(&w[k], &pf, NULL), EZ_OK);
+        ez_proof_clear(&pf);
+    }
+    ez_test_set_threads(old);
+    ck_assert_uint_eq(w[0].len, w[1].len);
+    ck_assert_mem_eq(w[0].data, w[1].data, w[0].len);
+    ez_writer_clear(&w[0]);
+    ez_writer_clear(&w[1]);
+}
+END_TEST
+
 START_TEST(test_truncated_and_trailing)
 {
     ez_diag why = {{0}};
@@ -2321,7 +2344,7 @@ Suite *ez_suite_prove(void)
     const TTest *gather[] = {test_gather_token, test_gather_other_tokens};
     ez_tcase_add_fixture(s, "gather", 120, gather_setup, mf_teardown, gather, sizeof gather / sizeof gather[0]);
     const TTest *proj[] = {test_checked_prover_refuses, test_transcript_start_documented,
-        test_input_outside_width, test_truncated_and_trailing};
+        test_input_outside_width, test_truncated_and_trailing, test_proof_same_on_threads};
     ez_tcase_add_fixture(s, "proj", 120, proj_setup, mf_teardown, proj, sizeof proj / sizeof proj[0]);
     TCase *tc = tcase_create("statement_streamed");
     tcase_set_timeout(tc, 120);

@@ -797,7 +797,10 @@ static bool merge_accepts(void *ctx, const uint8_t *p, size_t len, ez_status *st
 START_TEST(test_merge)
 {
     ez_rng rng = ez_rng_for("claim_merge");
-    const merge_shape shapes[] = {{{3, 5, 6}, 3}, {{8, 4, 0}, 2}, {{7, 0, 0}, 1}, {{0, 0, 0}, 0}};
+    /* the last two: the weights built by blocks in one parallel region (claim.c
+     * merge_weights, from 2^12 entries), padded (dense prover) and not */
+    const merge_shape shapes[] = {{{3, 5, 6}, 3}, {{8, 4, 0}, 2}, {{7, 0, 0}, 1}, {{0, 0, 0}, 0},
+                                  {{5, 33, 40}, 3}, {{16, 16, 32}, 3}};
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         const merge_shape *m = &shapes[si];
         size_t n;

@@ -2052,6 +2052,76 @@ START_TEST(test_whir_pcs_multi)
 }
 END_TEST
 
+/* Round 0 with many claim terms (one of the thread-count paths of lib/whir_prove.c):
+ * hundreds of small terms, run side by side one per thread, and three of 2^16 entries or
+ * more, each read by the whole team; the sparse rounds' terms summed in parallel (2^14
+ * entries and more in round 0: above their threshold). The opening
+ * must be the same bytes on 1 and 2 threads and verify; a claimed sum off by one must
+ * not. */
+START_TEST(test_whir_many_terms)
+{
+    ez_rng r = ez_rng_for("whir_many_terms");
+    ez_whir_params par;
+    ck_assert_int_eq(ez_whir_params_default(&par, 17), EZ_OK);
+    size_t n = (size_t)1 << par.m, nsmall = (((size_t)1 << 14) >> par.k[0]) + 320, nt = nsmall + 3;
+    ez_fe *s = ez_alloc_array(n, sizeof *s);
+    ez_whir_term *terms = ez_alloc_array(nt, sizeof *terms);
+    ez_fe2 *z = ez_alloc_array(nt * 17, sizeof *z), *eq = ez_alloc_array(n, sizeof *eq);
+    ck_assert(s && terms && z && eq);
+    for (size_t x = 0; x < n; x++)
+        s[x] = ez_rng_fe(&r);
+    static const unsigned small_b[8] = {0, 1, 3, 5, 6, 8, 12, 15}, large_b[3] = {16, 17, 16};
+    ez_fe2 sigma = ez_fe2_zero();
+    for (size_t j = 0; j < nt; j++) {
+        unsigned b = j < nsmall ? small_b[j % 8] : large_b[j - nsmall];
+        terms[j] = (ez_whir_term){.coef = ez_rng_fe2(&r), .off = (ez_rng_next(&r) % (n >> b)) << b, .b = b,
+                                  .z = z + 17 * j};
+        for (unsigned q = 0; q < b; q++)
+            z[17 * j + q] = ez_rng_fe2(&r);
+        /* the true sum: coef * sum_x eq(z, x) s[off + x] (ez_whir_eq_bits: z[q] for bit q) */
+        ez_whir_eq_bits(eq, terms[j].z, b);
+        ez_fe2 v = ez_fe2_zero();
+        for (size_t x = 0; x < ((size_t)1 << b); x++)
+            v = ez_fe2_add(v, ez_fe2_mul_fe(eq[x], s[terms[j].off + x]));
+        sigma = ez_fe2_add(sigma, ez_fe2_mul(terms[j].coef, v));
+    }
+    ez_whir_prover *pr = NULL;
+    uint8_t root[32];
+    ck_assert_int_eq(ez_whir_commit(&pr, root, &par, s, n), EZ_OK);
+    ez_writer w[2];
+    int old = ez_test_set_threads(1);
+    for (int k = 0; k < 2; k++) {
+        ez_test_set_threads(k + 1);
+        ez_transcript t;
+        ez_transcript_init(&t, "check_whir");
+        ez_writer_init(&w[k]);
+        ck_assert_int_eq(ez_whir_open(pr, &t, terms, nt, sigma, &w[k]), EZ_OK);
+    }
+    ez_test_set_threads(old);
+    ck_assert_uint_eq(w[0].len, w[1].len);
+    ck_assert_mem_eq(w[0].data, w[1].data, w[0].len);
+    for (int bad = 0; bad < 2; bad++) {
+        ez_transcript t;
+        ez_transcript_init(&t, "check_whir");
+        ez_reader rd;
+        ez_reader_init(&rd, w[1].data, w[1].len);
+        ez_fe2 claimed = bad ? ez_fe2_add(sigma, ez_fe2_one()) : sigma;
+        ez_status st = ez_whir_verify(&par, root, &t, terms, nt, claimed, &rd);
+        if (bad)
+            ck_assert_int_ne(st, EZ_OK);
+        else
+            ck_assert(st == EZ_OK && ez_reader_done(&rd));
+    }
+    ez_writer_clear(&w[0]);
+    ez_writer_clear(&w[1]);
+    ez_whir_prover_free(pr);
+    free(s);
+    free(terms);
+    free(z);
+    free(eq);
+}
+END_TEST
+
 Suite *ez_suite_whir(void)
 {
     Suite *s = suite_create("whir");
@@ -2060,7 +2130,7 @@ Suite *ez_suite_whir(void)
         test_whir_fold_differential};
     ez_tcase_add(s, "blocks", 120, blocks, sizeof blocks / sizeof blocks[0]);
     const TTest *openings[] = {test_whir_honest_matches_reference, test_whir_malicious, test_whir_proof_mutations,
-        test_whir_invalid_args};
+        test_whir_invalid_args, test_whir_many_terms};
     ez_tcase_add(s, "openings", 300, openings, sizeof openings / sizeof openings[0]);
     const TTest *pcs[] = {test_whir_pcs_sizes, test_whir_pcs_many, test_whir_pcs_matches_reference, test_whir_pcs_io,
         test_whir_pcs_parts, test_whir_batch_params, test_whir_batch, test_whir_joined, test_whir_pcs_multi,

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "compiler/diag.h"
 #include "compiler/einc.h"
@@ -241,4 +244,16 @@ void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_
             points[k][v] = ez_rng_fe2(r);
         cl[k] = (ez_pcs_claim){.poly = i, .point = points[k], .value = ez_mle_eval_fe(ps->polys[i], ps->lens[i], points[k], nv)};
     }
+}
+
+int ez_test_set_threads(int n)
+{
+#ifdef _OPENMP
+    int old = omp_get_max_threads();
+    omp_set_num_threads(n);
+    return old;
+#else
+    (void)n;
+    return 1;
+#endif
 }

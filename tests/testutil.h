@@ -166,6 +166,10 @@ void ez_test_committed_free(ez_test_committed *c);
 void ez_test_pcs_claims(ez_pcs_claim *cl, ez_fe2 (*points)[EZ_TEST_MAXVARS], ez_rng *r, const ez_test_polys *ps,
                         const size_t *which, size_t n);
 
+/* Set the OpenMP thread count of the following parallel regions (no-op without OpenMP);
+ * returns the count before. For tests that compare a result on 1 and 2 threads. */
+int ez_test_set_threads(int n);
+
 /* ---- plans from source ------------------------------------------------------------- */
 
 /* Compile .ein source text (file name "test.ein", model name "test") all the way to a

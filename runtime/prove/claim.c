@@ -285,6 +285,72 @@ ez_status ez_claim_merge_prove(ez_transcript *t, const int64_t *data, const uint
     return ez_claim_merge_prove_ex(t, data, dims, rank, claims, n, false, proof, out, NULL);
 }
 
+/* Zero the entries of w[0 .. len) (indices x0 .. x0 + len of the padded layout) that are
+ * padding of some axis: W is zero there, like T. */
+static void weights_unpad(ez_fe2 *w, uint64_t x0, size_t len, const uint64_t *dims, unsigned rank)
+{
+    for (size_t j = 0; j < len; j++) {
+        uint64_t x = x0 + j;
+        unsigned sh = 0;
+        bool real = true;
+        for (unsigned a = rank; a-- > 0;) {
+            unsigned b = ez_log2_ceil(dims[a]);
+            real = real && ((x >> sh) & ((UINT64_C(1) << b) - 1)) < dims[a];
+            sh += b;
+        }
+        if (!real)
+            w[j] = ez_fe2_zero();
+    }
+}
+
+/* The merge's weights of at least this many entries are built by blocks in one parallel
+ * region: the walk's tensors (2^12-2^14 entries, two to four claims each) were built
+ * one eq table and one serial sum per claim. */
+#define EZ_CLAIM_W_PAR_MIN 4096
+#define EZ_CLAIM_W_SPLIT_BITS 4
+
+/* Dense W = sum_i lambda_i eq(r_i, .) over 2^nv entries (zero on the padding when pad):
+ * eq(r, (c, y)) = eq(r_top, c) eq(r_low, y), so each block c of the top
+ * EZ_CLAIM_W_SPLIT_BITS variables is the sum of the claims' low tables, each scaled by
+ * lambda_i eq(r_i,top, c): the blocks are independent, one region for all claims. The
+ * field is exact, so W is the same whatever the split. eq: 2^nv entries of scratch. */
+static ez_status merge_weights(ez_fe2 *w, ez_fe2 *eq, const ez_claim *claims, const ez_fe2 *lambda, size_t n,
+                               unsigned nv, const uint64_t *dims, unsigned rank, bool pad)
+{
+    const size_t size = (size_t)1 << nv;
+    if (size < EZ_CLAIM_W_PAR_MIN) {
+        for (size_t i = 0; i < n; i++) {
+            /* lambda_i eq(r_i, .) built scaled: the first claim's straight into W */
+            ez_eq_table_scaled(i == 0 ? w : eq, claims[i].point, nv, lambda[i]);
+            for (size_t x = 0; i > 0 && x < size; x++)
+                w[x] = ez_fe2_add(w[x], eq[x]);
+        }
+        if (pad)
+            weights_unpad(w, 0, size, dims, rank);
+        return EZ_OK;
+    }
+    const unsigned hb = EZ_CLAIM_W_SPLIT_BITS, low = nv - hb;
+    const size_t nblk = (size_t)1 << hb, blk = (size_t)1 << low;
+    ez_fe2 *top = ez_alloc_array(n << hb, sizeof *top);
+    if (top == NULL)
+        return EZ_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        ez_eq_table_scaled(top + (i << hb), claims[i].point, hb, lambda[i]);
+#pragma omp parallel for schedule(static)
+    for (size_t c = 0; c < nblk; c++) {
+        ez_fe2 *wc = w + c * blk, *ec = eq + c * blk; /* block c of the scratch: this thread's */
+        for (size_t i = 0; i < n; i++) {
+            ez_eq_table_scaled(i == 0 ? wc : ec, claims[i].point + hb, low, top[(i << hb) + c]);
+            for (size_t x = 0; i > 0 && x < blk; x++)
+                wc[x] = ez_fe2_add(wc[x], ec[x]);
+        }
+        if (pad)
+            weights_unpad(wc, (uint64_t)c * blk, blk, dims, rank);
+    }
+    free(top);
+    return EZ_OK;
+}
+
 ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const uint64_t *dims, unsigned rank,
                                   const ez_claim *claims, size_t n, bool dense, ez_writer *proof, ez_claim *out,
                                   uint64_t *touched)
@@ -329,35 +395,13 @@ ez_status ez_claim_merge_prove_ex(ez_transcript *t, const int64_t *data, const u
     ez_claim_layout_i64(tab, data, dims, rank, stride);
 
     /* W = sum_i lambda_i eq(r_i, .) */
-    for (size_t i = 0; i < n && st == EZ_OK; i++) {
-        if (compact) {
+    if (compact)
+        for (size_t i = 0; i < n && st == EZ_OK; i++)
             st = add_eq_compact(w, dims, rank, claims[i].point, lambda[i]);
-            continue;
-        }
-        /* lambda_i eq(r_i, .) built scaled: the first claim's straight into W */
-        ez_eq_table_scaled(i == 0 ? w : eq, claims[i].point, nv, lambda[i]);
-        if (i == 0)
-            continue;
-#pragma omp parallel for schedule(static) if (size >= EZ_CLAIM_PAR_MIN)
-        for (size_t x = 0; x < size; x++)
-            w[x] = ez_fe2_add(w[x], eq[x]);
-    }
+    else
+        st = merge_weights(w, eq, claims, lambda, n, nv, dims, rank, numel < size);
     if (st != EZ_OK)
         goto out;
-    if (!compact && numel < size) { /* W is zero on the padding, like T */
-#pragma omp parallel for schedule(static) if (size >= EZ_CLAIM_PAR_MIN)
-        for (size_t x = 0; x < size; x++) {
-            unsigned sh = 0;
-            bool real = true;
-            for (unsigned a = rank; a-- > 0;) {
-                unsigned b = ez_log2_ceil(dims[a]);
-                real = real && ((x >> sh) & ((UINT64_C(1) << b) - 1)) < dims[a];
-                sh += b;
-            }
-            if (!real)
-                w[x] = ez_fe2_zero();
-        }
-    }
     if (touched)
         *touched += (uint64_t)n * size;
 

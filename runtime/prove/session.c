@@ -8,6 +8,11 @@
 #include <malloc.h>
 #endif
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+#define omp_get_max_threads() 1
+#endif
 
 #include "runtime/ops/op.h"
 #include "runtime/prove/lookup.h"
@@ -346,7 +351,11 @@ static ez_status sess_lookup_columns(ez_psess *s, ez_pctx *c, ez_lookup_prover *
 }
 
 /* Every tree of every table at once (distinct trees touch disjoint state); the first
- * failing tree's status in the list's order. */
+ * failing tree's status in the list's order. A tree holding more than a thread's share
+ * of the leaves left (nanoGPT's 2^20-leaf range column: 58 % of 1.8 M leaves) would run
+ * on one thread while the others finish early: such trees, largest first, are proven
+ * one at a time by the whole team (their loops parallel), then the rest together, one
+ * thread each. The proof is the same (every tree on its own transcript, §4b). */
 static ez_status sess_trees_together(ez_psess *s, ez_pctx *c, ez_lookup_prover *lp, size_t ntrees)
 {
     sess_tree *tr = ez_alloc_array(ntrees ? ntrees : 1, sizeof *tr);
@@ -366,8 +375,21 @@ static ez_status sess_trees_together(ez_psess *s, ez_pctx *c, ez_lookup_prover *
     qsort(tr, n, sizeof *tr, sess_tree_cmp);
     size_t bad = n;
     int err = EZ_OK;
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-    for (size_t i = 0; i < n; i++) {
+    uint64_t rest = 0;
+    for (size_t i = 0; i < n; i++)
+        rest += UINT64_C(1) << tr[i].vars;
+    size_t i0 = 0;
+    const uint64_t nt = (uint64_t)omp_get_max_threads();
+    for (; i0 < n && nt > 1 && (UINT64_C(1) << tr[i0].vars) * nt > rest; i0++) {
+        rest -= UINT64_C(1) << tr[i0].vars;
+        ez_status sti = ez_lookup_prove_tree(&lp[tr[i0].tb], tr[i0].k);
+        if (sti != EZ_OK && bad == n) {
+            bad = i0;
+            err = (int)sti;
+        }
+    }
+#pragma omp parallel for schedule(dynamic, 1) if (n - i0 > 1)
+    for (size_t i = i0; i < n; i++) {
         ez_status sti = ez_lookup_prove_tree(&lp[tr[i].tb], tr[i].k);
         if (sti != EZ_OK) {
 #pragma omp critical(ez_psess_trees)
