@@ -719,24 +719,24 @@ out:
     return st;
 }
 
-/* Oracle 0 of p->s: its tree (built from the encoding, or from the given leaf digests).
+/* Oracle 0 of p->s: its tree, built from the encoding, or a given one (built from a pk's
+ * leaf digests; adopted).
  * The codeword itself is not kept (4 entries per entry of s): the opening computes only
  * the queried leaves (ez_whir_prover_leaves0), so a prover holds s and the tree, 16 bytes
  * per entry. */
-static ez_status commit_s(ez_whir_prover *p, ez_digest *root, const ez_digest *leaves, bool paths)
+static ez_status commit_s(ez_whir_prover *p, ez_digest *root, ez_merkle *tree, bool paths)
 {
     const ez_whir_params *par = &p->par;
     unsigned k0 = par->k[0], logn = par->m - k0;
-    ez_status st;
-    if (leaves == NULL)
+    if (tree == NULL)
         return commit0_by_coset(&p->o0, root, p->s, k0, logn, par->c[0], p->s_spilled, paths);
     p->o0.logn = logn;
     p->o0.c = par->c[0];
     p->o0.k = k0;
     p->o0.width = (size_t)1 << k0;
-    if ((st = ez_merkle_new(&p->o0.tree, leaves, logn + par->c[0])) == EZ_OK)
-        *root = *ez_merkle_root(p->o0.tree);
-    return st;
+    p->o0.tree = tree;
+    *root = *ez_merkle_root(tree);
+    return EZ_OK;
 }
 
 ez_status ez_whir_prover_encode0(const ez_whir_prover *p, ez_fe **enc)
@@ -909,10 +909,53 @@ void ez_whir_prover_write(ez_writer *w, const ez_whir_prover *p)
     ez_writer_bytes(w, ez_merkle_leaves(p->o0.tree), N * sizeof(ez_digest));
 }
 
+/* The key's vector, checked canonical, into p->s (n entries, zeros after len): with
+ * EZ_SPILL_DIR written from the key's bytes straight to disk (the prover would spill it
+ * at once: no copy in fresh memory first), else in memory. */
+static ez_status read_vector(ez_whir_prover *p, const uint8_t *b, uint64_t len, size_t n)
+{
+    uint64_t bad = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint64_t x;
+        memcpy(&x, b + 8 * i, 8);
+        bad |= x >= EZ_P;
+    }
+    if (bad)
+        return EZ_ERR_FORMAT;
+    p->s = ez_spill_copy_padded(b, (size_t)len * 8, n * sizeof *p->s);
+    p->s_spilled = p->s != NULL;
+    if (p->s_spilled)
+        return EZ_OK;
+    if ((p->s = ez_alloc_huge(n, sizeof *p->s)) == NULL)
+        return EZ_ERR_NOMEM;
+    memcpy(p->s, b, (size_t)len * 8);
+    memset(p->s + len, 0, (n - (size_t)len) * sizeof *p->s);
+    return EZ_OK;
+}
+
+/* The key's 2^depth leaf digests, checked canonical, into a tree built over them (on disk
+ * from the start with EZ_SPILL_DIR, as the prover would spill it). */
+static ez_status read_tree(ez_reader *r, unsigned depth, ez_merkle **out)
+{
+    ez_merkle *t;
+    ez_status st = ez_merkle_alloc_spilled(&t, depth);
+    if (st != EZ_OK)
+        return st;
+    ez_digest *lv = ez_merkle_leaves_mut(t);
+    size_t N = (size_t)1 << depth;
+    if (!ez_reader_bytes(r, lv, N * sizeof *lv) || !ez_merkle_digests_canonical(lv, N)) {
+        ez_merkle_free(t);
+        return EZ_ERR_FORMAT;
+    }
+    ez_merkle_build(t);
+    *out = t;
+    return EZ_OK;
+}
+
 ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uint8_t root[32], ez_whir_prover **out)
 {
     ez_status st = EZ_ERR_FORMAT;
-    ez_digest *leaves = NULL;
+    ez_merkle *tree = NULL;
     *out = NULL;
     if (!params_ok(par))
         return EZ_ERR_INVALID;
@@ -920,31 +963,20 @@ ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uin
     if (p == NULL)
         return EZ_ERR_NOMEM;
     p->par = *par;
-    size_t n = (size_t)1 << par->m, N = (size_t)1 << ez_whir_log_len(par, 0);
+    size_t n = (size_t)1 << par->m;
     uint64_t len = ez_reader_u64(r);
     if (r->failed || len > n || ez_reader_remaining(r) / 8 < len)
         goto out;
     p->len = len;
-    st = EZ_ERR_NOMEM;
-    p->s = ez_alloc_huge(n, sizeof *p->s);
-    leaves = ez_alloc_aligned(N, sizeof *leaves);
-    if (p->s == NULL || leaves == NULL)
-        goto out;
-    st = EZ_ERR_FORMAT;
     const uint8_t *b = ez_reader_view(r, (size_t)len * 8);
-    if (b == NULL)
+    if (b == NULL || (st = read_vector(p, b, len, n)) != EZ_OK)
         goto out;
-    memcpy(p->s, b, (size_t)len * 8);
-    uint64_t bad = 0;
-    for (size_t i = 0; i < len; i++)
-        bad |= p->s[i] >= EZ_P;
-    if (bad)
-        goto out;
-    memset(p->s + len, 0, (n - (size_t)len) * sizeof *p->s);
-    if (!ez_reader_bytes(r, leaves, N * sizeof *leaves) || !ez_merkle_digests_canonical(leaves, N))
+    if ((st = read_tree(r, ez_whir_log_len(par, 0), &tree)) != EZ_OK)
         goto out;
     ez_digest d;
-    if ((st = commit_s(p, &d, leaves, true)) != EZ_OK)
+    st = commit_s(p, &d, tree, true); /* the tree is p's now */
+    tree = NULL;
+    if (st != EZ_OK)
         goto out;
     st = EZ_ERR_FORMAT;
     if (memcmp(d.h, root, 32) != 0)
@@ -955,7 +987,7 @@ ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uin
 out:
     if (st != EZ_OK)
         r->failed = true;
-    free(leaves);
+    ez_merkle_free(tree);
     ez_whir_prover_free(p);
     return st;
 }

@@ -799,20 +799,34 @@ START_TEST(test_whir_honest_matches_reference)
         ck_assert_int_eq(lib_verify(&in, root, in.sigma, w1.data, w1.len, &done), EZ_OK);
         ck_assert(done);
         /* the committing prover kept oracle 0's codeword (EZ_WHIR_KEEP_LOG); one read
-         * from its prover data has none and encodes the queried leaves: same proof */
-        ez_writer pd, w3;
+         * from its prover data has none and encodes the queried leaves: same proof; read
+         * with EZ_SPILL_DIR, its vector and tree on disk from the start: same proof */
+        ez_writer pd;
         ez_writer_init(&pd);
         ez_whir_prover_write(&pd, pr);
-        ez_reader rd;
-        ez_reader_init(&rd, pd.data, pd.len);
-        ez_whir_prover *p2 = NULL;
-        ck_assert_int_eq(ez_whir_prover_read(&rd, &par, root, &p2), EZ_OK);
-        lib_proof(p2, &in, in.sigma, &w3);
-        ck_assert_uint_eq(w3.len, w2.len);
-        ck_assert_mem_eq(w3.data, w2.data, w3.len);
-        ez_writer_clear(&w3);
+        char dir[] = "/tmp/ez-whir-read.XXXXXX";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        for (int spill = 0; spill < 2; spill++) {
+            if (spill)
+                ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
+            ez_reader rd;
+            ez_reader_init(&rd, pd.data, pd.len);
+            ez_whir_prover *p2 = NULL;
+            ez_writer w3;
+            ck_assert_int_eq(ez_whir_prover_read(&rd, &par, root, &p2), EZ_OK);
+            ck_assert_int_eq(p2->s_spilled, spill);
+            ck_assert_mem_eq(p2->s, in.s, in.len * sizeof *in.s);
+            for (size_t x = in.len; x < n; x++) /* the padding reads zero */
+                ck_assert_uint_eq(p2->s[x], 0);
+            lib_proof(p2, &in, in.sigma, &w3);
+            ck_assert_uint_eq(w3.len, w2.len);
+            ck_assert_mem_eq(w3.data, w2.data, w3.len);
+            ez_writer_clear(&w3);
+            ez_whir_prover_free(p2);
+        }
+        ck_assert_int_eq(unsetenv("EZ_SPILL_DIR"), 0);
+        ck_assert_int_eq(rmdir(dir), 0); /* every spill file unlinked at once */
         ez_writer_clear(&pd);
-        ez_whir_prover_free(p2);
         ez_writer_clear(&w1);
         ez_writer_clear(&w2);
         ez_whir_prover_free(pr);
