@@ -149,58 +149,60 @@ typedef struct {
     __m256i h[2]; /* lanes 0-3, 4-7 */
 } ez_v8;
 
-/* ---- four lanes ---- */
+/* ---- four lanes ----
+ * Unsigned compares as signed ones on x ^ 2^63 ("flipped" values). The flip is + 2^63
+ * (mod 2^64), so a flipped value plus or minus a plain one is the flipped sum or
+ * difference, and the difference of two flipped values is the plain one: each function
+ * flips what it compares once and works on the flipped values from there. */
 
-/* a < b unsigned, as an all-ones lane */
-EZ_V8_FN __m256i v4_lt(__m256i a, __m256i b)
+EZ_V8_FN __m256i v4_flip(__m256i a)
 {
-    const __m256i s = _mm256_set1_epi64x(INT64_MIN);
-    return _mm256_cmpgt_epi64(_mm256_xor_si256(b, s), _mm256_xor_si256(a, s));
+    return _mm256_xor_si256(a, _mm256_set1_epi64x(INT64_MIN));
 }
 
-/* a >= p, as an all-ones lane: (a ^ 2^63) > (p - 1) ^ 2^63 signed */
-EZ_V8_FN __m256i v4_ge_p(__m256i a)
+/* EPSILON = 2^32 - 1 = 2^64 - p in the lanes where m is all ones */
+EZ_V8_FN __m256i v4_eps(__m256i m)
 {
-    const __m256i s = _mm256_set1_epi64x(INT64_MIN);
-    const __m256i pm = _mm256_set1_epi64x((long long)((EZ_P - 1) ^ UINT64_C(0x8000000000000000)));
-    return _mm256_cmpgt_epi64(_mm256_xor_si256(a, s), pm);
+    return _mm256_and_si256(m, _mm256_set1_epi64x((long long)EZ_EPSILON));
 }
 
+/* a + b = a - t with t = p - b in [1, p] (b < p): a - t borrows iff a + b < p, and then
+ * the wrapped difference less EPS is a - t + p = a + b; else it is a + b - p. One
+ * comparison where a carry and a ">= p" took two. */
 EZ_V8_FN __m256i v4_add(__m256i a, __m256i b)
 {
-    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
-    __m256i s = _mm256_add_epi64(a, b);
-    /* carry: s + 2^64 = s + EPS; s >= p: s - p = s + EPS (mod 2^64). Never both. */
-    __m256i m = _mm256_or_si256(v4_lt(s, a), v4_ge_p(s));
-    return _mm256_add_epi64(s, _mm256_and_si256(m, eps));
+    __m256i as = v4_flip(a);
+    __m256i ts = _mm256_sub_epi64(_mm256_set1_epi64x((long long)(EZ_P ^ UINT64_C(0x8000000000000000))), b);
+    return _mm256_sub_epi64(_mm256_sub_epi64(as, ts), v4_eps(_mm256_cmpgt_epi64(ts, as)));
 }
 
 EZ_V8_FN __m256i v4_sub(__m256i a, __m256i b)
 {
-    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
     __m256i d = _mm256_sub_epi64(a, b);
-    /* borrow: d + 2^64 - EPS = a - b + p. */
-    return _mm256_sub_epi64(d, _mm256_and_si256(v4_lt(a, b), eps));
+    /* borrow (a < b): d + 2^64 - EPS = a - b + p. */
+    return _mm256_sub_epi64(d, v4_eps(_mm256_cmpgt_epi64(v4_flip(b), v4_flip(a))));
 }
 
-/* r - p where r >= p, and the carry's + EPS where r < t: the two corrections of a sum
- * r = t0 + t (t0, t < 2^64) of a reduction */
-EZ_V8_FN __m256i v4_fix(__m256i r, __m256i t)
+/* xs + t for a flipped xs (x any 64 bits) and t < 2^64 - 2^33 + 2, reduced to canonical:
+ * a carry (the sum below x) adds 2^64 = EPS, a sum >= p adds EPS too (- p mod 2^64), never
+ * both: a carried sum is below x - 2^33 + 2, so below p - EPS. */
+EZ_V8_FN __m256i v4_add_reduce(__m256i xs, __m256i t)
 {
-    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
-    const __m256i p = _mm256_set1_epi64x((long long)EZ_P);
-    r = _mm256_add_epi64(r, _mm256_and_si256(v4_lt(r, t), eps));
-    return _mm256_sub_epi64(r, _mm256_and_si256(v4_ge_p(r), p));
+    const __m256i pm = _mm256_set1_epi64x((long long)((EZ_P - 1) ^ UINT64_C(0x8000000000000000)));
+    __m256i rs = _mm256_add_epi64(xs, t);
+    __m256i m = _mm256_or_si256(_mm256_cmpgt_epi64(xs, rs), _mm256_cmpgt_epi64(rs, pm));
+    return v4_flip(_mm256_add_epi64(rs, v4_eps(m)));
 }
 
+/* lo + 2^64 hi (mod p), canonical: lo - hi_hi + hi_lo (2^32 - 1), as ez_fe_reduce128 */
 EZ_V8_FN __m256i v4_reduce128(__m256i lo, __m256i hi)
 {
-    const __m256i eps = _mm256_set1_epi64x((long long)EZ_EPSILON);
     __m256i hhi = _mm256_srli_epi64(hi, 32);
-    __m256i t0 = _mm256_sub_epi64(lo, hhi);
-    t0 = _mm256_sub_epi64(t0, _mm256_and_si256(v4_lt(lo, hhi), eps));
-    __m256i t1 = _mm256_mul_epu32(hi, eps); /* hi_lo * (2^32 - 1) < 2^64 */
-    return v4_fix(_mm256_add_epi64(t0, t1), t1);
+    __m256i ls = v4_flip(lo), t0s = _mm256_sub_epi64(ls, hhi);
+    /* a borrow (lo < hi_hi < 2^32) leaves t0 > 2^64 - 2^32: less EPS it is lo - hi_hi + p,
+     * with no second borrow */
+    t0s = _mm256_sub_epi64(t0s, v4_eps(_mm256_cmpgt_epi64(t0s, ls)));
+    return v4_add_reduce(t0s, _mm256_mul_epu32(hi, _mm256_set1_epi64x((long long)EZ_EPSILON)));
 }
 
 EZ_V8_FN __m256i v4_mul(__m256i a, __m256i b)
@@ -230,9 +232,8 @@ EZ_V8_FN __m256i v4_mul_pow2(__m256i x, unsigned e, int neg)
 EZ_V8_FN __m256i v4_mul_pow2_small(__m256i x, unsigned e)
 {
     __m256i lo = _mm256_sll_epi64(x, _mm_cvtsi32_si128((int)e));
-    __m256i hi = _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e)));
-    __m256i t = _mm256_sub_epi64(_mm256_slli_epi64(hi, 32), hi);
-    return v4_fix(_mm256_add_epi64(lo, t), t);
+    __m256i hi = _mm256_srl_epi64(x, _mm_cvtsi32_si128((int)(64 - e))); /* < 2^32 */
+    return v4_add_reduce(v4_flip(lo), _mm256_sub_epi64(_mm256_slli_epi64(hi, 32), hi));
 }
 
 /* ---- eight lanes: the same on both halves (two independent chains per call) ---- */

@@ -328,18 +328,52 @@ START_TEST(test_fe_vec)
         v_store(out, v_mul(va, v_set1(b[3])));
         for (size_t l = 0; l < 8; l++)
             ck_assert_uint_eq(out[l], ez_fe_mul(a[l], b[3]));
-        unsigned e = (unsigned)(it % 64);
-        ez_fe pw = ez_fe_pow(2, e);
-        v_store(out, v_mul_pow2(va, e, (int)(it & 1)));
-        for (size_t l = 0; l < 8; l++) {
-            ez_fe want = ez_fe_mul(a[l], pw);
-            ck_assert_uint_eq(out[l], it & 1 ? ez_fe_neg(want) : want);
+        for (unsigned e = 0; e < 64; e++) { /* every shift on every input */
+            ez_fe pw = ez_fe_pow(2, e);
+            v_store(out, v_mul_pow2(va, e, (int)((it + e) & 1)));
+            for (size_t l = 0; l < 8; l++) {
+                ez_fe want = ez_fe_mul(a[l], pw);
+                ck_assert_uint_eq(out[l], (it + e) & 1 ? ez_fe_neg(want) : want);
+            }
+            if (e >= 1 && e <= 32) {
+                v_store(out, v_mul_pow2_small(va, e));
+                for (size_t l = 0; l < 8; l++)
+                    ck_assert_uint_eq(out[l], ez_fe_mul(a[l], pw));
+            }
         }
-        if (e >= 1 && e <= 32) {
-            v_store(out, v_mul_pow2_small(va, e));
-            for (size_t l = 0; l < 8; l++)
-                ck_assert_uint_eq(out[l], ez_fe_mul(a[l], pw));
+    }
+}
+END_TEST
+#endif
+
+#if EZ_FE_VEC && !EZ_FE_VEC_AVX512
+/* The AVX2 reduction on its own, at the edges of its three corrections: lo (any 64 bits,
+ * not only canonical) below hi_hi (the borrow), lo + hi_lo EPS past 2^64 (the carry), a
+ * sum in [p, 2^64) (the "- p"), against ez_fe_reduce128. */
+START_TEST(test_fe_vec_reduce128)
+{
+    const ez_fe los[] = {0, 1, 2, UINT64_C(0xFFFFFFFE), UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000),
+                         UINT64_C(0x8000000000000000), EZ_P - 2, EZ_P - 1, EZ_P, EZ_P + 1,
+                         UINT64_C(0xFFFFFFFFFFFFFFFE), UINT64_C(0xFFFFFFFFFFFFFFFF)};
+    const ez_fe his[] = {0, 1, 2, UINT64_C(0xFFFFFFFE), UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000),
+                         UINT64_C(0x1FFFFFFFF), UINT64_C(0xFFFFFFFE00000001), UINT64_C(0xFFFFFFFF00000000),
+                         EZ_P - 1, EZ_P, UINT64_C(0xFFFFFFFFFFFFFFFF)};
+    const size_t nl = sizeof los / sizeof *los, nh = sizeof his / sizeof *his;
+    ez_rng r = ez_rng_for("fe_vec_reduce128");
+    for (size_t it = 0; it < nl * nh + 4000; it++) {
+        ez_fe lo[4], hi[4], out[4];
+        for (size_t l = 0; l < 4; l++) {
+            size_t k = it * 4 + l; /* first every edge pair, then edges beside random values */
+            lo[l] = k < nl * nh ? los[k / nh] : k % 3 == 0 ? los[ez_rng_next(&r) % nl] : ez_rng_next(&r);
+            hi[l] = k < nl * nh ? his[k % nh] : k % 5 == 0 ? his[ez_rng_next(&r) % nh] : ez_rng_next(&r);
+            /* a lo just below hi_hi: the borrow's edge */
+            if (k >= nl * nh && k % 7 == 6)
+                lo[l] = (hi[l] >> 32) - (ez_rng_next(&r) & 1);
         }
+        __m256i v = v4_reduce128(_mm256_loadu_si256((const __m256i *)lo), _mm256_loadu_si256((const __m256i *)hi));
+        _mm256_storeu_si256((__m256i *)out, v);
+        for (size_t l = 0; l < 4; l++)
+            ck_assert_uint_eq(out[l], ez_fe_reduce128(((unsigned __int128)hi[l] << 64) | lo[l]));
     }
 }
 END_TEST
@@ -366,6 +400,9 @@ Suite *ez_suite_ntt(void)
         test_ntt_lde, test_ntt_small_plan, test_ntt_lanes, test_ntt_invalid,
 #if EZ_FE_VEC
         test_fe_vec,
+#endif
+#if EZ_FE_VEC && !EZ_FE_VEC_AVX512
+        test_fe_vec_reduce128,
 #endif
     };
     return ez_test_suite("ntt", "core", 60, tests, sizeof tests / sizeof tests[0]);
