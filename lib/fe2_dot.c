@@ -8,7 +8,7 @@
 #include <immintrin.h>
 #endif
 
-/* ---- the scalar loop: the reference -------------------------------------------------------- */
+/* ---- the scalar loop: the reference ------------------------------------------------- */
 
 bool ez_fe2_acc8_base_ref(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t n)
 {

@@ -7,10 +7,10 @@
  * every vpmuludq product is below 2^54 and 2^10 of them add up in a 64-bit lane with no
  * carry. With AVX-512 eight lanes are one register; with AVX2 only (the AMD EPYC hosts)
  * four lanes are one register and eight lanes two runs of four, one coordinate of e per
- * pass (six sums, no spills in sixteen registers). Without either the
- * kernel is its `_ref` loop. The arithmetic is exact, so every output equals the
- * scalar one (tests/check_whir.c test_whir_acc8 compares them on edge values and lengths
- * around the steps). Inputs are canonical. */
+ * pass (six sums, no spills in sixteen registers). Without either the kernel is its
+ * `_ref` loop. The arithmetic is exact, so every output equals the scalar one
+ * (tests/check_whir.c test_whir_acc8 compares them on edge values, lengths around the
+ * steps and the most steps). Inputs are canonical. */
 #ifndef EZ_FE2_DOT_H
 #define EZ_FE2_DOT_H
 
@@ -19,7 +19,7 @@
 
 #include "lib/field.h"
 
-/* Whether the kernels below run on lanes (else they are their `_ref` loops). */
+/* Whether the kernel below runs on lanes (else it is its `_ref` loop). */
 #if defined(__AVX512F__) || defined(__AVX2__)
 #define EZ_FE2_DOT_LANES 1
 #else
