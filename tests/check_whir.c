@@ -1,5 +1,6 @@
 /* Tests for lib/whir.{h,c}, lib/whir_prove.c, lib/whir_verify.c and the WHIR backend of
- * lib/pcs.h (EZ_PCS_SCHEME_WHIR) and lib/fe2_dot.c (round 0's lane kernels); protocol in docs/protocol-kernel-pcs.md §8-11.
+ * lib/pcs.h (EZ_PCS_SCHEME_WHIR) and lib/fe2_dot.c (round 0's lane kernel); protocol in
+ * docs/protocol-kernel-pcs.md §8-11.
  *
  * The centre piece is ref_open: an independent, deliberately naive prover written from
  * the documented protocol (dense weight tables, each oracle evaluated point by point by
