@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fe2_dot.h"
 #include "lib/merkle.h"
 #include "lib/ntt.h"
 #include "lib/whir.h"
@@ -150,96 +151,25 @@ static ez_fe2 sumcheck_round(prover *pv, unsigned rd)
 
 /* ---- round 0: the claim terms ---------------------------------------------------------- */
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-/* At most this many steps per call of acc8_ext_base (its 64-bit lanes' headroom). */
-#define EZ_WHIR_ACC8_MAX 1024u
-
-/* Eight lanes of sum e[u] x_u (x base, e extension) as exact integers: x in three limbs of
- * 22, 22 and 20 bits, each coordinate of e in two of 32 bits, so every vpmuludq product is
- * below 2^54 and 2^10 of them add up in a 64-bit lane with no carry (12 products and 12
- * additions per step, no shifts or masks on the products); s[c][i][j] sums the products
- * of limb i of x and limb j of coordinate c, weight 2^(22 i + 32 j). */
-typedef struct {
-    __m512i s[2][3][2];
-} acc8;
-
-static inline void acc8_zero(acc8 *a)
-{
-    for (int c = 0; c < 2; c++)
-        for (int i = 0; i < 3; i++)
-            a->s[c][i][0] = a->s[c][i][1] = _mm512_setzero_si512();
-}
-
-static inline void acc8_step(acc8 *a, __m512i xv, ez_fe2 e)
-{
-    const __m512i m22 = _mm512_set1_epi64((long long)0x3FFFFF);
-    __m512i xl[3] = {_mm512_and_si512(xv, m22), _mm512_and_si512(_mm512_srli_epi64(xv, 22), m22),
-                     _mm512_srli_epi64(xv, 44)};
-    uint64_t ev[2] = {e.c0, e.c1};
-#pragma GCC unroll 2
-    for (int c = 0; c < 2; c++) {
-        /* vpmuludq reads the low 32 bits of each lane: e itself is its low limb */
-        __m512i el = _mm512_set1_epi64((long long)ev[c]), eh = _mm512_set1_epi64((long long)(ev[c] >> 32));
-#pragma GCC unroll 3
-        for (int i = 0; i < 3; i++) {
-            a->s[c][i][0] = _mm512_add_epi64(a->s[c][i][0], _mm512_mul_epu32(xl[i], el));
-            a->s[c][i][1] = _mm512_add_epi64(a->s[c][i][1], _mm512_mul_epu32(xl[i], eh));
-        }
-    }
-}
-
-/* out[lane] += the lane's sum mod p: per coordinate L = sum_i s[i][0] 2^(22 i) and
- * H = sum_i s[i][1] 2^(22 i) in 128 bits (each below 2^109), and L + 2^32 H = L +
- * 2^32 H_lo + 2^96 H_hi = L + 2^32 H_lo - H_hi (mod p). */
-static void acc8_finish(const acc8 *a, ez_fe2 *out)
-{
-    uint64_t q[2][3][2][8];
-    for (int c = 0; c < 2; c++)
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 2; j++)
-                _mm512_storeu_si512((void *)q[c][i][j], a->s[c][i][j]);
-    for (int l = 0; l < 8; l++) {
-        ez_fe v[2];
-        for (int c = 0; c < 2; c++) {
-            unsigned __int128 L = (unsigned __int128)q[c][0][0][l] + ((unsigned __int128)q[c][1][0][l] << 22) +
-                                  ((unsigned __int128)q[c][2][0][l] << 44);
-            unsigned __int128 H = (unsigned __int128)q[c][0][1][l] + ((unsigned __int128)q[c][1][1][l] << 22) +
-                                  ((unsigned __int128)q[c][2][1][l] << 44);
-            ez_fe x = ez_fe_add(ez_fe_reduce128(L), ez_fe_reduce128((unsigned __int128)(uint64_t)H << 32));
-            v[c] = ez_fe_sub(x, ez_fe_from_u64((uint64_t)(H >> 64)));
-        }
-        out[l] = ez_fe2_add(out[l], ez_fe2_make(v[0], v[1]));
-    }
-}
-
-/* out[lane] += sum_u e[u] x[u * stride + lane] for 8 lanes, u in [u0, u1),
- * u1 - u0 <= EZ_WHIR_ACC8_MAX. */
-static void acc8_ext_base(ez_fe2 *out, const ez_fe2 *e, const ez_fe *x, size_t stride, size_t u0, size_t u1)
-{
-    EZ_VERIFY_CHECK(u1 - u0 <= EZ_WHIR_ACC8_MAX);
-    acc8 a;
-    acc8_zero(&a);
-    for (size_t u = u0; u < u1; u++) {
-        /* rows are far apart (stride 2^k0 entries): fetch ahead of the strided loads */
-        _mm_prefetch((const char *)(x + (u + 32) * stride), _MM_HINT_T0);
-        acc8_step(&a, _mm512_loadu_si512((const void *)(x + u * stride)), e[u]);
-    }
-    acc8_finish(&a, out);
-}
-
-#endif
-
 /* cs[t] = the dot product of eqlo with row t of a chunk of `chunk` rows (R entries each,
  * row-major: entry u R + t). */
 static void chunk_dots(ez_fe2 *cs, const ez_fe *rows, const ez_fe2 *eqlo, size_t chunk, size_t R)
 {
     for (size_t t = 0; t < R; t++)
         cs[t] = ez_fe2_zero();
-#if defined(__AVX512F__)
+#if EZ_FE2_DOT_LANES
     if (R >= 8) {
-        for (size_t t0 = 0; t0 < R; t0 += 8)
-            acc8_ext_base(cs + t0, eqlo, rows + t0, R, 0, chunk);
+        /* eight columns at a time, copied out contiguous first: rows 2^k0 entries apart
+         * fall into a few cache sets, and the lanes read each twice (chunk <= 2^8 rows,
+         * claim_tables) */
+        ez_fe blk[256 * 8];
+        bool ok = chunk <= 256;
+        for (size_t t0 = 0; t0 < R && ok; t0 += 8) {
+            for (size_t u = 0; u < chunk; u++)
+                memcpy(blk + 8 * u, rows + u * R + t0, 8 * sizeof *blk);
+            ok = ez_fe2_acc8_base(cs + t0, eqlo, blk, 8, chunk);
+        }
+        EZ_VERIFY_CHECK(ok);
         return;
     }
 #endif
@@ -394,7 +324,7 @@ static void round0_finish(prover *pv, const ez_whir_prover *p, const ez_whir_ter
 /* W[x] += sum_j coef[j] eq(pow(y_j), x) for x < 2^b, y_j base points: the queries to a
  * batched instance's oracle 0 as constraints on its block of the stack (§9a). eq splits
  * into the low 10 bits and the rest, so each entry is one lazy dot product over the
- * queries: with AVX-512 eight entries at once (acc8_ext_base over a query-major table of
+ * queries: on lanes eight entries at once (ez_fe2_acc8_base over a query-major table of
  * the low parts), else one 192-bit dot product per entry. Cost about 2^b nq multiplies,
  * OpenMP. Returns EZ_OK or EZ_ERR_NOMEM. */
 static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const ez_fe2 *coef, size_t nq)
@@ -404,11 +334,8 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
     ez_fe *elo = ez_alloc_array(nlo * nq, sizeof *elo), *ehi = ez_alloc_array(nhi * nq, sizeof *ehi);
     ez_fe *tmp = ez_alloc_array(nlo, sizeof *tmp);
     bool fail = elo == NULL || ehi == NULL || tmp == NULL;
-#if defined(__AVX512F__)
-    bool lanes = nlo >= 8 && nq <= EZ_WHIR_ACC8_MAX; /* elo query-major, 8 entries per step */
-#else
-    bool lanes = false;
-#endif
+    /* elo in groups of 8 entries, query-major, 8 entries per step */
+    bool lanes = EZ_FE2_DOT_LANES && nlo >= 8 && nq <= EZ_FE2_ACC8_MAX;
     if (!fail) {
         for (size_t q = 0; q < nq; q++) {
             ez_fe r[EZ_WHIR_MAX_VARS], v = y[q];
@@ -417,8 +344,10 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
                 v = ez_fe_sqr(v);
             }
             ez_whir_eq_bits_base(tmp, r, lo);
-            if (lanes) /* elo[q][xl]: eight consecutive entries are one load */
-                memcpy(elo + q * nlo, tmp, nlo * sizeof *tmp);
+            if (lanes) /* elo[xl / 8][q][xl % 8]: each group of eight entries query-major,
+                        * its nq rows contiguous (not 2^10 entries apart: one cache set) */
+                for (size_t xl = 0; xl < nlo; xl += 8)
+                    memcpy(elo + xl * nq + 8 * q, tmp + xl, 8 * sizeof *tmp);
             else /* elo[xl][q]: the dot runs over q */
                 for (size_t xl = 0; xl < nlo; xl++)
                     elo[xl * nq + q] = tmp[xl];
@@ -438,13 +367,11 @@ static ez_status add_block_queries(ez_fe2 *W, unsigned b, const ez_fe *y, const 
                 for (size_t q = 0; q < nq; q++)
                     h[q] = ez_fe2_mul_fe(coef[q], ehi[q * nhi + xh]);
                 ez_fe2 *row = W + xh * nlo;
-#if defined(__AVX512F__)
-                if (lanes) {
+                if (lanes) { /* nq <= EZ_FE2_ACC8_MAX: never refused */
                     for (size_t xl = 0; xl < nlo; xl += 8)
-                        acc8_ext_base(row + xl, h, elo + xl, nlo, 0, nq);
+                        (void)ez_fe2_acc8_base(row + xl, h, elo + xl * nq, 8, nq);
                     continue;
                 }
-#endif
                 for (size_t xl = 0; xl < nlo; xl++)
                     row[xl] = ez_fe2_add(row[xl], ez_fe2_dot_base(h, elo + xl * nq, nq));
             }

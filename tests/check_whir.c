@@ -1,5 +1,6 @@
 /* Tests for lib/whir.{h,c}, lib/whir_prove.c, lib/whir_verify.c and the WHIR backend of
- * lib/pcs.h (EZ_PCS_SCHEME_WHIR); protocol in docs/protocol-kernel-pcs.md §8-11.
+ * lib/pcs.h (EZ_PCS_SCHEME_WHIR) and lib/fe2_dot.c (round 0's lane kernel); protocol in
+ * docs/protocol-kernel-pcs.md §8-11.
  *
  * The centre piece is ref_open: an independent, deliberately naive prover written from
  * the documented protocol (dense weight tables, each oracle evaluated point by point by
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/fe2_dot.h"
 #include "lib/merkle.h"
 #include "lib/mle.h"
 #include "lib/ntt.h"
@@ -2136,12 +2138,57 @@ START_TEST(test_whir_many_terms)
 }
 END_TEST
 
+/* lib/fe2_dot.c's lane kernel against its scalar loop: edge and random values, the
+ * lengths around a step (1, 7, 8, 9, ...), the accumulator's most steps with the largest
+ * limbs (p - 2: every limb of x and half of e all ones, the lanes' sums closest to 2^64),
+ * and one step more refused with the output untouched. */
+START_TEST(test_whir_acc8)
+{
+    ez_rng r = ez_rng_for("whir_acc8");
+    const size_t maxn = EZ_FE2_ACC8_MAX + 1, nx = maxn * 13 + 8;
+    ez_fe *x = ez_alloc_array(nx, sizeof *x);
+    ez_fe2 *e = ez_alloc_array(maxn, sizeof *e);
+    ck_assert(x != NULL && e != NULL);
+    size_t lens[32], nl = 0;
+    ck_assert(ez_test_vec_nlen + 2 <= 32);
+    for (size_t i = 0; i < ez_test_vec_nlen; i++)
+        lens[nl++] = ez_test_vec_len[i];
+    lens[nl++] = 0;
+    lens[nl++] = EZ_FE2_ACC8_MAX;
+    for (size_t stride = 8; stride <= 13; stride += 5) /* contiguous groups (the callers'), apart */
+        for (int big = 0; big < 2; big++)
+            for (size_t li = 0; li < nl; li++) {
+                size_t n = lens[li];
+                for (size_t i = 0; i < nx; i++)
+                    x[i] = big ? EZ_P - 2 : ez_rng_fe_edgy(&r);
+                for (size_t u = 0; u < maxn; u++)
+                    e[u] = big ? ez_fe2_make(EZ_P - 2, EZ_P - 2) : ez_rng_fe2_edgy(&r);
+                ez_fe2 out[8], ref[8];
+                for (size_t l = 0; l < 8; l++)
+                    out[l] = ref[l] = ez_rng_fe2_edgy(&r);
+                ck_assert(ez_fe2_acc8_base(out, e, x, stride, n));
+                ck_assert(ez_fe2_acc8_base_ref(ref, e, x, stride, n));
+                ck_assert_mem_eq(out, ref, sizeof out);
+            }
+    /* one step over the headroom: refused, nothing written */
+    ez_fe2 out[8], keep[8];
+    for (size_t l = 0; l < 8; l++)
+        out[l] = keep[l] = ez_rng_fe2(&r);
+    ck_assert(!ez_fe2_acc8_base(out, e, x, 8, EZ_FE2_ACC8_MAX + 1));
+    ck_assert(!ez_fe2_acc8_base_ref(out, e, x, 8, EZ_FE2_ACC8_MAX + 1));
+    ck_assert_mem_eq(out, keep, sizeof out);
+
+    free(x);
+    free(e);
+}
+END_TEST
+
 Suite *ez_suite_whir(void)
 {
     Suite *s = suite_create("whir");
     const TTest *blocks[] = {test_whir_queries_exact, test_whir_final_fold_and_encodings, test_whir_params,
         test_whir_points, test_whir_merkle_batch_hash, test_whir_ntt_blocks, test_whir_leaves0,
-        test_whir_fold_differential};
+        test_whir_fold_differential, test_whir_acc8};
     ez_tcase_add(s, "blocks", 120, blocks, sizeof blocks / sizeof blocks[0]);
     const TTest *openings[] = {test_whir_honest_matches_reference, test_whir_malicious, test_whir_proof_mutations,
         test_whir_invalid_args, test_whir_many_terms};
