@@ -158,11 +158,17 @@ void ez_populate(void *p, size_t bytes)
 /* A new unlinked file in EZ_SPILL_DIR (read per call, as EZ_HUGEPAGES): its descriptor,
  * or -1 when the variable is unset or empty or the file cannot be made. The file lives as
  * long as a mapping of it. */
-static int spill_file(void)
+bool ez_spill_on(void)
 {
     const char *dir = getenv("EZ_SPILL_DIR");
-    if (dir == NULL || dir[0] == 0)
+    return dir != NULL && dir[0] != 0;
+}
+
+static int spill_file(void)
+{
+    if (!ez_spill_on())
         return -1;
+    const char *dir = getenv("EZ_SPILL_DIR");
     char path[4096];
     if (snprintf(path, sizeof path, "%s/ezspill.XXXXXX", dir) >= (int)sizeof path)
         return -1;

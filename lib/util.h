@@ -99,6 +99,10 @@ void *ez_spill_copy_padded(const void *p, size_t bytes, size_t total);
  * every byte through the kernel: 18 % of an L = 2, 512-token GPT-2 prove's CPU, perf).
  * Free with ez_spill_free; ez_spill_release hands its pages back at any time. */
 void *ez_spill_alloc(size_t bytes);
+/* Is spilling asked for (EZ_SPILL_DIR set and not empty; read per call)? The prover's
+ * sign that memory is short: the CLI sets it when the prover would need more than half
+ * of it (cli/model.c). Says nothing about whether a given spill succeeds. */
+bool ez_spill_on(void);
 void ez_spill_free(void *m, size_t bytes);
 /* Hand back the resident pages of an ez_spill_copy mapping (madvise MADV_DONTNEED; the
  * contents stay: a later read faults them in again from the file, page cache first). A

@@ -144,6 +144,35 @@ START_TEST(test_spill_full_disk)
 }
 END_TEST
 
+/* ez_spill_on follows EZ_SPILL_DIR as the spills do: unset and empty are off (and then
+ * ez_spill_alloc refuses), a directory is on; the prover keeps the heap before the
+ * openings exactly when it is off (runtime/prove/session.c). */
+START_TEST(test_spill_on)
+{
+    char dir[] = "/tmp/ez-spill-on.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *was = getenv("EZ_SPILL_DIR");
+    char *saved = was ? strdup(was) : NULL;
+    unsetenv("EZ_SPILL_DIR");
+    ck_assert(!ez_spill_on());
+    ck_assert_ptr_null(ez_spill_alloc(4096));
+    ck_assert_int_eq(setenv("EZ_SPILL_DIR", "", 1), 0);
+    ck_assert(!ez_spill_on());
+    ck_assert_ptr_null(ez_spill_alloc(4096));
+    ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
+    ck_assert(ez_spill_on());
+    void *m = ez_spill_alloc(4096);
+    ck_assert_ptr_nonnull(m);
+    ez_spill_free(m, 4096);
+    if (saved)
+        ck_assert_int_eq(setenv("EZ_SPILL_DIR", saved, 1), 0);
+    else
+        unsetenv("EZ_SPILL_DIR");
+    free(saved);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* ez_unpack_i64: every width 1..8, every count 0..40 (the 8-byte loads stop 8 bytes
  * before the end, the rest go byte by byte: each count moves that seam), values at the
  * width's edges and random, against a by-hand sign extension; the buffer ends right after
@@ -187,6 +216,6 @@ END_TEST
 Suite *ez_suite_util(void)
 {
     const TTest *tests[] = {test_roundtrip, test_truncation, test_overflowing_alloc, test_alloc_huge,
-                             test_spill_full_disk, test_unpack};
+                             test_spill_full_disk, test_spill_on, test_unpack};
     return ez_test_suite("util", "bytes", 0, tests, sizeof tests / sizeof tests[0]);
 }

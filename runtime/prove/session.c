@@ -115,10 +115,10 @@ ez_status ez_sess_pcs_claims(const ez_pctx *c, size_t aoff, ez_pcs_claim **out, 
 /* Hand the heap's free pages back to the system. Blocks below 1 GiB come from the heap
  * (the CLI raises glibc's mmap threshold that far), so free alone keeps their pages
  * resident: the proving key's decoding buffers through the witness, the witness's lookup
- * columns through the commitment, the advice through the openings. Called at those phase
- * boundaries (docs/performance.md, GPT-2 at 512 tokens). Below HEAP_TRIM_MIN free bytes
- * the pages stay: the next phase touches them again, and at nanoGPT's size (78 MB free
- * before the openings) a trim only costs page faults. */
+ * columns through the commitment. Called at those phase boundaries (docs/performance.md,
+ * GPT-2 at 512 tokens). Below HEAP_TRIM_MIN free bytes the pages stay: the next phase
+ * touches them again, and at nanoGPT's size a trim only costs page faults. Before the
+ * openings only when spilling: see ez_psess_release_advice. */
 #define HEAP_TRIM_MIN ((size_t)256 << 20)
 
 static void heap_release(void)
@@ -167,7 +167,15 @@ void ez_psess_release_advice(ez_psess *s)
             free(s->polys[q]);
             s->polys[q] = NULL;
         }
-    heap_release();
+    /* In memory, no trim: the openings' data is resident already and their tables are
+     * carved from these pages (and the trace's, freed just before); handing them back
+     * made the openings fault them in again, zero-filled: a quarter of a one-block
+     * 512-token prove's page faults (1 GiB), the openings 0.8 CPU s, the peak the same.
+     * Spilled (memory short), the trim stays: the openings read the parts back into the
+     * page cache on top of what is resident, and the kept heap made them the peak (two
+     * blocks at 512 tokens: +0.2-0.45 GB). docs/performance.md, gpt2n. */
+    if (ez_spill_on())
+        heap_release();
 }
 
 /* Free the columns of table tb the session materialised (virtual columns, gathered

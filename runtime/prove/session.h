@@ -65,8 +65,9 @@ ez_status ez_psess_lookups(ez_psess *s, ez_pctx *c);
 ez_status ez_psess_openings(ez_psess *s, ez_pctx *c, ez_pcs_prover *weights, unsigned wflags, ez_writer *ww,
                             ez_writer *wa);
 /* Free the advice values (s->polys[q], set to NULL; the array stays): once the walk is
- * done nothing reads them, and the openings read the commitment's own copy. At 512 tokens
- * that is 8 bytes per committed entry off the openings' peak (docs/performance.md). */
+ * done nothing reads them, and the openings read the commitment's own copy. Their pages
+ * stay in the heap for the openings' own tables, unless the prover spills (memory short:
+ * then they are handed back; docs/performance.md, gpt2n). */
 void ez_psess_release_advice(ez_psess *s);
 
 /* Both sides: the claims c holds on weights and advice as PCS claims on ONE commitment
