@@ -17,7 +17,7 @@
 #                 under load: docs/performance.md)
 #
 # Output: a human-readable line per row, then one JSON line per row with
-#   tokens, setup_seconds, setup_cpu_seconds, setup_peak_rss_bytes, prove_seconds (from the
+#   tokens, threads (OMP_NUM_THREADS, else the cpu count), setup_seconds, setup_cpu_seconds, setup_peak_rss_bytes, prove_seconds (from the
 #   loaded pk to the written proof, integer inference included), prove_cpu_seconds,
 #   prove_process_seconds (pk loading included), prove_peak_rss_bytes, peak_rss_bytes (the
 #   larger of setup's and prove's), verify_seconds, proof_bytes (the argument, statement
@@ -28,6 +28,7 @@
 #   float_worst_rel (the worst op's relative error of the integer run against float64),
 #   argmax_max_index_diff (the largest |integer argmax - float64 argmax| over the positions:
 #   0 when every next token agrees).
+# tools/plot_gpt2.py ROWS.jsonl OUT.png draws the rows (docs/img/gpt2.png).
 # Op classes (from the op names examples/gpt2.ein produces and their kinds):
 #   embedding (token + position), norms (layernorm, gain, bias), projections (q, k, v and
 #   the attention's output projection with its residual add), attention_scores (q . k),
@@ -76,7 +77,7 @@ for s in $tokens; do
         -o "$d/m.proof" --json >"$d/p.json"
     "$einzk" verify --vk "$d/m.vk" "$d/m.proof" --json >"$d/v.json"
     "$py" - "$s" "$d" "$(wc -c <"$d/m.vk")" "$(wc -c <"$d/m.pk")" <<'PYEOF'
-import json, re, sys
+import json, os, re, sys
 s, d, vkb, pkb = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 p, v = json.load(open(d + "/p.json")), json.load(open(d + "/v.json"))
 assert v["accepted"], v
@@ -125,7 +126,8 @@ for line in open(d + "/float.txt"):
     f = line.split()
     if len(f) > 3 and f[2] == "argmax":
         mism = float(f[3])
-row = {"tokens": s, "setup_seconds": float(st[0]), "setup_cpu_seconds": round(float(st[1]) + float(st[2]), 2),
+threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count())
+row = {"tokens": s, "threads": threads, "setup_seconds": float(st[0]), "setup_cpu_seconds": round(float(st[1]) + float(st[2]), 2),
        "setup_peak_rss_bytes": int(st[3]) * 1024,
        "prove_seconds": round(p["prove_seconds"], 3), "prove_cpu_seconds": round(p["prove_cpu_seconds"], 3),
        "prove_process_seconds": float(pt[0]), "prove_process_cpu_seconds": round(float(pt[1]) + float(pt[2]), 2),
