@@ -31,6 +31,13 @@ static void tiny_open(ez_pfx *f)
     ez_pfx_run(f, "proofio", 7);
 }
 
+/* f's pk (its trace's weights, its prover, its range proof) into a new writer. */
+static void pk_bytes(ez_writer *w, const ez_pfx *f)
+{
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_pk_encode(w, &f->plan, f->tr.t, f->w, f->wrange.data, f->wrange.len), EZ_OK);
+}
+
 /* The file `in` (ntags sections, magic) again with section `tag`'s payload replaced. */
 static void resection(ez_writer *out, const ez_writer *in, const char *magic, unsigned ntags, unsigned tag,
                       const uint8_t *payload, size_t plen)
@@ -334,8 +341,7 @@ START_TEST(test_pk_digest_and_width)
     ez_diag d = {{0}};
     ez_writer w;
     tiny_open(&f);
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ez_pk_clear(&pk);
     f.plan.digest[5] ^= 1;
@@ -347,14 +353,12 @@ START_TEST(test_pk_digest_and_width)
     ck_assert_int_ge(wt, 0);
     const int64_t keep = f.tr.t[wt][2];
     f.tr.t[wt][2] = 8;
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
     f.tr.t[wt][2] = -9;
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
@@ -382,8 +386,7 @@ START_TEST(test_pk_compact_weights)
         keep[i] = f.tr.t[wt][i];
         f.tr.t[wt][i] = vals[i];
     }
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
     ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
     ck_assert_uint_eq(sec[2].data[20], 1);
@@ -463,8 +466,7 @@ static void pk_proof_same(ez_pfx *f, unsigned scheme, bool spill)
     ez_pfx_prove(f, false, &mem);
     ez_writer_init(&a);
     ck_assert_int_eq(ez_proof_encode(&a, &mem, NULL), EZ_OK);
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f->plan, f->tr.t, f->w, f->wrange.data, f->wrange.len), EZ_OK);
+    pk_bytes(&w, f);
     if (spill) {
         ck_assert_ptr_nonnull(mkdtemp(dir));
         ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
@@ -557,8 +559,7 @@ START_TEST(test_pk_corrupt)
     ez_writer w, bad;
     ez_section_view sec[5];
     tiny_open(&f);
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_int_eq(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d), EZ_OK);
     /* the first weight's byte (u64 count, u32 tensor, u64 n, u8 width): another 4-bit value */
     uint8_t old = sec[2].data[21];
