@@ -246,23 +246,24 @@ static ez_status rebuild_parts(const ez_pcs_commitment *c, uint64_t T, size_t np
         if (!mapped[j])
             memset(s[j] + len, 0, (n - (size_t)len) * sizeof *s[j]);
     }
-    for (size_t i = 0; i < c->npolys; i++) {
-        ez_fe *poly = ez_alloc_aligned(c->lens[i], sizeof *poly);
-        if (poly == NULL)
-            return EZ_ERR_NOMEM;
-        ez_status st = src->fill(src->ctx, i, poly, c->lens[i]);
-        if (st == EZ_OK) {
-            /* the parts poly i touches: its pieces lie in [pfirst's offset, + its length) */
+    /* one buffer for every poly, of the longest's size, in pages of its own: handed back
+     * whole at the end, not left in the heap */
+    uint64_t most = 0;
+    for (size_t i = 0; i < c->npolys; i++)
+        most = c->lens[i] > most ? c->lens[i] : most;
+    ez_fe *poly = ez_alloc_pages((size_t)most * sizeof *poly);
+    if (poly == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = EZ_OK;
+    for (size_t i = 0; i < c->npolys && st == EZ_OK; i++) {
+        if ((st = src->fill(src->ctx, i, poly, c->lens[i])) != EZ_OK)
+            break;
 #pragma omp parallel for schedule(dynamic, 1) if (c->lens[i] >= EZ_PCS_COPY_PAR_MIN && np > 1)
-            for (size_t j = 0; j < np; j++)
-                copy_pieces(c, i, poly, (uint64_t)j << PART_LOG, ((uint64_t)j << PART_LOG) + part_len(c, T, j),
-                            s[j]);
-        }
-        free(poly);
-        if (st != EZ_OK)
-            return st;
+        for (size_t j = 0; j < np; j++)
+            copy_pieces(c, i, poly, (uint64_t)j << PART_LOG, ((uint64_t)j << PART_LOG) + part_len(c, T, j), s[j]);
     }
-    return EZ_OK;
+    ez_free_pages(poly, (size_t)most * sizeof *poly);
+    return st;
 }
 
 /* The parts' vectors not handed to a part's reader (NULL after one was). */

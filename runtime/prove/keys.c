@@ -49,24 +49,29 @@ static ez_status pk_standing(ez_pk *pk, const ez_plan *p, const uint8_t *wr, siz
 }
 
 /* A trace of plan p whose WEIGHT tensors are the pk's arrays (borrowed: pk_trace_clear
- * hands them back), the others zero as in setup's trace: what the weight source reads. */
-static ez_status pk_trace(ez_trace *tr, const ez_pk *pk, const ez_plan *p, ez_diag *d)
+ * hands them back): what the weight source reads. full: every other tensor too, zero as
+ * in setup's trace (a deferred range proof's witness runs every op's fill hook); else
+ * only the weights (the weight polys read nothing more), no trace-sized allocation. */
+static ez_status pk_trace(ez_trace *tr, const ez_pk *pk, const ez_plan *p, bool full, ez_diag *d)
 {
-    ez_status st = ez_trace_init(tr, p, d);
+    memset(tr, 0, sizeof *tr);
+    ez_status st = full ? ez_trace_init(tr, p, d) : EZ_OK;
     if (st != EZ_OK)
         return st;
+    tr->plan = p;
+    if (!full && (tr->t = ez_alloc_array(p->ntensors, sizeof *tr->t)) == NULL)
+        return EZ_ERR_NOMEM;
     for (size_t k = 0; k < pk->nweights; k++) {
         size_t i = pk->weights[k].tensor;
         free(tr->t[i]);
         tr->t[i] = pk->weights[k].v;
-        tr->ready[i] = true;
     }
     return EZ_OK;
 }
 
 static void pk_trace_clear(ez_trace *tr, const ez_pk *pk)
 {
-    for (size_t k = 0; k < pk->nweights; k++)
+    for (size_t k = 0; tr->t && k < pk->nweights; k++)
         tr->t[pk->weights[k].tensor] = NULL;
     ez_trace_clear(tr);
 }
@@ -88,7 +93,8 @@ static ez_status pk_prover(ez_pk *pk, const ez_plan *p, const ez_pk_rest *rest, 
     peek = r;
     ez_status st = ez_pcs_commitment_read(&peek, &com);
     if (st == EZ_OK && (st = ez_weights_set_supports(p, &com, &sub)) == EZ_OK &&
-        (st = pk_trace(&tr, pk, p, &sub)) == EZ_OK && (st = ez_wsource_init(&src, p, &tr, com.scheme, &sub)) == EZ_OK) {
+        (st = pk_trace(&tr, pk, p, ez_weights_deferred(p, &com), &sub)) == EZ_OK &&
+        (st = ez_wsource_init(&src, p, &tr, com.scheme, &sub)) == EZ_OK) {
         ez_pcs_polys_src ps = {.sup = src.W.sup, .fill = ez_wsource_poly, .ctx = &src};
         st = ez_pcs_prover_read(&r, &pk->pcs, &ps);
         if (st == EZ_OK && !ez_reader_done(&r))
