@@ -280,7 +280,8 @@ static void parts_vectors_free(const ez_pcs_commitment *c, uint64_t T, size_t np
     }
 }
 
-/* Part j's tree from its digests over its rebuilt vector s (which it takes). */
+/* Part j's tree from its digests over its rebuilt vector s (which it takes; its length
+ * passed part_params in rebuild_parts already). */
 static ez_status read_part(ez_reader *r, ez_pcs_prover *p, uint64_t T, size_t j, ez_fe *s, bool mapped)
 {
     ez_whir_params par;
