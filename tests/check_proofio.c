@@ -38,6 +38,15 @@ static void pk_bytes(ez_writer *w, const ez_pfx *f)
     ck_assert_int_eq(ez_pk_encode(w, &f->plan, f->tr.t, f->w, f->wrange.data, f->wrange.len), EZ_OK);
 }
 
+/* Section `tag` of pk bytes w (a view into w). */
+static ez_section_view pk_section(const ez_writer *w, unsigned tag)
+{
+    ez_section_view sec[5];
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_sections_read(w->data, w->len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
+    return sec[tag];
+}
+
 /* The file `in` (ntags sections, magic) again with section `tag`'s payload replaced. */
 static void resection(ez_writer *out, const ez_writer *in, const char *magic, unsigned ntags, unsigned tag,
                       const uint8_t *payload, size_t plen)
@@ -376,7 +385,6 @@ START_TEST(test_pk_compact_weights)
     ez_pk pk;
     ez_diag d = {{0}};
     ez_writer w, bad;
-    ez_section_view sec[5];
     tiny_open(&f);
     int wt = ez_plan_find_tensor(&f.plan, "w");
     ck_assert_int_ge(wt, 0);
@@ -387,9 +395,9 @@ START_TEST(test_pk_compact_weights)
         f.tr.t[wt][i] = vals[i];
     }
     pk_bytes(&w, &f);
-    ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
-    ck_assert_uint_eq(sec[2].data[20], 1);
+    ez_section_view ws = pk_section(&w, 2);
+    ck_assert_uint_eq(ws.len, 8 + 4 + 8 + 1 + 4);
+    ck_assert_uint_eq(ws.data[20], 1);
     static const unsigned bytes_of_bits[][2] = {{4, 1}, {9, 2}, {16, 2}, {17, 3}, {24, 3}, {33, 5}, {63, 8}};
     for (size_t i = 0; i < sizeof bytes_of_bits / sizeof bytes_of_bits[0]; i++)
         ck_assert_uint_eq(ez_pk_weight_bytes(bytes_of_bits[i][0]), bytes_of_bits[i][1]);
@@ -557,12 +565,11 @@ START_TEST(test_pk_corrupt)
     ez_pk pk;
     ez_diag d = {{0}};
     ez_writer w, bad;
-    ez_section_view sec[5];
     tiny_open(&f);
     pk_bytes(&w, &f);
-    ck_assert_int_eq(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d), EZ_OK);
+    ez_section_view ws = pk_section(&w, 2), pc = pk_section(&w, 3);
     /* the first weight's byte (u64 count, u32 tensor, u64 n, u8 width): another 4-bit value */
-    uint8_t old = sec[2].data[21];
+    uint8_t old = ws.data[21];
     edit_section(&bad, &w, EZ_PK_MAGIC, 4, 2, 0, 21, old == 7 ? 6 : (uint8_t)(old + 1) & 0x7);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d) == EZ_OK, "%s", d.msg);
     ez_pcs_prover *own = f.w;
@@ -575,7 +582,7 @@ START_TEST(test_pk_corrupt)
     ez_pk_clear(&pk);
     ez_writer_clear(&bad);
     /* the last leaf digest's last byte */
-    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 3, 0, sec[3].len - 1, sec[3].data[sec[3].len - 1] ^ 1);
+    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 3, 0, pc.len - 1, pc.data[pc.len - 1] ^ 1);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: malformed commitment data");
     ez_writer_clear(&bad);
