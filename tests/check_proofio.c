@@ -581,8 +581,8 @@ START_TEST(test_pk_corrupt)
     ez_proof_clear(&pf);
     ez_pk_clear(&pk);
     ez_writer_clear(&bad);
-    /* the last leaf digest's last byte */
-    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 3, 0, pc.len - 1, pc.data[pc.len - 1] ^ 1);
+    /* the last leaf digest's first byte (inside its 26 bytes: canonical, another root) */
+    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 3, 0, pc.len - 32, pc.data[pc.len - 32] ^ 1);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: malformed commitment data");
     ez_writer_clear(&bad);
