@@ -564,7 +564,14 @@ void ez_pcs_prover_write(ez_writer *w, const ez_pcs_prover *p)
         ez_pcs_whir_prover_write(w, p);
 }
 
-ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out)
+ez_status ez_pcs_polys_copy(void *ctx, size_t i, ez_fe *out, uint64_t len)
+{
+    const ez_fe *const *polys = ctx;
+    memcpy(out, polys[i], (size_t)len * sizeof *out);
+    return EZ_OK;
+}
+
+ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out, const ez_pcs_polys_src *src)
 {
     ez_status st = EZ_ERR_NOMEM;
     *out = NULL;
@@ -573,7 +580,13 @@ ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out)
         goto out;
     if ((st = ez_pcs_commitment_read(r, &p->com)) != EZ_OK)
         goto out;
-    st = ez_pcs_scheme_is_ligero(p->com.scheme) ? ez_pcs_ligero_prover_read(r, p) : ez_pcs_whir_prover_read(r, p);
+    if (ez_pcs_scheme_is_ligero(p->com.scheme)) {
+        st = ez_pcs_ligero_prover_read(r, p);
+    } else if ((st = src->sup ? ez_pcs_commitment_set_supports(&p->com, src->sup) : EZ_OK) == EZ_OK) {
+        st = ez_pcs_whir_prover_read(r, p, src);
+    } else if (st == EZ_ERR_INVALID) {
+        st = EZ_ERR_FORMAT;
+    }
     if (st != EZ_OK)
         goto out;
     *out = p;

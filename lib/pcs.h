@@ -198,15 +198,32 @@ void ez_pcs_prover_free(ez_pcs_prover *p); /* NULL-safe */
 /* The commitment this prover opens (owned by the prover). */
 const ez_pcs_commitment *ez_pcs_prover_commitment(const ez_pcs_prover *p);
 
+/* Where a prover read back from its data gets its committed polys (WHIR: the data does
+ * not hold them). fill writes poly i's len (= lens[i]) entries to out, exactly the
+ * committed ones (anything else yields openings the verifier rejects); its errors are
+ * passed on. sup: the polys' supports as committed (NULL: none), set on the commitment
+ * before the stack is laid out; it must have the commitment's npolys entries (the caller
+ * checks the commitment's shape first, e.g. on a copy read with ez_pcs_commitment_read). */
+typedef struct {
+    const ez_pcs_support *sup;
+    ez_status (*fill)(void *ctx, size_t i, ez_fe *out, uint64_t len);
+    void *ctx;
+} ez_pcs_polys_src;
+/* A fill over an array of polys in memory: ctx is `const ez_fe *const *`. */
+ez_status ez_pcs_polys_copy(void *ctx, size_t i, ez_fe *out, uint64_t len);
+
 /* The prover data (the pk part): the commitment, then for Ligero the encoded matrix and
- * the Merkle leaves, so an opening needs no re-encoding; for WHIR the stacked vector and
- * the first oracle's leaf digests (12 bytes per entry; the reader re-encodes, docs §8).
- * The reader checks every field element is canonical, every size is consistent and that
- * the leaves hash to the stored root (it does not rehash the columns: a pk is the
- * prover's own data, and a corrupted one only yields proofs the verifier rejects).
- * Returns EZ_OK, EZ_ERR_FORMAT, EZ_ERR_NOMEM. */
+ * the Merkle leaves, so an opening needs no re-encoding; for WHIR the parts' roots (more
+ * than one part) and each part's oracle-0 leaf digests (4 bytes per entry at k0 = 5),
+ * not the stacked vector S: the reader rebuilds S from src (Ligero ignores src), so
+ * setup's polys go in exactly as committed (docs/protocol-kernel-pcs.md §8).
+ * The reader checks every stored field element is canonical, every size is consistent
+ * and that the leaves hash to the stored root (it does not rehash the columns, nor encode
+ * S: a pk is the prover's own data, and a corrupted one, or an S that is not the
+ * committed one, only yields proofs the verifier rejects).
+ * Returns EZ_OK, EZ_ERR_FORMAT, EZ_ERR_NOMEM, or an error of src->fill. */
 void ez_pcs_prover_write(ez_writer *w, const ez_pcs_prover *p);
-ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out);
+ez_status ez_pcs_prover_read(ez_reader *r, ez_pcs_prover **out, const ez_pcs_polys_src *src);
 
 /* One evaluation claim: MLE of poly `poly` at point (ez_log2_ceil(lens[poly]) coords)
  * equals value. */

@@ -91,7 +91,7 @@ ez_status ez_pcs_ligero_verify(const ez_pcs_commitment *com, ez_transcript *t, c
 ez_status ez_pcs_whir_params(const ez_pcs_commitment *c, ez_whir_params *par);
 ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys);
 void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p);
-ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p);
+ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p, const ez_pcs_polys_src *src);
 ez_status ez_pcs_whir_open(ez_pcs_prover *p, ez_transcript *t, const ez_pcs_claim *claims, size_t n, ez_fe2 rho,
                           ez_fe2 claim, ez_writer *proof);
 ez_status ez_pcs_whir_verify(const ez_pcs_commitment *com, ez_transcript *t, const ez_pcs_claim *claims, size_t n,

@@ -155,6 +155,32 @@ static ez_status root_of_parts(ez_pcs_prover *p, uint64_t T, size_t np, uint8_t 
 /* A part of at least this many entries is assembled from its polys by the team. */
 #define EZ_PCS_COPY_PAR_MIN (UINT64_C(1) << 16)
 
+/* A part's vector of n entries: with EZ_SPILL_DIR on disk from the start (no copy to
+ * spill it; zero-filled, *mapped), else in memory (the caller zeroes what it does not
+ * write). Its pages populated: it is written in full next. NULL when out of memory. */
+static ez_fe *part_vector(size_t n, bool *mapped)
+{
+    ez_fe *s = ez_spill_alloc(n * sizeof *s);
+    *mapped = s != NULL;
+    if (!*mapped && (s = ez_alloc_huge(n, sizeof *s)) == NULL)
+        return NULL;
+    ez_populate(s, n * sizeof *s);
+    return s;
+}
+
+/* Poly i's entries (poly) that lie in [lo, hi) of the stack, into s (s[0] is entry lo).
+ * Pieces are aligned, so each lies inside [lo, hi) or covers it or misses it. */
+static void copy_pieces(const ez_pcs_commitment *c, size_t i, const ez_fe *poly, uint64_t lo, uint64_t hi,
+                        ez_fe *s)
+{
+    for (uint64_t q = c->pfirst[i]; q < c->pfirst[i + 1]; q++) {
+        uint64_t a = c->poff[q], b = a + ((uint64_t)1 << c->pbits[q]);
+        uint64_t x0 = a > lo ? a : lo, x1 = b < hi ? b : hi;
+        if (x0 < x1)
+            memcpy(s + (x0 - lo), poly + c->pstart[q] + (x0 - a), (size_t)(x1 - x0) * sizeof *s);
+    }
+}
+
 ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
 {
     const ez_pcs_commitment *c = &p->com;
@@ -172,22 +198,14 @@ ez_status ez_pcs_whir_commit(ez_pcs_prover *p, const ez_fe *const *polys)
         if (st != EZ_OK)
             return st;
         size_t n = (size_t)1 << par.m;
-        /* with EZ_SPILL_DIR, on disk from the start: no copy to spill it (zero-filled) */
-        ez_fe *s = ez_spill_alloc(n * sizeof *s);
-        bool mapped = s != NULL;
-        if (!mapped && (s = ez_alloc_huge(n, sizeof *s)) == NULL)
+        bool mapped;
+        ez_fe *s = part_vector(n, &mapped);
+        if (s == NULL)
             return EZ_ERR_NOMEM;
-        ez_populate(s, n * sizeof *s); /* written in full below */
-        /* the pieces inside [lo, hi): aligned, so each lies inside the part or covers it;
-         * polys side by side (nanoGPT's advice: 3 ms of copies on one thread) */
+        /* polys side by side (nanoGPT's advice: 3 ms of copies on one thread) */
 #pragma omp parallel for schedule(dynamic, 4) if (len >= EZ_PCS_COPY_PAR_MIN && c->npolys > 1)
         for (size_t i = 0; i < c->npolys; i++)
-            for (uint64_t q = c->pfirst[i]; q < c->pfirst[i + 1]; q++) {
-                uint64_t a = c->poff[q], b = a + ((uint64_t)1 << c->pbits[q]);
-                uint64_t x0 = a > lo ? a : lo, x1 = b < hi ? b : hi;
-                if (x0 < x1)
-                    memcpy(s + (x0 - lo), polys[i] + c->pstart[q] + (x0 - a), (size_t)(x1 - x0) * sizeof *s);
-            }
+            copy_pieces(c, i, polys[i], lo, hi, s);
         if (!mapped)
             memset(s + len, 0, (n - (size_t)len) * sizeof *s);
         st = mapped ? ez_whir_commit_mapped(&p->whir[j], p->wroots[j], &par, s, len, paths)
@@ -211,40 +229,114 @@ void ez_pcs_whir_prover_write(ez_writer *w, const ez_pcs_prover *p)
     }
 }
 
-ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p)
+/* The parts' vectors rebuilt from the polys of src, one poly at a time (one poly's
+ * entries in fresh memory, never a second copy of the stack): s[j] (and mapped[j]) for
+ * each of the np parts, as ez_pcs_whir_commit lays them out. */
+static ez_status rebuild_parts(const ez_pcs_commitment *c, uint64_t T, size_t np, const ez_pcs_polys_src *src,
+                               ez_fe **s, bool *mapped)
+{
+    for (size_t j = 0; j < np; j++) {
+        ez_whir_params par;
+        uint64_t len = part_len(c, T, j);
+        if (part_params(len, &par) != EZ_OK)
+            return EZ_ERR_FORMAT;
+        size_t n = (size_t)1 << par.m;
+        if ((s[j] = part_vector(n, &mapped[j])) == NULL)
+            return EZ_ERR_NOMEM;
+        if (!mapped[j])
+            memset(s[j] + len, 0, (n - (size_t)len) * sizeof *s[j]);
+    }
+    /* one buffer for every poly, of the longest's size, in pages of its own: handed back
+     * whole at the end, not left in the heap */
+    uint64_t most = 0;
+    for (size_t i = 0; i < c->npolys; i++)
+        most = c->lens[i] > most ? c->lens[i] : most;
+    ez_fe *poly = ez_alloc_pages((size_t)most * sizeof *poly);
+    if (poly == NULL)
+        return EZ_ERR_NOMEM;
+    ez_status st = EZ_OK;
+    for (size_t i = 0; i < c->npolys && st == EZ_OK; i++) {
+        if ((st = src->fill(src->ctx, i, poly, c->lens[i])) != EZ_OK)
+            break;
+#pragma omp parallel for schedule(dynamic, 1) if (c->lens[i] >= EZ_PCS_COPY_PAR_MIN && np > 1)
+        for (size_t j = 0; j < np; j++)
+            copy_pieces(c, i, poly, (uint64_t)j << PART_LOG, ((uint64_t)j << PART_LOG) + part_len(c, T, j), s[j]);
+    }
+    ez_free_pages(poly, (size_t)most * sizeof *poly);
+    return st;
+}
+
+/* The parts' vectors not handed to a part's reader (NULL after one was). */
+static void parts_vectors_free(const ez_pcs_commitment *c, uint64_t T, size_t np, ez_fe **s, const bool *mapped)
+{
+    for (size_t j = 0; j < np; j++) {
+        ez_whir_params par;
+        if (s[j] == NULL || part_params(part_len(c, T, j), &par) != EZ_OK)
+            continue;
+        if (mapped[j])
+            ez_spill_free(s[j], ((size_t)1 << par.m) * sizeof *s[j]);
+        else
+            free(s[j]);
+    }
+}
+
+/* Part j's tree from its digests over its rebuilt vector s (which it takes; its length
+ * passed part_params in rebuild_parts already). */
+static ez_status read_part(ez_reader *r, ez_pcs_prover *p, uint64_t T, size_t j, ez_fe *s, bool mapped)
+{
+    ez_whir_params par;
+    uint64_t len = part_len(&p->com, T, j);
+    if (part_params(len, &par) != EZ_OK)
+        return EZ_ERR_FORMAT;
+    ez_status st = ez_whir_prover_read(r, &par, p->wroots[j], s, len, mapped, &p->whir[j]);
+    if (st == EZ_OK)
+        ez_whir_prover_spill(p->whir[j]);
+    return st == EZ_ERR_INVALID ? EZ_ERR_FORMAT : st;
+}
+
+ez_status ez_pcs_whir_prover_read(ez_reader *r, ez_pcs_prover *p, const ez_pcs_polys_src *src)
 {
     const ez_pcs_commitment *c = &p->com;
     uint64_t T;
     size_t np;
-    if (parts_alloc(p, &T, &np) != EZ_OK)
-        return EZ_ERR_NOMEM;
+    ez_fe **s = NULL;
+    bool *mapped = NULL;
+    ez_status st = parts_alloc(p, &T, &np);
+    if (st == EZ_OK) {
+        s = calloc(np, sizeof *s);
+        mapped = calloc(np, sizeof *mapped);
+        st = s && mapped ? EZ_OK : EZ_ERR_NOMEM;
+    }
+    if (st != EZ_OK)
+        goto out;
     if (np == 1)
         memcpy(p->wroots[0], c->root, 32);
-    else if (!ez_reader_bytes(r, p->wroots, 32 * np))
-        return EZ_ERR_FORMAT;
+    else if (!ez_reader_bytes(r, p->wroots, 32 * np)) {
+        st = EZ_ERR_FORMAT;
+        goto out;
+    }
+    if ((st = rebuild_parts(c, T, np, src, s, mapped)) != EZ_OK)
+        goto out;
     for (size_t j = 0; j < np; j++) {
-        ez_whir_params par;
-        if (part_params(part_len(c, T, j), &par) != EZ_OK)
-            return EZ_ERR_FORMAT;
-        ez_status st = ez_whir_prover_read(r, &par, p->wroots[j], &p->whir[j]);
-        if (st == EZ_ERR_INVALID)
-            st = EZ_ERR_FORMAT;
-        /* the stored vector must be exactly the part's length */
-        if (st == EZ_OK && ez_whir_prover_len(p->whir[j]) != part_len(c, T, j))
-            st = EZ_ERR_FORMAT;
-        if (st != EZ_OK)
-            return st;
-        ez_whir_prover_spill(p->whir[j]);
+        ez_fe *sj = s[j];
+        s[j] = NULL; /* the part's reader owns it, also when it fails */
+        if ((st = read_part(r, p, T, j, sj, mapped[j])) != EZ_OK)
+            goto out;
     }
     if (np > 1) { /* the parts' roots (each checked by its reader) must give the commitment's */
         uint8_t root[32];
-        ez_status st = root_of_parts(p, T, np, root);
-        if (st != EZ_OK)
-            return st == EZ_ERR_NOMEM ? st : EZ_ERR_FORMAT;
-        if (memcmp(root, c->root, 32) != 0)
-            return EZ_ERR_FORMAT;
+        st = root_of_parts(p, T, np, root);
+        if (st == EZ_OK && memcmp(root, c->root, 32) != 0)
+            st = EZ_ERR_FORMAT;
+        if (st != EZ_OK && st != EZ_ERR_NOMEM)
+            st = EZ_ERR_FORMAT;
     }
-    return EZ_OK;
+out:
+    if (s)
+        parts_vectors_free(c, T, np, s, mapped);
+    free(s);
+    free(mapped);
+    return st;
 }
 
 /* The weight terms of the claims, split by part: one per (claim, piece) — per (claim,

@@ -266,6 +266,20 @@ void ez_spill_release(const void *m, size_t bytes)
     (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure only keeps the pages */
 }
 
+void *ez_alloc_pages(size_t bytes)
+{
+    if (bytes == 0)
+        return NULL;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+void ez_free_pages(void *p, size_t bytes)
+{
+    if (p != NULL)
+        (void)munmap(p, bytes);
+}
+
 char *ez_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -113,6 +113,13 @@ void ez_spill_free(void *m, size_t bytes);
  * the whole pages around [m, m + bytes) are handed back (their other bytes stay too). */
 void ez_spill_release(const void *m, size_t bytes);
 
+/* Anonymous pages for a large short-lived buffer, zero-filled, handed back to the kernel
+ * by ez_free_pages (bytes: the size allocated). A heap block would stay resident after
+ * its free under the CLI's 1 GiB trim threshold (cli/model.c ez_cli_tune_malloc) and
+ * raise the peak of what follows. NULL when out of memory or bytes is 0. */
+void *ez_alloc_pages(size_t bytes);
+void ez_free_pages(void *p, size_t bytes);
+
 /* Seconds since an arbitrary epoch (monotonic clock). */
 double ez_now(void);
 /* Peak resident set size of this process in bytes (0 if unknown). */

@@ -844,15 +844,16 @@ out:
     return st;
 }
 
-/* ez_whir_commit_take (mapped false) or ez_whir_commit_mapped (true). */
-static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
-                              uint64_t len, bool mapped, bool paths)
+/* A prover over s (2^m entries, zeros from len on), which it owns: mapped, an
+ * ez_spill_alloc mapping, else heap memory. s is freed on failure (when its size is
+ * known: params_ok). */
+static ez_status prover_adopt(ez_whir_prover **out, const ez_whir_params *par, ez_fe *s, uint64_t len, bool mapped)
 {
     *out = NULL;
     ez_status bad = s == NULL || !params_ok(par) || len > ((uint64_t)1 << par->m) ? EZ_ERR_INVALID : EZ_OK;
     ez_whir_prover *p = bad == EZ_OK ? calloc(1, sizeof *p) : NULL;
     if (p == NULL) {
-        if (mapped && s != NULL && bad == EZ_OK) /* params_ok: the size is known */
+        if (mapped && s != NULL && params_ok(par))
             ez_spill_free(s, ((size_t)1 << par->m) * sizeof *s);
         else if (!mapped)
             free(s);
@@ -862,9 +863,20 @@ static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_w
     p->len = len;
     p->s = s;
     p->s_spilled = mapped;
+    *out = p;
+    return EZ_OK;
+}
+
+/* ez_whir_commit_take (mapped false) or ez_whir_commit_mapped (true). */
+static ez_status commit_owned(ez_whir_prover **out, uint8_t root[32], const ez_whir_params *par, ez_fe *s,
+                              uint64_t len, bool mapped, bool paths)
+{
+    ez_whir_prover *p;
+    ez_status st = prover_adopt(&p, par, s, len, mapped);
+    if (st != EZ_OK)
+        return st;
     ez_digest d;
-    ez_status st = commit_s(p, &d, NULL, paths);
-    if (st != EZ_OK) {
+    if ((st = commit_s(p, &d, NULL, paths)) != EZ_OK) {
         ez_whir_prover_free(p);
         return st;
     }
@@ -904,33 +916,7 @@ ez_status ez_whir_commit(ez_whir_prover **out, uint8_t root[32], const ez_whir_p
 void ez_whir_prover_write(ez_writer *w, const ez_whir_prover *p)
 {
     size_t N = (size_t)1 << ez_whir_log_len(&p->par, 0);
-    ez_writer_u64(w, p->len);
-    ez_writer_bytes(w, p->s, (size_t)p->len * sizeof *p->s);
     ez_writer_bytes(w, ez_merkle_leaves(p->o0.tree), N * sizeof(ez_digest));
-}
-
-/* The key's vector, checked canonical, into p->s (n entries, zeros after len): with
- * EZ_SPILL_DIR written from the key's bytes straight to disk (the prover would spill it
- * at once: no copy in fresh memory first), else in memory. */
-static ez_status read_vector(ez_whir_prover *p, const uint8_t *b, uint64_t len, size_t n)
-{
-    uint64_t bad = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint64_t x;
-        memcpy(&x, b + 8 * i, 8);
-        bad |= x >= EZ_P;
-    }
-    if (bad)
-        return EZ_ERR_FORMAT;
-    p->s = ez_spill_copy_padded(b, (size_t)len * 8, n * sizeof *p->s);
-    p->s_spilled = p->s != NULL;
-    if (p->s_spilled)
-        return EZ_OK;
-    if ((p->s = ez_alloc_huge(n, sizeof *p->s)) == NULL)
-        return EZ_ERR_NOMEM;
-    memcpy(p->s, b, (size_t)len * 8);
-    memset(p->s + len, 0, (n - (size_t)len) * sizeof *p->s);
-    return EZ_OK;
 }
 
 /* The key's 2^depth leaf digests, checked canonical, into a tree built over them (on disk
@@ -952,25 +938,15 @@ static ez_status read_tree(ez_reader *r, unsigned depth, ez_merkle **out)
     return EZ_OK;
 }
 
-ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uint8_t root[32], ez_whir_prover **out)
+ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *par, const uint8_t root[32], ez_fe *s,
+                              uint64_t len, bool mapped, ez_whir_prover **out)
 {
-    ez_status st = EZ_ERR_FORMAT;
     ez_merkle *tree = NULL;
+    ez_whir_prover *p;
+    ez_status st = prover_adopt(&p, par, s, len, mapped);
     *out = NULL;
-    if (!params_ok(par))
-        return EZ_ERR_INVALID;
-    ez_whir_prover *p = calloc(1, sizeof *p);
-    if (p == NULL)
-        return EZ_ERR_NOMEM;
-    p->par = *par;
-    size_t n = (size_t)1 << par->m;
-    uint64_t len = ez_reader_u64(r);
-    if (r->failed || len > n || ez_reader_remaining(r) / 8 < len)
-        goto out;
-    p->len = len;
-    const uint8_t *b = ez_reader_view(r, (size_t)len * 8);
-    if (b == NULL || (st = read_vector(p, b, len, n)) != EZ_OK)
-        goto out;
+    if (st != EZ_OK)
+        return st;
     if ((st = read_tree(r, ez_whir_log_len(par, 0), &tree)) != EZ_OK)
         goto out;
     ez_digest d;

@@ -154,14 +154,18 @@ const ez_whir_params *ez_whir_prover_params(const ez_whir_prover *p);
 /* The committed vector's real length (entries from it on are zero). */
 uint64_t ez_whir_prover_len(const ez_whir_prover *p);
 
-/* Prover data: u64 len, len canonical u64 entries of s, then the N_0 leaf digests of
- * oracle 0 (32 bytes each). The reader rebuilds the tree from the digests and requires
- * its root to equal root (no encoding: openings encode); like the Ligero reader it does
- * not rehash the leaves (a corrupted pk yields proofs the verifier rejects).
- * Returns EZ_OK, EZ_ERR_FORMAT (short, non-canonical, wrong root, len > 2^m) or
- * EZ_ERR_NOMEM; *out NULL on failure. */
+/* Prover data: the N_0 leaf digests of oracle 0 (32 bytes each), nothing else: the
+ * committed vector is the caller's to rebuild (lib/pcs.h: the pk rebuilds it from the
+ * weights). The reader takes ownership of s (2^m entries, zeros from len on; mapped: an
+ * ez_spill_alloc mapping of that size, else ez_alloc_huge memory; freed on failure too),
+ * rebuilds the tree from the digests and requires its root to equal root (no encoding:
+ * openings encode). It cannot tie s to the digests without encoding it: an s that is not
+ * the committed vector yields openings the verifier rejects.
+ * Returns EZ_OK, EZ_ERR_FORMAT (short, non-canonical, wrong root), EZ_ERR_INVALID
+ * (params, len > 2^m) or EZ_ERR_NOMEM; *out NULL on failure. */
 void ez_whir_prover_write(ez_writer *w, const ez_whir_prover *p);
-ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *p, const uint8_t root[32], ez_whir_prover **out);
+ez_status ez_whir_prover_read(ez_reader *r, const ez_whir_params *p, const uint8_t root[32], ez_fe *s,
+                              uint64_t len, bool mapped, ez_whir_prover **out);
 
 /* Prove sum_x f(x) W(x) = sigma for W = the terms, appending the proof (format:
  * docs/protocol-kernel-pcs.md §9). The caller has absorbed the commitment and

@@ -718,10 +718,11 @@ START_TEST(test_pcs_prover_io)
     ez_writer w;
     ez_writer_init(&w);
     ez_pcs_prover_write(&w, fx.cm.p);
+    ez_pcs_polys_src src = ez_test_polys_src(&fx.cm.ps);
     ck_assert(!w.failed);
     ez_reader rd;
     ez_reader_init(&rd, w.data, w.len);
-    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_OK);
+    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q, &src), EZ_OK);
     ck_assert(ez_reader_done(&rd));
     ck_assert_mem_eq(ez_pcs_prover_commitment(q)->root, fx.cm.com.root, 32);
     /* the loaded prover opens identically (direct path: one claim on the 2^12 poly) */
@@ -743,7 +744,7 @@ START_TEST(test_pcs_prover_io)
     size_t cuts[] = {0, 10, 40, w.len / 2, w.len - 32, w.len - 1};
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
         ez_reader_init(&rd, w.data, cuts[c]);
-        ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_ERR_FORMAT);
+        ck_assert_int_eq(ez_pcs_prover_read(&rd, &q, &src), EZ_ERR_FORMAT);
         ck_assert_ptr_null(q);
     }
     uint8_t *b = malloc(w.len);
@@ -755,11 +756,11 @@ START_TEST(test_pcs_prover_io)
     memcpy(b, w.data, w.len);
     memset(b + enc_off + 8 * 5, 0xff, 8);
     ez_reader_init(&rd, b, w.len);
-    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_ERR_FORMAT);
+    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q, &src), EZ_ERR_FORMAT);
     memcpy(b, w.data, w.len);
     b[w.len - 1] ^= 1;
     ez_reader_init(&rd, b, w.len);
-    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_ERR_FORMAT);
+    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q, &src), EZ_ERR_FORMAT);
     free(b);
     ez_writer_clear(&w);
 }
@@ -1455,8 +1456,9 @@ START_TEST(test_pcs_whir_spill)
     /* read back (spilled as read), opened again: the same bytes */
     ez_pcs_prover *q = NULL;
     ez_reader rd;
+    ez_pcs_polys_src src = ez_test_polys_src(&ps);
     ez_reader_init(&rd, pw[1].data, pw[1].len);
-    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q), EZ_OK);
+    ck_assert_int_eq(ez_pcs_prover_read(&rd, &q, &src), EZ_OK);
     ez_writer wq;
     open_to(q, &com[1], cl, 3, &wq);
     ck_assert_uint_eq(wq.len, w[0].len);

@@ -2,13 +2,17 @@
  * (runtime/formats/proofio.h), each rejection on a file that differs from a valid one in
  * exactly the field that check reads. Truncations and byte flips (check_prove.c, the
  * fuzzers) show that *some* check rejects; these show that each one does (issue 8, the
- * mutation list tests/mutation/mutants.txt: ST-*, PF-*, VK-*, PK-*). No proving: a tiny
- * model is compiled, run and its weights committed (milliseconds). */
+ * mutation list tests/mutation/mutants.txt: ST-*, PF-*, VK-*, PK-*). A tiny model is
+ * compiled, run and its weights committed (milliseconds); the pk's own tests also prove
+ * it, with the committing prover and with the pk's. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/pcs_internal.h"
+#include "lib/whir_internal.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/formats/sections.h"
 #include "runtime/prove/keys.h"
@@ -27,6 +31,22 @@ static void tiny_open(ez_pfx *f)
     ez_pfx_run(f, "proofio", 7);
 }
 
+/* f's pk (its trace's weights, its prover, its range proof) into a new writer. */
+static void pk_bytes(ez_writer *w, const ez_pfx *f)
+{
+    ez_writer_init(w);
+    ck_assert_int_eq(ez_pk_encode(w, &f->plan, f->tr.t, f->w, f->wrange.data, f->wrange.len), EZ_OK);
+}
+
+/* Section `tag` of pk bytes w (a view into w). */
+static ez_section_view pk_section(const ez_writer *w, unsigned tag)
+{
+    ez_section_view sec[5];
+    ez_diag d = {{0}};
+    ck_assert_msg(ez_sections_read(w->data, w->len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
+    return sec[tag];
+}
+
 /* The file `in` (ntags sections, magic) again with section `tag`'s payload replaced. */
 static void resection(ez_writer *out, const ez_writer *in, const char *magic, unsigned ntags, unsigned tag,
                       const uint8_t *payload, size_t plen)
@@ -36,7 +56,7 @@ static void resection(ez_writer *out, const ez_writer *in, const char *magic, un
     ck_assert_uint_lt(ntags, 16);
     ck_assert_msg(ez_sections_read(in->data, in->len, magic, "test", ntags, false, sec, &d) == EZ_OK, "%s", d.msg);
     ez_writer_init(out);
-    ez_sections_write_header(out, magic);
+    ez_sections_write_header_minor(out, magic, in->data[6] | (unsigned)in->data[7] << 8); /* in's version */
     for (unsigned s = 1; s <= ntags; s++) {
         ez_writer pw;
         ez_writer_init(&pw);
@@ -330,8 +350,7 @@ START_TEST(test_pk_digest_and_width)
     ez_diag d = {{0}};
     ez_writer w;
     tiny_open(&f);
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_msg(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d) == EZ_OK, "%s", d.msg);
     ez_pk_clear(&pk);
     f.plan.digest[5] ^= 1;
@@ -343,14 +362,12 @@ START_TEST(test_pk_digest_and_width)
     ck_assert_int_ge(wt, 0);
     const int64_t keep = f.tr.t[wt][2];
     f.tr.t[wt][2] = 8;
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
     f.tr.t[wt][2] = -9;
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
+    pk_bytes(&w, &f);
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
     ck_assert_str_eq(d.msg, "proving key: weight 'w' has a value outside its 4-bit width");
     ez_writer_clear(&w);
@@ -368,7 +385,6 @@ START_TEST(test_pk_compact_weights)
     ez_pk pk;
     ez_diag d = {{0}};
     ez_writer w, bad;
-    ez_section_view sec[5];
     tiny_open(&f);
     int wt = ez_plan_find_tensor(&f.plan, "w");
     ck_assert_int_ge(wt, 0);
@@ -378,11 +394,10 @@ START_TEST(test_pk_compact_weights)
         keep[i] = f.tr.t[wt][i];
         f.tr.t[wt][i] = vals[i];
     }
-    ez_writer_init(&w);
-    ck_assert_int_eq(ez_pk_encode(&w, &f.plan, f.tr.t, f.w, f.wrange.data, f.wrange.len), EZ_OK);
-    ck_assert_msg(ez_sections_read(w.data, w.len, EZ_PK_MAGIC, "test", 4, false, sec, &d) == EZ_OK, "%s", d.msg);
-    ck_assert_uint_eq(sec[2].len, 8 + 4 + 8 + 1 + 4);
-    ck_assert_uint_eq(sec[2].data[20], 1);
+    pk_bytes(&w, &f);
+    ez_section_view ws = pk_section(&w, 2);
+    ck_assert_uint_eq(ws.len, 8 + 4 + 8 + 1 + 4);
+    ck_assert_uint_eq(ws.data[20], 1);
     static const unsigned bytes_of_bits[][2] = {{4, 1}, {9, 2}, {16, 2}, {17, 3}, {24, 3}, {33, 5}, {63, 8}};
     for (size_t i = 0; i < sizeof bytes_of_bits / sizeof bytes_of_bits[0]; i++)
         ck_assert_uint_eq(ez_pk_weight_bytes(bytes_of_bits[i][0]), bytes_of_bits[i][1]);
@@ -400,7 +415,7 @@ START_TEST(test_pk_compact_weights)
     w.data[6] = 1;
     w.data[7] = 0;
     ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
-    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.10 (run setup again)");
+    ck_assert_str_eq(d.msg, "proving key: format version 1.1 predates this build's 1.11 (run einzk setup again)");
     ez_writer_clear(&w);
     for (int i = 0; i < 4; i++)
         f.tr.t[wt][i] = keep[i];
@@ -438,10 +453,154 @@ START_TEST(test_opening_sections_trailing_byte)
 }
 END_TEST
 
+/* The proof made with the pk's prover (its stacked vector rebuilt from the pk's weights,
+ * 1.11) against the one made in memory by the prover that committed (f->w): the same
+ * bytes, and accepted. scheme: the weight commitment's; with spill, the rebuilt vector
+ * goes straight to EZ_SPILL_DIR. */
+static void pk_proof_same(ez_pfx *f, unsigned scheme, bool spill)
+{
+    ez_diag d = {{0}};
+    char dir[] = "/tmp/ez-pkvec.XXXXXX";
+    if (scheme != EZ_PCS_DEFAULT_SCHEME) {
+        ez_pcs_prover_free(f->w);
+        ez_pcs_commitment_clear(&f->wcom);
+        ez_writer_clear(&f->wrange);
+        ck_assert_int_eq(ez_weights_commit_scheme(&f->w, &f->wcom, &f->plan, &f->tr, scheme, &d), EZ_OK);
+        ez_writer_init(&f->wrange);
+        ck_assert_msg(ez_prove_weight_range(&f->plan, &f->tr, f->w, false, &f->wrange, &d) == EZ_OK, "%s", d.msg);
+    }
+    ez_proof mem, fromkey;
+    ez_writer a, b, w;
+    ez_pfx_prove(f, false, &mem);
+    ez_writer_init(&a);
+    ck_assert_int_eq(ez_proof_encode(&a, &mem, NULL), EZ_OK);
+    pk_bytes(&w, f);
+    if (spill) {
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        ck_assert_int_eq(setenv("EZ_SPILL_DIR", dir, 1), 0);
+    }
+    ez_pk pk;
+    ez_status st = ez_pk_decode(&pk, &f->plan, w.data, w.len, &d);
+    if (spill)
+        ck_assert_int_eq(unsetenv("EZ_SPILL_DIR"), 0);
+    ck_assert_msg(st == EZ_OK, "%s", d.msg);
+    if (spill && scheme == EZ_PCS_SCHEME_WHIR)
+        ck_assert(pk.pcs->whir[0]->s_spilled);
+    ez_pcs_prover *own = f->w;
+    f->w = pk.pcs;
+    ez_pfx_prove(f, false, &fromkey);
+    f->w = own;
+    ez_writer_init(&b);
+    ck_assert_int_eq(ez_proof_encode(&b, &fromkey, NULL), EZ_OK);
+    ck_assert_uint_eq(a.len, b.len);
+    ck_assert_mem_eq(a.data, b.data, a.len);
+    ck_assert_msg(ez_pfx_verify(f, &fromkey, &d), "%s", d.msg);
+    ez_pk_clear(&pk);
+    if (spill)
+        ck_assert_int_eq(rmdir(dir), 0); /* every spill file unlinked */
+    ez_proof_clear(&mem);
+    ez_proof_clear(&fromkey);
+    ez_writer_clear(&a);
+    ez_writer_clear(&b);
+    ez_writer_clear(&w);
+}
+
+/* PK-stack (1.11): the pk holds no stacked vector; its prover proves the same bytes as the
+ * committing one, with WHIR (the tiny model's range proof deferred: the advice rebuilt
+ * too) and with Ligero (its encoded matrix still stored), in memory and spilled. */
+START_TEST(test_pk_rebuilds_stack)
+{
+    static const unsigned schemes[] = {EZ_PCS_SCHEME_WHIR, EZ_PCS_SCHEME_LIGERO_P1};
+    for (int k = 0; k < 2; k++)
+        for (int spill = 0; spill < 2; spill++) {
+            ez_pfx f;
+            tiny_open(&f);
+            ck_assert(ez_weights_deferred(&f.plan, &f.wcom)); /* the advice is in S too */
+            pk_proof_same(&f, schemes[k], spill);
+            ez_pfx_free(&f);
+        }
+}
+END_TEST
+
+/* Weights at both ends of their width, -1 (the field's p - 1), 0 and 1, cycling. */
+static int64_t edge_value(void *ctx, const ez_plan_tensor *t, uint64_t e, uint64_t r)
+{
+    (void)ctx;
+    (void)r;
+    if (t->kind != EZ_TENSOR_WEIGHT) /* x one-hot in d: y[s, e] = w[0, e], no overflow */
+        return e % 3 == 0;
+    int64_t top = (int64_t)((UINT64_C(1) << (t->bits - 1)) - 1), edges[5] = {-top - 1, top, -1, 0, 1};
+    return edges[e % 5];
+}
+
+/* PK-widths: declared widths 2 to 59 bits (1 to 8 bytes in the pk; 59 the widest this
+ * model compiles, the language allows 62), weights at their edges and negative, on a
+ * 3 x 3 weight (interior padding: committed on its support): the pk's prover proves the
+ * same bytes, which verify. */
+START_TEST(test_pk_widths)
+{
+    static const unsigned widths[] = {2, 8, 9, 16, 17, 24, 32, 33, 40, 48, 56, 57, 59};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        char src[256];
+        snprintf(src, sizeof src,
+                 "model pkw\nparam S = 2, D = 3, E = 3\nbits 62\nscale 0\ninput x[S, D] @bits(2)\n"
+                 "weight w[D, E] @bits(%u)\ny[s, e] = x[s, d] * w[d, e]\noutput y\n",
+                 widths[i]);
+        ez_pfx f;
+        ez_pfx_compile(&f, src);
+        ez_pfx_run_values(&f, "pk_widths", edge_value, NULL);
+        pk_proof_same(&f, EZ_PCS_SCHEME_WHIR, false);
+        ez_pfx_free(&f);
+    }
+}
+END_TEST
+
+/* PK-corrupt: a weight changed inside its width is read (the pk's weights are only
+ * range-checked) and its prover's proof is rejected: the rebuilt vector is not the
+ * committed one; a changed leaf digest is refused (its root); a pk of 1.10 (with the
+ * stacked vector) is refused, saying to run setup again. */
+START_TEST(test_pk_corrupt)
+{
+    ez_pfx f;
+    ez_pk pk;
+    ez_diag d = {{0}};
+    ez_writer w, bad;
+    tiny_open(&f);
+    pk_bytes(&w, &f);
+    ez_section_view ws = pk_section(&w, 2), pc = pk_section(&w, 3);
+    /* the first weight's byte (u64 count, u32 tensor, u64 n, u8 width): another 4-bit value */
+    uint8_t old = ws.data[21];
+    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 2, 0, 21, old == 7 ? 6 : (uint8_t)(old + 1) & 0x7);
+    ck_assert_msg(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d) == EZ_OK, "%s", d.msg);
+    ez_pcs_prover *own = f.w;
+    f.w = pk.pcs;
+    ez_proof pf;
+    ez_pfx_prove(&f, false, &pf);
+    f.w = own;
+    ck_assert(!ez_pfx_verify(&f, &pf, &d));
+    ez_proof_clear(&pf);
+    ez_pk_clear(&pk);
+    ez_writer_clear(&bad);
+    /* the last leaf digest's first byte (inside its 26 bytes: canonical, another root) */
+    edit_section(&bad, &w, EZ_PK_MAGIC, 4, 3, 0, pc.len - 32, pc.data[pc.len - 32] ^ 1);
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, bad.data, bad.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proving key: malformed commitment data");
+    ez_writer_clear(&bad);
+    /* 1.10 */
+    ck_assert_uint_eq(w.data[6], EZ_PK_MINOR);
+    w.data[6] = 10;
+    ck_assert_int_eq(ez_pk_decode(&pk, &f.plan, w.data, w.len, &d), EZ_ERR_FORMAT);
+    ck_assert_str_eq(d.msg, "proving key: format version 1.10 predates this build's 1.11 (run einzk setup again)");
+    ez_writer_clear(&w);
+    ez_pfx_free(&f);
+}
+END_TEST
+
 Suite *ez_suite_proofio(void)
 {
     const TTest *tests[] = {test_statement_entry_swapped, test_statement_output_above_bound,
         test_proof_statement_trailing_byte, test_statement_widths, test_vk_weight_section, test_pk_digest_and_width,
-        test_pk_compact_weights, test_opening_sections_trailing_byte};
+        test_pk_compact_weights, test_opening_sections_trailing_byte, test_pk_rebuilds_stack, test_pk_widths,
+        test_pk_corrupt};
     return ez_test_suite("proofio", "core", 0, tests, sizeof tests / sizeof tests[0]);
 }

@@ -815,7 +815,12 @@ START_TEST(test_whir_honest_matches_reference)
             ez_reader_init(&rd, pd.data, pd.len);
             ez_whir_prover *p2 = NULL;
             ez_writer w3;
-            ck_assert_int_eq(ez_whir_prover_read(&rd, &par, root, &p2), EZ_OK);
+            /* the vector is the caller's to rebuild: here a copy of the committed one */
+            ez_fe *v = spill ? ez_spill_alloc(n * sizeof *v) : ez_alloc_huge(n, sizeof *v);
+            ck_assert_ptr_nonnull(v);
+            memcpy(v, in.s, in.len * sizeof *v);
+            memset(v + in.len, 0, (n - in.len) * sizeof *v);
+            ck_assert_int_eq(ez_whir_prover_read(&rd, &par, root, v, in.len, spill, &p2), EZ_OK);
             ck_assert_int_eq(p2->s_spilled, spill);
             ck_assert_mem_eq(p2->s, in.s, in.len * sizeof *in.s);
             for (size_t x = in.len; x < n; x++) /* the padding reads zero */
@@ -1216,9 +1221,10 @@ START_TEST(test_whir_pcs_io)
     ez_writer pk;
     ez_writer_init(&pk);
     ez_pcs_prover_write(&pk, cm.p);
+    ez_pcs_polys_src src = ez_test_polys_src(&cm.ps);
     ez_pcs_prover *p2 = NULL;
     ez_reader_init(&rd, pk.data, pk.len);
-    ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_OK);
+    ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2, &src), EZ_OK);
     ck_assert(ez_reader_done(&rd));
     ez_writer w2;
     pcs_open(p2, ez_pcs_prover_commitment(p2), cl, 3, 0, &w2);
@@ -1230,7 +1236,7 @@ START_TEST(test_whir_pcs_io)
     for (int cut = 0; cut < 40; cut++) {
         size_t at = (size_t)(ez_rng_next(&r) % pk.len);
         ez_reader_init(&rd, pk.data, at);
-        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_ERR_FORMAT);
+        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2, &src), EZ_ERR_FORMAT);
         ck_assert_ptr_null(p2);
     }
     int flips = sanitized() ? 20 : 80;
@@ -1239,7 +1245,7 @@ START_TEST(test_whir_pcs_io)
         size_t at = (size_t)(ez_rng_next(&r) % pk.len);
         buf[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
         ez_reader_init(&rd, buf, pk.len);
-        ez_status st = ez_pcs_prover_read(&rd, &p2);
+        ez_status st = ez_pcs_prover_read(&rd, &p2, &src);
         if (st != EZ_OK || !ez_reader_done(&rd)) {
             ez_pcs_prover_free(p2);
             continue;
@@ -1527,6 +1533,7 @@ START_TEST(test_whir_pcs_parts)
         ez_writer_init(&pk);
         ez_pcs_commitment_write(&cw, &com);
         ez_pcs_prover_write(&pk, p);
+        ez_pcs_polys_src src = ez_test_polys_src(&ps);
         ez_reader rd;
         ez_pcs_commitment c2;
         ez_reader_init(&rd, cw.data, cw.len);
@@ -1536,7 +1543,7 @@ START_TEST(test_whir_pcs_parts)
         ez_pcs_commitment_clear(&c2);
         ez_pcs_prover *p2 = NULL;
         ez_reader_init(&rd, pk.data, pk.len);
-        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_OK);
+        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2, &src), EZ_OK);
         ck_assert(ez_reader_done(&rd));
         pcs_open(p2, &com, cl, 6, 0, &w2);
         ck_assert_uint_eq(w.len, w2.len);
@@ -1552,7 +1559,7 @@ START_TEST(test_whir_pcs_parts)
             size_t at = cw.len + (size_t)(ez_rng_next(&r) % (pk.len - cw.len));
             pm.data[at] ^= (uint8_t)(1u << (ez_rng_next(&r) % 8));
             ez_reader_init(&rd, pm.data, pm.len);
-            ez_status st = ez_pcs_prover_read(&rd, &p2);
+            ez_status st = ez_pcs_prover_read(&rd, &p2, &src);
             ck_assert(st == EZ_OK || st == EZ_ERR_FORMAT);
             if (st == EZ_OK) {
                 pcs_open(p2, &com, cl, 6, 0, &w2);
@@ -1567,7 +1574,7 @@ START_TEST(test_whir_pcs_parts)
         /* a part root changed in the prover data: its hash is not the root */
         pk.data[cw.len + 3] ^= 1;
         ez_reader_init(&rd, pk.data, pk.len);
-        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2), EZ_ERR_FORMAT);
+        ck_assert_int_eq(ez_pcs_prover_read(&rd, &p2, &src), EZ_ERR_FORMAT);
         ez_writer_clear(&cw);
         ez_writer_clear(&pk);
         ez_writer_clear(&w);

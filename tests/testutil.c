@@ -198,6 +198,11 @@ void ez_test_polys_make(ez_test_polys *ps, ez_rng *r, const uint64_t *lens, size
     }
 }
 
+ez_pcs_polys_src ez_test_polys_src(const ez_test_polys *ps)
+{
+    return (ez_pcs_polys_src){.sup = NULL, .fill = ez_pcs_polys_copy, .ctx = (void *)ps->polys};
+}
+
 void ez_test_polys_free(ez_test_polys *ps)
 {
     for (size_t i = 0; i < ps->n; i++)

@@ -145,6 +145,9 @@ typedef struct {
 /* n <= EZ_TEST_MAXPOLYS polys of lens[i] random entries each, drawn from r in order. */
 void ez_test_polys_make(ez_test_polys *ps, ez_rng *r, const uint64_t *lens, size_t n);
 void ez_test_polys_free(ez_test_polys *ps);
+/* ps's polys as the source of a prover read from its data (ez_pcs_prover_read: WHIR's
+ * data does not hold them), copied from memory, no supports. */
+ez_pcs_polys_src ez_test_polys_src(const ez_test_polys *ps);
 
 /* Those polys committed with `scheme` (ez_pcs_commit_scheme; fails the test on an error). */
 typedef struct {

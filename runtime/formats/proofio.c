@@ -503,17 +503,18 @@ ez_status ez_vk_encode(ez_writer *w, ez_plan *p, const ez_pcs_commitment *wcom, 
 }
 
 /* A vk's or pk's sections (ez_sections_read), refused when the file is older than
- * EZ_KEY_MIN_MINOR (another weight commitment and range proof). */
+ * min_minor (another weight commitment, range proof or pk layout); cur_minor is the
+ * version this build writes. */
 static ez_status key_sections(const uint8_t *data, size_t len, const char *magic, const char *what, unsigned nsec,
-                              ez_section_view *sec, ez_diag *d)
+                              unsigned min_minor, unsigned cur_minor, ez_section_view *sec, ez_diag *d)
 {
     ez_status st = ez_sections_read(data, len, magic, what, nsec, false, sec, d);
     if (st != EZ_OK)
         return st;
     unsigned minor = data[6] | (unsigned)data[7] << 8;
-    if (minor < EZ_KEY_MIN_MINOR) {
-        ez_diag_set(d, "%s: format version %d.%u predates this build's %d.%d (run setup again)", what,
-                    EZ_PROOF_MAJOR, minor, EZ_PROOF_MAJOR, EZ_PROOF_MINOR);
+    if (minor < min_minor) {
+        ez_diag_set(d, "%s: format version %d.%u predates this build's %d.%u (run einzk setup again)", what,
+                    EZ_PROOF_MAJOR, minor, EZ_PROOF_MAJOR, cur_minor);
         return EZ_ERR_FORMAT;
     }
     return EZ_OK;
@@ -536,7 +537,7 @@ ez_status ez_vk_parse(ez_vk *vk, const uint8_t *data, size_t len, ez_diag *d)
 {
     ez_section_view sec[4];
     ez_vk_init(vk);
-    ez_status st = key_sections(data, len, EZ_VK_MAGIC, "verifying key", 3, sec, d);
+    ez_status st = key_sections(data, len, EZ_VK_MAGIC, "verifying key", 3, EZ_KEY_MIN_MINOR, EZ_PROOF_MINOR, sec, d);
     if (st != EZ_OK)
         return st;
     ez_diag sub = {{0}};
@@ -670,7 +671,7 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
     ez_writer_u8(&pc, pcs != NULL);
     if (pcs)
         ez_pcs_prover_write(&pc, pcs);
-    ez_sections_write_header(w, EZ_PK_MAGIC);
+    ez_sections_write_header_minor(w, EZ_PK_MAGIC, EZ_PK_MINOR);
     ez_sections_write(w, 1, &dg);
     ez_sections_write(w, 2, &ws);
     ez_sections_write(w, 3, &pc);
@@ -682,12 +683,11 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
     return w->failed ? EZ_ERR_NOMEM : EZ_OK;
 }
 
-ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, const uint8_t **wrange,
-                      size_t *wrange_len, ez_diag *d)
+ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_pk_rest *rest, ez_diag *d)
 {
     ez_section_view sec[5];
     ez_pk_init(pk);
-    ez_status st = key_sections(data, len, EZ_PK_MAGIC, "proving key", 4, sec, d);
+    ez_status st = key_sections(data, len, EZ_PK_MAGIC, "proving key", 4, EZ_PK_MIN_MINOR, EZ_PK_MINOR, sec, d);
     if (st != EZ_OK)
         return st;
     if (sec[1].len != 32) {
@@ -735,20 +735,15 @@ ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t l
     }
     ez_reader_init(&r, sec[3].data, sec[3].len);
     uint8_t present = ez_reader_u8(&r);
-    if (r.failed || present > 1 || (present != 0) != (n > 0)) {
+    if (r.failed || present > 1 || (present != 0) != (n > 0) || (!present && !ez_reader_done(&r))) {
         ez_diag_set(d, "proving key: malformed commitment data");
         st = EZ_ERR_FORMAT;
         goto fail;
     }
-    if (present) {
-        if ((st = ez_pcs_prover_read(&r, &pk->pcs)) != EZ_OK || !ez_reader_done(&r)) {
-            ez_diag_set(d, "proving key: malformed commitment data");
-            st = st == EZ_OK ? EZ_ERR_FORMAT : st;
-            goto fail;
-        }
-    }
-    *wrange = sec[4].data;
-    *wrange_len = sec[4].len;
+    *rest = (ez_pk_rest){.pcs = present ? sec[3].data + 1 : NULL,
+                         .pcs_len = present ? sec[3].len - 1 : 0,
+                         .wrange = sec[4].data,
+                         .wrange_len = sec[4].len};
     return EZ_OK;
 fail:
     ez_pk_clear(pk);

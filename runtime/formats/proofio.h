@@ -75,8 +75,16 @@
  * sumcheck; docs/protocol-einsum.md "On the causal support"); the deepprove strategy's
  * zeroifier is not run for such an op. Vks and pks as in 1.9. */
 #define EZ_PROOF_MINOR 10
-/* The oldest minor version of a vk or pk this build reads. */
+/* The oldest minor version of a vk this build reads. */
 #define EZ_KEY_MIN_MINOR 9
+/* The pk's minor version, its own from 1.11 on (proofs and vks stay at EZ_PROOF_MINOR:
+ * their bytes are unchanged). 1.11: the pk no longer stores the WHIR stacked vector S (8
+ * bytes per committed entry); the reader rebuilds it from section 2's weights in the
+ * commitment's layout (runtime/prove/weights.h ez_wsource). A pk before 1.11 is refused
+ * (run einzk setup again): reading its S would be a second reader for one release's
+ * keys, and setup rebuilds a pk in minutes. */
+#define EZ_PK_MINOR 11
+#define EZ_PK_MIN_MINOR 11
 
 enum {
     EZ_PF_SEC_STATEMENT = 1,
@@ -218,12 +226,18 @@ ez_status ez_pk_encode(ez_writer *w, const ez_plan *p, int64_t *const *t, const 
                        const uint8_t *wrange, size_t wrange_len);
 /* Bytes per weight in a pk (1.2) for a declared width of `bits` (1..63): ceil(bits / 8). */
 unsigned ez_pk_weight_bytes(unsigned bits);
-/* Parse against plan p: digest equal, the weights and their counts in plan order within
- * their widths, the PCS prover data read; *wrange / *wrange_len: section 4 (the weight
- * range proof, a view into data). The weight-shape checks and the standing claims are
- * runtime/prove/keys.h ez_pk_decode's. EZ_ERR_FORMAT (or EZ_ERR_INPUT for a pk of
- * another model) with a reason. */
-ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, const uint8_t **wrange,
-                      size_t *wrange_len, ez_diag *d);
+/* What ez_pk_parse leaves to runtime/prove/keys.h ez_pk_decode (views into the bytes):
+ * section 3's PCS prover data after its `u8 present` (pcs NULL when absent), read there
+ * because the stacked vector it opens is rebuilt from the weights in the commitment's
+ * layout (1.11); section 4, the weight range proof. */
+typedef struct {
+    const uint8_t *pcs, *wrange;
+    size_t pcs_len, wrange_len;
+} ez_pk_rest;
+/* Parse against plan p: version at least EZ_PK_MIN_MINOR, digest equal, the weights and
+ * their counts in plan order within their widths. The PCS prover data, the weight-shape
+ * checks and the standing claims are ez_pk_decode's (*rest). EZ_ERR_FORMAT (or
+ * EZ_ERR_INPUT for a pk of another model) with a reason. */
+ez_status ez_pk_parse(ez_pk *pk, const ez_plan *p, const uint8_t *data, size_t len, ez_pk_rest *rest, ez_diag *d);
 
 #endif

@@ -7,11 +7,16 @@
 
 #include <string.h>
 
-void ez_sections_write_header(ez_writer *w, const char *magic)
+void ez_sections_write_header_minor(ez_writer *w, const char *magic, unsigned minor)
 {
-    uint8_t v[4] = {EZ_PROOF_MAJOR & 0xff, EZ_PROOF_MAJOR >> 8, EZ_PROOF_MINOR & 0xff, EZ_PROOF_MINOR >> 8};
+    uint8_t v[4] = {EZ_PROOF_MAJOR & 0xff, EZ_PROOF_MAJOR >> 8, (uint8_t)(minor & 0xff), (uint8_t)(minor >> 8)};
     ez_writer_bytes(w, magic, 4);
     ez_writer_bytes(w, v, 4);
+}
+
+void ez_sections_write_header(ez_writer *w, const char *magic)
+{
+    ez_sections_write_header_minor(w, magic, EZ_PROOF_MINOR);
 }
 
 void ez_sections_write(ez_writer *w, uint32_t tag, const ez_writer *payload)

@@ -12,6 +12,8 @@
 
 /* Magic and the format version (EZ_PROOF_MAJOR.EZ_PROOF_MINOR of proofio.h). */
 void ez_sections_write_header(ez_writer *w, const char *magic);
+/* The same with another minor version (the pk's, EZ_PK_MINOR). */
+void ez_sections_write_header_minor(ez_writer *w, const char *magic, unsigned minor);
 /* One section: tag, the payload's length and bytes. */
 void ez_sections_write(ez_writer *w, uint32_t tag, const ez_writer *payload);
 

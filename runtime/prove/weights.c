@@ -107,75 +107,121 @@ out:
     return st;
 }
 
+void ez_wsource_clear(ez_wsource *src)
+{
+    free(src->tensor);
+    free(src->wsi);
+    ez_psess_clear(&src->s);
+    ez_wshape_clear(&src->W);
+    memset(src, 0, sizeof *src);
+}
+
+ez_status ez_wsource_init(ez_wsource *src, const ez_plan *p, const ez_trace *tr, unsigned scheme, ez_diag *d)
+{
+    memset(src, 0, sizeof *src);
+    src->p = p;
+    src->tr = tr;
+    ez_status st = ez_wshape_build(&src->W, p, scheme, d);
+    if (st != EZ_OK || src->W.nw == 0)
+        goto out;
+    src->tensor = ez_alloc_array(src->W.nw, sizeof *src->tensor);
+    src->wsi = ez_alloc_array(src->W.nw, sizeof *src->wsi);
+    if (src->tensor == NULL || src->wsi == NULL) {
+        st = EZ_ERR_NOMEM;
+        goto out;
+    }
+    for (size_t i = 0, k = 0; i < p->ntensors && st == EZ_OK; i++) {
+        if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
+            continue;
+        src->tensor[k] = i;
+        src->wsi[k] = -1;
+        if (src->W.sup && src->W.sup[k].nv)
+            st = ez_advice_support_tensor(&src->W.wsup, p, (unsigned)i, &src->wsi[k]);
+        k++;
+    }
+    if (st != EZ_OK)
+        goto out;
+    if (src->W.n > src->W.nw) {
+        /* deferred range proof (WHIR): the range proof's advice (limbs, multiplicities) is
+         * committed with the weights (docs/protocol.md §6.4). Unchecked: an out-of-range
+         * weight is committed as it is; the range proof refuses it. */
+        ez_advice_layout_clear(&src->s.L);
+        src->s.L = src->W.L;
+        ez_advice_layout_init(&src->W.L);
+        st = ez_psess_witness(&src->s, p, tr, true, d);
+    }
+out:
+    if (st != EZ_OK)
+        ez_wsource_clear(src);
+    return st;
+}
+
+/* Weight poly k (plan tensor i) in its commitment layout: on its support the real
+ * entries, piece by piece (no padding committed), else the padded tensor. */
+static void weight_poly(const ez_wsource *src, size_t k, ez_fe *out)
+{
+    const ez_plan *p = src->p;
+    size_t i = src->tensor[k];
+    if (src->wsi[k] < 0) {
+        ez_advice_pad_i64(out, src->tr->t[i], &p->tensors[i], 0);
+        return;
+    }
+    const ez_adv_support *x = &src->W.wsup.supports[src->wsi[k]];
+    for (size_t j = 0; j < x->npieces; j++)
+        ez_advice_gather_piece(out + x->off[j], src->tr->t[i], &p->tensors[i], x, j, 0);
+}
+
+ez_status ez_wsource_poly(void *ctx, size_t k, ez_fe *out, uint64_t len)
+{
+    const ez_wsource *src = ctx;
+    if (k >= src->W.n || len != src->W.lens[k])
+        return EZ_ERR_FORMAT; /* not the plan's weight shape */
+    if (k < src->W.nw)
+        weight_poly(src, k, out);
+    else
+        memcpy(out, src->s.polys[k - src->W.nw], (size_t)len * sizeof *out);
+    return EZ_OK;
+}
+
 ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, const ez_plan *p,
                                    const ez_trace *tr, unsigned scheme, ez_diag *d)
 {
     ez_fe **polys = NULL;
-    ez_wshape W;
-    ez_psess s;
-    memset(&s, 0, sizeof s);
+    ez_wsource src;
     *out = NULL;
     memset(com, 0, sizeof *com);
-    ez_status st = ez_wshape_build(&W, p, scheme, d);
-    if (st != EZ_OK || W.nw == 0)
+    ez_status st = ez_wsource_init(&src, p, tr, scheme, d);
+    const ez_wshape *W = &src.W;
+    if (st != EZ_OK || W->nw == 0)
         goto out;
     uint64_t total = 0;
-    for (size_t i = 0; i < W.n; i++) {
-        if (W.lens[i] > EZ_ADV_MAX_PADLEN || (total += W.lens[i]) > EZ_ADV_MAX_PADLEN) {
+    for (size_t i = 0; i < W->n; i++) {
+        if (W->lens[i] > EZ_ADV_MAX_PADLEN || (total += W->lens[i]) > EZ_ADV_MAX_PADLEN) {
             ez_diag_set(d, "the weights exceed the commitment's limit of 2^40 entries");
             st = EZ_ERR_UNSUPPORTED;
             goto out;
         }
     }
-    polys = calloc(W.n, sizeof *polys);
-    if (polys == NULL) {
+    if ((polys = calloc(W->n, sizeof *polys)) == NULL) {
         st = EZ_ERR_NOMEM;
         goto out;
     }
-    for (size_t i = 0, k = 0; i < p->ntensors; i++) {
-        if (p->tensors[i].kind != EZ_TENSOR_WEIGHT)
-            continue;
-        polys[k] = ez_alloc_aligned(W.lens[k], sizeof(ez_fe));
-        if (polys[k] == NULL) {
+    for (size_t k = 0; k < W->n; k++) {
+        if ((polys[k] = ez_alloc_aligned(W->lens[k], sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
         }
-        if (W.sup && W.sup[k].nv) {
-            /* on its support: the real entries, piece by piece (no padding committed) */
-            long si;
-            if ((st = ez_advice_support_tensor(&W.wsup, p, (unsigned)i, &si)) != EZ_OK)
-                goto out;
-            const ez_adv_support *x = &W.wsup.supports[si];
-            for (size_t j = 0; j < x->npieces; j++)
-                ez_advice_gather_piece(polys[k] + x->off[j], tr->t[i], &p->tensors[i], x, j, 0);
-        } else {
-            ez_advice_pad_i64(polys[k], tr->t[i], &p->tensors[i], 0);
-        }
-        k++;
-    }
-    if (W.n > W.nw) {
-        /* deferred range proof (WHIR): the range proof's advice (limbs, multiplicities) is
-         * committed with the weights (docs/protocol.md §6.4). Unchecked: an out-of-range
-         * weight is committed as it is; the range proof refuses it. */
-        ez_advice_layout_clear(&s.L);
-        s.L = W.L;
-        ez_advice_layout_init(&W.L);
-        if ((st = ez_psess_witness(&s, p, tr, true, d)) != EZ_OK)
+        if ((st = ez_wsource_poly(&src, k, polys[k], W->lens[k])) != EZ_OK)
             goto out;
-        for (size_t q = 0; q < W.n - W.nw; q++) {
-            polys[W.nw + q] = s.polys[q];
-            s.polys[q] = NULL;
-        }
     }
     /* Ligero: opened in full once (the vk's range proof), then without the proximity row */
-    st = ez_pcs_commit_supported(out, com, (const ez_fe *const *)polys, W.lens, W.sup, W.n, scheme, 0);
+    st = ez_pcs_commit_supported(out, com, (const ez_fe *const *)polys, W->lens, W->sup, W->n, scheme, 0);
 out:
     if (polys)
-        for (size_t i = 0; i < W.n; i++)
+        for (size_t i = 0; i < W->n; i++)
             free(polys[i]);
     free(polys);
-    ez_psess_clear(&s);
-    ez_wshape_clear(&W);
+    ez_wsource_clear(&src);
     return st;
 }
 

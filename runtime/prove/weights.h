@@ -10,6 +10,7 @@
 #include "lib/sumcheck.h"
 #include "runtime/formats/proofio.h"
 #include "runtime/prove/pctx.h"
+#include "runtime/prove/session.h"
 
 /* ---- the weight commitment -------------------------------------------------------------- */
 
@@ -52,6 +53,29 @@ typedef struct {
  * layout's errors (d). Clear with ez_wshape_clear (also after a failure). */
 ez_status ez_wshape_build(ez_wshape *w, const ez_plan *p, unsigned scheme, ez_diag *d);
 void ez_wshape_clear(ez_wshape *w);
+
+/* The weight commitment's polys, built from the weights alone: the one place that lays
+ * them out, for setup's commitment (ez_weights_commit_scheme) and for the pk's reader,
+ * which rebuilds the stacked vector from the pk's weights instead of storing it
+ * (runtime/prove/keys.c). Init: the shape W of plan p under scheme and, when deferred,
+ * the range advice computed from tr's weights (ez_psess_witness, unchecked: an
+ * out-of-range weight is committed as it is and left to the range proof to refuse);
+ * tr is borrowed (its WEIGHT tensors are read by ez_wsource_poly). W.nw == 0: no
+ * weights. EZ_OK, EZ_ERR_NOMEM, the layout's and the witness's errors (d); cleared on
+ * failure. ez_wsource_poly is an ez_pcs_polys_src fill (ctx: the source): poly k's len
+ * entries, EZ_ERR_FORMAT when k or len is not the shape's. */
+typedef struct {
+    const ez_plan *p;
+    const ez_trace *tr;
+    ez_wshape W;
+    size_t *tensor; /* weight poly k's plan tensor (W.nw entries) */
+    long *wsi;      /* its support in W.wsup, -1: the padded layout */
+    ez_psess s;     /* deferred: the advice, polys W.nw .. W.n - 1 of the commitment */
+} ez_wsource;
+
+ez_status ez_wsource_init(ez_wsource *src, const ez_plan *p, const ez_trace *tr, unsigned scheme, ez_diag *d);
+ez_status ez_wsource_poly(void *ctx, size_t k, ez_fe *out, uint64_t len);
+void ez_wsource_clear(ez_wsource *src);
 
 /* ez_weights_commit under a chosen scheme (EZ_PCS_SCHEME_LIGERO_P1 or _WHIR): the polys of
  * ez_wshape_build; when deferred the range advice is computed from tr's weights (as they
