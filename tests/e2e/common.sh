@@ -11,6 +11,7 @@
 #   EINZK                     the built program (absolute path; not checked: need_built)
 #   work                      a fresh temporary directory, removed when the script exits
 #   need_built PROG...        exit 99 (a hard error for automake) unless every PROG is built
+#   need_numpy                exit 77 (skipped) unless $PY imports numpy
 #   fail MESSAGE...           "NAME: FAIL: MESSAGE" on stderr, exit 1
 #   expect CODE WHAT -- CMD...  run CMD with stdout/stderr in $work/out.txt, $work/err.txt;
 #                             fail (showing both) unless it exits with CODE
@@ -33,6 +34,12 @@ need_built() {
             exit 99
         fi
     done
+}
+
+need_numpy() {
+    "$PY" -c 'import numpy' 2>/dev/null && return 0
+    echo "$me: no python3 with numpy (apt-get install python3-numpy); skipped" >&2
+    exit 77
 }
 
 fail() {

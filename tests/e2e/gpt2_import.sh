@@ -12,10 +12,7 @@ set -eu
 me=gpt2_import
 . "$(dirname "$0")/common.sh"
 need_built "$EINZK"
-"$PY" -c 'import numpy' 2>/dev/null || {
-    echo "gpt2_import: no python3 with numpy (apt-get install python3-numpy); skipped" >&2
-    exit 77
-}
+need_numpy
 py=$PY
 helper="$top_srcdir/tests/e2e/gpt2_import.py"
 import="$top_srcdir/tools/import_hf_gpt2.py"

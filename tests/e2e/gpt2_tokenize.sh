@@ -9,10 +9,7 @@ set -eu
 me=gpt2_tokenize
 . "$(dirname "$0")/common.sh"
 need_built "$EINZK"
-"$PY" -c 'import numpy' 2>/dev/null || {
-    echo "gpt2_tokenize: no python3 with numpy (apt-get install python3-numpy); skipped" >&2
-    exit 77
-}
+need_numpy
 tool="$top_srcdir/tools/gpt2_tokenize.py"
 helper="$top_srcdir/tests/e2e/gpt2_tokenize.py"
 
