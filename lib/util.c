@@ -195,15 +195,15 @@ static bool write_all(int fd, const void *b, size_t bytes)
     return true;
 }
 
-/* Give fd's file the allocated blocks [off, off + bytes), so that no store through a
- * mapping of it can meet a full disk (SIGBUS): posix_fallocate, or, on a file system
- * without it, zeros written block by block. */
-static bool reserve_blocks(int fd, size_t off, size_t bytes)
+/* Give fd's file `bytes` of allocated blocks, so that no store through a mapping of it can
+ * meet a full disk (SIGBUS): posix_fallocate, or, on a file system without it, zeros
+ * written block by block. */
+static bool reserve_blocks(int fd, size_t bytes)
 {
-    int e = posix_fallocate(fd, (off_t)off, (off_t)bytes);
+    int e = posix_fallocate(fd, 0, (off_t)bytes);
     if (e == 0)
         return true;
-    if ((e != EOPNOTSUPP && e != EINVAL) || lseek(fd, (off_t)off, SEEK_SET) < 0)
+    if (e != EOPNOTSUPP && e != EINVAL)
         return false;
     static const uint8_t zeros[1 << 16];
     for (size_t done = 0; done < bytes; done += sizeof zeros)
@@ -212,25 +212,19 @@ static bool reserve_blocks(int fd, size_t off, size_t bytes)
     return true;
 }
 
-void *ez_spill_copy_padded(const void *p, size_t bytes, size_t total)
+void *ez_spill_copy(const void *p, size_t bytes)
 {
-    int fd = p == NULL || bytes == 0 || total < bytes ? -1 : spill_file();
+    int fd = p == NULL || bytes == 0 ? -1 : spill_file();
     if (fd < 0)
         return NULL;
-    /* the zero tail's blocks reserved as ez_spill_alloc's are */
-    if (!write_all(fd, p, bytes) || (total > bytes && !reserve_blocks(fd, bytes, total - bytes))) {
+    if (!write_all(fd, p, bytes)) {
         close(fd);
         return NULL;
     }
     /* shared: a write to it stays through ez_spill_release */
-    void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     return m == MAP_FAILED ? NULL : m;
-}
-
-void *ez_spill_copy(const void *p, size_t bytes)
-{
-    return ez_spill_copy_padded(p, bytes, bytes);
 }
 
 void *ez_spill_alloc(size_t bytes)
@@ -239,7 +233,7 @@ void *ez_spill_alloc(size_t bytes)
     if (fd < 0)
         return NULL;
     /* the blocks reserved now: a full disk fails here, not as a SIGBUS on a later store */
-    if (!reserve_blocks(fd, 0, bytes)) {
+    if (!reserve_blocks(fd, bytes)) {
         close(fd);
         return NULL;
     }

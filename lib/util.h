@@ -89,9 +89,6 @@ char *ez_strdup(const char *s);
  * once and read sparsely later (a commitment's vector and Merkle tree, read again only by
  * the openings) costs disk instead of memory (docs/performance.md, issue 15). */
 void *ez_spill_copy(const void *p, size_t bytes);
-/* ez_spill_copy into a file of total >= bytes bytes, zeros after p's: an array read
- * from a file written to disk without a copy in memory first (a pk's WHIR vectors). */
-void *ez_spill_copy_padded(const void *p, size_t bytes, size_t total);
 /* A new zero-filled array already on disk: a shared writable mapping of a new unlinked
  * file of that size (EZ_SPILL_DIR; NULL when off or on any failure: the caller then
  * allocates in memory). What is written to it goes to the file's page cache directly, so

@@ -207,6 +207,11 @@ ez_status ez_weights_commit_scheme(ez_pcs_prover **out, ez_pcs_commitment *com, 
         goto out;
     }
     for (size_t k = 0; k < W->n; k++) {
+        if (k >= W->nw) { /* the deferred advice: already built, taken over, not copied */
+            polys[k] = src.s.polys[k - W->nw];
+            src.s.polys[k - W->nw] = NULL;
+            continue;
+        }
         if ((polys[k] = ez_alloc_aligned(W->lens[k], sizeof(ez_fe))) == NULL) {
             st = EZ_ERR_NOMEM;
             goto out;
